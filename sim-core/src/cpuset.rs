@@ -1,0 +1,93 @@
+//! A set of CPUs (a task's affinity mask, `cpus_allowed`), parsed from the
+//! `taskset -c`/cpuset list syntax: `"0-3,8,10-11"`.
+
+use crate::ids::CpuId;
+
+/// A bitmap over CPU numbers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CpuSet {
+    words: Vec<u64>,
+}
+
+impl CpuSet {
+    pub fn empty(ncpus: u16) -> CpuSet {
+        CpuSet { words: vec![0; usize::from(ncpus).div_ceil(64)] }
+    }
+
+    pub fn all(ncpus: u16) -> CpuSet {
+        let mut s = CpuSet::empty(ncpus);
+        for c in 0..ncpus {
+            s.insert(CpuId(c));
+        }
+        s
+    }
+
+    pub fn insert(&mut self, cpu: CpuId) {
+        self.words[cpu.index() / 64] |= 1 << (cpu.index() % 64);
+    }
+
+    pub fn contains(&self, cpu: CpuId) -> bool {
+        self.words.get(cpu.index() / 64).is_some_and(|w| w & (1 << (cpu.index() % 64)) != 0)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.words.iter().all(|&w| w == 0)
+    }
+
+    /// CPUs in increasing order.
+    pub fn iter(&self) -> impl Iterator<Item = CpuId> + '_ {
+        self.words.iter().enumerate().flat_map(|(i, &w)| {
+            (0..64).filter(move |b| w & (1 << b) != 0).map(move |b| CpuId((i * 64 + b) as u16))
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.words.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// Parses `"0-3,8"` for a machine of `ncpus` CPUs. The error says what is wrong.
+    pub fn parse(text: &str, ncpus: u16) -> Result<CpuSet, String> {
+        let mut set = CpuSet::empty(ncpus);
+        let cpu = |s: &str| -> Result<u16, String> {
+            let n: u32 = s.trim().parse().map_err(|_| format!("`{}` is not a CPU number", s.trim()))?;
+            if n >= u32::from(ncpus) {
+                return Err(format!("CPU {n} does not exist: the machine has CPUs 0-{}", ncpus - 1));
+            }
+            Ok(n as u16)
+        };
+        for part in text.split(',') {
+            let part = part.trim();
+            if part.is_empty() {
+                return Err(format!("empty entry in CPU list `{text}` (write e.g. \"0-3,8\")"));
+            }
+            match part.split_once('-') {
+                Some((a, b)) => {
+                    let (a, b) = (cpu(a)?, cpu(b)?);
+                    if a > b {
+                        return Err(format!("range `{part}` runs backwards"));
+                    }
+                    for c in a..=b {
+                        set.insert(CpuId(c));
+                    }
+                }
+                None => set.insert(CpuId(cpu(part)?)),
+            }
+        }
+        Ok(set)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_lists_and_ranges() {
+        let s = CpuSet::parse("0-2, 5,70", 72).unwrap();
+        assert_eq!(s.iter().map(|c| c.0).collect::<Vec<_>>(), vec![0, 1, 2, 5, 70]);
+        assert_eq!(s.len(), 5);
+        assert!(CpuSet::parse("3-1", 8).unwrap_err().contains("backwards"));
+        assert!(CpuSet::parse("8", 8).unwrap_err().contains("does not exist"));
+        assert!(CpuSet::parse("", 8).is_err());
+    }
+}

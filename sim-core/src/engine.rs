@@ -1,0 +1,896 @@
+//! The discrete-event engine: the machine's run queues, the tasks, and the one
+//! `match` that dispatches every event.
+//!
+//! Control flow for one event: pop `(time, event)`, set the clock, dispatch,
+//! then `settle()`: every CPU flagged `need_resched` during the event goes
+//! through `schedule()` (the preemption point), which may switch tasks and let
+//! the incoming task execute its next steps. Tick-found preemption therefore
+//! takes effect at the tick, and wakeup preemption at the wakeup (kernel.md §1.9).
+//!
+//! Bounds: `advance` stops at an event budget, the scenario's `events_max`,
+//! or its duration; a task runs at most `STEPS_PER_TURN` zero-time steps before
+//! it yields to an `Event::Resume`, and `settle` schedules at most
+//! `SETTLE_MAX` CPUs per event before deferring the rest the same way.
+
+use crate::cpuset::CpuSet;
+use crate::event::{Event, EventQueue};
+use crate::ids::{CfsRqId, CpuId, EntityId, SourceId, TaskId};
+use crate::metrics::history::{PrevState, RecordKind, SchedRecord};
+use crate::metrics::recorder::{Recorder, WaitKind};
+use crate::rng::SimRng;
+use crate::scenario::{Scenario, ScenarioSpec};
+use crate::sched::cfs_rq::CfsRq;
+use crate::sched::entity::SchedEntity;
+use crate::sched::fair::{Cfs, DEQUEUE_SLEEP, ENQUEUE_WAKEUP, ENQUEUE_WAKING, WF_FORK};
+use crate::sched::placement::{select_cpu_fork, select_cpu_wake};
+use crate::sched::tunables::tick_nsec;
+use crate::sched::weights::LoadWeight;
+use crate::sched::SchedClass;
+use crate::task::{BlockOn, Item, Task, TaskState, ITEMS_QUEUED_MAX};
+use crate::time::SimTime;
+use crate::workload::{Dist, Step, WakeTarget};
+use std::collections::VecDeque;
+
+/// Zero-time steps (`wake`, `yield`, zero-length bursts) a task may execute in
+/// one turn before the rest is deferred to an `Event::Resume`.
+const STEPS_PER_TURN: u32 = 64;
+/// `schedule()` calls one event may trigger before the rest are deferred.
+const SETTLE_MAX: u32 = 100_000;
+/// `hrtick_start` (4.4 core.c): "Don't schedule slices shorter than 10000ns".
+const HRTICK_MIN_NS: u64 = 10_000;
+
+/// How many events `advance` may dispatch before it returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EventBudget(pub u64);
+
+impl EventBudget {
+    pub const UNLIMITED: EventBudget = EventBudget(u64::MAX);
+}
+
+/// Why `advance` returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// The scenario's duration has been simulated.
+    TimeLimit,
+    /// The scenario's `events_max` was reached first: the report is partial.
+    EventLimit,
+    /// Nothing is left to happen (every task exited); time was run to the end.
+    Quiescent,
+    /// This call's budget is spent; call `advance` again to continue.
+    BudgetSpent,
+}
+
+impl StopReason {
+    pub fn name(self) -> &'static str {
+        match self {
+            StopReason::TimeLimit => "time_limit",
+            StopReason::EventLimit => "event_limit",
+            StopReason::Quiescent => "quiescent",
+            StopReason::BudgetSpent => "budget_spent",
+        }
+    }
+
+    /// Whether the run is over (any reason but `BudgetSpent`).
+    pub fn is_final(self) -> bool {
+        self != StopReason::BudgetSpent
+    }
+}
+
+/// Per-CPU state outside CFS (`struct rq`).
+#[derive(Clone, Debug)]
+struct Rq {
+    curr: Option<TaskId>,
+    /// The root CFS run queue (`rq->cfs`).
+    root: CfsRqId,
+    /// Runnable tasks, the running one included (`rq->nr_running`).
+    nr_running: u32,
+    need_resched: bool,
+    tick_armed: bool,
+    hrtick_armed: bool,
+    hrtick_generation: u32,
+    idle_since: SimTime,
+}
+
+/// An arrival source bound to one target task.
+#[derive(Clone, Debug)]
+struct Source {
+    target: TaskId,
+    interval: Dist,
+    work: Dist,
+    burst: u32,
+    rng: SimRng,
+}
+
+/// A run in progress.
+#[derive(Clone, Debug)]
+pub struct Simulation {
+    pub(crate) spec: ScenarioSpec,
+    variant: Option<String>,
+    now: SimTime,
+    end: SimTime,
+    queue: EventQueue,
+    pub(crate) cfs: Cfs,
+    rqs: Vec<Rq>,
+    pub(crate) tasks: Vec<Task>,
+    sources: Vec<Source>,
+    pub(crate) recorder: Recorder,
+    tick_ns: u64,
+    events: u64,
+    resched: VecDeque<CpuId>,
+    finished: Option<StopReason>,
+    /// `min_vruntime` of each run queue at the last `check_invariants`.
+    seen_min_vruntime: Vec<i64>,
+    seen_now: SimTime,
+}
+
+impl Simulation {
+    /// Builds the machine and schedules every task's creation and every source.
+    pub fn new(scenario: &Scenario) -> Simulation {
+        let spec = scenario.spec.clone();
+        let ncpus = usize::from(spec.cpus);
+        let mut cfs = Cfs::new(spec.tunables.clone(), spec.features);
+        let mut rqs = Vec::with_capacity(ncpus);
+        for c in 0..spec.cpus {
+            cfs.cfs_rqs.push(CfsRq::new(CpuId(c)));
+            rqs.push(Rq {
+                curr: None,
+                root: CfsRqId(u32::from(c)),
+                nr_running: 0,
+                need_resched: false,
+                tick_armed: false,
+                hrtick_armed: false,
+                hrtick_generation: 0,
+                idle_since: SimTime::ZERO,
+            });
+        }
+        let root_rng = SimRng::new(spec.seed);
+        let mut queue = EventQueue::new();
+        let mut tasks = Vec::new();
+        for (si, ts) in spec.tasks.iter().enumerate() {
+            for i in 0..ts.count {
+                let id = TaskId(ts.first.0 + i);
+                debug_assert_eq!(id.index(), tasks.len());
+                let comm = ts.comm(i);
+                let load = LoadWeight::for_task(ts.policy, ts.nice);
+                cfs.entities.push(SchedEntity::new(load, CfsRqId(0), ts.policy));
+                tasks.push(Task {
+                    rng: root_rng.stream(&format!("task/{comm}")),
+                    comm,
+                    tid: id.0 + 1,
+                    spec: si,
+                    instance: i,
+                    policy: ts.policy,
+                    nice: ts.nice,
+                    affinity: ts.affinity[i as usize].clone(),
+                    state: TaskState::Unstarted,
+                    cpu: CpuId(0),
+                    pc: 0,
+                    iterations_done: 0,
+                    in_burst: false,
+                    work_left_ns: 0,
+                    progress_from: SimTime::ZERO,
+                    burst_generation: 0,
+                    timer_generation: 0,
+                    pending_wakeups: 0,
+                    items: VecDeque::new(),
+                    serving: None,
+                    served_this_pass: false,
+                    waiting: None,
+                    sched_in_at: SimTime::ZERO,
+                    sched_out_at: SimTime::ZERO,
+                    last_wait_ns: 0,
+                    last_sch_delay_ns: 0,
+                    runtime_ns: 0,
+                    switches: 0,
+                });
+                queue.push(SimTime(ts.start_ns), Event::TaskStart { task: id });
+            }
+        }
+        let mut sources = Vec::new();
+        for s in &spec.sources {
+            let ts = &spec.tasks[s.target];
+            for i in 0..ts.count {
+                let target = TaskId(ts.first.0 + i);
+                let id = SourceId(sources.len() as u32);
+                let mut rng = root_rng.stream(&format!("source/{}/{}", s.name, ts.comm(i)));
+                let first = SimTime(s.start_ns).after(s.interval.sample(&mut rng));
+                sources.push(Source { target, interval: s.interval.clone(), work: s.work.clone(), burst: s.burst, rng });
+                queue.push(first, Event::Arrival { source: id });
+            }
+        }
+        let victim = &spec.tasks[spec.victim];
+        let recorder = Recorder::new(
+            tasks.len(),
+            ncpus,
+            (victim.first.0, victim.first.0 + victim.count),
+            spec.history_window_ns,
+        );
+        let seen_min_vruntime = cfs.cfs_rqs.iter().map(|q| q.min_vruntime).collect();
+        Simulation {
+            tick_ns: tick_nsec(spec.hz),
+            end: SimTime(spec.duration_ns),
+            spec,
+            variant: scenario.variant().map(str::to_string),
+            now: SimTime::ZERO,
+            queue,
+            cfs,
+            rqs,
+            tasks,
+            sources,
+            recorder,
+            events: 0,
+            resched: VecDeque::new(),
+            finished: None,
+            seen_min_vruntime,
+            seen_now: SimTime::ZERO,
+        }
+    }
+
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+
+    /// Events dispatched so far (cancelled timers are not counted).
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    pub fn spec(&self) -> &ScenarioSpec {
+        &self.spec
+    }
+
+    pub fn variant(&self) -> Option<&str> {
+        self.variant.as_deref()
+    }
+
+    pub fn finished(&self) -> Option<StopReason> {
+        self.finished
+    }
+
+    /// Runs until the duration is simulated, `events_max` is reached, nothing
+    /// is left to do, or `budget` events have been dispatched in this call.
+    pub fn advance(&mut self, budget: EventBudget) -> StopReason {
+        if let Some(r) = self.finished {
+            return r;
+        }
+        let mut dispatched = 0u64;
+        loop {
+            if self.events >= self.spec.events_max {
+                return self.finish(StopReason::EventLimit, self.now);
+            }
+            if dispatched >= budget.0 {
+                return StopReason::BudgetSpent;
+            }
+            let Some(at) = self.queue.peek_time() else {
+                return self.finish(StopReason::Quiescent, self.end);
+            };
+            if at >= self.end {
+                return self.finish(StopReason::TimeLimit, self.end);
+            }
+            let (at, event) = self.queue.pop().expect("peeked");
+            debug_assert!(at >= self.now, "time went backwards: seed {}", self.spec.seed);
+            if self.is_stale(&event) {
+                continue;
+            }
+            self.now = at;
+            self.cfs.clock = at.ns();
+            self.events += 1;
+            dispatched += 1;
+            self.dispatch(event);
+            self.settle();
+        }
+    }
+
+    /// Runs to the end with no per-call budget.
+    pub fn run_to_end(&mut self) -> StopReason {
+        self.advance(EventBudget::UNLIMITED)
+    }
+
+    fn finish(&mut self, reason: StopReason, at: SimTime) -> StopReason {
+        self.now = self.now.max(at);
+        self.finished = Some(reason);
+        reason
+    }
+
+    /// Cancelled events are dropped without counting or moving the clock.
+    fn is_stale(&self, event: &Event) -> bool {
+        match *event {
+            Event::BurstEnd { task, generation } => {
+                let t = &self.tasks[task.index()];
+                generation != t.burst_generation || t.state != TaskState::Running
+            }
+            Event::TimerExpired { task, generation } => {
+                let t = &self.tasks[task.index()];
+                generation != t.timer_generation || t.state != TaskState::Blocked(BlockOn::Timer)
+            }
+            Event::HrTick { cpu, generation } => {
+                let rq = &self.rqs[cpu.index()];
+                !rq.hrtick_armed || generation != rq.hrtick_generation
+            }
+            _ => false,
+        }
+    }
+
+    /// The one place events are interpreted.
+    fn dispatch(&mut self, event: Event) {
+        match event {
+            Event::Tick { cpu } => self.scheduler_tick(cpu),
+            Event::HrTick { cpu, .. } => self.hrtick(cpu),
+            Event::TaskStart { task } => self.wake_up_new_task(task),
+            Event::BurstEnd { task, .. } => self.burst_end(task),
+            Event::TimerExpired { task, .. } => self.try_to_wake_up(task),
+            Event::Arrival { source } => self.arrival(source),
+            Event::Resume { cpu } => self.resume(cpu),
+        }
+    }
+
+    // ---------------------------------------------------------------- CPUs
+
+    fn se_of(task: TaskId) -> EntityId {
+        EntityId(task.0)
+    }
+
+    fn resched_curr(&mut self, cpu: CpuId) {
+        let rq = &mut self.rqs[cpu.index()];
+        if !rq.need_resched {
+            rq.need_resched = true;
+            self.resched.push_back(cpu);
+        }
+    }
+
+    /// Runs the preemption points flagged during this event.
+    fn settle(&mut self) {
+        let mut calls = 0u32;
+        while let Some(cpu) = self.resched.pop_front() {
+            if !self.rqs[cpu.index()].need_resched {
+                continue;
+            }
+            calls += 1;
+            if calls > SETTLE_MAX {
+                // Defer the rest: each deferred CPU resumes through its own event.
+                self.queue.push(self.now, Event::Resume { cpu });
+                for c in self.resched.drain(..) {
+                    self.queue.push(self.now, Event::Resume { cpu: c });
+                }
+                return;
+            }
+            self.schedule(cpu);
+        }
+    }
+
+    fn arm_tick(&mut self, cpu: CpuId) {
+        let rq = &mut self.rqs[cpu.index()];
+        if !rq.tick_armed {
+            rq.tick_armed = true;
+            // Ticks fall on multiples of TICK_NSEC on every CPU (sched_skew_tick=0);
+            // an idle CPU's tick is stopped (NO_HZ idle) and restarts at the next one.
+            let next = (self.now.ns() / self.tick_ns + 1) * self.tick_ns;
+            self.queue.push(SimTime(next), Event::Tick { cpu });
+        }
+    }
+
+    /// `scheduler_tick` → `task_tick_fair` (4.4 core.c / fair.c).
+    fn scheduler_tick(&mut self, cpu: CpuId) {
+        self.rqs[cpu.index()].tick_armed = false;
+        let Some(curr) = self.rqs[cpu.index()].curr else { return };
+        let hrtick_active = self.rqs[cpu.index()].hrtick_armed;
+        if self.cfs.task_tick(Self::se_of(curr), false, hrtick_active) {
+            self.resched_curr(cpu);
+        }
+        self.arm_tick(cpu);
+    }
+
+    /// The HRTICK timer (`hrtick` in 4.4 core.c): `task_tick(rq, curr, 1)`.
+    fn hrtick(&mut self, cpu: CpuId) {
+        self.rqs[cpu.index()].hrtick_armed = false;
+        let Some(curr) = self.rqs[cpu.index()].curr else { return };
+        if self.cfs.task_tick(Self::se_of(curr), true, false) {
+            self.resched_curr(cpu);
+        }
+    }
+
+    /// `hrtick_start_fair` (4.4 fair.c) with `hrtick_start`'s 10 µs minimum.
+    fn hrtick_start_fair(&mut self, cpu: CpuId, task: TaskId) {
+        let Some(delta) = self.cfs.hrtick_delay(Self::se_of(task)) else { return };
+        if delta < 0 {
+            if self.rqs[cpu.index()].curr == Some(task) {
+                self.resched_curr(cpu);
+            }
+            return;
+        }
+        let rq = &mut self.rqs[cpu.index()];
+        rq.hrtick_generation = rq.hrtick_generation.wrapping_add(1);
+        rq.hrtick_armed = true;
+        let generation = rq.hrtick_generation;
+        let at = self.now.after((delta as u64).max(HRTICK_MIN_NS));
+        self.queue.push(at, Event::HrTick { cpu, generation });
+    }
+
+    /// `hrtick_update` (4.4 fair.c), after an enqueue or dequeue on `cpu`.
+    fn hrtick_update(&mut self, cpu: CpuId) {
+        if !self.cfs.features.hrtick {
+            return;
+        }
+        if let Some(curr) = self.rqs[cpu.index()].curr
+            && self.cfs.hrtick_update_wanted(Self::se_of(curr))
+        {
+            self.hrtick_start_fair(cpu, curr);
+        }
+    }
+
+    /// `__schedule` (4.4 core.c) at a preemption point. A task that blocked was
+    /// already dequeued (`deactivate_task(DEQUEUE_SLEEP)`) when it blocked.
+    fn schedule(&mut self, cpu: CpuId) {
+        let rq = &mut self.rqs[cpu.index()];
+        rq.need_resched = false;
+        if self.cfs.features.hrtick {
+            rq.hrtick_armed = false; // hrtick_clear
+        }
+        let prev = rq.curr;
+        let root = rq.root;
+        let next = self.cfs.pick_next_task(root, prev.map(Self::se_of)).map(|se| TaskId(se.0));
+        if self.cfs.features.hrtick
+            && let Some(n) = next
+        {
+            self.hrtick_start_fair(cpu, n);
+        }
+        if next != prev {
+            self.context_switch(cpu, prev, next);
+        } else if let Some(t) = next
+            && self.tasks[t.index()].at_step_boundary()
+        {
+            // Re-picked while stopped between steps (after a wake or yield): go on.
+            self.run_steps(t);
+        }
+    }
+
+    fn context_switch(&mut self, cpu: CpuId, prev: Option<TaskId>, next: Option<TaskId>) {
+        let now = self.now;
+        self.recorder.cpus[cpu.index()].switches += 1;
+        let min_vruntime = self.cfs.rq(self.rqs[cpu.index()].root).min_vruntime;
+        let mut record = RecordKind::Switch {
+            prev: None,
+            prev_state: PrevState::Sleeping,
+            prev_sched_in: self.rqs[cpu.index()].idle_since,
+            prev_wait_ns: 0,
+            prev_sch_delay_ns: 0,
+            prev_vruntime: 0,
+            next,
+            next_vruntime: next.map_or(0, |n| self.cfs.se(Self::se_of(n)).vruntime),
+        };
+        if let Some(p) = prev {
+            let vruntime = self.cfs.se(Self::se_of(p)).vruntime;
+            let t = &mut self.tasks[p.index()];
+            if t.in_burst {
+                let done = now.since(t.progress_from);
+                t.work_left_ns -= done.min(t.work_left_ns);
+            }
+            t.burst_generation = t.burst_generation.wrapping_add(1);
+            let ran = now.since(t.sched_in_at);
+            t.runtime_ns += ran;
+            t.switches += 1;
+            t.sched_out_at = now;
+            self.recorder.cpus[cpu.index()].busy_ns += ran;
+            let prev_state = match t.state {
+                TaskState::Running => {
+                    t.state = TaskState::Runnable;
+                    t.waiting = Some((now, WaitKind::Preempt));
+                    PrevState::Preempted
+                }
+                TaskState::Exited => PrevState::Dead,
+                _ => PrevState::Sleeping,
+            };
+            if let RecordKind::Switch { prev: rp, prev_state: rs, prev_sched_in, prev_wait_ns, prev_sch_delay_ns, prev_vruntime, .. } =
+                &mut record
+            {
+                *rp = Some(p);
+                *rs = prev_state;
+                *prev_sched_in = t.sched_in_at;
+                *prev_wait_ns = t.last_wait_ns;
+                *prev_sch_delay_ns = t.last_sch_delay_ns;
+                *prev_vruntime = vruntime;
+            }
+        }
+        self.recorder.push_record(SchedRecord { at: now, cpu, min_vruntime, kind: record });
+        let rq = &mut self.rqs[cpu.index()];
+        rq.curr = next;
+        let Some(n) = next else {
+            rq.idle_since = now;
+            return;
+        };
+        let t = &mut self.tasks[n.index()];
+        t.state = TaskState::Running;
+        t.last_wait_ns = now.since(t.sched_out_at);
+        t.last_sch_delay_ns = 0;
+        t.sched_in_at = now;
+        t.progress_from = now.after(self.spec.context_switch_ns);
+        let waited = t.waiting.take();
+        if let Some((from, kind)) = waited {
+            t.last_sch_delay_ns = now.since(from);
+            self.recorder.record_delay(n, cpu, from, now, kind);
+        }
+        self.arm_tick(cpu);
+        let t = &mut self.tasks[n.index()];
+        if !t.in_burst && self.spec.context_switch_ns > 0 {
+            // The switch itself costs time before the task's next step runs.
+            t.in_burst = true;
+            t.work_left_ns = 0;
+        }
+        if t.in_burst {
+            let at = t.progress_from.after(t.work_left_ns);
+            let generation = t.burst_generation;
+            self.queue.push(at, Event::BurstEnd { task: n, generation });
+        } else {
+            self.run_steps(n);
+        }
+    }
+
+    /// `check_preempt_curr` (4.4 core.c): an idle CPU always reschedules; a
+    /// fair one asks `check_preempt_wakeup`.
+    fn check_preempt_curr(&mut self, cpu: CpuId, woken: TaskId, wake_flags: u32) -> bool {
+        let rq = &self.rqs[cpu.index()];
+        let preempt = match rq.curr {
+            None => true,
+            Some(curr) => self.cfs.wakeup_preempt(Self::se_of(curr), Self::se_of(woken), wake_flags, rq.need_resched),
+        };
+        if preempt {
+            self.resched_curr(cpu);
+        }
+        preempt
+    }
+
+    fn record_wakeup(&mut self, cpu: CpuId, task: TaskId, preempt: bool) {
+        let rec = SchedRecord {
+            at: self.now,
+            cpu,
+            min_vruntime: self.cfs.rq(self.rqs[cpu.index()].root).min_vruntime,
+            kind: RecordKind::Wakeup { task, vruntime: self.cfs.se(Self::se_of(task)).vruntime, preempt },
+        };
+        self.recorder.push_record(rec);
+    }
+
+    // ---------------------------------------------------------------- tasks
+
+    /// `sched_fork` + `wake_up_new_task` (4.4 core.c) for a scenario task.
+    fn wake_up_new_task(&mut self, task: TaskId) {
+        let cpu = select_cpu_fork(&self.tasks[task.index()].affinity, |c| self.rqs[c.index()].nr_running);
+        let se = Self::se_of(task);
+        let root = self.rqs[cpu.index()].root;
+        self.cfs.set_task_rq(se, root);
+        self.cfs.task_fork(root, se);
+        self.cfs.enqueue_task(se, 0);
+        self.rqs[cpu.index()].nr_running += 1;
+        let t = &mut self.tasks[task.index()];
+        t.cpu = cpu;
+        t.state = TaskState::Runnable;
+        t.waiting = Some((self.now, WaitKind::Wakeup));
+        t.sched_out_at = self.now;
+        let preempt = self.check_preempt_curr(cpu, task, WF_FORK);
+        self.record_wakeup(cpu, task, preempt);
+        self.hrtick_update(cpu);
+    }
+
+    /// `try_to_wake_up` (4.4 core.c) for a blocked task.
+    fn try_to_wake_up(&mut self, task: TaskId) {
+        let t = &self.tasks[task.index()];
+        debug_assert!(matches!(t.state, TaskState::Blocked(_)), "waking a task that is not blocked");
+        let prev_cpu = t.cpu;
+        let cpu = select_cpu_wake(prev_cpu, &t.affinity, |c| self.rqs[c.index()].nr_running);
+        let se = Self::se_of(task);
+        // task_waking_fair: relative to the old queue; ENQUEUE_WAKING rebases it.
+        self.cfs.task_waking(se);
+        if cpu != prev_cpu {
+            self.cfs.set_task_rq(se, self.rqs[cpu.index()].root);
+        }
+        self.cfs.enqueue_task(se, ENQUEUE_WAKEUP | ENQUEUE_WAKING);
+        self.rqs[cpu.index()].nr_running += 1;
+        let t = &mut self.tasks[task.index()];
+        t.cpu = cpu;
+        t.state = TaskState::Runnable;
+        t.waiting = Some((self.now, WaitKind::Wakeup));
+        let preempt = self.check_preempt_curr(cpu, task, 0);
+        self.record_wakeup(cpu, task, preempt);
+        self.hrtick_update(cpu);
+    }
+
+    /// The running task blocks: `deactivate_task(DEQUEUE_SLEEP)` as `__schedule`
+    /// does for a task that is no longer `TASK_RUNNING`.
+    fn block(&mut self, task: TaskId, state: TaskState) {
+        let cpu = self.tasks[task.index()].cpu;
+        debug_assert_eq!(self.rqs[cpu.index()].curr, Some(task));
+        self.cfs.dequeue_task(Self::se_of(task), DEQUEUE_SLEEP);
+        self.rqs[cpu.index()].nr_running -= 1;
+        self.tasks[task.index()].state = state;
+        self.resched_curr(cpu);
+    }
+
+    /// Advances the program counter, counting a pass when it wraps.
+    fn advance_pc(&mut self, task: TaskId) {
+        let t = &mut self.tasks[task.index()];
+        t.pc += 1;
+        if t.pc == self.spec.tasks[t.spec].program.steps.len() {
+            t.pc = 0;
+            t.iterations_done += 1;
+        }
+    }
+
+    fn start_burst(&mut self, task: TaskId, work_ns: u64) {
+        let now = self.now;
+        let t = &mut self.tasks[task.index()];
+        t.in_burst = true;
+        t.work_left_ns = work_ns;
+        t.burst_generation = t.burst_generation.wrapping_add(1);
+        let at = t.progress_from.max(now).after(work_ns);
+        let generation = t.burst_generation;
+        self.queue.push(at, Event::BurstEnd { task, generation });
+    }
+
+    /// Executes the running task's steps from its program counter until one
+    /// takes time or blocks, or a preemption is pending on its CPU. A task whose
+    /// passes are all done exits when it would start the next one.
+    fn run_steps(&mut self, task: TaskId) {
+        for _ in 0..STEPS_PER_TURN {
+            let t = &self.tasks[task.index()];
+            let cpu = t.cpu;
+            if self.rqs[cpu.index()].need_resched {
+                return; // preempted at this preemption point; resumes when picked again
+            }
+            debug_assert_eq!(t.state, TaskState::Running);
+            let program = &self.spec.tasks[t.spec].program;
+            if t.pc == 0 && program.iterations.is_some_and(|n| t.iterations_done >= n) {
+                self.block(task, TaskState::Exited);
+                return;
+            }
+            // Steps hold no heap data: the clone is a copy.
+            let step = program.steps[t.pc].clone();
+            let t = &mut self.tasks[task.index()];
+            match step {
+                Step::Run(d) => {
+                    let work = d.sample(&mut t.rng);
+                    self.advance_pc(task);
+                    if work > 0 {
+                        self.start_burst(task, work);
+                        return;
+                    }
+                }
+                Step::Sleep(d) => {
+                    let wake_at = self.now.after(d.sample(&mut t.rng));
+                    self.sleep_until(task, wake_at);
+                    return;
+                }
+                Step::SleepUntil { period_ns, offset_ns } => {
+                    let now = self.now.ns();
+                    let k = if now < offset_ns { 0 } else { (now - offset_ns) / period_ns + 1 };
+                    let wake_at = SimTime(k.saturating_mul(period_ns).saturating_add(offset_ns));
+                    self.sleep_until(task, wake_at);
+                    return;
+                }
+                Step::Wait => {
+                    let pending = t.pending_wakeups > 0;
+                    if pending {
+                        t.pending_wakeups -= 1;
+                    }
+                    self.advance_pc(task);
+                    if !pending {
+                        self.block(task, TaskState::Blocked(BlockOn::Wakeup));
+                        return;
+                    }
+                }
+                Step::Wake(target) => {
+                    let target = match target {
+                        WakeTarget::Task(id) => id,
+                        WakeTarget::Group { first, count } => TaskId(first.0 + t.instance % count),
+                    };
+                    self.advance_pc(task);
+                    self.wake(target);
+                }
+                Step::Serve => {
+                    if let Some(item) = t.items.pop_front() {
+                        t.serving = Some(item);
+                        t.served_this_pass = true;
+                        self.start_burst(task, item.work_ns);
+                        return;
+                    }
+                    if !t.served_this_pass {
+                        self.block(task, TaskState::Blocked(BlockOn::Item));
+                        return;
+                    }
+                    t.served_this_pass = false;
+                    self.advance_pc(task);
+                }
+                Step::Yield => {
+                    self.advance_pc(task);
+                    self.cfs.yield_task(Self::se_of(task), self.rqs[cpu.index()].nr_running);
+                    self.resched_curr(cpu);
+                    return;
+                }
+            }
+        }
+        let cpu = self.tasks[task.index()].cpu;
+        self.queue.push(self.now, Event::Resume { cpu });
+    }
+
+    fn sleep_until(&mut self, task: TaskId, at: SimTime) {
+        self.advance_pc(task);
+        let t = &mut self.tasks[task.index()];
+        t.timer_generation = t.timer_generation.wrapping_add(1);
+        let generation = t.timer_generation;
+        self.queue.push(at, Event::TimerExpired { task, generation });
+        self.block(task, TaskState::Blocked(BlockOn::Timer));
+    }
+
+    /// A `wake` step: wakes the target if it waits for one, or leaves a pending wakeup.
+    fn wake(&mut self, target: TaskId) {
+        let t = &mut self.tasks[target.index()];
+        match t.state {
+            TaskState::Blocked(BlockOn::Wakeup) => self.try_to_wake_up(target),
+            TaskState::Exited => {}
+            _ => t.pending_wakeups = t.pending_wakeups.saturating_add(1),
+        }
+    }
+
+    fn burst_end(&mut self, task: TaskId) {
+        let now = self.now;
+        let t = &mut self.tasks[task.index()];
+        t.in_burst = false;
+        t.work_left_ns = 0;
+        if let Some(item) = t.serving.take() {
+            self.recorder.tasks[task.index()].response.record(now.since(item.arrival), now);
+        }
+        self.run_steps(task);
+    }
+
+    fn arrival(&mut self, source: SourceId) {
+        let now = self.now;
+        let s = &mut self.sources[source.index()];
+        let target = s.target;
+        let t = &mut self.tasks[target.index()];
+        for _ in 0..s.burst {
+            let work_ns = s.work.sample(&mut s.rng);
+            if t.items.len() >= ITEMS_QUEUED_MAX || t.state == TaskState::Exited {
+                self.recorder.tasks[target.index()].dropped_items += 1;
+            } else {
+                t.items.push_back(Item { arrival: now, work_ns });
+            }
+        }
+        let next = now.after(s.interval.sample(&mut s.rng).max(1));
+        if next < self.end {
+            self.queue.push(next, Event::Arrival { source });
+        }
+        if t.state == TaskState::Blocked(BlockOn::Item) && !t.items.is_empty() {
+            self.try_to_wake_up(target);
+        }
+    }
+
+    fn resume(&mut self, cpu: CpuId) {
+        if self.rqs[cpu.index()].need_resched {
+            self.resched.push_back(cpu);
+        } else if let Some(t) = self.rqs[cpu.index()].curr
+            && self.tasks[t.index()].at_step_boundary()
+        {
+            self.run_steps(t);
+        }
+    }
+
+    // ---------------------------------------------------------------- checks
+
+    /// Checks the model's invariants; returns a description of the first
+    /// violation. Costs O(tasks + CPUs): call it from tests, not in hot loops.
+    pub fn check_invariants(&mut self) -> Result<(), String> {
+        let ctx = format!("seed {} at {} ns", self.spec.seed, self.now.ns());
+        if self.now < self.seen_now {
+            return Err(format!("time went backwards ({ctx})"));
+        }
+        self.seen_now = self.now;
+        for (i, q) in self.cfs.cfs_rqs.iter().enumerate() {
+            if q.min_vruntime < self.seen_min_vruntime[i] {
+                return Err(format!("min_vruntime of cfs_rq {i} decreased ({ctx})"));
+            }
+            self.seen_min_vruntime[i] = q.min_vruntime;
+        }
+        let mut nr = vec![0u32; self.rqs.len()];
+        for (i, t) in self.tasks.iter().enumerate() {
+            let se = self.cfs.se(EntityId(i as u32));
+            let rq = &self.rqs[t.cpu.index()];
+            let is_curr = rq.curr == Some(TaskId(i as u32));
+            match t.state {
+                TaskState::Running => {
+                    if !is_curr || !se.on_rq {
+                        return Err(format!("{} is Running but not curr/on_rq ({ctx})", t.comm));
+                    }
+                    nr[t.cpu.index()] += 1;
+                }
+                TaskState::Runnable => {
+                    if is_curr || !se.on_rq {
+                        return Err(format!("{} is Runnable but curr or not queued ({ctx})", t.comm));
+                    }
+                    if t.waiting.is_none() {
+                        return Err(format!("{} is Runnable with no wait start ({ctx})", t.comm));
+                    }
+                    nr[t.cpu.index()] += 1;
+                }
+                _ => {
+                    if is_curr || se.on_rq {
+                        return Err(format!("{} is {:?} but queued or running ({ctx})", t.comm, t.state));
+                    }
+                }
+            }
+            if !t.affinity.contains(t.cpu) && t.state != TaskState::Unstarted {
+                return Err(format!("{} is on CPU {} outside its affinity ({ctx})", t.comm, t.cpu));
+            }
+            if let Some((from, _)) = t.waiting
+                && from > self.now
+            {
+                return Err(format!("{} waits since the future ({ctx})", t.comm));
+            }
+        }
+        for (c, rq) in self.rqs.iter().enumerate() {
+            let q = self.cfs.rq(rq.root);
+            if rq.nr_running != nr[c] || q.h_nr_running != nr[c] {
+                return Err(format!("cpu {c}: nr_running {} / h_nr_running {} but {} tasks ({ctx})", rq.nr_running, q.h_nr_running, nr[c]));
+            }
+            if rq.curr.is_none() && q.nr_running > 0 {
+                return Err(format!("cpu {c} is idle with {} runnable tasks queued ({ctx})", q.nr_running));
+            }
+            let mut load = 0;
+            let mut queued = 0;
+            for (e, se) in self.cfs.entities.iter().enumerate() {
+                if se.on_rq && se.cfs_rq == rq.root {
+                    load += se.load.weight;
+                    if q.curr != Some(EntityId(e as u32)) {
+                        queued += 1;
+                    }
+                }
+            }
+            if q.load.weight != load || q.timeline_len() != queued {
+                return Err(format!("cpu {c}: load {} (want {load}), timeline {} (want {queued}) ({ctx})", q.load.weight, q.timeline_len()));
+            }
+        }
+        let busy: u64 = (0..self.rqs.len()).map(|c| self.cpu_busy_ns(CpuId(c as u16))).sum();
+        let run: u64 = (0..self.tasks.len()).map(|t| self.task_runtime_ns(TaskId(t as u32))).sum();
+        if busy != run {
+            return Err(format!("CPU time not conserved: busy {busy} != task runtime {run} ({ctx})"));
+        }
+        Ok(())
+    }
+
+    /// CPU time used by a task up to now (its current run included).
+    pub fn task_runtime_ns(&self, task: TaskId) -> u64 {
+        let t = &self.tasks[task.index()];
+        let running = t.state == TaskState::Running;
+        t.runtime_ns + if running { self.now.since(t.sched_in_at) } else { 0 }
+    }
+
+    /// Busy time of a CPU up to now (its current run included).
+    pub fn cpu_busy_ns(&self, cpu: CpuId) -> u64 {
+        let rq = &self.rqs[cpu.index()];
+        let m = &self.recorder.cpus[cpu.index()];
+        m.busy_ns + rq.curr.map_or(0, |t| self.now.since(self.tasks[t.index()].sched_in_at))
+    }
+
+    /// The task running on `cpu`, if any.
+    pub fn curr(&self, cpu: CpuId) -> Option<TaskId> {
+        self.rqs[cpu.index()].curr
+    }
+
+    pub fn task_comm(&self, task: TaskId) -> &str {
+        &self.tasks[task.index()].comm
+    }
+
+    pub fn task_affinity(&self, task: TaskId) -> &CpuSet {
+        &self.tasks[task.index()].affinity
+    }
+
+    pub fn cfs(&self) -> &Cfs {
+        &self.cfs
+    }
+
+    pub fn tick_ns(&self) -> u64 {
+        self.tick_ns
+    }
+
+    /// The report of the run so far (final once `advance` returned a final reason).
+    pub fn report(&self) -> crate::metrics::RunReport {
+        crate::metrics::RunReport::build(self)
+    }
+}

@@ -1,0 +1,121 @@
+//! Per-CPU scheduling history: a bounded ring of switch and wakeup records,
+//! the raw material for culprit attribution and for the `perf sched
+//! timehist`-style table around the victim's worst delay.
+
+use crate::ids::{CpuId, TaskId};
+use crate::time::SimTime;
+use std::collections::VecDeque;
+
+/// Records kept per CPU. Bounds memory to the machine's size, not the run's length.
+pub const RING_CAPACITY: usize = 1024;
+/// Rows kept in the captured window around the worst delay.
+pub const CAPTURE_ROWS_MAX: usize = 400;
+
+/// The state a task was switched out in (`prev_state` of `sched_switch`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PrevState {
+    /// Preempted while runnable (`R+` in perf's notation).
+    Preempted,
+    /// Blocked (sleeping or waiting): `S`.
+    Sleeping,
+    /// Exited: `X`.
+    Dead,
+}
+
+impl PrevState {
+    pub fn code(self) -> &'static str {
+        match self {
+            PrevState::Preempted => "R+",
+            PrevState::Sleeping => "S",
+            PrevState::Dead => "X",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecordKind {
+    /// `sched_switch`: `prev` ran from `prev_sched_in` until `at`; `next` runs.
+    Switch {
+        prev: Option<TaskId>,
+        prev_state: PrevState,
+        prev_sched_in: SimTime,
+        /// How long `prev` waited before that run (last sched-out to sched-in).
+        prev_wait_ns: u64,
+        /// How long of that wait it was runnable (wakeup or preemption to run).
+        prev_sch_delay_ns: u64,
+        prev_vruntime: i64,
+        next: Option<TaskId>,
+        next_vruntime: i64,
+    },
+    /// `sched_wakeup` / `sched_wakeup_new`: `task` became runnable here with
+    /// this vruntime; `preempt` if it triggered a wakeup preemption.
+    Wakeup { task: TaskId, vruntime: i64, preempt: bool },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SchedRecord {
+    pub at: SimTime,
+    pub cpu: CpuId,
+    /// The CPU's root `min_vruntime` after the event.
+    pub min_vruntime: i64,
+    pub kind: RecordKind,
+}
+
+/// One CPU's ring.
+#[derive(Clone, Debug, Default)]
+pub struct CpuHistory {
+    ring: VecDeque<SchedRecord>,
+    /// Set once records have been dropped from the front.
+    pub wrapped: bool,
+}
+
+impl CpuHistory {
+    pub fn push(&mut self, r: SchedRecord) {
+        if self.ring.len() == RING_CAPACITY {
+            self.ring.pop_front();
+            self.wrapped = true;
+        }
+        self.ring.push_back(r);
+    }
+
+    /// Newest first.
+    pub fn iter_rev(&self) -> impl Iterator<Item = &SchedRecord> {
+        self.ring.iter().rev()
+    }
+
+    /// Records at or after `from`, oldest first; `true` if older records that
+    /// may matter were already dropped.
+    pub fn since(&self, from: SimTime) -> (Vec<SchedRecord>, bool) {
+        let start = self.ring.partition_point(|r| r.at < from);
+        let truncated = start == 0 && self.wrapped && self.ring.front().is_some_and(|r| r.at > from);
+        (self.ring.iter().skip(start).copied().collect(), truncated)
+    }
+
+    /// Time each task ran on this CPU within `[from, to)`, from the switch
+    /// records; `None` for the part of the window older than the ring.
+    pub fn occupancy(&self, from: SimTime, to: SimTime, mut add: impl FnMut(Option<TaskId>, u64)) {
+        let mut covered_from = to;
+        for r in self.iter_rev() {
+            if let RecordKind::Switch { prev, prev_sched_in, .. } = r.kind {
+                if r.at <= from {
+                    covered_from = from;
+                    break;
+                }
+                let start = prev_sched_in.max(from);
+                let end = r.at.min(to);
+                if end > start
+                    && let Some(p) = prev
+                {
+                    add(Some(p), end.since(start));
+                }
+                covered_from = prev_sched_in.max(from);
+                if prev_sched_in <= from {
+                    break;
+                }
+            }
+        }
+        if covered_from > from {
+            add(None, covered_from.since(from));
+        }
+    }
+}

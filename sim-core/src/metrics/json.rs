@@ -1,0 +1,288 @@
+//! The `--json` contract (schema 1), built from a `RunReport`.
+//!
+//! It lives in the core, not in each front end, so the CLI and the web page
+//! emit byte-identical JSON for the same run. Only integers and strings are
+//! written (no floats), which keeps the bytes identical across targets.
+//! Fields may be added; existing ones are never renamed.
+
+use super::history::PrevState;
+use super::latency::LatencySummary;
+use super::recorder::WaitKind;
+use super::report::{HistoryRow, RunReport};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Version of the JSON layout.
+pub const SCHEMA: u32 = 1;
+
+#[derive(Serialize)]
+struct Report<'a> {
+    schema: u32,
+    scenario: &'a str,
+    variant: Option<&'a str>,
+    seed: u64,
+    sim_time_ns: u64,
+    events: u64,
+    stop_reason: &'static str,
+    settings: Settings,
+    tasks: Vec<Task<'a>>,
+    cpus: Vec<Cpu>,
+    victim: Victim<'a>,
+}
+
+#[derive(Serialize)]
+struct Settings {
+    cpus: u16,
+    hz: u32,
+    tick_ns: u64,
+    context_switch_ns: u64,
+    duration_ns: u64,
+    events_max: u64,
+    sched_latency_ns: u64,
+    sched_min_granularity_ns: u64,
+    sched_wakeup_granularity_ns: u64,
+    sched_nr_latency: u64,
+    sched_tunable_scaling: &'static str,
+    tunable_scaling_factor: u64,
+    features: BTreeMap<&'static str, bool>,
+}
+
+#[derive(Serialize)]
+struct Latency {
+    count: u64,
+    avg_ns: u64,
+    p50_ns: u64,
+    p90_ns: u64,
+    p99_ns: u64,
+    p999_ns: u64,
+    max_ns: u64,
+    max_at_ns: u64,
+}
+
+impl From<&LatencySummary> for Latency {
+    fn from(s: &LatencySummary) -> Latency {
+        Latency {
+            count: s.count,
+            avg_ns: s.avg_ns,
+            p50_ns: s.p50_ns,
+            p90_ns: s.p90_ns,
+            p99_ns: s.p99_ns,
+            p999_ns: s.p999_ns,
+            max_ns: s.max_ns,
+            max_at_ns: s.max_at_ns,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct Culprit<'a> {
+    comm: &'a str,
+    ns: u64,
+}
+
+#[derive(Serialize)]
+struct Task<'a> {
+    name: &'a str,
+    comm: &'a str,
+    tid: u32,
+    group: &'a str,
+    nice: i8,
+    policy: &'a str,
+    cpus_allowed: &'a str,
+    runtime_ns: u64,
+    switches: u64,
+    delay: Latency,
+    wakeup_delay: Latency,
+    preempt_delay: Latency,
+    response: Option<Latency>,
+    dropped_items: u64,
+    long_delay_culprits: Vec<Culprit<'a>>,
+}
+
+#[derive(Serialize)]
+struct Cpu {
+    cpu: u16,
+    busy_ns: u64,
+    switches: u64,
+}
+
+#[derive(Serialize)]
+struct Bucket<'a> {
+    low_ns: u64,
+    high_ns: u64,
+    count: u64,
+    culprits: Vec<Culprit<'a>>,
+}
+
+#[derive(Serialize)]
+struct Worst<'a> {
+    comm: &'a str,
+    cpu: u16,
+    start_ns: u64,
+    end_ns: u64,
+    kind: &'static str,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+enum Row<'a> {
+    Switch {
+        at_ns: u64,
+        cpu: u16,
+        task: &'a str,
+        wait_ns: u64,
+        sch_delay_ns: u64,
+        run_ns: u64,
+        state: &'static str,
+        vruntime: i64,
+        next: &'a str,
+        next_vruntime: i64,
+        min_vruntime: i64,
+        victim: bool,
+    },
+    Wakeup { at_ns: u64, cpu: u16, task: &'a str, vruntime: i64, preempt: bool, min_vruntime: i64, victim: bool },
+}
+
+#[derive(Serialize)]
+struct Victim<'a> {
+    name: &'a str,
+    delay: Latency,
+    wakeup_delay: Latency,
+    response: Option<Latency>,
+    one_hog_bound_ns: u64,
+    worst: Option<Worst<'a>>,
+    histogram: Vec<Bucket<'a>>,
+    history_truncated: bool,
+    history: Vec<Row<'a>>,
+}
+
+fn kind_name(k: WaitKind) -> &'static str {
+    match k {
+        WaitKind::Wakeup => "wakeup",
+        WaitKind::Preempt => "preempt",
+    }
+}
+
+fn culprits(list: &[(String, u64)]) -> Vec<Culprit<'_>> {
+    list.iter().map(|(c, ns)| Culprit { comm: c, ns: *ns }).collect()
+}
+
+fn dto(r: &RunReport) -> Report<'_> {
+    let s = &r.settings;
+    Report {
+        schema: SCHEMA,
+        scenario: &r.scenario,
+        variant: r.variant.as_deref(),
+        seed: r.seed,
+        sim_time_ns: r.sim_time_ns,
+        events: r.events,
+        stop_reason: r.stop.name(),
+        settings: Settings {
+            cpus: s.cpus,
+            hz: s.hz,
+            tick_ns: s.tick_ns,
+            context_switch_ns: s.context_switch_ns,
+            duration_ns: s.duration_ns,
+            events_max: s.events_max,
+            sched_latency_ns: s.tunables.sched_latency_ns,
+            sched_min_granularity_ns: s.tunables.sched_min_granularity_ns,
+            sched_wakeup_granularity_ns: s.tunables.sched_wakeup_granularity_ns,
+            sched_nr_latency: s.tunables.sched_nr_latency,
+            sched_tunable_scaling: s.tunables.scaling.name(),
+            tunable_scaling_factor: s.tunables.factor,
+            features: s.features.iter().collect(),
+        },
+        tasks: r
+            .tasks
+            .iter()
+            .map(|t| Task {
+                name: &t.name,
+                comm: &t.comm,
+                tid: t.tid,
+                group: &t.group,
+                nice: t.nice,
+                policy: t.policy,
+                cpus_allowed: &t.cpus_allowed,
+                runtime_ns: t.runtime_ns,
+                switches: t.switches,
+                delay: (&t.delay).into(),
+                wakeup_delay: (&t.wakeup_delay).into(),
+                preempt_delay: (&t.preempt_delay).into(),
+                response: t.response.as_ref().map(Latency::from),
+                dropped_items: t.dropped_items,
+                long_delay_culprits: culprits(&t.long_delay_culprits),
+            })
+            .collect(),
+        cpus: r.cpus.iter().map(|c| Cpu { cpu: c.cpu, busy_ns: c.busy_ns, switches: c.switches }).collect(),
+        victim: Victim {
+            name: &r.victim.name,
+            delay: (&r.victim.delay).into(),
+            wakeup_delay: (&r.victim.wakeup_delay).into(),
+            response: r.victim.response.as_ref().map(Latency::from),
+            one_hog_bound_ns: r.victim.one_hog_bound_ns,
+            worst: r.victim.worst.as_ref().map(|w| Worst {
+                comm: &w.comm,
+                cpu: w.cpu,
+                start_ns: w.start_ns,
+                end_ns: w.end_ns,
+                kind: kind_name(w.kind),
+            }),
+            histogram: r
+                .victim
+                .histogram
+                .iter()
+                .map(|b| Bucket { low_ns: b.low_ns, high_ns: b.high_ns, count: b.count, culprits: culprits(&b.culprits) })
+                .collect(),
+            history_truncated: r.victim.history_truncated,
+            history: r.victim.history.iter().map(row).collect(),
+        },
+    }
+}
+
+fn row(h: &HistoryRow) -> Row<'_> {
+    match h {
+        HistoryRow::Switch { at_ns, cpu, task, wait_ns, sch_delay_ns, run_ns, state, vruntime, next, next_vruntime, min_vruntime, victim } => {
+            Row::Switch {
+                at_ns: *at_ns,
+                cpu: *cpu,
+                task,
+                wait_ns: *wait_ns,
+                sch_delay_ns: *sch_delay_ns,
+                run_ns: *run_ns,
+                state: state_code(*state),
+                vruntime: *vruntime,
+                next,
+                next_vruntime: *next_vruntime,
+                min_vruntime: *min_vruntime,
+                victim: *victim,
+            }
+        }
+        HistoryRow::Wakeup { at_ns, cpu, task, vruntime, preempt, min_vruntime, victim } => Row::Wakeup {
+            at_ns: *at_ns,
+            cpu: *cpu,
+            task,
+            vruntime: *vruntime,
+            preempt: *preempt,
+            min_vruntime: *min_vruntime,
+            victim: *victim,
+        },
+    }
+}
+
+fn state_code(s: PrevState) -> &'static str {
+    s.code()
+}
+
+/// One run as pretty-printed JSON.
+pub fn report_json(r: &RunReport) -> String {
+    serde_json::to_string_pretty(&dto(r)).expect("the report serializes")
+}
+
+/// Several runs (`compare`): `{"runs": [report, …]}`.
+pub fn runs_json(runs: &[RunReport]) -> String {
+    #[derive(Serialize)]
+    struct Runs<'a> {
+        runs: Vec<Report<'a>>,
+    }
+    serde_json::to_string_pretty(&Runs { runs: runs.iter().map(dto).collect() }).expect("the reports serialize")
+}

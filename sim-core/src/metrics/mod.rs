@@ -1,0 +1,11 @@
+//! Measurements: latency statistics, history rings, the recorder the engine
+//! feeds, the plain-data `RunReport`, and its `--json` form.
+
+pub mod history;
+pub mod json;
+pub mod latency;
+pub mod recorder;
+pub mod report;
+
+pub use latency::LatencySummary;
+pub use report::RunReport;

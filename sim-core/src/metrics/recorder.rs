@@ -1,0 +1,137 @@
+//! What the engine records while it runs: per-task latency statistics with
+//! culprit attribution, per-CPU counters, the history rings, and the window
+//! captured around the victim's worst delay. Everything is bounded by the
+//! model's size, not by simulated duration.
+
+use super::history::{CpuHistory, SchedRecord, CAPTURE_ROWS_MAX};
+use super::latency::{log2_bucket, LatencyStats};
+use crate::ids::{CpuId, TaskId};
+use crate::time::SimTime;
+
+/// Why a task was waiting on a run queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WaitKind {
+    /// It was woken (or created) and waited to run.
+    Wakeup,
+    /// It was preempted while runnable and waited to run again.
+    Preempt,
+}
+
+/// Who held a CPU while a task waited: a task, or time older than the
+/// history ring (`None`).
+pub type Culprit = Option<TaskId>;
+
+#[derive(Clone, Debug, Default)]
+pub struct TaskMetrics {
+    pub delay: LatencyStats,
+    pub wakeup_delay: LatencyStats,
+    pub preempt_delay: LatencyStats,
+    /// Request response times (arrival to completion), for tasks that serve.
+    pub response: LatencyStats,
+    /// Exact count of delays per power-of-two bucket.
+    pub delay_buckets: Vec<u64>,
+    /// Time spent waiting behind each culprit, per delay bucket: `(bucket, culprit, ns)`.
+    pub culprits: Vec<(u8, Culprit, u64)>,
+    /// Items dropped because the task's queue was full.
+    pub dropped_items: u64,
+}
+
+impl TaskMetrics {
+    fn add_culprit(&mut self, bucket: u8, who: Culprit, ns: u64) {
+        match self.culprits.iter_mut().find(|(b, c, _)| *b == bucket && *c == who) {
+            Some(e) => e.2 += ns,
+            None => self.culprits.push((bucket, who, ns)),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CpuMetrics {
+    pub busy_ns: u64,
+    pub switches: u64,
+}
+
+/// The history window around the victim's worst delay.
+#[derive(Clone, Debug, Default)]
+pub struct Capture {
+    pub victim: Option<TaskId>,
+    pub cpu: Option<CpuId>,
+    pub wait_start: SimTime,
+    pub wait_end: SimTime,
+    pub kind: Option<WaitKind>,
+    pub records: Vec<SchedRecord>,
+    /// Records after this time are not added.
+    pub until: SimTime,
+    /// Older records in the window had already left the ring.
+    pub truncated: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct Recorder {
+    pub tasks: Vec<TaskMetrics>,
+    pub cpus: Vec<CpuMetrics>,
+    pub history: Vec<CpuHistory>,
+    /// Which tasks count as the victim.
+    victim_range: (u32, u32),
+    window_ns: u64,
+    pub capture: Capture,
+}
+
+impl Recorder {
+    pub fn new(ntasks: usize, ncpus: usize, victim_range: (u32, u32), window_ns: u64) -> Recorder {
+        Recorder {
+            tasks: vec![TaskMetrics { delay_buckets: vec![0; 64], ..TaskMetrics::default() }; ntasks],
+            cpus: vec![CpuMetrics::default(); ncpus],
+            history: vec![CpuHistory::default(); ncpus],
+            victim_range,
+            window_ns,
+            capture: Capture::default(),
+        }
+    }
+
+    pub fn push_record(&mut self, r: SchedRecord) {
+        let c = &mut self.capture;
+        if c.cpu == Some(r.cpu) && r.at <= c.until && c.records.len() < CAPTURE_ROWS_MAX {
+            c.records.push(r);
+        }
+        self.history[r.cpu.index()].push(r);
+    }
+
+    /// A task that waited since `from` on `cpu` is switched in at `now`.
+    pub fn record_delay(&mut self, task: TaskId, cpu: CpuId, from: SimTime, now: SimTime, kind: WaitKind) {
+        let ns = now.since(from);
+        let bucket = log2_bucket(ns) as u8;
+        let m = &mut self.tasks[task.index()];
+        m.delay.record(ns, now);
+        match kind {
+            WaitKind::Wakeup => m.wakeup_delay.record(ns, now),
+            WaitKind::Preempt => m.preempt_delay.record(ns, now),
+        }
+        m.delay_buckets[usize::from(bucket)] += 1;
+        if ns > 0 {
+            let (tasks, history) = (&mut self.tasks, &self.history);
+            history[cpu.index()].occupancy(from, now, |who, t| {
+                if who != Some(task) {
+                    tasks[task.index()].add_culprit(bucket, who, t);
+                }
+            });
+        }
+        let (lo, hi) = self.victim_range;
+        let is_victim = (lo..hi).contains(&task.0);
+        if is_victim && (self.capture.victim.is_none() || ns > self.capture.wait_end.since(self.capture.wait_start)) {
+            let window_from = SimTime(from.ns().saturating_sub(self.window_ns));
+            let (mut records, truncated) = self.history[cpu.index()].since(window_from);
+            records.truncate(CAPTURE_ROWS_MAX);
+            self.capture = Capture {
+                victim: Some(task),
+                cpu: Some(cpu),
+                wait_start: from,
+                wait_end: now,
+                kind: Some(kind),
+                records,
+                until: now.after(self.window_ns),
+                truncated,
+            };
+        }
+    }
+}

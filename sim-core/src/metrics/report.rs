@@ -1,0 +1,330 @@
+//! `RunReport`: the plain-data result of a run, shared by every front end
+//! (the CLI's text and JSON, the web page). No formatting happens here.
+
+use super::history::PrevState;
+use super::latency::LatencySummary;
+use super::recorder::WaitKind;
+use crate::engine::StopReason;
+use crate::sched::tunables::{CfsTunables, SchedFeatures};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunReport {
+    pub scenario: String,
+    pub variant: Option<String>,
+    pub seed: u64,
+    pub sim_time_ns: u64,
+    pub events: u64,
+    pub stop: StopReason,
+    pub settings: Settings,
+    pub tasks: Vec<TaskReport>,
+    pub cpus: Vec<CpuReport>,
+    pub victim: VictimReport,
+}
+
+/// The effective settings a run used.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    pub cpus: u16,
+    pub hz: u32,
+    pub tick_ns: u64,
+    pub context_switch_ns: u64,
+    pub duration_ns: u64,
+    pub events_max: u64,
+    pub tunables: CfsTunables,
+    pub features: SchedFeatures,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TaskReport {
+    /// The declared name (shared by all instances).
+    pub name: String,
+    /// Unique per instance (`reactor/3`).
+    pub comm: String,
+    pub tid: u32,
+    /// Task group path; `/` is the root group.
+    pub group: String,
+    pub nice: i8,
+    pub policy: &'static str,
+    /// CPU list the task may run on.
+    pub cpus_allowed: String,
+    pub runtime_ns: u64,
+    /// Times switched out (voluntary + involuntary).
+    pub switches: u64,
+    pub delay: LatencySummary,
+    pub wakeup_delay: LatencySummary,
+    pub preempt_delay: LatencySummary,
+    pub response: Option<LatencySummary>,
+    pub dropped_items: u64,
+    /// Share of the task's long delays spent behind each culprit (comm,
+    /// nanoseconds), largest first. "Long" means the top three power-of-two
+    /// buckets of its delay histogram.
+    pub long_delay_culprits: Vec<(String, u64)>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CpuReport {
+    pub cpu: u16,
+    pub busy_ns: u64,
+    pub switches: u64,
+}
+
+/// One row of the victim's delay histogram, with who held the CPU.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BucketRow {
+    pub low_ns: u64,
+    pub high_ns: u64,
+    pub count: u64,
+    /// `(culprit name, ns)` aggregated by declared name, largest first.
+    pub culprits: Vec<(String, u64)>,
+}
+
+/// A row of the history around the worst delay.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HistoryRow {
+    /// A task (or `<idle>`) was switched out: `perf sched timehist` columns.
+    Switch {
+        at_ns: u64,
+        cpu: u16,
+        /// `comm[tid]`, or `<idle>`.
+        task: String,
+        wait_ns: u64,
+        sch_delay_ns: u64,
+        run_ns: u64,
+        state: PrevState,
+        vruntime: i64,
+        next: String,
+        next_vruntime: i64,
+        min_vruntime: i64,
+        victim: bool,
+    },
+    Wakeup { at_ns: u64, cpu: u16, task: String, vruntime: i64, preempt: bool, min_vruntime: i64, victim: bool },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorstDelay {
+    pub comm: String,
+    pub cpu: u16,
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub kind: WaitKind,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct VictimReport {
+    /// Declared name of the task the report explains.
+    pub name: String,
+    pub delay: LatencySummary,
+    pub wakeup_delay: LatencySummary,
+    pub response: Option<LatencySummary>,
+    pub worst: Option<WorstDelay>,
+    pub histogram: Vec<BucketRow>,
+    pub history: Vec<HistoryRow>,
+    /// The history window began before the oldest record still kept.
+    pub history_truncated: bool,
+    /// `sched_latency/2 + 2 × tick`: the worst wakeup delay one hog can cause
+    /// a sleeper on its CPU (wakeup credit of half a latency, plus a tick for
+    /// noticing the overrun and one for the sleeper's own placement).
+    pub one_hog_bound_ns: u64,
+}
+
+use super::history::RecordKind;
+use super::latency::{LatencyStats, LOG2_BUCKETS};
+use super::recorder::Culprit;
+use crate::engine::Simulation;
+use crate::ids::{CpuId, TaskId};
+
+/// Power-of-two buckets counted as "long" delays for culprit shares.
+const LONG_BUCKETS: usize = 3;
+
+impl RunReport {
+    /// Builds the report of a run at its current point (partial if it has not finished).
+    pub fn build(sim: &Simulation) -> RunReport {
+        let spec = sim.spec();
+        let rec = &sim.recorder;
+        let comm = |c: Culprit| c.map_or_else(|| "(history not kept)".to_string(), |t| sim.task_comm(t).to_string());
+        let name_of = |c: Culprit| c.map_or_else(|| "(history not kept)".to_string(), |t| spec.tasks[sim.tasks[t.index()].spec].name.clone());
+
+        let tasks: Vec<TaskReport> = sim
+            .tasks
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let m = &rec.tasks[i];
+                let ts = &spec.tasks[t.spec];
+                let top = m.delay_buckets.iter().rposition(|&n| n > 0);
+                let mut long: Vec<(String, u64)> = Vec::new();
+                if let Some(top) = top {
+                    let lo = top.saturating_sub(LONG_BUCKETS - 1);
+                    for &(b, who, ns) in &m.culprits {
+                        if usize::from(b) >= lo {
+                            let c = comm(who);
+                            match long.iter_mut().find(|(n, _)| *n == c) {
+                                Some(e) => e.1 += ns,
+                                None => long.push((c, ns)),
+                            }
+                        }
+                    }
+                }
+                long.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+                TaskReport {
+                    name: ts.name.clone(),
+                    comm: t.comm.clone(),
+                    tid: t.tid,
+                    group: "/".to_string(),
+                    nice: t.nice,
+                    policy: t.policy.name(),
+                    cpus_allowed: cpu_list(t.affinity.iter()),
+                    runtime_ns: sim.task_runtime_ns(TaskId(i as u32)),
+                    switches: t.switches,
+                    delay: m.delay.summary(),
+                    wakeup_delay: m.wakeup_delay.summary(),
+                    preempt_delay: m.preempt_delay.summary(),
+                    response: ts.program.steps.contains(&crate::workload::Step::Serve).then(|| m.response.summary()),
+                    dropped_items: m.dropped_items,
+                    long_delay_culprits: long,
+                }
+            })
+            .collect();
+
+        let cpus = (0..spec.cpus)
+            .map(|c| CpuReport {
+                cpu: c,
+                busy_ns: sim.cpu_busy_ns(CpuId(c)),
+                switches: rec.cpus[usize::from(c)].switches,
+            })
+            .collect();
+
+        // The victim: all instances of one declaration, merged.
+        let vs = &spec.tasks[spec.victim];
+        let range = vs.first.index()..vs.first.index() + vs.count as usize;
+        let mut delay = LatencyStats::default();
+        let mut wakeup = LatencyStats::default();
+        let mut response = LatencyStats::default();
+        let mut buckets = vec![0u64; LOG2_BUCKETS];
+        let mut bucket_culprits: Vec<Vec<(String, u64)>> = vec![Vec::new(); LOG2_BUCKETS];
+        for m in &rec.tasks[range] {
+            delay.merge(&m.delay);
+            wakeup.merge(&m.wakeup_delay);
+            response.merge(&m.response);
+            for (b, n) in m.delay_buckets.iter().enumerate() {
+                buckets[b] += n;
+            }
+            for &(b, who, ns) in &m.culprits {
+                let list = &mut bucket_culprits[usize::from(b)];
+                let n = name_of(who);
+                match list.iter_mut().find(|(x, _)| *x == n) {
+                    Some(e) => e.1 += ns,
+                    None => list.push((n, ns)),
+                }
+            }
+        }
+        let histogram = buckets
+            .iter()
+            .enumerate()
+            .filter(|&(_, &n)| n > 0)
+            .map(|(b, &count)| {
+                let mut culprits = std::mem::take(&mut bucket_culprits[b]);
+                culprits.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+                BucketRow { low_ns: if b == 0 { 0 } else { 1 << b }, high_ns: 1 << (b + 1), count, culprits }
+            })
+            .collect();
+
+        let cap = &rec.capture;
+        let label = |t: Option<TaskId>| t.map_or_else(|| "<idle>".to_string(), |t| format!("{}[{}]", sim.task_comm(t), sim.tasks[t.index()].tid));
+        let is_victim = |t: Option<TaskId>| t.is_some() && t == cap.victim;
+        let history = cap
+            .records
+            .iter()
+            .map(|r| match r.kind {
+                RecordKind::Switch { prev, prev_state, prev_sched_in, prev_wait_ns, prev_sch_delay_ns, prev_vruntime, next, next_vruntime } => {
+                    HistoryRow::Switch {
+                        at_ns: r.at.ns(),
+                        cpu: r.cpu.0,
+                        task: label(prev),
+                        wait_ns: prev_wait_ns,
+                        sch_delay_ns: prev_sch_delay_ns,
+                        run_ns: r.at.since(prev_sched_in),
+                        state: prev_state,
+                        vruntime: prev_vruntime,
+                        next: label(next),
+                        next_vruntime,
+                        min_vruntime: r.min_vruntime,
+                        victim: is_victim(prev) || is_victim(next),
+                    }
+                }
+                RecordKind::Wakeup { task, vruntime, preempt } => HistoryRow::Wakeup {
+                    at_ns: r.at.ns(),
+                    cpu: r.cpu.0,
+                    task: label(Some(task)),
+                    vruntime,
+                    preempt,
+                    min_vruntime: r.min_vruntime,
+                    victim: is_victim(Some(task)),
+                },
+            })
+            .collect();
+        let worst = match (cap.victim, cap.cpu, cap.kind) {
+            (Some(v), Some(cpu), Some(kind)) => Some(WorstDelay {
+                comm: sim.task_comm(v).to_string(),
+                cpu: cpu.0,
+                start_ns: cap.wait_start.ns(),
+                end_ns: cap.wait_end.ns(),
+                kind,
+            }),
+            _ => None,
+        };
+        let victim = VictimReport {
+            name: vs.name.clone(),
+            delay: delay.summary(),
+            wakeup_delay: wakeup.summary(),
+            response: vs.program.steps.contains(&crate::workload::Step::Serve).then(|| response.summary()),
+            worst,
+            histogram,
+            history,
+            history_truncated: cap.truncated,
+            one_hog_bound_ns: spec.tunables.sched_latency_ns / 2 + 2 * sim.tick_ns(),
+        };
+
+        RunReport {
+            scenario: spec.name.clone(),
+            variant: sim.variant().map(str::to_string),
+            seed: spec.seed,
+            sim_time_ns: sim.now().ns(),
+            events: sim.events(),
+            stop: sim.finished().unwrap_or(StopReason::BudgetSpent),
+            settings: Settings {
+                cpus: spec.cpus,
+                hz: spec.hz,
+                tick_ns: sim.tick_ns(),
+                context_switch_ns: spec.context_switch_ns,
+                duration_ns: spec.duration_ns,
+                events_max: spec.events_max,
+                tunables: spec.tunables.clone(),
+                features: spec.features,
+            },
+            tasks,
+            cpus,
+            victim,
+        }
+    }
+}
+
+/// `0-3,8` from a sorted list of CPUs.
+fn cpu_list(cpus: impl Iterator<Item = CpuId>) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut run: Option<(u16, u16)> = None;
+    for c in cpus {
+        run = match run {
+            Some((a, b)) if c.0 == b + 1 => Some((a, c.0)),
+            Some((a, b)) => {
+                out.push(if a == b { a.to_string() } else { format!("{a}-{b}") });
+                Some((c.0, c.0))
+            }
+            None => Some((c.0, c.0)),
+        };
+    }
+    if let Some((a, b)) = run {
+        out.push(if a == b { a.to_string() } else { format!("{a}-{b}") });
+    }
+    out.join(",")
+}

@@ -1,0 +1,119 @@
+//! Stage one of parsing: the scenario file's structure, as serde sees it.
+//! Unknown keys are rejected here (`deny_unknown_fields`); values that need
+//! interpreting (durations, distributions, steps) stay as TOML values and are
+//! checked by `validate.rs`, which can then name the key and what is allowed.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use toml::Value;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    /// Format version; only 1 exists.
+    pub schema: u32,
+    pub name: Option<String>,
+    pub description: Option<String>,
+    pub seed: u64,
+    /// Simulated time to run, e.g. `"10s"`.
+    pub duration: Value,
+    pub machine: MachineFile,
+    #[serde(default)]
+    pub cfs: CfsFile,
+    /// Scheduler feature bits by kernel name, e.g. `GENTLE_FAIR_SLEEPERS = false`.
+    #[serde(default)]
+    pub features: BTreeMap<String, bool>,
+    #[serde(default)]
+    pub limits: LimitsFile,
+    #[serde(default)]
+    pub report: ReportFile,
+    pub tasks: Vec<TaskFile>,
+    #[serde(default)]
+    pub sources: Vec<SourceFile>,
+    /// Named sets of overrides; read by `overrides.rs`, not deserialized here.
+    #[serde(default)]
+    pub variants: Option<Value>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MachineFile {
+    pub cpus: u64,
+    #[serde(default)]
+    pub hz: Option<u64>,
+    /// Time a context switch costs the incoming task, e.g. `"2us"` (default 0).
+    #[serde(default)]
+    pub context_switch: Option<Value>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CfsFile {
+    /// Effective values, as written to `/proc/sys/kernel/…`.
+    pub sched_latency_ns: Option<Value>,
+    pub sched_min_granularity_ns: Option<Value>,
+    pub sched_wakeup_granularity_ns: Option<Value>,
+    /// `none`, `log` (default) or `linear` (or 0, 1, 2 as the sysctl takes).
+    pub sched_tunable_scaling: Option<Value>,
+    /// Unscaled (`normalized_sysctl_*`) values, multiplied by the scaling factor.
+    #[serde(default)]
+    pub base: CfsBaseFile,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CfsBaseFile {
+    pub sched_latency_ns: Option<Value>,
+    pub sched_min_granularity_ns: Option<Value>,
+    pub sched_wakeup_granularity_ns: Option<Value>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitsFile {
+    /// Stop after this many events even if simulated time remains.
+    pub events_max: Option<u64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReportFile {
+    /// The task whose delays the report explains (default: the first task).
+    pub victim: Option<String>,
+    /// Scheduling history shown before and after the victim's worst delay.
+    pub history_window: Option<Value>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TaskFile {
+    pub name: String,
+    pub count: Option<u64>,
+    /// CPU list (`"0-31"`) or one list per instance (`["0", "1"]`).
+    pub cpus: Option<Value>,
+    /// Pin instance *i* to the *i*-th CPU of `cpus` (wrapping).
+    #[serde(default)]
+    pub pin_each: bool,
+    pub nice: Option<i64>,
+    pub policy: Option<String>,
+    pub start: Option<Value>,
+    pub iterations: Option<u64>,
+    pub program: Vec<Value>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceFile {
+    pub name: String,
+    /// The task (declaration name) the items go to; one source per instance.
+    pub target: String,
+    /// Poisson arrivals at this mean rate per second (per target instance).
+    pub rate_per_s: Option<f64>,
+    /// Or: the time between arrivals, a duration or distribution.
+    pub interval: Option<Value>,
+    /// Items per arrival (default 1).
+    pub burst: Option<u64>,
+    /// CPU work per item, a duration or distribution.
+    pub work: Value,
+    pub start: Option<Value>,
+}

@@ -1,0 +1,148 @@
+//! Scenario files: parsing, variants, overrides and validation.
+//!
+//! `Scenario::from_toml` parses in two stages (`file.rs`: serde structure with
+//! unknown keys rejected; `validate.rs`: values checked into a typed
+//! `ScenarioSpec`). Variants and `--set` overrides edit the TOML document
+//! (`overrides.rs`) and go through the same two stages again, so an override
+//! can never produce a scenario the file format could not.
+
+pub mod error;
+pub mod file;
+pub mod overrides;
+pub mod validate;
+
+pub use error::{Origin, ScenarioError};
+pub use overrides::Override;
+pub use validate::{limits, ScenarioSpec, SourceSpec, TaskSpec};
+
+use error::KeyError;
+use file::ScenarioFile;
+use toml::{Table, Value};
+
+/// Largest scenario text accepted, in bytes.
+pub const FILE_SIZE_MAX: usize = 4 * 1024 * 1024;
+
+/// A parsed, validated scenario, with the document it came from so variants
+/// and overrides can be applied to it.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    file: String,
+    /// The document without its `variants` table.
+    doc: Table,
+    variants: Vec<(String, Vec<Override>)>,
+    variant: Option<String>,
+    overrides: Vec<Override>,
+    pub spec: ScenarioSpec,
+}
+
+impl Scenario {
+    /// Parses and validates scenario text. `file` names it in error messages.
+    /// Every variant is validated too, so a broken variant is reported up front.
+    pub fn from_toml(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
+        if text.len() > FILE_SIZE_MAX {
+            return Err(ScenarioError::Syntax {
+                file: file.into(),
+                message: format!("the file is {} bytes; the limit is {FILE_SIZE_MAX}", text.len()),
+            });
+        }
+        let mut doc: Table = toml::from_str(text)
+            .map_err(|e| ScenarioError::Syntax { file: file.into(), message: e.to_string().trim_end().to_string() })?;
+        let variants = match doc.remove("variants") {
+            None => Vec::new(),
+            Some(Value::Table(t)) => {
+                let mut out = Vec::new();
+                for (name, v) in t {
+                    let Value::Table(body) = v else {
+                        return Err(KeyError::new(format!("variants.{name}"), "a variant is a table of overrides")
+                            .into_error(file, Origin::File));
+                    };
+                    out.push((name, overrides::flatten(&body)));
+                }
+                out
+            }
+            Some(_) => {
+                return Err(KeyError::new("variants", "expected tables such as [variants.tuned]")
+                    .into_error(file, Origin::File));
+            }
+        };
+        let spec = build(&doc).map_err(|e| e.into_error(file, Origin::File))?;
+        let base = Scenario { file: file.to_string(), doc, variants, variant: None, overrides: Vec::new(), spec };
+        for (name, _) in &base.variants {
+            base.with_variant(name)?;
+        }
+        Ok(base)
+    }
+
+    pub fn file(&self) -> &str {
+        &self.file
+    }
+
+    /// Variant names in file order.
+    pub fn variant_names(&self) -> Vec<&str> {
+        self.variants.iter().map(|(n, _)| n.as_str()).collect()
+    }
+
+    /// The variant applied, `None` for the base.
+    pub fn variant(&self) -> Option<&str> {
+        self.variant.as_deref()
+    }
+
+    /// This scenario with variant `name` applied (to the base, replacing any
+    /// variant applied before; `--set` overrides already applied are kept).
+    pub fn with_variant(&self, name: &str) -> Result<Scenario, ScenarioError> {
+        let Some((_, ovs)) = self.variants.iter().find(|(n, _)| n == name) else {
+            return Err(KeyError::new(
+                "variants",
+                format!("no variant `{name}`; this file has: {}", self.variant_names().join(", ")),
+            )
+            .into_error(&self.file, Origin::Override));
+        };
+        let mut next = self.clone();
+        next.variant = Some(name.to_string());
+        next.rebuild(Origin::Variant(name.to_string()), ovs.clone())
+    }
+
+    /// This scenario with `key.path = value` overrides applied, the values
+    /// written as on the command line (`"6000000"`, `"1ms"`, `"true"`).
+    pub fn with_overrides(&self, overrides: &[(&str, &str)]) -> Result<Scenario, ScenarioError> {
+        let ovs: Vec<Override> = overrides.iter().map(|(k, v)| Override::from_text(k, v)).collect();
+        self.clone().rebuild(Origin::Override, ovs)
+    }
+
+    fn rebuild(mut self, origin: Origin, added: Vec<Override>) -> Result<Scenario, ScenarioError> {
+        let variant_ovs = match &self.variant {
+            Some(v) => self.variants.iter().find(|(n, _)| n == v).map(|(_, o)| o.clone()).unwrap_or_default(),
+            None => Vec::new(),
+        };
+        if origin == Origin::Override {
+            self.overrides.extend(added);
+        }
+        let mut doc = self.doc.clone();
+        let stages = [(Origin::Variant(self.variant.clone().unwrap_or_default()), &variant_ovs), (Origin::Override, &self.overrides)];
+        for (o, ovs) in stages {
+            for ov in ovs.iter() {
+                overrides::apply(&mut doc, ov).map_err(|e| e.into_error(&self.file, o.clone()))?;
+            }
+        }
+        // Errors past this point come from the overrides: the base validated.
+        let blame = if self.overrides.is_empty() { origin } else { Origin::Override };
+        self.spec = build(&doc).map_err(|e| e.into_error(&self.file, blame))?;
+        Ok(self)
+    }
+
+    /// The overrides applied through `with_overrides`, as `(path, value)` text.
+    pub fn applied_overrides(&self) -> Vec<(String, String)> {
+        self.overrides.iter().map(|o| (o.path.clone(), o.value.to_string())).collect()
+    }
+}
+
+/// Deserializes (stage one, with the key path of any error) and validates (stage two).
+fn build(doc: &Table) -> Result<ScenarioSpec, KeyError> {
+    let value = Value::Table(doc.clone());
+    let file: ScenarioFile = serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        let path = if path == "." { String::new() } else { path };
+        KeyError::new(path, e.into_inner().to_string().trim_end().to_string())
+    })?;
+    validate::validate(&file)
+}

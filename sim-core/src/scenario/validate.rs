@@ -1,0 +1,510 @@
+//! Stage two of parsing: checks a deserialized `ScenarioFile` and turns it into
+//! the typed `ScenarioSpec` the engine runs. Every error names a key path and
+//! what is allowed there.
+
+use super::error::KeyError;
+use super::file::{ScenarioFile, TaskFile};
+use crate::cpuset::CpuSet;
+use crate::ids::TaskId;
+use crate::sched::tunables::{
+    CfsTunables, SchedFeatures, TunableScaling, TunableValue, HZ_CHOICES, SYSCTL_GRANULARITY_NS,
+    SYSCTL_WAKEUP_GRANULARITY_NS,
+};
+use crate::time::format_duration;
+use crate::workload::dist::{parse_duration, SAMPLE_MAX_NS};
+use crate::workload::{Dist, Policy, Program, Step, WakeTarget};
+use toml::Value;
+
+/// Size limits: a scenario beyond them is refused with an error, not run.
+pub mod limits {
+    pub const CPUS_MAX: u64 = 4096;
+    pub const TASKS_MAX: u64 = 100_000;
+    pub const STEPS_MAX: usize = 1_000;
+    pub const SOURCES_MAX: u64 = 100_000;
+    /// One simulated day.
+    pub const DURATION_MAX_NS: u64 = super::SAMPLE_MAX_NS;
+    pub const EVENTS_MAX: u64 = 100_000_000_000;
+    pub const EVENTS_DEFAULT: u64 = 2_000_000_000;
+    pub const BURST_MAX: u64 = 10_000;
+    pub const RATE_MAX_PER_S: f64 = 1e8;
+}
+
+/// A validated scenario: everything the engine needs, typed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScenarioSpec {
+    pub name: String,
+    pub description: String,
+    pub seed: u64,
+    pub duration_ns: u64,
+    pub cpus: u16,
+    pub hz: u32,
+    pub context_switch_ns: u64,
+    pub tunables: CfsTunables,
+    pub features: SchedFeatures,
+    pub tasks: Vec<TaskSpec>,
+    pub sources: Vec<SourceSpec>,
+    pub events_max: u64,
+    /// Index into `tasks` of the declaration the report explains.
+    pub victim: usize,
+    pub history_window_ns: u64,
+}
+
+/// One `[[tasks]]` declaration (`count` instances).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TaskSpec {
+    pub name: String,
+    pub count: u32,
+    /// Id of instance 0; instances are consecutive.
+    pub first: TaskId,
+    /// Affinity of each instance.
+    pub affinity: Vec<CpuSet>,
+    pub nice: i8,
+    pub policy: Policy,
+    pub start_ns: u64,
+    pub program: Program,
+}
+
+impl TaskSpec {
+    /// The `comm` of instance `i`: the name, or `name/i` for a group.
+    pub fn comm(&self, i: u32) -> String {
+        if self.count == 1 { self.name.clone() } else { format!("{}/{i}", self.name) }
+    }
+}
+
+/// One `[[sources]]` declaration, replicated per target instance.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SourceSpec {
+    pub name: String,
+    /// Index into `tasks`.
+    pub target: usize,
+    pub interval: Dist,
+    pub burst: u32,
+    pub work: Dist,
+    pub start_ns: u64,
+}
+
+/// Reads a duration value: an integer (ns) or a string with a unit.
+pub(crate) fn duration_value(v: &Value, key: &str) -> Result<u64, KeyError> {
+    match v {
+        Value::Integer(n) if *n >= 0 && (*n as u64) <= SAMPLE_MAX_NS => Ok(*n as u64),
+        Value::Integer(n) => Err(KeyError::new(
+            key,
+            format!("{n} is out of range: a duration is 0 to {} ns", SAMPLE_MAX_NS),
+        )),
+        Value::String(s) => parse_duration(s).map_err(|m| KeyError::new(key, m)),
+        other => Err(KeyError::new(
+            key,
+            format!("expected a duration such as \"50us\" or an integer of ns, found {}", other.type_str()),
+        )),
+    }
+}
+
+fn dist_value(v: &Value, key: &str) -> Result<Dist, KeyError> {
+    match v {
+        Value::String(s) => Dist::parse(s).map_err(|m| KeyError::new(key, m)),
+        Value::Integer(_) => duration_value(v, key).map(Dist::Const),
+        other => Err(KeyError::new(
+            key,
+            format!("expected a duration or distribution such as \"exp(200us)\", found {}", other.type_str()),
+        )),
+    }
+}
+
+fn opt_duration(v: &Option<Value>, key: &str, default: u64) -> Result<u64, KeyError> {
+    v.as_ref().map_or(Ok(default), |v| duration_value(v, key))
+}
+
+fn tunable(effective: &Option<Value>, base: &Option<Value>, name: &str, range: (u64, u64)) -> Result<TunableValue, KeyError> {
+    let check = |v: &Value, key: String| -> Result<u64, KeyError> {
+        let ns = duration_value(v, &key)?;
+        if ns < range.0 || ns > range.1 {
+            return Err(KeyError::new(
+                key,
+                format!(
+                    "{} is outside the kernel's sysctl range {}..={}",
+                    format_duration(ns),
+                    format_duration(range.0),
+                    format_duration(range.1)
+                ),
+            ));
+        }
+        Ok(ns)
+    };
+    match (effective, base) {
+        (Some(_), Some(_)) => Err(KeyError::new(
+            format!("cfs.{name}"),
+            format!("given both as an effective value and in [cfs.base]; give one (cfs.{name} or cfs.base.{name})"),
+        )),
+        (Some(v), None) => Ok(TunableValue::Effective(check(v, format!("cfs.{name}"))?)),
+        (None, Some(v)) => Ok(TunableValue::Base(check(v, format!("cfs.base.{name}"))?)),
+        (None, None) => Ok(TunableValue::Default),
+    }
+}
+
+fn scaling(v: &Option<Value>) -> Result<TunableScaling, KeyError> {
+    let key = "cfs.sched_tunable_scaling";
+    let bad = || KeyError::new(key, "allowed: \"none\", \"log\", \"linear\" (or 0, 1, 2)");
+    match v {
+        None => Ok(TunableScaling::Log),
+        Some(Value::String(s)) => match s.as_str() {
+            "none" => Ok(TunableScaling::None),
+            "log" => Ok(TunableScaling::Log),
+            "linear" => Ok(TunableScaling::Linear),
+            _ => Err(bad()),
+        },
+        Some(Value::Integer(0)) => Ok(TunableScaling::None),
+        Some(Value::Integer(1)) => Ok(TunableScaling::Log),
+        Some(Value::Integer(2)) => Ok(TunableScaling::Linear),
+        Some(_) => Err(bad()),
+    }
+}
+
+/// Validates a deserialized file into a `ScenarioSpec`.
+pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
+    if f.schema != 1 {
+        return Err(KeyError::new("schema", format!("unsupported schema {}; this version reads schema 1", f.schema)));
+    }
+    let duration_ns = duration_value(&f.duration, "duration")?;
+    if duration_ns == 0 {
+        return Err(KeyError::new("duration", "must be positive"));
+    }
+    let cpus = f.machine.cpus;
+    if cpus == 0 || cpus > limits::CPUS_MAX {
+        return Err(KeyError::new("machine.cpus", format!("{cpus} is not allowed: 1 to {}", limits::CPUS_MAX)));
+    }
+    let cpus = cpus as u16;
+    let hz = f.machine.hz.unwrap_or(250);
+    if !HZ_CHOICES.iter().any(|&h| u64::from(h) == hz) {
+        return Err(KeyError::new("machine.hz", format!("{hz} is not a kernel HZ choice: 100, 250, 300 or 1000")));
+    }
+    let hz = hz as u32;
+    let context_switch_ns = opt_duration(&f.machine.context_switch, "machine.context_switch", 0)?;
+    if context_switch_ns > 1_000_000 {
+        return Err(KeyError::new("machine.context_switch", "must be at most 1ms"));
+    }
+
+    let c = &f.cfs;
+    let tunables = CfsTunables::resolve(
+        cpus,
+        scaling(&c.sched_tunable_scaling)?,
+        tunable(&c.sched_latency_ns, &c.base.sched_latency_ns, "sched_latency_ns", SYSCTL_GRANULARITY_NS)?,
+        tunable(
+            &c.sched_min_granularity_ns,
+            &c.base.sched_min_granularity_ns,
+            "sched_min_granularity_ns",
+            SYSCTL_GRANULARITY_NS,
+        )?,
+        tunable(
+            &c.sched_wakeup_granularity_ns,
+            &c.base.sched_wakeup_granularity_ns,
+            "sched_wakeup_granularity_ns",
+            SYSCTL_WAKEUP_GRANULARITY_NS,
+        )?,
+    );
+
+    let mut features = SchedFeatures::default();
+    for (name, &on) in &f.features {
+        let slot = features.get_mut(name).ok_or_else(|| {
+            KeyError::new(
+                format!("features.{name}"),
+                format!("unknown or unmodelled scheduler feature; allowed: {}", SchedFeatures::NAMES.join(", ")),
+            )
+        })?;
+        *slot = on;
+    }
+
+    let events_max = f.limits.events_max.unwrap_or(limits::EVENTS_DEFAULT);
+    if events_max == 0 || events_max > limits::EVENTS_MAX {
+        return Err(KeyError::new("limits.events_max", format!("allowed: 1 to {}", limits::EVENTS_MAX)));
+    }
+
+    if f.tasks.is_empty() {
+        return Err(KeyError::new("tasks", "a scenario needs at least one task"));
+    }
+    // First pass: names, counts and ids, so `wake` steps can refer to any task.
+    let mut total: u64 = 0;
+    let mut heads = Vec::with_capacity(f.tasks.len());
+    for (i, t) in f.tasks.iter().enumerate() {
+        let key = format!("tasks[{i}]");
+        check_name(&t.name, &format!("{key}.name"))?;
+        if f.tasks[..i].iter().any(|o| o.name == t.name) {
+            return Err(KeyError::new(format!("{key}.name"), format!("duplicate task name `{}`", t.name)));
+        }
+        let count = t.count.unwrap_or(1);
+        if count == 0 || count > limits::TASKS_MAX {
+            return Err(KeyError::new(format!("{key}.count"), format!("{count} is not allowed: 1 to {}", limits::TASKS_MAX)));
+        }
+        heads.push((TaskId(total as u32), count as u32));
+        total += count;
+        if total > limits::TASKS_MAX {
+            return Err(KeyError::new(key, format!("more than {} tasks in all", limits::TASKS_MAX)));
+        }
+    }
+    let mut tasks = Vec::with_capacity(f.tasks.len());
+    for (i, t) in f.tasks.iter().enumerate() {
+        tasks.push(task_spec(f, i, t, heads[i], cpus)?);
+    }
+
+    let mut sources = Vec::with_capacity(f.sources.len());
+    let mut instances: u64 = 0;
+    for (i, s) in f.sources.iter().enumerate() {
+        let key = format!("sources[{i}]");
+        check_name(&s.name, &format!("{key}.name"))?;
+        let target = f.tasks.iter().position(|t| t.name == s.target).ok_or_else(|| {
+            KeyError::new(format!("{key}.target"), format!("no task named `{}`", s.target))
+        })?;
+        if !tasks[target].program.steps.contains(&Step::Serve) {
+            return Err(KeyError::new(
+                format!("{key}.target"),
+                format!("task `{}` has no `serve` step, so nothing would handle the items", s.target),
+            ));
+        }
+        instances += u64::from(tasks[target].count);
+        if instances > limits::SOURCES_MAX {
+            return Err(KeyError::new(key, format!("more than {} source instances in all", limits::SOURCES_MAX)));
+        }
+        let interval = match (s.rate_per_s, &s.interval) {
+            (Some(_), Some(_)) => {
+                return Err(KeyError::new(format!("{key}.rate_per_s"), "give rate_per_s or interval, not both"));
+            }
+            (Some(r), None) => {
+                if !(r.is_finite() && r > 0.0 && r <= limits::RATE_MAX_PER_S) {
+                    return Err(KeyError::new(
+                        format!("{key}.rate_per_s"),
+                        format!("must be a positive rate of at most {:e} per second", limits::RATE_MAX_PER_S),
+                    ));
+                }
+                Dist::Exp { mean: libm::round(1e9 / r) as u64 }
+            }
+            (None, Some(v)) => dist_value(v, &format!("{key}.interval"))?,
+            (None, None) => {
+                return Err(KeyError::new(key, "needs rate_per_s (Poisson) or interval (a duration or distribution)"));
+            }
+        };
+        if interval.mean_ns() < 1.0 {
+            return Err(KeyError::new(format!("{key}.interval"), "the mean interval must be at least 1ns"));
+        }
+        let burst = s.burst.unwrap_or(1);
+        if burst == 0 || burst > limits::BURST_MAX {
+            return Err(KeyError::new(format!("{key}.burst"), format!("allowed: 1 to {}", limits::BURST_MAX)));
+        }
+        sources.push(SourceSpec {
+            name: s.name.clone(),
+            target,
+            interval,
+            burst: burst as u32,
+            work: dist_value(&s.work, &format!("{key}.work"))?,
+            start_ns: opt_duration(&s.start, &format!("{key}.start"), 0)?,
+        });
+    }
+
+    let victim = match &f.report.victim {
+        None => 0,
+        Some(v) => f
+            .tasks
+            .iter()
+            .position(|t| &t.name == v)
+            .ok_or_else(|| KeyError::new("report.victim", format!("no task named `{v}`")))?,
+    };
+    let history_window_ns = opt_duration(&f.report.history_window, "report.history_window", 0)?;
+
+    Ok(ScenarioSpec {
+        name: f.name.clone().unwrap_or_default(),
+        description: f.description.clone().unwrap_or_default(),
+        seed: f.seed,
+        duration_ns,
+        cpus,
+        hz,
+        context_switch_ns,
+        tunables,
+        features,
+        tasks,
+        sources,
+        events_max,
+        victim,
+        history_window_ns,
+    })
+}
+
+fn check_name(name: &str, key: &str) -> Result<(), KeyError> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || "-_:".contains(c));
+    if ok {
+        Ok(())
+    } else {
+        Err(KeyError::new(key, format!("`{name}`: names are 1-64 characters of letters, digits, `-`, `_` or `:`")))
+    }
+}
+
+fn task_spec(f: &ScenarioFile, i: usize, t: &TaskFile, head: (TaskId, u32), cpus: u16) -> Result<TaskSpec, KeyError> {
+    let key = format!("tasks[{i}]");
+    let (first, count) = head;
+    let affinity = match &t.cpus {
+        None => vec![CpuSet::all(cpus); count as usize],
+        Some(Value::String(s)) => {
+            let set = CpuSet::parse(s, cpus).map_err(|m| KeyError::new(format!("{key}.cpus"), m))?;
+            if t.pin_each {
+                let list: Vec<_> = set.iter().collect();
+                (0..count as usize)
+                    .map(|j| {
+                        let mut one = CpuSet::empty(cpus);
+                        one.insert(list[j % list.len()]);
+                        one
+                    })
+                    .collect()
+            } else {
+                vec![set; count as usize]
+            }
+        }
+        Some(Value::Array(items)) => {
+            if t.pin_each {
+                return Err(KeyError::new(format!("{key}.pin_each"), "only applies when cpus is one list"));
+            }
+            if items.len() != count as usize {
+                return Err(KeyError::new(
+                    format!("{key}.cpus"),
+                    format!("has {} entries but count is {count}: give one CPU list per instance", items.len()),
+                ));
+            }
+            items
+                .iter()
+                .enumerate()
+                .map(|(j, v)| {
+                    let k = format!("{key}.cpus[{j}]");
+                    let s = v.as_str().ok_or_else(|| KeyError::new(&k, "expected a CPU list such as \"0-3\""))?;
+                    CpuSet::parse(s, cpus).map_err(|m| KeyError::new(k, m))
+                })
+                .collect::<Result<_, _>>()?
+        }
+        Some(other) => {
+            return Err(KeyError::new(
+                format!("{key}.cpus"),
+                format!("expected a CPU list such as \"0-3\" or an array of them, found {}", other.type_str()),
+            ));
+        }
+    };
+    if t.pin_each && t.cpus.is_none() {
+        return Err(KeyError::new(format!("{key}.pin_each"), "needs `cpus`, the list to pin instances to"));
+    }
+    let nice = t.nice.unwrap_or(0);
+    if !(-20..=19).contains(&nice) {
+        return Err(KeyError::new(format!("{key}.nice"), format!("{nice} is not a nice value: -20 to 19")));
+    }
+    let policy = match t.policy.as_deref() {
+        None | Some("normal") | Some("SCHED_NORMAL") | Some("other") => Policy::Normal,
+        Some("batch") | Some("SCHED_BATCH") => Policy::Batch,
+        Some("idle") | Some("SCHED_IDLE") => Policy::Idle,
+        Some(p) => {
+            return Err(KeyError::new(format!("{key}.policy"), format!("`{p}`: allowed: normal, batch, idle")));
+        }
+    };
+    if t.program.is_empty() {
+        return Err(KeyError::new(format!("{key}.program"), "needs at least one step"));
+    }
+    if t.program.len() > limits::STEPS_MAX {
+        return Err(KeyError::new(format!("{key}.program"), format!("at most {} steps", limits::STEPS_MAX)));
+    }
+    let steps = t
+        .program
+        .iter()
+        .enumerate()
+        .map(|(j, v)| step(f, v, &format!("{key}.program[{j}]")))
+        .collect::<Result<Vec<_>, _>>()?;
+    if !steps.iter().any(Step::takes_time) {
+        return Err(KeyError::new(
+            format!("{key}.program"),
+            "needs a step that takes time or blocks (run, sleep, sleep_until, wait or serve)",
+        ));
+    }
+    if t.iterations == Some(0) {
+        return Err(KeyError::new(format!("{key}.iterations"), "must be at least 1 (leave it out to loop forever)"));
+    }
+    Ok(TaskSpec {
+        name: t.name.clone(),
+        count,
+        first,
+        affinity,
+        nice: nice as i8,
+        policy,
+        start_ns: opt_duration(&t.start, &format!("{key}.start"), 0)?,
+        program: Program { steps, iterations: t.iterations },
+    })
+}
+
+const STEP_KINDS: &str = "run, sleep, sleep_until, wait, wake, serve, yield";
+
+fn step(f: &ScenarioFile, v: &Value, key: &str) -> Result<Step, KeyError> {
+    let word = |w: &str| -> Result<Step, KeyError> {
+        match w {
+            "wait" => Ok(Step::Wait),
+            "serve" => Ok(Step::Serve),
+            "yield" => Ok(Step::Yield),
+            _ => Err(KeyError::new(
+                key,
+                format!("`{w}` is not a step; bare words: wait, serve, yield; tables: {{ run = \"1ms\" }}, {{ sleep = \"exp(5ms)\" }}, {{ sleep_until = \"10ms\" }}, {{ wake = \"task\" }}"),
+            )),
+        }
+    };
+    let table = match v {
+        Value::String(w) => return word(w),
+        Value::Table(t) => t,
+        other => return Err(KeyError::new(key, format!("expected a step (a word or a table), found {}", other.type_str()))),
+    };
+    let kinds: Vec<&String> = table.keys().filter(|k| *k != "offset").collect();
+    if kinds.len() != 1 {
+        return Err(KeyError::new(key, format!("a step table has exactly one of: {STEP_KINDS}")));
+    }
+    let kind = kinds[0].as_str();
+    let val = &table[kind];
+    let sub = format!("{key}.{kind}");
+    if table.contains_key("offset") && kind != "sleep_until" {
+        return Err(KeyError::new(format!("{key}.offset"), "only `sleep_until` takes an offset"));
+    }
+    Ok(match kind {
+        "run" => Step::Run(dist_value(val, &sub)?),
+        "sleep" => Step::Sleep(dist_value(val, &sub)?),
+        "sleep_until" => {
+            let period_ns = duration_value(val, &sub)?;
+            if period_ns == 0 {
+                return Err(KeyError::new(sub, "the period must be positive"));
+            }
+            let offset_ns = match table.get("offset") {
+                Some(o) => duration_value(o, &format!("{key}.offset"))?,
+                None => 0,
+            };
+            if offset_ns >= period_ns {
+                return Err(KeyError::new(format!("{key}.offset"), "must be smaller than the period"));
+            }
+            Step::SleepUntil { period_ns, offset_ns }
+        }
+        "wake" => {
+            let target = val.as_str().ok_or_else(|| KeyError::new(&sub, "expected a task name or comm"))?;
+            Step::Wake(wake_target(f, target).ok_or_else(|| {
+                KeyError::new(&sub, format!("no task named `{target}` (give a task name, or a comm like `name/2`)"))
+            })?)
+        }
+        "wait" | "serve" | "yield" => match val {
+            Value::Boolean(true) => word(kind)?,
+            _ => return Err(KeyError::new(sub, format!("write `{kind} = true`, or the bare word \"{kind}\""))),
+        },
+        other => return Err(KeyError::new(format!("{key}.{other}"), format!("unknown step; allowed: {STEP_KINDS}"))),
+    })
+}
+
+fn wake_target(f: &ScenarioFile, target: &str) -> Option<WakeTarget> {
+    let mut first = 0u32;
+    for t in &f.tasks {
+        let count = t.count.unwrap_or(1) as u32;
+        if t.name == target {
+            return Some(if count == 1 { WakeTarget::Task(TaskId(first)) } else { WakeTarget::Group { first: TaskId(first), count } });
+        }
+        if let Some(idx) = target.strip_prefix(&format!("{}/", t.name)).and_then(|s| s.parse::<u32>().ok())
+            && idx < count
+        {
+            return Some(WakeTarget::Task(TaskId(first + idx)));
+        }
+        first += count;
+    }
+    None
+}

@@ -1,0 +1,31 @@
+//! CPU scheduling: the CFS fair class of Linux 4.4 and the pieces it is built from.
+//!
+//! - `weights`: nice/weight tables and `calc_delta` fixed-point arithmetic.
+//! - `tunables`: `sched_latency_ns` & co., their CPU-count scaling, feature bits.
+//! - `entity`, `cfs_rq`: `struct sched_entity` and `struct cfs_rq`.
+//! - `fair`: the fair class itself (placement, slices, tick and wakeup preemption, pick).
+//! - `placement`: which CPU a waking or new task goes to.
+
+pub mod cfs_rq;
+pub mod entity;
+pub mod fair;
+pub mod placement;
+pub mod tunables;
+pub mod weights;
+
+use crate::ids::{CfsRqId, EntityId};
+
+/// The hooks a scheduling class offers the core scheduler (`struct sched_class`
+/// in 4.4 kernel/sched/sched.h), under their kernel names. Resched requests are
+/// returned as `true`; the engine turns them into a `schedule()` at the next
+/// preemption point.
+pub trait SchedClass {
+    fn enqueue_task(&mut self, se: EntityId, flags: u32);
+    fn dequeue_task(&mut self, se: EntityId, flags: u32);
+    /// Puts `prev` (the task that was running, if fair) and picks the next task.
+    fn pick_next_task(&mut self, root: CfsRqId, prev: Option<EntityId>) -> Option<EntityId>;
+    fn put_prev_task(&mut self, prev: EntityId);
+    fn task_tick(&mut self, curr: EntityId, queued: bool, hrtick_active: bool) -> bool;
+    /// `check_preempt_curr` for a woken task of this class.
+    fn wakeup_preempt(&mut self, curr: EntityId, woken: EntityId, wake_flags: u32, need_resched: bool) -> bool;
+}

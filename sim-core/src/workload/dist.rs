@@ -1,0 +1,236 @@
+//! Random durations: constants and distributions written readably in scenario
+//! files (`"50us"`, `"exp(200us)"`, `"uniform(1ms, 5ms)"`).
+//!
+//! Sampling uses `libm` for every transcendental function and rounds to integer
+//! nanoseconds, so a seed gives the same numbers on x86_64 and wasm32 (glibc's
+//! `ln`/`exp` differ from wasm's in the last bit on a few percent of inputs).
+//! `rand_distr` is not used here for that reason: another crate in the build
+//! enabling `num-traits/std` silently switches it to the platform's float math.
+
+use crate::rng::SimRng;
+
+/// The longest duration a sample may take: one simulated day. Heavy-tailed
+/// distributions are clipped here so time arithmetic can never overflow.
+pub const SAMPLE_MAX_NS: u64 = 86_400 * 1_000_000_000;
+
+/// A distribution of non-negative durations in nanoseconds.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Dist {
+    Const(u64),
+    /// Uniform over `[low, high]`.
+    Uniform { low: u64, high: u64 },
+    /// Exponential with the given mean.
+    Exp { mean: u64 },
+    /// Normal, clipped at 0.
+    Normal { mean: u64, sd: u64 },
+    /// Log-normal with the given median and shape σ of the underlying normal.
+    LogNormal { median: u64, sigma: f64 },
+    /// Pareto (type I) with scale (minimum) and shape α.
+    Pareto { scale: u64, shape: f64 },
+}
+
+impl Dist {
+    /// Parses `"50us"`, `"exp(1ms)"`, `"uniform(1ms, 5ms)"`, `"normal(2ms, 500us)"`,
+    /// `"lognormal(1ms, 0.5)"`, `"pareto(100us, 1.5)"`.
+    pub fn parse(text: &str) -> Result<Dist, String> {
+        let t = text.trim();
+        let Some(open) = t.find('(') else {
+            return parse_duration(t).map(Dist::Const);
+        };
+        let name = t[..open].trim();
+        let Some(inner) = t[open + 1..].strip_suffix(')') else {
+            return Err(format!("`{t}`: missing closing parenthesis"));
+        };
+        let args: Vec<&str> = inner.split(',').map(str::trim).collect();
+        let want = |n: usize| -> Result<(), String> {
+            if args.len() == n {
+                Ok(())
+            } else {
+                Err(format!("`{name}` takes {n} argument(s), got {}", args.len()))
+            }
+        };
+        let shape = |s: &str, what: &str| -> Result<f64, String> {
+            let v: f64 = s.parse().map_err(|_| format!("{what} `{s}` is not a number"))?;
+            if !(v.is_finite() && v > 0.0 && v <= 100.0) {
+                return Err(format!("{what} must be a number in (0, 100], got `{s}`"));
+            }
+            Ok(v)
+        };
+        let d = match name {
+            "const" => {
+                want(1)?;
+                Dist::Const(parse_duration(args[0])?)
+            }
+            "uniform" => {
+                want(2)?;
+                let (low, high) = (parse_duration(args[0])?, parse_duration(args[1])?);
+                if low > high {
+                    return Err(format!("uniform({}, {}): low must not exceed high", args[0], args[1]));
+                }
+                Dist::Uniform { low, high }
+            }
+            "exp" => {
+                want(1)?;
+                Dist::Exp { mean: parse_duration(args[0])? }
+            }
+            "normal" => {
+                want(2)?;
+                Dist::Normal { mean: parse_duration(args[0])?, sd: parse_duration(args[1])? }
+            }
+            "lognormal" => {
+                want(2)?;
+                Dist::LogNormal { median: parse_duration(args[0])?, sigma: shape(args[1], "sigma")? }
+            }
+            "pareto" => {
+                want(2)?;
+                let scale = parse_duration(args[0])?;
+                if scale == 0 {
+                    return Err("pareto scale must be positive".into());
+                }
+                Dist::Pareto { scale, shape: shape(args[1], "shape")? }
+            }
+            other => {
+                return Err(format!(
+                    "unknown distribution `{other}`; allowed: const, uniform, exp, normal, lognormal, pareto"
+                ));
+            }
+        };
+        Ok(d)
+    }
+
+    /// Draws one duration in ns, in `[0, SAMPLE_MAX_NS]`.
+    pub fn sample(&self, rng: &mut SimRng) -> u64 {
+        let x = match *self {
+            Dist::Const(v) => return v,
+            Dist::Uniform { low, high } => return rng.range_inclusive(low, high),
+            Dist::Exp { mean } => -(mean as f64) * libm::log(rng.open_unit_f64()),
+            Dist::Normal { mean, sd } => mean as f64 + sd as f64 * standard_normal(rng),
+            Dist::LogNormal { median, sigma } => median as f64 * libm::exp(sigma * standard_normal(rng)),
+            Dist::Pareto { scale, shape } => scale as f64 * libm::pow(rng.open_unit_f64(), -1.0 / shape),
+        };
+        to_ns(x)
+    }
+
+    /// The mean in ns (for documentation and utilisation estimates), clipped
+    /// like samples are.
+    pub fn mean_ns(&self) -> f64 {
+        let m = match *self {
+            Dist::Const(v) => v as f64,
+            Dist::Uniform { low, high } => (low as f64 + high as f64) / 2.0,
+            Dist::Exp { mean } => mean as f64,
+            Dist::Normal { mean, .. } => mean as f64,
+            Dist::LogNormal { median, sigma } => median as f64 * libm::exp(sigma * sigma / 2.0),
+            Dist::Pareto { scale, shape } if shape > 1.0 => scale as f64 * shape / (shape - 1.0),
+            Dist::Pareto { .. } => f64::INFINITY,
+        };
+        m.min(SAMPLE_MAX_NS as f64)
+    }
+
+    /// The smallest value a sample can take.
+    pub fn min_ns(&self) -> u64 {
+        match *self {
+            Dist::Const(v) => v,
+            Dist::Uniform { low, .. } => low,
+            Dist::Pareto { scale, .. } => scale,
+            _ => 0,
+        }
+    }
+}
+
+/// Box–Muller with `libm` (one value per call; the pair's twin is discarded to
+/// keep draws per sample fixed).
+fn standard_normal(rng: &mut SimRng) -> f64 {
+    let u1 = rng.open_unit_f64();
+    let u2 = rng.unit_f64();
+    libm::sqrt(-2.0 * libm::log(u1)) * libm::cos(2.0 * std::f64::consts::PI * u2)
+}
+
+fn to_ns(x: f64) -> u64 {
+    if x.is_nan() || x <= 0.0 {
+        0
+    } else if x >= SAMPLE_MAX_NS as f64 {
+        SAMPLE_MAX_NS
+    } else {
+        libm::round(x) as u64
+    }
+}
+
+/// Parses a duration: an integer with a unit suffix `ns`, `us`, `ms` or `s`,
+/// optionally with a decimal fraction (`"1.5ms"`). Exact: no floating point.
+pub fn parse_duration(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (num, unit) = (&t[..split], t[split..].trim());
+    let scale: u64 = match unit {
+        "ns" => 1,
+        "us" | "µs" => 1_000,
+        "ms" => 1_000_000,
+        "s" => 1_000_000_000,
+        "" => return Err(format!("`{t}` needs a unit: ns, us, ms or s (e.g. \"50us\")")),
+        other => return Err(format!("unknown time unit `{other}` in `{t}`; allowed: ns, us, ms, s")),
+    };
+    if num.is_empty() {
+        return Err(format!("`{t}` is not a duration (write e.g. \"1.5ms\")"));
+    }
+    let (whole, frac) = num.split_once('.').unwrap_or((num, ""));
+    if whole.is_empty() || frac.contains('.') {
+        return Err(format!("`{t}` is not a duration (write e.g. \"1.5ms\")"));
+    }
+    let too_long = || format!("`{t}` is longer than the maximum of {} s", SAMPLE_MAX_NS / 1_000_000_000);
+    let whole: u64 = whole.parse().map_err(|_| too_long())?;
+    let digits = scale.ilog10() as usize;
+    if frac.len() > digits {
+        return Err(format!("`{t}` is finer than a nanosecond"));
+    }
+    let frac_ns: u64 = if frac.is_empty() {
+        0
+    } else {
+        frac.parse::<u64>().map_err(|_| too_long())? * 10u64.pow((digits - frac.len()) as u32)
+    };
+    let ns = whole.checked_mul(scale).and_then(|w| w.checked_add(frac_ns)).ok_or_else(too_long)?;
+    if ns > SAMPLE_MAX_NS {
+        return Err(too_long());
+    }
+    Ok(ns)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_parse_exactly() {
+        assert_eq!(parse_duration("50us"), Ok(50_000));
+        assert_eq!(parse_duration("1.5ms"), Ok(1_500_000));
+        assert_eq!(parse_duration("2s"), Ok(2_000_000_000));
+        assert_eq!(parse_duration("0.000000001s"), Ok(1));
+        assert!(parse_duration("10").unwrap_err().contains("needs a unit"));
+        assert!(parse_duration("1.5h").unwrap_err().contains("unknown time unit"));
+        assert!(parse_duration("-5ms").is_err());
+        assert!(parse_duration("1.0000000001s").unwrap_err().contains("finer"));
+        assert!(parse_duration("99999999999999999999s").is_err());
+    }
+
+    #[test]
+    fn distributions_parse_and_reject_nonsense() {
+        assert_eq!(Dist::parse("exp(200us)"), Ok(Dist::Exp { mean: 200_000 }));
+        assert_eq!(Dist::parse(" uniform(1ms, 5ms) "), Ok(Dist::Uniform { low: 1_000_000, high: 5_000_000 }));
+        assert!(Dist::parse("uniform(5ms, 1ms)").unwrap_err().contains("low must not exceed"));
+        assert!(Dist::parse("pareto(1ms, -1)").unwrap_err().contains("shape"));
+        assert!(Dist::parse("lognormal(1ms, NaN)").is_err());
+        assert!(Dist::parse("gamma(1ms)").unwrap_err().contains("unknown distribution"));
+        assert!(Dist::parse("exp(1ms").unwrap_err().contains("parenthesis"));
+    }
+
+    #[test]
+    fn sample_means_are_close() {
+        let mut rng = SimRng::new(3).stream("t");
+        for d in ["exp(1ms)", "uniform(1ms, 3ms)", "normal(2ms, 100us)", "lognormal(2ms, 0.1)", "pareto(1ms, 3)"] {
+            let dist = Dist::parse(d).unwrap();
+            let n = 20_000;
+            let mean = (0..n).map(|_| dist.sample(&mut rng) as f64).sum::<f64>() / n as f64;
+            let want = dist.mean_ns();
+            assert!((mean - want).abs() / want < 0.03, "{d}: {mean} vs {want}");
+        }
+    }
+}
