@@ -889,6 +889,17 @@ impl Simulation {
         self.tick_ns
     }
 
+    /// Records every switch and wakeup from now on (at most `max` records),
+    /// for timelines and trace export.
+    pub fn enable_trace(&mut self, max: usize) {
+        self.recorder.enable_trace(max);
+    }
+
+    /// The records kept since `enable_trace`, oldest first.
+    pub fn trace(&self) -> &[SchedRecord] {
+        self.recorder.trace.as_deref().unwrap_or(&[])
+    }
+
     /// The report of the run so far (final once `advance` returned a final reason).
     pub fn report(&self) -> crate::metrics::RunReport {
         crate::metrics::RunReport::build(self)

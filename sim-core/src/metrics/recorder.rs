@@ -75,6 +75,9 @@ pub struct Recorder {
     victim_range: (u32, u32),
     window_ns: u64,
     pub capture: Capture,
+    /// Every scheduling record, when tracing is on (bounded by `trace_max`).
+    pub trace: Option<Vec<SchedRecord>>,
+    trace_max: usize,
 }
 
 impl Recorder {
@@ -86,13 +89,26 @@ impl Recorder {
             victim_range,
             window_ns,
             capture: Capture::default(),
+            trace: None,
+            trace_max: 0,
         }
+    }
+
+    /// Keeps every scheduling record from now on, up to `max` of them.
+    pub fn enable_trace(&mut self, max: usize) {
+        self.trace = Some(Vec::new());
+        self.trace_max = max;
     }
 
     pub fn push_record(&mut self, r: SchedRecord) {
         let c = &mut self.capture;
         if c.cpu == Some(r.cpu) && r.at <= c.until && c.records.len() < CAPTURE_ROWS_MAX {
             c.records.push(r);
+        }
+        if let Some(t) = &mut self.trace
+            && t.len() < self.trace_max
+        {
+            t.push(r);
         }
         self.history[r.cpu.index()].push(r);
     }

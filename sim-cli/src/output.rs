@@ -1,0 +1,367 @@
+//! Text rendering of reports, in the shapes engineers know from `perf sched
+//! latency` and `perf sched timehist`.
+
+use sim_core::metrics::report::{HistoryRow, TaskReport};
+use sim_core::metrics::LatencySummary;
+use sim_core::time::{format_duration, format_ms};
+use sim_core::RunReport;
+use std::fmt::Write;
+
+/// Seconds with microsecond precision, as perf prints timestamps.
+fn secs(ns: u64) -> String {
+    format!("{}.{:06}", ns / 1_000_000_000, (ns / 1_000) % 1_000_000)
+}
+
+fn pct(part: u64, whole: u64) -> String {
+    if whole == 0 {
+        return "0.0%".into();
+    }
+    let tenths = (u128::from(part) * 1000 + u128::from(whole) / 2) / u128::from(whole);
+    format!("{}.{}%", tenths / 10, tenths % 10)
+}
+
+fn header(r: &RunReport, out: &mut String) {
+    let s = &r.settings;
+    let t = &s.tunables;
+    let _ = writeln!(
+        out,
+        "schedlab {} · scenario {}{} · seed {} · simulated {} s · {} events · stop: {}",
+        env!("CARGO_PKG_VERSION"),
+        if r.scenario.is_empty() { "(unnamed)" } else { &r.scenario },
+        r.variant.as_ref().map_or(String::new(), |v| format!(" (variant {v})")),
+        r.seed,
+        secs(r.sim_time_ns),
+        r.events,
+        r.stop.name(),
+    );
+    if r.stop == sim_core::StopReason::EventLimit {
+        let _ = writeln!(
+            out,
+            "warning: the event budget (limits.events_max = {}) ran out at {} s of {} s: this report is partial",
+            s.events_max,
+            secs(r.sim_time_ns),
+            secs(s.duration_ns)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "machine: {} CPUs, HZ={} (tick {}), context switch {}",
+        s.cpus,
+        s.hz,
+        format_duration(s.tick_ns),
+        format_duration(s.context_switch_ns)
+    );
+    let _ = writeln!(
+        out,
+        "cfs (effective): sched_latency_ns={} sched_min_granularity_ns={} sched_wakeup_granularity_ns={} sched_nr_latency={} (scaling {}, factor {})",
+        t.sched_latency_ns, t.sched_min_granularity_ns, t.sched_wakeup_granularity_ns, t.sched_nr_latency, t.scaling.name(), t.factor
+    );
+    let on: Vec<&str> = s.features.iter().filter(|f| f.1).map(|f| f.0).collect();
+    let off: Vec<&str> = s.features.iter().filter(|f| !f.1).map(|f| f.0).collect();
+    let _ = writeln!(out, "features: {} (off: {})", on.join(" "), off.join(" "));
+}
+
+/// Instances merged by declared name, as `perf sched latency` merges by comm.
+struct Row {
+    label: String,
+    runtime_ns: u64,
+    switches: u64,
+    count: u64,
+    delay_sum: u128,
+    max_ns: u64,
+    max_at_ns: u64,
+}
+
+fn rows(r: &RunReport, per_task: bool) -> Vec<Row> {
+    let mut out: Vec<(String, Vec<&TaskReport>)> = Vec::new();
+    for t in &r.tasks {
+        let key = if per_task { format!("{}:{}", t.comm, t.tid) } else { t.name.clone() };
+        match out.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => v.push(t),
+            None => out.push((key, vec![t])),
+        }
+    }
+    out.into_iter()
+        .map(|(key, ts)| {
+            let worst = ts.iter().max_by_key(|t| (t.delay.max_ns, std::cmp::Reverse(t.tid))).expect("non-empty");
+            Row {
+                label: if per_task || ts.len() == 1 { key } else { format!("{key}:({})", ts.len()) },
+                runtime_ns: ts.iter().map(|t| t.runtime_ns).sum(),
+                switches: ts.iter().map(|t| t.switches).sum(),
+                count: ts.iter().map(|t| t.delay.count).sum(),
+                delay_sum: ts.iter().map(|t| u128::from(t.delay.avg_ns) * u128::from(t.delay.count)).sum(),
+                max_ns: worst.delay.max_ns,
+                max_at_ns: worst.delay.max_at_ns,
+            }
+        })
+        .collect()
+}
+
+fn latency_table(r: &RunReport, per_task: bool, out: &mut String) {
+    let line = "-".repeat(112);
+    let _ = writeln!(out, "\n {line}");
+    let _ = writeln!(
+        out,
+        "  {:<24}|   Runtime ms  | Switches | Avg delay ms    | Max delay ms    | Max delay at     |",
+        "Task"
+    );
+    let _ = writeln!(out, " {line}");
+    let mut rows = rows(r, per_task);
+    // perf's default sort: avg, max, switch, runtime (descending).
+    rows.sort_by(|a, b| {
+        let avg = |x: &Row| if x.count == 0 { 0 } else { x.delay_sum / u128::from(x.count) };
+        avg(b).cmp(&avg(a)).then(b.max_ns.cmp(&a.max_ns)).then(b.switches.cmp(&a.switches)).then(a.label.cmp(&b.label))
+    });
+    let (mut rt, mut sw) = (0u64, 0u64);
+    for row in &rows {
+        let avg = if row.count == 0 { 0 } else { (row.delay_sum / u128::from(row.count)) as u64 };
+        rt += row.runtime_ns;
+        sw += row.switches;
+        let _ = writeln!(
+            out,
+            "  {:<24}| {:>10} ms | {:>8} | avg: {:>7} ms | max: {:>7} ms | at: {:>11} s |",
+            row.label,
+            format_ms(row.runtime_ns),
+            row.switches,
+            format_ms(avg),
+            format_ms(row.max_ns),
+            secs(row.max_at_ns),
+        );
+    }
+    let _ = writeln!(out, " {line}");
+    let _ = writeln!(out, "  {:<24}| {:>10} ms | {:>8} |", "TOTAL:", format_ms(rt), sw);
+}
+
+fn summary_line(label: &str, s: &LatencySummary) -> String {
+    format!(
+        "  {label:<22} n={:<9} avg {:>9}  p50 {:>9}  p90 {:>9}  p99 {:>9}  p99.9 {:>9}  max {:>9}",
+        s.count,
+        format_duration(s.avg_ns),
+        format_duration(s.p50_ns),
+        format_duration(s.p90_ns),
+        format_duration(s.p99_ns),
+        format_duration(s.p999_ns),
+        format_duration(s.max_ns)
+    )
+}
+
+fn requests(r: &RunReport, out: &mut String) {
+    let serving: Vec<&TaskReport> = r.tasks.iter().filter(|t| t.response.is_some()).collect();
+    if serving.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\nRequests: response time from arrival to completion");
+    let mut names: Vec<&str> = serving.iter().map(|t| t.name.as_str()).collect();
+    names.dedup();
+    for name in names {
+        let group: Vec<&&TaskReport> = serving.iter().filter(|t| t.name == name).collect();
+        let dropped: u64 = group.iter().map(|t| t.dropped_items).sum();
+        if name == r.victim.name
+            && let Some(resp) = &r.victim.response
+        {
+            let _ = writeln!(out, "{}", summary_line(name, resp));
+        } else {
+            for t in group {
+                let _ = writeln!(out, "{}", summary_line(&t.comm, t.response.as_ref().expect("filtered")));
+            }
+        }
+        if dropped > 0 {
+            let _ = writeln!(out, "  {name}: {dropped} items dropped (queue full)");
+        }
+    }
+}
+
+fn cpus(r: &RunReport, out: &mut String) {
+    let _ = writeln!(out, "\nCPUs: utilisation and context switches");
+    let mut line = String::new();
+    for (i, c) in r.cpus.iter().enumerate() {
+        let _ = write!(line, "  cpu{:<3} {:>6} {:>8} sw", c.cpu, pct(c.busy_ns, r.sim_time_ns), c.switches);
+        if i % 4 == 3 || i + 1 == r.cpus.len() {
+            let _ = writeln!(out, "{}", line.trim_end());
+            line.clear();
+        }
+    }
+}
+
+fn bar(count: u64, max: u64) -> String {
+    let width = 30u64;
+    let n = if max == 0 { 0 } else { ((count * width).div_ceil(max)) as usize };
+    "█".repeat(n)
+}
+
+fn shares(list: &[(String, u64)], total: u64, n: usize) -> String {
+    list.iter().take(n).map(|(c, ns)| format!("{c} {}", pct(*ns, total))).collect::<Vec<_>>().join(", ")
+}
+
+fn victim(r: &RunReport, out: &mut String) {
+    let v = &r.victim;
+    let _ = writeln!(out, "\nVictim `{}`: scheduling delay (wakeup or preemption to running)", v.name);
+    let _ = writeln!(out, "{}", summary_line("all delays", &v.delay));
+    let _ = writeln!(out, "{}", summary_line("wakeup delays", &v.wakeup_delay));
+    let _ = writeln!(
+        out,
+        "  one-hog bound (sched_latency/2 + 2 x tick) = {}; max wakeup delay {} is {} it",
+        format_duration(v.one_hog_bound_ns),
+        format_duration(v.wakeup_delay.max_ns),
+        if v.wakeup_delay.max_ns <= v.one_hog_bound_ns { "within" } else { "ABOVE" }
+    );
+    let max = v.histogram.iter().map(|b| b.count).max().unwrap_or(0);
+    let _ = writeln!(out, "\n  {:<22} {:>9}  {:<30}  CPU held by (share of the waiting time)", "delay", "count", "");
+    for b in &v.histogram {
+        let range = format!("[{}, {})", format_duration(b.low_ns), format_duration(b.high_ns));
+        let total: u64 = b.culprits.iter().map(|c| c.1).sum();
+        let _ = writeln!(out, "  {:<22} {:>9}  {:<30}  {}", range, b.count, bar(b.count, max), shares(&b.culprits, total, 3));
+    }
+    let victims: Vec<&TaskReport> = r.tasks.iter().filter(|t| t.name == v.name).collect();
+    let mut long: Vec<(String, u64)> = Vec::new();
+    for t in &victims {
+        for (c, ns) in &t.long_delay_culprits {
+            let name = r.tasks.iter().find(|x| &x.comm == c).map_or(c.clone(), |x| x.name.clone());
+            match long.iter_mut().find(|(n, _)| *n == name) {
+                Some(e) => e.1 += ns,
+                None => long.push((name, *ns)),
+            }
+        }
+    }
+    long.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let total: u64 = long.iter().map(|c| c.1).sum();
+    if total > 0 {
+        let _ = writeln!(out, "\n  Long delays (top 3 buckets of each instance) were spent behind: {}", shares(&long, total, 6));
+    }
+}
+
+fn history(r: &RunReport, out: &mut String) {
+    let v = &r.victim;
+    let Some(w) = &v.worst else { return };
+    let _ = writeln!(
+        out,
+        "\nWorst delay: {} waited {} ({}) on CPU {}, from {} s to {} s",
+        w.comm,
+        format_duration(w.end_ns - w.start_ns),
+        match w.kind {
+            sim_core::metrics::recorder::WaitKind::Wakeup => "after a wakeup",
+            sim_core::metrics::recorder::WaitKind::Preempt => "after being preempted",
+        },
+        w.cpu,
+        secs(w.start_ns),
+        secs(w.end_ns)
+    );
+    let _ = writeln!(out, "History on CPU {} around it (perf sched timehist; * = victim; vruntimes in ns):", w.cpu);
+    if v.history_truncated {
+        let _ = writeln!(out, "  (older records had already left the history ring)");
+    }
+    let _ = writeln!(
+        out,
+        "  {:>15} {:>6}  {:<24} {:>9}  {:>9}  {:>9}  {:<5} {:>16} {:>16}  {}",
+        "time", "cpu", "task name", "wait time", "sch delay", "run time", "state", "vruntime", "min_vruntime", "next"
+    );
+    let _ = writeln!(
+        out,
+        "  {:>15} {:>6}  {:<24} {:>9}  {:>9}  {:>9}",
+        "", "", "[tid/pid]", "(msec)", "(msec)", "(msec)"
+    );
+    let _ = writeln!(out, "  {} ------  {} ---------  ---------  ---------  ----- ---------------- ----------------  ----", "-".repeat(15), "-".repeat(24));
+    for row in &v.history {
+        match row {
+            HistoryRow::Switch { at_ns, cpu, task, wait_ns, sch_delay_ns, run_ns, state, vruntime, next, next_vruntime, min_vruntime, victim } => {
+                let _ = writeln!(
+                    out,
+                    "{} {:>15} [{:04}]  {:<24} {:>9}  {:>9}  {:>9}  {:<5} {:>16} {:>16}  {} (v={})",
+                    if *victim { "*" } else { " " },
+                    secs(*at_ns),
+                    cpu,
+                    task,
+                    format_ms(*wait_ns),
+                    format_ms(*sch_delay_ns),
+                    format_ms(*run_ns),
+                    state.code(),
+                    if task == "<idle>" { String::new() } else { vruntime.to_string() },
+                    min_vruntime,
+                    next,
+                    next_vruntime
+                );
+            }
+            HistoryRow::Wakeup { at_ns, cpu, task, vruntime, preempt, min_vruntime, victim } => {
+                let _ = writeln!(
+                    out,
+                    "{} {:>15} [{:04}]  awakened: {:<14} {:>43}  {:>16} {:>16}",
+                    if *victim { "*" } else { " " },
+                    secs(*at_ns),
+                    cpu,
+                    task,
+                    if *preempt { "(preempts curr)" } else { "" },
+                    vruntime,
+                    min_vruntime
+                );
+            }
+        }
+    }
+}
+
+/// The full text report of one run.
+pub fn run_text(r: &RunReport, per_task: bool) -> String {
+    let mut out = String::new();
+    header(r, &mut out);
+    latency_table(r, per_task, &mut out);
+    requests(r, &mut out);
+    cpus(r, &mut out);
+    victim(r, &mut out);
+    history(r, &mut out);
+    out
+}
+
+/// Runs side by side: one column per run.
+pub fn compare_text(runs: &[RunReport]) -> String {
+    let mut out = String::new();
+    let first = &runs[0];
+    let _ = writeln!(
+        out,
+        "schedlab {} · compare {} · seed {} · simulated {} s each · victim `{}`\n",
+        env!("CARGO_PKG_VERSION"),
+        first.scenario,
+        first.seed,
+        secs(first.sim_time_ns),
+        first.victim.name
+    );
+    let names: Vec<String> = runs.iter().map(|r| r.variant.clone().unwrap_or_else(|| "base".into())).collect();
+    let w = names.iter().map(String::len).max().unwrap_or(0).max(12);
+    let mut line = |label: &str, cells: Vec<String>| {
+        let mut l = format!("  {label:<38}");
+        for c in cells {
+            let _ = write!(l, " {c:>w$}");
+        }
+        let _ = writeln!(out, "{}", l.trim_end());
+    };
+    line("", names.clone());
+    let d = |f: &dyn Fn(&RunReport) -> u64| runs.iter().map(|r| format_duration(f(r))).collect::<Vec<_>>();
+    line("sched_latency_ns", d(&|r| r.settings.tunables.sched_latency_ns));
+    line("sched_min_granularity_ns", d(&|r| r.settings.tunables.sched_min_granularity_ns));
+    line("sched_wakeup_granularity_ns", d(&|r| r.settings.tunables.sched_wakeup_granularity_ns));
+    line("HZ", runs.iter().map(|r| r.settings.hz.to_string()).collect());
+    line("victim max wakeup delay", d(&|r| r.victim.wakeup_delay.max_ns));
+    line("one-hog bound: latency/2 + 2 x tick", d(&|r| r.victim.one_hog_bound_ns));
+    line(
+        "  max wakeup delay within the bound",
+        runs.iter().map(|r| if r.victim.wakeup_delay.max_ns <= r.victim.one_hog_bound_ns { "yes".into() } else { "NO".into() }).collect(),
+    );
+    line("victim max delay (wakeup or preempt)", d(&|r| r.victim.delay.max_ns));
+    line("victim p99 delay", d(&|r| r.victim.delay.p99_ns));
+    line("victim p99.9 delay", d(&|r| r.victim.delay.p999_ns));
+    line("victim avg delay", d(&|r| r.victim.delay.avg_ns));
+    if runs.iter().all(|r| r.victim.response.is_some()) {
+        let resp = |f: &dyn Fn(&LatencySummary) -> u64| {
+            runs.iter().map(|r| format_duration(f(r.victim.response.as_ref().expect("checked")))).collect::<Vec<_>>()
+        };
+        line("victim request p99 response", resp(&|s| s.p99_ns));
+        line("victim request max response", resp(&|s| s.max_ns));
+    }
+    line(
+        "worst delay spent behind",
+        runs.iter()
+            .map(|r| r.victim.histogram.last().and_then(|b| b.culprits.first()).map_or("-".into(), |c| c.0.clone()))
+            .collect(),
+    );
+    line("context switches (all CPUs)", runs.iter().map(|r| r.cpus.iter().map(|c| c.switches).sum::<u64>().to_string()).collect());
+    line("events simulated", runs.iter().map(|r| r.events.to_string()).collect());
+    out
+}

@@ -1,0 +1,60 @@
+//! Carries out a command: reads the file, builds scenarios through the core's
+//! one API, runs them, and returns the text to print.
+
+use crate::args::{Cli, Command, Common};
+use crate::output;
+use anyhow::{bail, Context, Result};
+use sim_core::{report_json, runs_json, RunReport, Scenario};
+
+pub fn execute(cli: Cli) -> Result<String> {
+    match cli.command {
+        Command::Run { common, variant, per_task } => {
+            let base = load(&common)?;
+            let scenario = match &variant {
+                Some(v) => base.with_variant(v)?,
+                None => base,
+            };
+            let scenario = with_sets(&scenario, &common.set)?;
+            let report = sim_core::run(&scenario);
+            Ok(if common.json { report_json(&report) + "\n" } else { output::run_text(&report, per_task) })
+        }
+        Command::Compare { common } => {
+            let base = load(&common)?;
+            let mut runs: Vec<RunReport> = Vec::new();
+            let names: Vec<Option<String>> =
+                std::iter::once(None).chain(base.variant_names().into_iter().map(|v| Some(v.to_string()))).collect();
+            for name in names {
+                let s = match &name {
+                    Some(v) => base.with_variant(v)?,
+                    None => base.clone(),
+                };
+                runs.push(sim_core::run(&with_sets(&s, &common.set)?));
+            }
+            Ok(if common.json { runs_json(&runs) + "\n" } else { output::compare_text(&runs) })
+        }
+    }
+}
+
+fn load(common: &Common) -> Result<Scenario> {
+    let path = &common.file;
+    let meta = std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
+    if meta.len() > sim_core::scenario::FILE_SIZE_MAX as u64 {
+        bail!("{}: the file is {} bytes; the limit is {}", path.display(), meta.len(), sim_core::scenario::FILE_SIZE_MAX);
+    }
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {} as UTF-8 text", path.display()))?;
+    Ok(Scenario::from_toml(&path.display().to_string(), &text)?)
+}
+
+fn with_sets(s: &Scenario, sets: &[String]) -> Result<Scenario> {
+    if sets.is_empty() {
+        return Ok(s.clone());
+    }
+    let mut pairs = Vec::with_capacity(sets.len());
+    for kv in sets {
+        let Some((k, v)) = kv.split_once('=') else {
+            bail!("--set {kv}: expected KEY=VALUE, e.g. --set cfs.sched_latency_ns=1ms");
+        };
+        pairs.push((k, v));
+    }
+    Ok(s.with_overrides(&pairs)?)
+}
