@@ -183,9 +183,12 @@ fn cpus(r: &RunReport, out: &mut String) {
     }
 }
 
+/// A bar on a log scale: every doubling of the count adds the same length, so
+/// a handful of long delays stay visible next to thousands of short ones.
 fn bar(count: u64, max: u64) -> String {
     let width = 30u64;
-    let n = if max == 0 { 0 } else { ((count * width).div_ceil(max)) as usize };
+    let steps = |n: u64| if n == 0 { 0 } else { u64::from(n.ilog2()) + 1 };
+    let n = if max == 0 { 0 } else { (steps(count) * width).div_ceil(steps(max)) as usize };
     "█".repeat(n)
 }
 
@@ -206,7 +209,7 @@ fn victim(r: &RunReport, out: &mut String) {
         if v.wakeup_delay.max_ns <= v.one_hog_bound_ns { "within" } else { "ABOVE" }
     );
     let max = v.histogram.iter().map(|b| b.count).max().unwrap_or(0);
-    let _ = writeln!(out, "\n  {:<22} {:>9}  {:<30}  CPU held by (share of the waiting time)", "delay", "count", "");
+    let _ = writeln!(out, "\n  {:<22} {:>9}  {:<30}  CPU held by (share of the waiting time)", "delay", "count", "(log scale)");
     for b in &v.histogram {
         let range = format!("[{}, {})", format_duration(b.low_ns), format_duration(b.high_ns));
         let total: u64 = b.culprits.iter().map(|c| c.1).sum();

@@ -1,17 +1,33 @@
 //! Latency statistics streamed into fixed-size state: exact count, sum, max
 //! (and when it happened), percentiles from an HdrHistogram with two
-//! significant digits (under 1% relative error), and exact power-of-two
+//! significant digits (under 1% relative error), and exact 1-2-5 decade
 //! buckets for the text histogram.
 
 use crate::time::SimTime;
 use hdrhistogram::Histogram;
 
-/// Power-of-two buckets: bucket `b` holds values in `[2^b, 2^(b+1))`, bucket 0
-/// also holds 0.
-pub const LOG2_BUCKETS: usize = 64;
+/// Log-scale buckets with 1-2-5 bounds per decade (1ns, 2ns, 5ns, 10ns, …,
+/// 1ms, 2ms, 5ms, …): readable edges, three buckets per decade. Bucket 0 holds
+/// exactly 0 (a task that ran the moment it became runnable).
+pub const DELAY_BUCKETS: usize = 59;
 
-pub fn log2_bucket(ns: u64) -> usize {
-    if ns <= 1 { 0 } else { ns.ilog2() as usize }
+/// The bucket of a delay.
+pub fn delay_bucket(ns: u64) -> usize {
+    if ns == 0 {
+        return 0;
+    }
+    let d = ns.ilog10();
+    let m = ns / 10u64.pow(d);
+    1 + 3 * d as usize + usize::from(m >= 2) + usize::from(m >= 5)
+}
+
+/// The lower edge of bucket `b` (its upper edge is that of `b + 1`).
+pub fn bucket_low_ns(b: usize) -> u64 {
+    if b == 0 {
+        return 0;
+    }
+    let k = b - 1;
+    [1u64, 2, 5][k % 3].saturating_mul(10u64.saturating_pow((k / 3) as u32))
 }
 
 #[derive(Clone, Debug)]
@@ -118,8 +134,15 @@ mod tests {
         assert!(m.p50_ns.abs_diff(500_000) <= 5_000, "{}", m.p50_ns);
         assert!(m.p99_ns.abs_diff(990_000) <= 10_000, "{}", m.p99_ns);
         assert!(m.p999_ns <= m.max_ns);
-        assert_eq!(log2_bucket(0), 0);
-        assert_eq!(log2_bucket(1024), 10);
-        assert_eq!(log2_bucket(2047), 10);
+        assert_eq!(delay_bucket(0), 0);
+        assert_eq!(delay_bucket(1), 1);
+        assert_eq!(delay_bucket(1_999_999), delay_bucket(1_000_000));
+        assert_eq!(bucket_low_ns(delay_bucket(12_000_000)), 10_000_000);
+        assert_eq!(bucket_low_ns(delay_bucket(12_000_000) + 1), 20_000_000);
+        assert_eq!(delay_bucket(u64::MAX), DELAY_BUCKETS - 1);
+        for v in [1u64, 7, 20, 49, 50, 999, 3_000_000] {
+            let b = delay_bucket(v);
+            assert!(bucket_low_ns(b) <= v && v < bucket_low_ns(b + 1), "{v}");
+        }
     }
 }

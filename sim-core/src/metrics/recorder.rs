@@ -4,7 +4,7 @@
 //! model's size, not by simulated duration.
 
 use super::history::{CpuHistory, SchedRecord, CAPTURE_ROWS_MAX};
-use super::latency::{log2_bucket, LatencyStats};
+use super::latency::{delay_bucket, LatencyStats, DELAY_BUCKETS};
 use crate::ids::{CpuId, TaskId};
 use crate::time::SimTime;
 
@@ -28,7 +28,7 @@ pub struct TaskMetrics {
     pub preempt_delay: LatencyStats,
     /// Request response times (arrival to completion), for tasks that serve.
     pub response: LatencyStats,
-    /// Exact count of delays per power-of-two bucket.
+    /// Exact count of delays per 1-2-5 bucket (`latency::delay_bucket`).
     pub delay_buckets: Vec<u64>,
     /// Time spent waiting behind each culprit, per delay bucket: `(bucket, culprit, ns)`.
     pub culprits: Vec<(u8, Culprit, u64)>,
@@ -83,7 +83,7 @@ pub struct Recorder {
 impl Recorder {
     pub fn new(ntasks: usize, ncpus: usize, victim_range: (u32, u32), window_ns: u64) -> Recorder {
         Recorder {
-            tasks: vec![TaskMetrics { delay_buckets: vec![0; 64], ..TaskMetrics::default() }; ntasks],
+            tasks: vec![TaskMetrics { delay_buckets: vec![0; DELAY_BUCKETS], ..TaskMetrics::default() }; ntasks],
             cpus: vec![CpuMetrics::default(); ncpus],
             history: vec![CpuHistory::default(); ncpus],
             victim_range,
@@ -116,7 +116,7 @@ impl Recorder {
     /// A task that waited since `from` on `cpu` is switched in at `now`.
     pub fn record_delay(&mut self, task: TaskId, cpu: CpuId, from: SimTime, now: SimTime, kind: WaitKind) {
         let ns = now.since(from);
-        let bucket = log2_bucket(ns) as u8;
+        let bucket = delay_bucket(ns) as u8;
         let m = &mut self.tasks[task.index()];
         m.delay.record(ns, now);
         match kind {

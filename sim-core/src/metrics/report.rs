@@ -56,8 +56,8 @@ pub struct TaskReport {
     pub response: Option<LatencySummary>,
     pub dropped_items: u64,
     /// Share of the task's long delays spent behind each culprit (comm,
-    /// nanoseconds), largest first. "Long" means the top three power-of-two
-    /// buckets of its delay histogram.
+    /// nanoseconds), largest first. "Long" means the top three buckets of its
+    /// delay histogram (1-2-5 per decade: within 5-10x of its worst delay).
     pub long_delay_culprits: Vec<(String, u64)>,
 }
 
@@ -128,12 +128,12 @@ pub struct VictimReport {
 }
 
 use super::history::RecordKind;
-use super::latency::{LatencyStats, LOG2_BUCKETS};
+use super::latency::{bucket_low_ns, LatencyStats, DELAY_BUCKETS};
 use super::recorder::Culprit;
 use crate::engine::Simulation;
 use crate::ids::{CpuId, TaskId};
 
-/// Power-of-two buckets counted as "long" delays for culprit shares.
+/// Histogram buckets (1-2-5 per decade) counted as "long" delays for culprit shares.
 const LONG_BUCKETS: usize = 3;
 
 impl RunReport {
@@ -200,8 +200,8 @@ impl RunReport {
         let mut delay = LatencyStats::default();
         let mut wakeup = LatencyStats::default();
         let mut response = LatencyStats::default();
-        let mut buckets = vec![0u64; LOG2_BUCKETS];
-        let mut bucket_culprits: Vec<Vec<(String, u64)>> = vec![Vec::new(); LOG2_BUCKETS];
+        let mut buckets = vec![0u64; DELAY_BUCKETS];
+        let mut bucket_culprits: Vec<Vec<(String, u64)>> = vec![Vec::new(); DELAY_BUCKETS];
         for m in &rec.tasks[range] {
             delay.merge(&m.delay);
             wakeup.merge(&m.wakeup_delay);
@@ -225,7 +225,7 @@ impl RunReport {
             .map(|(b, &count)| {
                 let mut culprits = std::mem::take(&mut bucket_culprits[b]);
                 culprits.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-                BucketRow { low_ns: if b == 0 { 0 } else { 1 << b }, high_ns: 1 << (b + 1), count, culprits }
+                BucketRow { low_ns: bucket_low_ns(b), high_ns: bucket_low_ns(b + 1), count, culprits }
             })
             .collect();
 
