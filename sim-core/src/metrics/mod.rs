@@ -6,6 +6,7 @@ pub mod json;
 pub mod latency;
 pub mod recorder;
 pub mod report;
+pub mod timeline;
 
 pub use latency::LatencySummary;
 pub use report::RunReport;

@@ -13,6 +13,9 @@ pub mod placement;
 pub mod tunables;
 pub mod weights;
 
+#[cfg(test)]
+mod tests;
+
 use crate::ids::{CfsRqId, EntityId};
 
 /// The hooks a scheduling class offers the core scheduler (`struct sched_class`

@@ -1,0 +1,42 @@
+//! A fixed-column, line-per-event rendering of a traced run: the format unit
+//! tests pin timelines with, and a plain listing for people.
+
+use super::history::{RecordKind, SchedRecord};
+use crate::engine::Simulation;
+use crate::time::SimTime;
+
+/// Renders `records` one per line:
+/// `time  cpu  event  task(s)  vruntime(s)  min_vruntime`.
+pub fn render(sim: &Simulation, records: &[SchedRecord]) -> String {
+    let name = |t: Option<crate::ids::TaskId>| t.map_or("<idle>", |t| sim.task_comm(t)).to_string();
+    let mut out = String::new();
+    for r in records {
+        let line = match r.kind {
+            RecordKind::Switch { prev, prev_state, next, prev_vruntime, next_vruntime, .. } => format!(
+                "{:>14} cpu{:<3} switch {:<12} {:<2} -> {:<12} v={:<12} next_v={:<12} min_v={}",
+                SimTime(r.at.ns()).to_string(),
+                r.cpu.0,
+                name(prev),
+                if prev.is_some() { prev_state.code() } else { "" },
+                name(next),
+                if prev.is_some() { prev_vruntime.to_string() } else { "-".into() },
+                if next.is_some() { next_vruntime.to_string() } else { "-".into() },
+                r.min_vruntime
+            ),
+            RecordKind::Wakeup { task, vruntime, preempt } => format!(
+                "{:>14} cpu{:<3} wakeup {:<12} {:<2}    {:<12} v={:<12} {:<19} min_v={}",
+                SimTime(r.at.ns()).to_string(),
+                r.cpu.0,
+                name(Some(task)),
+                "",
+                if preempt { "preempts" } else { "" },
+                vruntime,
+                "",
+                r.min_vruntime
+            ),
+        };
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
