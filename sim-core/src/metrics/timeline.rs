@@ -13,7 +13,7 @@ pub fn render(sim: &Simulation, records: &[SchedRecord]) -> String {
     for r in records {
         let line = match r.kind {
             RecordKind::Switch { prev, prev_state, next, prev_vruntime, next_vruntime, .. } => format!(
-                "{:>14} cpu{:<3} switch {:<12} {:<2} -> {:<12} v={:<12} next_v={:<12} min_v={}",
+                "{:>11} cpu{:<3} switch {:<12} {:<2} -> {:<12} v={:<12} next_v={:<12} min_v={}",
                 SimTime(r.at.ns()).to_string(),
                 r.cpu.0,
                 name(prev),
@@ -24,7 +24,7 @@ pub fn render(sim: &Simulation, records: &[SchedRecord]) -> String {
                 r.min_vruntime
             ),
             RecordKind::Wakeup { task, vruntime, preempt } => format!(
-                "{:>14} cpu{:<3} wakeup {:<12} {:<2}    {:<12} v={:<12} {:<19} min_v={}",
+                "{:>11} cpu{:<3} wakeup {:<12} {:<2}    {:<12} v={:<12} {:<19} min_v={}",
                 SimTime(r.at.ns()).to_string(),
                 r.cpu.0,
                 name(Some(task)),
