@@ -8,9 +8,10 @@
 //! takes effect at the tick, and wakeup preemption at the wakeup (kernel.md §1.9).
 //!
 //! Bounds: `advance` stops at an event budget, the scenario's `events_max`,
-//! or its duration; a task runs at most `STEPS_PER_TURN` zero-time steps before
-//! it yields to an `Event::Resume`, and `settle` schedules at most
-//! `SETTLE_MAX` CPUs per event before deferring the rest the same way.
+//! or its duration. One event executes at most `STEPS_PER_EVENT` program
+//! steps and `SETTLE_MAX` calls to `schedule()`; the rest is deferred to an
+//! `Event::Resume` at the same instant, so even a program that loops in zero
+//! time (a `yield` ping-pong) is bounded by the event budget.
 
 use crate::cpuset::CpuSet;
 use crate::event::{Event, EventQueue};
@@ -31,11 +32,10 @@ use crate::time::SimTime;
 use crate::workload::{Dist, Step, WakeTarget};
 use std::collections::VecDeque;
 
-/// Zero-time steps (`wake`, `yield`, zero-length bursts) a task may execute in
-/// one turn before the rest is deferred to an `Event::Resume`.
-const STEPS_PER_TURN: u32 = 64;
-/// `schedule()` calls one event may trigger before the rest are deferred.
-const SETTLE_MAX: u32 = 100_000;
+/// Program steps one event may execute before the rest is deferred.
+const STEPS_PER_EVENT: u32 = 256;
+/// `schedule()` calls one event may make before the rest are deferred.
+const SETTLE_MAX: u32 = 256;
 /// `hrtick_start` (4.4 core.c): "Don't schedule slices shorter than 10000ns".
 const HRTICK_MIN_NS: u64 = 10_000;
 
@@ -121,6 +121,8 @@ pub struct Simulation {
     /// `min_vruntime` of each run queue at the last `check_invariants`.
     seen_min_vruntime: Vec<i64>,
     seen_now: SimTime,
+    /// Program steps left for the current event.
+    steps_left: u32,
 }
 
 impl Simulation {
@@ -223,6 +225,7 @@ impl Simulation {
             finished: None,
             seen_min_vruntime,
             seen_now: SimTime::ZERO,
+            steps_left: STEPS_PER_EVENT,
         }
     }
 
@@ -276,6 +279,7 @@ impl Simulation {
             self.cfs.clock = at.ns();
             self.events += 1;
             dispatched += 1;
+            self.steps_left = STEPS_PER_EVENT;
             self.dispatch(event);
             self.settle();
         }
@@ -629,7 +633,8 @@ impl Simulation {
     /// takes time or blocks, or a preemption is pending on its CPU. A task whose
     /// passes are all done exits when it would start the next one.
     fn run_steps(&mut self, task: TaskId) {
-        for _ in 0..STEPS_PER_TURN {
+        while self.steps_left > 0 {
+            self.steps_left -= 1;
             let t = &self.tasks[task.index()];
             let cpu = t.cpu;
             if self.rqs[cpu.index()].need_resched {
@@ -825,6 +830,12 @@ impl Simulation {
             }
         }
         for (c, rq) in self.rqs.iter().enumerate() {
+            if let Some(t) = rq.curr {
+                let task = &self.tasks[t.index()];
+                if task.cpu.index() != c || task.state != TaskState::Running {
+                    return Err(format!("cpu {c} runs {} which is {:?} on cpu {} ({ctx})", task.comm, task.state, task.cpu));
+                }
+            }
             let q = self.cfs.rq(rq.root);
             if rq.nr_running != nr[c] || q.h_nr_running != nr[c] {
                 return Err(format!("cpu {c}: nr_running {} / h_nr_running {} but {} tasks ({ctx})", rq.nr_running, q.h_nr_running, nr[c]));

@@ -1,1 +1,6 @@
-//! it
+//! Integration tests: one test binary (`cargo test -p sim-tests`).
+
+mod determinism;
+mod errors;
+mod invariants;
+mod scenarios;

@@ -1,0 +1,62 @@
+//! Bad input gets an error naming the file, the key and what is allowed.
+
+use sim_core::Scenario;
+
+const GOOD: &str = r#"
+schema = 1
+seed = 1
+duration = "1s"
+[machine]
+cpus = 2
+[[tasks]]
+name = "t"
+program = [{ run = "1ms" }, { sleep = "1ms" }]
+"#;
+
+fn err(text: &str) -> String {
+    Scenario::from_toml("bad.toml", text).map(|_| ()).unwrap_err().to_string()
+}
+
+#[test]
+fn errors_name_file_key_and_what_is_allowed() {
+    assert!(Scenario::from_toml("good.toml", GOOD).is_ok());
+    let cases: &[(&str, &str, &[&str])] = &[
+        ("[machine]\ncpus = 2", "[machine]\ncpus = 2\nhz = 500", &["bad.toml", "machine.hz", "100, 250, 300 or 1000"]),
+        ("duration = \"1s\"", "duration = \"1 fortnight\"", &["bad.toml", "duration", "unknown time unit"]),
+        ("duration = \"1s\"", "duration = \"0s\"", &["duration", "positive"]),
+        ("cpus = 2", "cpus = 1000000", &["machine.cpus", "1 to 4096"]),
+        ("name = \"t\"", "name = \"t\"\nnice = 40", &["tasks[0].nice", "-20 to 19"]),
+        ("name = \"t\"", "name = \"t\"\ncpus = \"5\"", &["tasks[0].cpus", "CPU 5 does not exist"]),
+        ("name = \"t\"", "name = \"t\"\ncount = 1000000000", &["tasks[0].count", "1 to 100000"]),
+        ("{ run = \"1ms\" }", "{ run = \"uniform(5ms, 1ms)\" }", &["tasks[0].program[0].run", "low must not exceed high"]),
+        ("{ run = \"1ms\" }", "{ jog = \"1ms\" }", &["tasks[0].program[0]", "run, sleep"]),
+        ("seed = 1", "seed = 1\nsedd = 2", &["bad.toml", "unknown field `sedd`"]),
+        ("[machine]", "[cfs]\nsched_latency_ns = \"50us\"\n[machine]", &["cfs.sched_latency_ns", "sysctl range"]),
+        ("[machine]", "[features]\nFAST = true\n[machine]", &["features.FAST", "GENTLE_FAIR_SLEEPERS"]),
+        ("seed = 1", "seed = \"one\"", &["seed", "invalid type"]),
+    ];
+    for (from, to, wants) in cases {
+        assert!(GOOD.contains(from), "fixture lacks {from}");
+        let msg = err(&GOOD.replacen(from, to, 1));
+        for w in *wants {
+            assert!(msg.contains(w), "error for `{to}` lacks `{w}`: {msg}");
+        }
+    }
+    let syntax = err("schema = 1\nseed = [");
+    assert!(syntax.contains("bad.toml") && syntax.contains("TOML syntax error"), "{syntax}");
+    assert!(err("").contains("missing field"), "{}", err(""));
+}
+
+#[test]
+fn override_errors_say_where_they_came_from() {
+    let s = Scenario::from_toml("good.toml", GOOD).unwrap();
+    let e = s.with_overrides(&[("cfs.sched_latency", "1ms")]).unwrap_err().to_string();
+    assert!(e.contains("--set") && e.contains("cfs") && e.contains("unknown field `sched_latency`"), "{e}");
+    let e = s.with_overrides(&[("tasks.nope.nice", "1")]).unwrap_err().to_string();
+    assert!(e.contains("tasks.nope") && e.contains("names: t"), "{e}");
+    let e = s.with_variant("fast").unwrap_err().to_string();
+    assert!(e.contains("no variant `fast`"), "{e}");
+    let bad_variant = format!("{GOOD}\n[variants.broken]\n\"machine.hz\" = 7\n");
+    let e = Scenario::from_toml("v.toml", &bad_variant).unwrap_err().to_string();
+    assert!(e.contains("v.toml") && e.contains("variant `broken`") && e.contains("machine.hz"), "{e}");
+}
