@@ -1,1 +1,65 @@
-fn main() {}
+//! Criterion benchmarks: the event queue, and whole scenario runs reported in
+//! simulated events per second (`thrpt` in elements/s).
+//!
+//! `cargo bench -p sim-core --bench engine`
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use sim_core::event::{Event, EventQueue};
+use sim_core::ids::CpuId;
+use sim_core::time::SimTime;
+use sim_core::{Scenario, Simulation};
+use std::hint::black_box;
+
+fn scenario(name: &str) -> Scenario {
+    let path = format!("{}/../scenarios/{name}.toml", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).expect("scenario file");
+    Scenario::from_toml(&path, &text).expect("valid scenario")
+}
+
+fn event_queue(c: &mut Criterion) {
+    let mut g = c.benchmark_group("event_queue");
+    // A steady state like a 32-CPU run: ~100 pending events, one pop and one push per step.
+    g.throughput(Throughput::Elements(1));
+    g.bench_function("pop_push_100_pending", |b| {
+        let mut q = EventQueue::new();
+        let mut t = 0u64;
+        for i in 0..100u64 {
+            q.push(SimTime(i * 997 % 10_000), Event::Tick { cpu: CpuId((i % 32) as u16) });
+        }
+        b.iter(|| {
+            let (at, ev) = q.pop().expect("non-empty");
+            t = t.wrapping_add(7919);
+            q.push(SimTime(at.ns() + 1 + t % 10_000), black_box(ev));
+        });
+    });
+    g.finish();
+}
+
+fn whole_runs(c: &mut Criterion) {
+    let mut g = c.benchmark_group("scenario_end_to_end");
+    g.sample_size(10);
+    for (name, variant) in [("jmx", None), ("jmx", Some("tuned")), ("desktop-build", None)] {
+        let mut s = scenario(name);
+        if let Some(v) = variant {
+            s = s.with_variant(v).expect("variant");
+        }
+        // Count the events once so throughput reads as simulated events per second.
+        let events = sim_core::run(&s).events;
+        g.throughput(Throughput::Elements(events));
+        let id = format!("{name}{}", variant.map_or(String::new(), |v| format!("/{v}")));
+        g.bench_function(id, |b| {
+            b.iter_batched(
+                || Simulation::new(&s),
+                |mut sim| {
+                    sim.run_to_end();
+                    black_box(sim.events())
+                },
+                BatchSize::LargeInput,
+            );
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, event_queue, whole_runs);
+criterion_main!(benches);

@@ -33,6 +33,9 @@ pub fn bucket_low_ns(b: usize) -> u64 {
 #[derive(Clone, Debug)]
 pub struct LatencyStats {
     count: u64,
+    /// Values of exactly 0 (most wakeups on an idle CPU) are only counted:
+    /// the histogram holds the others, which keeps recording cheap.
+    zeros: u64,
     sum_ns: u128,
     max_ns: u64,
     max_at: SimTime,
@@ -41,7 +44,7 @@ pub struct LatencyStats {
 
 impl Default for LatencyStats {
     fn default() -> Self {
-        LatencyStats { count: 0, sum_ns: 0, max_ns: 0, max_at: SimTime::ZERO, hist: None }
+        LatencyStats { count: 0, zeros: 0, sum_ns: 0, max_ns: 0, max_at: SimTime::ZERO, hist: None }
     }
 }
 
@@ -68,6 +71,10 @@ impl LatencyStats {
             self.max_ns = ns;
             self.max_at = at;
         }
+        if ns == 0 {
+            self.zeros += 1;
+            return;
+        }
         let h = self.hist.get_or_insert_with(|| Histogram::new(2).expect("2 significant digits is valid"));
         if h.record(ns).is_err() {
             h.saturating_record(ns);
@@ -92,6 +99,7 @@ impl LatencyStats {
             self.max_at = other.max_at;
         }
         self.count += other.count;
+        self.zeros += other.zeros;
         self.sum_ns += other.sum_ns;
         if let Some(oh) = &other.hist {
             let h = self.hist.get_or_insert_with(|| Histogram::new(2).expect("valid"));
@@ -102,7 +110,15 @@ impl LatencyStats {
     /// The value at quantile `q`, clamped to the exact maximum (HdrHistogram
     /// reports the top of the bucket).
     pub fn quantile(&self, q: f64) -> u64 {
-        self.hist.as_ref().map_or(0, |h| h.value_at_quantile(q).min(self.max_ns))
+        let Some(h) = &self.hist else { return 0 };
+        // The rank HdrHistogram would use over all values, zeros included.
+        let rank = ((q * self.count as f64).ceil() as u64).max(1);
+        if rank <= self.zeros {
+            return 0;
+        }
+        let rest = h.len();
+        let q_rest = (rank - self.zeros) as f64 / rest as f64;
+        h.value_at_quantile(q_rest.min(1.0)).min(self.max_ns)
     }
 
     pub fn summary(&self) -> LatencySummary {
@@ -134,6 +150,13 @@ mod tests {
         assert!(m.p50_ns.abs_diff(500_000) <= 5_000, "{}", m.p50_ns);
         assert!(m.p99_ns.abs_diff(990_000) <= 10_000, "{}", m.p99_ns);
         assert!(m.p999_ns <= m.max_ns);
+        let mut z = LatencyStats::default();
+        for v in [0, 0, 0, 0, 0, 0, 0, 0, 1000, 2000] {
+            z.record(v, SimTime(1));
+        }
+        assert_eq!((z.quantile(0.5), z.quantile(0.8)), (0, 0));
+        assert!((1000..=1010).contains(&z.quantile(0.85)), "{}", z.quantile(0.85));
+        assert_eq!((z.quantile(0.95), z.quantile(1.0)), (2000, 2000));
         assert_eq!(delay_bucket(0), 0);
         assert_eq!(delay_bucket(1), 1);
         assert_eq!(delay_bucket(1_999_999), delay_bucket(1_000_000));

@@ -2,13 +2,15 @@
 //!
 //! The kernel keeps queued entities in a red-black tree keyed by vruntime; the
 //! running entity (`curr`) is kept out of the tree (4.4 `set_next_entity`).
-//! Here the tree is a `BTreeSet` keyed by `(vruntime, insertion seq)`, which
-//! orders equal vruntimes the way `__enqueue_entity` does (ties go right).
+//! Here the tree is a sorted `Vec` keyed by `(vruntime, insertion seq)`, which
+//! orders equal vruntimes the way `__enqueue_entity` does (ties go right). It
+//! is kept in *descending* order so the leftmost entity, the one picked and
+//! removed most often, sits at the end: run queues hold a handful of entities,
+//! and a `Vec` that keeps its capacity never allocates on the hot path (a
+//! B-tree allocates a node whenever a queue goes from empty to one entity).
 
 use super::weights::LoadWeight;
 use crate::ids::{CpuId, EntityId};
-use std::collections::BTreeSet;
-use std::ops::Bound;
 
 /// `min_vruntime` of a new run queue: `(u64)(-(1LL << 20))` (4.4 fair.c:init_cfs_rq),
 /// so that wrap-around bugs show early. Kept so printed vruntimes match the kernel's.
@@ -30,7 +32,8 @@ pub struct CfsRq {
     pub next: Option<EntityId>,
     pub last: Option<EntityId>,
     pub skip: Option<EntityId>,
-    timeline: BTreeSet<Key>,
+    /// Descending by key: `timeline.last()` is the leftmost entity.
+    timeline: Vec<Key>,
 }
 
 impl CfsRq {
@@ -45,36 +48,80 @@ impl CfsRq {
             next: None,
             last: None,
             skip: None,
-            timeline: BTreeSet::new(),
+            timeline: Vec::new(),
         }
     }
 
     /// `__pick_first_entity`: the leftmost queued entity.
     pub fn first(&self) -> Option<(i64, EntityId)> {
-        self.timeline.first().map(|&(v, _, e)| (v, e))
+        self.timeline.last().map(|&(v, _, e)| (v, e))
     }
 
-    /// `__pick_next_entity`: the entity right of `(vruntime, seq, se)`.
+    /// Position of `key` (or where it would go) in the descending vector.
+    fn position(&self, key: &Key) -> Result<usize, usize> {
+        self.timeline.binary_search_by(|probe| key.cmp(probe))
+    }
+
+    /// `__pick_next_entity`: the entity right of `key`.
     pub(crate) fn after(&self, key: Key) -> Option<(i64, EntityId)> {
-        self.timeline.range((Bound::Excluded(key), Bound::Unbounded)).next().map(|&(v, _, e)| (v, e))
+        let i = match self.position(&key) {
+            Ok(i) | Err(i) => i,
+        };
+        i.checked_sub(1).map(|j| {
+            let (v, _, e) = self.timeline[j];
+            (v, e)
+        })
     }
 
     pub(crate) fn insert(&mut self, key: Key) {
-        let fresh = self.timeline.insert(key);
-        debug_assert!(fresh, "entity queued twice");
+        match self.position(&key) {
+            Ok(_) => debug_assert!(false, "entity queued twice"),
+            Err(i) => self.timeline.insert(i, key),
+        }
     }
 
     pub(crate) fn remove(&mut self, key: Key) {
-        let found = self.timeline.remove(&key);
-        debug_assert!(found, "dequeue of an entity not in the timeline");
+        if self.timeline.last() == Some(&key) {
+            self.timeline.pop();
+            return;
+        }
+        match self.position(&key) {
+            Ok(i) => {
+                self.timeline.remove(i);
+            }
+            Err(_) => debug_assert!(false, "dequeue of an entity not in the timeline"),
+        }
     }
 
     /// Entities in the timeline (queued and not running), in pick order.
     pub fn queued(&self) -> impl Iterator<Item = (i64, EntityId)> + '_ {
-        self.timeline.iter().map(|&(v, _, e)| (v, e))
+        self.timeline.iter().rev().map(|&(v, _, e)| (v, e))
     }
 
     pub fn timeline_len(&self) -> usize {
         self.timeline.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timeline_orders_by_vruntime_then_insertion() {
+        let mut q = CfsRq::new(CpuId(0));
+        let keys = [(5, 1, EntityId(0)), (3, 2, EntityId(1)), (5, 3, EntityId(2)), (-7, 4, EntityId(3))];
+        for k in keys {
+            q.insert(k);
+        }
+        let order: Vec<u32> = q.queued().map(|(_, e)| e.0).collect();
+        assert_eq!(order, vec![3, 1, 0, 2], "equal vruntimes keep insertion order");
+        assert_eq!(q.first(), Some((-7, EntityId(3))));
+        assert_eq!(q.after((3, 2, EntityId(1))), Some((5, EntityId(0))));
+        assert_eq!(q.after((5, 3, EntityId(2))), None);
+        q.remove((5, 1, EntityId(0)));
+        q.remove((-7, 4, EntityId(3)));
+        let order: Vec<u32> = q.queued().map(|(_, e)| e.0).collect();
+        assert_eq!(order, vec![1, 2]);
     }
 }
