@@ -4,3 +4,4 @@ mod determinism;
 mod errors;
 mod invariants;
 mod scenarios;
+mod tidy;

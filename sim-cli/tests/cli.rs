@@ -1,0 +1,58 @@
+//! The binary as a user runs it (three subprocess tests, by design).
+
+use std::process::Command;
+
+fn sim_cli(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_sim-cli"))
+        .args(args)
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .output()
+        .expect("sim-cli runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).expect("utf-8"),
+        String::from_utf8(out.stderr).expect("utf-8"),
+    )
+}
+
+#[test]
+fn run_json_reports_the_variant_and_overrides() {
+    let (code, out, err) =
+        sim_cli(&["run", "scenarios/jmx.toml", "--variant", "tuned", "--set", "duration=1s", "--set", "seed=5", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
+    assert_eq!(v["variant"], "tuned");
+    assert_eq!(v["seed"], 5);
+    assert_eq!(v["sim_time_ns"], 1_000_000_000u64);
+    assert_eq!(v["settings"]["sched_latency_ns"], 1_000_000);
+    assert_eq!(v["settings"]["sched_nr_latency"], 2);
+}
+
+#[test]
+fn bad_input_exits_2_naming_file_and_key() {
+    let dir = std::env::temp_dir().join(format!("sim-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, "schema = 1\nseed = 1\nduration = \"1s\"\n[machine]\ncpus = 2\nhz = 999\n[[tasks]]\nname = \"t\"\nprogram = [\"wait\"]\n").unwrap();
+    let (code, out, err) = sim_cli(&["run", bad.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(out.is_empty());
+    assert!(err.contains("bad.toml") && err.contains("machine.hz") && err.contains("100, 250, 300 or 1000"), "{err}");
+    let (code, _, err) = sim_cli(&["run", "scenarios/jmx.toml", "--set", "cfs.sched_latency_ns=-3"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("cfs.sched_latency_ns"), "{err}");
+    let (code, _, err) = sim_cli(&["run", "scenarios/no-such-file.toml"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no-such-file.toml"), "{err}");
+    assert!(!err.contains("panicked"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn compare_prints_the_bound_next_to_the_measured_delay() {
+    let (code, out, err) = sim_cli(&["compare", "scenarios/jmx.toml", "--set", "duration=2s"]);
+    assert_eq!(code, 0, "{err}");
+    for needle in ["base", "defaults", "tuned", "victim max wakeup delay", "one-hog bound", "2.5ms", "14ms"] {
+        assert!(out.contains(needle), "compare output lacks `{needle}`:\n{out}");
+    }
+}
