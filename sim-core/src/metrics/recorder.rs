@@ -23,7 +23,6 @@ pub type Culprit = Option<TaskId>;
 
 #[derive(Clone, Debug, Default)]
 pub struct TaskMetrics {
-    pub delay: LatencyStats,
     pub wakeup_delay: LatencyStats,
     pub preempt_delay: LatencyStats,
     /// Request response times (arrival to completion), for tasks that serve.
@@ -37,6 +36,14 @@ pub struct TaskMetrics {
 }
 
 impl TaskMetrics {
+    /// All delays, wakeup and preemption together (merged on demand so the
+    /// hot path records each delay once).
+    pub fn delay(&self) -> LatencyStats {
+        let mut all = self.wakeup_delay.clone();
+        all.merge(&self.preempt_delay);
+        all
+    }
+
     fn add_culprit(&mut self, bucket: u8, who: Culprit, ns: u64) {
         match self.culprits.iter_mut().find(|(b, c, _)| *b == bucket && *c == who) {
             Some(e) => e.2 += ns,
@@ -118,7 +125,6 @@ impl Recorder {
         let ns = now.since(from);
         let bucket = delay_bucket(ns) as u8;
         let m = &mut self.tasks[task.index()];
-        m.delay.record(ns, now);
         match kind {
             WaitKind::Wakeup => m.wakeup_delay.record(ns, now),
             WaitKind::Preempt => m.preempt_delay.record(ns, now),

@@ -176,7 +176,7 @@ impl RunReport {
                     cpus_allowed: cpu_list(t.affinity.iter()),
                     runtime_ns: sim.task_runtime_ns(TaskId(i as u32)),
                     switches: t.switches,
-                    delay: m.delay.summary(),
+                    delay: m.delay().summary(),
                     wakeup_delay: m.wakeup_delay.summary(),
                     preempt_delay: m.preempt_delay.summary(),
                     response: ts.program.steps.contains(&crate::workload::Step::Serve).then(|| m.response.summary()),
@@ -203,7 +203,8 @@ impl RunReport {
         let mut buckets = vec![0u64; DELAY_BUCKETS];
         let mut bucket_culprits: Vec<Vec<(String, u64)>> = vec![Vec::new(); DELAY_BUCKETS];
         for m in &rec.tasks[range] {
-            delay.merge(&m.delay);
+            delay.merge(&m.wakeup_delay);
+            delay.merge(&m.preempt_delay);
             wakeup.merge(&m.wakeup_delay);
             response.merge(&m.response);
             for (b, n) in m.delay_buckets.iter().enumerate() {

@@ -103,7 +103,7 @@ impl Dist {
         let x = match *self {
             Dist::Const(v) => return v,
             Dist::Uniform { low, high } => return rng.range_inclusive(low, high),
-            Dist::Exp { mean } => -(mean as f64) * libm::log(rng.open_unit_f64()),
+            Dist::Exp { mean } => mean as f64 * super::ziggurat::exp1(rng),
             Dist::Normal { mean, sd } => mean as f64 + sd as f64 * standard_normal(rng),
             Dist::LogNormal { median, sigma } => median as f64 * libm::exp(sigma * standard_normal(rng)),
             Dist::Pareto { scale, shape } => scale as f64 * libm::pow(rng.open_unit_f64(), -1.0 / shape),
@@ -151,7 +151,8 @@ fn to_ns(x: f64) -> u64 {
     } else if x >= SAMPLE_MAX_NS as f64 {
         SAMPLE_MAX_NS
     } else {
-        libm::round(x) as u64
+        // x is positive and finite here: adding 0.5 and truncating rounds it.
+        (x + 0.5) as u64
     }
 }
 

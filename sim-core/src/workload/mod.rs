@@ -3,6 +3,7 @@
 
 pub mod dist;
 pub mod program;
+pub mod ziggurat;
 
 pub use dist::Dist;
 pub use program::{Program, Step, WakeTarget};
