@@ -579,6 +579,17 @@ impl Simulation {
         let t = &self.tasks[task.index()];
         debug_assert!(matches!(t.state, TaskState::Blocked(_)), "waking a task that is not blocked");
         let prev_cpu = t.cpu;
+        if self.rqs[prev_cpu.index()].curr == Some(task) {
+            // Blocked in this instant but its CPU has not switched it out yet:
+            // the kernel's `ttwu_remote` just marks it running again. This model
+            // dequeued it already, so put it back without a wakeup's placement
+            // credit mattering (it is `curr`, at min_vruntime or beyond).
+            self.cfs.enqueue_task(Self::se_of(task), ENQUEUE_WAKEUP);
+            self.rqs[prev_cpu.index()].nr_running += 1;
+            self.tasks[task.index()].state = TaskState::Running;
+            self.record_wakeup(prev_cpu, task, false);
+            return;
+        }
         let cpu = select_cpu_wake(prev_cpu, &t.affinity, |c| self.rqs[c.index()].nr_running);
         let se = Self::se_of(task);
         // task_waking_fair: relative to the old queue; ENQUEUE_WAKING rebases it.

@@ -375,3 +375,38 @@ fn start_debit_places_forked_tasks_one_vslice_late() {
         assert_eq!(cfs.se(id).vruntime, want, "relative vruntime with START_DEBIT={debit}");
     }
 }
+
+/// A task that blocks and is woken again before its CPU reschedules (another
+/// CPU runs the waker in the same instant) must stay the running task, as
+/// `ttwu_remote` keeps a task that has not been switched out yet.
+#[test]
+fn a_wakeup_that_races_with_blocking_keeps_the_task_running() {
+    let toml = r#"
+        schema = 1
+        seed = 1
+        duration = "10ms"
+        [machine]
+        cpus = 2
+        hz = 1000
+        [[tasks]]
+        name = "a"
+        cpus = "0"
+        program = [{ run = "1ms" }, { wake = "b" }, "wait"]
+        [[tasks]]
+        name = "b"
+        cpus = "1"
+        program = ["wait", { wake = "a" }, { run = "100us" }]
+    "#;
+    let scenario = Scenario::from_toml("race.toml", toml).unwrap();
+    let mut sim = Simulation::new(&scenario);
+    loop {
+        let r = sim.advance(crate::EventBudget(1));
+        sim.check_invariants().unwrap();
+        if r.is_final() {
+            break;
+        }
+    }
+    // a never really sleeps: each wait is answered at once by b's wake.
+    let r = sim.report();
+    assert_eq!(r.tasks[0].runtime_ns, 10 * MS, "a keeps its CPU for the whole run");
+}
