@@ -1,10 +1,10 @@
-//! Latency statistics streamed into fixed-size state: exact count, sum, max
-//! (and when it happened), percentiles from an HdrHistogram with two
-//! significant digits (under 1% relative error), and exact 1-2-5 decade
-//! buckets for the text histogram.
+//! Latency statistics streamed into bounded state: exact count, sum, max (and
+//! when it happened), percentiles from a log-linear histogram with
+//! HdrHistogram's layout and semantics (under 1% relative error), and exact
+//! 1-2-5 decade buckets for the text histogram.
 
+use super::loglinear::LogLinear;
 use crate::time::SimTime;
-use hdrhistogram::Histogram;
 
 /// Log-scale buckets with 1-2-5 bounds per decade (1ns, 2ns, 5ns, 10ns, …,
 /// 1ms, 2ms, 5ms, …): readable edges, three buckets per decade. Bucket 0 holds
@@ -33,18 +33,15 @@ pub fn bucket_low_ns(b: usize) -> u64 {
 #[derive(Clone, Debug)]
 pub struct LatencyStats {
     count: u64,
-    /// Values of exactly 0 (most wakeups on an idle CPU) are only counted:
-    /// the histogram holds the others, which keeps recording cheap.
-    zeros: u64,
     sum_ns: u128,
     max_ns: u64,
     max_at: SimTime,
-    hist: Option<Histogram<u64>>,
+    hist: LogLinear,
 }
 
 impl Default for LatencyStats {
     fn default() -> Self {
-        LatencyStats { count: 0, zeros: 0, sum_ns: 0, max_ns: 0, max_at: SimTime::ZERO, hist: None }
+        LatencyStats { count: 0, sum_ns: 0, max_ns: 0, max_at: SimTime::ZERO, hist: LogLinear::default() }
     }
 }
 
@@ -71,14 +68,7 @@ impl LatencyStats {
             self.max_ns = ns;
             self.max_at = at;
         }
-        if ns == 0 {
-            self.zeros += 1;
-            return;
-        }
-        let h = self.hist.get_or_insert_with(|| Histogram::new(2).expect("2 significant digits is valid"));
-        if h.record(ns).is_err() {
-            h.saturating_record(ns);
-        }
+        self.hist.record(ns);
     }
 
     pub fn count(&self) -> u64 {
@@ -99,26 +89,14 @@ impl LatencyStats {
             self.max_at = other.max_at;
         }
         self.count += other.count;
-        self.zeros += other.zeros;
         self.sum_ns += other.sum_ns;
-        if let Some(oh) = &other.hist {
-            let h = self.hist.get_or_insert_with(|| Histogram::new(2).expect("valid"));
-            h.add(oh).expect("auto-resizing histograms always merge");
-        }
+        self.hist.merge(&other.hist);
     }
 
-    /// The value at quantile `q`, clamped to the exact maximum (HdrHistogram
-    /// reports the top of the bucket).
+    /// The value at quantile `q`, clamped to the exact maximum (the histogram
+    /// reports the top of a bucket).
     pub fn quantile(&self, q: f64) -> u64 {
-        let Some(h) = &self.hist else { return 0 };
-        // The rank HdrHistogram would use over all values, zeros included.
-        let rank = ((q * self.count as f64).ceil() as u64).max(1);
-        if rank <= self.zeros {
-            return 0;
-        }
-        let rest = h.len();
-        let q_rest = (rank - self.zeros) as f64 / rest as f64;
-        h.value_at_quantile(q_rest.min(1.0)).min(self.max_ns)
+        self.hist.value_at_quantile(q).min(self.max_ns)
     }
 
     pub fn summary(&self) -> LatencySummary {

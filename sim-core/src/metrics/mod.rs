@@ -4,6 +4,7 @@
 pub mod history;
 pub mod json;
 pub mod latency;
+pub mod loglinear;
 pub mod recorder;
 pub mod report;
 pub mod timeline;
