@@ -36,16 +36,27 @@ struct Entry {
     event: Event,
 }
 
-/// A priority queue of events keyed by `(time, insertion sequence)`: a
-/// four-ary min-heap, which needs fewer levels (and cache misses) than a
-/// binary one for the few hundred events a run keeps pending.
+/// A priority queue of events keyed by `(time, insertion sequence)`.
+///
+/// Two tiers: events due before `horizon` sit in a small four-ary min-heap;
+/// later ones (most sleep timers and arrivals) wait unsorted in `far`. When
+/// the heap runs dry, the horizon moves to the earliest far event plus
+/// `WINDOW_NS` and the far events before it move into the heap. Every event
+/// in the heap is earlier than every far one, so pops come out in exact
+/// `(time, seq)` order while the heap stays a few entries deep.
 #[derive(Clone, Debug, Default)]
 pub struct EventQueue {
     heap: Vec<Entry>,
+    far: Vec<Entry>,
+    /// Events at or after this time go to `far`.
+    horizon: u64,
     next_seq: u64,
 }
 
 const ARITY: usize = 4;
+/// Width of the near tier. Refills cost a scan of `far`, so the window is a
+/// trade between refill frequency and heap depth.
+const WINDOW_NS: u64 = 200_000;
 
 impl EventQueue {
     pub fn new() -> EventQueue {
@@ -57,6 +68,15 @@ impl EventQueue {
         let key = (u128::from(at.ns()) << 64) | u128::from(self.next_seq);
         self.next_seq += 1;
         let entry = Entry { key, event };
+        if at.ns() >= self.horizon {
+            self.far.push(entry);
+            return;
+        }
+        self.heap_push(entry);
+    }
+
+    fn heap_push(&mut self, entry: Entry) {
+        let key = entry.key;
         // Sift up, moving the hole instead of swapping.
         let mut i = self.heap.len();
         self.heap.push(entry);
@@ -71,7 +91,26 @@ impl EventQueue {
         self.heap[i] = entry;
     }
 
+    /// Moves the horizon past the earliest far event and brings the far
+    /// events before it into the heap.
+    fn refill(&mut self) {
+        let Some(min) = self.far.iter().map(|e| (e.key >> 64) as u64).min() else { return };
+        self.horizon = min.saturating_add(WINDOW_NS);
+        let mut i = 0;
+        while i < self.far.len() {
+            if ((self.far[i].key >> 64) as u64) < self.horizon {
+                let e = self.far.swap_remove(i);
+                self.heap_push(e);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
+        if self.heap.is_empty() {
+            self.refill();
+        }
         let last = self.heap.pop()?;
         if self.heap.is_empty() {
             return Some((SimTime((last.key >> 64) as u64), last.event));
@@ -105,16 +144,19 @@ impl EventQueue {
         Some((SimTime((top.key >> 64) as u64), top.event))
     }
 
-    pub fn peek_time(&self) -> Option<SimTime> {
+    pub fn peek_time(&mut self) -> Option<SimTime> {
+        if self.heap.is_empty() {
+            self.refill();
+        }
         self.heap.first().map(|e| SimTime((e.key >> 64) as u64))
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() + self.far.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.heap.is_empty() && self.far.is_empty()
     }
 }
 

@@ -7,7 +7,7 @@ use crate::time::SimTime;
 use std::collections::VecDeque;
 
 /// Records kept per CPU. Bounds memory to the machine's size, not the run's length.
-pub const RING_CAPACITY: usize = 256;
+pub const RING_CAPACITY: usize = 128;
 /// Rows kept in the captured window around the worst delay.
 pub const CAPTURE_ROWS_MAX: usize = 400;
 
