@@ -34,6 +34,13 @@ fn header(r: &RunReport, out: &mut String) {
         r.events,
         r.stop.name(),
     );
+    if r.stop == sim_core::StopReason::Stalled {
+        let _ = writeln!(
+            out,
+            "warning: simulated time stopped advancing at {} s (a program loops without taking time, e.g. a zero-length run with yield, or a wake/wait ping-pong): this report is partial",
+            secs(r.sim_time_ns)
+        );
+    }
     if r.stop == sim_core::StopReason::EventLimit {
         let _ = writeln!(
             out,
@@ -130,6 +137,21 @@ fn latency_table(r: &RunReport, per_task: bool, out: &mut String) {
     }
     let _ = writeln!(out, " {line}");
     let _ = writeln!(out, "  {:<24}| {:>10} ms | {:>8} |", "TOTAL:", format_ms(rt), sw);
+    // Waits still open at the end are not in the statistics above; name the
+    // ones longer than the task's worst completed delay.
+    for t in &r.tasks {
+        if let Some(w) = t.open_wait_ns
+            && w > t.delay.max_ns
+        {
+            let _ = writeln!(
+                out,
+                "  note: {} was still waiting at the end, for {} ms (since {} s), longer than its max delay",
+                t.comm,
+                format_ms(w),
+                secs(r.sim_time_ns - w)
+            );
+        }
+    }
 }
 
 fn summary_line(label: &str, s: &LatencySummary) -> String {

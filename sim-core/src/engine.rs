@@ -36,6 +36,9 @@ use std::collections::VecDeque;
 const STEPS_PER_EVENT: u32 = 256;
 /// `schedule()` calls one event may make before the rest are deferred.
 const SETTLE_MAX: u32 = 256;
+/// Events in a row at one instant (beyond a few per task, source and CPU)
+/// after which the run is declared stalled.
+const SAME_INSTANT_EVENTS: u64 = 100_000;
 /// `hrtick_start` (4.4 core.c): "Don't schedule slices shorter than 10000ns".
 const HRTICK_MIN_NS: u64 = 10_000;
 
@@ -58,6 +61,10 @@ pub enum StopReason {
     Quiescent,
     /// This call's budget is spent; call `advance` again to continue.
     BudgetSpent,
+    /// Simulated time stopped advancing: a program loops without taking time
+    /// (a zero-length `run` with `yield`, a `wake`/`wait` ping-pong). The
+    /// report covers the run up to that instant.
+    Stalled,
 }
 
 impl StopReason {
@@ -67,6 +74,7 @@ impl StopReason {
             StopReason::EventLimit => "event_limit",
             StopReason::Quiescent => "quiescent",
             StopReason::BudgetSpent => "budget_spent",
+            StopReason::Stalled => "stalled",
         }
     }
 
@@ -123,6 +131,9 @@ pub struct Simulation {
     seen_now: SimTime,
     /// Program steps left for the current event.
     steps_left: u32,
+    /// Events dispatched in a row without the clock moving, and the limit.
+    same_instant_events: u64,
+    same_instant_max: u64,
 }
 
 impl Simulation {
@@ -147,6 +158,8 @@ impl Simulation {
         }
         let root_rng = SimRng::new(spec.seed);
         let mut queue = EventQueue::new();
+        let task_count: usize = spec.tasks.iter().map(|t| t.count as usize).sum();
+        let source_instances: usize = spec.sources.iter().map(|s| spec.tasks[s.target].count as usize).sum();
         let mut tasks = Vec::new();
         for (si, ts) in spec.tasks.iter().enumerate() {
             for i in 0..ts.count {
@@ -226,6 +239,8 @@ impl Simulation {
             seen_min_vruntime,
             seen_now: SimTime::ZERO,
             steps_left: STEPS_PER_EVENT,
+            same_instant_events: 0,
+            same_instant_max: SAME_INSTANT_EVENTS + 4 * (task_count + source_instances + ncpus) as u64,
         }
     }
 
@@ -274,6 +289,14 @@ impl Simulation {
             debug_assert!(at >= self.now, "time went backwards: seed {}", self.spec.seed);
             if self.is_stale(&event) {
                 continue;
+            }
+            if at == self.now {
+                self.same_instant_events += 1;
+                if self.same_instant_events > self.same_instant_max {
+                    return self.finish(StopReason::Stalled, self.now);
+                }
+            } else {
+                self.same_instant_events = 0;
             }
             self.now = at;
             self.cfs.clock = at.ns();
@@ -426,7 +449,6 @@ impl Simulation {
     /// already dequeued (`deactivate_task(DEQUEUE_SLEEP)`) when it blocked.
     fn schedule(&mut self, cpu: CpuId) {
         let rq = &mut self.rqs[cpu.index()];
-        rq.need_resched = false;
         if self.cfs.features.hrtick {
             rq.hrtick_armed = false; // hrtick_clear
         }
@@ -438,6 +460,10 @@ impl Simulation {
         {
             self.hrtick_start_fair(cpu, n);
         }
+        // clear_tsk_need_resched comes after the pick (4.4 __schedule): a
+        // resched raised while picking (hrtick_start_fair finding the re-picked
+        // task past its slice) is dropped, and the next tick decides.
+        self.rqs[cpu.index()].need_resched = false;
         if next != prev {
             self.context_switch(cpu, prev, next);
         } else if let Some(t) = next
@@ -531,10 +557,15 @@ impl Simulation {
 
     /// `check_preempt_curr` (4.4 core.c): an idle CPU always reschedules; a
     /// fair one asks `check_preempt_wakeup`.
+    /// Returns whether a running task was preempted (an idle CPU just
+    /// reschedules, which is not a preemption).
     fn check_preempt_curr(&mut self, cpu: CpuId, woken: TaskId, wake_flags: u32) -> bool {
         let rq = &self.rqs[cpu.index()];
         let preempt = match rq.curr {
-            None => true,
+            None => {
+                self.resched_curr(cpu);
+                return false;
+            }
             Some(curr) => self.cfs.wakeup_preempt(Self::se_of(curr), Self::se_of(woken), wake_flags, rq.need_resched),
         };
         if preempt {
@@ -569,9 +600,10 @@ impl Simulation {
         t.state = TaskState::Runnable;
         t.waiting = Some((self.now, WaitKind::Wakeup));
         t.sched_out_at = self.now;
+        // enqueue_task_fair ends with hrtick_update, before check_preempt_curr.
+        self.hrtick_update(cpu);
         let preempt = self.check_preempt_curr(cpu, task, WF_FORK);
         self.record_wakeup(cpu, task, preempt);
-        self.hrtick_update(cpu);
     }
 
     /// `try_to_wake_up` (4.4 core.c) for a blocked task.
@@ -603,9 +635,9 @@ impl Simulation {
         t.cpu = cpu;
         t.state = TaskState::Runnable;
         t.waiting = Some((self.now, WaitKind::Wakeup));
+        self.hrtick_update(cpu);
         let preempt = self.check_preempt_curr(cpu, task, 0);
         self.record_wakeup(cpu, task, preempt);
-        self.hrtick_update(cpu);
     }
 
     /// The running task blocks: `deactivate_task(DEQUEUE_SLEEP)` as `__schedule`

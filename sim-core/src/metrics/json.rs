@@ -96,6 +96,7 @@ struct Task<'a> {
     preempt_delay: Latency,
     response: Option<Latency>,
     dropped_items: u64,
+    open_wait_ns: Option<u64>,
     long_delay_culprits: Vec<Culprit<'a>>,
 }
 
@@ -210,6 +211,7 @@ fn dto(r: &RunReport) -> Report<'_> {
                 preempt_delay: (&t.preempt_delay).into(),
                 response: t.response.as_ref().map(Latency::from),
                 dropped_items: t.dropped_items,
+                open_wait_ns: t.open_wait_ns,
                 long_delay_culprits: culprits(&t.long_delay_culprits),
             })
             .collect(),

@@ -55,6 +55,10 @@ pub struct TaskReport {
     pub preempt_delay: LatencySummary,
     pub response: Option<LatencySummary>,
     pub dropped_items: u64,
+    /// A wait still open when the run stopped (runnable, never picked since):
+    /// its length so far. Not part of the delay statistics, which count only
+    /// waits that ended.
+    pub open_wait_ns: Option<u64>,
     /// Share of the task's long delays spent behind each culprit (comm,
     /// nanoseconds), largest first. "Long" means the top three buckets of its
     /// delay histogram (1-2-5 per decade: within 5-10x of its worst delay).
@@ -181,6 +185,7 @@ impl RunReport {
                     preempt_delay: m.preempt_delay.summary(),
                     response: ts.program.steps.contains(&crate::workload::Step::Serve).then(|| m.response.summary()),
                     dropped_items: m.dropped_items,
+                    open_wait_ns: t.waiting.map(|(from, _)| sim.now().since(from)),
                     long_delay_culprits: long,
                 }
             })

@@ -98,12 +98,12 @@ fn timeline_of_two_hogs_is_pinned() {
     let text = timeline::render(&sim, &sim.trace()[..6]);
     // a: min_v + vslice(1 task) = -1048576 + 5999998; b: -1048576 + 2999998.
     expect![[r#"
-           0.000000000 cpu0   wakeup a                  preempts     v=4951422                          min_v=-1048576
-           0.000000000 cpu0   switch <idle>          -> a            v=-            next_v=4951422      min_v=-1048576
-           0.000000000 cpu0   wakeup b                  preempts     v=1951422                          min_v=-1048576
-           0.000000000 cpu0   switch a            R+ -> b            v=4951422      next_v=1951422      min_v=-1048576
-           0.004000000 cpu0   switch b            R+ -> a            v=5951422      next_v=4951422      min_v=4951422
-           0.008000000 cpu0   switch a            R+ -> b            v=8951422      next_v=5951422      min_v=5951422
+        0.000000000 cpu0   wakeup a                               v=4951422                          min_v=-1048576
+        0.000000000 cpu0   switch <idle>          -> a            v=-            next_v=4951422      min_v=-1048576
+        0.000000000 cpu0   wakeup b                  preempts     v=1951422                          min_v=-1048576
+        0.000000000 cpu0   switch a            R+ -> b            v=4951422      next_v=1951422      min_v=-1048576
+        0.004000000 cpu0   switch b            R+ -> a            v=5951422      next_v=4951422      min_v=4951422
+        0.008000000 cpu0   switch a            R+ -> b            v=8951422      next_v=5951422      min_v=5951422
     "#]]
     .assert_eq(&text);
 }
@@ -409,4 +409,49 @@ fn a_wakeup_that_races_with_blocking_keeps_the_task_running() {
     // a never really sleeps: each wait is answered at once by b's wake.
     let r = sim.report();
     assert_eq!(r.tasks[0].runtime_ns, 10 * MS, "a keeps its CPU for the whole run");
+}
+
+/// With HRTICK, a task re-picked after using its slice (here `a`, still
+/// leftmost when `b` forks one vslice behind it) must not be rescheduled over
+/// and over at one instant: `__schedule` clears need_resched after the pick,
+/// dropping the resched `hrtick_start_fair` raises, and the next tick decides.
+#[test]
+fn hrtick_repick_of_an_expired_slice_does_not_stall_time() {
+    let toml = two_hogs(1000, "[features]\nHRTICK = true\n[limits]\nevents_max = 100000")
+        .replace("duration = \"20ms\"", "duration = \"40ms\"")
+        .replacen("name = \"b\"", "name = \"b\"\n        start = \"20ms\"", 1);
+    let sim = traced(&toml);
+    assert_eq!(sim.finished(), Some(crate::StopReason::TimeLimit));
+    assert!(sim.events() < 1_000, "{} events for 40 ms", sim.events());
+    assert!(sim.task_runtime_ns(TaskId(1)) > 5 * MS, "b gets the CPU");
+}
+
+/// Programs that loop without taking time (here two tasks waking each other
+/// and waiting, after the first millisecond) stop the run as stalled instead
+/// of spinning through the event budget; a program whose only timed steps
+/// are always zero is refused up front.
+#[test]
+fn zero_time_loops_stop_as_stalled() {
+    let toml = r#"
+        schema = 1
+        seed = 1
+        duration = "10ms"
+        [machine]
+        cpus = 1
+        [[tasks]]
+        name = "spin"
+        start = "1ms"
+        program = [{ wake = "peer" }, "wait"]
+        [[tasks]]
+        name = "peer"
+        program = [{ wake = "spin" }, "wait"]
+    "#;
+    let scenario = Scenario::from_toml("loop.toml", toml).unwrap();
+    let mut sim = Simulation::new(&scenario);
+    assert_eq!(sim.run_to_end(), crate::StopReason::Stalled);
+    assert!(sim.now().ns() < 10 * MS);
+    let bad = toml.to_string();
+    let bad = bad.replace(r#"[{ wake = "spin" }, "wait"]"#, r#"[{ wake = "spin" }, { sleep = "0us" }]"#);
+    let err = Scenario::from_toml("loop.toml", &bad).unwrap_err().to_string();
+    assert!(err.contains("tasks[1].program") && err.contains("takes time"), "{err}");
 }

@@ -126,6 +126,18 @@ impl Dist {
         m.min(SAMPLE_MAX_NS as f64)
     }
 
+    /// Whether every sample is 0 (a step with it takes no time).
+    pub fn is_always_zero(&self) -> bool {
+        match *self {
+            Dist::Const(v) => v == 0,
+            Dist::Uniform { high, .. } => high == 0,
+            Dist::Exp { mean } => mean == 0,
+            Dist::Normal { mean, sd } => mean == 0 && sd == 0,
+            Dist::LogNormal { median, .. } => median == 0,
+            Dist::Pareto { .. } => false,
+        }
+    }
+
     /// The smallest value a sample can take.
     pub fn min_ns(&self) -> u64 {
         match *self {

@@ -30,8 +30,13 @@ pub enum Step {
 
 impl Step {
     /// Whether the step can consume time or block (a program needs one).
+    /// A `run` or `sleep` whose every sample is 0 does not count.
     pub fn takes_time(&self) -> bool {
-        !matches!(self, Step::Wake(_) | Step::Yield)
+        match self {
+            Step::Run(d) | Step::Sleep(d) => !d.is_always_zero(),
+            Step::Wake(_) | Step::Yield => false,
+            Step::SleepUntil { .. } | Step::Wait | Step::Serve => true,
+        }
     }
 }
 
