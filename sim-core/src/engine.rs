@@ -454,6 +454,13 @@ impl Simulation {
         }
         let prev = rq.curr;
         let root = rq.root;
+        if let Some(p) = prev
+            && !matches!(self.tasks[p.index()].state, TaskState::Running)
+        {
+            // __schedule: prev is no longer TASK_RUNNING: deactivate_task(DEQUEUE_SLEEP).
+            self.cfs.dequeue_task(Self::se_of(p), DEQUEUE_SLEEP);
+            self.rqs[cpu.index()].nr_running -= 1;
+        }
         let next = self.cfs.pick_next_task(root, prev.map(Self::se_of)).map(|se| TaskId(se.0));
         if self.cfs.features.hrtick
             && let Some(n) = next
@@ -611,13 +618,9 @@ impl Simulation {
         let t = &self.tasks[task.index()];
         debug_assert!(matches!(t.state, TaskState::Blocked(_)), "waking a task that is not blocked");
         let prev_cpu = t.cpu;
-        if self.rqs[prev_cpu.index()].curr == Some(task) {
-            // Blocked in this instant but its CPU has not switched it out yet:
-            // the kernel's `ttwu_remote` just marks it running again. This model
-            // dequeued it already, so put it back without a wakeup's placement
-            // credit mattering (it is `curr`, at min_vruntime or beyond).
-            self.cfs.enqueue_task(Self::se_of(task), ENQUEUE_WAKEUP);
-            self.rqs[prev_cpu.index()].nr_running += 1;
+        if self.cfs.se(Self::se_of(task)).on_rq {
+            // Blocked in this instant but not yet dequeued by its CPU's
+            // schedule(): `ttwu_remote` (4.4 core.c) just makes it running again.
             self.tasks[task.index()].state = TaskState::Running;
             self.record_wakeup(prev_cpu, task, false);
             return;
@@ -640,13 +643,12 @@ impl Simulation {
         self.record_wakeup(cpu, task, preempt);
     }
 
-    /// The running task blocks: `deactivate_task(DEQUEUE_SLEEP)` as `__schedule`
-    /// does for a task that is no longer `TASK_RUNNING`.
+    /// The running task blocks: it stops being `TASK_RUNNING` and asks for a
+    /// reschedule; `schedule()` then dequeues it (`deactivate_task` in
+    /// `__schedule`, 4.4 core.c). Until then it is still `curr` and queued.
     fn block(&mut self, task: TaskId, state: TaskState) {
         let cpu = self.tasks[task.index()].cpu;
         debug_assert_eq!(self.rqs[cpu.index()].curr, Some(task));
-        self.cfs.dequeue_task(Self::se_of(task), DEQUEUE_SLEEP);
-        self.rqs[cpu.index()].nr_running -= 1;
         self.tasks[task.index()].state = state;
         self.resched_curr(cpu);
     }
@@ -858,8 +860,14 @@ impl Simulation {
                     nr[t.cpu.index()] += 1;
                 }
                 _ => {
-                    if is_curr || se.on_rq {
+                    // Blocking takes effect at the CPU's next schedule(), which a
+                    // deferred settle may postpone to a Resume event.
+                    let pending = is_curr && se.on_rq && rq.need_resched;
+                    if (is_curr || se.on_rq) && !pending {
                         return Err(format!("{} is {:?} but queued or running ({ctx})", t.comm, t.state));
+                    }
+                    if pending {
+                        nr[t.cpu.index()] += 1;
                     }
                 }
             }
