@@ -67,7 +67,7 @@ prop_compose! {
         tasks in proptest::collection::vec(task(ncpus, ntasks), ntasks),
         hz in prop_oneof![Just(100), Just(250), Just(300), Just(1000)],
         seed in any::<u32>(),
-        duration_ms in 20..120u64,
+        duration_ms in 20..300u64,
         tunables in proptest::option::of((100..30_000u64, 100..5_000u64, 0..10_000u64)),
         features in proptest::collection::vec(any::<bool>(), 7),
         cs_us in prop_oneof![3 => Just(0u64), 1 => 0..20u64],
@@ -123,7 +123,7 @@ fn run_checked(text: &str) -> Result<Simulation, TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     /// After every event: time and min_vruntime never go backwards; no CPU
     /// idles while its queue holds a runnable task; no task runs on two CPUs,
