@@ -1,10 +1,10 @@
 //! Text rendering of reports, in the shapes engineers know from `perf sched
 //! latency` and `perf sched timehist`.
 
-use sim_core::metrics::report::{HistoryRow, TaskReport};
-use sim_core::metrics::LatencySummary;
-use sim_core::time::{format_duration, format_ms};
 use sim_core::RunReport;
+use sim_core::metrics::LatencySummary;
+use sim_core::metrics::report::{HistoryRow, TaskReport};
+use sim_core::time::{format_duration, format_ms};
 use std::fmt::Write;
 
 /// Seconds with microsecond precision, as perf prints timestamps.
@@ -61,7 +61,12 @@ fn header(r: &RunReport, out: &mut String) {
     let _ = writeln!(
         out,
         "cfs (effective): sched_latency_ns={} sched_min_granularity_ns={} sched_wakeup_granularity_ns={} sched_nr_latency={} (scaling {}, factor {})",
-        t.sched_latency_ns, t.sched_min_granularity_ns, t.sched_wakeup_granularity_ns, t.sched_nr_latency, t.scaling.name(), t.factor
+        t.sched_latency_ns,
+        t.sched_min_granularity_ns,
+        t.sched_wakeup_granularity_ns,
+        t.sched_nr_latency,
+        t.scaling.name(),
+        t.factor
     );
     let on: Vec<&str> = s.features.iter().filter(|f| f.1).map(|f| f.0).collect();
     let off: Vec<&str> = s.features.iter().filter(|f| !f.1).map(|f| f.0).collect();
@@ -231,11 +236,22 @@ fn victim(r: &RunReport, out: &mut String) {
         if v.wakeup_delay.max_ns <= v.one_hog_bound_ns { "within" } else { "ABOVE" }
     );
     let max = v.histogram.iter().map(|b| b.count).max().unwrap_or(0);
-    let _ = writeln!(out, "\n  {:<22} {:>9}  {:<30}  CPU held by (share of the waiting time)", "delay", "count", "(log scale)");
+    let _ = writeln!(
+        out,
+        "\n  {:<22} {:>9}  {:<30}  CPU held by (share of the waiting time)",
+        "delay", "count", "(log scale)"
+    );
     for b in &v.histogram {
         let range = format!("[{}, {})", format_duration(b.low_ns), format_duration(b.high_ns));
         let total: u64 = b.culprits.iter().map(|c| c.1).sum();
-        let _ = writeln!(out, "  {:<22} {:>9}  {:<30}  {}", range, b.count, bar(b.count, max), shares(&b.culprits, total, 3));
+        let _ = writeln!(
+            out,
+            "  {:<22} {:>9}  {:<30}  {}",
+            range,
+            b.count,
+            bar(b.count, max),
+            shares(&b.culprits, total, 3)
+        );
     }
     let victims: Vec<&TaskReport> = r.tasks.iter().filter(|t| t.name == v.name).collect();
     let mut long: Vec<(String, u64)> = Vec::new();
@@ -251,7 +267,11 @@ fn victim(r: &RunReport, out: &mut String) {
     long.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     let total: u64 = long.iter().map(|c| c.1).sum();
     if total > 0 {
-        let _ = writeln!(out, "\n  Long delays (top 3 buckets of each instance) were spent behind: {}", shares(&long, total, 6));
+        let _ = writeln!(
+            out,
+            "\n  Long delays (top 3 buckets of each instance) were spent behind: {}",
+            shares(&long, total, 6)
+        );
     }
 }
 
@@ -277,18 +297,33 @@ fn history(r: &RunReport, out: &mut String) {
     }
     let _ = writeln!(
         out,
-        "  {:>15} {:>6}  {:<24} {:>9}  {:>9}  {:>9}  {:<5} {:>16} {:>16}  {}",
-        "time", "cpu", "task name", "wait time", "sch delay", "run time", "state", "vruntime", "min_vruntime", "next"
+        "  {:>15} {:>6}  {:<24} {:>9}  {:>9}  {:>9}  {:<5} {:>16} {:>16}  next",
+        "time", "cpu", "task name", "wait time", "sch delay", "run time", "state", "vruntime", "min_vruntime"
     );
+    let _ =
+        writeln!(out, "  {:>15} {:>6}  {:<24} {:>9}  {:>9}  {:>9}", "", "", "[tid/pid]", "(msec)", "(msec)", "(msec)");
     let _ = writeln!(
         out,
-        "  {:>15} {:>6}  {:<24} {:>9}  {:>9}  {:>9}",
-        "", "", "[tid/pid]", "(msec)", "(msec)", "(msec)"
+        "  {} ------  {} ---------  ---------  ---------  ----- ---------------- ----------------  ----",
+        "-".repeat(15),
+        "-".repeat(24)
     );
-    let _ = writeln!(out, "  {} ------  {} ---------  ---------  ---------  ----- ---------------- ----------------  ----", "-".repeat(15), "-".repeat(24));
     for row in &v.history {
         match row {
-            HistoryRow::Switch { at_ns, cpu, task, wait_ns, sch_delay_ns, run_ns, state, vruntime, next, next_vruntime, min_vruntime, victim } => {
+            HistoryRow::Switch {
+                at_ns,
+                cpu,
+                task,
+                wait_ns,
+                sch_delay_ns,
+                run_ns,
+                state,
+                vruntime,
+                next,
+                next_vruntime,
+                min_vruntime,
+                victim,
+            } => {
                 let _ = writeln!(
                     out,
                     "{} {:>15} [{:04}]  {:<24} {:>9}  {:>9}  {:>9}  {:<5} {:>16} {:>16}  {} (v={})",
@@ -367,7 +402,9 @@ pub fn compare_text(runs: &[RunReport]) -> String {
     line("one-hog bound: latency/2 + 2 x tick", d(&|r| r.victim.one_hog_bound_ns));
     line(
         "  max wakeup delay within the bound",
-        runs.iter().map(|r| if r.victim.wakeup_delay.max_ns <= r.victim.one_hog_bound_ns { "yes".into() } else { "NO".into() }).collect(),
+        runs.iter()
+            .map(|r| if r.victim.wakeup_delay.max_ns <= r.victim.one_hog_bound_ns { "yes".into() } else { "NO".into() })
+            .collect(),
     );
     line("victim max delay (wakeup or preempt)", d(&|r| r.victim.delay.max_ns));
     line("victim p99 delay", d(&|r| r.victim.delay.p99_ns));
@@ -386,7 +423,10 @@ pub fn compare_text(runs: &[RunReport]) -> String {
             .map(|r| r.victim.histogram.last().and_then(|b| b.culprits.first()).map_or("-".into(), |c| c.0.clone()))
             .collect(),
     );
-    line("context switches (all CPUs)", runs.iter().map(|r| r.cpus.iter().map(|c| c.switches).sum::<u64>().to_string()).collect());
+    line(
+        "context switches (all CPUs)",
+        runs.iter().map(|r| r.cpus.iter().map(|c| c.switches).sum::<u64>().to_string()).collect(),
+    );
     line("events simulated", runs.iter().map(|r| r.events.to_string()).collect());
     out
 }

@@ -3,8 +3,8 @@
 
 use crate::args::{Cli, Command, Common};
 use crate::output;
-use anyhow::{bail, Context, Result};
-use sim_core::{report_json, runs_json, RunReport, Scenario};
+use anyhow::{Context, Result, bail};
+use sim_core::{RunReport, Scenario, report_json, runs_json};
 
 pub fn execute(cli: Cli) -> Result<String> {
     match cli.command {
@@ -39,9 +39,15 @@ fn load(common: &Common) -> Result<Scenario> {
     let path = &common.file;
     let meta = std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
     if meta.len() > sim_core::scenario::FILE_SIZE_MAX as u64 {
-        bail!("{}: the file is {} bytes; the limit is {}", path.display(), meta.len(), sim_core::scenario::FILE_SIZE_MAX);
+        bail!(
+            "{}: the file is {} bytes; the limit is {}",
+            path.display(),
+            meta.len(),
+            sim_core::scenario::FILE_SIZE_MAX
+        );
     }
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {} as UTF-8 text", path.display()))?;
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {} as UTF-8 text", path.display()))?;
     Ok(Scenario::from_toml(&path.display().to_string(), &text)?)
 }
 

@@ -17,8 +17,17 @@ fn sim_cli(args: &[&str]) -> (i32, String, String) {
 
 #[test]
 fn run_json_reports_the_variant_and_overrides() {
-    let (code, out, err) =
-        sim_cli(&["run", "scenarios/jmx.toml", "--variant", "tuned", "--set", "duration=1s", "--set", "seed=5", "--json"]);
+    let (code, out, err) = sim_cli(&[
+        "run",
+        "scenarios/jmx.toml",
+        "--variant",
+        "tuned",
+        "--set",
+        "duration=1s",
+        "--set",
+        "seed=5",
+        "--json",
+    ]);
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
     assert_eq!(v["variant"], "tuned");

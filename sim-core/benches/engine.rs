@@ -3,7 +3,7 @@
 //!
 //! `cargo bench -p sim-core --bench engine`
 
-use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use sim_core::event::{Event, EventQueue};
 use sim_core::ids::CpuId;
 use sim_core::time::SimTime;

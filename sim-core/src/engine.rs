@@ -20,14 +20,14 @@ use crate::metrics::history::{PrevState, RecordKind, SchedRecord};
 use crate::metrics::recorder::{Recorder, WaitKind};
 use crate::rng::SimRng;
 use crate::scenario::{Scenario, ScenarioSpec};
+use crate::sched::SchedClass;
 use crate::sched::cfs_rq::CfsRq;
 use crate::sched::entity::SchedEntity;
 use crate::sched::fair::{Cfs, DEQUEUE_SLEEP, ENQUEUE_WAKEUP, ENQUEUE_WAKING, WF_FORK};
 use crate::sched::placement::{select_cpu_fork, select_cpu_wake};
 use crate::sched::tunables::tick_nsec;
 use crate::sched::weights::LoadWeight;
-use crate::sched::SchedClass;
-use crate::task::{BlockOn, Item, Task, TaskState, ITEMS_QUEUED_MAX};
+use crate::task::{BlockOn, ITEMS_QUEUED_MAX, Item, Task, TaskState};
 use crate::time::SimTime;
 use crate::workload::{Dist, Step, WakeTarget};
 use std::collections::VecDeque;
@@ -209,17 +209,19 @@ impl Simulation {
                 let id = SourceId(sources.len() as u32);
                 let mut rng = root_rng.stream(&format!("source/{}/{}", s.name, ts.comm(i)));
                 let first = SimTime(s.start_ns).after(s.interval.sample(&mut rng));
-                sources.push(Source { target, interval: s.interval.clone(), work: s.work.clone(), burst: s.burst, rng });
+                sources.push(Source {
+                    target,
+                    interval: s.interval.clone(),
+                    work: s.work.clone(),
+                    burst: s.burst,
+                    rng,
+                });
                 queue.push(first, Event::Arrival { source: id });
             }
         }
         let victim = &spec.tasks[spec.victim];
-        let recorder = Recorder::new(
-            tasks.len(),
-            ncpus,
-            (victim.first.0, victim.first.0 + victim.count),
-            spec.history_window_ns,
-        );
+        let recorder =
+            Recorder::new(tasks.len(), ncpus, (victim.first.0, victim.first.0 + victim.count), spec.history_window_ns);
         let seen_min_vruntime = cfs.cfs_rqs.iter().map(|q| q.min_vruntime).collect();
         Simulation {
             tick_ns: tick_nsec(spec.hz),
@@ -517,8 +519,15 @@ impl Simulation {
                 TaskState::Exited => PrevState::Dead,
                 _ => PrevState::Sleeping,
             };
-            if let RecordKind::Switch { prev: rp, prev_state: rs, prev_sched_in, prev_wait_ns, prev_sch_delay_ns, prev_vruntime, .. } =
-                &mut record
+            if let RecordKind::Switch {
+                prev: rp,
+                prev_state: rs,
+                prev_sched_in,
+                prev_wait_ns,
+                prev_sch_delay_ns,
+                prev_vruntime,
+                ..
+            } = &mut record
             {
                 *rp = Some(p);
                 *rs = prev_state;
@@ -884,12 +893,18 @@ impl Simulation {
             if let Some(t) = rq.curr {
                 let task = &self.tasks[t.index()];
                 if task.cpu.index() != c || task.state != TaskState::Running {
-                    return Err(format!("cpu {c} runs {} which is {:?} on cpu {} ({ctx})", task.comm, task.state, task.cpu));
+                    return Err(format!(
+                        "cpu {c} runs {} which is {:?} on cpu {} ({ctx})",
+                        task.comm, task.state, task.cpu
+                    ));
                 }
             }
             let q = self.cfs.rq(rq.root);
             if rq.nr_running != nr[c] || q.h_nr_running != nr[c] {
-                return Err(format!("cpu {c}: nr_running {} / h_nr_running {} but {} tasks ({ctx})", rq.nr_running, q.h_nr_running, nr[c]));
+                return Err(format!(
+                    "cpu {c}: nr_running {} / h_nr_running {} but {} tasks ({ctx})",
+                    rq.nr_running, q.h_nr_running, nr[c]
+                ));
             }
             if rq.curr.is_none() && q.nr_running > 0 {
                 return Err(format!("cpu {c} is idle with {} runnable tasks queued ({ctx})", q.nr_running));
@@ -905,7 +920,11 @@ impl Simulation {
                 }
             }
             if q.load.weight != load || q.timeline_len() != queued {
-                return Err(format!("cpu {c}: load {} (want {load}), timeline {} (want {queued}) ({ctx})", q.load.weight, q.timeline_len()));
+                return Err(format!(
+                    "cpu {c}: load {} (want {load}), timeline {} (want {queued}) ({ctx})",
+                    q.load.weight,
+                    q.timeline_len()
+                ));
             }
         }
         let busy: u64 = (0..self.rqs.len()).map(|c| self.cpu_busy_ns(CpuId(c as u16))).sum();

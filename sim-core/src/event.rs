@@ -195,7 +195,9 @@ mod tests {
             q.push(SimTime(at), Event::Arrival { source: crate::ids::SourceId(i) });
             if i % 3 == 0 {
                 // interleave pops with pushes
-                let _ = q.pop().map(|(t, e)| pushed.retain(|p| !(p.0 == t.ns() && Event::Arrival { source: crate::ids::SourceId(p.1) } == e)));
+                let _ = q.pop().map(|(t, e)| {
+                    pushed.retain(|p| !(p.0 == t.ns() && Event::Arrival { source: crate::ids::SourceId(p.1) } == e))
+                });
             }
         }
         let mut rest: Vec<(u64, u32)> = std::iter::from_fn(|| q.pop())

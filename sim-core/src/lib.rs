@@ -48,8 +48,8 @@ pub mod time;
 pub mod workload;
 
 pub use engine::{EventBudget, Simulation, StopReason};
-pub use metrics::json::{report_json, runs_json};
 pub use metrics::RunReport;
+pub use metrics::json::{report_json, runs_json};
 pub use scenario::{Scenario, ScenarioError};
 
 /// Parses, runs to the end and reports: the whole pipeline in one call.

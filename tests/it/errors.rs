@@ -28,7 +28,11 @@ fn errors_name_file_key_and_what_is_allowed() {
         ("name = \"t\"", "name = \"t\"\nnice = 40", &["tasks[0].nice", "-20 to 19"]),
         ("name = \"t\"", "name = \"t\"\ncpus = \"5\"", &["tasks[0].cpus", "CPU 5 does not exist"]),
         ("name = \"t\"", "name = \"t\"\ncount = 1000000000", &["tasks[0].count", "1 to 100000"]),
-        ("{ run = \"1ms\" }", "{ run = \"uniform(5ms, 1ms)\" }", &["tasks[0].program[0].run", "low must not exceed high"]),
+        (
+            "{ run = \"1ms\" }",
+            "{ run = \"uniform(5ms, 1ms)\" }",
+            &["tasks[0].program[0].run", "low must not exceed high"],
+        ),
         ("{ run = \"1ms\" }", "{ jog = \"1ms\" }", &["tasks[0].program[0]", "run, sleep"]),
         ("seed = 1", "seed = 1\nsedd = 2", &["bad.toml", "unknown field `sedd`"]),
         ("[machine]", "[cfs]\nsched_latency_ns = \"50us\"\n[machine]", &["cfs.sched_latency_ns", "sysctl range"]),

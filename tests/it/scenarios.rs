@@ -2,7 +2,7 @@
 //! the behaviour they document, and match their golden digests.
 
 use serde_json::Value;
-use sim_core::{report_json, runs_json, StopReason};
+use sim_core::{StopReason, report_json, runs_json};
 use sim_tests::{digest, load, run, scenario_files};
 
 #[test]

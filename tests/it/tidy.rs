@@ -38,7 +38,19 @@ fn core_has_no_io_clock_or_unseeded_randomness() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../sim-core/src");
     let mut files = Vec::new();
     rust_files(&root, &mut files);
-    let banned = ["std::fs", "println!", "eprintln!", "Instant::now", "SystemTime", "HashMap", "HashSet", "thread_rng", "from_os_rng", "std::env", "std::thread"];
+    let banned = [
+        "std::fs",
+        "println!",
+        "eprintln!",
+        "Instant::now",
+        "SystemTime",
+        "HashMap",
+        "HashSet",
+        "thread_rng",
+        "from_os_rng",
+        "std::env",
+        "std::thread",
+    ];
     for f in files {
         let text = std::fs::read_to_string(&f).unwrap();
         for b in banned {

@@ -4,7 +4,7 @@
 //! This crate holds no model logic; the page (issue 5) will add chunked
 //! runs and charts on top of these functions.
 
-use sim_core::{report_json, Scenario};
+use sim_core::{Scenario, report_json};
 use wasm_bindgen::prelude::*;
 
 /// Runs `toml` (named `file` in error messages), with an optional variant and

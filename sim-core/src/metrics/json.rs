@@ -141,7 +141,15 @@ enum Row<'a> {
         min_vruntime: i64,
         victim: bool,
     },
-    Wakeup { at_ns: u64, cpu: u16, task: &'a str, vruntime: i64, preempt: bool, min_vruntime: i64, victim: bool },
+    Wakeup {
+        at_ns: u64,
+        cpu: u16,
+        task: &'a str,
+        vruntime: i64,
+        preempt: bool,
+        min_vruntime: i64,
+        victim: bool,
+    },
 }
 
 #[derive(Serialize)]
@@ -233,7 +241,12 @@ fn dto(r: &RunReport) -> Report<'_> {
                 .victim
                 .histogram
                 .iter()
-                .map(|b| Bucket { low_ns: b.low_ns, high_ns: b.high_ns, count: b.count, culprits: culprits(&b.culprits) })
+                .map(|b| Bucket {
+                    low_ns: b.low_ns,
+                    high_ns: b.high_ns,
+                    count: b.count,
+                    culprits: culprits(&b.culprits),
+                })
                 .collect(),
             history_truncated: r.victim.history_truncated,
             history: r.victim.history.iter().map(row).collect(),
@@ -243,22 +256,33 @@ fn dto(r: &RunReport) -> Report<'_> {
 
 fn row(h: &HistoryRow) -> Row<'_> {
     match h {
-        HistoryRow::Switch { at_ns, cpu, task, wait_ns, sch_delay_ns, run_ns, state, vruntime, next, next_vruntime, min_vruntime, victim } => {
-            Row::Switch {
-                at_ns: *at_ns,
-                cpu: *cpu,
-                task,
-                wait_ns: *wait_ns,
-                sch_delay_ns: *sch_delay_ns,
-                run_ns: *run_ns,
-                state: state_code(*state),
-                vruntime: *vruntime,
-                next,
-                next_vruntime: *next_vruntime,
-                min_vruntime: *min_vruntime,
-                victim: *victim,
-            }
-        }
+        HistoryRow::Switch {
+            at_ns,
+            cpu,
+            task,
+            wait_ns,
+            sch_delay_ns,
+            run_ns,
+            state,
+            vruntime,
+            next,
+            next_vruntime,
+            min_vruntime,
+            victim,
+        } => Row::Switch {
+            at_ns: *at_ns,
+            cpu: *cpu,
+            task,
+            wait_ns: *wait_ns,
+            sch_delay_ns: *sch_delay_ns,
+            run_ns: *run_ns,
+            state: state_code(*state),
+            vruntime: *vruntime,
+            next,
+            next_vruntime: *next_vruntime,
+            min_vruntime: *min_vruntime,
+            victim: *victim,
+        },
         HistoryRow::Wakeup { at_ns, cpu, task, vruntime, preempt, min_vruntime, victim } => Row::Wakeup {
             at_ns: *at_ns,
             cpu: *cpu,

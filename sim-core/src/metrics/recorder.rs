@@ -3,8 +3,8 @@
 //! captured around the victim's worst delay. Everything is bounded by the
 //! model's size, not by simulated duration.
 
-use super::history::{CpuHistory, SchedRecord, CAPTURE_ROWS_MAX};
-use super::latency::{delay_bucket, LatencyStats, DELAY_BUCKETS};
+use super::history::{CAPTURE_ROWS_MAX, CpuHistory, SchedRecord};
+use super::latency::{DELAY_BUCKETS, LatencyStats, delay_bucket};
 use crate::ids::{CpuId, TaskId};
 use crate::time::SimTime;
 

@@ -101,7 +101,15 @@ pub enum HistoryRow {
         min_vruntime: i64,
         victim: bool,
     },
-    Wakeup { at_ns: u64, cpu: u16, task: String, vruntime: i64, preempt: bool, min_vruntime: i64, victim: bool },
+    Wakeup {
+        at_ns: u64,
+        cpu: u16,
+        task: String,
+        vruntime: i64,
+        preempt: bool,
+        min_vruntime: i64,
+        victim: bool,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -132,7 +140,7 @@ pub struct VictimReport {
 }
 
 use super::history::RecordKind;
-use super::latency::{bucket_low_ns, LatencyStats, DELAY_BUCKETS};
+use super::latency::{DELAY_BUCKETS, LatencyStats, bucket_low_ns};
 use super::recorder::Culprit;
 use crate::engine::Simulation;
 use crate::ids::{CpuId, TaskId};
@@ -146,7 +154,9 @@ impl RunReport {
         let spec = sim.spec();
         let rec = &sim.recorder;
         let comm = |c: Culprit| c.map_or_else(|| "(history not kept)".to_string(), |t| sim.task_comm(t).to_string());
-        let name_of = |c: Culprit| c.map_or_else(|| "(history not kept)".to_string(), |t| spec.tasks[sim.tasks[t.index()].spec].name.clone());
+        let name_of = |c: Culprit| {
+            c.map_or_else(|| "(history not kept)".to_string(), |t| spec.tasks[sim.tasks[t.index()].spec].name.clone())
+        };
 
         let tasks: Vec<TaskReport> = sim
             .tasks
@@ -236,28 +246,37 @@ impl RunReport {
             .collect();
 
         let cap = &rec.capture;
-        let label = |t: Option<TaskId>| t.map_or_else(|| "<idle>".to_string(), |t| format!("{}[{}]", sim.task_comm(t), sim.tasks[t.index()].tid));
+        let label = |t: Option<TaskId>| {
+            t.map_or_else(|| "<idle>".to_string(), |t| format!("{}[{}]", sim.task_comm(t), sim.tasks[t.index()].tid))
+        };
         let is_victim = |t: Option<TaskId>| t.is_some() && t == cap.victim;
         let history = cap
             .records
             .iter()
             .map(|r| match r.kind {
-                RecordKind::Switch { prev, prev_state, prev_sched_in, prev_wait_ns, prev_sch_delay_ns, prev_vruntime, next, next_vruntime } => {
-                    HistoryRow::Switch {
-                        at_ns: r.at.ns(),
-                        cpu: r.cpu.0,
-                        task: label(prev),
-                        wait_ns: prev_wait_ns,
-                        sch_delay_ns: prev_sch_delay_ns,
-                        run_ns: r.at.since(prev_sched_in),
-                        state: prev_state,
-                        vruntime: prev_vruntime,
-                        next: label(next),
-                        next_vruntime,
-                        min_vruntime: r.min_vruntime,
-                        victim: is_victim(prev) || is_victim(next),
-                    }
-                }
+                RecordKind::Switch {
+                    prev,
+                    prev_state,
+                    prev_sched_in,
+                    prev_wait_ns,
+                    prev_sch_delay_ns,
+                    prev_vruntime,
+                    next,
+                    next_vruntime,
+                } => HistoryRow::Switch {
+                    at_ns: r.at.ns(),
+                    cpu: r.cpu.0,
+                    task: label(prev),
+                    wait_ns: prev_wait_ns,
+                    sch_delay_ns: prev_sch_delay_ns,
+                    run_ns: r.at.since(prev_sched_in),
+                    state: prev_state,
+                    vruntime: prev_vruntime,
+                    next: label(next),
+                    next_vruntime,
+                    min_vruntime: r.min_vruntime,
+                    victim: is_victim(prev) || is_victim(next),
+                },
                 RecordKind::Wakeup { task, vruntime, preempt } => HistoryRow::Wakeup {
                     at_ns: r.at.ns(),
                     cpu: r.cpu.0,

@@ -13,7 +13,7 @@ pub mod validate;
 
 pub use error::{Origin, ScenarioError};
 pub use overrides::Override;
-pub use validate::{limits, ScenarioSpec, SourceSpec, TaskSpec};
+pub use validate::{ScenarioSpec, SourceSpec, TaskSpec, limits};
 
 use error::KeyError;
 use file::ScenarioFile;
@@ -118,7 +118,10 @@ impl Scenario {
             self.overrides.extend(added);
         }
         let mut doc = self.doc.clone();
-        let stages = [(Origin::Variant(self.variant.clone().unwrap_or_default()), &variant_ovs), (Origin::Override, &self.overrides)];
+        let stages = [
+            (Origin::Variant(self.variant.clone().unwrap_or_default()), &variant_ovs),
+            (Origin::Override, &self.overrides),
+        ];
         for (o, ovs) in stages {
             for ov in ovs.iter() {
                 overrides::apply(&mut doc, ov).map_err(|e| e.into_error(&self.file, o.clone()))?;

@@ -56,10 +56,8 @@ pub fn apply(doc: &mut Table, ov: &Override) -> Result<(), KeyError> {
             Value::Table(t) => t,
             Value::Array(items) => {
                 let next = segments[i + 1];
-                let names: Vec<String> = items
-                    .iter()
-                    .filter_map(|v| v.get("name").and_then(Value::as_str).map(str::to_string))
-                    .collect();
+                let names: Vec<String> =
+                    items.iter().filter_map(|v| v.get("name").and_then(Value::as_str).map(str::to_string)).collect();
                 let found = find_named(items, next).ok_or_else(|| {
                     KeyError::new(
                         format!("{here}.{next}"),

@@ -7,11 +7,11 @@ use super::file::{ScenarioFile, TaskFile};
 use crate::cpuset::CpuSet;
 use crate::ids::TaskId;
 use crate::sched::tunables::{
-    CfsTunables, SchedFeatures, TunableScaling, TunableValue, HZ_CHOICES, SYSCTL_GRANULARITY_NS,
-    SYSCTL_WAKEUP_GRANULARITY_NS,
+    CfsTunables, HZ_CHOICES, SYSCTL_GRANULARITY_NS, SYSCTL_WAKEUP_GRANULARITY_NS, SchedFeatures, TunableScaling,
+    TunableValue,
 };
 use crate::time::format_duration;
-use crate::workload::dist::{parse_duration, SAMPLE_MAX_NS};
+use crate::workload::dist::{SAMPLE_MAX_NS, parse_duration};
 use crate::workload::{Dist, Policy, Program, Step, WakeTarget};
 use toml::Value;
 
@@ -87,10 +87,9 @@ pub struct SourceSpec {
 pub(crate) fn duration_value(v: &Value, key: &str) -> Result<u64, KeyError> {
     match v {
         Value::Integer(n) if *n >= 0 && (*n as u64) <= SAMPLE_MAX_NS => Ok(*n as u64),
-        Value::Integer(n) => Err(KeyError::new(
-            key,
-            format!("{n} is out of range: a duration is 0 to {} ns", SAMPLE_MAX_NS),
-        )),
+        Value::Integer(n) => {
+            Err(KeyError::new(key, format!("{n} is out of range: a duration is 0 to {} ns", SAMPLE_MAX_NS)))
+        }
         Value::String(s) => parse_duration(s).map_err(|m| KeyError::new(key, m)),
         other => Err(KeyError::new(
             key,
@@ -114,7 +113,12 @@ fn opt_duration(v: &Option<Value>, key: &str, default: u64) -> Result<u64, KeyEr
     v.as_ref().map_or(Ok(default), |v| duration_value(v, key))
 }
 
-fn tunable(effective: &Option<Value>, base: &Option<Value>, name: &str, range: (u64, u64)) -> Result<TunableValue, KeyError> {
+fn tunable(
+    effective: &Option<Value>,
+    base: &Option<Value>,
+    name: &str,
+    range: (u64, u64),
+) -> Result<TunableValue, KeyError> {
     let check = |v: &Value, key: String| -> Result<u64, KeyError> {
         let ns = duration_value(v, &key)?;
         if ns < range.0 || ns > range.1 {
@@ -232,7 +236,10 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
         }
         let count = t.count.unwrap_or(1);
         if count == 0 || count > limits::TASKS_MAX {
-            return Err(KeyError::new(format!("{key}.count"), format!("{count} is not allowed: 1 to {}", limits::TASKS_MAX)));
+            return Err(KeyError::new(
+                format!("{key}.count"),
+                format!("{count} is not allowed: 1 to {}", limits::TASKS_MAX),
+            ));
         }
         heads.push((TaskId(total as u32), count as u32));
         total += count;
@@ -250,9 +257,11 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
     for (i, s) in f.sources.iter().enumerate() {
         let key = format!("sources[{i}]");
         check_name(&s.name, &format!("{key}.name"))?;
-        let target = f.tasks.iter().position(|t| t.name == s.target).ok_or_else(|| {
-            KeyError::new(format!("{key}.target"), format!("no task named `{}`", s.target))
-        })?;
+        let target = f
+            .tasks
+            .iter()
+            .position(|t| t.name == s.target)
+            .ok_or_else(|| KeyError::new(format!("{key}.target"), format!("no task named `{}`", s.target)))?;
         if !tasks[target].program.steps.contains(&Step::Serve) {
             return Err(KeyError::new(
                 format!("{key}.target"),
@@ -327,9 +336,8 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
 }
 
 fn check_name(name: &str, key: &str) -> Result<(), KeyError> {
-    let ok = !name.is_empty()
-        && name.len() <= 64
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || "-_:".contains(c));
+    let ok =
+        !name.is_empty() && name.len() <= 64 && name.chars().all(|c| c.is_ascii_alphanumeric() || "-_:".contains(c));
     if ok {
         Ok(())
     } else {
@@ -442,14 +450,18 @@ fn step(f: &ScenarioFile, v: &Value, key: &str) -> Result<Step, KeyError> {
             "yield" => Ok(Step::Yield),
             _ => Err(KeyError::new(
                 key,
-                format!("`{w}` is not a step; bare words: wait, serve, yield; tables: {{ run = \"1ms\" }}, {{ sleep = \"exp(5ms)\" }}, {{ sleep_until = \"10ms\" }}, {{ wake = \"task\" }}"),
+                format!(
+                    "`{w}` is not a step; bare words: wait, serve, yield; tables: {{ run = \"1ms\" }}, {{ sleep = \"exp(5ms)\" }}, {{ sleep_until = \"10ms\" }}, {{ wake = \"task\" }}"
+                ),
             )),
         }
     };
     let table = match v {
         Value::String(w) => return word(w),
         Value::Table(t) => t,
-        other => return Err(KeyError::new(key, format!("expected a step (a word or a table), found {}", other.type_str()))),
+        other => {
+            return Err(KeyError::new(key, format!("expected a step (a word or a table), found {}", other.type_str())));
+        }
     };
     let kinds: Vec<&String> = table.keys().filter(|k| *k != "offset").collect();
     if kinds.len() != 1 {
@@ -497,7 +509,11 @@ fn wake_target(f: &ScenarioFile, target: &str) -> Option<WakeTarget> {
     for t in &f.tasks {
         let count = t.count.unwrap_or(1) as u32;
         if t.name == target {
-            return Some(if count == 1 { WakeTarget::Task(TaskId(first)) } else { WakeTarget::Group { first: TaskId(first), count } });
+            return Some(if count == 1 {
+                WakeTarget::Task(TaskId(first))
+            } else {
+                WakeTarget::Group { first: TaskId(first), count }
+            });
         }
         if let Some(idx) = target.strip_prefix(&format!("{}/", t.name)).and_then(|s| s.parse::<u32>().ok())
             && idx < count

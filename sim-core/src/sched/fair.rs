@@ -10,11 +10,11 @@
 //!
 //! Time: `clock` plays `rq_clock_task()`; the engine sets it before each call.
 
+use super::SchedClass;
 use super::cfs_rq::CfsRq;
 use super::entity::SchedEntity;
 use super::tunables::{CfsTunables, SchedFeatures};
 use super::weights::{calc_delta, calc_delta_fair};
-use super::SchedClass;
 use crate::ids::{CfsRqId, EntityId};
 use crate::workload::Policy;
 
@@ -130,11 +130,7 @@ impl Cfs {
     /// `nr × min_granularity` past `sched_nr_latency` entities.
     pub fn sched_period(&self, nr_running: u64) -> u64 {
         let t = &self.tunables;
-        if nr_running > t.sched_nr_latency {
-            nr_running * t.sched_min_granularity_ns
-        } else {
-            t.sched_latency_ns
-        }
+        if nr_running > t.sched_nr_latency { nr_running * t.sched_min_granularity_ns } else { t.sched_latency_ns }
     }
 
     /// `sched_slice` (4.4 fair.c): the entity's share of the period, scaled by
@@ -315,11 +311,7 @@ impl Cfs {
         if vdiff <= 0 {
             return -1;
         }
-        if vdiff > self.wakeup_gran(se) as i64 {
-            1
-        } else {
-            0
-        }
+        if vdiff > self.wakeup_gran(se) as i64 { 1 } else { 0 }
     }
 
     /// `pick_next_entity` (4.4 fair.c): the leftmost entity, unless a skip, last

@@ -171,6 +171,24 @@ fn sleeper(gran: &str, sleeper_nice: i32, gentle: bool) -> u64 {
     switch_in_after(&sim, "sleeper", 13_500_000) - 13_500_000
 }
 
+#[test]
+fn a_sleeper_preempts_only_past_the_scaled_wakeup_granularity() {
+    // Gap 3 ms > 2.999 ms: preempts at the wakeup.
+    assert_eq!(sleeper("2.999ms", 0, true), 0);
+    // Gap 3 ms is not > 3 ms: waits for the 14 ms tick, where the hog (which
+    // ran far past its 3 ms slice) is preempted.
+    assert_eq!(sleeper("3ms", 0, true), 500_000);
+    // The granularity is scaled by the *woken* entity's weight: for nice 5
+    // (335), 1 ms becomes 1 ms · 1024/335 = 3.057 ms > 3 ms: no preemption...
+    assert_eq!(sleeper("1ms", 5, true), 500_000);
+    // ...while the same granularity lets a nice-0 sleeper preempt.
+    assert_eq!(sleeper("1ms", 0, true), 0);
+    // Without GENTLE_FAIR_SLEEPERS the credit is a full latency (6 ms): a 4 ms
+    // granularity blocks the preemption only with the gentle half credit.
+    assert_eq!(sleeper("4ms", 0, false), 0);
+    assert_eq!(sleeper("4ms", 0, true), 500_000);
+}
+
 /// The second condition of `check_preempt_tick`: curr ran at least
 /// min_granularity (0.75 ms) and is more than its ideal slice (3 ms) of
 /// vruntime ahead of the leftmost entity, although it has not used its slice.
@@ -211,9 +229,11 @@ fn tick_preempts_a_task_far_ahead_in_vruntime_before_its_slice_ends() {
 /// against a normal hog it gets about 3/1027 of the CPU.
 #[test]
 fn sched_idle_yields_to_normal_tasks() {
-    let toml = two_hogs(1000, "")
-        .replace("duration = \"20ms\"", "duration = \"10s\"")
-        .replacen("name = \"b\"", "name = \"b\"\n        policy = \"idle\"", 1);
+    let toml = two_hogs(1000, "").replace("duration = \"20ms\"", "duration = \"10s\"").replacen(
+        "name = \"b\"",
+        "name = \"b\"\n        policy = \"idle\"",
+        1,
+    );
     let sim = traced(&toml);
     let b = sim.task_runtime_ns(TaskId(1)) as f64 / 10e9;
     assert!(b > 0.0 && b < 0.01, "idle share {b}");
@@ -275,11 +295,11 @@ fn periodic_wakeups_and_request_response_times() {
         .trace()
         .iter()
         .filter_map(|r| match r.kind {
-            RecordKind::Wakeup { task, .. } if task == TaskId(0) => Some(r.at.ns()),
+            RecordKind::Wakeup { task: TaskId(0), .. } => Some(r.at.ns()),
             _ => None,
         })
         .collect();
-    assert_eq!(wakes, vec![0, 1, 11, 21, 31, 41].iter().map(|m| m * MS).collect::<Vec<_>>());
+    assert_eq!(wakes, [0, 1, 11, 21, 31, 41].iter().map(|m| m * MS).collect::<Vec<_>>());
     let r = sim.report();
     let resp = r.tasks[1].response.expect("srv serves");
     // Arrivals at 7.5, 14.5, ..., 49.5 ms: 7 of them; none collides with the

@@ -95,15 +95,11 @@ impl CfsTunables {
         let sched_latency_ns = value(latency, BASE_LATENCY_NS);
         let sched_min_granularity_ns = value(min_granularity, BASE_MIN_GRANULARITY_NS);
         let sched_wakeup_granularity_ns = value(wakeup_granularity, BASE_WAKEUP_GRANULARITY_NS);
-        let written = [latency, min_granularity, wakeup_granularity]
-            .iter()
-            .any(|v| matches!(v, TunableValue::Effective(_)));
+        let written =
+            [latency, min_granularity, wakeup_granularity].iter().any(|v| matches!(v, TunableValue::Effective(_)));
         // sched_proc_update_handler (4.4 fair.c) recomputes nr_latency on any write.
-        let sched_nr_latency = if written {
-            sched_latency_ns.div_ceil(sched_min_granularity_ns)
-        } else {
-            DEFAULT_NR_LATENCY
-        };
+        let sched_nr_latency =
+            if written { sched_latency_ns.div_ceil(sched_min_granularity_ns) } else { DEFAULT_NR_LATENCY };
         CfsTunables {
             sched_latency_ns,
             sched_min_granularity_ns,

@@ -85,13 +85,7 @@ impl LoadWeight {
             return self.inv_weight;
         }
         let w = self.weight;
-        if w >= WMULT_CONST {
-            1
-        } else if w == 0 {
-            WMULT_CONST
-        } else {
-            WMULT_CONST / w
-        }
+        if w >= WMULT_CONST { 1 } else { WMULT_CONST.checked_div(w).unwrap_or(WMULT_CONST) }
     }
 }
 
@@ -117,11 +111,7 @@ pub fn calc_delta(delta_exec: u64, weight: u64, lw: &LoadWeight) -> u64 {
 /// `calc_delta_fair` (4.4 fair.c): real time to virtual time for an entity of
 /// weight `lw`; unchanged for a nice-0 weight.
 pub fn calc_delta_fair(delta: u64, lw: &LoadWeight) -> u64 {
-    if lw.weight != NICE_0_LOAD {
-        calc_delta(delta, NICE_0_LOAD, lw)
-    } else {
-        delta
-    }
+    if lw.weight != NICE_0_LOAD { calc_delta(delta, NICE_0_LOAD, lw) } else { delta }
 }
 
 #[cfg(test)]
@@ -151,7 +141,7 @@ mod tests {
         // nice 5 (335): 1ms of real time is 1024/335 ms of virtual time.
         let nice5 = LoadWeight::for_task(Policy::Normal, 5);
         let v = calc_delta_fair(1_000_000, &nice5);
-        assert_eq!(v, (1_000_000u128 * 1024 * 12820798 >> 32) as u64);
+        assert_eq!(v, ((1_000_000u128 * 1024 * 12820798) >> 32) as u64);
         assert!(v <= 1_000_000 * 1024 / 335);
         let idle = LoadWeight::for_task(Policy::Idle, 0);
         assert_eq!(idle.weight, 3);

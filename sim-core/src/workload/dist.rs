@@ -18,15 +18,29 @@ pub const SAMPLE_MAX_NS: u64 = 86_400 * 1_000_000_000;
 pub enum Dist {
     Const(u64),
     /// Uniform over `[low, high]`.
-    Uniform { low: u64, high: u64 },
+    Uniform {
+        low: u64,
+        high: u64,
+    },
     /// Exponential with the given mean.
-    Exp { mean: u64 },
+    Exp {
+        mean: u64,
+    },
     /// Normal, clipped at 0.
-    Normal { mean: u64, sd: u64 },
+    Normal {
+        mean: u64,
+        sd: u64,
+    },
     /// Log-normal with the given median and shape σ of the underlying normal.
-    LogNormal { median: u64, sigma: f64 },
+    LogNormal {
+        median: u64,
+        sigma: f64,
+    },
     /// Pareto (type I) with scale (minimum) and shape α.
-    Pareto { scale: u64, shape: f64 },
+    Pareto {
+        scale: u64,
+        shape: f64,
+    },
 }
 
 impl Dist {
@@ -43,11 +57,7 @@ impl Dist {
         };
         let args: Vec<&str> = inner.split(',').map(str::trim).collect();
         let want = |n: usize| -> Result<(), String> {
-            if args.len() == n {
-                Ok(())
-            } else {
-                Err(format!("`{name}` takes {n} argument(s), got {}", args.len()))
-            }
+            if args.len() == n { Ok(()) } else { Err(format!("`{name}` takes {n} argument(s), got {}", args.len())) }
         };
         let shape = |s: &str, what: &str| -> Result<f64, String> {
             let v: f64 = s.parse().map_err(|_| format!("{what} `{s}` is not a number"))?;
