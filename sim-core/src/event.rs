@@ -38,24 +38,24 @@ struct Entry {
 
 /// A priority queue of events keyed by `(time, insertion sequence)`.
 ///
-/// Two tiers: events due before `horizon` sit in a small four-ary min-heap;
-/// later ones (most sleep timers and arrivals) wait unsorted in `far`. When
-/// the heap runs dry, the horizon moves to the earliest far event plus
-/// `WINDOW_NS` and the far events before it move into the heap. Every event
-/// in the heap is earlier than every far one, so pops come out in exact
-/// `(time, seq)` order while the heap stays a few entries deep.
+/// Two tiers: events due before `horizon` are kept in `near`, sorted with the
+/// earliest last so a pop is a `Vec::pop`; later ones (most sleep timers and
+/// arrivals) wait unsorted in `far`. When `near` runs dry, the horizon moves
+/// to the earliest far event plus `WINDOW_NS` and the far events before it are
+/// sorted into `near`. Every near event is earlier than every far one, so pops
+/// come out in exact `(time, seq)` order, and `near` stays a few entries long.
 #[derive(Clone, Debug, Default)]
 pub struct EventQueue {
-    heap: Vec<Entry>,
+    /// Descending by key: the next event is last.
+    near: Vec<Entry>,
     far: Vec<Entry>,
     /// Events at or after this time go to `far`.
     horizon: u64,
     next_seq: u64,
 }
 
-const ARITY: usize = 4;
-/// Width of the near tier. Refills cost a scan of `far`, so the window is a
-/// trade between refill frequency and heap depth.
+/// Width of the near tier. Refills cost a scan of `far`, so the window trades
+/// refill frequency against the length of `near`.
 const WINDOW_NS: u64 = 200_000;
 
 impl EventQueue {
@@ -72,27 +72,14 @@ impl EventQueue {
             self.far.push(entry);
             return;
         }
-        self.heap_push(entry);
+        // Keys are unique; find the slot keeping `near` descending. New events
+        // are usually later than most near ones, so scan from the front.
+        let pos = self.near.iter().position(|e| e.key < key).unwrap_or(self.near.len());
+        self.near.insert(pos, entry);
     }
 
-    fn heap_push(&mut self, entry: Entry) {
-        let key = entry.key;
-        // Sift up, moving the hole instead of swapping.
-        let mut i = self.heap.len();
-        self.heap.push(entry);
-        while i > 0 {
-            let parent = (i - 1) / ARITY;
-            if self.heap[parent].key <= key {
-                break;
-            }
-            self.heap[i] = self.heap[parent];
-            i = parent;
-        }
-        self.heap[i] = entry;
-    }
-
-    /// Moves the horizon past the earliest far event and brings the far
-    /// events before it into the heap.
+    /// Moves the horizon past the earliest far event and sorts the far events
+    /// before it into `near`.
     fn refill(&mut self) {
         let Some(min) = self.far.iter().map(|e| (e.key >> 64) as u64).min() else { return };
         self.horizon = min.saturating_add(WINDOW_NS);
@@ -100,63 +87,34 @@ impl EventQueue {
         while i < self.far.len() {
             if ((self.far[i].key >> 64) as u64) < self.horizon {
                 let e = self.far.swap_remove(i);
-                self.heap_push(e);
+                self.near.push(e);
             } else {
                 i += 1;
             }
         }
+        self.near.sort_unstable_by(|a, b| b.key.cmp(&a.key));
     }
 
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
-        if self.heap.is_empty() {
+        if self.near.is_empty() {
             self.refill();
         }
-        let last = self.heap.pop()?;
-        if self.heap.is_empty() {
-            return Some((SimTime((last.key >> 64) as u64), last.event));
-        }
-        let top = self.heap[0];
-        // Sift the last entry down from the root.
-        let n = self.heap.len();
-        let mut i = 0;
-        loop {
-            let first = ARITY * i + 1;
-            if first >= n {
-                break;
-            }
-            let end = (first + ARITY).min(n);
-            let mut child = first;
-            let mut child_key = self.heap[first].key;
-            for c in first + 1..end {
-                let k = self.heap[c].key;
-                if k < child_key {
-                    child = c;
-                    child_key = k;
-                }
-            }
-            if last.key <= child_key {
-                break;
-            }
-            self.heap[i] = self.heap[child];
-            i = child;
-        }
-        self.heap[i] = last;
-        Some((SimTime((top.key >> 64) as u64), top.event))
+        self.near.pop().map(|e| (SimTime((e.key >> 64) as u64), e.event))
     }
 
     pub fn peek_time(&mut self) -> Option<SimTime> {
-        if self.heap.is_empty() {
+        if self.near.is_empty() {
             self.refill();
         }
-        self.heap.first().map(|e| SimTime((e.key >> 64) as u64))
+        self.near.last().map(|e| SimTime((e.key >> 64) as u64))
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len() + self.far.len()
+        self.near.len() + self.far.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty() && self.far.is_empty()
+        self.near.is_empty() && self.far.is_empty()
     }
 }
 
