@@ -21,8 +21,12 @@ pub enum ScenarioError {
     #[error("{file}: TOML syntax error: {message}")]
     Syntax { file: String, message: String },
     /// A key is unknown, has the wrong type, or its value is not allowed.
-    #[error("{file}: {}{key}: {message}", origin_prefix(.origin))]
+    #[error("{file}: {}{}{message}", origin_prefix(.origin), key_prefix(.key))]
     Invalid { file: String, origin: Origin, key: String, message: String },
+}
+
+fn key_prefix(key: &str) -> String {
+    if key.is_empty() { String::new() } else { format!("{key}: ") }
 }
 
 fn origin_prefix(o: &Origin) -> String {

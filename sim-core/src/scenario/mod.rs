@@ -95,7 +95,7 @@ impl Scenario {
                 "variants",
                 format!("no variant `{name}`; this file has: {}", self.variant_names().join(", ")),
             )
-            .into_error(&self.file, Origin::Override));
+            .into_error(&self.file, Origin::File));
         };
         let mut next = self.clone();
         next.variant = Some(name.to_string());
@@ -145,7 +145,10 @@ fn build(doc: &Table) -> Result<ScenarioSpec, KeyError> {
     let file: ScenarioFile = serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
         let path = if path == "." { String::new() } else { path };
-        KeyError::new(path, e.into_inner().to_string().trim_end().to_string())
+        // The deserializer appends its own "in `path`" line; the path is
+        // already in front of the message, so keep the first line only.
+        let message = e.into_inner().to_string();
+        KeyError::new(path, message.lines().next().unwrap_or("").trim_end().to_string())
     })?;
     validate::validate(&file)
 }
