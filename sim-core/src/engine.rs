@@ -447,8 +447,9 @@ impl Simulation {
         }
     }
 
-    /// `__schedule` (4.4 core.c) at a preemption point. A task that blocked was
-    /// already dequeued (`deactivate_task(DEQUEUE_SLEEP)`) when it blocked.
+    /// `__schedule` (4.4 core.c) at a preemption point: a previous task that is
+    /// no longer running (it blocked or exited) is dequeued here, then the
+    /// next one is picked.
     fn schedule(&mut self, cpu: CpuId) {
         let rq = &mut self.rqs[cpu.index()];
         if self.cfs.features.hrtick {
@@ -572,9 +573,8 @@ impl Simulation {
     }
 
     /// `check_preempt_curr` (4.4 core.c): an idle CPU always reschedules; a
-    /// fair one asks `check_preempt_wakeup`.
-    /// Returns whether a running task was preempted (an idle CPU just
-    /// reschedules, which is not a preemption).
+    /// fair one asks `check_preempt_wakeup`. Returns whether a running task was
+    /// preempted (rescheduling an idle CPU is not a preemption).
     fn check_preempt_curr(&mut self, cpu: CpuId, woken: TaskId, wake_flags: u32) -> bool {
         let rq = &self.rqs[cpu.index()];
         let preempt = match rq.curr {
@@ -892,7 +892,8 @@ impl Simulation {
         for (c, rq) in self.rqs.iter().enumerate() {
             if let Some(t) = rq.curr {
                 let task = &self.tasks[t.index()];
-                if task.cpu.index() != c || task.state != TaskState::Running {
+                let blocking = rq.need_resched && matches!(task.state, TaskState::Blocked(_) | TaskState::Exited);
+                if task.cpu.index() != c || (task.state != TaskState::Running && !blocking) {
                     return Err(format!(
                         "cpu {c} runs {} which is {:?} on cpu {} ({ctx})",
                         task.comm, task.state, task.cpu

@@ -107,7 +107,7 @@ impl EventQueue {
                 i += 1;
             }
         }
-        self.near.sort_unstable_by(|a, b| b.key.cmp(&a.key));
+        self.near.sort_unstable_by_key(|e| std::cmp::Reverse(e.key));
     }
 
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {

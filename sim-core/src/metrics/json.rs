@@ -5,7 +5,6 @@
 //! written (no floats), which keeps the bytes identical across targets.
 //! Fields may be added; existing ones are never renamed.
 
-use super::history::PrevState;
 use super::latency::LatencySummary;
 use super::recorder::WaitKind;
 use super::report::{HistoryRow, RunReport};
@@ -276,7 +275,7 @@ fn row(h: &HistoryRow) -> Row<'_> {
             wait_ns: *wait_ns,
             sch_delay_ns: *sch_delay_ns,
             run_ns: *run_ns,
-            state: state_code(*state),
+            state: state.code(),
             vruntime: *vruntime,
             next,
             next_vruntime: *next_vruntime,
@@ -293,10 +292,6 @@ fn row(h: &HistoryRow) -> Row<'_> {
             victim: *victim,
         },
     }
-}
-
-fn state_code(s: PrevState) -> &'static str {
-    s.code()
 }
 
 /// One run as pretty-printed JSON.

@@ -132,11 +132,6 @@ impl Scenario {
         self.spec = build(&doc).map_err(|e| e.into_error(&self.file, blame))?;
         Ok(self)
     }
-
-    /// The overrides applied through `with_overrides`, as `(path, value)` text.
-    pub fn applied_overrides(&self) -> Vec<(String, String)> {
-        self.overrides.iter().map(|o| (o.path.clone(), o.value.to_string())).collect()
-    }
 }
 
 /// Deserializes (stage one, with the key path of any error) and validates (stage two).

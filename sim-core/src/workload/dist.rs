@@ -147,16 +147,6 @@ impl Dist {
             Dist::Pareto { .. } => false,
         }
     }
-
-    /// The smallest value a sample can take.
-    pub fn min_ns(&self) -> u64 {
-        match *self {
-            Dist::Const(v) => v,
-            Dist::Uniform { low, .. } => low,
-            Dist::Pareto { scale, .. } => scale,
-            _ => 0,
-        }
-    }
 }
 
 /// Box–Muller with `libm` (one value per call; the pair's twin is discarded to
