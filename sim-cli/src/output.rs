@@ -210,6 +210,46 @@ fn cpus(r: &RunReport, out: &mut String) {
     }
 }
 
+/// Task groups: shares, CPU time, and the weight their per-CPU entities had
+/// when their tasks woke (what they competed with at the level above).
+fn groups(r: &RunReport, out: &mut String) {
+    let s = &r.settings;
+    let _ = writeln!(
+        out,
+        "\nTask groups (autogroup {}; group entity weight = calc_cfs_shares, {} load)",
+        if s.autogroup { "on" } else { "off" },
+        s.group_load
+    );
+    if r.groups.is_empty() {
+        let _ = writeln!(out, "  every task runs in the root group /");
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "  {:<28} {:>7} {:>6} {:>13} {:>7}   {:<24} {:>9}",
+        "group", "shares", "tasks", "CPU time", "of busy", "entity weight at wakeups", "load_avg"
+    );
+    let busy: u64 = r.cpus.iter().map(|c| c.busy_ns).sum();
+    for g in &r.groups {
+        let weight = if g.weight_samples == 0 {
+            "-".to_string()
+        } else {
+            format!("avg {} [{}-{}]", g.weight_avg, g.weight_min, g.weight_max)
+        };
+        let _ = writeln!(
+            out,
+            "  {:<28} {:>7} {:>6} {:>10.3} ms {:>7}   {:<24} {:>9}",
+            g.path,
+            g.shares,
+            g.tasks,
+            g.runtime_ns as f64 / 1e6,
+            pct(g.runtime_ns, busy),
+            weight,
+            g.load_avg
+        );
+    }
+}
+
 /// A bar on a log scale: every doubling of the count adds the same length, so
 /// a handful of long delays stay visible next to thousands of short ones.
 fn bar(count: u64, max: u64) -> String {
@@ -225,7 +265,8 @@ fn shares(list: &[(String, u64)], total: u64, n: usize) -> String {
 
 fn victim(r: &RunReport, out: &mut String) {
     let v = &r.victim;
-    let _ = writeln!(out, "\nVictim `{}`: scheduling delay (wakeup or preemption to running)", v.name);
+    let group = r.tasks.iter().find(|t| t.name == v.name).map_or("/", |t| t.group.as_str());
+    let _ = writeln!(out, "\nVictim `{}` (group {group}): scheduling delay (wakeup or preemption to running)", v.name);
     let _ = writeln!(out, "{}", summary_line("all delays", &v.delay));
     let _ = writeln!(out, "{}", summary_line("wakeup delays", &v.wakeup_delay));
     let _ = writeln!(
@@ -235,6 +276,13 @@ fn victim(r: &RunReport, out: &mut String) {
         format_duration(v.wakeup_delay.max_ns),
         if v.wakeup_delay.max_ns <= v.one_hog_bound_ns { "within" } else { "ABOVE" }
     );
+    if group != "/" {
+        let _ = writeln!(
+            out,
+            "  (the bound assumes the victim and the hog share one run queue; in group {group} the credit and \
+             the wakeup granularity apply to the group entity, scaled by its weight)"
+        );
+    }
     let max = v.histogram.iter().map(|b| b.count).max().unwrap_or(0);
     let _ = writeln!(
         out,
@@ -365,6 +413,7 @@ pub fn run_text(r: &RunReport, per_task: bool) -> String {
     latency_table(r, per_task, &mut out);
     requests(r, &mut out);
     cpus(r, &mut out);
+    groups(r, &mut out);
     victim(r, &mut out);
     history(r, &mut out);
     out
@@ -384,7 +433,8 @@ pub fn compare_text(runs: &[RunReport]) -> String {
         first.victim.name
     );
     let names: Vec<String> = runs.iter().map(|r| r.variant.clone().unwrap_or_else(|| "base".into())).collect();
-    let w = names.iter().map(String::len).max().unwrap_or(0).max(12);
+    let paths = runs.iter().flat_map(|r| r.groups.iter().map(|g| g.path.len()));
+    let w = names.iter().map(String::len).chain(paths).max().unwrap_or(0).max(12);
     let mut line = |label: &str, cells: Vec<String>| {
         let mut l = format!("  {label:<38}");
         for c in cells {
@@ -398,6 +448,22 @@ pub fn compare_text(runs: &[RunReport]) -> String {
     line("sched_min_granularity_ns", d(&|r| r.settings.tunables.sched_min_granularity_ns));
     line("sched_wakeup_granularity_ns", d(&|r| r.settings.tunables.sched_wakeup_granularity_ns));
     line("HZ", runs.iter().map(|r| r.settings.hz.to_string()).collect());
+    let group_of = |r: &RunReport, name: &str| {
+        r.tasks.iter().find(|t| t.name == name).map_or("-".to_string(), |t| t.group.clone())
+    };
+    let culprit = |r: &RunReport| r.victim.histogram.last().and_then(|b| b.culprits.first()).map(|c| c.0.clone());
+    line("autogroup", runs.iter().map(|r| if r.settings.autogroup { "on" } else { "off" }.to_string()).collect());
+    line("victim's group", runs.iter().map(|r| group_of(r, &r.victim.name)).collect());
+    line("culprit's group", runs.iter().map(|r| culprit(r).map_or("-".into(), |c| group_of(r, &c))).collect());
+    let weight = |r: &RunReport, name: Option<String>| {
+        let path = name.map(|n| group_of(r, &n));
+        r.groups
+            .iter()
+            .find(|g| Some(&g.path) == path.as_ref())
+            .map_or("-".to_string(), |g| if g.weight_samples == 0 { "-".into() } else { g.weight_avg.to_string() })
+    };
+    line("  victim group entity weight (avg)", runs.iter().map(|r| weight(r, Some(r.victim.name.clone()))).collect());
+    line("  culprit group entity weight (avg)", runs.iter().map(|r| weight(r, culprit(r))).collect());
     line("victim max wakeup delay", d(&|r| r.victim.wakeup_delay.max_ns));
     line("one-hog bound: latency/2 + 2 x tick", d(&|r| r.victim.one_hog_bound_ns));
     line(
@@ -417,12 +483,8 @@ pub fn compare_text(runs: &[RunReport]) -> String {
         line("victim request p99 response", resp(&|s| s.p99_ns));
         line("victim request max response", resp(&|s| s.max_ns));
     }
-    line(
-        "worst delay spent behind",
-        runs.iter()
-            .map(|r| r.victim.histogram.last().and_then(|b| b.culprits.first()).map_or("-".into(), |c| c.0.clone()))
-            .collect(),
-    );
+
+    line("worst delay spent behind", runs.iter().map(|r| culprit(r).unwrap_or_else(|| "-".into())).collect());
     line(
         "context switches (all CPUs)",
         runs.iter().map(|r| r.cpus.iter().map(|c| c.switches).sum::<u64>().to_string()).collect(),

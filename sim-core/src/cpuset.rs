@@ -42,6 +42,13 @@ impl CpuSet {
             .flat_map(|(i, &w)| (0..64).filter(move |b| w & (1 << b) != 0).map(move |b| CpuId((i * 64 + b) as u16)))
     }
 
+    /// Adds every CPU of `other` (same machine size).
+    pub fn union_with(&mut self, other: &CpuSet) {
+        for (w, o) in self.words.iter_mut().zip(&other.words) {
+            *w |= o;
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.words.iter().map(|w| w.count_ones() as usize).sum()
     }

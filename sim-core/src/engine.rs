@@ -15,13 +15,12 @@
 
 use crate::cpuset::CpuSet;
 use crate::event::{Event, EventQueue};
-use crate::ids::{CfsRqId, CpuId, EntityId, SourceId, TaskId};
+use crate::ids::{CfsRqId, CpuId, EntityId, GroupId, SourceId, TaskId};
 use crate::metrics::history::{PrevState, RecordKind, SchedRecord};
 use crate::metrics::recorder::{Recorder, WaitKind};
 use crate::rng::SimRng;
 use crate::scenario::{Scenario, ScenarioSpec};
 use crate::sched::SchedClass;
-use crate::sched::cfs_rq::CfsRq;
 use crate::sched::entity::SchedEntity;
 use crate::sched::fair::{Cfs, DEQUEUE_SLEEP, ENQUEUE_WAKEUP, ENQUEUE_WAKING, WF_FORK};
 use crate::sched::placement::{select_cpu_fork, select_cpu_wake};
@@ -41,6 +40,12 @@ const SETTLE_MAX: u32 = 256;
 const SAME_INSTANT_EVENTS: u64 = 100_000;
 /// `hrtick_start` (4.4 core.c): "Don't schedule slices shorter than 10000ns".
 const HRTICK_MIN_NS: u64 = 10_000;
+/// How often a busy CPU's tick runs `rebalance_domains` and with it
+/// `update_blocked_averages` (4.4 fair.c:trigger_load_balance). 4.4 uses the
+/// lowest domain's balance interval times `busy_factor`: an SMT pair
+/// (sd_weight 2 → 2 ms) × 32 = 64 ms. No topology is modelled, so this is the
+/// one interval; a CPU going idle refreshes at once (`idle_balance`).
+const BUSY_BALANCE_INTERVAL_NS: u64 = 64_000_000;
 
 /// How many events `advance` may dispatch before it returns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,6 +102,8 @@ struct Rq {
     hrtick_armed: bool,
     hrtick_generation: u32,
     idle_since: SimTime,
+    /// `rq->next_balance`: when the tick next refreshes blocked load averages.
+    next_balance: SimTime,
 }
 
 /// An arrival source bound to one target task.
@@ -141,10 +148,9 @@ impl Simulation {
     pub fn new(scenario: &Scenario) -> Simulation {
         let spec = scenario.spec.clone();
         let ncpus = usize::from(spec.cpus);
-        let mut cfs = Cfs::new(spec.tunables.clone(), spec.features);
+        let mut cfs = Cfs::new(spec.tunables.clone(), spec.features, spec.groups.group_load, spec.cpus);
         let mut rqs = Vec::with_capacity(ncpus);
         for c in 0..spec.cpus {
-            cfs.cfs_rqs.push(CfsRq::new(CpuId(c)));
             rqs.push(Rq {
                 curr: None,
                 root: CfsRqId(u32::from(c)),
@@ -154,6 +160,7 @@ impl Simulation {
                 hrtick_armed: false,
                 hrtick_generation: 0,
                 idle_since: SimTime::ZERO,
+                next_balance: SimTime::ZERO,
             });
         }
         let root_rng = SimRng::new(spec.seed);
@@ -176,6 +183,7 @@ impl Simulation {
                     instance: i,
                     policy: ts.policy,
                     nice: ts.nice,
+                    group: GroupId(ts.group as u32),
                     affinity: ts.affinity[i as usize].clone(),
                     state: TaskState::Unstarted,
                     cpu: CpuId(0),
@@ -201,6 +209,11 @@ impl Simulation {
                 queue.push(SimTime(ts.start_ns), Event::TaskStart { task: id });
             }
         }
+        // Task entities are EntityId(task); group entities follow.
+        for g in &spec.groups.groups[1..] {
+            let parent = GroupId(g.parent.expect("only the root has no parent") as u32);
+            cfs.create_group(g.path.clone(), parent, g.shares, &g.cpus);
+        }
         let mut sources = Vec::new();
         for s in &spec.sources {
             let ts = &spec.tasks[s.target];
@@ -220,8 +233,13 @@ impl Simulation {
             }
         }
         let victim = &spec.tasks[spec.victim];
-        let recorder =
-            Recorder::new(tasks.len(), ncpus, (victim.first.0, victim.first.0 + victim.count), spec.history_window_ns);
+        let recorder = Recorder::new(
+            tasks.len(),
+            ncpus,
+            spec.groups.groups.len(),
+            (victim.first.0, victim.first.0 + victim.count),
+            spec.history_window_ns,
+        );
         let seen_min_vruntime = cfs.cfs_rqs.iter().map(|q| q.min_vruntime).collect();
         Simulation {
             tick_ns: tick_nsec(spec.hz),
@@ -406,6 +424,11 @@ impl Simulation {
         if self.cfs.task_tick(Self::se_of(curr), false, hrtick_active) {
             self.resched_curr(cpu);
         }
+        // trigger_load_balance → rebalance_domains → update_blocked_averages.
+        if self.now >= self.rqs[cpu.index()].next_balance {
+            self.rqs[cpu.index()].next_balance = self.now.after(BUSY_BALANCE_INTERVAL_NS);
+            self.cfs.update_blocked_averages(cpu);
+        }
         self.arm_tick(cpu);
     }
 
@@ -463,6 +486,15 @@ impl Simulation {
             // __schedule: prev is no longer TASK_RUNNING: deactivate_task(DEQUEUE_SLEEP).
             self.cfs.dequeue_task(Self::se_of(p), DEQUEUE_SLEEP);
             self.rqs[cpu.index()].nr_running -= 1;
+            if self.tasks[p.index()].state == TaskState::Exited {
+                self.cfs.remove_entity_load_avg(Self::se_of(p)); // task_dead_fair
+            }
+        }
+        if self.rqs[cpu.index()].nr_running == 0 {
+            // pick_next_task_fair → idle_balance → update_blocked_averages (4.4
+            // also requires avg_idle ≥ sysctl_sched_migration_cost and an
+            // overloaded root domain, which are not modelled).
+            self.cfs.update_blocked_averages(cpu);
         }
         let next = self.cfs.pick_next_task(root, prev.map(Self::se_of)).map(|se| TaskId(se.0));
         if self.cfs.features.hrtick
@@ -487,7 +519,8 @@ impl Simulation {
     fn context_switch(&mut self, cpu: CpuId, prev: Option<TaskId>, next: Option<TaskId>) {
         let now = self.now;
         self.recorder.cpus[cpu.index()].switches += 1;
-        let min_vruntime = self.cfs.rq(self.rqs[cpu.index()].root).min_vruntime;
+        let own_q = next.map_or(self.rqs[cpu.index()].root, |n| self.cfs.se(Self::se_of(n)).cfs_rq);
+        let min_vruntime = self.cfs.rq(own_q).min_vruntime;
         let mut record = RecordKind::Switch {
             prev: None,
             prev_state: PrevState::Sleeping,
@@ -591,10 +624,17 @@ impl Simulation {
     }
 
     fn record_wakeup(&mut self, cpu: CpuId, task: TaskId, preempt: bool) {
+        let mut up = self.cfs.se(Self::se_of(task)).parent;
+        while let Some(g) = up {
+            let e = self.cfs.se(g);
+            let tg = self.cfs.rq(e.my_q.expect("a parent is a group entity")).tg;
+            self.recorder.groups[tg.index()].sample(e.load.weight);
+            up = e.parent;
+        }
         let rec = SchedRecord {
             at: self.now,
             cpu,
-            min_vruntime: self.cfs.rq(self.rqs[cpu.index()].root).min_vruntime,
+            min_vruntime: self.cfs.rq(self.cfs.se(Self::se_of(task)).cfs_rq).min_vruntime,
             kind: RecordKind::Wakeup { task, vruntime: self.cfs.se(Self::se_of(task)).vruntime, preempt },
         };
         self.recorder.push_record(rec);
@@ -606,9 +646,10 @@ impl Simulation {
     fn wake_up_new_task(&mut self, task: TaskId) {
         let cpu = select_cpu_fork(&self.tasks[task.index()].affinity, |c| self.rqs[c.index()].nr_running);
         let se = Self::se_of(task);
-        let root = self.rqs[cpu.index()].root;
-        self.cfs.set_task_rq(se, root);
-        self.cfs.task_fork(root, se);
+        let group = self.tasks[task.index()].group;
+        self.cfs.set_task_rq(se, group, cpu);
+        let q = self.cfs.se(se).cfs_rq;
+        self.cfs.task_fork(q, se);
         self.cfs.enqueue_task(se, 0);
         self.rqs[cpu.index()].nr_running += 1;
         let t = &mut self.tasks[task.index()];
@@ -639,7 +680,9 @@ impl Simulation {
         // task_waking_fair: relative to the old queue; ENQUEUE_WAKING rebases it.
         self.cfs.task_waking(se);
         if cpu != prev_cpu {
-            self.cfs.set_task_rq(se, self.rqs[cpu.index()].root);
+            // set_task_cpu → migrate_task_rq_fair, then set_task_rq.
+            self.cfs.migrate_task_rq(se);
+            self.cfs.set_task_rq(se, self.tasks[task.index()].group, cpu);
         }
         self.cfs.enqueue_task(se, ENQUEUE_WAKEUP | ENQUEUE_WAKING);
         self.rqs[cpu.index()].nr_running += 1;

@@ -39,6 +39,10 @@ id!(
     CfsRqId(u32)
 );
 id!(
+    /// A task group (`struct task_group`): a cgroup or an autogroup; 0 is the root.
+    GroupId(u32)
+);
+id!(
     /// An arrival source instance.
     SourceId(u32)
 );

@@ -2,7 +2,7 @@
 //! in its program, and the bookkeeping the metrics need.
 
 use crate::cpuset::CpuSet;
-use crate::ids::CpuId;
+use crate::ids::{CpuId, GroupId};
 use crate::metrics::recorder::WaitKind;
 use crate::rng::SimRng;
 use crate::time::SimTime;
@@ -51,6 +51,8 @@ pub struct Task {
     pub instance: u32,
     pub policy: Policy,
     pub nice: i8,
+    /// The task group it runs in (its cgroup, or its session's autogroup).
+    pub group: GroupId,
     pub affinity: CpuSet,
     pub state: TaskState,
     /// `task_cpu()`: where it runs or last ran.

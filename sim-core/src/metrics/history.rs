@@ -56,7 +56,8 @@ pub enum RecordKind {
 pub struct SchedRecord {
     pub at: SimTime,
     pub cpu: CpuId,
-    /// The CPU's root `min_vruntime` after the event.
+    /// `min_vruntime` of the run queue of the task switched in or woken (its
+    /// group's queue on this CPU; the root queue when the CPU goes idle).
     pub min_vruntime: i64,
     pub kind: RecordKind,
 }

@@ -26,7 +26,27 @@ struct Report<'a> {
     settings: Settings,
     tasks: Vec<Task<'a>>,
     cpus: Vec<Cpu>,
+    groups: Vec<Group<'a>>,
     victim: Victim<'a>,
+}
+
+#[derive(Serialize)]
+struct Group<'a> {
+    path: &'a str,
+    shares: u64,
+    session: Option<&'a str>,
+    tasks: u32,
+    runtime_ns: u64,
+    weight_at_wakeup: GroupWeight,
+    load_avg: i64,
+}
+
+#[derive(Serialize)]
+struct GroupWeight {
+    samples: u64,
+    avg: u64,
+    min: u64,
+    max: u64,
 }
 
 #[derive(Serialize)]
@@ -44,6 +64,8 @@ struct Settings {
     sched_tunable_scaling: &'static str,
     tunable_scaling_factor: u64,
     features: BTreeMap<&'static str, bool>,
+    autogroup: bool,
+    group_load: &'static str,
 }
 
 #[derive(Serialize)]
@@ -199,6 +221,8 @@ fn dto(r: &RunReport) -> Report<'_> {
             sched_tunable_scaling: s.tunables.scaling.name(),
             tunable_scaling_factor: s.tunables.factor,
             features: s.features.iter().collect(),
+            autogroup: s.autogroup,
+            group_load: s.group_load,
         },
         tasks: r
             .tasks
@@ -223,6 +247,24 @@ fn dto(r: &RunReport) -> Report<'_> {
             })
             .collect(),
         cpus: r.cpus.iter().map(|c| Cpu { cpu: c.cpu, busy_ns: c.busy_ns, switches: c.switches }).collect(),
+        groups: r
+            .groups
+            .iter()
+            .map(|g| Group {
+                path: &g.path,
+                shares: g.shares,
+                session: g.session.as_deref(),
+                tasks: g.tasks,
+                runtime_ns: g.runtime_ns,
+                weight_at_wakeup: GroupWeight {
+                    samples: g.weight_samples,
+                    avg: g.weight_avg,
+                    min: g.weight_min,
+                    max: g.weight_max,
+                },
+                load_avg: g.load_avg,
+            })
+            .collect(),
         victim: Victim {
             name: &r.victim.name,
             delay: (&r.victim.delay).into(),

@@ -52,6 +52,25 @@ impl TaskMetrics {
     }
 }
 
+/// A group entity's weight, sampled each time one of the group's tasks wakes
+/// (the moment its chances against the running entity are decided).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GroupWeightStats {
+    pub samples: u64,
+    pub sum: u64,
+    pub min: u64,
+    pub max: u64,
+}
+
+impl GroupWeightStats {
+    pub fn sample(&mut self, weight: u64) {
+        self.min = if self.samples == 0 { weight } else { self.min.min(weight) };
+        self.max = self.max.max(weight);
+        self.samples += 1;
+        self.sum += weight;
+    }
+}
+
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CpuMetrics {
     pub busy_ns: u64,
@@ -77,6 +96,8 @@ pub struct Capture {
 pub struct Recorder {
     pub tasks: Vec<TaskMetrics>,
     pub cpus: Vec<CpuMetrics>,
+    /// Per task group (index 0, the root, stays empty).
+    pub groups: Vec<GroupWeightStats>,
     pub history: Vec<CpuHistory>,
     /// Which tasks count as the victim.
     victim_range: (u32, u32),
@@ -88,10 +109,11 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    pub fn new(ntasks: usize, ncpus: usize, victim_range: (u32, u32), window_ns: u64) -> Recorder {
+    pub fn new(ntasks: usize, ncpus: usize, ngroups: usize, victim_range: (u32, u32), window_ns: u64) -> Recorder {
         Recorder {
             tasks: vec![TaskMetrics { delay_buckets: vec![0; DELAY_BUCKETS], ..TaskMetrics::default() }; ntasks],
             cpus: vec![CpuMetrics::default(); ncpus],
+            groups: vec![GroupWeightStats::default(); ngroups],
             history: vec![CpuHistory::default(); ncpus],
             victim_range,
             window_ns,

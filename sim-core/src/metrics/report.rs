@@ -18,7 +18,31 @@ pub struct RunReport {
     pub settings: Settings,
     pub tasks: Vec<TaskReport>,
     pub cpus: Vec<CpuReport>,
+    /// Task groups other than the root, in declaration order (autogroups last).
+    pub groups: Vec<GroupReport>,
     pub victim: VictimReport,
+}
+
+/// A task group and how much weight its entities carried.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GroupReport {
+    pub path: String,
+    /// Effective `cpu.shares`.
+    pub shares: u64,
+    /// For an autogroup, its session.
+    pub session: Option<String>,
+    /// Tasks placed directly in the group.
+    pub tasks: u32,
+    /// CPU time of those tasks.
+    pub runtime_ns: u64,
+    /// The group entity's weight each time one of the group's tasks (or a
+    /// descendant group's) woke: samples, average, min and max.
+    pub weight_samples: u64,
+    pub weight_avg: u64,
+    pub weight_min: u64,
+    pub weight_max: u64,
+    /// `tg->load_avg` at the end of the run.
+    pub load_avg: i64,
 }
 
 /// The effective settings a run used.
@@ -32,6 +56,10 @@ pub struct Settings {
     pub events_max: u64,
     pub tunables: CfsTunables,
     pub features: SchedFeatures,
+    /// `kernel.sched_autogroup_enabled`.
+    pub autogroup: bool,
+    /// How group shares read the group's load: `pelt` or `instantaneous`.
+    pub group_load: &'static str,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -184,7 +212,7 @@ impl RunReport {
                     name: ts.name.clone(),
                     comm: t.comm.clone(),
                     tid: t.tid,
-                    group: "/".to_string(),
+                    group: spec.groups.groups[ts.group].path.clone(),
                     nice: t.nice,
                     policy: t.policy.name(),
                     cpus_allowed: cpu_list(t.affinity.iter()),
@@ -326,7 +354,30 @@ impl RunReport {
                 events_max: spec.events_max,
                 tunables: spec.tunables.clone(),
                 features: spec.features,
+                autogroup: spec.groups.autogroup,
+                group_load: spec.groups.group_load.name(),
             },
+            groups: spec.groups.groups[1..]
+                .iter()
+                .enumerate()
+                .map(|(i, g)| {
+                    let id = i + 1;
+                    let members = || sim.tasks.iter().enumerate().filter(move |(_, t)| t.group.index() == id);
+                    let w = rec.groups[id];
+                    GroupReport {
+                        path: g.path.clone(),
+                        shares: g.shares,
+                        session: g.session.clone(),
+                        tasks: members().count() as u32,
+                        runtime_ns: members().map(|(t, _)| sim.task_runtime_ns(TaskId(t as u32))).sum(),
+                        weight_samples: w.samples,
+                        weight_avg: if w.samples == 0 { 0 } else { w.sum / w.samples },
+                        weight_min: w.min,
+                        weight_max: w.max,
+                        load_avg: sim.cfs().groups[id].load_avg,
+                    }
+                })
+                .collect(),
             tasks,
             cpus,
             victim,

@@ -27,6 +27,11 @@ pub struct ScenarioFile {
     pub limits: LimitsFile,
     #[serde(default)]
     pub report: ReportFile,
+    /// cgroup v1 `cpu` controller groups by path: `[groups."/scylla"]`.
+    #[serde(default)]
+    pub groups: BTreeMap<String, GroupFile>,
+    #[serde(default)]
+    pub autogroup: AutogroupFile,
     pub tasks: Vec<TaskFile>,
     #[serde(default)]
     pub sources: Vec<SourceFile>,
@@ -58,6 +63,25 @@ pub struct CfsFile {
     /// Unscaled (`normalized_sysctl_*`) values, multiplied by the scaling factor.
     #[serde(default)]
     pub base: CfsBaseFile,
+    /// How `calc_cfs_shares` sees a group's load: `pelt` (4.4, default) or `instantaneous`.
+    pub group_load: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GroupFile {
+    /// `cpu.shares` (default 1024); the kernel clamps it to [2, 262144].
+    pub shares: Option<i64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AutogroupFile {
+    /// `kernel.sched_autogroup_enabled` (default true).
+    pub enabled: Option<bool>,
+    /// `/proc/<pid>/autogroup` nice value per session (default 0).
+    #[serde(default)]
+    pub nice: BTreeMap<String, i64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -96,6 +120,11 @@ pub struct TaskFile {
     pub pin_each: bool,
     pub nice: Option<i64>,
     pub policy: Option<String>,
+    /// The cgroup the task is placed in, by path (default `/`, the root).
+    pub group: Option<String>,
+    /// The session (`setsid`) the task belongs to; with autogroup, a task in
+    /// the root cgroup runs in its session's autogroup.
+    pub session: Option<String>,
     pub start: Option<Value>,
     pub iterations: Option<u64>,
     pub program: Vec<Value>,

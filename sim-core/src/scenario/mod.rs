@@ -8,10 +8,12 @@
 
 pub mod error;
 pub mod file;
+pub mod groups;
 pub mod overrides;
 pub mod validate;
 
 pub use error::{Origin, ScenarioError};
+pub use groups::{GroupSpec, Groups};
 pub use overrides::Override;
 pub use validate::{ScenarioSpec, SourceSpec, TaskSpec, limits};
 

@@ -4,6 +4,7 @@
 
 use super::error::KeyError;
 use super::file::{ScenarioFile, TaskFile};
+use super::groups::{self, Groups};
 use crate::cpuset::CpuSet;
 use crate::ids::TaskId;
 use crate::sched::tunables::{
@@ -43,6 +44,8 @@ pub struct ScenarioSpec {
     pub features: SchedFeatures,
     pub tasks: Vec<TaskSpec>,
     pub sources: Vec<SourceSpec>,
+    /// Task groups (index 0 is the root), autogroup and the shares model.
+    pub groups: Groups,
     pub events_max: u64,
     /// Index into `tasks` of the declaration the report explains.
     pub victim: usize,
@@ -60,6 +63,8 @@ pub struct TaskSpec {
     pub affinity: Vec<CpuSet>,
     pub nice: i8,
     pub policy: Policy,
+    /// Index into `ScenarioSpec::groups.groups` of the group the task runs in.
+    pub group: usize,
     pub start_ns: u64,
     pub program: Program,
 }
@@ -251,6 +256,7 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
     for (i, t) in f.tasks.iter().enumerate() {
         tasks.push(task_spec(f, i, t, heads[i], cpus)?);
     }
+    let groups = groups::resolve(f, &mut tasks, cpus)?;
 
     let mut sources = Vec::with_capacity(f.sources.len());
     let mut instances: u64 = 0;
@@ -329,6 +335,7 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
         features,
         tasks,
         sources,
+        groups,
         events_max,
         victim,
         history_window_ns,
@@ -435,6 +442,7 @@ fn task_spec(f: &ScenarioFile, i: usize, t: &TaskFile, head: (TaskId, u32), cpus
         affinity,
         nice: nice as i8,
         policy,
+        group: 0,
         start_ns: opt_duration(&t.start, &format!("{key}.start"), 0)?,
         program: Program { steps, iterations: t.iterations },
     })

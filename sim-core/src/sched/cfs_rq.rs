@@ -9,8 +9,9 @@
 //! and a `Vec` that keeps its capacity never allocates on the hot path (a
 //! B-tree allocates a node whenever a queue goes from empty to one entity).
 
+use super::pelt::SchedAvg;
 use super::weights::LoadWeight;
-use crate::ids::{CpuId, EntityId};
+use crate::ids::{CpuId, EntityId, GroupId};
 
 /// `min_vruntime` of a new run queue: `(u64)(-(1LL << 20))` (4.4 fair.c:init_cfs_rq),
 /// so that wrap-around bugs show early. Kept so printed vruntimes match the kernel's.
@@ -21,6 +22,19 @@ type Key = (i64, u64, EntityId);
 #[derive(Clone, Debug)]
 pub struct CfsRq {
     pub cpu: CpuId,
+    /// The group this queue belongs to (`cfs_rq->tg`).
+    pub tg: GroupId,
+    /// The group entity that owns this queue (`tg->se[cpu]`); `None` for a root queue.
+    pub owner: Option<EntityId>,
+    /// Load tracking of the queue's weight (`cfs_rq->avg`); group queues only.
+    pub avg: SchedAvg,
+    /// What this queue last published into `tg->load_avg`.
+    pub tg_load_avg_contrib: u64,
+    /// Load of entities that left, subtracted at the next update (`removed_load_avg`).
+    pub removed_load_avg: u64,
+    /// On the CPU's leaf list (`on_list`): enqueued at least once, so
+    /// `update_blocked_averages` visits it.
+    pub on_list: bool,
     /// Sum of the weights of the queued entities, `curr` included.
     pub load: LoadWeight,
     /// Entities queued here, `curr` included if it is on the run queue.
@@ -37,9 +51,15 @@ pub struct CfsRq {
 }
 
 impl CfsRq {
-    pub fn new(cpu: CpuId) -> CfsRq {
+    pub fn new(cpu: CpuId, tg: GroupId, owner: Option<EntityId>) -> CfsRq {
         CfsRq {
             cpu,
+            tg,
+            owner,
+            avg: SchedAvg { attached: true, ..SchedAvg::default() },
+            tg_load_avg_contrib: 0,
+            removed_load_avg: 0,
+            on_list: false,
             load: LoadWeight::ZERO,
             nr_running: 0,
             h_nr_running: 0,
@@ -109,7 +129,7 @@ mod tests {
 
     #[test]
     fn timeline_orders_by_vruntime_then_insertion() {
-        let mut q = CfsRq::new(CpuId(0));
+        let mut q = CfsRq::new(CpuId(0), GroupId(0), None);
         let keys = [(5, 1, EntityId(0)), (3, 2, EntityId(1)), (5, 3, EntityId(2)), (-7, 4, EntityId(3))];
         for k in keys {
             q.insert(k);

@@ -1,6 +1,7 @@
 //! `struct sched_entity`: what CFS schedules, a task or (with task groups) a
 //! group's per-CPU representative in its parent's run queue.
 
+use super::pelt::SchedAvg;
 use super::weights::LoadWeight;
 use crate::ids::{CfsRqId, EntityId};
 use crate::workload::Policy;
@@ -27,6 +28,8 @@ pub struct SchedEntity {
     pub depth: u16,
     /// The owning task's policy; `Normal` for group entities.
     pub policy: Policy,
+    /// Load tracking (`se->avg`); kept only for entities in group run queues.
+    pub avg: SchedAvg,
     /// Insertion number of the current timeline node, which breaks vruntime ties
     /// so that equal keys go right, as `__enqueue_entity` does.
     pub(crate) tree_seq: u64,
@@ -46,6 +49,7 @@ impl SchedEntity {
             my_q: None,
             depth: 0,
             policy,
+            avg: SchedAvg::new_entity(load.weight),
             tree_seq: 0,
         }
     }

@@ -4,18 +4,26 @@
 //! Entities and run queues live in two arenas (`entities`, `cfs_rqs`) indexed by
 //! id; the hierarchy is walked through `parent` links exactly as
 //! `for_each_sched_entity` does. Functions keep their kernel names so a reader
-//! can put this file next to fair.c. Load tracking (PELT) and group shares are
-//! added with task groups; without groups every task sits in its CPU's root run
-//! queue and those walks have one step.
+//! can put this file next to fair.c. Task groups (`group.rs`) add levels: a
+//! group's entity weight on each CPU is recomputed by `update_cfs_shares` from
+//! the PELT load averages (`pelt.rs`) wherever 4.4 does it. Without groups
+//! every task sits in its CPU's root run queue and those walks have one step.
+//!
+//! Load averages are tracked only in group run queues and for the entities in
+//! them: 4.4 also tracks them in root queues, but only the load balancer
+//! (not modelled) reads those, so skipping them changes no decision.
 //!
 //! Time: `clock` plays `rq_clock_task()`; the engine sets it before each call.
 
 use super::SchedClass;
 use super::cfs_rq::CfsRq;
 use super::entity::SchedEntity;
+use super::group::{GroupLoad, ROOT_GROUP, TaskGroup, calc_cfs_shares};
+use super::pelt::{self, LOAD_AVG_MAX};
 use super::tunables::{CfsTunables, SchedFeatures};
-use super::weights::{calc_delta, calc_delta_fair};
-use crate::ids::{CfsRqId, EntityId};
+use super::weights::{LoadWeight, calc_delta, calc_delta_fair};
+use crate::cpuset::CpuSet;
+use crate::ids::{CfsRqId, CpuId, EntityId, GroupId};
 use crate::workload::Policy;
 
 /// `ENQUEUE_WAKEUP` (4.4 sched.h).
@@ -34,14 +42,77 @@ pub struct Cfs {
     pub features: SchedFeatures,
     pub entities: Vec<SchedEntity>,
     pub cfs_rqs: Vec<CfsRq>,
+    /// Task groups; index 0 is the root group.
+    pub groups: Vec<TaskGroup>,
+    pub group_load: GroupLoad,
+    /// Per CPU, the group run queues on its leaf list (`rq->leaf_cfs_rq_list`).
+    leaf: Vec<Vec<CfsRqId>>,
     /// `rq_clock_task` of the run queue being operated on.
     pub clock: u64,
     tree_seq: u64,
 }
 
 impl Cfs {
-    pub fn new(tunables: CfsTunables, features: SchedFeatures) -> Cfs {
-        Cfs { tunables, features, entities: Vec::new(), cfs_rqs: Vec::new(), clock: 0, tree_seq: 0 }
+    /// A machine of `ncpus` CPUs, each with its root run queue (`CfsRqId(cpu)`)
+    /// in the root group.
+    pub fn new(tunables: CfsTunables, features: SchedFeatures, group_load: GroupLoad, ncpus: u16) -> Cfs {
+        let cfs_rqs: Vec<CfsRq> = (0..ncpus).map(|c| CfsRq::new(CpuId(c), ROOT_GROUP, None)).collect();
+        let root = TaskGroup {
+            path: "/".to_string(),
+            parent: None,
+            shares: super::weights::NICE_0_LOAD,
+            load_avg: 0,
+            load_weight: 0,
+            cfs_rq: (0..u32::from(ncpus)).map(|c| Some(CfsRqId(c))).collect(),
+            se: vec![None; usize::from(ncpus)],
+        };
+        Cfs {
+            tunables,
+            features,
+            entities: Vec::new(),
+            cfs_rqs,
+            groups: vec![root],
+            group_load,
+            leaf: vec![Vec::new(); usize::from(ncpus)],
+            clock: 0,
+            tree_seq: 0,
+        }
+    }
+
+    /// `sched_create_group` → `alloc_fair_sched_group` (4.4): a child of
+    /// `parent` with its run queue and entity on each CPU of `cpus` (which the
+    /// parent must cover). The entity starts at NICE_0_LOAD (`init_tg_cfs_entry`)
+    /// with a full load average (`init_entity_runnable_average`).
+    pub fn create_group(&mut self, path: String, parent: GroupId, shares: u64, cpus: &CpuSet) -> GroupId {
+        let id = GroupId(self.groups.len() as u32);
+        let n = self.leaf.len();
+        let mut group = TaskGroup {
+            path,
+            parent: Some(parent),
+            shares,
+            load_avg: 0,
+            load_weight: 0,
+            cfs_rq: vec![None; n],
+            se: vec![None; n],
+        };
+        for cpu in cpus.iter() {
+            let c = cpu.index();
+            let parent_q = self.groups[parent.index()].cfs_rq[c].expect("parent group covers the child's CPUs");
+            let parent_se = self.groups[parent.index()].se[c];
+            let q = CfsRqId(self.cfs_rqs.len() as u32);
+            let se = EntityId(self.entities.len() as u32);
+            self.cfs_rqs.push(CfsRq::new(cpu, id, Some(se)));
+            let mut e =
+                SchedEntity::new(LoadWeight::from_weight(super::weights::NICE_0_LOAD), parent_q, Policy::Normal);
+            e.parent = parent_se;
+            e.depth = parent_se.map_or(0, |p| self.se(p).depth + 1);
+            e.my_q = Some(q);
+            self.entities.push(e);
+            group.cfs_rq[c] = Some(q);
+            group.se[c] = Some(se);
+        }
+        self.groups.push(group);
+        id
     }
 
     pub fn se(&self, se: EntityId) -> &SchedEntity {
@@ -182,6 +253,10 @@ impl Cfs {
         let rq = self.rq_mut(q);
         rq.load.add(w);
         rq.nr_running += 1;
+        let tg = rq.tg;
+        if tg != ROOT_GROUP {
+            self.groups[tg.index()].load_weight += w;
+        }
     }
 
     /// `account_entity_dequeue`.
@@ -190,6 +265,149 @@ impl Cfs {
         let rq = self.rq_mut(q);
         rq.load.sub(w);
         rq.nr_running -= 1;
+        let tg = rq.tg;
+        if tg != ROOT_GROUP {
+            self.groups[tg.index()].load_weight -= w;
+        }
+    }
+
+    /// `reweight_entity` (4.4 fair.c): change a (group) entity's weight,
+    /// keeping its queue's load consistent.
+    fn reweight_entity(&mut self, q: CfsRqId, se: EntityId, weight: u64) {
+        let on_rq = self.se(se).on_rq;
+        if on_rq {
+            if self.rq(q).curr == Some(se) {
+                self.update_curr(q);
+            }
+            self.account_entity_dequeue(q, se);
+        }
+        self.se_mut(se).load = LoadWeight::from_weight(weight);
+        if on_rq {
+            self.account_entity_enqueue(q, se);
+        }
+    }
+
+    /// `update_cfs_shares` (4.4 fair.c): recompute the weight of the group
+    /// entity that owns `q` from the group's load (`calc_cfs_shares`).
+    fn update_cfs_shares(&mut self, q: CfsRqId) {
+        let rq = self.rq(q);
+        let Some(se) = rq.owner else { return };
+        let tg = &self.groups[rq.tg.index()];
+        let tg_weight = match self.group_load {
+            // calc_tg_weight: this CPU's real-time load instead of its last contribution.
+            GroupLoad::Pelt => tg.load_avg - rq.tg_load_avg_contrib as i64 + rq.load.weight as i64,
+            GroupLoad::Instantaneous => tg.load_weight as i64,
+        };
+        let shares = calc_cfs_shares(tg.shares, rq.load.weight, tg_weight);
+        let parent_q = self.cfs_rq_of(se);
+        self.reweight_entity(parent_q, se, shares);
+    }
+
+    /// Whether PELT is tracked on `q` (group queues; see the module doc).
+    fn tracks_load(&self, q: CfsRqId) -> bool {
+        self.rq(q).tg != ROOT_GROUP
+    }
+
+    /// `update_cfs_rq_load_avg` (4.4 fair.c): fold in removed load, then accrue
+    /// the queue's weight. Returns whether the average changed.
+    fn update_cfs_rq_load_avg(&mut self, q: CfsRqId) -> bool {
+        let now = self.clock;
+        let rq = self.rq_mut(q);
+        let mut removed = false;
+        if rq.removed_load_avg != 0 {
+            let r = std::mem::take(&mut rq.removed_load_avg);
+            rq.avg.load_avg = rq.avg.load_avg.saturating_sub(r);
+            rq.avg.load_sum = rq.avg.load_sum.saturating_sub(r * LOAD_AVG_MAX);
+            removed = true;
+        }
+        let weight = rq.load.weight;
+        pelt::update_load_avg(now, &mut rq.avg, weight) || removed
+    }
+
+    /// `update_tg_load_avg` (4.4 fair.c): publish this queue's average into
+    /// `tg->load_avg` when it moved by more than 1/64 of the last published value.
+    fn update_tg_load_avg(&mut self, q: CfsRqId, force: bool) {
+        let rq = self.rq(q);
+        let delta = rq.avg.load_avg as i64 - rq.tg_load_avg_contrib as i64;
+        if force || delta.unsigned_abs() > rq.tg_load_avg_contrib / 64 {
+            let tg = rq.tg;
+            self.groups[tg.index()].load_avg += delta;
+            let rq = self.rq_mut(q);
+            rq.tg_load_avg_contrib = rq.avg.load_avg;
+        }
+    }
+
+    /// `update_load_avg` (4.4 fair.c): age the entity's and its queue's averages.
+    fn update_load_avg(&mut self, se: EntityId, update_tg: bool) {
+        let q = self.cfs_rq_of(se);
+        if !self.tracks_load(q) {
+            return;
+        }
+        let now = self.clock;
+        let e = self.se_mut(se);
+        let weight = if e.on_rq { e.load.weight } else { 0 };
+        pelt::update_load_avg(now, &mut e.avg, weight);
+        if self.update_cfs_rq_load_avg(q) && update_tg {
+            self.update_tg_load_avg(q, false);
+        }
+    }
+
+    /// `enqueue_entity_load_avg` (4.4 fair.c): an entity arriving from another
+    /// CPU (or new) brings its average with it (`attach_entity_load_avg`).
+    fn enqueue_entity_load_avg(&mut self, q: CfsRqId, se: EntityId) {
+        if !self.tracks_load(q) {
+            return;
+        }
+        let now = self.clock;
+        let migrated = !self.se(se).avg.attached;
+        if !migrated {
+            let e = self.se_mut(se);
+            let weight = if e.on_rq { e.load.weight } else { 0 };
+            pelt::update_load_avg(now, &mut e.avg, weight);
+        }
+        let decayed = self.update_cfs_rq_load_avg(q);
+        if migrated {
+            // attach_entity_load_avg; ATTACH_AGE_LOAD ages only entities whose
+            // last_update_time survived, which no path here leaves.
+            let last = self.rq(q).avg.last_update_time;
+            let e = self.se_mut(se);
+            e.avg.last_update_time = last;
+            e.avg.attached = true;
+            let (load_avg, load_sum) = (e.avg.load_avg, e.avg.load_sum);
+            let rq = self.rq_mut(q);
+            rq.avg.load_avg += load_avg;
+            rq.avg.load_sum += load_sum;
+        }
+        if decayed || migrated {
+            self.update_tg_load_avg(q, false);
+        }
+    }
+
+    /// `remove_entity_load_avg` (4.4 fair.c), from `migrate_task_rq_fair` and
+    /// `task_dead_fair`: the entity's average, aged to its queue's last update,
+    /// is subtracted from the queue at its next update; the entity is detached.
+    pub fn remove_entity_load_avg(&mut self, se: EntityId) {
+        let q = self.cfs_rq_of(se);
+        if !self.tracks_load(q) {
+            return;
+        }
+        let last = self.rq(q).avg.last_update_time;
+        let e = self.se_mut(se);
+        pelt::update_load_avg(last, &mut e.avg, 0);
+        e.avg.attached = false;
+        let load_avg = e.avg.load_avg;
+        self.rq_mut(q).removed_load_avg += load_avg;
+    }
+
+    /// `update_blocked_averages` (4.4 fair.c): decay the averages of every group
+    /// queue on the CPU's leaf list, including those with nothing queued.
+    pub fn update_blocked_averages(&mut self, cpu: CpuId) {
+        for i in 0..self.leaf[cpu.index()].len() {
+            let q = self.leaf[cpu.index()][i];
+            if self.update_cfs_rq_load_avg(q) {
+                self.update_tg_load_avg(q, false);
+            }
+        }
     }
 
     /// `enqueue_entity` (4.4 fair.c).
@@ -201,7 +419,9 @@ impl Cfs {
             self.se_mut(se).vruntime += min;
         }
         self.update_curr(q);
+        self.enqueue_entity_load_avg(q, se);
         self.account_entity_enqueue(q, se);
+        self.update_cfs_shares(q);
         if flags & ENQUEUE_WAKEUP != 0 {
             self.place_entity(q, se, false);
         }
@@ -209,6 +429,13 @@ impl Cfs {
             self.enqueue_timeline(q, se);
         }
         self.se_mut(se).on_rq = true;
+        let rq = self.rq_mut(q);
+        if rq.nr_running == 1 && !rq.on_list && rq.tg != ROOT_GROUP {
+            // list_add_leaf_cfs_rq
+            rq.on_list = true;
+            let cpu = rq.cpu;
+            self.leaf[cpu.index()].push(q);
+        }
     }
 
     /// `__clear_buddies_{last,next,skip}` and `clear_buddies` (4.4 fair.c): a
@@ -236,6 +463,7 @@ impl Cfs {
     /// `dequeue_entity` (4.4 fair.c).
     pub fn dequeue_entity(&mut self, q: CfsRqId, se: EntityId, flags: u32) {
         self.update_curr(q);
+        self.update_load_avg(se, true); // dequeue_entity_load_avg
         self.clear_buddies(q, se);
         if self.rq(q).curr != Some(se) {
             self.dequeue_timeline(q, se);
@@ -249,6 +477,7 @@ impl Cfs {
             self.se_mut(se).vruntime -= min;
         }
         self.update_min_vruntime(q);
+        self.update_cfs_shares(q);
     }
 
     /// `check_preempt_tick` (4.4 fair.c): at a tick, preempt `curr` if it ran
@@ -279,6 +508,7 @@ impl Cfs {
     pub fn set_next_entity(&mut self, q: CfsRqId, se: EntityId) {
         if self.se(se).on_rq {
             self.dequeue_timeline(q, se);
+            self.update_load_avg(se, true);
         }
         let now = self.clock;
         let e = self.se_mut(se);
@@ -293,6 +523,7 @@ impl Cfs {
         if self.se(prev).on_rq {
             self.update_curr(q);
             self.enqueue_timeline(q, prev);
+            self.update_load_avg(prev, false);
         }
         self.rq_mut(q).curr = None;
     }
@@ -423,6 +654,8 @@ impl Cfs {
     /// DOUBLE_TICK).
     fn entity_tick(&mut self, q: CfsRqId, curr: EntityId, queued: bool, hrtick_active: bool) -> bool {
         self.update_curr(q);
+        self.update_load_avg(curr, true);
+        self.update_cfs_shares(q);
         if queued {
             return true;
         }
@@ -454,9 +687,23 @@ impl Cfs {
         self.se_mut(se).vruntime -= min;
     }
 
-    /// `set_task_rq` for a task entity moving to another CPU's root run queue.
-    pub fn set_task_rq(&mut self, se: EntityId, q: CfsRqId) {
-        self.se_mut(se).cfs_rq = q;
+    /// `set_task_rq` (4.4 sched.h): point a task's entity at its group's run
+    /// queue and entity on `cpu`.
+    pub fn set_task_rq(&mut self, se: EntityId, tg: GroupId, cpu: CpuId) {
+        let g = &self.groups[tg.index()];
+        let q = g.cfs_rq[cpu.index()].expect("task placed on a CPU its group does not cover");
+        let parent = g.se[cpu.index()];
+        let depth = parent.map_or(0, |p| self.se(p).depth + 1);
+        let e = self.se_mut(se);
+        e.cfs_rq = q;
+        e.parent = parent;
+        e.depth = depth;
+    }
+
+    /// `migrate_task_rq_fair` (4.4 fair.c): the task leaves its CPU; its load
+    /// average goes with it.
+    pub fn migrate_task_rq(&mut self, se: EntityId) {
+        self.remove_entity_load_avg(se);
     }
 
     /// `yield_task_fair` (4.4 fair.c): charge the caller and mark it as the skip
@@ -512,6 +759,8 @@ impl SchedClass for Cfs {
         while let Some(s) = cur {
             let q = self.cfs_rq_of(s);
             self.rq_mut(q).h_nr_running += 1;
+            self.update_load_avg(s, true);
+            self.update_cfs_shares(q);
             cur = self.parent(s);
         }
     }
@@ -541,6 +790,8 @@ impl SchedClass for Cfs {
         while let Some(s) = cur {
             let q = self.cfs_rq_of(s);
             self.rq_mut(q).h_nr_running -= 1;
+            self.update_load_avg(s, true);
+            self.update_cfs_shares(q);
             cur = self.parent(s);
         }
     }

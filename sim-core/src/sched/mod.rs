@@ -4,11 +4,15 @@
 //! - `tunables`: `sched_latency_ns` & co., their CPU-count scaling, feature bits.
 //! - `entity`, `cfs_rq`: `struct sched_entity` and `struct cfs_rq`.
 //! - `fair`: the fair class itself (placement, slices, tick and wakeup preemption, pick).
+//! - `group`: task groups (cgroups, autogroups) and `calc_cfs_shares`.
+//! - `pelt`: per-entity load tracking, which feeds the group shares.
 //! - `placement`: which CPU a waking or new task goes to.
 
 pub mod cfs_rq;
 pub mod entity;
 pub mod fair;
+pub mod group;
+pub mod pelt;
 pub mod placement;
 pub mod tunables;
 pub mod weights;

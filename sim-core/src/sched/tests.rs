@@ -4,13 +4,14 @@
 //! derivation; asserts check the switch times and delays it predicts.
 
 use crate::engine::Simulation;
-use crate::ids::{CfsRqId, CpuId, EntityId, TaskId};
+use crate::ids::{CfsRqId, EntityId, TaskId};
 use crate::metrics::history::RecordKind;
 use crate::metrics::timeline;
 use crate::scenario::Scenario;
-use crate::sched::cfs_rq::{CfsRq, INITIAL_MIN_VRUNTIME};
+use crate::sched::cfs_rq::INITIAL_MIN_VRUNTIME;
 use crate::sched::entity::SchedEntity;
 use crate::sched::fair::Cfs;
+use crate::sched::group::GroupLoad;
 use crate::sched::tunables::{CfsTunables, SchedFeatures, TunableScaling, TunableValue};
 use crate::sched::weights::LoadWeight;
 use crate::workload::Policy;
@@ -308,8 +309,7 @@ fn periodic_wakeups_and_request_response_times() {
 }
 
 fn cfs_with(vruntimes: &[i64], tunables: CfsTunables) -> (Cfs, CfsRqId) {
-    let mut cfs = Cfs::new(tunables, SchedFeatures::default());
-    cfs.cfs_rqs.push(CfsRq::new(CpuId(0)));
+    let mut cfs = Cfs::new(tunables, SchedFeatures::default(), GroupLoad::Pelt, 1);
     let q = CfsRqId(0);
     for &v in vruntimes {
         let id = EntityId(cfs.entities.len() as u32);

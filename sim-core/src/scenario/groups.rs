@@ -1,0 +1,197 @@
+//! Task groups of a scenario: declared cgroups (`[groups."/path"]`), the
+//! autogroups that sessions get, and which group each task runs in.
+
+use super::error::KeyError;
+use super::file::ScenarioFile;
+use super::validate::TaskSpec;
+use crate::cpuset::CpuSet;
+use crate::sched::group::{GroupLoad, MAX_SHARES, MIN_SHARES, autogroup_shares};
+use crate::sched::weights::NICE_0_LOAD;
+
+/// Limits on group declarations.
+pub mod limits {
+    /// Declared groups plus autogroups.
+    pub const GROUPS_MAX: usize = 10_000;
+    /// Levels below the root.
+    pub const GROUP_DEPTH_MAX: usize = 32;
+    /// Per-CPU group run queues (each with its group entity) in all.
+    pub const GROUP_QUEUES_MAX: usize = 1_000_000;
+}
+
+/// Autogroup paths look like the kernel's `/proc/<pid>/autogroup` names.
+const AUTOGROUP_PREFIX: &str = "/autogroup-";
+
+/// A task group; index 0 in `ScenarioSpec::groups` is the root.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GroupSpec {
+    pub path: String,
+    /// Index of the parent group; `None` for the root.
+    pub parent: Option<usize>,
+    /// Effective `cpu.shares`, clamped as `sched_group_set_shares` does.
+    pub shares: u64,
+    /// The session, for an autogroup.
+    pub session: Option<String>,
+    /// CPUs the group's tasks and its descendants' tasks may run on.
+    pub cpus: CpuSet,
+}
+
+/// The resolved group settings of a scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Groups {
+    pub groups: Vec<GroupSpec>,
+    pub autogroup: bool,
+    pub group_load: GroupLoad,
+}
+
+fn check_path(path: &str, key: &str) -> Result<(), KeyError> {
+    let ok = path.len() <= 255
+        && path.starts_with('/')
+        && path[1..]
+            .split('/')
+            .all(|seg| !seg.is_empty() && seg.chars().all(|c| c.is_ascii_alphanumeric() || "-_.:@".contains(c)));
+    if ok {
+        Ok(())
+    } else {
+        Err(KeyError::new(
+            key,
+            format!(
+                "`{path}` is not a group path: write `/name` or `/parent/name`, with names of letters, digits, \
+                 `-`, `_`, `.`, `:` or `@`"
+            ),
+        ))
+    }
+}
+
+/// Resolves the declared groups and autogroups, and sets each task's group.
+pub fn resolve(f: &ScenarioFile, tasks: &mut [TaskSpec], cpus: u16) -> Result<Groups, KeyError> {
+    let group_load = match f.cfs.group_load.as_deref() {
+        None | Some("pelt") => GroupLoad::Pelt,
+        Some("instantaneous") => GroupLoad::Instantaneous,
+        Some(other) => {
+            return Err(KeyError::new("cfs.group_load", format!("`{other}`: allowed: pelt, instantaneous")));
+        }
+    };
+    let autogroup = f.autogroup.enabled.unwrap_or(true);
+    let root =
+        GroupSpec { path: "/".into(), parent: None, shares: NICE_0_LOAD, session: None, cpus: CpuSet::empty(cpus) };
+    let mut groups = vec![root];
+    // BTreeMap order puts every parent before its children (a prefix sorts first).
+    for (path, g) in &f.groups {
+        let key = format!("groups.\"{path}\"");
+        if path == "/" {
+            return Err(KeyError::new(key, "the root group is implicit and its cpu.shares cannot be set"));
+        }
+        check_path(path, &key)?;
+        if path.starts_with(AUTOGROUP_PREFIX) {
+            return Err(KeyError::new(key, "paths starting with /autogroup- are reserved for autogroups"));
+        }
+        let parent_path = &path[..path.rfind('/').unwrap_or(0)];
+        let parent = if parent_path.is_empty() {
+            0
+        } else {
+            groups.iter().position(|p| p.path == parent_path).ok_or_else(|| {
+                KeyError::new(&key, format!("its parent `{parent_path}` is not declared; declare it first"))
+            })?
+        };
+        if path.matches('/').count() > limits::GROUP_DEPTH_MAX {
+            return Err(KeyError::new(key, format!("deeper than {} levels", limits::GROUP_DEPTH_MAX)));
+        }
+        let shares = match g.shares {
+            None => NICE_0_LOAD,
+            Some(s) if s < 0 => {
+                return Err(KeyError::new(format!("{key}.shares"), format!("{s}: cpu.shares is a positive integer")));
+            }
+            // sched_group_set_shares (4.4 core.c) clamps to [MIN_SHARES, MAX_SHARES].
+            Some(s) => (s as u64).clamp(MIN_SHARES, MAX_SHARES),
+        };
+        groups.push(GroupSpec {
+            path: path.clone(),
+            parent: Some(parent),
+            shares,
+            session: None,
+            cpus: CpuSet::empty(cpus),
+        });
+        if groups.len() > limits::GROUPS_MAX {
+            return Err(KeyError::new("groups", format!("more than {} groups", limits::GROUPS_MAX)));
+        }
+    }
+    let declared = |groups: &[GroupSpec]| groups.iter().map(|g| g.path.as_str()).collect::<Vec<_>>().join(", ");
+
+    for (i, t) in f.tasks.iter().enumerate() {
+        let key = format!("tasks[{i}]");
+        let mut group = match &t.group {
+            None => 0,
+            Some(path) => groups.iter().position(|g| &g.path == path).ok_or_else(|| {
+                KeyError::new(format!("{key}.group"), format!("no group `{path}`; groups: {}", declared(&groups)))
+            })?,
+        };
+        if let Some(session) = &t.session {
+            check_session(session, &format!("{key}.session"))?;
+            // autogroup_task_group (4.4 auto_group.h): only tasks left in the root group.
+            if autogroup && group == 0 {
+                let path = format!("{AUTOGROUP_PREFIX}{session}");
+                group = match groups.iter().position(|g| g.path == path) {
+                    Some(g) => g,
+                    None => {
+                        let nice = f.autogroup.nice.get(session).copied().unwrap_or(0);
+                        if !(-20..=19).contains(&nice) {
+                            return Err(KeyError::new(
+                                format!("autogroup.nice.{session}"),
+                                format!("{nice} is not a nice value: -20 to 19"),
+                            ));
+                        }
+                        groups.push(GroupSpec {
+                            path,
+                            parent: Some(0),
+                            shares: autogroup_shares(nice as i8),
+                            session: Some(session.clone()),
+                            cpus: CpuSet::empty(cpus),
+                        });
+                        if groups.len() > limits::GROUPS_MAX {
+                            return Err(KeyError::new(key, format!("more than {} groups", limits::GROUPS_MAX)));
+                        }
+                        groups.len() - 1
+                    }
+                };
+            }
+        }
+        tasks[i].group = group;
+    }
+    for session in f.autogroup.nice.keys() {
+        if !f.tasks.iter().any(|t| t.session.as_deref() == Some(session)) {
+            return Err(KeyError::new(format!("autogroup.nice.{session}"), "no task has this session"));
+        }
+    }
+
+    // Each group covers its tasks' CPUs and its children's.
+    for t in tasks.iter() {
+        for set in &t.affinity {
+            let mut g = Some(t.group);
+            while let Some(i) = g {
+                groups[i].cpus.union_with(set);
+                g = groups[i].parent;
+            }
+        }
+    }
+    let queues: usize = groups[1..].iter().map(|g| g.cpus.len()).sum();
+    if queues > limits::GROUP_QUEUES_MAX {
+        return Err(KeyError::new(
+            "groups",
+            format!(
+                "{queues} per-CPU group run queues (groups × the CPUs their tasks may use); at most {}",
+                limits::GROUP_QUEUES_MAX
+            ),
+        ));
+    }
+    Ok(Groups { groups, autogroup, group_load })
+}
+
+fn check_session(name: &str, key: &str) -> Result<(), KeyError> {
+    let ok =
+        !name.is_empty() && name.len() <= 64 && name.chars().all(|c| c.is_ascii_alphanumeric() || "-_:".contains(c));
+    if ok {
+        Ok(())
+    } else {
+        Err(KeyError::new(key, format!("`{name}`: sessions are named by 1-64 letters, digits, `-`, `_` or `:`")))
+    }
+}

@@ -1,0 +1,190 @@
+//! Per-entity load tracking (PELT) as Linux 4.4 fair.c computes it, load
+//! part only: `decay_load`, `__compute_runnable_contrib`, `__update_load_avg`.
+//!
+//! Time is counted in periods of 1024 µs (`delta >>= 10` turns ns into the
+//! kernel's ~µs units); a contribution decays by y per period with
+//! y^32 = 1/2 (`LOAD_AVG_PERIOD`). `load_avg = load_sum / LOAD_AVG_MAX`, so
+//! an entity runnable all the time converges to its weight.
+//!
+//! The utilisation signal (`util_avg`) and `runnable_load_avg` feed the load
+//! balancer and cpufreq, which are not modelled; only the load signal, which
+//! `calc_cfs_shares` reads through `tg->load_avg`, is kept.
+
+/// `LOAD_AVG_PERIOD` (4.4 fair.c): the half-life, in periods.
+pub const LOAD_AVG_PERIOD: u64 = 32;
+/// `LOAD_AVG_MAX` (4.4 fair.c): the largest `load_sum` per unit of weight.
+pub const LOAD_AVG_MAX: u64 = 47742;
+/// `LOAD_AVG_MAX_N` (4.4 fair.c): full periods that produce `LOAD_AVG_MAX`.
+pub const LOAD_AVG_MAX_N: u64 = 345;
+
+/// `runnable_avg_yN_inv` (4.4 fair.c): y^n · 2^32 for n < 32.
+const RUNNABLE_AVG_YN_INV: [u32; 32] = [
+    0xffffffff, 0xfa83b2da, 0xf5257d14, 0xefe4b99a, 0xeac0c6e6, 0xe5b906e6, 0xe0ccdeeb, 0xdbfbb796, 0xd744fcc9,
+    0xd2a81d91, 0xce248c14, 0xc9b9bd85, 0xc5672a10, 0xc12c4cc9, 0xbd08a39e, 0xb8fbaf46, 0xb504f333, 0xb123f581,
+    0xad583ee9, 0xa9a15ab4, 0xa5fed6a9, 0xa2704302, 0x9ef5325f, 0x9b8d39b9, 0x9837f050, 0x94f4efa8, 0x91c3d373,
+    0x8ea4398a, 0x8b95c1e3, 0x88980e80, 0x85aac367, 0x82cd8698,
+];
+
+/// `runnable_avg_yN_sum` (4.4 fair.c): 1024 · Σ y^k for 1 ≤ k ≤ n, floored.
+const RUNNABLE_AVG_YN_SUM: [u32; 33] = [
+    0, 1002, 1982, 2941, 3880, 4798, 5697, 6576, 7437, 8279, 9103, 9909, 10698, 11470, 12226, 12966, 13690, 14398,
+    15091, 15769, 16433, 17082, 17718, 18340, 18949, 19545, 20128, 20698, 21256, 21802, 22336, 22859, 23371,
+];
+
+/// `struct sched_avg` (4.4 sched.h), load part.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SchedAvg {
+    /// `rq_clock_task` (ns) of the last update.
+    pub last_update_time: u64,
+    pub load_sum: u64,
+    pub load_avg: u64,
+    /// Part of the current period already accounted, in 1024 ns units.
+    pub period_contrib: u32,
+    /// Whether the average is attached to a run queue. The kernel encodes
+    /// "detached" as `last_update_time == 0`; simulated time starts at 0, so
+    /// the flag is explicit here.
+    pub attached: bool,
+}
+
+impl SchedAvg {
+    /// `init_entity_runnable_average` (4.4 fair.c): a new entity starts as if
+    /// it had always been runnable, so a new task is not under-weighted.
+    pub fn new_entity(weight: u64) -> SchedAvg {
+        SchedAvg {
+            last_update_time: 0,
+            period_contrib: 1023,
+            load_avg: weight,
+            load_sum: weight * LOAD_AVG_MAX,
+            attached: false,
+        }
+    }
+}
+
+/// `mul_u64_u32_shr(val, mul, 32)`.
+fn mul_shr32(val: u64, mul: u32) -> u64 {
+    ((u128::from(val) * u128::from(mul)) >> 32) as u64
+}
+
+/// `decay_load` (4.4 fair.c): `val · y^n`.
+pub fn decay_load(mut val: u64, n: u64) -> u64 {
+    if n == 0 {
+        return val;
+    }
+    if n > LOAD_AVG_PERIOD * 63 {
+        return 0;
+    }
+    let mut local_n = n;
+    if local_n >= LOAD_AVG_PERIOD {
+        val >>= local_n / LOAD_AVG_PERIOD;
+        local_n %= LOAD_AVG_PERIOD;
+    }
+    mul_shr32(val, RUNNABLE_AVG_YN_INV[local_n as usize])
+}
+
+/// `__compute_runnable_contrib` (4.4 fair.c): 1024 · Σ y^k for 1 ≤ k ≤ n.
+fn compute_runnable_contrib(mut n: u64) -> u64 {
+    if n <= LOAD_AVG_PERIOD {
+        return u64::from(RUNNABLE_AVG_YN_SUM[n as usize]);
+    }
+    if n >= LOAD_AVG_MAX_N {
+        return LOAD_AVG_MAX;
+    }
+    // Bounded: n < LOAD_AVG_MAX_N, so at most 11 rounds.
+    let mut contrib: u64 = 0;
+    loop {
+        contrib /= 2;
+        contrib += u64::from(RUNNABLE_AVG_YN_SUM[LOAD_AVG_PERIOD as usize]);
+        n -= LOAD_AVG_PERIOD;
+        if n <= LOAD_AVG_PERIOD {
+            break;
+        }
+    }
+    decay_load(contrib, n) + u64::from(RUNNABLE_AVG_YN_SUM[n as usize])
+}
+
+/// `__update_load_avg` (4.4 fair.c), load part, frequency and CPU capacity at
+/// full scale: accrue `weight` for the time since the last update, decaying
+/// whole periods. Returns whether a period boundary was crossed (`decayed`),
+/// which is when `load_avg` is recomputed.
+pub fn update_load_avg(now: u64, sa: &mut SchedAvg, weight: u64) -> bool {
+    let Some(delta) = now.checked_sub(sa.last_update_time) else {
+        sa.last_update_time = now;
+        return false;
+    };
+    let mut delta = delta >> 10;
+    if delta == 0 {
+        return false;
+    }
+    sa.last_update_time = now;
+    let mut decayed = false;
+    let delta_w = u64::from(sa.period_contrib);
+    if delta + delta_w >= 1024 {
+        decayed = true;
+        sa.period_contrib = 0;
+        // Finish the period that was under way.
+        let delta_w = 1024 - delta_w;
+        sa.load_sum += weight * delta_w;
+        delta -= delta_w;
+        let periods = delta / 1024;
+        delta %= 1024;
+        sa.load_sum = decay_load(sa.load_sum, periods + 1);
+        sa.load_sum += weight * compute_runnable_contrib(periods);
+    }
+    sa.load_sum += weight * delta;
+    sa.period_contrib += delta as u32;
+    if decayed {
+        sa.load_avg = sa.load_sum / LOAD_AVG_MAX;
+    }
+    decayed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PERIOD_NS: u64 = 1024 * 1024;
+
+    #[test]
+    fn decay_halves_every_32_periods() {
+        // y^0 is stored as 0xffffffff, so even a whole half-life loses one unit.
+        assert_eq!(decay_load(1 << 20, 32), (1 << 19) - 1);
+        assert_eq!(decay_load(1 << 20, 64), (1 << 18) - 1);
+        // y^1 ≈ 0.97857: 1024 → 1002 (the first entry of runnable_avg_yN_sum).
+        assert_eq!(decay_load(1024, 1), 1002);
+        assert_eq!(decay_load(u64::MAX, 32 * 63 + 1), 0);
+    }
+
+    #[test]
+    fn runnable_contrib_matches_the_table_and_saturates() {
+        assert_eq!(compute_runnable_contrib(32), 23371);
+        // 64 periods: the first 32 halved, plus another 32.
+        let c64 = compute_runnable_contrib(64);
+        assert!((23371 + 23371 / 2 - 2..=23371 + 23371 / 2 + 2).contains(&c64), "{c64}");
+        assert_eq!(compute_runnable_contrib(LOAD_AVG_MAX_N), LOAD_AVG_MAX);
+    }
+
+    /// An always-runnable nice-0 entity converges to (almost) its weight; once
+    /// it stops, its average halves every 32 periods.
+    #[test]
+    fn load_avg_converges_to_the_weight_and_decays_with_a_32_period_half_life() {
+        let mut sa = SchedAvg { attached: true, ..SchedAvg::default() };
+        let mut now = 0;
+        for _ in 0..1000 {
+            now += 1_000_000; // 1 ms updates, as a 1000 Hz tick does
+            update_load_avg(now, &mut sa, 1024);
+        }
+        assert!((1000..=1024).contains(&sa.load_avg), "converged to {}", sa.load_avg);
+        let full = sa.load_avg;
+        update_load_avg(now + 32 * PERIOD_NS, &mut sa, 0);
+        let half = sa.load_avg;
+        assert!(half.abs_diff(full / 2) <= full / 50, "{full} → {half} after 32 periods");
+    }
+
+    #[test]
+    fn sub_microsecond_updates_change_nothing() {
+        let mut sa = SchedAvg::new_entity(1024);
+        sa.last_update_time = 5000;
+        assert!(!update_load_avg(5000 + 1023, &mut sa, 1024));
+        assert_eq!(sa.last_update_time, 5000, "last_update_time only moves once a 1024 ns unit passed");
+    }
+}
