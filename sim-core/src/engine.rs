@@ -23,6 +23,7 @@ use crate::scenario::{Scenario, ScenarioSpec};
 use crate::sched::SchedClass;
 use crate::sched::entity::SchedEntity;
 use crate::sched::fair::{Cfs, DEQUEUE_SLEEP, ENQUEUE_WAKEUP, ENQUEUE_WAKING, WF_FORK};
+use crate::sched::group::MIN_SHARES;
 use crate::sched::placement::{select_cpu_fork, select_cpu_wake};
 use crate::sched::tunables::tick_nsec;
 use crate::sched::weights::LoadWeight;
@@ -953,28 +954,86 @@ impl Simulation {
             if rq.curr.is_none() && q.nr_running > 0 {
                 return Err(format!("cpu {c} is idle with {} runnable tasks queued ({ctx})", q.nr_running));
             }
-            let mut load = 0;
-            let mut queued = 0;
-            for (e, se) in self.cfs.entities.iter().enumerate() {
-                if se.on_rq && se.cfs_rq == rq.root {
-                    load += se.load.weight;
-                    if q.curr != Some(EntityId(e as u32)) {
-                        queued += 1;
-                    }
-                }
-            }
-            if q.load.weight != load || q.timeline_len() != queued {
-                return Err(format!(
-                    "cpu {c}: load {} (want {load}), timeline {} (want {queued}) ({ctx})",
-                    q.load.weight,
-                    q.timeline_len()
-                ));
-            }
         }
+        self.check_queues().map_err(|e| format!("{e} ({ctx})"))?;
         let busy: u64 = (0..self.rqs.len()).map(|c| self.cpu_busy_ns(CpuId(c as u16))).sum();
         let run: u64 = (0..self.tasks.len()).map(|t| self.task_runtime_ns(TaskId(t as u32))).sum();
         if busy != run {
             return Err(format!("CPU time not conserved: busy {busy} != task runtime {run} ({ctx})"));
+        }
+        Ok(())
+    }
+
+    /// Run-queue and group invariants: every queue's load, `nr_running`,
+    /// `h_nr_running` and timeline match its queued entities; a group entity
+    /// is queued iff its own queue has entities; group entity weights lie in
+    /// [MIN_SHARES, shares]; each group's `load_avg` and summed queue weight
+    /// match its queues.
+    fn check_queues(&self) -> Result<(), String> {
+        let cfs = &self.cfs;
+        let n = cfs.cfs_rqs.len();
+        let (mut load, mut count, mut queued) = (vec![0u64; n], vec![0u32; n], vec![0usize; n]);
+        let mut tasks_below = vec![0u32; n];
+        for (e, se) in cfs.entities.iter().enumerate() {
+            if !se.on_rq {
+                continue;
+            }
+            let q = se.cfs_rq.index();
+            load[q] += se.load.weight;
+            count[q] += 1;
+            if cfs.cfs_rqs[q].curr != Some(EntityId(e as u32)) {
+                queued[q] += 1;
+            }
+            if se.is_task() {
+                let mut up = Some(se.cfs_rq);
+                while let Some(q) = up {
+                    tasks_below[q.index()] += 1;
+                    up = cfs.rq(q).owner.map(|o| cfs.se(o).cfs_rq);
+                }
+            }
+        }
+        for (i, q) in cfs.cfs_rqs.iter().enumerate() {
+            if q.load.weight != load[i] || q.nr_running != count[i] || q.timeline_len() != queued[i] {
+                return Err(format!(
+                    "cfs_rq {i}: load {} nr_running {} timeline {} but queued entities give {} {} {}",
+                    q.load.weight,
+                    q.nr_running,
+                    q.timeline_len(),
+                    load[i],
+                    count[i],
+                    queued[i]
+                ));
+            }
+            if q.h_nr_running != tasks_below[i] {
+                return Err(format!("cfs_rq {i}: h_nr_running {} but {} tasks below", q.h_nr_running, tasks_below[i]));
+            }
+            if let Some(owner) = q.owner {
+                let se = cfs.se(owner);
+                if se.on_rq != (q.nr_running > 0) {
+                    return Err(format!(
+                        "group entity {owner} on_rq={} with {} entities in its queue",
+                        se.on_rq, q.nr_running
+                    ));
+                }
+                let shares = cfs.groups[q.tg.index()].shares;
+                if !(MIN_SHARES..=shares).contains(&se.load.weight) {
+                    return Err(format!(
+                        "group entity {owner} weighs {} outside [{MIN_SHARES}, {shares}]",
+                        se.load.weight
+                    ));
+                }
+            }
+        }
+        for (g, tg) in cfs.groups.iter().enumerate().skip(1) {
+            let queues = tg.cfs_rq.iter().flatten().map(|&q| cfs.rq(q));
+            let contrib: i64 = queues.clone().map(|q| q.tg_load_avg_contrib as i64).sum();
+            let weight: u64 = queues.map(|q| q.load.weight).sum();
+            if tg.load_avg != contrib || tg.load_weight != weight {
+                return Err(format!(
+                    "group {g} ({}): load_avg {} vs contributions {contrib}, load_weight {} vs queues {weight}",
+                    tg.path, tg.load_avg, tg.load_weight
+                ));
+            }
         }
         Ok(())
     }

@@ -38,6 +38,9 @@ struct TaskGen {
     start_us: u64,
     iterations: Option<u32>,
     steps: Vec<String>,
+    /// Index into the generated groups (0 = root, not written).
+    group: usize,
+    session: Option<u8>,
 }
 
 fn task(ncpus: usize, ntasks: usize) -> impl Strategy<Value = TaskGen> {
@@ -49,8 +52,10 @@ fn task(ncpus: usize, ntasks: usize) -> impl Strategy<Value = TaskGen> {
         0..10_000u64,
         proptest::option::of(1..5u32),
         proptest::collection::vec(step(ntasks), 1..5),
+        0..6usize,
+        proptest::option::of(0..3u8),
     )
-        .prop_map(|(count, nice, policy, cpus, start_us, iterations, steps)| TaskGen {
+        .prop_map(|(count, nice, policy, cpus, start_us, iterations, steps, group, session)| TaskGen {
             count,
             nice,
             policy,
@@ -58,6 +63,8 @@ fn task(ncpus: usize, ntasks: usize) -> impl Strategy<Value = TaskGen> {
             start_us,
             iterations,
             steps,
+            group,
+            session,
         })
 }
 
@@ -72,14 +79,28 @@ prop_compose! {
         features in proptest::collection::vec(any::<bool>(), 7),
         cs_us in prop_oneof![3 => Just(0u64), 1 => 0..20u64],
         rate in 100..20_000u32,
+        // Up to 5 groups; group i's parent is the root or an earlier group.
+        parents in proptest::collection::vec(any::<prop::sample::Index>(), 0..=5),
+        shares in proptest::collection::vec(prop_oneof![Just(2u64), Just(1024), 2..300_000u64], 5),
+        autogroup in any::<bool>(),
+        instantaneous in any::<bool>(),
     ) -> String {
         let mut t = format!(
             "schema = 1\nseed = {seed}\nduration = \"{duration_ms}ms\"\n[limits]\nevents_max = 40000\n[machine]\ncpus = {ncpus}\nhz = {hz}\ncontext_switch = \"{cs_us}us\"\n"
         );
+        t += &format!("[cfs]\ngroup_load = \"{}\"\n", if instantaneous { "instantaneous" } else { "pelt" });
         if let Some((lat, gran, wake)) = tunables {
             t += &format!(
-                "[cfs]\nsched_latency_ns = \"{lat}us\"\nsched_min_granularity_ns = \"{gran}us\"\nsched_wakeup_granularity_ns = \"{wake}us\"\n"
+                "sched_latency_ns = \"{lat}us\"\nsched_min_granularity_ns = \"{gran}us\"\nsched_wakeup_granularity_ns = \"{wake}us\"\n"
             );
+        }
+        t += &format!("[autogroup]\nenabled = {autogroup}\n");
+        let mut paths = vec!["/".to_string()];
+        for (i, p) in parents.iter().enumerate() {
+            let parent = &paths[p.index(i + 1)];
+            let path = if parent == "/" { format!("/g{i}") } else { format!("{parent}/g{i}") };
+            t += &format!("[groups.\"{path}\"]\nshares = {}\n", shares[i]);
+            paths.push(path);
         }
         t += "[features]\n";
         for (name, on) in ["GENTLE_FAIR_SLEEPERS", "START_DEBIT", "NEXT_BUDDY", "LAST_BUDDY", "WAKEUP_PREEMPTION", "HRTICK", "DOUBLE_TICK"].iter().zip(&features) {
@@ -88,7 +109,8 @@ prop_compose! {
         let mut sources = String::new();
         for (i, g) in tasks.iter().enumerate() {
             let mut steps = g.steps.clone();
-            if !steps.iter().any(|s| s.contains("run") || s.contains("sleep") || s.contains("wait") || s.contains("serve")) {
+            // A zero-length run does not take time; make sure something does.
+            if !steps.iter().any(|s| s.contains("sleep") || s.contains("wait") || s.contains("serve")) {
                 steps.push("{ run = \"100us\" }".into());
             }
             t += &format!("[[tasks]]\nname = \"t{i}\"\ncount = {}\nnice = {}\npolicy = \"{}\"\nstart = \"{}us\"\n", g.count, g.nice, g.policy, g.start_us);
@@ -100,6 +122,13 @@ prop_compose! {
             }
             if let Some(n) = g.iterations {
                 t += &format!("iterations = {n}\n");
+            }
+            let group = g.group % paths.len();
+            if group > 0 {
+                t += &format!("group = \"{}\"\n", paths[group]);
+            }
+            if let Some(session) = g.session {
+                t += &format!("session = \"s{session}\"\n");
             }
             t += &format!("program = [{}]\n", steps.join(", "));
             if steps.iter().any(|s| s.contains("serve")) {
@@ -125,10 +154,16 @@ fn run_checked(text: &str) -> Result<Simulation, TestCaseError> {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
-    /// After every event: time and min_vruntime never go backwards; no CPU
-    /// idles while its queue holds a runnable task; no task runs on two CPUs,
-    /// runs while blocked, or sits outside its affinity; run-queue load and
-    /// timeline match the queued entities; CPU time is conserved.
+    /// After every event, with random task-group hierarchies (up to 5 groups,
+    /// any nesting, shares from MIN_SHARES to past MAX_SHARES, autogroup on or
+    /// off, either group-load model): time and min_vruntime of every run
+    /// queue (group queues included) never go backwards; no CPU idles while
+    /// its queue holds a runnable task; no task runs on two CPUs, runs while
+    /// blocked, or sits outside its affinity; every queue's load, count and
+    /// timeline match its queued entities; a group entity is queued iff its
+    /// own queue has entities; group entity weights lie in [MIN_SHARES,
+    /// shares]; `tg->load_avg` is the sum of the published contributions;
+    /// CPU time is conserved.
     #[test]
     fn invariants_hold_after_every_event(text in scenario()) {
         let sim = run_checked(&text)?;

@@ -371,7 +371,7 @@ impl RunReport {
                         tasks: members().count() as u32,
                         runtime_ns: members().map(|(t, _)| sim.task_runtime_ns(TaskId(t as u32))).sum(),
                         weight_samples: w.samples,
-                        weight_avg: if w.samples == 0 { 0 } else { w.sum / w.samples },
+                        weight_avg: w.sum.checked_div(w.samples).unwrap_or(0),
                         weight_min: w.min,
                         weight_max: w.max,
                         load_avg: sim.cfs().groups[id].load_avg,

@@ -111,7 +111,15 @@ impl Cfs {
             group.cfs_rq[c] = Some(q);
             group.se[c] = Some(se);
         }
+        let queues: Vec<CfsRqId> = group.cfs_rq.iter().flatten().copied().collect();
         self.groups.push(group);
+        if shares != super::weights::NICE_0_LOAD {
+            // Writing cpu.shares: sched_group_set_shares (4.4 core.c) reweights
+            // the group's entity on every CPU (update_cfs_shares).
+            for q in queues {
+                self.update_cfs_shares(q);
+            }
+        }
         id
     }
 

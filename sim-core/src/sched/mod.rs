@@ -18,6 +18,8 @@ pub mod tunables;
 pub mod weights;
 
 #[cfg(test)]
+mod group_tests;
+#[cfg(test)]
 mod tests;
 
 use crate::ids::{CfsRqId, EntityId};
