@@ -142,3 +142,25 @@ fn golden_digests() {
     }
     expect_test::expect_file!["golden_digests.txt"].assert_eq(&lines);
 }
+
+/// autogroup-desktop.toml: with autogroup the player's own group entity
+/// (1024 on its CPU) beats the build's (~1024/4 per CPU) at every frame; with
+/// autogroup off, or with the player in the build's session, it is one of
+/// nine equal tasks and its frames wait tens of milliseconds.
+#[test]
+fn autogroup_keeps_the_player_responsive_during_a_build() {
+    let base = load("autogroup-desktop");
+    let on = run(&base);
+    let off = run(&base.with_variant("autogroup-off").unwrap());
+    let same = run(&base.with_variant("same-session").unwrap());
+    assert!(on.victim.delay.max_ns < 1_000_000, "{:?}", on.victim.delay);
+    for r in [&off, &same] {
+        assert!(r.victim.delay.max_ns > 10_000_000, "{:?}", r.victim.delay);
+    }
+    let build = on.groups.iter().find(|g| g.path == "/autogroup-build").unwrap();
+    assert!((200..=320).contains(&build.weight_avg), "{build:?}");
+    println!(
+        "autogroup-desktop: render max delay on {} / off {} / same session {} ns",
+        on.victim.delay.max_ns, off.victim.delay.max_ns, same.victim.delay.max_ns
+    );
+}
