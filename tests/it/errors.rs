@@ -65,3 +65,43 @@ fn override_errors_say_where_they_came_from() {
     let e = Scenario::from_toml("v.toml", &bad_variant).unwrap_err().to_string();
     assert!(e.contains("v.toml") && e.contains("variant `broken`") && e.contains("machine.hz"), "{e}");
 }
+
+/// Group declarations and placements: bad paths, undeclared parents and
+/// groups, negative shares, unknown sessions and models each name their key.
+#[test]
+fn group_errors_name_the_key() {
+    let cases: &[(&str, &str, &[&str])] = &[
+        ("[machine]", "[groups.\"scylla\"]\n[machine]", &["bad.toml", "groups.\"scylla\"", "not a group path"]),
+        ("[machine]", "[groups.\"/a//b\"]\n[machine]", &["groups.\"/a//b\"", "not a group path"]),
+        ("[machine]", "[groups.\"/a/b\"]\n[machine]", &["groups.\"/a/b\"", "parent `/a` is not declared"]),
+        ("[machine]", "[groups.\"/\"]\nshares = 5\n[machine]", &["groups.\"/\"", "root group is implicit"]),
+        ("[machine]", "[groups.\"/a\"]\nshares = -1\n[machine]", &["groups.\"/a\".shares", "positive integer"]),
+        ("[machine]", "[groups.\"/a\"]\nweight = 1\n[machine]", &["unknown field `weight`", "shares"]),
+        ("[machine]", "[groups.\"/autogroup-x\"]\n[machine]", &["reserved for autogroups"]),
+        ("name = \"t\"", "name = \"t\"\ngroup = \"/nope\"", &["tasks[0].group", "no group `/nope`", "groups: /"]),
+        ("name = \"t\"", "name = \"t\"\nsession = \"a.b\"", &["tasks[0].session", "letters, digits"]),
+        (
+            "[machine]",
+            "[autogroup]\nnice = { ghost = 1 }\n[machine]",
+            &["autogroup.nice.ghost", "no task has this session"],
+        ),
+        ("[machine]", "[cfs]\ngroup_load = \"magic\"\n[machine]", &["cfs.group_load", "pelt, instantaneous"]),
+    ];
+    for (from, to, wants) in cases {
+        assert!(GOOD.contains(from), "fixture lacks {from}");
+        let msg = err(&GOOD.replacen(from, to, 1));
+        assert_eq!(msg.lines().count(), 1, "one line: {msg}");
+        for w in *wants {
+            assert!(msg.contains(w), "error for `{to}` lacks `{w}`: {msg}");
+        }
+    }
+    // Shares are clamped as the kernel clamps them; overrides reach groups by
+    // path, quoted when the path has dots.
+    let grouped = GOOD.replacen("[machine]", "[groups.\"/sys.slice\"]\n[groups.\"/a\"]\nshares = 1\n[machine]", 1);
+    let s = Scenario::from_toml("g.toml", &grouped).unwrap();
+    assert_eq!(s.spec.groups.groups[1].shares, 2, "MIN_SHARES");
+    let s = s.with_overrides(&[("groups.\"/sys.slice\".shares", "1000000"), ("tasks.t.group", "/a")]).unwrap();
+    let sys = s.spec.groups.groups.iter().find(|g| g.path == "/sys.slice").unwrap();
+    assert_eq!(sys.shares, 1 << 18, "MAX_SHARES");
+    assert_eq!(s.spec.tasks[0].group, 1);
+}

@@ -4,7 +4,8 @@
 //!
 //! A path walks tables by key and arrays of tables by their `name` (or by
 //! index): `tasks.jvm-gc.nice`, `sources.requests.rate_per_s`,
-//! `cfs.sched_latency_ns`, `features.HRTICK`. Missing tables and keys are
+//! `cfs.sched_latency_ns`, `features.HRTICK`, `groups./scylla.shares`
+//! (quote a segment that contains dots: `groups."/system.slice".shares`). Missing tables and keys are
 //! created, so a variant may set a key the base file leaves at its default;
 //! whether the key exists in the format is decided by deserialization.
 
@@ -31,9 +32,25 @@ impl Override {
     }
 }
 
+/// Splits a key path at dots outside double quotes, so a group path with dots
+/// can be named: `groups."/system.slice".shares`.
+fn split_path(path: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut quoted = false;
+    for c in path.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            '.' if !quoted => out.push(String::new()),
+            _ => out.last_mut().expect("never empty").push(c),
+        }
+    }
+    out
+}
+
 /// Sets `ov.value` at `ov.path` inside `doc`.
 pub fn apply(doc: &mut Table, ov: &Override) -> Result<(), KeyError> {
-    let segments: Vec<&str> = ov.path.split('.').collect();
+    let segments = split_path(&ov.path);
+    let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
     if ov.path.is_empty() || segments.iter().any(|s| s.is_empty()) {
         return Err(KeyError::new(&ov.path, "not a key path (write e.g. `cfs.sched_latency_ns`)"));
     }
