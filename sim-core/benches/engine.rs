@@ -38,7 +38,15 @@ fn event_queue(c: &mut Criterion) {
 fn whole_runs(c: &mut Criterion) {
     let mut g = c.benchmark_group("scenario_end_to_end");
     g.sample_size(10);
-    for (name, variant) in [("jmx", None), ("jmx", Some("tuned")), ("desktop-build", None)] {
+    // jmx runs in two autogroups; `same-group` is the same workload with every
+    // task in the root group, so the pair shows what group scheduling costs.
+    for (name, variant) in [
+        ("jmx", None),
+        ("jmx", Some("same-group")),
+        ("jmx", Some("tuned")),
+        ("desktop-build", None),
+        ("autogroup-desktop", None),
+    ] {
         let mut s = scenario(name);
         if let Some(v) = variant {
             s = s.with_variant(v).expect("variant");
