@@ -17,6 +17,19 @@ fn err(text: &str) -> String {
     Scenario::from_toml("bad.toml", text).map(|_| ()).unwrap_err().to_string()
 }
 
+/// Each case edits `GOOD` (replacing `from` by `to`) and expects a one-line
+/// error containing every `wants` fragment.
+fn assert_errors(cases: &[(&str, &str, &[&str])]) {
+    for (from, to, wants) in cases {
+        assert!(GOOD.contains(from), "fixture lacks {from}");
+        let msg = err(&GOOD.replacen(from, to, 1));
+        assert_eq!(msg.lines().count(), 1, "one line: {msg}");
+        for w in *wants {
+            assert!(msg.contains(w), "error for `{to}` lacks `{w}`: {msg}");
+        }
+    }
+}
+
 #[test]
 fn errors_name_file_key_and_what_is_allowed() {
     assert!(Scenario::from_toml("good.toml", GOOD).is_ok());
@@ -39,14 +52,7 @@ fn errors_name_file_key_and_what_is_allowed() {
         ("[machine]", "[features]\nFAST = true\n[machine]", &["features.FAST", "GENTLE_FAIR_SLEEPERS"]),
         ("seed = 1", "seed = \"one\"", &["seed", "invalid type"]),
     ];
-    for (from, to, wants) in cases {
-        assert!(GOOD.contains(from), "fixture lacks {from}");
-        let msg = err(&GOOD.replacen(from, to, 1));
-        assert_eq!(msg.lines().count(), 1, "one line: {msg}");
-        for w in *wants {
-            assert!(msg.contains(w), "error for `{to}` lacks `{w}`: {msg}");
-        }
-    }
+    assert_errors(cases);
     let syntax = err("schema = 1\nseed = [");
     assert!(syntax.contains("bad.toml") && syntax.contains("TOML syntax error"), "{syntax}");
     assert_eq!(err(""), "bad.toml: missing field `schema`");
@@ -87,14 +93,7 @@ fn group_errors_name_the_key() {
         ),
         ("[machine]", "[cfs]\ngroup_load = \"magic\"\n[machine]", &["cfs.group_load", "pelt, instantaneous"]),
     ];
-    for (from, to, wants) in cases {
-        assert!(GOOD.contains(from), "fixture lacks {from}");
-        let msg = err(&GOOD.replacen(from, to, 1));
-        assert_eq!(msg.lines().count(), 1, "one line: {msg}");
-        for w in *wants {
-            assert!(msg.contains(w), "error for `{to}` lacks `{w}`: {msg}");
-        }
-    }
+    assert_errors(cases);
     // Shares are clamped as the kernel clamps them; overrides reach groups by
     // path, quoted when the path has dots.
     let grouped = GOOD.replacen("[machine]", "[groups.\"/sys.slice\"]\n[groups.\"/a\"]\nshares = 1\n[machine]", 1);

@@ -338,6 +338,13 @@ impl RunReport {
             one_hog_bound_ns: spec.tunables.sched_latency_ns / 2 + 2 * sim.tick_ns(),
         };
 
+        // Tasks and CPU time per group, in one pass over the tasks.
+        let mut members = vec![(0u32, 0u64); spec.groups.groups.len()];
+        for (t, report) in sim.tasks.iter().zip(&tasks) {
+            let m = &mut members[t.group.index()];
+            m.0 += 1;
+            m.1 += report.runtime_ns;
+        }
         RunReport {
             scenario: spec.name.clone(),
             variant: sim.variant().map(str::to_string),
@@ -362,14 +369,13 @@ impl RunReport {
                 .enumerate()
                 .map(|(i, g)| {
                     let id = i + 1;
-                    let members = || sim.tasks.iter().enumerate().filter(move |(_, t)| t.group.index() == id);
                     let w = rec.groups[id];
                     GroupReport {
                         path: g.path.clone(),
                         shares: g.shares,
                         session: g.session.clone(),
-                        tasks: members().count() as u32,
-                        runtime_ns: members().map(|(t, _)| sim.task_runtime_ns(TaskId(t as u32))).sum(),
+                        tasks: members[id].0,
+                        runtime_ns: members[id].1,
                         weight_samples: w.samples,
                         weight_avg: w.sum.checked_div(w.samples).unwrap_or(0),
                         weight_min: w.min,

@@ -3,7 +3,7 @@
 
 use super::error::KeyError;
 use super::file::ScenarioFile;
-use super::validate::TaskSpec;
+use super::validate::{TaskSpec, check_name};
 use crate::cpuset::CpuSet;
 use crate::sched::group::{GroupLoad, MAX_SHARES, MIN_SHARES, autogroup_shares};
 use crate::sched::weights::NICE_0_LOAD;
@@ -126,7 +126,7 @@ pub fn resolve(f: &ScenarioFile, tasks: &mut [TaskSpec], cpus: u16) -> Result<Gr
             })?,
         };
         if let Some(session) = &t.session {
-            check_session(session, &format!("{key}.session"))?;
+            check_name(session, &format!("{key}.session"))?;
             // autogroup_task_group (4.4 auto_group.h): only tasks left in the root group.
             if autogroup && group == 0 {
                 let path = format!("{AUTOGROUP_PREFIX}{session}");
@@ -184,14 +184,4 @@ pub fn resolve(f: &ScenarioFile, tasks: &mut [TaskSpec], cpus: u16) -> Result<Gr
         ));
     }
     Ok(Groups { groups, autogroup, group_load })
-}
-
-fn check_session(name: &str, key: &str) -> Result<(), KeyError> {
-    let ok =
-        !name.is_empty() && name.len() <= 64 && name.chars().all(|c| c.is_ascii_alphanumeric() || "-_:".contains(c));
-    if ok {
-        Ok(())
-    } else {
-        Err(KeyError::new(key, format!("`{name}`: sessions are named by 1-64 letters, digits, `-`, `_` or `:`")))
-    }
 }

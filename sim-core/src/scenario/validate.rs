@@ -342,7 +342,7 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
     })
 }
 
-fn check_name(name: &str, key: &str) -> Result<(), KeyError> {
+pub(super) fn check_name(name: &str, key: &str) -> Result<(), KeyError> {
     let ok =
         !name.is_empty() && name.len() <= 64 && name.chars().all(|c| c.is_ascii_alphanumeric() || "-_:".contains(c));
     if ok {

@@ -345,16 +345,21 @@ impl Cfs {
         }
     }
 
+    /// `__update_load_avg` of an entity: its weight counts while it is queued.
+    fn update_entity_avg(&mut self, se: EntityId) {
+        let now = self.clock;
+        let e = self.se_mut(se);
+        let weight = if e.on_rq { e.load.weight } else { 0 };
+        pelt::update_load_avg(now, &mut e.avg, weight);
+    }
+
     /// `update_load_avg` (4.4 fair.c): age the entity's and its queue's averages.
     fn update_load_avg(&mut self, se: EntityId, update_tg: bool) {
         let q = self.cfs_rq_of(se);
         if !self.tracks_load(q) {
             return;
         }
-        let now = self.clock;
-        let e = self.se_mut(se);
-        let weight = if e.on_rq { e.load.weight } else { 0 };
-        pelt::update_load_avg(now, &mut e.avg, weight);
+        self.update_entity_avg(se);
         if self.update_cfs_rq_load_avg(q) && update_tg {
             self.update_tg_load_avg(q, false);
         }
@@ -366,12 +371,9 @@ impl Cfs {
         if !self.tracks_load(q) {
             return;
         }
-        let now = self.clock;
         let migrated = !self.se(se).avg.attached;
         if !migrated {
-            let e = self.se_mut(se);
-            let weight = if e.on_rq { e.load.weight } else { 0 };
-            pelt::update_load_avg(now, &mut e.avg, weight);
+            self.update_entity_avg(se);
         }
         let decayed = self.update_cfs_rq_load_avg(q);
         if migrated {

@@ -5,19 +5,10 @@
 use crate::engine::Simulation;
 use crate::ids::{EntityId, GroupId, TaskId};
 use crate::metrics::RunReport;
-use crate::metrics::history::RecordKind;
-use crate::scenario::Scenario;
 use crate::sched::group::calc_cfs_shares;
+use crate::sched::tests::{switch_ins, traced as run};
 
 const MS: u64 = 1_000_000;
-
-fn run(toml: &str) -> Simulation {
-    let scenario = Scenario::from_toml("groups.toml", toml).unwrap_or_else(|e| panic!("{e}"));
-    let mut sim = Simulation::new(&scenario);
-    sim.enable_trace(100_000);
-    sim.run_to_end();
-    sim
-}
 
 fn header(cpus: u16, duration: &str, extra: &str) -> String {
     format!("schema = 1\nseed = 1\nduration = \"{duration}\"\n[machine]\ncpus = {cpus}\nhz = 1000\n{extra}\n")
@@ -25,6 +16,13 @@ fn header(cpus: u16, duration: &str, extra: &str) -> String {
 
 fn hog(name: &str, group: &str, extra: &str) -> String {
     format!("[[tasks]]\nname = \"{name}\"\ngroup = \"{group}\"\nprogram = [{{ run = \"100s\" }}]\n{extra}\n")
+}
+
+/// /spread: a hog pinned to each of 4 CPUs; /local: one hog on CPU 0.
+fn spread_vs_local(duration: &str, extra: &str) -> String {
+    header(4, duration, &format!("{extra}[groups.\"/spread\"]\n[groups.\"/local\"]\n"))
+        + &hog("spread", "/spread", "count = 4\ncpus = \"0-3\"\npin_each = true")
+        + &hog("local", "/local", "cpus = \"0\"")
 }
 
 fn share(r: &RunReport, name: &str) -> f64 {
@@ -74,15 +72,7 @@ fn groups_with_shares_2048_and_1024_split_one_cpu_2_to_1() {
         + &hog("a", "/a", "")
         + &hog("b", "/b", "");
     let sim = run(&toml);
-    let ins: Vec<(u64, String)> = sim
-        .trace()
-        .iter()
-        .filter_map(|r| match r.kind {
-            RecordKind::Switch { next: Some(t), .. } => Some((r.at.ns(), sim.task_comm(t).to_string())),
-            _ => None,
-        })
-        .take(6)
-        .collect();
+    let ins: Vec<(u64, String)> = switch_ins(&sim).into_iter().take(6).collect();
     let want: Vec<(u64, String)> = [(0, "a"), (4, "b"), (6, "a"), (10, "b"), (12, "a"), (16, "b")]
         .iter()
         .map(|&(t, c)| (t * MS, c.into()))
@@ -135,10 +125,7 @@ fn nested_groups_split_by_the_product_of_each_levels_shares() {
 /// ~4× longer for it, while its siblings on CPUs 1-3 run alone.
 #[test]
 fn a_group_spread_over_all_cpus_weighs_less_per_cpu_than_a_concentrated_one() {
-    let toml = header(4, "2s", "[groups.\"/spread\"]\n[groups.\"/local\"]\n")
-        + &hog("spread", "/spread", "count = 4\ncpus = \"0-3\"\npin_each = true")
-        + &hog("local", "/local", "cpus = \"0\"");
-    let sim = run(&toml);
+    let sim = run(&spread_vs_local("2s", ""));
     let spread = group_id(&sim, "/spread");
     let g = &sim.cfs().groups[spread.index()];
     let q0 = sim.cfs().rq(g.cfs_rq[0].unwrap());
@@ -160,12 +147,7 @@ fn a_group_spread_over_all_cpus_weighs_less_per_cpu_than_a_concentrated_one() {
     assert!(max_delay("spread/0") > 3 * max_delay("local"), "{} vs {}", max_delay("spread/0"), max_delay("local"));
 
     // The instantaneous variant divides by the current weights: exactly 1/4.
-    let inst = run(&(header(
-        4,
-        "200ms",
-        "[cfs]\ngroup_load = \"instantaneous\"\n[groups.\"/spread\"]\n[groups.\"/local\"]\n",
-    ) + &hog("spread", "/spread", "count = 4\ncpus = \"0-3\"\npin_each = true")
-        + &hog("local", "/local", "cpus = \"0\"")));
+    let inst = run(&spread_vs_local("200ms", "[cfs]\ngroup_load = \"instantaneous\"\n"));
     assert_eq!(entity_weight(&inst, "/spread", 0), 256);
 }
 

@@ -19,7 +19,7 @@ use expect_test::expect;
 
 const MS: u64 = 1_000_000;
 
-fn traced(toml: &str) -> Simulation {
+pub(super) fn traced(toml: &str) -> Simulation {
     let scenario = Scenario::from_toml("test.toml", toml).unwrap_or_else(|e| panic!("{e}"));
     let mut sim = Simulation::new(&scenario);
     sim.enable_trace(100_000);
@@ -28,7 +28,7 @@ fn traced(toml: &str) -> Simulation {
 }
 
 /// `(time, comm switched in)` for every switch on CPU 0.
-fn switch_ins(sim: &Simulation) -> Vec<(u64, String)> {
+pub(super) fn switch_ins(sim: &Simulation) -> Vec<(u64, String)> {
     sim.trace()
         .iter()
         .filter_map(|r| match r.kind {
