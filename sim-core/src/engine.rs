@@ -13,9 +13,12 @@
 //! `Event::Resume` at the same instant, so even a program that loops in zero
 //! time (a `yield` ping-pong) is bounded by the event budget.
 
+use crate::block::queue::BioDone;
+use crate::block::request::SECTOR_BYTES;
+use crate::block::{Device, Elevator, IoPrio, RequestQueue};
 use crate::cpuset::CpuSet;
 use crate::event::{Event, EventQueue};
-use crate::ids::{CfsRqId, CpuId, EntityId, GroupId, SourceId, TaskId};
+use crate::ids::{CfsRqId, CpuId, DeviceId, EntityId, GroupId, RequestId, SourceId, TaskId};
 use crate::metrics::history::{PrevState, RecordKind, SchedRecord};
 use crate::metrics::recorder::{Recorder, WaitKind};
 use crate::rng::SimRng;
@@ -27,9 +30,10 @@ use crate::sched::group::MIN_SHARES;
 use crate::sched::placement::{select_cpu_fork, select_cpu_wake};
 use crate::sched::tunables::tick_nsec;
 use crate::sched::weights::LoadWeight;
-use crate::task::{BlockOn, ITEMS_QUEUED_MAX, Item, Task, TaskState};
+use crate::scenario::validate::IO_SIZE_MAX;
+use crate::task::{BlockOn, ITEMS_QUEUED_MAX, IoOp, IoWait, Item, Task, TaskIo, TaskState};
 use crate::time::SimTime;
-use crate::workload::{Dist, Step, WakeTarget};
+use crate::workload::{Dist, IoStep, Pattern, Step, WakeTarget};
 use std::collections::VecDeque;
 
 /// Program steps one event may execute before the rest is deferred.
@@ -129,6 +133,8 @@ pub struct Simulation {
     rqs: Vec<Rq>,
     pub(crate) tasks: Vec<Task>,
     sources: Vec<Source>,
+    /// One request queue per block device, by `DeviceId`.
+    pub(crate) queues: Vec<RequestQueue>,
     pub(crate) recorder: Recorder,
     tick_ns: u64,
     events: u64,
@@ -206,6 +212,7 @@ impl Simulation {
                     last_sch_delay_ns: 0,
                     runtime_ns: 0,
                     switches: 0,
+                    io: TaskIo::default(),
                 });
                 queue.push(SimTime(ts.start_ns), Event::TaskStart { task: id });
             }
@@ -233,6 +240,17 @@ impl Simulation {
                 queue.push(first, Event::Arrival { source: id });
             }
         }
+        let queues = spec
+            .devices
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                let device = Device::new(d.clone(), root_rng.stream(&format!("device/{}", d.name)));
+                let prio = tasks.iter().map(|t: &Task| IoPrio::of_task(t.policy, t.nice)).collect();
+                let elevator = Elevator::new(&d.elevator, prio, spec.hz, tick_nsec(spec.hz));
+                RequestQueue::new(DeviceId(i as u16), device, elevator, tasks.len(), tick_nsec(spec.hz))
+            })
+            .collect();
         let victim = &spec.tasks[spec.victim];
         let recorder = Recorder::new(
             tasks.len(),
@@ -253,6 +271,7 @@ impl Simulation {
             rqs,
             tasks,
             sources,
+            queues,
             recorder,
             events: 0,
             resched: VecDeque::new(),
@@ -355,6 +374,7 @@ impl Simulation {
                 let rq = &self.rqs[cpu.index()];
                 !rq.hrtick_armed || generation != rq.hrtick_generation
             }
+            Event::IoTimer { device, generation } => !self.queues[device.index()].timer_is_current(generation),
             _ => false,
         }
     }
@@ -369,6 +389,8 @@ impl Simulation {
             Event::TimerExpired { task, .. } => self.try_to_wake_up(task),
             Event::Arrival { source } => self.arrival(source),
             Event::Resume { cpu } => self.resume(cpu),
+            Event::IoComplete { device, request } => self.io_complete(device, request),
+            Event::IoTimer { device, generation } => self.io_timer(device, generation),
         }
     }
 
@@ -585,6 +607,10 @@ impl Simulation {
         t.last_sch_delay_ns = 0;
         t.sched_in_at = now;
         t.progress_from = now.after(self.spec.context_switch_ns);
+        if let Some(from) = t.io.stall_from.take() {
+            self.recorder.tasks[n.index()].io_stall.record(now.since(from), now);
+        }
+        let t = &mut self.tasks[n.index()];
         let waited = t.waiting.take();
         if let Some((from, kind)) = waited {
             t.last_sch_delay_ns = now.since(from);
@@ -807,10 +833,180 @@ impl Simulation {
                     self.resched_curr(cpu);
                     return;
                 }
+                Step::Io(io) => {
+                    if io.depth > 0 && t.io.ops.len() >= io.depth as usize {
+                        // io_submit with the AIO ring full: wait for a completion,
+                        // then execute this step again.
+                        self.block_io(task, IoWait::Depth(io.depth));
+                        return;
+                    }
+                    let seq = self.submit_io(task, &io);
+                    self.advance_pc(task);
+                    if io.wait {
+                        self.block_io(task, IoWait::Op(seq));
+                        return;
+                    }
+                }
+                Step::Fdatasync => {
+                    let writes = t.io.ops.iter().any(|o| o.write);
+                    self.advance_pc(task);
+                    if writes {
+                        self.block_io(task, IoWait::Writes);
+                        return;
+                    }
+                }
+                Step::WaitIo(target) => {
+                    let target = match target {
+                        WakeTarget::Task(id) => id,
+                        WakeTarget::Group { first, count } => TaskId(first.0 + t.instance % count),
+                    };
+                    self.advance_pc(task);
+                    let other = &mut self.tasks[target.index()].io;
+                    if target != task && !other.ops.is_empty() {
+                        let last = other.next_seq - 1;
+                        other.waiters.push((task, last));
+                        self.block_io(task, IoWait::OtherTask);
+                        return;
+                    }
+                }
             }
         }
         let cpu = self.tasks[task.index()].cpu;
         self.queue.push(self.now, Event::Resume { cpu });
+    }
+
+    // ---------------------------------------------------------------- block I/O
+
+    /// Blocks the running task on I/O (`io_schedule`).
+    fn block_io(&mut self, task: TaskId, wait: IoWait) {
+        let now = self.now;
+        let io = &mut self.tasks[task.index()].io;
+        io.wait = Some(wait);
+        io.blocked_at = now;
+        self.block(task, TaskState::Blocked(BlockOn::Io));
+    }
+
+    /// Submits one I/O step's request (`submit_bio`), split into bios of at
+    /// most `max_sectors` (`blk_queue_split`), and runs the queue. Returns the
+    /// submission's sequence number.
+    fn submit_io(&mut self, task: TaskId, io: &IoStep) -> u64 {
+        let now = self.now;
+        let d = io.device.index();
+        let spec = &self.queues[d].device.spec;
+        let (cap, max) = (spec.capacity_sectors, spec.max_sectors);
+        let t = &mut self.tasks[task.index()];
+        let bytes = io.size.sample(&mut t.rng).clamp(1, IO_SIZE_MAX);
+        let sectors = bytes.div_ceil(SECTOR_BYTES).min(io.span_sectors);
+        let base = io.offset_sectors.unwrap_or_else(|| (u64::from(t.tid - 1) << 21) % cap);
+        let base = base.min(cap - io.span_sectors);
+        let sector = match io.pattern {
+            Pattern::Sequential => {
+                let pc = t.pc;
+                let slot = match t.io.cursors.iter().position(|(p, _)| *p == pc) {
+                    Some(i) => i,
+                    None => {
+                        t.io.cursors.push((pc, base));
+                        t.io.cursors.len() - 1
+                    }
+                };
+                let mut at = t.io.cursors[slot].1;
+                if at + sectors > base + io.span_sectors {
+                    at = base;
+                }
+                t.io.cursors[slot].1 = at + sectors;
+                at
+            }
+            Pattern::Random => {
+                // 4 KiB aligned within the region.
+                let slots = (io.span_sectors - sectors) / 8;
+                base + 8 * t.rng.range_inclusive(0, slots)
+            }
+        };
+        let seq = t.io.next_seq;
+        t.io.next_seq += 1;
+        let nbios = sectors.div_ceil(u64::from(max)) as u32;
+        t.io.ops.push(IoOp { seq, bios_left: nbios, write: io.flags.op == crate::block::Op::Write });
+        let q = &mut self.queues[d];
+        let mut at = sector;
+        let mut left = sectors;
+        while left > 0 {
+            let n = left.min(u64::from(max));
+            q.submit_bio(now, task, seq, io.flags, at, n as u32);
+            at += n;
+            left -= n;
+        }
+        self.run_queue(io.device);
+        seq
+    }
+
+    fn run_queue(&mut self, device: DeviceId) {
+        let tasks = &self.tasks;
+        let comm = |t: TaskId| tasks[t.index()].comm.clone();
+        self.queues[device.index()].run(self.now, &mut self.queue, &comm);
+    }
+
+    /// A device completion: finish the request's bios, wake whoever waited
+    /// for them, and run the queue again.
+    fn io_complete(&mut self, device: DeviceId, request: RequestId) {
+        let done = self.queues[device.index()].complete(self.now, request);
+        for b in done {
+            self.bio_done(b);
+        }
+        self.run_queue(device);
+    }
+
+    fn io_timer(&mut self, device: DeviceId, generation: u32) {
+        if self.queues[device.index()].timer(self.now, generation) {
+            self.run_queue(device);
+        }
+    }
+
+    /// `bio_endio` for one bio: when the last bio of a submission completes,
+    /// the submitter and its `wait_io` waiters are woken if that is what they
+    /// wait for.
+    fn bio_done(&mut self, b: BioDone) {
+        let io = &mut self.tasks[b.task.index()].io;
+        let Some(i) = io.ops.iter().position(|o| o.seq == b.op_seq) else {
+            debug_assert!(false, "completion for an unknown submission");
+            return;
+        };
+        io.ops[i].bios_left -= 1;
+        if io.ops[i].bios_left > 0 {
+            return;
+        }
+        io.ops.remove(i);
+        let wake_self = match io.wait {
+            Some(IoWait::Op(seq)) => seq == b.op_seq,
+            Some(IoWait::Depth(n)) => io.ops.len() < n as usize,
+            Some(IoWait::Writes) => !io.ops.iter().any(|o| o.write),
+            _ => false,
+        };
+        let mut woken = Vec::new();
+        io.waiters.retain(|&(w, last)| {
+            let done = io.ops.iter().all(|o| o.seq > last);
+            if done {
+                woken.push(w);
+            }
+            !done
+        });
+        if wake_self {
+            woken.insert(0, b.task);
+        }
+        for w in woken {
+            self.io_wake(w);
+        }
+    }
+
+    fn io_wake(&mut self, task: TaskId) {
+        let now = self.now;
+        let t = &mut self.tasks[task.index()];
+        if t.state != TaskState::Blocked(BlockOn::Io) {
+            return;
+        }
+        t.io.wait = None;
+        t.io.stall_from = Some(t.io.blocked_at);
+        self.recorder.tasks[task.index()].io_wait.record(now.since(t.io.blocked_at), now);
+        self.try_to_wake_up(task);
     }
 
     fn sleep_until(&mut self, task: TaskId, at: SimTime) {

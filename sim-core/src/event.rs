@@ -6,7 +6,7 @@
 //! short by preemption, a re-armed timer) are not removed from the heap; each
 //! carries a generation number that the engine compares on pop.
 
-use crate::ids::{CpuId, SourceId, TaskId};
+use crate::ids::{CpuId, DeviceId, RequestId, SourceId, TaskId};
 use crate::time::SimTime;
 
 /// Everything that can happen in a run. Dispatched by one `match` in `engine.rs`.
@@ -26,6 +26,10 @@ pub enum Event {
     Arrival { source: SourceId },
     /// A CPU resumes settling after it used up its per-event step budget.
     Resume { cpu: CpuId },
+    /// A block device finished a request (its completion interrupt).
+    IoComplete { device: DeviceId, request: RequestId },
+    /// An elevator's timer (CFQ's `idle_slice_timer`).
+    IoTimer { device: DeviceId, generation: u32 },
 }
 
 /// A queued event with its sort key: time in the high 64 bits, insertion

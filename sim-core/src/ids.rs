@@ -46,3 +46,15 @@ id!(
     /// An arrival source instance.
     SourceId(u32)
 );
+id!(
+    /// A block device (`struct request_queue` and the disk behind it).
+    DeviceId(u16)
+);
+id!(
+    /// A block request (`struct request`) in a device's request slab.
+    RequestId(u32)
+);
+id!(
+    /// A bio (`struct bio`): one submitted piece of I/O, merged into a request.
+    BioId(u32)
+);

@@ -35,6 +35,7 @@
 //! randomness; simulated time and vruntime are integer nanoseconds; the same
 //! scenario and seed give the same report on every target.
 
+pub mod block;
 pub mod cpuset;
 pub mod engine;
 pub mod event;

@@ -33,6 +33,53 @@ pub enum BlockOn {
     Wakeup,
     /// A work item from an arrival source.
     Item,
+    /// Block I/O (`TASK_UNINTERRUPTIBLE` in `io_schedule`): see `TaskIo::wait`.
+    Io,
+}
+
+/// What a task blocked on I/O waits for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IoWait {
+    /// Its submission with this sequence number.
+    Op(u64),
+    /// Fewer than this many of its submissions outstanding (AIO depth).
+    Depth(u32),
+    /// All its writes (`fdatasync`).
+    Writes,
+    /// Another task's submissions up to a sequence number (`wait_io`).
+    OtherTask,
+}
+
+/// One submission not yet complete.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IoOp {
+    pub seq: u64,
+    /// Bios of it not yet complete (a large submission is split).
+    pub bios_left: u32,
+    pub write: bool,
+}
+
+/// A task's block I/O state.
+#[derive(Clone, Debug, Default)]
+pub struct TaskIo {
+    pub next_seq: u64,
+    pub ops: Vec<IoOp>,
+    /// Tasks blocked in `wait_io` on this one, each with the last of this
+    /// task's submissions it waits for.
+    pub waiters: Vec<(crate::ids::TaskId, u64)>,
+    pub wait: Option<IoWait>,
+    pub blocked_at: SimTime,
+    /// Set from an I/O block until the task next runs.
+    pub stall_from: Option<SimTime>,
+    /// Next sector of each sequential I/O step, by program index.
+    pub cursors: Vec<(usize, u64)>,
+}
+
+impl TaskIo {
+    /// Whether every submission up to `seq` has completed.
+    pub fn done_through(&self, seq: u64) -> bool {
+        self.ops.iter().all(|o| o.seq > seq)
+    }
 }
 
 /// A unit of work delivered by an arrival source.
@@ -86,6 +133,7 @@ pub struct Task {
     pub last_sch_delay_ns: u64,
     pub runtime_ns: u64,
     pub switches: u64,
+    pub io: TaskIo,
     pub rng: SimRng,
 }
 

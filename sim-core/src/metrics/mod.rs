@@ -2,6 +2,7 @@
 //! feeds, the plain-data `RunReport`, and its `--json` form.
 
 pub mod history;
+pub mod io;
 pub mod json;
 pub mod latency;
 pub mod loglinear;

@@ -33,6 +33,11 @@ pub struct TaskMetrics {
     pub culprits: Vec<(u8, Culprit, u64)>,
     /// Items dropped because the task's queue was full.
     pub dropped_items: u64,
+    /// Time blocked on block I/O (`D` state), per I/O wait.
+    pub io_wait: LatencyStats,
+    /// From blocking on I/O to running again: the I/O wait plus the
+    /// scheduling delay after the wakeup.
+    pub io_stall: LatencyStats,
 }
 
 impl TaskMetrics {

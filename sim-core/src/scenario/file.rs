@@ -32,6 +32,9 @@ pub struct ScenarioFile {
     pub groups: BTreeMap<String, GroupFile>,
     #[serde(default)]
     pub autogroup: AutogroupFile,
+    /// Block devices by name: `[devices.nvme0]`.
+    #[serde(default)]
+    pub devices: BTreeMap<String, DeviceFile>,
     pub tasks: Vec<TaskFile>,
     #[serde(default)]
     pub sources: Vec<SourceFile>,
@@ -72,6 +75,39 @@ pub struct CfsFile {
 pub struct GroupFile {
     /// `cpu.shares` (default 1024); the kernel clamps it to [2, 262144].
     pub shares: Option<i64>,
+}
+
+/// A block device: the disk model and its elevator.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceFile {
+    /// `ssd` or `hdd`.
+    pub kind: Option<String>,
+    /// `noop`, `deadline` or `cfq` (default `cfq`, 4.4's Kconfig default).
+    pub elevator: Option<String>,
+    /// NCQ tags: requests the device holds at once.
+    pub queue_depth: Option<u64>,
+    pub capacity: Option<String>,
+    /// `queue/max_sectors_kb` (default 1280, 4.4's BLK_DEF_MAX_SECTORS).
+    pub max_sectors_kb: Option<u64>,
+    /// `queue/rotational` (default: true for `hdd`, false for `ssd`).
+    pub rotational: Option<bool>,
+    pub read_latency: Option<Value>,
+    pub write_latency: Option<Value>,
+    pub read_bandwidth: Option<String>,
+    pub write_bandwidth: Option<String>,
+    pub rpm: Option<u64>,
+    pub seek_min: Option<Value>,
+    pub seek_max: Option<Value>,
+    pub bandwidth: Option<String>,
+    /// `4.4`, or `fixed` (with commit 3932a86b4b9d, the default).
+    pub cfq_behaviour: Option<String>,
+    /// CFQ's sysfs tunables, applied when the elevator is `cfq`.
+    #[serde(default)]
+    pub cfq: BTreeMap<String, Value>,
+    /// deadline's sysfs tunables, applied when the elevator is `deadline`.
+    #[serde(default)]
+    pub deadline: BTreeMap<String, Value>,
 }
 
 #[derive(Debug, Default, Deserialize)]

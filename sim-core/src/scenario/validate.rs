@@ -13,7 +13,11 @@ use crate::sched::tunables::{
 };
 use crate::time::format_duration;
 use crate::workload::dist::{SAMPLE_MAX_NS, parse_duration};
-use crate::workload::{Dist, Policy, Program, Step, WakeTarget};
+use crate::block::request::SECTOR_BYTES;
+use crate::block::{DeviceSpec, Op, ReqFlags};
+use crate::ids::DeviceId;
+use crate::workload::dist::parse_size;
+use crate::workload::{Dist, IoStep, Pattern, Policy, Program, Step, WakeTarget};
 use toml::Value;
 
 /// Size limits: a scenario beyond them is refused with an error, not run.
@@ -46,6 +50,8 @@ pub struct ScenarioSpec {
     pub sources: Vec<SourceSpec>,
     /// Task groups (index 0 is the root), autogroup and the shares model.
     pub groups: Groups,
+    /// Block devices, in name order (`DeviceId` order).
+    pub devices: Vec<DeviceSpec>,
     pub events_max: u64,
     /// Index into `tasks` of the declaration the report explains.
     pub victim: usize,
@@ -257,6 +263,8 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
         tasks.push(task_spec(f, i, t, heads[i], cpus)?);
     }
     let groups = groups::resolve(f, &mut tasks, cpus)?;
+    let devices = super::devices::resolve(f, hz)?;
+    check_io_regions(&tasks, &devices)?;
 
     let mut sources = Vec::with_capacity(f.sources.len());
     let mut instances: u64 = 0;
@@ -336,10 +344,33 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
         tasks,
         sources,
         groups,
+        devices,
         events_max,
         victim,
         history_window_ns,
     })
+}
+
+/// Every I/O step's region fits its device, and a submission fits its region.
+fn check_io_regions(tasks: &[TaskSpec], devices: &[DeviceSpec]) -> Result<(), KeyError> {
+    for (i, t) in tasks.iter().enumerate() {
+        for (j, s) in t.program.steps.iter().enumerate() {
+            let Step::Io(io) = s else { continue };
+            let key = format!("tasks[{i}].program[{j}]");
+            let cap = devices[io.device.index()].capacity_sectors;
+            let end = io.offset_sectors.unwrap_or(0).saturating_add(io.span_sectors);
+            if io.span_sectors == 0 || end > cap {
+                return Err(KeyError::new(
+                    format!("{key}.span"),
+                    format!("the region (offset + span) must be non-empty and within the device's {} sectors", cap),
+                ));
+            }
+            if (io.size.mean_ns() as u64).div_ceil(SECTOR_BYTES) > io.span_sectors {
+                return Err(KeyError::new(format!("{key}.span"), "smaller than one submission"));
+            }
+        }
+    }
+    Ok(())
 }
 
 pub(super) fn check_name(name: &str, key: &str) -> Result<(), KeyError> {
@@ -448,7 +479,10 @@ fn task_spec(f: &ScenarioFile, i: usize, t: &TaskFile, head: (TaskId, u32), cpus
     })
 }
 
-const STEP_KINDS: &str = "run, sleep, sleep_until, wait, wake, serve, yield";
+const STEP_KINDS: &str = "run, sleep, sleep_until, wait, wake, serve, yield, read, write, fdatasync, wait_io";
+const STEP_TABLE_KINDS: &[&str] =
+    &["run", "sleep", "sleep_until", "wait", "wake", "serve", "yield", "read", "write", "fdatasync", "wait_io"];
+const IO_OPTIONS: &[&str] = &["device", "sync", "meta", "prio", "wait", "depth", "pattern", "offset", "span"];
 
 fn step(f: &ScenarioFile, v: &Value, key: &str) -> Result<Step, KeyError> {
     let word = |w: &str| -> Result<Step, KeyError> {
@@ -456,10 +490,11 @@ fn step(f: &ScenarioFile, v: &Value, key: &str) -> Result<Step, KeyError> {
             "wait" => Ok(Step::Wait),
             "serve" => Ok(Step::Serve),
             "yield" => Ok(Step::Yield),
+            "fdatasync" => Ok(Step::Fdatasync),
             _ => Err(KeyError::new(
                 key,
                 format!(
-                    "`{w}` is not a step; bare words: wait, serve, yield; tables: {{ run = \"1ms\" }}, {{ sleep = \"exp(5ms)\" }}, {{ sleep_until = \"10ms\" }}, {{ wake = \"task\" }}"
+                    "`{w}` is not a step; bare words: wait, serve, yield, fdatasync; tables: {{ run = \"1ms\" }}, {{ sleep = \"exp(5ms)\" }}, {{ sleep_until = \"10ms\" }}, {{ wake = \"task\" }}, {{ read = \"4KiB\" }}, {{ write = \"2MiB\" }}, {{ wait_io = \"task\" }}"
                 ),
             )),
         }
@@ -471,15 +506,21 @@ fn step(f: &ScenarioFile, v: &Value, key: &str) -> Result<Step, KeyError> {
             return Err(KeyError::new(key, format!("expected a step (a word or a table), found {}", other.type_str())));
         }
     };
-    let kinds: Vec<&String> = table.keys().filter(|k| *k != "offset").collect();
+    let kinds: Vec<&String> = table.keys().filter(|k| STEP_TABLE_KINDS.contains(&k.as_str())).collect();
     if kinds.len() != 1 {
         return Err(KeyError::new(key, format!("a step table has exactly one of: {STEP_KINDS}")));
     }
     let kind = kinds[0].as_str();
     let val = &table[kind];
     let sub = format!("{key}.{kind}");
-    if table.contains_key("offset") && kind != "sleep_until" {
-        return Err(KeyError::new(format!("{key}.offset"), "only `sleep_until` takes an offset"));
+    let options: &[&str] = match kind {
+        "sleep_until" => &["offset"],
+        "read" | "write" => IO_OPTIONS,
+        _ => &[],
+    };
+    if let Some(extra) = table.keys().find(|k| k.as_str() != kind && !options.contains(&k.as_str())) {
+        let allowed = if options.is_empty() { "none".to_string() } else { options.join(", ") };
+        return Err(KeyError::new(format!("{key}.{extra}"), format!("not an option of `{kind}`; allowed: {allowed}")));
     }
     Ok(match kind {
         "run" => Step::Run(dist_value(val, &sub)?),
@@ -498,19 +539,99 @@ fn step(f: &ScenarioFile, v: &Value, key: &str) -> Result<Step, KeyError> {
             }
             Step::SleepUntil { period_ns, offset_ns }
         }
-        "wake" => {
+        "wake" | "wait_io" => {
             let target = val.as_str().ok_or_else(|| KeyError::new(&sub, "expected a task name or comm"))?;
-            Step::Wake(wake_target(f, target).ok_or_else(|| {
+            let t = wake_target(f, target).ok_or_else(|| {
                 KeyError::new(&sub, format!("no task named `{target}` (give a task name, or a comm like `name/2`)"))
-            })?)
+            })?;
+            if kind == "wake" { Step::Wake(t) } else { Step::WaitIo(t) }
         }
-        "wait" | "serve" | "yield" => match val {
+        "read" | "write" => Step::Io(io_step(f, table, kind, key)?),
+        "wait" | "serve" | "yield" | "fdatasync" => match val {
             Value::Boolean(true) => word(kind)?,
             _ => return Err(KeyError::new(sub, format!("write `{kind} = true`, or the bare word \"{kind}\""))),
         },
         other => return Err(KeyError::new(format!("{key}.{other}"), format!("unknown step; allowed: {STEP_KINDS}"))),
     })
 }
+
+/// `{ read = "4KiB", device = "sda", pattern = "random", span = "10GiB" }` and
+/// `{ write = "2MiB", sync = true, wait = false, depth = 4 }`.
+fn io_step(f: &ScenarioFile, table: &toml::Table, kind: &str, key: &str) -> Result<IoStep, KeyError> {
+    let sub = |k: &str| format!("{key}.{k}");
+    let size = match &table[kind] {
+        Value::String(s) => Dist::parse_size(s).map_err(|m| KeyError::new(sub(kind), m))?,
+        other => {
+            return Err(KeyError::new(
+                sub(kind),
+                format!("expected a size such as \"4KiB\" or \"uniform(4KiB, 64KiB)\", found {}", other.type_str()),
+            ));
+        }
+    };
+    if size.is_always_zero() || size.mean_ns() > IO_SIZE_MAX as f64 {
+        return Err(KeyError::new(sub(kind), format!("a submission is 1 byte to {} MiB", IO_SIZE_MAX >> 20)));
+    }
+    let flag = |k: &str| -> Result<Option<bool>, KeyError> {
+        match table.get(k) {
+            None => Ok(None),
+            Some(Value::Boolean(b)) => Ok(Some(*b)),
+            Some(_) => Err(KeyError::new(sub(k), "expected true or false")),
+        }
+    };
+    let device = match table.get("device") {
+        None if f.devices.len() == 1 => 0,
+        None if f.devices.is_empty() => {
+            return Err(KeyError::new(key, "an I/O step needs a device; declare one under [devices.<name>]"));
+        }
+        None => return Err(KeyError::new(sub("device"), "required: the scenario has several devices")),
+        Some(Value::String(d)) => f.devices.keys().position(|n| n == d).ok_or_else(|| {
+            let names: Vec<&str> = f.devices.keys().map(String::as_str).collect();
+            KeyError::new(sub("device"), format!("no device named `{d}`; declared: {}", names.join(", ")))
+        })?,
+        Some(_) => return Err(KeyError::new(sub("device"), "expected a device name")),
+    };
+    let op = if kind == "read" { Op::Read } else { Op::Write };
+    let wait = flag("wait")?.unwrap_or(true);
+    let sync = flag("sync")?.unwrap_or(op == Op::Read || wait);
+    if op == Op::Read && !sync {
+        return Err(KeyError::new(sub("sync"), "reads are always synchronous (`rq_is_sync`)"));
+    }
+    let depth = match table.get("depth") {
+        None => 0,
+        Some(Value::Integer(n)) if (1..=4096).contains(n) && !wait => *n as u32,
+        Some(Value::Integer(_)) if wait => return Err(KeyError::new(sub("depth"), "only applies with `wait = false`")),
+        Some(_) => return Err(KeyError::new(sub("depth"), "expected an integer from 1 to 4096")),
+    };
+    let pattern = match table.get("pattern").map(|v| v.as_str()) {
+        None | Some(Some("sequential")) | Some(Some("seq")) => Pattern::Sequential,
+        Some(Some("random")) | Some(Some("rand")) => Pattern::Random,
+        _ => return Err(KeyError::new(sub("pattern"), "allowed: \"sequential\", \"random\"")),
+    };
+    let sectors = |k: &str| -> Result<Option<u64>, KeyError> {
+        match table.get(k) {
+            None => Ok(None),
+            Some(Value::String(s)) => {
+                let b = parse_size(s).map_err(|m| KeyError::new(sub(k), m))?;
+                Ok(Some(b / SECTOR_BYTES))
+            }
+            Some(_) => Err(KeyError::new(sub(k), "expected a size such as \"10GiB\"")),
+        }
+    };
+    let span_sectors = sectors("span")?.unwrap_or((1u64 << 30) / SECTOR_BYTES);
+    Ok(IoStep {
+        device: DeviceId(device as u16),
+        flags: ReqFlags { op, sync, meta: flag("meta")?.unwrap_or(false), prio: flag("prio")?.unwrap_or(false) },
+        size,
+        pattern,
+        offset_sectors: sectors("offset")?,
+        span_sectors,
+        wait,
+        depth,
+    })
+}
+
+/// Largest single submission.
+pub const IO_SIZE_MAX: u64 = 64 << 20;
 
 fn wake_target(f: &ScenarioFile, target: &str) -> Option<WakeTarget> {
     let mut first = 0u32;

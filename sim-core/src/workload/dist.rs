@@ -47,9 +47,19 @@ impl Dist {
     /// Parses `"50us"`, `"exp(1ms)"`, `"uniform(1ms, 5ms)"`, `"normal(2ms, 500us)"`,
     /// `"lognormal(1ms, 0.5)"`, `"pareto(100us, 1.5)"`.
     pub fn parse(text: &str) -> Result<Dist, String> {
+        Dist::parse_with(text, parse_duration)
+    }
+
+    /// Parses a distribution of sizes in bytes (`"4KiB"`, `"uniform(4KiB, 64KiB)"`).
+    pub fn parse_size(text: &str) -> Result<Dist, String> {
+        Dist::parse_with(text, parse_size)
+    }
+
+    /// Parses a constant or distribution whose arguments `unit` reads.
+    fn parse_with(text: &str, unit: fn(&str) -> Result<u64, String>) -> Result<Dist, String> {
         let t = text.trim();
         let Some(open) = t.find('(') else {
-            return parse_duration(t).map(Dist::Const);
+            return unit(t).map(Dist::Const);
         };
         let name = t[..open].trim();
         let Some(inner) = t[open + 1..].strip_suffix(')') else {
@@ -69,11 +79,11 @@ impl Dist {
         let d = match name {
             "const" => {
                 want(1)?;
-                Dist::Const(parse_duration(args[0])?)
+                Dist::Const(unit(args[0])?)
             }
             "uniform" => {
                 want(2)?;
-                let (low, high) = (parse_duration(args[0])?, parse_duration(args[1])?);
+                let (low, high) = (unit(args[0])?, parse_duration(args[1])?);
                 if low > high {
                     return Err(format!("uniform({}, {}): low must not exceed high", args[0], args[1]));
                 }
@@ -81,19 +91,19 @@ impl Dist {
             }
             "exp" => {
                 want(1)?;
-                Dist::Exp { mean: parse_duration(args[0])? }
+                Dist::Exp { mean: unit(args[0])? }
             }
             "normal" => {
                 want(2)?;
-                Dist::Normal { mean: parse_duration(args[0])?, sd: parse_duration(args[1])? }
+                Dist::Normal { mean: unit(args[0])?, sd: parse_duration(args[1])? }
             }
             "lognormal" => {
                 want(2)?;
-                Dist::LogNormal { median: parse_duration(args[0])?, sigma: shape(args[1], "sigma")? }
+                Dist::LogNormal { median: unit(args[0])?, sigma: shape(args[1], "sigma")? }
             }
             "pareto" => {
                 want(2)?;
-                let scale = parse_duration(args[0])?;
+                let scale = unit(args[0])?;
                 if scale == 0 {
                     return Err("pareto scale must be positive".into());
                 }
@@ -207,6 +217,41 @@ pub fn parse_duration(text: &str) -> Result<u64, String> {
     Ok(ns)
 }
 
+/// Parses a size in bytes: an integer with a unit `B`, `KiB`, `MiB`, `GiB`,
+/// `TiB` (powers of 1024) or `kB`, `MB`, `GB`, `TB` (powers of 1000); `k`, `K`,
+/// `M`, `G` and `T` alone mean the binary units, as fio reads them.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = (&t[..split], t[split..].trim());
+    let scale: u64 = match unit {
+        "B" => 1,
+        "KiB" | "k" | "K" => 1 << 10,
+        "MiB" | "M" => 1 << 20,
+        "GiB" | "G" => 1 << 30,
+        "TiB" | "T" => 1 << 40,
+        "kB" | "KB" => 1_000,
+        "MB" => 1_000_000,
+        "GB" => 1_000_000_000,
+        "TB" => 1_000_000_000_000,
+        "" => return Err(format!("`{t}` needs a unit: B, KiB, MiB, GiB, TiB, kB, MB, GB or TB (e.g. \"4KiB\")")),
+        other => return Err(format!("unknown size unit `{other}` in `{t}`; allowed: B, KiB, MiB, GiB, TiB, kB, MB, GB, TB")),
+    };
+    if num.is_empty() {
+        return Err(format!("`{t}` is not a size (write e.g. \"128KiB\")"));
+    }
+    let too_big = || format!("`{t}` is larger than the maximum of {SIZE_MAX_BYTES} bytes (1 PiB)");
+    let n: u64 = num.parse().map_err(|_| too_big())?;
+    let bytes = n.checked_mul(scale).ok_or_else(too_big)?;
+    if bytes > SIZE_MAX_BYTES {
+        return Err(too_big());
+    }
+    Ok(bytes)
+}
+
+/// The largest size a scenario may write: 1 PiB.
+pub const SIZE_MAX_BYTES: u64 = 1 << 50;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -222,6 +267,17 @@ mod tests {
         assert!(parse_duration("-5ms").is_err());
         assert!(parse_duration("1.0000000001s").unwrap_err().contains("finer"));
         assert!(parse_duration("99999999999999999999s").is_err());
+    }
+
+    #[test]
+    fn sizes_parse_exactly() {
+        assert_eq!(parse_size("4KiB"), Ok(4096));
+        assert_eq!(parse_size("2MB"), Ok(2_000_000));
+        assert_eq!(parse_size("128k"), Ok(131_072));
+        assert!(parse_size("4").unwrap_err().contains("needs a unit"));
+        assert!(parse_size("4 parsecs").unwrap_err().contains("unknown size unit"));
+        assert!(parse_size("2000TiB").unwrap_err().contains("maximum"));
+        assert_eq!(Dist::parse_size("uniform(4KiB, 8KiB)"), Ok(Dist::Uniform { low: 4096, high: 8192 }));
     }
 
     #[test]

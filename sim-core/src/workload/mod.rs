@@ -6,7 +6,7 @@ pub mod program;
 pub mod ziggurat;
 
 pub use dist::Dist;
-pub use program::{Program, Step, WakeTarget};
+pub use program::{IoStep, Pattern, Program, Step, WakeTarget};
 
 /// Scheduling policy (`p->policy`, 4.4 include/uapi/linux/sched.h).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -6,7 +6,8 @@
 //! starts over, until `iterations` passes are done and the task exits.
 
 use super::Dist;
-use crate::ids::TaskId;
+use crate::block::ReqFlags;
+use crate::ids::{DeviceId, TaskId};
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Step {
@@ -26,6 +27,43 @@ pub enum Step {
     Serve,
     /// `sched_yield()`.
     Yield,
+    /// Submit a read or write to a block device.
+    Io(IoStep),
+    /// `fdatasync()`: block until every write the task submitted has completed.
+    Fdatasync,
+    /// Block until the I/O another task has outstanding now has completed
+    /// (waiting for a buffer under writeback: `xfs_buf_lock`, `wait_on_page_writeback`).
+    WaitIo(WakeTarget),
+}
+
+/// One I/O submission.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IoStep {
+    pub device: DeviceId,
+    pub flags: ReqFlags,
+    /// Bytes per submission (rounded up to 512-byte sectors).
+    pub size: Dist,
+    pub pattern: Pattern,
+    /// First sector of the region the task uses; `None`: task id × 1 GiB,
+    /// wrapped into the device.
+    pub offset_sectors: Option<u64>,
+    /// Sectors in the region (sequential runs wrap at its end).
+    pub span_sectors: u64,
+    /// Block until it completes (`read()`, `pwrite()` with `O_DIRECT`); otherwise
+    /// submit and go on (`io_submit`, writeback).
+    pub wait: bool,
+    /// With `wait = false`: before submitting, block while this many of the
+    /// task's submissions are outstanding (an AIO queue depth; 0: no limit).
+    pub depth: u32,
+}
+
+/// Where successive submissions land.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pattern {
+    /// Each starts where the previous one ended.
+    Sequential,
+    /// Uniform over the region, 4 KiB aligned.
+    Random,
 }
 
 impl Step {
@@ -34,7 +72,8 @@ impl Step {
     pub fn takes_time(&self) -> bool {
         match self {
             Step::Run(d) | Step::Sleep(d) => !d.is_always_zero(),
-            Step::Wake(_) | Step::Yield => false,
+            Step::Wake(_) | Step::Yield | Step::Fdatasync | Step::WaitIo(_) => false,
+            Step::Io(io) => io.wait || io.depth > 0,
             Step::SleepUntil { .. } | Step::Wait | Step::Serve => true,
         }
     }

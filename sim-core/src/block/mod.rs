@@ -1,0 +1,182 @@
+//! The block layer of a 4.4 kernel's single-queue path: requests and bios,
+//! the elevator core's merging (`elv_merge`), the three legacy elevators and
+//! the disk that serves what they dispatch.
+//!
+//! - `request.rs`: `Request`, `Bio`, flags, the slab they live in.
+//! - `queue.rs`: `RequestQueue`, one per device: submit (merge or insert),
+//!   run the queue (dispatch while the device has a free tag), complete.
+//! - `noop.rs`, `deadline.rs`, `cfq.rs`: the elevators, behind `Elevator`.
+//! - `device.rs`: SSD and rotating-disk service times and queue depth.
+//!
+//! Elevators keep the kernel's jiffy arithmetic: their tunables are stored in
+//! jiffies at the scenario's HZ, and their deadlines and timers fall on jiffy
+//! boundaries (`jiffies = now / TICK_NSEC`).
+
+pub mod cfq;
+pub mod cfq_tunables;
+pub mod deadline;
+pub mod device;
+pub mod noop;
+pub mod queue;
+pub mod request;
+
+pub use cfq::{Cfq, IoClass, IoPrio};
+pub use cfq_tunables::{CfqBehaviour, CfqTunables};
+pub use deadline::{Deadline, DeadlineTunables};
+pub use device::{Device, DeviceKind, DeviceSpec};
+pub use noop::Noop;
+pub use queue::RequestQueue;
+pub use request::{Op, ReqFlags};
+
+use crate::ids::{RequestId, TaskId};
+use crate::time::SimTime;
+use request::Requests;
+
+/// Which elevator a device uses, with its tunables.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ElevatorSpec {
+    Noop,
+    Deadline(DeadlineTunables),
+    Cfq(CfqTunables),
+}
+
+impl ElevatorSpec {
+    pub fn name(&self) -> &'static str {
+        match self {
+            ElevatorSpec::Noop => "noop",
+            ElevatorSpec::Deadline(_) => "deadline",
+            ElevatorSpec::Cfq(_) => "cfq",
+        }
+    }
+}
+
+/// What an elevator sees of the world on each call.
+pub struct ElvCtx<'a> {
+    pub now: SimTime,
+    pub rqs: &'a mut Requests,
+    /// `TICK_NSEC`: one jiffy.
+    pub jiffy_ns: u64,
+    /// `blk_queue_nonrot`.
+    pub nonrot: bool,
+}
+
+impl ElvCtx<'_> {
+    /// `jiffies` now.
+    pub fn jiffies(&self) -> u64 {
+        self.now.ns() / self.jiffy_ns
+    }
+}
+
+/// The elevator of one queue (`struct elevator_queue`): a closed set, so one
+/// `match` per operation and no trait objects in the cloneable simulation.
+#[derive(Clone, Debug)]
+pub enum Elevator {
+    Noop(Noop),
+    Deadline(Deadline),
+    Cfq(Box<Cfq>),
+}
+
+impl Elevator {
+    /// `task_prio` is each task's I/O priority (CFQ picks queues by it).
+    pub fn new(spec: &ElevatorSpec, task_prio: Vec<IoPrio>, hz: u32, jiffy_ns: u64) -> Elevator {
+        match spec {
+            ElevatorSpec::Noop => Elevator::Noop(Noop::default()),
+            ElevatorSpec::Deadline(t) => Elevator::Deadline(Deadline::new(*t)),
+            ElevatorSpec::Cfq(t) => Elevator::Cfq(Box::new(Cfq::new(*t, task_prio, hz, jiffy_ns))),
+        }
+    }
+
+    /// The elevator's own bookkeeping invariants (CFQ's counters).
+    pub fn check(&self) -> Result<(), String> {
+        match self {
+            Elevator::Cfq(c) => c.check(),
+            _ => Ok(()),
+        }
+    }
+
+    /// `elv_iosched_allow_bio_merge`: may a bio from `task` join `rq`?
+    pub fn allow_bio_merge(&self, rqs: &Requests, rq: RequestId, task: TaskId, flags: ReqFlags) -> bool {
+        match self {
+            Elevator::Cfq(c) => c.allow_bio_merge(rqs, rq, task, flags),
+            _ => true,
+        }
+    }
+
+    /// `elevator_merge_fn`: a front-merge candidate (noop has none).
+    pub fn merge(&self, rqs: &Requests, task: TaskId, flags: ReqFlags, bio_end: u64) -> Option<RequestId> {
+        match self {
+            Elevator::Noop(_) => None,
+            Elevator::Deadline(d) => d.merge(rqs, flags.op, bio_end),
+            Elevator::Cfq(c) => c.merge(rqs, task, flags, bio_end),
+        }
+    }
+
+    /// `elevator_merged_fn` after a bio merge (a front merge moved `rq`'s start).
+    pub fn merged_request(&mut self, rqs: &mut Requests, rq: RequestId, old_sector: u64, front: bool) {
+        match self {
+            Elevator::Noop(_) => {}
+            Elevator::Deadline(d) => d.merged_request(rqs, rq, old_sector, front),
+            Elevator::Cfq(c) => c.merged_request(rqs, rq, old_sector, front),
+        }
+    }
+
+    /// `elevator_add_req_fn`.
+    pub fn add_request(&mut self, ctx: &mut ElvCtx<'_>, rq: RequestId) {
+        match self {
+            Elevator::Noop(n) => n.add_request(rq),
+            Elevator::Deadline(d) => d.add_request(ctx, rq),
+            Elevator::Cfq(c) => c.insert_request(ctx, rq),
+        }
+    }
+
+    /// `elevator_dispatch_fn` for one request (`force` 0): the request to
+    /// send to the device now, if the elevator wants to send one.
+    pub fn dispatch_request(&mut self, ctx: &mut ElvCtx<'_>) -> Option<RequestId> {
+        match self {
+            Elevator::Noop(n) => n.dispatch_request(ctx),
+            Elevator::Deadline(d) => d.dispatch_request(ctx),
+            Elevator::Cfq(c) => c.dispatch_requests(ctx),
+        }
+    }
+
+    /// `elevator_completed_req_fn`.
+    pub fn completed_request(&mut self, ctx: &mut ElvCtx<'_>, rq: RequestId) {
+        if let Elevator::Cfq(c) = self {
+            c.completed_request(ctx, rq);
+        }
+    }
+
+    /// The elevator's timer fired (CFQ's `idle_slice_timer`).
+    pub fn timer(&mut self, ctx: &mut ElvCtx<'_>) {
+        if let Elevator::Cfq(c) = self {
+            c.idle_slice_timer(ctx);
+        }
+    }
+
+    /// When the elevator's timer should fire, if armed.
+    pub fn timer_at(&self) -> Option<SimTime> {
+        match self {
+            Elevator::Cfq(c) => c.idle_timer_at(),
+            _ => None,
+        }
+    }
+
+    /// Requests held in the elevator (not yet dispatched).
+    pub fn queued(&self) -> usize {
+        match self {
+            Elevator::Noop(n) => n.queued(),
+            Elevator::Deadline(d) => d.queued(),
+            Elevator::Cfq(c) => c.queued(),
+        }
+    }
+
+    /// A short name for the queue `rq` waits in (for the worst-wait report):
+    /// `fifo`, `read`/`write`, or CFQ's `sync pid N be/4` / `async be/4`.
+    pub fn queue_label(&self, rqs: &Requests, rq: RequestId, comm: impl Fn(TaskId) -> String) -> String {
+        match self {
+            Elevator::Noop(_) => "fifo".into(),
+            Elevator::Deadline(_) => format!("{} fifo", rqs.rq(rq).flags.op.name()),
+            Elevator::Cfq(c) => c.queue_label(rqs.rq(rq), comm),
+        }
+    }
+}

@@ -1,0 +1,189 @@
+//! Block requests and bios (`struct request`, `struct bio`, 4.4
+//! include/linux/blkdev.h and blk_types.h) with blktrace's timestamps.
+//!
+//! A task submits a bio; the block layer either merges it into a queued
+//! request (blktrace `M` back, `F` front) or allocates a new request and
+//! inserts it into the elevator (`Q`, `G`, `I` at the same instant: plugging is
+//! not modelled). The elevator dispatches the request to the device (`D`); the
+//! device completes it (`C`). Latencies are kept per bio, as btt computes
+//! Q2D and Q2C for every queued bio, merged ones included.
+
+use crate::ids::{BioId, RequestId, TaskId};
+use crate::time::SimTime;
+
+/// Bytes per sector (`SECTOR_SHIFT` 9).
+pub const SECTOR_BYTES: u64 = 512;
+
+/// Data direction (`rq_data_dir`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Op {
+    Read,
+    Write,
+}
+
+impl Op {
+    /// Index into per-direction arrays (`READ` 0, `WRITE` 1).
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Read => "read",
+            Op::Write => "write",
+        }
+    }
+}
+
+/// The flags a request carries that the elevators read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReqFlags {
+    pub op: Op,
+    /// `REQ_SYNC` (reads are always sync: `rq_is_sync`).
+    pub sync: bool,
+    /// `REQ_META`: shown by blktrace (`M`); no elevator reads it in 4.4.
+    pub meta: bool,
+    /// `REQ_PRIO`: what CFQ reads (`cfq_choose_req`, `cfq_should_preempt`).
+    /// ext4 sets it with `REQ_META` on some metadata; XFS's buffer writes do not.
+    pub prio: bool,
+}
+
+impl ReqFlags {
+    /// blktrace's RWBS column (`blk_fill_rwbs`): R/W, then S (sync) and M (meta).
+    pub fn rwbs(self) -> String {
+        let mut s = String::from(if self.op == Op::Read { "R" } else { "W" });
+        if self.sync && self.op == Op::Write {
+            s.push('S');
+        }
+        if self.meta {
+            s.push('M');
+        }
+        s
+    }
+
+    /// `rq_is_sync`: reads, and writes marked `REQ_SYNC`.
+    pub fn is_sync(self) -> bool {
+        self.op == Op::Read || self.sync
+    }
+}
+
+/// One submitted piece of I/O.
+#[derive(Clone, Debug)]
+pub struct Bio {
+    pub task: TaskId,
+    /// The task's I/O operation this bio belongs to (a large write is split).
+    pub op_seq: u64,
+    pub flags: ReqFlags,
+    pub sector: u64,
+    pub nr_sectors: u32,
+    /// Queued (`Q`).
+    pub q_at: SimTime,
+    pub request: RequestId,
+    /// Merged into an existing request (`M`/`F`) rather than starting one.
+    pub merged: bool,
+}
+
+/// A request: one or more contiguous bios.
+#[derive(Clone, Debug)]
+pub struct Request {
+    pub flags: ReqFlags,
+    /// The task that allocated it; its I/O context picks the CFQ queue.
+    pub task: TaskId,
+    pub sector: u64,
+    pub nr_sectors: u32,
+    pub bios: Vec<BioId>,
+    /// Inserted into the elevator (`I`).
+    pub i_at: SimTime,
+    /// Dispatched to the device (`D`).
+    pub d_at: Option<SimTime>,
+    /// When the elevator considers it expired (`rq->fifo_time`).
+    pub fifo_time: SimTime,
+    /// Position among equal sectors in the elevator's sort tree.
+    pub sort_key: u64,
+    /// Position in the elevator's FIFO.
+    pub fifo_key: u64,
+    /// `REQ_NOMERGE`: a merge into it failed on the size limit.
+    pub nomerge: bool,
+    /// The CFQ queue it sits in (`RQ_CFQQ`), if the elevator is CFQ.
+    pub cfqq: Option<u32>,
+}
+
+impl Request {
+    /// One past the last sector (`blk_rq_pos + blk_rq_sectors`).
+    pub fn end_sector(&self) -> u64 {
+        self.sector + u64::from(self.nr_sectors)
+    }
+
+    pub fn bytes(&self) -> u64 {
+        u64::from(self.nr_sectors) * SECTOR_BYTES
+    }
+}
+
+/// A slab with a free list: ids are reused after `free`, so memory follows the
+/// requests in flight, not the run's length.
+#[derive(Clone, Debug)]
+pub struct Slab<T> {
+    items: Vec<Option<T>>,
+    free: Vec<u32>,
+    live: usize,
+}
+
+impl<T> Default for Slab<T> {
+    fn default() -> Self {
+        Slab { items: Vec::new(), free: Vec::new(), live: 0 }
+    }
+}
+
+impl<T> Slab<T> {
+    pub fn insert(&mut self, value: T) -> u32 {
+        self.live += 1;
+        if let Some(i) = self.free.pop() {
+            self.items[i as usize] = Some(value);
+            i
+        } else {
+            self.items.push(Some(value));
+            (self.items.len() - 1) as u32
+        }
+    }
+
+    pub fn remove(&mut self, id: u32) -> T {
+        let v = self.items[id as usize].take().expect("slab slot is live");
+        self.free.push(id);
+        self.live -= 1;
+        v
+    }
+
+    pub fn get(&self, id: u32) -> &T {
+        self.items[id as usize].as_ref().expect("slab slot is live")
+    }
+
+    pub fn get_mut(&mut self, id: u32) -> &mut T {
+        self.items[id as usize].as_mut().expect("slab slot is live")
+    }
+
+    pub fn len(&self) -> usize {
+        self.live
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.live == 0
+    }
+
+    /// Live entries with their ids, in id order.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, &T)> {
+        self.items.iter().enumerate().filter_map(|(i, v)| v.as_ref().map(|v| (i as u32, v)))
+    }
+}
+
+/// The requests of one queue, indexed by `RequestId`.
+pub type Requests = Slab<Request>;
+
+impl Requests {
+    pub fn rq(&self, id: RequestId) -> &Request {
+        self.get(id.0)
+    }
+
+    pub fn rq_mut(&mut self, id: RequestId) -> &mut Request {
+        self.get_mut(id.0)
+    }
+}
