@@ -1152,6 +1152,23 @@ impl Simulation {
             }
         }
         self.check_queues().map_err(|e| format!("{e} ({ctx})"))?;
+        for q in &self.queues {
+            q.check(self.now).map_err(|e| format!("{e} ({ctx})"))?;
+        }
+        // Every outstanding submission has bios in some queue, and no task
+        // counts more bios than the queues hold for it.
+        let mut live = vec![0u64; self.tasks.len()];
+        for q in &self.queues {
+            for (_, b) in q.bios.iter() {
+                live[b.task.index()] += 1;
+            }
+        }
+        for (i, t) in self.tasks.iter().enumerate() {
+            let left: u64 = t.io.ops.iter().map(|o| u64::from(o.bios_left)).sum();
+            if left != live[i] {
+                return Err(format!("{}: {left} bios outstanding but {} in the queues ({ctx})", t.comm, live[i]));
+            }
+        }
         let busy: u64 = (0..self.rqs.len()).map(|c| self.cpu_busy_ns(CpuId(c as u16))).sum();
         let run: u64 = (0..self.tasks.len()).map(|t| self.task_runtime_ns(TaskId(t as u32))).sum();
         if busy != run {

@@ -28,6 +28,172 @@ struct Report<'a> {
     cpus: Vec<Cpu>,
     groups: Vec<Group<'a>>,
     victim: Victim<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    io: Option<Io<'a>>,
+}
+
+#[derive(Serialize)]
+struct Io<'a> {
+    devices: Vec<IoDevice<'a>>,
+    processes: Vec<IoProcess<'a>>,
+}
+
+#[derive(Serialize)]
+struct IoDevice<'a> {
+    name: &'a str,
+    kind: &'a str,
+    elevator: &'a str,
+    cfq_behaviour: Option<&'a str>,
+    tunables: BTreeMap<&'a str, u64>,
+    queue_depth: u32,
+    rotational: bool,
+    q2d: Latency,
+    d2c: Latency,
+    q2c: Latency,
+    reads: IoCounts,
+    writes: IoCounts,
+    pending: u64,
+    oldest_pending_ns: Option<u64>,
+    worst_q2d: Option<IoWorst<'a>>,
+}
+
+#[derive(Serialize)]
+struct IoCounts {
+    queued: u64,
+    queued_kib: u64,
+    merged: u64,
+    dispatched: u64,
+    completed: u64,
+    completed_kib: u64,
+}
+
+#[derive(Serialize)]
+struct IoProcess<'a> {
+    name: &'a str,
+    pid: u32,
+    device: &'a str,
+    q2d: Latency,
+    q2c: Latency,
+    dispatch_wait_max_ns: u64,
+    dispatch_wait_read_ns: u64,
+    dispatch_wait_write_ns: u64,
+    bios: u64,
+    kib: u64,
+    pending_q2d_ns: Option<u64>,
+}
+
+#[derive(Serialize)]
+struct IoWorst<'a> {
+    comm: &'a str,
+    pid: u32,
+    rwbs: &'a str,
+    sector: u64,
+    nr_sectors: u32,
+    queued_ns: u64,
+    dispatched_ns: u64,
+    q2d_ns: u64,
+    queue: &'a str,
+    dispatched_meanwhile: u64,
+    meanwhile: Vec<IoMeanwhile<'a>>,
+    meanwhile_truncated: bool,
+    log: Vec<IoLogLine<'a>>,
+}
+
+#[derive(Serialize)]
+struct IoMeanwhile<'a> {
+    comm: &'a str,
+    requests: u64,
+    kib: u64,
+}
+
+#[derive(Serialize)]
+struct IoLogLine<'a> {
+    at_ns: u64,
+    seq: u64,
+    pid: u32,
+    comm: &'a str,
+    action: &'a str,
+    rwbs: &'a str,
+    sector: u64,
+    nr_sectors: u32,
+}
+
+fn io_dto(io: &super::io_report::IoReport) -> Io<'_> {
+    let counts = |d: &super::io_report::DeviceIoReport, i: usize| IoCounts {
+        queued: d.queued[i],
+        queued_kib: d.queued_kib[i],
+        merged: d.merged[i],
+        dispatched: d.dispatched[i],
+        completed: d.completed[i],
+        completed_kib: d.completed_kib[i],
+    };
+    Io {
+        devices: io
+            .devices
+            .iter()
+            .map(|d| IoDevice {
+                name: &d.name,
+                kind: d.kind,
+                elevator: d.elevator,
+                cfq_behaviour: d.cfq_behaviour,
+                tunables: d.tunables.iter().copied().collect(),
+                queue_depth: d.queue_depth,
+                rotational: d.rotational,
+                q2d: (&d.q2d).into(),
+                d2c: (&d.d2c).into(),
+                q2c: (&d.q2c).into(),
+                reads: counts(d, 0),
+                writes: counts(d, 1),
+                pending: d.pending,
+                oldest_pending_ns: d.oldest_pending_ns,
+                worst_q2d: d.worst.as_ref().map(|w| IoWorst {
+                    comm: &w.comm,
+                    pid: w.pid,
+                    rwbs: &w.rwbs,
+                    sector: w.sector,
+                    nr_sectors: w.nr_sectors,
+                    queued_ns: w.q_ns,
+                    dispatched_ns: w.d_ns,
+                    q2d_ns: w.q2d_ns,
+                    queue: &w.queue,
+                    dispatched_meanwhile: w.dispatched_meanwhile,
+                    meanwhile: w.meanwhile.iter().map(|(c, r, k)| IoMeanwhile { comm: c, requests: *r, kib: *k }).collect(),
+                    meanwhile_truncated: w.meanwhile_truncated,
+                    log: w
+                        .log
+                        .iter()
+                        .map(|l| IoLogLine {
+                            at_ns: l.at_ns,
+                            seq: l.seq,
+                            pid: l.pid,
+                            comm: &l.comm,
+                            action: l.action,
+                            rwbs: &l.rwbs,
+                            sector: l.sector,
+                            nr_sectors: l.nr_sectors,
+                        })
+                        .collect(),
+                }),
+            })
+            .collect(),
+        processes: io
+            .processes
+            .iter()
+            .map(|p| IoProcess {
+                name: &p.comm,
+                pid: p.pid,
+                device: &p.device,
+                q2d: (&p.q2d).into(),
+                q2c: (&p.q2c).into(),
+                dispatch_wait_max_ns: p.dispatch_wait_max_ns,
+                dispatch_wait_read_ns: p.dispatch_wait_ns[0],
+                dispatch_wait_write_ns: p.dispatch_wait_ns[1],
+                bios: p.bios,
+                kib: p.kib,
+                pending_q2d_ns: p.pending_q2d_ns,
+            })
+            .collect(),
+    }
 }
 
 #[derive(Serialize)]
@@ -71,6 +237,7 @@ struct Settings {
 #[derive(Serialize)]
 struct Latency {
     count: u64,
+    min_ns: u64,
     avg_ns: u64,
     p50_ns: u64,
     p90_ns: u64,
@@ -84,6 +251,7 @@ impl From<&LatencySummary> for Latency {
     fn from(s: &LatencySummary) -> Latency {
         Latency {
             count: s.count,
+            min_ns: s.min_ns,
             avg_ns: s.avg_ns,
             p50_ns: s.p50_ns,
             p90_ns: s.p90_ns,
@@ -119,6 +287,12 @@ struct Task<'a> {
     dropped_items: u64,
     open_wait_ns: Option<u64>,
     long_delay_culprits: Vec<Culprit<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    io_wait: Option<Latency>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    io_stall: Option<Latency>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    io_wait_open_ns: Option<u64>,
 }
 
 #[derive(Serialize)]
@@ -244,6 +418,9 @@ fn dto(r: &RunReport) -> Report<'_> {
                 dropped_items: t.dropped_items,
                 open_wait_ns: t.open_wait_ns,
                 long_delay_culprits: culprits(&t.long_delay_culprits),
+                io_wait: t.io_wait.as_ref().map(Latency::from),
+                io_stall: t.io_stall.as_ref().map(Latency::from),
+                io_wait_open_ns: t.io_wait_open_ns,
             })
             .collect(),
         cpus: r.cpus.iter().map(|c| Cpu { cpu: c.cpu, busy_ns: c.busy_ns, switches: c.switches }).collect(),
@@ -292,6 +469,7 @@ fn dto(r: &RunReport) -> Report<'_> {
             history_truncated: r.victim.history_truncated,
             history: r.victim.history.iter().map(row).collect(),
         },
+        io: r.io.as_ref().map(io_dto),
     }
 }
 

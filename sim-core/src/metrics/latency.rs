@@ -34,6 +34,7 @@ pub fn bucket_low_ns(b: usize) -> u64 {
 pub struct LatencyStats {
     count: u64,
     sum_ns: u128,
+    min_ns: u64,
     max_ns: u64,
     max_at: SimTime,
     hist: LogLinear,
@@ -41,7 +42,7 @@ pub struct LatencyStats {
 
 impl Default for LatencyStats {
     fn default() -> Self {
-        LatencyStats { count: 0, sum_ns: 0, max_ns: 0, max_at: SimTime::ZERO, hist: LogLinear::default() }
+        LatencyStats { count: 0, sum_ns: 0, min_ns: 0, max_ns: 0, max_at: SimTime::ZERO, hist: LogLinear::default() }
     }
 }
 
@@ -49,6 +50,7 @@ impl Default for LatencyStats {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LatencySummary {
     pub count: u64,
+    pub min_ns: u64,
     pub avg_ns: u64,
     pub p50_ns: u64,
     pub p90_ns: u64,
@@ -64,6 +66,9 @@ impl LatencyStats {
     pub fn record(&mut self, ns: u64, at: SimTime) {
         self.count += 1;
         self.sum_ns += u128::from(ns);
+        if ns < self.min_ns || self.count == 1 {
+            self.min_ns = ns;
+        }
         if ns > self.max_ns || self.count == 1 {
             self.max_ns = ns;
             self.max_at = at;
@@ -84,6 +89,9 @@ impl LatencyStats {
         if other.count == 0 {
             return;
         }
+        if other.min_ns < self.min_ns || self.count == 0 {
+            self.min_ns = other.min_ns;
+        }
         if other.max_ns > self.max_ns || self.count == 0 {
             self.max_ns = other.max_ns;
             self.max_at = other.max_at;
@@ -102,6 +110,7 @@ impl LatencyStats {
     pub fn summary(&self) -> LatencySummary {
         LatencySummary {
             count: self.count,
+            min_ns: self.min_ns,
             avg_ns: if self.count == 0 { 0 } else { (self.sum_ns / u128::from(self.count)) as u64 },
             p50_ns: self.quantile(0.5),
             p90_ns: self.quantile(0.9),
@@ -124,7 +133,7 @@ mod tests {
             s.record(v * 1000, SimTime(v));
         }
         let m = s.summary();
-        assert_eq!((m.count, m.avg_ns, m.max_ns, m.max_at_ns), (1000, 500_500, 1_000_000, 1000));
+        assert_eq!((m.count, m.min_ns, m.avg_ns, m.max_ns, m.max_at_ns), (1000, 1000, 500_500, 1_000_000, 1000));
         assert!(m.p50_ns.abs_diff(500_000) <= 5_000, "{}", m.p50_ns);
         assert!(m.p99_ns.abs_diff(990_000) <= 10_000, "{}", m.p99_ns);
         assert!(m.p999_ns <= m.max_ns);

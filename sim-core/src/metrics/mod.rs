@@ -3,6 +3,7 @@
 
 pub mod history;
 pub mod io;
+pub mod io_report;
 pub mod json;
 pub mod latency;
 pub mod loglinear;

@@ -21,6 +21,8 @@ pub struct RunReport {
     /// Task groups other than the root, in declaration order (autogroups last).
     pub groups: Vec<GroupReport>,
     pub victim: VictimReport,
+    /// Block devices, when the scenario has any.
+    pub io: Option<super::io_report::IoReport>,
 }
 
 /// A task group and how much weight its entities carried.
@@ -91,6 +93,12 @@ pub struct TaskReport {
     /// nanoseconds), largest first. "Long" means the top three buckets of its
     /// delay histogram (1-2-5 per decade: within 5-10x of its worst delay).
     pub long_delay_culprits: Vec<(String, u64)>,
+    /// Time blocked on block I/O (`D` state), per wait, if it ever blocked.
+    pub io_wait: Option<LatencySummary>,
+    /// From blocking on I/O to running again (I/O wait + scheduling delay).
+    pub io_stall: Option<LatencySummary>,
+    /// An I/O wait still open when the run stopped: its length so far.
+    pub io_wait_open_ns: Option<u64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -225,6 +233,10 @@ impl RunReport {
                     dropped_items: m.dropped_items,
                     open_wait_ns: t.waiting.map(|(from, _)| sim.now().since(from)),
                     long_delay_culprits: long,
+                    io_wait: (m.io_wait.count() > 0).then(|| m.io_wait.summary()),
+                    io_stall: (m.io_stall.count() > 0).then(|| m.io_stall.summary()),
+                    io_wait_open_ns: (t.state == crate::task::TaskState::Blocked(crate::task::BlockOn::Io))
+                        .then(|| sim.now().since(t.io.blocked_at)),
                 }
             })
             .collect();
@@ -346,6 +358,7 @@ impl RunReport {
             m.1 += report.runtime_ns;
         }
         RunReport {
+            io: super::io_report::IoReport::build(sim),
             scenario: spec.name.clone(),
             variant: sim.variant().map(str::to_string),
             seed: spec.seed,

@@ -506,7 +506,13 @@ fn step(f: &ScenarioFile, v: &Value, key: &str) -> Result<Step, KeyError> {
             return Err(KeyError::new(key, format!("expected a step (a word or a table), found {}", other.type_str())));
         }
     };
-    let kinds: Vec<&String> = table.keys().filter(|k| STEP_TABLE_KINDS.contains(&k.as_str())).collect();
+    // `read`/`write` take options, one of which (`wait`) is also a step name.
+    let io_kinds: Vec<&String> = table.keys().filter(|k| *k == "read" || *k == "write").collect();
+    let kinds: Vec<&String> = if io_kinds.is_empty() {
+        table.keys().filter(|k| STEP_TABLE_KINDS.contains(&k.as_str())).collect()
+    } else {
+        io_kinds
+    };
     if kinds.len() != 1 {
         return Err(KeyError::new(key, format!("a step table has exactly one of: {STEP_KINDS}")));
     }

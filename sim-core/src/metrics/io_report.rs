@@ -1,0 +1,226 @@
+//! The I/O part of a `RunReport`: btt's Q2D/D2C/Q2C per device and per
+//! process, blkparse's per-process dispatch wait, and the longest Q2D of each
+//! device explained (its queue, what was dispatched meanwhile, the blkparse
+//! log before its dispatch). Plain data; formatting is the front ends' job.
+
+use super::io::IoRecorder;
+use super::latency::LatencySummary;
+use crate::block::{CfqTunables, DeviceKind, ElevatorSpec};
+use crate::engine::Simulation;
+use crate::ids::TaskId;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct IoReport {
+    pub devices: Vec<DeviceIoReport>,
+    /// Per (device, issuing task) with at least one bio, device order then tid.
+    pub processes: Vec<ProcessIoReport>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeviceIoReport {
+    pub name: String,
+    pub kind: &'static str,
+    pub elevator: &'static str,
+    /// `4.4` or `fixed` for CFQ.
+    pub cfq_behaviour: Option<&'static str>,
+    /// The elevator's sysfs tunables as sysfs shows them (ms for times).
+    pub tunables: Vec<(&'static str, u64)>,
+    pub queue_depth: u32,
+    pub rotational: bool,
+    /// blkparse's `maj,min`.
+    pub dev_t: (u32, u32),
+    pub q2d: LatencySummary,
+    pub d2c: LatencySummary,
+    pub q2c: LatencySummary,
+    /// Per direction (read, write): bios queued, KiB queued, bios merged,
+    /// requests dispatched, requests completed, KiB completed.
+    pub queued: [u64; 2],
+    pub queued_kib: [u64; 2],
+    pub merged: [u64; 2],
+    pub dispatched: [u64; 2],
+    pub completed: [u64; 2],
+    pub completed_kib: [u64; 2],
+    /// Requests still in the elevator or the device when the run stopped.
+    pub pending: u64,
+    /// The oldest of those bios: how long it had waited so far.
+    pub oldest_pending_ns: Option<u64>,
+    pub worst: Option<WorstIoReport>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProcessIoReport {
+    pub device: String,
+    pub comm: String,
+    pub pid: u32,
+    pub q2d: LatencySummary,
+    pub q2c: LatencySummary,
+    /// blkparse `-t` "Dispatch wait" (read, write), and their maximum.
+    pub dispatch_wait_ns: [u64; 2],
+    pub dispatch_wait_max_ns: u64,
+    pub bios: u64,
+    pub kib: u64,
+    /// Its oldest bio not yet dispatched when the run stopped: how long it
+    /// had waited (a Q2D still open, not in the statistics).
+    pub pending_q2d_ns: Option<u64>,
+}
+
+/// One blkparse line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BlkLine {
+    pub at_ns: u64,
+    pub seq: u64,
+    /// 0 on completions.
+    pub pid: u32,
+    pub comm: String,
+    pub action: &'static str,
+    pub rwbs: String,
+    pub sector: u64,
+    pub nr_sectors: u32,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorstIoReport {
+    pub comm: String,
+    pub pid: u32,
+    pub rwbs: String,
+    pub sector: u64,
+    pub nr_sectors: u32,
+    pub q_ns: u64,
+    pub d_ns: u64,
+    pub q2d_ns: u64,
+    pub queue: String,
+    /// Requests dispatched while it waited.
+    pub dispatched_meanwhile: u64,
+    /// By issuing task: (comm, requests, KiB), most bytes first.
+    pub meanwhile: Vec<(String, u64, u64)>,
+    pub meanwhile_truncated: bool,
+    pub log: Vec<BlkLine>,
+}
+
+fn cfq_sysfs(t: &CfqTunables, hz: u32) -> Vec<(&'static str, u64)> {
+    let ms = |j: u64| j * 1000 / u64::from(hz);
+    vec![
+        ("quantum", u64::from(t.quantum)),
+        ("fifo_expire_sync", ms(t.fifo_expire_j[1])),
+        ("fifo_expire_async", ms(t.fifo_expire_j[0])),
+        ("back_seek_max", t.back_seek_max_kib),
+        ("back_seek_penalty", u64::from(t.back_seek_penalty)),
+        ("slice_sync", ms(t.slice_j[1])),
+        ("slice_async", ms(t.slice_j[0])),
+        ("slice_async_rq", u64::from(t.slice_async_rq)),
+        ("slice_idle", ms(t.slice_idle_j)),
+        ("group_idle", ms(t.group_idle_j)),
+        ("low_latency", u64::from(t.low_latency)),
+        ("target_latency", ms(t.target_latency_j)),
+    ]
+}
+
+impl IoReport {
+    pub fn build(sim: &Simulation) -> Option<IoReport> {
+        if sim.queues.is_empty() {
+            return None;
+        }
+        let spec = sim.spec();
+        let hz = spec.hz;
+        let comm = |t: TaskId| sim.task_comm(t).to_string();
+        let pid = |t: TaskId| t.0 + 1;
+        let mut devices = Vec::new();
+        let mut processes = Vec::new();
+        for q in &sim.queues {
+            let d = &q.device.spec;
+            let rec: &IoRecorder = &q.rec;
+            let (cfq_behaviour, tunables) = match &d.elevator {
+                ElevatorSpec::Noop => (None, Vec::new()),
+                ElevatorSpec::Deadline(t) => (
+                    None,
+                    vec![
+                        ("read_expire", t.read_expire_j * 1000 / u64::from(hz)),
+                        ("write_expire", t.write_expire_j * 1000 / u64::from(hz)),
+                        ("writes_starved", u64::from(t.writes_starved)),
+                        ("front_merges", u64::from(t.front_merges)),
+                        ("fifo_batch", u64::from(t.fifo_batch)),
+                    ],
+                ),
+                ElevatorSpec::Cfq(t) => (Some(t.behaviour.name()), cfq_sysfs(t, hz)),
+            };
+            let oldest_pending_ns = q.bios.iter().map(|(_, b)| sim.now().since(b.q_at)).max();
+            let worst = rec.worst.as_ref().map(|w| WorstIoReport {
+                comm: comm(w.task),
+                pid: pid(w.task),
+                rwbs: w.flags.rwbs(),
+                sector: w.sector,
+                nr_sectors: w.nr_sectors,
+                q_ns: w.q_at.ns(),
+                d_ns: w.d_at.ns(),
+                q2d_ns: w.d_at.since(w.q_at),
+                queue: w.queue.clone(),
+                dispatched_meanwhile: w.dispatched,
+                meanwhile: w.meanwhile.iter().map(|m| (comm(m.task), m.requests, m.bytes / 1024)).collect(),
+                meanwhile_truncated: w.meanwhile_truncated,
+                log: w
+                    .log
+                    .iter()
+                    .map(|e| BlkLine {
+                        at_ns: e.at.ns(),
+                        seq: e.seq,
+                        pid: e.task.map_or(0, pid),
+                        comm: e.task.map_or_else(|| "0".to_string(), comm),
+                        action: e.action.code(),
+                        rwbs: e.flags.rwbs(),
+                        sector: e.sector,
+                        nr_sectors: e.nr_sectors,
+                    })
+                    .collect(),
+            });
+            devices.push(DeviceIoReport {
+                name: d.name.clone(),
+                kind: match d.kind {
+                    DeviceKind::Ssd { .. } => "ssd",
+                    DeviceKind::Hdd { .. } => "hdd",
+                },
+                elevator: d.elevator.name(),
+                cfq_behaviour,
+                tunables,
+                queue_depth: d.queue_depth,
+                rotational: d.rotational,
+                dev_t: d.dev_t,
+                q2d: rec.q2d.summary(),
+                d2c: rec.d2c.summary(),
+                q2c: rec.q2c.summary(),
+                queued: rec.queued,
+                queued_kib: rec.queued_bytes.map(|b| b / 1024),
+                merged: rec.merged,
+                dispatched: rec.dispatched,
+                completed: rec.completed,
+                completed_kib: rec.completed_bytes.map(|b| b / 1024),
+                pending: q.rqs.len() as u64,
+                oldest_pending_ns,
+                worst,
+            });
+            for (i, p) in rec.procs.iter().enumerate() {
+                if p.bios == 0 {
+                    continue;
+                }
+                let t = TaskId(i as u32);
+                processes.push(ProcessIoReport {
+                    device: d.name.clone(),
+                    comm: comm(t),
+                    pid: pid(t),
+                    q2d: p.q2d.summary(),
+                    q2c: p.q2c.summary(),
+                    dispatch_wait_ns: p.dispatch_wait_max_ns,
+                    dispatch_wait_max_ns: p.dispatch_wait_max_ns[0].max(p.dispatch_wait_max_ns[1]),
+                    bios: p.bios,
+                    kib: p.bytes / 1024,
+                    pending_q2d_ns: q
+                        .bios
+                        .iter()
+                        .filter(|(_, b)| b.task == t && q.rqs.rq(b.request).d_at.is_none())
+                        .map(|(_, b)| sim.now().since(b.q_at))
+                        .max(),
+                });
+            }
+        }
+        Some(IoReport { devices, processes })
+    }
+}
