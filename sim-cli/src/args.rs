@@ -22,6 +22,10 @@ pub enum Command {
         /// List every task instance instead of merging instances by name.
         #[arg(long)]
         per_task: bool,
+        /// Also print blkparse lines for the events up to each device's
+        /// longest Q2D (text output only).
+        #[arg(long)]
+        blkparse: bool,
     },
     /// Run the base and every variant and print them side by side.
     Compare {

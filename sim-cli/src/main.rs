@@ -5,6 +5,7 @@
 //! key and what is allowed). It never panics on user input.
 
 mod args;
+mod io_output;
 mod output;
 mod run;
 

@@ -414,6 +414,7 @@ pub fn run_text(r: &RunReport, per_task: bool) -> String {
     requests(r, &mut out);
     cpus(r, &mut out);
     groups(r, &mut out);
+    crate::io_output::io_text(r, &mut out);
     victim(r, &mut out);
     history(r, &mut out);
     out
@@ -484,6 +485,7 @@ pub fn compare_text(runs: &[RunReport]) -> String {
         line("victim request max response", resp(&|s| s.max_ns));
     }
 
+    crate::io_output::compare_rows(runs, &mut line);
     line("worst delay spent behind", runs.iter().map(|r| culprit(r).unwrap_or_else(|| "-".into())).collect());
     line(
         "context switches (all CPUs)",

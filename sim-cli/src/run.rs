@@ -8,7 +8,7 @@ use sim_core::{RunReport, Scenario, report_json, runs_json};
 
 pub fn execute(cli: Cli) -> Result<String> {
     match cli.command {
-        Command::Run { common, variant, per_task } => {
+        Command::Run { common, variant, per_task, blkparse } => {
             let base = load(&common)?;
             let scenario = match &variant {
                 Some(v) => base.with_variant(v)?,
@@ -16,7 +16,15 @@ pub fn execute(cli: Cli) -> Result<String> {
             };
             let scenario = with_sets(&scenario, &common.set)?;
             let report = sim_core::run(&scenario);
-            Ok(if common.json { report_json(&report) + "\n" } else { output::run_text(&report, per_task) })
+            if common.json {
+                return Ok(report_json(&report) + "\n");
+            }
+            let mut text = output::run_text(&report, per_task);
+            if blkparse {
+                text.push('\n');
+                text.push_str(&crate::io_output::blkparse_text(&report));
+            }
+            Ok(text)
         }
         Command::Compare { common } => {
             let base = load(&common)?;

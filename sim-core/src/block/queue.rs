@@ -245,6 +245,21 @@ impl RequestQueue {
         done
     }
 
+    /// The device's worst wait so far, counting the oldest bio still waiting
+    /// for dispatch at `now` (a Q2D not yet over).
+    pub fn worst_wait(&self, now: SimTime, comm: &dyn Fn(TaskId) -> String) -> Option<crate::metrics::io::WorstWait> {
+        let oldest = self
+            .bios
+            .iter()
+            .filter(|(_, b)| self.rqs.rq(b.request).d_at.is_none())
+            .min_by_key(|(id, b)| (b.q_at, *id));
+        let open = oldest.map(|(id, b)| {
+            let label = self.elevator.queue_label(&self.rqs, b.request, comm);
+            (b.task, b.flags, b.sector, b.nr_sectors, b.q_at, label, self.dispatched_at_q[id as usize])
+        });
+        self.rec.worst_or_open(open, now)
+    }
+
     /// The elevator's timer event; false if it was re-armed or cancelled since.
     pub fn timer(&mut self, now: SimTime, generation: u32) -> bool {
         if generation != self.timer_generation || self.timer_armed.is_none() {

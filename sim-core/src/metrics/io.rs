@@ -96,6 +96,8 @@ pub struct WorstWait {
     pub meanwhile_truncated: bool,
     /// The blktrace events up to its dispatch (at most `BLK_RING`).
     pub log: Vec<BlkEvent>,
+    /// Not dispatched when the run stopped: `d_at` is the end of the run.
+    pub open: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -180,6 +182,29 @@ impl IoRecorder {
         self.worst.as_ref().is_none_or(|w| q2d > w.d_at.since(w.q_at))
     }
 
+    /// The worst wait as it stands: the longest dispatched Q2D, or a bio
+    /// still queued at `now` that has waited longer.
+    #[allow(clippy::too_many_arguments)]
+    pub fn worst_or_open(
+        &self,
+        open: Option<(TaskId, ReqFlags, u64, u32, SimTime, String, u64)>,
+        now: SimTime,
+    ) -> Option<WorstWait> {
+        let done = self.worst.as_ref().map_or(0, |w| w.d_at.since(w.q_at));
+        match open {
+            Some((task, flags, sector, nr, q_at, queue, at_q)) if now.since(q_at) > done => {
+                let mut w = self.clone();
+                // No own dispatch to skip: a sentinel mark keeps `set_worst`'s arithmetic.
+                w.dispatch(now, task, flags, 0);
+                w.set_worst(task, flags, sector, nr, q_at, now, queue, at_q);
+                let mut worst = w.worst.expect("just set");
+                worst.open = true;
+                Some(worst)
+            }
+            _ => self.worst.clone(),
+        }
+    }
+
     /// Records the new worst wait, with the dispatches and events since its Q.
     #[allow(clippy::too_many_arguments)]
     pub fn set_worst(
@@ -221,6 +246,7 @@ impl IoRecorder {
             meanwhile,
             meanwhile_truncated: seen < dispatched,
             log: self.ring.iter().copied().collect(),
+            open: false,
         });
     }
 

@@ -88,6 +88,8 @@ pub struct WorstIoReport {
     pub q_ns: u64,
     pub d_ns: u64,
     pub q2d_ns: u64,
+    /// Still not dispatched when the run stopped (`d_ns` is the end).
+    pub open: bool,
     pub queue: String,
     /// Requests dispatched while it waited.
     pub dispatched_meanwhile: u64,
@@ -144,7 +146,9 @@ impl IoReport {
                 ElevatorSpec::Cfq(t) => (Some(t.behaviour.name()), cfq_sysfs(t, hz)),
             };
             let oldest_pending_ns = q.bios.iter().map(|(_, b)| sim.now().since(b.q_at)).max();
-            let worst = rec.worst.as_ref().map(|w| WorstIoReport {
+            let worst = q.worst_wait(sim.now(), &comm);
+            let worst = worst.as_ref().map(|w| WorstIoReport {
+                open: w.open,
                 comm: comm(w.task),
                 pid: pid(w.task),
                 rwbs: w.flags.rwbs(),

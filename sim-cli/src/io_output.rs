@@ -1,0 +1,279 @@
+//! Text rendering of the block I/O part of a report, in the shapes of btt
+//! (`==== banner ====`, `ALL MIN AVG MAX N` in seconds, `%13.9f`) and
+//! blkparse (the default line format, and `-t`'s per-process dispatch wait).
+
+use sim_core::RunReport;
+use sim_core::metrics::LatencySummary;
+use sim_core::metrics::io_report::{DeviceIoReport, IoReport};
+use sim_core::time::format_duration;
+use std::fmt::Write;
+
+/// btt's seconds column.
+fn btt_secs(ns: u64) -> String {
+    format!("{:>13}", format!("{}.{:09}", ns / 1_000_000_000, ns % 1_000_000_000))
+}
+
+fn btt_row(out: &mut String, label: &str, s: &LatencySummary) {
+    if s.count == 0 {
+        let _ = writeln!(out, "{label:<15} {:>13} {:>13} {:>13} {:>11}", "-", "-", "-", 0);
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "{label:<15} {} {} {} {:>11}   p50 {:>9}  p99 {:>9}  p99.9 {:>9}",
+        btt_secs(s.min_ns),
+        btt_secs(s.avg_ns),
+        btt_secs(s.max_ns),
+        s.count,
+        format_duration(s.p50_ns),
+        format_duration(s.p99_ns),
+        format_duration(s.p999_ns),
+    );
+}
+
+fn banner(out: &mut String, title: &str) {
+    let _ = writeln!(out, "\n==================== {title} ====================\n");
+}
+
+fn device_title(d: &DeviceIoReport) -> String {
+    let behaviour = d.cfq_behaviour.map_or(String::new(), |b| format!(" {b}"));
+    format!("{} ({}, {}{}, queue depth {})", d.name, d.kind, d.elevator, behaviour, d.queue_depth)
+}
+
+fn device(out: &mut String, d: &DeviceIoReport) {
+    banner(out, &device_title(d));
+    if !d.tunables.is_empty() {
+        let list: Vec<String> = d.tunables.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let _ = writeln!(out, "iosched: {}", list.join(" "));
+    }
+    let _ = writeln!(out, "{:>15} {:>13} {:>13} {:>13} {:>11}", "ALL", "MIN", "AVG", "MAX", "N");
+    let _ = writeln!(out, "--------------- ------------- ------------- ------------- -----------");
+    btt_row(out, "Q2D", &d.q2d);
+    btt_row(out, "D2C", &d.d2c);
+    btt_row(out, "Q2C", &d.q2c);
+    let _ = writeln!(
+        out,
+        "\nReads  queued {:>8} ({:>10} KiB) merged {:>7} dispatched {:>8} completed {:>8}",
+        d.queued[0], d.queued_kib[0], d.merged[0], d.dispatched[0], d.completed[0]
+    );
+    let _ = writeln!(
+        out,
+        "Writes queued {:>8} ({:>10} KiB) merged {:>7} dispatched {:>8} completed {:>8}",
+        d.queued[1], d.queued_kib[1], d.merged[1], d.dispatched[1], d.completed[1]
+    );
+    if d.pending > 0 {
+        let oldest = d.oldest_pending_ns.map_or("-".into(), format_duration);
+        let _ = writeln!(out, "Pending at the end: {} requests, the oldest bio queued {oldest} ago", d.pending);
+    }
+    if let Some(w) = &d.worst {
+        let _ = writeln!(
+            out,
+            "\nLongest Q2D: {} [{}] {} {} + {} {} {} in the {} (Q {} s, {} {} s)",
+            w.comm,
+            w.pid,
+            w.rwbs,
+            w.sector,
+            w.nr_sectors,
+            if w.open { "had waited" } else { "waited" },
+            format_duration(w.q2d_ns),
+            w.queue,
+            super_secs(w.q_ns),
+            if w.open { "still queued at the end," } else { "D" },
+            super_secs(w.d_ns)
+        );
+        let mut parts: Vec<String> =
+            w.meanwhile.iter().take(5).map(|(c, n, kib)| format!("{c} {n} requests / {kib} KiB")).collect();
+        if w.meanwhile.len() > 5 {
+            parts.push(format!("{} more", w.meanwhile.len() - 5));
+        }
+        let _ = writeln!(
+            out,
+            "  meanwhile the elevator dispatched {} requests{}: {}",
+            w.dispatched_meanwhile,
+            if w.meanwhile_truncated { " (breakdown of the latest only)" } else { "" },
+            if parts.is_empty() { "nothing".into() } else { parts.join(", ") }
+        );
+    }
+}
+
+fn super_secs(ns: u64) -> String {
+    format!("{}.{:06}", ns / 1_000_000_000, (ns / 1_000) % 1_000_000)
+}
+
+fn processes(out: &mut String, io: &IoReport) {
+    banner(out, "Per Process");
+    let _ = writeln!(
+        out,
+        "{:<24} {:<8} {:>7} {:>10} {:>10} {:>10} {:>10} {:>10} {:>14}",
+        "comm (pid)", "device", "bios", "Q2D avg", "Q2D p99", "Q2D max", "Q2C p99", "Q2C max", "dispatch wait"
+    );
+    for p in &io.processes {
+        let wait = match p.pending_q2d_ns {
+            Some(open) if open > p.dispatch_wait_max_ns => format!("{} (open)", format_duration(open)),
+            _ => format!("{} us", p.dispatch_wait_max_ns / 1000),
+        };
+        let _ = writeln!(
+            out,
+            "{:<24} {:<8} {:>7} {:>10} {:>10} {:>10} {:>10} {:>10} {:>14}",
+            format!("{} ({})", p.comm, p.pid),
+            p.device,
+            p.bios,
+            format_duration(p.q2d.avg_ns),
+            format_duration(p.q2d.p99_ns),
+            format_duration(p.q2d.max_ns),
+            format_duration(p.q2c.p99_ns),
+            format_duration(p.q2c.max_ns),
+            wait
+        );
+    }
+}
+
+fn blocked_tasks(out: &mut String, r: &RunReport) {
+    let blocked: Vec<_> = r.tasks.iter().filter(|t| t.io_wait.is_some() || t.io_wait_open_ns.is_some()).collect();
+    if blocked.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\nTasks blocked on I/O (D state): the wait, and the wait plus the scheduling delay after it");
+    let _ = writeln!(
+        out,
+        "  {:<22} {:>8} {:>10} {:>10} {:>10} {:>12} {:>14}",
+        "comm", "waits", "avg", "p99", "max", "stall max", "open at end"
+    );
+    for t in blocked {
+        let w = t.io_wait.unwrap_or_default();
+        let stall = t.io_stall.map_or("-".into(), |s| format_duration(s.max_ns));
+        let _ = writeln!(
+            out,
+            "  {:<22} {:>8} {:>10} {:>10} {:>10} {:>12} {:>14}",
+            t.comm,
+            w.count,
+            format_duration(w.avg_ns),
+            format_duration(w.p99_ns),
+            format_duration(w.max_ns),
+            stall,
+            t.io_wait_open_ns.map_or("-".into(), format_duration)
+        );
+    }
+}
+
+/// The I/O sections of `sim-cli run`.
+pub fn io_text(r: &RunReport, out: &mut String) {
+    let Some(io) = &r.io else { return };
+    for d in &io.devices {
+        device(out, d);
+    }
+    processes(out, io);
+    blocked_tasks(out, r);
+}
+
+/// blkparse's default lines for the events up to each device's longest Q2D.
+pub fn blkparse_text(r: &RunReport) -> String {
+    let mut out = String::new();
+    let Some(io) = &r.io else { return out };
+    for d in &io.devices {
+        let Some(w) = &d.worst else { continue };
+        let _ = writeln!(
+            out,
+            "# {}: the last {} blktrace events up to the dispatch of the longest Q2D ({} [{}] {} + {})",
+            d.name,
+            w.log.len(),
+            w.comm,
+            w.pid,
+            w.sector,
+            w.nr_sectors
+        );
+        for l in &w.log {
+            // "%3d,%-3d %2d %8d %5d.%09lu %5u %2s %3s " (blkparse_fmt.c); CPU is not tracked: 0.
+            let _ = writeln!(
+                out,
+                "{:>3},{:<3} {:>2} {:>8} {:>5}.{:09} {:>5} {:>2} {:>3} {} + {} [{}]",
+                d.dev_t.0,
+                d.dev_t.1,
+                0,
+                l.seq,
+                l.at_ns / 1_000_000_000,
+                l.at_ns % 1_000_000_000,
+                l.pid,
+                l.action,
+                l.rwbs,
+                l.sector,
+                l.nr_sectors,
+                l.comm
+            );
+        }
+    }
+    out
+}
+
+/// Rows `compare` adds for I/O scenarios: per device the elevator and its
+/// worst Q2D, per process the worst dispatch wait (an open one included),
+/// and the victim's I/O wait.
+pub fn compare_rows(runs: &[RunReport], line: &mut dyn FnMut(&str, Vec<String>)) {
+    let Some(first) = runs[0].io.as_ref() else { return };
+    fn dev(r: &RunReport, i: usize) -> Option<&DeviceIoReport> {
+        r.io.as_ref().and_then(|io| io.devices.get(i))
+    }
+    for (i, d0) in first.devices.iter().enumerate() {
+        line(
+            &format!("{} elevator", d0.name),
+            runs.iter()
+                .map(|r| {
+                    dev(r, i).map_or("-".into(), |d| match d.cfq_behaviour {
+                        Some(b) => format!("{} {b}", d.elevator),
+                        None => d.elevator.to_string(),
+                    })
+                })
+                .collect(),
+        );
+        let cell = |f: &dyn Fn(&DeviceIoReport) -> u64| {
+            runs.iter().map(|r| dev(r, i).map_or("-".into(), |d| format_duration(f(d)))).collect::<Vec<_>>()
+        };
+        line(&format!("  {} max Q2D", d0.name), cell(&|d| d.q2d.max_ns));
+        line(&format!("  {} p99 Q2C", d0.name), cell(&|d| d.q2c.p99_ns));
+        line(&format!("  {} max Q2C", d0.name), cell(&|d| d.q2c.max_ns));
+    }
+    let mut comms: Vec<&str> = first.processes.iter().map(|p| p.comm.as_str()).collect();
+    comms.dedup();
+    for comm in comms {
+        line(
+            &format!("dispatch wait max: {comm}"),
+            runs.iter()
+                .map(|r| {
+                    let ps = r.io.as_ref().map(|io| io.processes.iter().filter(|p| p.comm == comm).collect::<Vec<_>>());
+                    let Some(ps) = ps else { return "-".into() };
+                    let done = ps.iter().map(|p| p.dispatch_wait_max_ns).max().unwrap_or(0);
+                    let open = ps.iter().filter_map(|p| p.pending_q2d_ns).max();
+                    match open {
+                        Some(o) if o > done => format!(">{} open", format_duration(o)),
+                        _ => format_duration(done),
+                    }
+                })
+                .collect(),
+        );
+    }
+    let victim_io = |r: &RunReport| r.tasks.iter().filter(|t| t.name == r.victim.name).cloned().collect::<Vec<_>>();
+    if runs.iter().any(|r| victim_io(r).iter().any(|t| t.io_wait.is_some() || t.io_wait_open_ns.is_some())) {
+        line(
+            "victim max I/O wait (D state)",
+            runs.iter()
+                .map(|r| {
+                    let ts = victim_io(r);
+                    let done = ts.iter().filter_map(|t| t.io_wait.map(|w| w.max_ns)).max().unwrap_or(0);
+                    match ts.iter().filter_map(|t| t.io_wait_open_ns).max() {
+                        Some(o) if o > done => format!(">{} open", format_duration(o)),
+                        _ => format_duration(done),
+                    }
+                })
+                .collect(),
+        );
+        line(
+            "victim max I/O stall (wait + sched)",
+            runs.iter()
+                .map(|r| {
+                    let ts = victim_io(r);
+                    format_duration(ts.iter().filter_map(|t| t.io_stall.map(|w| w.max_ns)).max().unwrap_or(0))
+                })
+                .collect(),
+        );
+    }
+}
