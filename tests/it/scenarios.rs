@@ -164,3 +164,102 @@ fn autogroup_keeps_the_player_responsive_during_a_build() {
         on.victim.delay.max_ns, off.victim.delay.max_ns, same.victim.delay.max_ns
     );
 }
+
+/// cfq-starvation.toml, the incident behind commit 3932a86b4b9d: under 4.4's
+/// CFQ the flusher's async metadata write is never dispatched while the
+/// commit log keeps sync writes in flight, so the thread waiting for that
+/// buffer is still blocked when the run ends; with the fix the write waits
+/// about `fifo_expire_async` (248 ms at HZ=250); deadline and noop dispatch it
+/// within milliseconds.
+#[test]
+fn cfq_starves_the_metadata_write_only_without_the_fix() {
+    let base = load("cfq-starvation");
+    let flusher_wait = |r: &sim_core::RunReport| {
+        let io = r.io.as_ref().expect("an I/O scenario");
+        let p = io.processes.iter().find(|p| p.comm == "xfsaild").expect("xfsaild submits");
+        p.dispatch_wait_max_ns.max(p.pending_q2d_ns.unwrap_or(0))
+    };
+    let blocked = |r: &sim_core::RunReport| {
+        let t = r.tasks.iter().find(|t| t.comm == "open").unwrap();
+        t.io_wait.map_or(0, |w| w.max_ns).max(t.io_wait_open_ns.unwrap_or(0))
+    };
+    let old = run(&base.with_variant("cfq-4.4").unwrap());
+    let fixed = run(&base.with_variant("cfq-fixed").unwrap());
+    let deadline = run(&base.with_variant("deadline").unwrap());
+    let noop = run(&base.with_variant("noop").unwrap());
+    // 4.4: still queued after 19.9 of the 20 simulated seconds.
+    assert!(flusher_wait(&old) > 19_000_000_000, "{}", flusher_wait(&old));
+    assert!(old.tasks.iter().find(|t| t.comm == "open").unwrap().io_wait_open_ns.unwrap() > 19_000_000_000);
+    let worst = old.io.as_ref().unwrap().devices[0].worst.as_ref().unwrap();
+    assert!(worst.open && worst.comm == "xfsaild" && worst.rwbs == "WM", "{worst:?}");
+    assert_eq!(worst.meanwhile[0].0, "commitlog");
+    // Fixed: bounded by the FIFO expiry (62 jiffies) plus a jiffy of truncation and a dispatch.
+    let expire = 62 * 4_000_000;
+    assert!((expire..expire + 8_000_000).contains(&flusher_wait(&fixed)), "{}", flusher_wait(&fixed));
+    assert!(blocked(&fixed) < expire + 20_000_000, "{}", blocked(&fixed));
+    for r in [&deadline, &noop] {
+        assert!(flusher_wait(r) < 1_000_000, "{}", flusher_wait(r));
+        assert!(blocked(r) < 20_000_000, "{}", blocked(r));
+    }
+    println!(
+        "cfq-starvation: metadata write dispatch wait cfq-4.4 {} / cfq-fixed {} / deadline {} / noop {} ns; \
+         blocked thread's worst wait {} / {} / {} / {} ns",
+        flusher_wait(&old),
+        flusher_wait(&fixed),
+        flusher_wait(&deadline),
+        flusher_wait(&noop),
+        blocked(&old),
+        blocked(&fixed),
+        blocked(&deadline),
+        blocked(&noop)
+    );
+}
+
+/// mixed-rw.toml: one 4 KiB read at a time against 64 random 128 KiB writes
+/// in flight on a disk with 8 tags. noop queues the read behind every write
+/// in its FIFO; deadline prefers reads between batches; CFQ gives the reader
+/// its own queue and slices.
+#[test]
+fn mixed_rw_reads_wait_least_under_deadline() {
+    let base = load("mixed-rw");
+    let read_wait = |r: &sim_core::RunReport| {
+        let io = r.io.as_ref().unwrap();
+        io.processes.iter().find(|p| p.comm == "reader").unwrap().q2d
+    };
+    let noop = run(&base.with_variant("noop").unwrap());
+    let deadline = run(&base.with_variant("deadline").unwrap());
+    let cfq = run(&base.with_variant("cfq").unwrap());
+    let (n, d, c) = (read_wait(&noop), read_wait(&deadline), read_wait(&cfq));
+    assert!(d.max_ns * 2 < n.max_ns, "deadline {} vs noop {}", d.max_ns, n.max_ns);
+    assert!(d.p99_ns < n.p99_ns && c.p99_ns < n.p99_ns, "p99 noop {} deadline {} cfq {}", n.p99_ns, d.p99_ns, c.p99_ns);
+    println!(
+        "mixed-rw: reader Q2D p99/max noop {}/{} deadline {}/{} cfq {}/{} ns",
+        n.p99_ns, n.max_ns, d.p99_ns, d.max_ns, c.p99_ns, c.max_ns
+    );
+}
+
+/// The `io` object of `--json`: per device `name`, `elevator` and latency
+/// objects shaped like the CPU ones; per process `name`, `q2d`, `q2c`,
+/// `dispatch_wait_max_ns`.
+#[test]
+fn json_io_object_keeps_the_documented_fields() {
+    let s = load("cfq-starvation").with_overrides(&[("duration", "500ms")]).unwrap();
+    let v: Value = serde_json::from_str(&report_json(&run(&s))).unwrap();
+    let dev = &v["io"]["devices"][0];
+    assert_eq!(dev["name"], "nvme0");
+    assert_eq!(dev["elevator"], "cfq");
+    assert_eq!(dev["cfq_behaviour"], "fixed");
+    assert_eq!(dev["tunables"]["slice_idle"], 0, "cfq_registered_queue: non-rotational");
+    for key in ["q2d", "d2c", "q2c"] {
+        for field in ["count", "min_ns", "avg_ns", "p50_ns", "p90_ns", "p99_ns", "p999_ns", "max_ns", "max_at_ns"] {
+            assert!(dev[key][field].is_u64(), "{key}.{field}");
+        }
+    }
+    let procs = v["io"]["processes"].as_array().unwrap();
+    let flusher = procs.iter().find(|p| p["name"] == "xfsaild").unwrap();
+    assert!(flusher["dispatch_wait_max_ns"].is_u64() && flusher["q2d"]["max_ns"].is_u64());
+    assert!(flusher["q2c"]["count"].is_u64());
+    assert!(dev["worst_q2d"]["log"].as_array().unwrap().iter().any(|l| l["action"] == "Q"));
+    let jmx: Value = serde_json::from_str(&report_json(&run(&load("jmx").with_overrides(&[("duration", "50ms")]).unwrap()))).unwrap();
+    assert!(jmx.get("io").is_none(), "scenarios without devices carry no io object");
+}
