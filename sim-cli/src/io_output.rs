@@ -133,7 +133,8 @@ fn blocked_tasks(out: &mut String, r: &RunReport) {
     if blocked.is_empty() {
         return;
     }
-    let _ = writeln!(out, "\nTasks blocked on I/O (D state): the wait, and the wait plus the scheduling delay after it");
+    let _ =
+        writeln!(out, "\nTasks blocked on I/O (D state): the wait, and the wait plus the scheduling delay after it");
     let _ = writeln!(
         out,
         "  {:<22} {:>8} {:>10} {:>10} {:>10} {:>12} {:>14}",

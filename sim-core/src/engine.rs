@@ -22,6 +22,7 @@ use crate::ids::{CfsRqId, CpuId, DeviceId, EntityId, GroupId, RequestId, SourceI
 use crate::metrics::history::{PrevState, RecordKind, SchedRecord};
 use crate::metrics::recorder::{Recorder, WaitKind};
 use crate::rng::SimRng;
+use crate::scenario::validate::IO_SIZE_MAX;
 use crate::scenario::{Scenario, ScenarioSpec};
 use crate::sched::SchedClass;
 use crate::sched::entity::SchedEntity;
@@ -30,7 +31,6 @@ use crate::sched::group::MIN_SHARES;
 use crate::sched::placement::{select_cpu_fork, select_cpu_wake};
 use crate::sched::tunables::tick_nsec;
 use crate::sched::weights::LoadWeight;
-use crate::scenario::validate::IO_SIZE_MAX;
 use crate::task::{BlockOn, ITEMS_QUEUED_MAX, IoOp, IoWait, Item, Task, TaskIo, TaskState};
 use crate::time::SimTime;
 use crate::workload::{Dist, IoStep, Pattern, Step, WakeTarget};

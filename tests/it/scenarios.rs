@@ -260,6 +260,8 @@ fn json_io_object_keeps_the_documented_fields() {
     assert!(flusher["dispatch_wait_max_ns"].is_u64() && flusher["q2d"]["max_ns"].is_u64());
     assert!(flusher["q2c"]["count"].is_u64());
     assert!(dev["worst_q2d"]["log"].as_array().unwrap().iter().any(|l| l["action"] == "Q"));
-    let jmx: Value = serde_json::from_str(&report_json(&run(&load("jmx").with_overrides(&[("duration", "50ms")]).unwrap()))).unwrap();
+    let jmx: Value =
+        serde_json::from_str(&report_json(&run(&load("jmx").with_overrides(&[("duration", "50ms")]).unwrap())))
+            .unwrap();
     assert!(jmx.get("io").is_none(), "scenarios without devices carry no io object");
 }

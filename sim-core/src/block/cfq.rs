@@ -516,7 +516,13 @@ impl Cfq {
     // ------------------------------------------------------------ requests
 
     /// `cfq_choose_req`: of two requests, the one to serve first after `last`.
-    fn choose_req(&self, rqs: &Requests, rq1: Option<RequestId>, rq2: Option<RequestId>, last: u64) -> Option<RequestId> {
+    fn choose_req(
+        &self,
+        rqs: &Requests,
+        rq1: Option<RequestId>,
+        rq2: Option<RequestId>,
+        last: u64,
+    ) -> Option<RequestId> {
         let (Some(r1), Some(r2)) = (rq1, rq2) else { return rq1.or(rq2) };
         if r1 == r2 {
             return rq2;
@@ -1085,8 +1091,7 @@ impl Cfq {
     /// `cfq_slice_used_soon`.
     fn slice_used_soon(&self, q: u32, jiffies: u64) -> bool {
         let cq = self.q(q);
-        cq.slice_new
-            || time_after(jiffies.wrapping_add(self.t.slice_idle_j * u64::from(cq.dispatched)), cq.slice_end)
+        cq.slice_new || time_after(jiffies.wrapping_add(self.t.slice_idle_j * u64::from(cq.dispatched)), cq.slice_end)
     }
 
     /// `cfq_check_fifo`: at most once per slice, the FIFO head if expired.
@@ -1264,7 +1269,11 @@ impl Cfq {
             IoClass::Be => format!("be/{}", cq.prio.prio),
             IoClass::Idle => "idle".into(),
         };
-        if cq.sync { format!("sync queue of {} ({class})", comm(cq.pid)) } else { format!("shared async queue ({class})") }
+        if cq.sync {
+            format!("sync queue of {} ({class})", comm(cq.pid))
+        } else {
+            format!("shared async queue ({class})")
+        }
     }
 
     /// Checks CFQ's counters against its queues: busy queues are exactly

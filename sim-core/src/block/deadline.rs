@@ -50,7 +50,13 @@ impl DeadlineTunables {
     /// `deadline_init_queue` defaults: read_expire HZ/2, write_expire 5·HZ.
     pub fn defaults(hz: u32) -> DeadlineTunables {
         let hz = u64::from(hz);
-        DeadlineTunables { read_expire_j: hz / 2, write_expire_j: 5 * hz, writes_starved: 2, front_merges: true, fifo_batch: 16 }
+        DeadlineTunables {
+            read_expire_j: hz / 2,
+            write_expire_j: 5 * hz,
+            writes_starved: 2,
+            front_merges: true,
+            fifo_batch: 16,
+        }
     }
 }
 
@@ -67,6 +73,10 @@ pub struct Deadline {
     batching: u32,
     starved: u32,
     sort_seq: u64,
+    /// When each FIFO's current head became the head (for the invariant).
+    head_since: [SimTime; 2],
+    /// The longest a FIFO head waited past its expiry before dispatch.
+    pub lateness_max_ns: u64,
 }
 
 impl Deadline {
@@ -79,6 +89,8 @@ impl Deadline {
             batching: 0,
             starved: 0,
             sort_seq: 0,
+            head_since: [SimTime::ZERO; 2],
+            lateness_max_ns: 0,
         }
     }
 
@@ -119,6 +131,9 @@ impl Deadline {
         let r = ctx.rqs.rq_mut(rq);
         r.fifo_time = fifo_time;
         r.fifo_key = self.sort_seq;
+        if self.fifo_list[dir.index()].is_empty() {
+            self.head_since[dir.index()] = ctx.now;
+        }
         self.fifo_list[dir.index()].insert(r.fifo_key, rq);
     }
 
@@ -183,6 +198,13 @@ impl Deadline {
             }
         };
         self.batching += 1;
+        let dir = ctx.rqs.rq(rq).flags.op.index();
+        if self.fifo_list[dir].first_key_value().is_some_and(|(_, &h)| h == rq) {
+            // The FIFO head leaves: how long after it was both expired and at the head.
+            let from = ctx.rqs.rq(rq).fifo_time.max(self.head_since[dir]);
+            self.lateness_max_ns = self.lateness_max_ns.max(ctx.now.since(from.min(ctx.now)));
+            self.head_since[dir] = ctx.now;
+        }
         self.move_request(ctx.rqs, rq);
         Some(rq)
     }

@@ -110,6 +110,22 @@ impl Device {
         done
     }
 
+    /// An upper bound on the time between two completions while the device
+    /// is busy: the slowest possible service of one request of at most
+    /// `max_sectors` (SSD: latency plus transfer; disk: full-stroke seek, a
+    /// whole revolution and the transfer).
+    pub fn max_service_ns(&self) -> u64 {
+        let bytes = u64::from(self.spec.max_sectors) * SECTOR_BYTES;
+        match self.spec.kind {
+            DeviceKind::Ssd { read_latency_ns, write_latency_ns, read_bytes_per_s, write_bytes_per_s } => {
+                read_latency_ns.max(write_latency_ns) + transfer_ns(bytes, read_bytes_per_s.min(write_bytes_per_s))
+            }
+            DeviceKind::Hdd { rpm, seek_max_ns, bytes_per_s, .. } => {
+                seek_max_ns + 60_000_000_000 / u64::from(rpm) + transfer_ns(bytes, bytes_per_s)
+            }
+        }
+    }
+
     /// A request completed.
     pub fn complete(&mut self) {
         debug_assert!(self.in_flight > 0);
@@ -165,7 +181,12 @@ mod tests {
     fn hdd_charges_seeks_but_not_sequential_runs() {
         let spec = DeviceSpec {
             name: "hdd".into(),
-            kind: DeviceKind::Hdd { rpm: 7200, seek_min_ns: 500_000, seek_max_ns: 15_000_000, bytes_per_s: 150_000_000 },
+            kind: DeviceKind::Hdd {
+                rpm: 7200,
+                seek_min_ns: 500_000,
+                seek_max_ns: 15_000_000,
+                bytes_per_s: 150_000_000,
+            },
             queue_depth: 1,
             capacity_sectors: 1 << 31,
             rotational: true,

@@ -20,6 +20,9 @@ pub mod noop;
 pub mod queue;
 pub mod request;
 
+#[cfg(test)]
+mod tests;
+
 pub use cfq::{Cfq, IoClass, IoPrio};
 pub use cfq_tunables::{CfqBehaviour, CfqTunables};
 pub use deadline::{Deadline, DeadlineTunables};

@@ -217,7 +217,16 @@ impl RequestQueue {
         if let Some(b) = worst {
             let bio = self.bios.get(b.0).clone();
             let label = self.elevator.queue_label(&self.rqs, rq, comm);
-            self.rec.set_worst(bio.task, bio.flags, bio.sector, bio.nr_sectors, bio.q_at, now, label, self.dispatched_at_q[b.index()]);
+            self.rec.set_worst(
+                bio.task,
+                bio.flags,
+                bio.sector,
+                bio.nr_sectors,
+                bio.q_at,
+                now,
+                label,
+                self.dispatched_at_q[b.index()],
+            );
         }
         let done = self.device.start(now, flags.op, sector, nr);
         events.push(done, Event::IoComplete { device: self.id, request: rq });
@@ -229,6 +238,7 @@ impl RequestQueue {
         self.device.complete();
         let r = self.rqs.rq(rq);
         let d_at = r.d_at.expect("completed requests were dispatched");
+        assert!(r.i_at <= d_at && d_at <= now, "Q <= I <= D <= C violated for request {rq}");
         self.rec.trace(now, None, BlkAction::Complete, r.flags, r.sector, r.nr_sectors);
         self.rec.request_completed(r.flags.op.index(), r.bytes(), now.since(d_at), now);
         let nonrot = !self.device.spec.rotational;
@@ -248,11 +258,8 @@ impl RequestQueue {
     /// The device's worst wait so far, counting the oldest bio still waiting
     /// for dispatch at `now` (a Q2D not yet over).
     pub fn worst_wait(&self, now: SimTime, comm: &dyn Fn(TaskId) -> String) -> Option<crate::metrics::io::WorstWait> {
-        let oldest = self
-            .bios
-            .iter()
-            .filter(|(_, b)| self.rqs.rq(b.request).d_at.is_none())
-            .min_by_key(|(id, b)| (b.q_at, *id));
+        let oldest =
+            self.bios.iter().filter(|(_, b)| self.rqs.rq(b.request).d_at.is_none()).min_by_key(|(id, b)| (b.q_at, *id));
         let open = oldest.map(|(id, b)| {
             let label = self.elevator.queue_label(&self.rqs, b.request, comm);
             (b.task, b.flags, b.sector, b.nr_sectors, b.q_at, label, self.dispatched_at_q[id as usize])
@@ -294,7 +301,10 @@ impl RequestQueue {
     pub fn check(&self, now: SimTime) -> Result<(), String> {
         let name = &self.device.spec.name;
         if self.device.in_flight > self.device.spec.queue_depth {
-            return Err(format!("{name}: {} in flight, queue depth {}", self.device.in_flight, self.device.spec.queue_depth));
+            return Err(format!(
+                "{name}: {} in flight, queue depth {}",
+                self.device.in_flight, self.device.spec.queue_depth
+            ));
         }
         let in_flight = self.rqs.iter().filter(|(_, r)| r.d_at.is_some()).count();
         if in_flight != self.device.in_flight as usize {
@@ -313,7 +323,11 @@ impl RequestQueue {
                 let bio = self.bios.get(b.0);
                 let ordered = bio.q_at <= r.i_at.max(bio.q_at) && r.d_at.is_none_or(|d| bio.q_at <= d && d <= now);
                 if !ordered || bio.request != RequestId(id) {
-                    return Err(format!("{name}: bio {b} of request {id} out of order (Q {} D {:?})", bio.q_at.ns(), r.d_at));
+                    return Err(format!(
+                        "{name}: bio {b} of request {id} out of order (Q {} D {:?})",
+                        bio.q_at.ns(),
+                        r.d_at
+                    ));
                 }
             }
             if r.i_at > now {
@@ -321,8 +335,37 @@ impl RequestQueue {
             }
         }
         self.elevator.check().map_err(|e| format!("{name}: {e}"))?;
+        // Merged bytes are conserved: what was queued is completed or still live.
+        let live: u64 = self.rqs.iter().map(|(_, r)| r.bytes()).sum();
+        let queued = self.rec.queued_bytes[0] + self.rec.queued_bytes[1];
+        let completed = self.rec.completed_bytes[0] + self.rec.completed_bytes[1];
+        if queued != completed + live {
+            return Err(format!("{name}: {queued} bytes queued but {completed} completed + {live} live"));
+        }
+        // deadline: an expired FIFO head is dispatched within the current
+        // batch, `writes_starved` batches of the other direction and its own
+        // batch's first slot, each dispatch waiting at most one service time
+        // for a tag, plus a drain of the device's queue and a jiffy of expiry
+        // granularity.
+        if let Elevator::Deadline(d) = &self.elevator {
+            let dispatches = u64::from(d.t.writes_starved + 1) * u64::from(d.t.fifo_batch.max(1))
+                + u64::from(self.device.spec.queue_depth)
+                + 1;
+            let bound = dispatches * self.device.max_service_ns() + self.jiffy_ns;
+            if d.lateness_max_ns > bound {
+                return Err(format!(
+                    "{name}: deadline dispatched an expired FIFO head {} ns late; bound {bound} ns",
+                    d.lateness_max_ns
+                ));
+            }
+        }
         if self.bios.len() as u64 != self.bios_submitted - self.bios_completed {
-            return Err(format!("{name}: {} live bios, {} submitted, {} completed", self.bios.len(), self.bios_submitted, self.bios_completed));
+            return Err(format!(
+                "{name}: {} live bios, {} submitted, {} completed",
+                self.bios.len(),
+                self.bios_submitted,
+                self.bios_completed
+            ));
         }
         Ok(())
     }

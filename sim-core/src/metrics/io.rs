@@ -149,7 +149,15 @@ impl IoRecorder {
     }
 
     /// Appends a blktrace event to the ring.
-    pub fn trace(&mut self, at: SimTime, task: Option<TaskId>, action: BlkAction, flags: ReqFlags, sector: u64, nr_sectors: u32) {
+    pub fn trace(
+        &mut self,
+        at: SimTime,
+        task: Option<TaskId>,
+        action: BlkAction,
+        flags: ReqFlags,
+        sector: u64,
+        nr_sectors: u32,
+    ) {
         self.seq += 1;
         if self.ring.len() == BLK_RING {
             self.ring.pop_front();

@@ -159,7 +159,11 @@ fn io_dto(io: &super::io_report::IoReport) -> Io<'_> {
                     still_queued: w.open,
                     queue: &w.queue,
                     dispatched_meanwhile: w.dispatched_meanwhile,
-                    meanwhile: w.meanwhile.iter().map(|(c, r, k)| IoMeanwhile { comm: c, requests: *r, kib: *k }).collect(),
+                    meanwhile: w
+                        .meanwhile
+                        .iter()
+                        .map(|(c, r, k)| IoMeanwhile { comm: c, requests: *r, kib: *k })
+                        .collect(),
                     meanwhile_truncated: w.meanwhile_truncated,
                     log: w
                         .log

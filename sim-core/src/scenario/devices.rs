@@ -39,8 +39,14 @@ fn tunable_value(v: &Value, key: &str) -> Result<u64, KeyError> {
 fn device(name: &str, d: &DeviceFile, hz: u32, index: usize) -> Result<DeviceSpec, KeyError> {
     let key = |k: &str| format!("devices.{name}.{k}");
     let kind_name = d.kind.as_deref().unwrap_or("ssd");
-    let opt_ns = |v: &Option<Value>, k: &str, default: u64| v.as_ref().map_or(Ok(default), |v| duration_value(v, &key(k)));
-    let ssd_only = [("rpm", d.rpm.is_some()), ("seek_min", d.seek_min.is_some()), ("seek_max", d.seek_max.is_some()), ("bandwidth", d.bandwidth.is_some())];
+    let opt_ns =
+        |v: &Option<Value>, k: &str, default: u64| v.as_ref().map_or(Ok(default), |v| duration_value(v, &key(k)));
+    let ssd_only = [
+        ("rpm", d.rpm.is_some()),
+        ("seek_min", d.seek_min.is_some()),
+        ("seek_max", d.seek_max.is_some()),
+        ("bandwidth", d.bandwidth.is_some()),
+    ];
     let hdd_only = [
         ("read_latency", d.read_latency.is_some()),
         ("write_latency", d.write_latency.is_some()),
@@ -121,7 +127,9 @@ fn device(name: &str, d: &DeviceFile, hz: u32, index: usize) -> Result<DeviceSpe
         "noop" => ElevatorSpec::Noop,
         "deadline" => ElevatorSpec::Deadline(deadline),
         "cfq" => ElevatorSpec::Cfq(cfq),
-        other => return Err(KeyError::new(key("elevator"), format!("unknown elevator `{other}`; allowed: {ELEVATORS}"))),
+        other => {
+            return Err(KeyError::new(key("elevator"), format!("unknown elevator `{other}`; allowed: {ELEVATORS}")));
+        }
     };
     Ok(DeviceSpec {
         name: name.to_string(),

@@ -5,18 +5,18 @@
 use super::error::KeyError;
 use super::file::{ScenarioFile, TaskFile};
 use super::groups::{self, Groups};
+use crate::block::request::SECTOR_BYTES;
+use crate::block::{DeviceSpec, Op, ReqFlags};
 use crate::cpuset::CpuSet;
+use crate::ids::DeviceId;
 use crate::ids::TaskId;
 use crate::sched::tunables::{
     CfsTunables, HZ_CHOICES, SYSCTL_GRANULARITY_NS, SYSCTL_WAKEUP_GRANULARITY_NS, SchedFeatures, TunableScaling,
     TunableValue,
 };
 use crate::time::format_duration;
-use crate::workload::dist::{SAMPLE_MAX_NS, parse_duration};
-use crate::block::request::SECTOR_BYTES;
-use crate::block::{DeviceSpec, Op, ReqFlags};
-use crate::ids::DeviceId;
 use crate::workload::dist::parse_size;
+use crate::workload::dist::{SAMPLE_MAX_NS, parse_duration};
 use crate::workload::{Dist, IoStep, Pattern, Policy, Program, Step, WakeTarget};
 use toml::Value;
 

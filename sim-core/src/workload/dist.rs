@@ -83,7 +83,7 @@ impl Dist {
             }
             "uniform" => {
                 want(2)?;
-                let (low, high) = (unit(args[0])?, parse_duration(args[1])?);
+                let (low, high) = (unit(args[0])?, unit(args[1])?);
                 if low > high {
                     return Err(format!("uniform({}, {}): low must not exceed high", args[0], args[1]));
                 }
@@ -95,7 +95,7 @@ impl Dist {
             }
             "normal" => {
                 want(2)?;
-                Dist::Normal { mean: unit(args[0])?, sd: parse_duration(args[1])? }
+                Dist::Normal { mean: unit(args[0])?, sd: unit(args[1])? }
             }
             "lognormal" => {
                 want(2)?;
@@ -235,7 +235,9 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         "GB" => 1_000_000_000,
         "TB" => 1_000_000_000_000,
         "" => return Err(format!("`{t}` needs a unit: B, KiB, MiB, GiB, TiB, kB, MB, GB or TB (e.g. \"4KiB\")")),
-        other => return Err(format!("unknown size unit `{other}` in `{t}`; allowed: B, KiB, MiB, GiB, TiB, kB, MB, GB, TB")),
+        other => {
+            return Err(format!("unknown size unit `{other}` in `{t}`; allowed: B, KiB, MiB, GiB, TiB, kB, MB, GB, TB"));
+        }
     };
     if num.is_empty() {
         return Err(format!("`{t}` is not a size (write e.g. \"128KiB\")"));
