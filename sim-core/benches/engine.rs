@@ -69,5 +69,31 @@ fn whole_runs(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, event_queue, whole_runs);
+/// The block layer: cfq-starvation.toml (20 s of a 2 MiB sync write stream
+/// and an async metadata writer on an SSD) per elevator. Throughput is in
+/// block requests (bios queued) per second of wall time.
+fn io_runs(c: &mut Criterion) {
+    let mut g = c.benchmark_group("io_requests");
+    g.sample_size(10);
+    for variant in ["cfq-4.4", "cfq-fixed", "deadline"] {
+        let s = scenario("cfq-starvation").with_variant(variant).expect("variant");
+        let r = sim_core::run(&s);
+        let io = r.io.as_ref().expect("an I/O scenario");
+        let requests: u64 = io.devices.iter().map(|d| d.queued[0] + d.queued[1]).sum();
+        g.throughput(Throughput::Elements(requests));
+        g.bench_function(format!("cfq-starvation/{variant}"), |b| {
+            b.iter_batched(
+                || Simulation::new(&s),
+                |mut sim| {
+                    sim.run_to_end();
+                    black_box(sim.events())
+                },
+                BatchSize::LargeInput,
+            );
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, event_queue, whole_runs, io_runs);
 criterion_main!(benches);

@@ -174,8 +174,13 @@ impl Deadline {
             Some(rq) if self.batching < self.t.fifo_batch => rq,
             _ => {
                 let dir = if reads {
+                    // deadline_dispatch_requests: `writes && (dd->starved++ >=
+                    // dd->writes_starved)`: `&&` short-circuits, so the counter
+                    // only moves while writes are waiting.
                     let starved = self.starved;
-                    self.starved += 1;
+                    if writes {
+                        self.starved += 1;
+                    }
                     if writes && starved >= self.t.writes_starved {
                         self.starved = 0;
                         1

@@ -642,6 +642,7 @@ fn cfq_4_4_starves_an_async_write_behind_a_sync_stream_and_the_fix_bounds_it() {
 
     let fixed = run_scenario(&scenario("fixed"));
     let p = proc_of(&fixed);
+    eprintln!("fixed q2d {:?} dwmax {}", p.q2d, p.dispatch_wait_max_ns);
     assert_eq!(p.q2d.count, 1);
     assert!(p.q2d.max_ns >= 250 * MS, "not before its expiry: {}", p.q2d.max_ns);
     assert!(p.q2d.max_ns <= 255 * MS, "soon after its expiry: {}", p.q2d.max_ns);
