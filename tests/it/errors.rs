@@ -104,3 +104,80 @@ fn group_errors_name_the_key() {
     assert_eq!(sys.shares, 1 << 18, "MAX_SHARES");
     assert_eq!(s.spec.tasks[0].group, 1);
 }
+
+/// Devices, elevators, their tunables and I/O steps: each mistake names the
+/// key and what is allowed.
+#[test]
+fn io_errors_name_the_key() {
+    let dev = "[devices.sda]\nkind = \"hdd\"\n[machine]";
+    let io = |step: &str| format!("program = [{step}, {{ run = \"1ms\" }}]");
+    let prog = "program = [{ run = \"1ms\" }, { sleep = \"1ms\" }]";
+    let with_dev = |extra: &str| format!("[devices.sda]\nkind = \"hdd\"\n{extra}\n[machine]");
+    let cases: Vec<(&str, String, Vec<&str>)> = vec![
+        ("[machine]", with_dev("elevator = \"bfq\""), vec!["bad.toml", "devices.sda.elevator", "noop, deadline, cfq"]),
+        (
+            "[machine]",
+            with_dev("kind = \"tape\"").replacen("kind = \"hdd\"\n", "", 1),
+            vec!["devices.sda.kind", "ssd, hdd"],
+        ),
+        ("[machine]", with_dev("queue_depth = 0"), vec!["devices.sda.queue_depth", "1 to 4096"]),
+        ("[machine]", with_dev("rpm = 100"), vec!["devices.sda.rpm", "3600 to 20000"]),
+        ("[machine]", with_dev("write_latency = \"1ms\""), vec!["devices.sda.write_latency", "ssd"]),
+        ("[machine]", with_dev("bandwidth = \"fast\""), vec!["devices.sda.bandwidth", "500MiB/s"]),
+        ("[machine]", with_dev("cfq_behaviour = \"4.9\""), vec!["devices.sda.cfq_behaviour", "\"4.4\" or \"fixed\""]),
+        (
+            "[machine]",
+            with_dev("[devices.sda.cfq]\nslice_idel = 8"),
+            vec!["devices.sda.cfq.slice_idel", "allowed: quantum"],
+        ),
+        ("[machine]", with_dev("[devices.sda.cfq]\nslice_sync = 0"), vec!["devices.sda.cfq.slice_sync", "at least 1"]),
+        ("[machine]", with_dev("[devices.sda.cfq]\nlow_latency = 2"), vec!["devices.sda.cfq.low_latency", "0 or 1"]),
+        (
+            "[machine]",
+            with_dev("[devices.sda.deadline]\nfifo_batch = -1"),
+            vec!["devices.sda.deadline.fifo_batch", "0 to 2147483647"],
+        ),
+        (
+            "[machine]",
+            with_dev("[devices.sda.deadline]\nread_expiry = 5"),
+            vec!["devices.sda.deadline.read_expiry", "read_expire"],
+        ),
+        ("[machine]", with_dev("capacity = \"1KiB\""), vec!["devices.sda.capacity", "at least 1MiB"]),
+        ("[machine]", with_dev("speed = 1"), vec!["unknown field `speed`"]),
+        (prog, io("{ read = \"4KiB\" }"), vec!["tasks[0].program[0]", "needs a device"]),
+    ];
+    for (from, to, wants) in &cases {
+        assert!(GOOD.contains(from), "fixture lacks {from}");
+        let msg = err(&GOOD.replacen(from, to, 1));
+        assert_eq!(msg.lines().count(), 1, "one line: {msg}");
+        for w in wants {
+            assert!(msg.contains(w), "error for `{to}` lacks `{w}`: {msg}");
+        }
+    }
+    // Step errors, with one device declared.
+    let good = GOOD.replacen("[machine]", dev, 1);
+    assert!(Scenario::from_toml("good.toml", &good).is_ok());
+    let steps: &[(&str, &[&str])] = &[
+        ("{ read = \"4 parsecs\" }", &["tasks[0].program[0].read", "unknown size unit"]),
+        ("{ read = 4096 }", &["tasks[0].program[0].read", "\"4KiB\""]),
+        ("{ read = \"4KiB\", sync = false }", &["tasks[0].program[0].sync", "always synchronous"]),
+        ("{ write = \"4KiB\", depth = 4 }", &["tasks[0].program[0].depth", "wait = false"]),
+        ("{ write = \"4KiB\", wait = false, depth = 0 }", &["tasks[0].program[0].depth", "1 to 4096"]),
+        ("{ write = \"4KiB\", device = \"sdb\" }", &["tasks[0].program[0].device", "no device named `sdb`", "sda"]),
+        ("{ write = \"4KiB\", pattern = \"zigzag\" }", &["tasks[0].program[0].pattern", "sequential"]),
+        ("{ write = \"4KiB\", colour = 1 }", &["tasks[0].program[0].colour", "allowed: device"]),
+        ("{ write = \"128MiB\" }", &["tasks[0].program[0].write", "1 byte to 64 MiB"]),
+        ("{ write = \"4KiB\", offset = \"3TiB\" }", &["tasks[0].program[0].span", "within the device"]),
+        ("{ read = \"4KiB\", write = \"4KiB\" }", &["tasks[0].program[0]", "exactly one of"]),
+        ("{ wait_io = \"nobody\" }", &["tasks[0].program[0].wait_io", "no task named `nobody`"]),
+    ];
+    for (step, wants) in steps {
+        let text = good.replacen(prog, &io(step), 1);
+        assert_ne!(text, good, "fixture lacks the program");
+        let msg = err(&text);
+        assert_eq!(msg.lines().count(), 1, "one line: {msg}");
+        for w in *wants {
+            assert!(msg.contains(w), "error for `{step}` lacks `{w}`: {msg}");
+        }
+    }
+}

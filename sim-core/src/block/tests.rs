@@ -21,6 +21,7 @@ use super::{Elevator, ElevatorSpec};
 use crate::engine::Simulation;
 use crate::event::{Event, EventQueue};
 use crate::ids::{DeviceId, TaskId};
+use crate::metrics::RunReport;
 use crate::rng::SimRng;
 use crate::scenario::Scenario;
 use crate::sched::tunables::tick_nsec;
@@ -305,7 +306,6 @@ fn noop_dispatches_in_arrival_order_and_front_merges_only_through_last_merge() {
 ///   C 1016 → rq1 would be 24 > 16: rq1 NOMERGE, rq2 = [1016, +8), last_merge = rq2
 ///   D 1024 → back merge into rq2 = [1016, +16)
 ///   W 1032 (write) → contiguous with rq2 but a write: rq3
-///   E 1000+... none.
 #[test]
 fn noop_size_limit_marks_nomerge_and_directions_do_not_merge() {
     let mut rig = Rig::be4(disk(1, false, 16, ElevatorSpec::Noop), 1);
@@ -526,6 +526,29 @@ fn cfq_slice_scales_with_io_priority_without_low_latency() {
     assert_eq!((turns[3].0, turns[3].1), (1, 403));
 }
 
+/// `low_latency` shares `target_latency` (300 jiffies) among the busy
+/// queues. Four sync readers (think time 0, rotating disk), busy in the
+/// order A, B, C, D: rb_keys −80, 0, 80, 160 ((k − 1)·80 with k queues
+/// already busy). `cfq_scaled_cfqq_slice` at each slice start (first
+/// completion), busy_queues_avg ← (3·max + min + 2)/4 with busy = 4:
+///   A at 1 ms:   avg (3·4 + 0 + 2)/4 = 3; 3·100 = 300, not > 300: 100 → ends 101
+///   B at 102 ms: avg (3·4 + 3 + 2)/4 = 4; 400 > 300: max(100·300/400,
+///                low_slice min(100, 2·8·100/100) = 16) = 75 → ends 177
+///   C, D:        avg stays 4: 75 each.
+/// A re-queues as soon as it is expired (key 101 + (3 − 1)·80 = 261), after
+/// C (80) and D (160), so the round is A, B, C, D and A again at 329.
+#[test]
+fn cfq_low_latency_shares_target_latency_among_busy_queues() {
+    let mut rig = Rig::be4(disk(1, true, 2560, cfq(false, |_| {})), 4);
+    for task in 0..4 {
+        rig.reader(task, 0, stride(u64::from(task) << 24, 1000));
+    }
+    rig.run_until(340 * MS);
+    let turns = rig.turns();
+    assert_eq!(turns[..4], [(0, 0, 100, 101), (1, 101, 176, 76), (2, 177, 252, 76), (3, 253, 328, 76)]);
+    assert_eq!((turns[4].0, turns[4].1), (0, 329));
+}
+
 /// Idling. Reader A reads 3 times with 3 ms of think time; B has one read
 /// queued from t=0. A's queue is served first (rb_key −80 vs 0).
 /// Rotating disk: after each of A's reads completes (1, 5, 9 ms), its queue
@@ -576,7 +599,7 @@ fn cfq_sync_request_preempts_an_async_active_queue() {
 
 // ------------------------------------------------------------------ whole scenarios
 
-fn run_scenario(toml: &str) -> crate::metrics::RunReport {
+fn run_scenario(toml: &str) -> RunReport {
     let scenario = Scenario::from_toml("test.toml", toml).unwrap_or_else(|e| panic!("{e}"));
     let mut sim = Simulation::new(&scenario);
     sim.run_to_end();
@@ -585,14 +608,23 @@ fn run_scenario(toml: &str) -> crate::metrics::RunReport {
 
 /// The starvation behind commit 3932a86b4b9d, at HZ=1000 (fifo_expire_async
 /// 250 jiffies = 250 ms): a constant stream of 2 MiB sync O_DIRECT writes,
-/// four in flight, on an SSD; one 4 KiB async write queued at 100 ms.
-/// 4.4: the async queue may not dispatch while any sync request is in
-/// flight (`cfq_may_dispatch`), and its FIFO is only consulted after that
-/// check passed, so the write is never dispatched: after 3 s its Q2D is
-/// still open at 2.9 s (> 10 × 250 ms).
+/// four in flight (each split by max_sectors_kb 1280 into two requests,
+/// 2.1 ms of transfer at 1 GB/s), on an SSD of depth 32; one 4 KiB async
+/// write queued at exactly 100 ms (fifo_time jiffy 350), and a task that
+/// waits for it from 101 ms (`wait_io`, like `xfs_buf_lock`).
+/// The device takes every sync request at once, so the sync queue empties at
+/// each submission; slice_idle is 0 (nonrot) and two queues are busy, so
+/// `cfq_select_queue` expires it and activates the async queue, the only
+/// other busy one, after every submission (every ~2.1 ms). The next sync
+/// request preempts it again (`cfq_should_preempt` rule 4).
+/// 4.4: at each activation `cfq_may_dispatch` refuses (sync requests in
+/// flight) before the FIFO is looked at: the write is never dispatched. At
+/// the end (3 s) its Q2D is still open at 2900 ms (> 10 × 250 ms) and the
+/// waiter has been blocked 2899 ms.
 /// Fixed: `cfq_dispatch_request` checks the FIFO first; an expired head sets
 /// `must_dispatch`, which passes `cfq_may_dispatch`. The write goes at the
-/// first activation of the async queue at or after its expiry (350 ms).
+/// first activation at or after 350 ms: Q2D in [250, 250 + 2.1 + a little]
+/// ms; the waiter is woken at its completion.
 #[test]
 fn cfq_4_4_starves_an_async_write_behind_a_sync_stream_and_the_fix_bounds_it() {
     let scenario = |behaviour: &str| {
@@ -602,7 +634,7 @@ fn cfq_4_4_starves_an_async_write_behind_a_sync_stream_and_the_fix_bounds_it() {
             seed = 1
             duration = "3s"
             [machine]
-            cpus = 2
+            cpus = 3
             hz = 1000
             [devices.d]
             kind = "ssd"
@@ -623,10 +655,14 @@ fn cfq_4_4_starves_an_async_write_behind_a_sync_stream_and_the_fix_bounds_it() {
                 {{ write = "4KiB", sync = false, wait = false, pattern = "random", offset = "100GiB", span = "1GiB" }},
                 {{ sleep = "10s" }},
             ]
+            [[tasks]]
+            name = "waiter"
+            cpus = "2"
+            program = [{{ sleep = "101ms" }}, {{ wait_io = "flusher" }}, {{ sleep = "10s" }}]
             "#
         )
     };
-    let proc_of = |r: &crate::metrics::RunReport| {
+    let flusher = |r: &RunReport| {
         r.io.as_ref()
             .expect("io report")
             .processes
@@ -635,17 +671,29 @@ fn cfq_4_4_starves_an_async_write_behind_a_sync_stream_and_the_fix_bounds_it() {
             .expect("flusher did I/O")
             .clone()
     };
+    let waiter = |r: &RunReport| r.tasks.iter().find(|t| t.name == "waiter").expect("waiter").clone();
+
     let old = run_scenario(&scenario("4.4"));
-    let p = proc_of(&old);
+    let p = flusher(&old);
     assert_eq!(p.q2d.count, 0, "4.4 never dispatches the async write");
     assert_eq!(p.pending_q2d_ns, Some(2900 * MS));
+    let w = waiter(&old);
+    assert_eq!((w.io_wait.map(|l| l.count), w.io_wait_open_ns), (None, Some(2899 * MS)));
 
     let fixed = run_scenario(&scenario("fixed"));
-    let p = proc_of(&fixed);
-    eprintln!("fixed q2d {:?} dwmax {}", p.q2d, p.dispatch_wait_max_ns);
-    assert_eq!(p.q2d.count, 1);
-    assert!(p.q2d.max_ns >= 250 * MS, "not before its expiry: {}", p.q2d.max_ns);
-    assert!(p.q2d.max_ns <= 255 * MS, "soon after its expiry: {}", p.q2d.max_ns);
-    assert!(p.pending_q2d_ns.is_none());
+    let p = flusher(&fixed);
+    assert_eq!((p.q2d.count, p.pending_q2d_ns), (1, None));
+    assert!((250 * MS..=253 * MS).contains(&p.q2d.max_ns), "dispatched soon after its expiry: {}", p.q2d.max_ns);
+    assert_eq!(p.dispatch_wait_max_ns, p.q2d.max_ns);
     assert!(2900 * MS > 10 * p.q2d.max_ns);
+    let w = waiter(&fixed);
+    let wait = w.io_wait.expect("the waiter was woken");
+    assert_eq!(w.io_wait_open_ns, None);
+    assert_eq!(wait.count, 1);
+    // Woken when the write completes. Its transfer queues on the SSD's one
+    // channel behind the sync requests already in flight, at most four 2 MiB
+    // writes (8 MiB, 8.39 ms at 1 GB/s): D2C ≤ 8.39 ms + 34 µs.
+    assert_eq!(wait.max_ns, p.q2c.max_ns - MS);
+    let d2c = p.q2c.max_ns - p.q2d.max_ns;
+    assert!(d2c <= 8_388_608 + 30_000 + 4096, "D2C {d2c}");
 }

@@ -236,7 +236,9 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         "TB" => 1_000_000_000_000,
         "" => return Err(format!("`{t}` needs a unit: B, KiB, MiB, GiB, TiB, kB, MB, GB or TB (e.g. \"4KiB\")")),
         other => {
-            return Err(format!("unknown size unit `{other}` in `{t}`; allowed: B, KiB, MiB, GiB, TiB, kB, MB, GB, TB"));
+            return Err(format!(
+                "unknown size unit `{other}` in `{t}`; allowed: B, KiB, MiB, GiB, TiB, kB, MB, GB, TB"
+            ));
         }
     };
     if num.is_empty() {
