@@ -300,25 +300,38 @@ fn noop_dispatches_in_arrival_order_and_front_merges_only_through_last_merge() {
 /// A merge that would pass `max_sectors` (16 here) fails in
 /// `ll_back_merge_fn`, which marks the request `REQ_NOMERGE` and clears
 /// `last_merge`; the new request then becomes `last_merge` and takes the
-/// next contiguous bio. Reads and writes never merge (`blk_rq_merge_ok`),
-/// and arrival order holds across directions.
+/// next contiguous bio.
 ///   A 1000 → rq1;  B 1008 → rq1 = [1000, +16) (full)
 ///   C 1016 → rq1 would be 24 > 16: rq1 NOMERGE, rq2 = [1016, +8), last_merge = rq2
 ///   D 1024 → back merge into rq2 = [1016, +16)
-///   W 1032 (write) → contiguous with rq2 but a write: rq3
+/// Reads and writes never merge (`elv_bio_merge_ok` → `blk_rq_merge_ok`:
+/// same data direction), however contiguous, and arrival order holds across
+/// directions:
+///   W 2000 (write) → rq1, last_merge
+///   R 2008 → back-contiguous with rq1 (last_merge and hash): rq2
+///   R 1992 → front-contiguous with rq1 (last_merge): rq3
+///   W 2016 → back-contiguous with rq2 (hash): rq4
 #[test]
 fn noop_size_limit_marks_nomerge_and_directions_do_not_merge() {
     let mut rig = Rig::be4(disk(1, false, 16, ElevatorSpec::Noop), 1);
-    rig.queue(0, READ, 1000, 8);
-    rig.queue(0, READ, 1008, 8);
-    rig.queue(0, READ, 1016, 8);
-    rig.queue(0, READ, 1024, 8);
-    rig.queue(0, WRITE, 1032, 8);
+    for s in [1000, 1008, 1016, 1024] {
+        rig.queue(0, READ, s, 8);
+    }
     assert_eq!(rig.q.rec.merged, [2, 0]);
     rig.run();
     rig.drain();
-    assert_eq!(rig.extents(), [(1000, 16), (1016, 16), (1032, 8)]);
-    assert_eq!(rig.served[2].op, Op::Write);
+    assert_eq!(rig.extents(), [(1000, 16), (1016, 16)]);
+
+    let mut rig = Rig::be4(disk(1, false, 2560, ElevatorSpec::Noop), 1);
+    rig.queue(0, WRITE, 2000, 8);
+    rig.queue(0, READ, 2008, 8);
+    rig.queue(0, READ, 1992, 8);
+    rig.queue(0, WRITE, 2016, 8);
+    assert_eq!(rig.q.rec.merged, [0, 0]);
+    rig.run();
+    rig.drain();
+    let got: Vec<(Op, u64, u32)> = rig.served.iter().map(|s| (s.op, s.sector, s.nr)).collect();
+    assert_eq!(got, [(Op::Write, 2000, 8), (Op::Read, 2008, 8), (Op::Read, 1992, 8), (Op::Write, 2016, 8)]);
 }
 
 // ------------------------------------------------------------------ deadline
