@@ -206,6 +206,14 @@ pub fn blkparse_text(r: &RunReport) -> String {
     out
 }
 
+/// The longest of finished waits (`done`) and a wait still open at the end.
+fn longest(done: u64, open: Option<u64>) -> String {
+    match open {
+        Some(o) if o > done => format!(">{} open", format_duration(o)),
+        _ => format_duration(done),
+    }
+}
+
 /// Rows `compare` adds for I/O scenarios: per device the elevator and its
 /// worst Q2D, per process the worst dispatch wait (an open one included),
 /// and the victim's I/O wait.
@@ -243,11 +251,7 @@ pub fn compare_rows(runs: &[RunReport], line: &mut dyn FnMut(&str, Vec<String>))
                     let ps = r.io.as_ref().map(|io| io.processes.iter().filter(|p| p.comm == comm).collect::<Vec<_>>());
                     let Some(ps) = ps else { return "-".into() };
                     let done = ps.iter().map(|p| p.dispatch_wait_max_ns).max().unwrap_or(0);
-                    let open = ps.iter().filter_map(|p| p.pending_q2d_ns).max();
-                    match open {
-                        Some(o) if o > done => format!(">{} open", format_duration(o)),
-                        _ => format_duration(done),
-                    }
+                    longest(done, ps.iter().filter_map(|p| p.pending_q2d_ns).max())
                 })
                 .collect(),
         );
@@ -260,10 +264,7 @@ pub fn compare_rows(runs: &[RunReport], line: &mut dyn FnMut(&str, Vec<String>))
                 .map(|r| {
                     let ts = victim_io(r);
                     let done = ts.iter().filter_map(|t| t.io_wait.map(|w| w.max_ns)).max().unwrap_or(0);
-                    match ts.iter().filter_map(|t| t.io_wait_open_ns).max() {
-                        Some(o) if o > done => format!(">{} open", format_duration(o)),
-                        _ => format_duration(done),
-                    }
+                    longest(done, ts.iter().filter_map(|t| t.io_wait_open_ns).max())
                 })
                 .collect(),
         );

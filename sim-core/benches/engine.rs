@@ -35,6 +35,20 @@ fn event_queue(c: &mut Criterion) {
     g.finish();
 }
 
+/// Times whole runs of `s` (building the simulation is not timed).
+fn bench_run(g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>, id: String, s: &Scenario) {
+    g.bench_function(id, |b| {
+        b.iter_batched(
+            || Simulation::new(s),
+            |mut sim| {
+                sim.run_to_end();
+                black_box(sim.events())
+            },
+            BatchSize::LargeInput,
+        );
+    });
+}
+
 fn whole_runs(c: &mut Criterion) {
     let mut g = c.benchmark_group("scenario_end_to_end");
     g.sample_size(10);
@@ -54,17 +68,7 @@ fn whole_runs(c: &mut Criterion) {
         // Count the events once so throughput reads as simulated events per second.
         let events = sim_core::run(&s).events;
         g.throughput(Throughput::Elements(events));
-        let id = format!("{name}{}", variant.map_or(String::new(), |v| format!("/{v}")));
-        g.bench_function(id, |b| {
-            b.iter_batched(
-                || Simulation::new(&s),
-                |mut sim| {
-                    sim.run_to_end();
-                    black_box(sim.events())
-                },
-                BatchSize::LargeInput,
-            );
-        });
+        bench_run(&mut g, format!("{name}{}", variant.map_or(String::new(), |v| format!("/{v}"))), &s);
     }
     g.finish();
 }
@@ -81,16 +85,7 @@ fn io_runs(c: &mut Criterion) {
         let io = r.io.as_ref().expect("an I/O scenario");
         let requests: u64 = io.devices.iter().map(|d| d.queued[0] + d.queued[1]).sum();
         g.throughput(Throughput::Elements(requests));
-        g.bench_function(format!("cfq-starvation/{variant}"), |b| {
-            b.iter_batched(
-                || Simulation::new(&s),
-                |mut sim| {
-                    sim.run_to_end();
-                    black_box(sim.events())
-                },
-                BatchSize::LargeInput,
-            );
-        });
+        bench_run(&mut g, format!("cfq-starvation/{variant}"), &s);
     }
     g.finish();
 }

@@ -33,7 +33,7 @@ use crate::sched::tunables::tick_nsec;
 use crate::sched::weights::LoadWeight;
 use crate::task::{BlockOn, ITEMS_QUEUED_MAX, IoOp, IoWait, Item, Task, TaskIo, TaskState};
 use crate::time::SimTime;
-use crate::workload::{Dist, IoStep, Pattern, Step, WakeTarget};
+use crate::workload::{Dist, IoStep, Pattern, Step};
 use std::collections::VecDeque;
 
 /// Program steps one event may execute before the rest is deferred.
@@ -806,10 +806,7 @@ impl Simulation {
                     }
                 }
                 Step::Wake(target) => {
-                    let target = match target {
-                        WakeTarget::Task(id) => id,
-                        WakeTarget::Group { first, count } => TaskId(first.0 + t.instance % count),
-                    };
+                    let target = target.resolve(t.instance);
                     self.advance_pc(task);
                     self.wake(target);
                 }
@@ -856,10 +853,7 @@ impl Simulation {
                     }
                 }
                 Step::WaitIo(target) => {
-                    let target = match target {
-                        WakeTarget::Task(id) => id,
-                        WakeTarget::Group { first, count } => TaskId(first.0 + t.instance % count),
-                    };
+                    let target = target.resolve(t.instance);
                     self.advance_pc(task);
                     let other = &mut self.tasks[target.index()].io;
                     if target != task && !other.ops.is_empty() {

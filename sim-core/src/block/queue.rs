@@ -41,8 +41,6 @@ pub struct RequestQueue {
     jiffy_ns: u64,
     timer_armed: Option<SimTime>,
     pub timer_generation: u32,
-    /// Device dispatch count when each bio was queued (indexed by `BioId`).
-    dispatched_at_q: Vec<u64>,
     /// Bios submitted and completed, and bytes merged into requests, for the invariants.
     pub bios_submitted: u64,
     pub bios_completed: u64,
@@ -62,7 +60,6 @@ impl RequestQueue {
             jiffy_ns,
             timer_armed: None,
             timer_generation: 0,
-            dispatched_at_q: Vec::new(),
             bios_submitted: 0,
             bios_completed: 0,
         }
@@ -114,12 +111,18 @@ impl RequestQueue {
         self.rec.procs[task.index()].bios += 1;
         self.rec.procs[task.index()].bytes += u64::from(nr) * super::request::SECTOR_BYTES;
         self.rec.trace(now, Some(task), BlkAction::Queue, flags, sector, nr);
-        let bio = Bio { task, op_seq, flags, sector, nr_sectors: nr, q_at: now, request: RequestId(0), merged: false };
+        let bio = Bio {
+            task,
+            op_seq,
+            flags,
+            sector,
+            nr_sectors: nr,
+            q_at: now,
+            request: RequestId(0),
+            merged: false,
+            dispatched_before: self.rec.dispatched_total(),
+        };
         let bid = BioId(self.bios.insert(bio));
-        if self.dispatched_at_q.len() <= bid.index() {
-            self.dispatched_at_q.resize(bid.index() + 1, 0);
-        }
-        self.dispatched_at_q[bid.index()] = self.rec.dispatched_total();
 
         if let Some((rq, front)) = self.find_merge(task, flags, sector, nr) {
             let max = self.device.spec.max_sectors;
@@ -215,18 +218,8 @@ impl RequestQueue {
             }
         }
         if let Some(b) = worst {
-            let bio = self.bios.get(b.0).clone();
             let label = self.elevator.queue_label(&self.rqs, rq, comm);
-            self.rec.set_worst(
-                bio.task,
-                bio.flags,
-                bio.sector,
-                bio.nr_sectors,
-                bio.q_at,
-                now,
-                label,
-                self.dispatched_at_q[b.index()],
-            );
+            self.rec.set_worst(self.bios.get(b.0), now, label);
         }
         let done = self.device.start(now, flags.op, sector, nr);
         events.push(done, Event::IoComplete { device: self.id, request: rq });
@@ -260,10 +253,7 @@ impl RequestQueue {
     pub fn worst_wait(&self, now: SimTime, comm: &dyn Fn(TaskId) -> String) -> Option<crate::metrics::io::WorstWait> {
         let oldest =
             self.bios.iter().filter(|(_, b)| self.rqs.rq(b.request).d_at.is_none()).min_by_key(|(id, b)| (b.q_at, *id));
-        let open = oldest.map(|(id, b)| {
-            let label = self.elevator.queue_label(&self.rqs, b.request, comm);
-            (b.task, b.flags, b.sector, b.nr_sectors, b.q_at, label, self.dispatched_at_q[id as usize])
-        });
+        let open = oldest.map(|(_, b)| (b, self.elevator.queue_label(&self.rqs, b.request, comm)));
         self.rec.worst_or_open(open, now)
     }
 

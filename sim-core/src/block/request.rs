@@ -81,6 +81,9 @@ pub struct Bio {
     pub request: RequestId,
     /// Merged into an existing request (`M`/`F`) rather than starting one.
     pub merged: bool,
+    /// Requests the device had been sent when this bio was queued, so the
+    /// worst-wait report can count the dispatches that overtook it.
+    pub dispatched_before: u64,
 }
 
 /// A request: one or more contiguous bios.

@@ -4,7 +4,7 @@
 //! dispatched while that bio waited. Bounded by the model's size.
 
 use super::latency::LatencyStats;
-use crate::block::request::ReqFlags;
+use crate::block::request::{Bio, ReqFlags};
 use crate::ids::TaskId;
 use crate::time::SimTime;
 use std::collections::VecDeque;
@@ -180,8 +180,8 @@ impl IoRecorder {
     }
 
     /// A bio's request was dispatched after it waited `q2d` ns. Returns true
-    /// when this is the device's new longest wait (the caller then fills in
-    /// the queue label through `set_worst`).
+    /// when this is the device's new longest wait (the caller then records
+    /// it, with its queue's label, through `set_worst`).
     pub fn bio_dispatched(&mut self, task: TaskId, op: usize, q2d: u64, at: SimTime) -> bool {
         self.q2d.record(q2d, at);
         let p = &mut self.procs[task.index()];
@@ -192,43 +192,25 @@ impl IoRecorder {
 
     /// The worst wait as it stands: the longest dispatched Q2D, or a bio
     /// still queued at `now` that has waited longer.
-    #[allow(clippy::too_many_arguments)]
-    pub fn worst_or_open(
-        &self,
-        open: Option<(TaskId, ReqFlags, u64, u32, SimTime, String, u64)>,
-        now: SimTime,
-    ) -> Option<WorstWait> {
+    pub fn worst_or_open(&self, open: Option<(&Bio, String)>, now: SimTime) -> Option<WorstWait> {
         let done = self.worst.as_ref().map_or(0, |w| w.d_at.since(w.q_at));
         match open {
-            Some((task, flags, sector, nr, q_at, queue, at_q)) if now.since(q_at) > done => {
-                let mut w = self.clone();
-                // No own dispatch to skip: a sentinel mark keeps `set_worst`'s arithmetic.
-                w.dispatch(now, task, flags, 0);
-                w.set_worst(task, flags, sector, nr, q_at, now, queue, at_q);
-                let mut worst = w.worst.expect("just set");
-                worst.open = true;
-                Some(worst)
-            }
+            Some((bio, queue)) if now.since(bio.q_at) > done => Some(self.wait_of(bio, now, queue, true)),
             _ => self.worst.clone(),
         }
     }
 
-    /// Records the new worst wait, with the dispatches and events since its Q.
-    #[allow(clippy::too_many_arguments)]
-    pub fn set_worst(
-        &mut self,
-        task: TaskId,
-        flags: ReqFlags,
-        sector: u64,
-        nr_sectors: u32,
-        q_at: SimTime,
-        d_at: SimTime,
-        queue: String,
-        dispatched_at_q: u64,
-    ) {
+    /// Records `bio`, just dispatched at `d_at`, as the new worst wait.
+    pub fn set_worst(&mut self, bio: &Bio, d_at: SimTime, queue: String) {
+        self.worst = Some(self.wait_of(bio, d_at, queue, false));
+    }
+
+    /// `bio`'s wait until `d_at`, with the dispatches and events since its Q.
+    /// `open`: it is still queued (no dispatch mark of its own to skip).
+    fn wait_of(&self, bio: &Bio, d_at: SimTime, queue: String, open: bool) -> WorstWait {
+        let own = u64::from(!open);
         let mut meanwhile: Vec<Meanwhile> = Vec::new();
-        // Exclude this request's own dispatch (the last mark).
-        let marks = self.dispatches.iter().rev().skip(1).take_while(|m| m.at >= q_at);
+        let marks = self.dispatches.iter().rev().skip(own as usize).take_while(|m| m.at >= bio.q_at);
         let mut seen = 0u64;
         for m in marks {
             seen += 1;
@@ -241,21 +223,21 @@ impl IoRecorder {
             }
         }
         meanwhile.sort_by(|a, b| b.bytes.cmp(&a.bytes).then(a.task.cmp(&b.task)));
-        let dispatched = self.dispatched_total() - 1 - dispatched_at_q;
-        self.worst = Some(WorstWait {
-            task,
-            flags,
-            sector,
-            nr_sectors,
-            q_at,
+        let dispatched = self.dispatched_total() - own - bio.dispatched_before;
+        WorstWait {
+            task: bio.task,
+            flags: bio.flags,
+            sector: bio.sector,
+            nr_sectors: bio.nr_sectors,
+            q_at: bio.q_at,
             d_at,
             queue,
             dispatched,
             meanwhile,
             meanwhile_truncated: seen < dispatched,
             log: self.ring.iter().copied().collect(),
-            open: false,
-        });
+            open,
+        }
     }
 
     /// A request completed after `d2c` ns.

@@ -201,6 +201,12 @@ impl IoReport {
                 oldest_pending_ns,
                 worst,
             });
+            // Each task's oldest undispatched bio, in one pass over the live bios.
+            let mut pending: Vec<Option<u64>> = vec![None; rec.procs.len()];
+            for (_, b) in q.bios.iter().filter(|(_, b)| q.rqs.rq(b.request).d_at.is_none()) {
+                let slot = &mut pending[b.task.index()];
+                *slot = Some(slot.unwrap_or(0).max(sim.now().since(b.q_at)));
+            }
             for (i, p) in rec.procs.iter().enumerate() {
                 if p.bios == 0 {
                     continue;
@@ -216,12 +222,7 @@ impl IoReport {
                     dispatch_wait_max_ns: p.dispatch_wait_max_ns[0].max(p.dispatch_wait_max_ns[1]),
                     bios: p.bios,
                     kib: p.bytes / 1024,
-                    pending_q2d_ns: q
-                        .bios
-                        .iter()
-                        .filter(|(_, b)| b.task == t && q.rqs.rq(b.request).d_at.is_none())
-                        .map(|(_, b)| sim.now().since(b.q_at))
-                        .max(),
+                    pending_q2d_ns: pending[i],
                 });
             }
         }

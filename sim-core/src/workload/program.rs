@@ -79,7 +79,7 @@ impl Step {
     }
 }
 
-/// Whom a `wake` step wakes.
+/// Whom a `wake` (or `wait_io`) step names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WakeTarget {
     /// One specific task (named by its `comm`, e.g. `"worker/2"`).
@@ -87,6 +87,16 @@ pub enum WakeTarget {
     /// A declaration with `count` instances starting at `first`: instance
     /// `i` of the waker wakes instance `i % count`.
     Group { first: TaskId, count: u32 },
+}
+
+impl WakeTarget {
+    /// The task meant, for instance `instance` of the declaration whose step this is.
+    pub fn resolve(self, instance: u32) -> TaskId {
+        match self {
+            WakeTarget::Task(id) => id,
+            WakeTarget::Group { first, count } => TaskId(first.0 + instance % count),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
