@@ -32,6 +32,15 @@ pub enum Command {
         #[command(flatten)]
         common: Common,
     },
+    /// Serve the browser explorer (built by `web/build.sh`) on 127.0.0.1.
+    Serve {
+        /// The built page.
+        #[arg(long, default_value = "web/www")]
+        dir: PathBuf,
+        /// Port on 127.0.0.1 (0 picks a free one).
+        #[arg(long, default_value_t = 8000)]
+        port: u16,
+    },
 }
 
 #[derive(Debug, Args)]

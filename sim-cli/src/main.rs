@@ -8,6 +8,7 @@ mod args;
 mod io_output;
 mod output;
 mod run;
+mod serve;
 
 use clap::Parser;
 use std::process::ExitCode;

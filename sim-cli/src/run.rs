@@ -40,6 +40,7 @@ pub fn execute(cli: Cli) -> Result<String> {
             }
             Ok(if common.json { runs_json(&runs) + "\n" } else { output::compare_text(&runs) })
         }
+        Command::Serve { dir, port } => crate::serve::serve(&dir, port).map(|()| String::new()),
     }
 }
 

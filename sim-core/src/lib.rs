@@ -41,6 +41,7 @@ pub mod engine;
 pub mod event;
 pub mod ids;
 pub mod metrics;
+pub mod plot;
 pub mod rng;
 pub mod scenario;
 pub mod sched;

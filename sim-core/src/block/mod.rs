@@ -51,6 +51,36 @@ impl ElevatorSpec {
             ElevatorSpec::Cfq(_) => "cfq",
         }
     }
+
+    /// The tunables as `/sys/block/<dev>/queue/iosched/` shows them in 4.4
+    /// (times in ms, converted back from jiffies with `jiffies_to_msecs`).
+    pub fn sysfs(&self, hz: u32) -> Vec<(&'static str, u64)> {
+        let ms = |j: u64| j * 1000 / u64::from(hz);
+        match self {
+            ElevatorSpec::Noop => Vec::new(),
+            ElevatorSpec::Deadline(t) => vec![
+                ("read_expire", ms(t.read_expire_j)),
+                ("write_expire", ms(t.write_expire_j)),
+                ("writes_starved", u64::from(t.writes_starved)),
+                ("front_merges", u64::from(t.front_merges)),
+                ("fifo_batch", u64::from(t.fifo_batch)),
+            ],
+            ElevatorSpec::Cfq(t) => vec![
+                ("quantum", u64::from(t.quantum)),
+                ("fifo_expire_sync", ms(t.fifo_expire_j[1])),
+                ("fifo_expire_async", ms(t.fifo_expire_j[0])),
+                ("back_seek_max", t.back_seek_max_kib),
+                ("back_seek_penalty", u64::from(t.back_seek_penalty)),
+                ("slice_sync", ms(t.slice_j[1])),
+                ("slice_async", ms(t.slice_j[0])),
+                ("slice_async_rq", u64::from(t.slice_async_rq)),
+                ("slice_idle", ms(t.slice_idle_j)),
+                ("group_idle", ms(t.group_idle_j)),
+                ("low_latency", u64::from(t.low_latency)),
+                ("target_latency", ms(t.target_latency_j)),
+            ],
+        }
+    }
 }
 
 /// What an elevator sees of the world on each call.

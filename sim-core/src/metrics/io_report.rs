@@ -4,8 +4,8 @@
 //! log before its dispatch). Plain data; formatting is the front ends' job.
 
 use super::io::IoRecorder;
-use super::latency::LatencySummary;
-use crate::block::{CfqTunables, DeviceKind, ElevatorSpec};
+use super::latency::{CdfPoint, LatencySummary};
+use crate::block::{DeviceKind, ElevatorSpec};
 use crate::engine::Simulation;
 use crate::ids::TaskId;
 
@@ -30,6 +30,8 @@ pub struct DeviceIoReport {
     /// blkparse's `maj,min`.
     pub dev_t: (u32, u32),
     pub q2d: LatencySummary,
+    /// The whole Q2D distribution, for CDF charts.
+    pub q2d_cdf: Vec<CdfPoint>,
     pub d2c: LatencySummary,
     pub q2c: LatencySummary,
     /// Per direction (read, write): bios queued, KiB queued, bios merged,
@@ -99,24 +101,6 @@ pub struct WorstIoReport {
     pub log: Vec<BlkLine>,
 }
 
-fn cfq_sysfs(t: &CfqTunables, hz: u32) -> Vec<(&'static str, u64)> {
-    let ms = |j: u64| j * 1000 / u64::from(hz);
-    vec![
-        ("quantum", u64::from(t.quantum)),
-        ("fifo_expire_sync", ms(t.fifo_expire_j[1])),
-        ("fifo_expire_async", ms(t.fifo_expire_j[0])),
-        ("back_seek_max", t.back_seek_max_kib),
-        ("back_seek_penalty", u64::from(t.back_seek_penalty)),
-        ("slice_sync", ms(t.slice_j[1])),
-        ("slice_async", ms(t.slice_j[0])),
-        ("slice_async_rq", u64::from(t.slice_async_rq)),
-        ("slice_idle", ms(t.slice_idle_j)),
-        ("group_idle", ms(t.group_idle_j)),
-        ("low_latency", u64::from(t.low_latency)),
-        ("target_latency", ms(t.target_latency_j)),
-    ]
-}
-
 impl IoReport {
     pub fn build(sim: &Simulation) -> Option<IoReport> {
         if sim.queues.is_empty() {
@@ -131,20 +115,11 @@ impl IoReport {
         for q in &sim.queues {
             let d = &q.device.spec;
             let rec: &IoRecorder = &q.rec;
-            let (cfq_behaviour, tunables) = match &d.elevator {
-                ElevatorSpec::Noop => (None, Vec::new()),
-                ElevatorSpec::Deadline(t) => (
-                    None,
-                    vec![
-                        ("read_expire", t.read_expire_j * 1000 / u64::from(hz)),
-                        ("write_expire", t.write_expire_j * 1000 / u64::from(hz)),
-                        ("writes_starved", u64::from(t.writes_starved)),
-                        ("front_merges", u64::from(t.front_merges)),
-                        ("fifo_batch", u64::from(t.fifo_batch)),
-                    ],
-                ),
-                ElevatorSpec::Cfq(t) => (Some(t.behaviour.name()), cfq_sysfs(t, hz)),
+            let cfq_behaviour = match &d.elevator {
+                ElevatorSpec::Cfq(t) => Some(t.behaviour.name()),
+                _ => None,
             };
+            let tunables = d.elevator.sysfs(hz);
             let oldest_pending_ns = q.bios.iter().map(|(_, b)| sim.now().since(b.q_at)).max();
             let worst = q.worst_wait(sim.now(), &comm);
             let worst = worst.as_ref().map(|w| WorstIoReport {
@@ -189,6 +164,7 @@ impl IoReport {
                 rotational: d.rotational,
                 dev_t: d.dev_t,
                 q2d: rec.q2d.summary(),
+                q2d_cdf: rec.q2d.cdf(),
                 d2c: rec.d2c.summary(),
                 q2c: rec.q2c.summary(),
                 queued: rec.queued,

@@ -366,13 +366,6 @@ struct Victim<'a> {
     history: Vec<Row<'a>>,
 }
 
-fn kind_name(k: WaitKind) -> &'static str {
-    match k {
-        WaitKind::Wakeup => "wakeup",
-        WaitKind::Preempt => "preempt",
-    }
-}
-
 fn culprits(list: &[(String, u64)]) -> Vec<Culprit<'_>> {
     list.iter().map(|(c, ns)| Culprit { comm: c, ns: *ns }).collect()
 }
@@ -459,7 +452,7 @@ fn dto(r: &RunReport) -> Report<'_> {
                 cpu: w.cpu,
                 start_ns: w.start_ns,
                 end_ns: w.end_ns,
-                kind: kind_name(w.kind),
+                kind: WaitKind::name(w.kind),
             }),
             histogram: r
                 .victim

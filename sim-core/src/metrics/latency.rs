@@ -61,6 +61,13 @@ pub struct LatencySummary {
     pub max_at_ns: u64,
 }
 
+/// One point of a cumulative distribution: `count` values were at most `value_ns`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CdfPoint {
+    pub value_ns: u64,
+    pub count: u64,
+}
+
 impl LatencyStats {
     /// Records a latency that ended at `at`.
     pub fn record(&mut self, ns: u64, at: SimTime) {
@@ -107,6 +114,26 @@ impl LatencyStats {
         self.hist.value_at_quantile(q).min(self.max_ns)
     }
 
+    /// The distribution as CDF points `(value_ns, values ≤ value_ns)`, one per
+    /// non-empty histogram bucket (under 1% wide), the last clamped to the
+    /// exact maximum.
+    pub fn cdf(&self) -> Vec<CdfPoint> {
+        let mut points: Vec<CdfPoint> = self
+            .hist
+            .cumulative()
+            .into_iter()
+            .map(|(v, n)| CdfPoint { value_ns: v.min(self.max_ns), count: n })
+            .collect();
+        points.dedup_by(|b, a| {
+            let same = a.value_ns == b.value_ns;
+            if same {
+                a.count = b.count;
+            }
+            same
+        });
+        points
+    }
+
     pub fn summary(&self) -> LatencySummary {
         LatencySummary {
             count: self.count,
@@ -144,6 +171,9 @@ mod tests {
         assert_eq!((z.quantile(0.5), z.quantile(0.8)), (0, 0));
         assert!((1000..=1010).contains(&z.quantile(0.85)), "{}", z.quantile(0.85));
         assert_eq!((z.quantile(0.95), z.quantile(1.0)), (2000, 2000));
+        let cdf = z.cdf();
+        assert_eq!(cdf.first(), Some(&CdfPoint { value_ns: 0, count: 8 }));
+        assert_eq!(cdf.last(), Some(&CdfPoint { value_ns: 2000, count: 10 }));
         assert_eq!(delay_bucket(0), 0);
         assert_eq!(delay_bucket(1), 1);
         assert_eq!(delay_bucket(1_999_999), delay_bucket(1_000_000));

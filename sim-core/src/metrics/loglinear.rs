@@ -67,6 +67,19 @@ impl LogLinear {
         self.total += other.total;
     }
 
+    /// The distribution as `(highest value of a bucket, values counted up to
+    /// and including it)`, one point per non-empty bucket, ascending: the
+    /// raw material of a CDF plot (HdrHistogram's `iter_recorded`).
+    pub fn cumulative(&self) -> Vec<(u64, u64)> {
+        let mut seen = 0;
+        let mut out = Vec::new();
+        for (i, &c) in self.counts.iter().enumerate().filter(|&(_, &c)| c > 0) {
+            seen += c;
+            out.push((bounds(i).1, seen));
+        }
+        out
+    }
+
     /// The value at quantile `q` as HdrHistogram reports it: the highest
     /// value equivalent to the bucket holding the `ceil(q·n)`-th value.
     pub fn value_at_quantile(&self, q: f64) -> u64 {
@@ -119,5 +132,9 @@ mod tests {
         other.record(7);
         h.merge(&other);
         assert_eq!((h.len(), h.value_at_quantile(0.0)), (1001, 7));
+        let cdf = h.cumulative();
+        assert_eq!(cdf[0], (7, 1));
+        assert_eq!(cdf.last().map(|p| p.1), Some(1001));
+        assert!(cdf.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 < w[1].1));
     }
 }

@@ -11,5 +11,5 @@ pub mod recorder;
 pub mod report;
 pub mod timeline;
 
-pub use latency::LatencySummary;
+pub use latency::{CdfPoint, LatencySummary};
 pub use report::RunReport;

@@ -17,6 +17,15 @@ pub enum WaitKind {
     Preempt,
 }
 
+impl WaitKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            WaitKind::Wakeup => "wakeup",
+            WaitKind::Preempt => "preempt",
+        }
+    }
+}
+
 /// Who held a CPU while a task waited: a task, or time older than the
 /// history ring (`None`).
 pub type Culprit = Option<TaskId>;

@@ -2,7 +2,7 @@
 //! (the CLI's text and JSON, the web page). No formatting happens here.
 
 use super::history::PrevState;
-use super::latency::LatencySummary;
+use super::latency::{CdfPoint, LatencySummary};
 use super::recorder::WaitKind;
 use crate::engine::StopReason;
 use crate::sched::tunables::{CfsTunables, SchedFeatures};
@@ -162,6 +162,8 @@ pub struct VictimReport {
     /// Declared name of the task the report explains.
     pub name: String,
     pub delay: LatencySummary,
+    /// The whole delay distribution, for CDF and histogram charts.
+    pub delay_cdf: Vec<CdfPoint>,
     pub wakeup_delay: LatencySummary,
     pub response: Option<LatencySummary>,
     pub worst: Option<WorstDelay>,
@@ -341,6 +343,7 @@ impl RunReport {
         let victim = VictimReport {
             name: vs.name.clone(),
             delay: delay.summary(),
+            delay_cdf: delay.cdf(),
             wakeup_delay: wakeup.summary(),
             response: vs.program.steps.contains(&crate::workload::Step::Serve).then(|| response.summary()),
             worst,

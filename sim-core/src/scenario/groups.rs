@@ -125,6 +125,7 @@ pub fn resolve(f: &ScenarioFile, tasks: &mut [TaskSpec], cpus: u16) -> Result<Gr
                 KeyError::new(format!("{key}.group"), format!("no group `{path}`; groups: {}", declared(&groups)))
             })?,
         };
+        tasks[i].cgroup = group;
         if let Some(session) = &t.session {
             check_name(session, &format!("{key}.session"))?;
             // autogroup_task_group (4.4 auto_group.h): only tasks left in the root group.

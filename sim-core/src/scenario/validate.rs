@@ -71,6 +71,10 @@ pub struct TaskSpec {
     pub policy: Policy,
     /// Index into `ScenarioSpec::groups.groups` of the group the task runs in.
     pub group: usize,
+    /// The cgroup it was placed in (`group = …`, before autogroup applies).
+    pub cgroup: usize,
+    /// Its session (`setsid`), if declared.
+    pub session: Option<String>,
     pub start_ns: u64,
     pub program: Program,
 }
@@ -474,6 +478,8 @@ fn task_spec(f: &ScenarioFile, i: usize, t: &TaskFile, head: (TaskId, u32), cpus
         nice: nice as i8,
         policy,
         group: 0,
+        cgroup: 0,
+        session: t.session.clone(),
         start_ns: opt_duration(&t.start, &format!("{key}.start"), 0)?,
         program: Program { steps, iterations: t.iterations },
     })

@@ -1,0 +1,263 @@
+//! The series behind each chart, extracted from a `RunReport`: the victim's
+//! delay distribution, the scheduling picture of the victim's CPU around its
+//! worst delay (who ran, who waited, wakeups, vruntime lag), and each block
+//! device's Q2D distribution.
+
+use crate::metrics::report::HistoryRow;
+use crate::metrics::{CdfPoint, RunReport};
+use crate::metrics::history::PrevState;
+
+/// One bar of a delay histogram (1-2-5 buckets per decade).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bar {
+    pub low_ns: u64,
+    pub high_ns: u64,
+    pub count: u64,
+}
+
+/// The victim's scheduling delays in one run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DelayChart {
+    /// Names the run in legends ("current", "baseline", a variant).
+    pub label: String,
+    pub histogram: Vec<Bar>,
+    pub cdf: Vec<CdfPoint>,
+    pub count: u64,
+    pub p99_ns: u64,
+    pub max_ns: u64,
+}
+
+impl DelayChart {
+    pub fn from_report(r: &RunReport, label: &str) -> DelayChart {
+        let v = &r.victim;
+        DelayChart {
+            label: label.to_string(),
+            histogram: v.histogram.iter().map(|b| Bar { low_ns: b.low_ns, high_ns: b.high_ns, count: b.count }).collect(),
+            cdf: v.delay_cdf.clone(),
+            count: v.delay.count,
+            p99_ns: v.delay.p99_ns,
+            max_ns: v.delay.max_ns,
+        }
+    }
+
+    /// Delays of exactly 0 ns (they cannot sit on a log axis).
+    pub fn zero_count(&self) -> u64 {
+        self.histogram.iter().filter(|b| b.high_ns <= 1).map(|b| b.count).sum()
+    }
+}
+
+/// A span of time one task spent in one state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    pub row: usize,
+    pub start_ns: u64,
+    pub end_ns: u64,
+}
+
+/// A wakeup (`sched_wakeup`): `preempt` if it preempted the running task.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WakeMark {
+    pub row: usize,
+    pub at_ns: u64,
+    pub preempt: bool,
+}
+
+/// A task's vruntime relative to its queue's `min_vruntime`, where the
+/// history knows both: at its wakeup (after `place_entity`) and when it was
+/// picked. Negative means ahead of the queue (sleeper credit).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LagPoint {
+    pub row: usize,
+    pub at_ns: u64,
+    pub lag_ns: i64,
+}
+
+/// The victim's CPU around its worst delay, one row per task: when each ran
+/// (`sched_switch`), waited runnable, and woke (`perf sched timehist -w`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Timeline {
+    pub cpu: u16,
+    /// Task labels (`comm[tid]`); the victim that waited longest is row 0.
+    pub rows: Vec<String>,
+    pub running: Vec<Span>,
+    pub runnable: Vec<Span>,
+    pub wakeups: Vec<WakeMark>,
+    pub lag: Vec<LagPoint>,
+    pub worst: Span,
+    pub from_ns: u64,
+    pub to_ns: u64,
+}
+
+/// Rows kept in a timeline; further tasks are left out (never the victim).
+pub const TIMELINE_ROWS_MAX: usize = 16;
+
+impl Timeline {
+    /// The timeline of the victim's worst delay; `None` when it never waited.
+    pub fn from_report(r: &RunReport) -> Option<Timeline> {
+        let worst = r.victim.worst.as_ref()?;
+        let mut rows: Vec<String> = Vec::new();
+        let victim_label = r.victim.history.iter().find_map(|h| match h {
+            HistoryRow::Switch { next, victim: true, .. } if next.starts_with(&worst.comm) => Some(next.clone()),
+            HistoryRow::Wakeup { task, victim: true, .. } => Some(task.clone()),
+            _ => None,
+        });
+        rows.push(victim_label.unwrap_or_else(|| worst.comm.clone()));
+        let mut row_of = |name: &str| -> Option<usize> {
+            if name == "<idle>" {
+                return None;
+            }
+            if let Some(i) = rows.iter().position(|r| r == name) {
+                return Some(i);
+            }
+            if rows.len() >= TIMELINE_ROWS_MAX {
+                return None;
+            }
+            rows.push(name.to_string());
+            Some(rows.len() - 1)
+        };
+        let mut t = Timeline {
+            cpu: worst.cpu,
+            rows: Vec::new(),
+            running: Vec::new(),
+            runnable: Vec::new(),
+            wakeups: Vec::new(),
+            lag: Vec::new(),
+            worst: Span { row: 0, start_ns: worst.start_ns, end_ns: worst.end_ns },
+            from_ns: worst.start_ns,
+            to_ns: worst.end_ns,
+        };
+        // Runnable since (per row), from a wakeup or a preemption.
+        let mut since: Vec<Option<u64>> = vec![None; TIMELINE_ROWS_MAX];
+        for h in &r.victim.history {
+            match h {
+                HistoryRow::Wakeup { at_ns, task, vruntime, preempt, min_vruntime, .. } => {
+                    t.from_ns = t.from_ns.min(*at_ns);
+                    t.to_ns = t.to_ns.max(*at_ns);
+                    if let Some(row) = row_of(task) {
+                        t.wakeups.push(WakeMark { row, at_ns: *at_ns, preempt: *preempt });
+                        t.lag.push(LagPoint { row, at_ns: *at_ns, lag_ns: vruntime - min_vruntime });
+                        since[row] = Some(*at_ns);
+                    }
+                }
+                HistoryRow::Switch {
+                    at_ns, task, run_ns, sch_delay_ns, state, next, next_vruntime, min_vruntime, ..
+                } => {
+                    let start = at_ns.saturating_sub(*run_ns);
+                    t.from_ns = t.from_ns.min(start);
+                    t.to_ns = t.to_ns.max(*at_ns);
+                    if let Some(row) = row_of(task) {
+                        t.running.push(Span { row, start_ns: start, end_ns: *at_ns });
+                        // A wait that began before the window: the switch row knows its length.
+                        if since[row].is_none() && *sch_delay_ns > 0 {
+                            let from = start.saturating_sub(*sch_delay_ns);
+                            t.runnable.push(Span { row, start_ns: from, end_ns: start });
+                            t.from_ns = t.from_ns.min(from);
+                        }
+                        since[row] = (*state == PrevState::Preempted).then_some(*at_ns);
+                    }
+                    if let Some(row) = row_of(next) {
+                        if let Some(s) = since[row].take()
+                            && *at_ns > s
+                        {
+                            t.runnable.push(Span { row, start_ns: s, end_ns: *at_ns });
+                        }
+                        since[row] = None;
+                        t.lag.push(LagPoint { row, at_ns: *at_ns, lag_ns: next_vruntime - min_vruntime });
+                    }
+                }
+            }
+        }
+        // Still running or waiting at the window's end.
+        for (row, s) in since.iter().enumerate() {
+            if let Some(s) = *s
+                && t.to_ns > s
+            {
+                t.runnable.push(Span { row, start_ns: s, end_ns: t.to_ns });
+            }
+        }
+        t.rows = rows;
+        Some(t)
+    }
+}
+
+/// One device's Q2D distribution in one run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IoChart {
+    /// `run label: device (elevator)`.
+    pub label: String,
+    pub device: String,
+    pub elevator: String,
+    pub cdf: Vec<CdfPoint>,
+    pub count: u64,
+    pub max_ns: u64,
+}
+
+/// The Q2D distribution of every block device of a run.
+pub fn io_charts(r: &RunReport, label: &str) -> Vec<IoChart> {
+    let Some(io) = &r.io else { return Vec::new() };
+    io.devices
+        .iter()
+        .map(|d| {
+            let elevator = match d.cfq_behaviour {
+                Some(b) => format!("{} {b}", d.elevator),
+                None => d.elevator.to_string(),
+            };
+            IoChart {
+                label: format!("{label}: {} ({elevator})", d.name),
+                device: d.name.clone(),
+                elevator,
+                cdf: d.q2d_cdf.clone(),
+                count: d.q2d.count,
+                max_ns: d.q2d.max_ns,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Scenario;
+
+    const TWO_HOGS_AND_A_SLEEPER: &str = r#"
+        schema = 1
+        seed = 1
+        duration = "200ms"
+        [machine]
+        cpus = 1
+        hz = 1000
+        [report]
+        victim = "sleeper"
+        history_window = "5ms"
+        [[tasks]]
+        name = "hog"
+        count = 2
+        program = [{ run = "1s" }]
+        [[tasks]]
+        name = "sleeper"
+        program = [{ sleep = "7ms" }, { run = "100us" }]
+    "#;
+
+    #[test]
+    fn timeline_accounts_for_the_worst_delay() {
+        let s = Scenario::from_toml("t.toml", TWO_HOGS_AND_A_SLEEPER).unwrap();
+        let r = crate::run(&s);
+        let t = Timeline::from_report(&r).expect("the sleeper waited");
+        let w = r.victim.worst.as_ref().unwrap();
+        assert_eq!((t.worst.start_ns, t.worst.end_ns), (w.start_ns, w.end_ns));
+        assert!(t.rows[0].starts_with("sleeper"), "{:?}", t.rows);
+        assert_eq!(t.rows.len(), 3, "{:?}", t.rows);
+        // The victim's worst wait shows as a runnable span ending when it ran.
+        assert!(t.runnable.iter().any(|s| s.row == 0 && s.start_ns == w.start_ns && s.end_ns == w.end_ns));
+        assert!(t.running.iter().any(|s| s.row == 0 && s.start_ns == w.end_ns));
+        // Running spans on one CPU never overlap.
+        let mut run = t.running.clone();
+        run.sort_by_key(|s| s.start_ns);
+        assert!(run.windows(2).all(|p| p[0].end_ns <= p[1].start_ns), "{run:?}");
+        // The pick that ended the wait shows the victim's vruntime lag.
+        assert!(t.lag.iter().any(|l| l.row == 0 && l.at_ns == w.end_ns), "{:?}", t.lag);
+        let d = DelayChart::from_report(&r, "x");
+        assert_eq!(d.cdf.last().map(|p| (p.value_ns, p.count)), Some((d.max_ns, d.count)));
+        assert_eq!(d.histogram.iter().map(|b| b.count).sum::<u64>(), d.count);
+    }
+}

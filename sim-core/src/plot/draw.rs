@@ -1,0 +1,377 @@
+//! Drawing the charts of `plot::data` on any plotters backend (SVG for the
+//! CLI, an HTML canvas for the web page). Series are told apart without
+//! colour: the current run is filled or solid, the baseline hollow or dashed,
+//! and each task or device has its own marker shape.
+
+use super::data::{DelayChart, IoChart, Timeline};
+use crate::metrics::CdfPoint;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+/// Drawing errors, as text (the backends' error types differ).
+pub type DrawResult = Result<(), String>;
+
+fn fail<E: std::fmt::Display>(e: E) -> String {
+    format!("drawing failed: {e}")
+}
+
+const CURRENT: RGBColor = RGBColor(31, 100, 170);
+const BASELINE: RGBColor = RGBColor(40, 40, 40);
+const WORST: RGBColor = RGBColor(200, 30, 30);
+const FONT: &str = "sans-serif";
+
+/// `ns` in the unit a reader expects on a latency axis.
+pub fn fmt_ns(ns: f64) -> String {
+    if ns >= 1e9 {
+        format!("{}s", trim(ns / 1e9))
+    } else if ns >= 1e6 {
+        format!("{}ms", trim(ns / 1e6))
+    } else if ns >= 1e3 {
+        format!("{}µs", trim(ns / 1e3))
+    } else {
+        format!("{}ns", trim(ns))
+    }
+}
+
+fn trim(v: f64) -> String {
+    let s = format!("{v:.2}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// A percentile on the "nines" axis: `y = -log10(1 - p)` (0 → p0, 1 → p90,
+/// 2 → p99, …), as HdrHistogram's percentile plots space them.
+fn nines(count: u64, total: u64) -> f64 {
+    let tail = 1.0 - count as f64 / total as f64;
+    -libm::log10(tail.max(0.5 / total as f64))
+}
+
+fn nines_label(y: f64) -> String {
+    let p = 100.0 * (1.0 - libm::pow(10.0, -y));
+    // As many decimals as the axis has nines past p99: p99.9, p99.99, …
+    let decimals = (libm::ceil(y - 1e-9) as i64 - 2).max(0) as usize;
+    format!("p{p:.decimals$}")
+}
+
+/// The log-axis range covering every non-zero value, widened to whole decades.
+fn log_range(values: impl Iterator<Item = u64>) -> (f64, f64) {
+    let (mut lo, mut hi) = (u64::MAX, 0u64);
+    for v in values.filter(|&v| v > 0) {
+        lo = lo.min(v);
+        hi = hi.max(v);
+    }
+    if hi == 0 {
+        return (1e3, 1e6);
+    }
+    let lo = libm::pow(10.0, libm::floor(libm::log10(lo as f64)));
+    let hi = libm::pow(10.0, libm::ceil(libm::log10(hi as f64 * 1.01)));
+    (lo, hi.max(lo * 10.0))
+}
+
+/// The victim's delay histogram, log delay against log count, one series per
+/// run: `runs[0]` (the current run) as filled bars, the others (the pinned
+/// baseline) as outlines. Delays of 0 ns are counted in the legend.
+pub fn delay_histogram<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, victim: &str, runs: &[&DelayChart]) -> DrawResult {
+    area.fill(&WHITE).map_err(fail)?;
+    let (lo, hi) = log_range(runs.iter().flat_map(|r| r.histogram.iter().flat_map(|b| [b.low_ns, b.high_ns])));
+    let top = runs.iter().flat_map(|r| r.histogram.iter().map(|b| b.count)).max().unwrap_or(1).max(1) as f64;
+    let mut chart = ChartBuilder::on(area)
+        .caption(format!("Scheduling delay of {victim}: histogram"), (FONT, 18))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d((lo..hi).log_scale(), (0.5..top * 3.0).log_scale())
+        .map_err(fail)?;
+    chart
+        .configure_mesh()
+        .x_desc("delay (wakeup or preemption to running)")
+        .y_desc("delays")
+        .x_label_formatter(&|v| fmt_ns(*v))
+        .y_label_formatter(&|v| format!("{v:.0}"))
+        .draw()
+        .map_err(fail)?;
+    for (i, run) in runs.iter().enumerate() {
+        let current = i == 0;
+        let style = if current { CURRENT.mix(0.55).filled() } else { BASELINE.stroke_width(2) };
+        let label = format!("{} ({} delays, {} of 0 ns)", run.label, run.count, run.zero_count());
+        chart
+            .draw_series(run.histogram.iter().filter(|b| b.low_ns > 0).map(move |b| {
+                Rectangle::new([(b.low_ns as f64, 0.5), (b.high_ns as f64, b.count as f64)], style)
+            }))
+            .map_err(fail)?
+            .label(label)
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 16, y + 5)], style));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(fail)
+}
+
+/// One CDF series: its label, points, and total count.
+pub struct CdfSeries<'a> {
+    pub label: String,
+    pub cdf: &'a [CdfPoint],
+    pub count: u64,
+    /// Solid (the current run) or dashed (the baseline).
+    pub solid: bool,
+}
+
+/// Delay CDFs on a log delay axis against a "nines" percentile axis, so the
+/// tail (p99, p99.9, max) gets as much room as the median.
+pub fn cdf<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x_desc: &str, series: &[CdfSeries]) -> DrawResult {
+    area.fill(&WHITE).map_err(fail)?;
+    let (lo, hi) = log_range(series.iter().flat_map(|s| s.cdf.iter().map(|p| p.value_ns)));
+    let ymax = series.iter().map(|s| nines(s.count, s.count.max(1))).fold(1.0f64, f64::max).ceil();
+    let mut chart = ChartBuilder::on(area)
+        .caption(title, (FONT, 18))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d((lo..hi).log_scale(), 0.0..ymax)
+        .map_err(fail)?;
+    chart
+        .configure_mesh()
+        .x_desc(x_desc)
+        .y_desc("percentile")
+        .y_labels(ymax as usize + 1)
+        .x_label_formatter(&|v| fmt_ns(*v))
+        .y_label_formatter(&|v| nines_label(*v))
+        .draw()
+        .map_err(fail)?;
+    for (i, s) in series.iter().enumerate() {
+        if s.count == 0 {
+            continue;
+        }
+        let colour = if s.solid { CURRENT } else { BASELINE };
+        let points: Vec<(f64, f64)> =
+            s.cdf.iter().map(|p| ((p.value_ns as f64).max(lo), nines(p.count, s.count))).collect();
+        let style = colour.stroke_width(2);
+        let label = format!("{} (n={})", s.label, s.count);
+        let drawn = if s.solid {
+            chart.draw_series(LineSeries::new(points.clone(), style)).map_err(fail)?
+        } else {
+            chart.draw_series(DashedLineSeries::new(points.clone(), 8, 5, style)).map_err(fail)?
+        };
+        drawn.label(label).legend(move |(x, y)| {
+            EmptyElement::at((x, y)) + PathElement::new(vec![(0, 0), (18, 0)], style) + marker(i, (9, 0), colour)
+        });
+        // Markers thinned to about 12 per series, so shapes tell series apart.
+        let step = (points.len() / 12).max(1);
+        chart
+            .draw_series(points.iter().step_by(step).map(|&p| EmptyElement::at(p) + marker(i, (0, 0), colour)))
+            .map_err(fail)?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(fail)
+}
+
+/// Marker shape `i` (circle, triangle, cross, square, repeating).
+fn marker<DB: DrawingBackend>(i: usize, at: (i32, i32), c: RGBColor) -> DynElement<'static, DB, (i32, i32)> {
+    match i % 4 {
+        0 => Circle::new(at, 4, c.filled()).into_dyn(),
+        1 => TriangleMarker::new(at, 5, c.stroke_width(2)).into_dyn(),
+        2 => Cross::new(at, 4, c.stroke_width(2)).into_dyn(),
+        _ => Rectangle::new([(at.0 - 3, at.1 - 3), (at.0 + 3, at.1 + 3)], c.stroke_width(2)).into_dyn(),
+    }
+}
+
+/// Colour of a timeline row: the victim stands out, the rest cycle.
+fn row_colour(row: usize) -> RGBColor {
+    const OTHERS: [RGBColor; 6] = [
+        RGBColor(230, 140, 20),
+        RGBColor(90, 160, 60),
+        RGBColor(150, 90, 180),
+        RGBColor(120, 120, 120),
+        RGBColor(200, 80, 120),
+        RGBColor(60, 160, 170),
+    ];
+    if row == 0 { CURRENT } else { OTHERS[(row - 1) % OTHERS.len()] }
+}
+
+/// The victim's CPU around its worst delay: per task, solid bars while it
+/// ran, thin bars while it waited runnable, ▲ at a wakeup that preempted and
+/// △ at one that did not; the worst wait is boxed. Below, each task's
+/// vruntime minus its queue's `min_vruntime` at wakeups and picks.
+pub fn timeline<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, t: &Timeline) -> DrawResult {
+    area.fill(&WHITE).map_err(fail)?;
+    let height = area.dim_in_pixel().1;
+    let (upper, lower) = area.split_vertically(height * 3 / 5);
+    let origin = t.worst.start_ns as f64;
+    let ms = |ns: u64| (ns as f64 - origin) / 1e6;
+    let (x0, x1) = (ms(t.from_ns), ms(t.to_ns).max(ms(t.from_ns) + 0.001));
+    let rows = t.rows.len().max(1);
+    let y_of = |row: usize| (rows - 1 - row) as f64;
+    let names = t.rows.clone();
+    let mut chart = ChartBuilder::on(&upper)
+        .caption(
+            format!("CPU {} around the worst delay ({} waited {})", t.cpu, t.rows[0], fmt_ns((t.worst.end_ns - t.worst.start_ns) as f64)),
+            (FONT, 18),
+        )
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(150)
+        .build_cartesian_2d(x0..x1, -0.6..(rows as f64 - 0.4))
+        .map_err(fail)?;
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .y_labels(rows + 1)
+        .y_label_formatter(&|y| {
+            let r = libm::round(*y);
+            if (y - r).abs() > 1e-6 || r < 0.0 || r as usize >= rows {
+                return String::new();
+            }
+            names[rows - 1 - r as usize].clone()
+        })
+        .x_desc("ms from the start of the worst delay")
+        .draw()
+        .map_err(fail)?;
+    chart
+        .draw_series(t.runnable.iter().map(|s| {
+            let y = y_of(s.row);
+            Rectangle::new([(ms(s.start_ns), y - 0.1), (ms(s.end_ns), y + 0.1)], BLACK.mix(0.35).filled())
+        }))
+        .map_err(fail)?;
+    chart
+        .draw_series(t.running.iter().map(|s| {
+            let y = y_of(s.row);
+            Rectangle::new([(ms(s.start_ns), y - 0.32), (ms(s.end_ns), y + 0.32)], row_colour(s.row).filled())
+        }))
+        .map_err(fail)?;
+    let w = &t.worst;
+    chart
+        .draw_series(std::iter::once(Rectangle::new(
+            [(ms(w.start_ns), y_of(0) - 0.45), (ms(w.end_ns), y_of(0) + 0.45)],
+            WORST.stroke_width(2),
+        )))
+        .map_err(fail)?;
+    chart
+        .draw_series(t.wakeups.iter().map(|m| {
+            let style = if m.preempt { BLACK.filled() } else { BLACK.stroke_width(1) };
+            TriangleMarker::new((ms(m.at_ns), y_of(m.row) + 0.42), 5, style)
+        }))
+        .map_err(fail)?;
+
+    let lag_ms = |l: i64| l as f64 / 1e6;
+    let (mut ylo, mut yhi) = (0.0f64, 0.0f64);
+    for l in &t.lag {
+        ylo = ylo.min(lag_ms(l.lag_ns));
+        yhi = yhi.max(lag_ms(l.lag_ns));
+    }
+    let pad = ((yhi - ylo) * 0.1).max(0.5);
+    let mut lag = ChartBuilder::on(&lower)
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(150)
+        .build_cartesian_2d(x0..x1, (ylo - pad)..(yhi + pad))
+        .map_err(fail)?;
+    lag.configure_mesh()
+        .y_desc("vruntime − min_vruntime (ms)")
+        .x_desc("at wakeup (after place_entity) and at pick")
+        .draw()
+        .map_err(fail)?;
+    lag.draw_series(LineSeries::new([(x0, 0.0), (x1, 0.0)], BLACK.mix(0.4))).map_err(fail)?;
+    for row in 0..t.rows.len() {
+        let pts: Vec<(f64, f64)> =
+            t.lag.iter().filter(|l| l.row == row).map(|l| (ms(l.at_ns), lag_ms(l.lag_ns))).collect();
+        if pts.is_empty() {
+            continue;
+        }
+        let c = row_colour(row);
+        lag.draw_series(LineSeries::new(pts.clone(), c.stroke_width(1))).map_err(fail)?;
+        lag.draw_series(pts.iter().map(|&p| EmptyElement::at(p) + marker(row, (0, 0), c)))
+            .map_err(fail)?
+            .label(t.rows[row].clone())
+            .legend(move |(x, y)| EmptyElement::at((x + 8, y)) + marker(row, (0, 0), c));
+    }
+    lag.configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(fail)
+}
+
+/// Q2D CDFs of every device: `current` solid, `baseline` dashed.
+pub fn q2d<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, current: &[IoChart], baseline: &[IoChart]) -> DrawResult {
+    let series: Vec<CdfSeries> = current
+        .iter()
+        .map(|c| (c, true))
+        .chain(baseline.iter().map(|c| (c, false)))
+        .map(|(c, solid)| CdfSeries { label: c.label.clone(), cdf: &c.cdf, count: c.count, solid })
+        .collect();
+    cdf(area, "Block I/O: Q2D (queued to dispatched) per elevator", "Q2D", &series)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Scenario;
+    use crate::plot::data::io_charts;
+
+    const SCENARIO: &str = r#"
+        schema = 1
+        seed = 1
+        duration = "300ms"
+        [machine]
+        cpus = 1
+        hz = 1000
+        [report]
+        victim = "sleeper"
+        [[tasks]]
+        name = "hog"
+        count = 2
+        program = [{ run = "1s" }]
+        [[tasks]]
+        name = "sleeper"
+        program = [{ sleep = "exp(3ms)" }, { run = "100us" }, { write = "4k", device = "sda", wait = true }]
+        [devices.sda]
+        kind = "ssd"
+        elevator = "deadline"
+    "#;
+
+    fn svg(w: u32, h: u32, f: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> DrawResult) -> String {
+        let mut out = String::new();
+        {
+            let root = SVGBackend::with_string(&mut out, (w, h)).into_drawing_area();
+            f(&root).unwrap();
+            root.present().unwrap();
+        }
+        out
+    }
+
+    #[test]
+    fn every_chart_draws_its_series_and_labels() {
+        let s = Scenario::from_toml("t.toml", SCENARIO).unwrap();
+        let cur = crate::run(&s);
+        let base = crate::run(&s.with_overrides(&[("features.WAKEUP_PREEMPTION", "false")]).unwrap());
+        let (a, b) = (DelayChart::from_report(&cur, "current"), DelayChart::from_report(&base, "baseline"));
+        let h = svg(800, 400, |root| delay_histogram(root, "sleeper", &[&a, &b]));
+        assert!(h.contains("Scheduling delay of sleeper") && h.contains("current (") && h.contains("baseline ("), "{h}");
+        // One bar per non-zero bucket of each run.
+        let bars = a.histogram.iter().chain(&b.histogram).filter(|b| b.low_ns > 0).count();
+        assert!(h.matches("<rect").count() >= bars, "{bars} bars");
+        let series = [
+            CdfSeries { label: "current".into(), cdf: &a.cdf, count: a.count, solid: true },
+            CdfSeries { label: "baseline".into(), cdf: &b.cdf, count: b.count, solid: false },
+        ];
+        let c = svg(800, 400, |root| cdf(root, "CDF", "delay", &series));
+        assert!(c.contains("p99") && c.contains("current (n="), "{c}");
+        let t = Timeline::from_report(&cur).unwrap();
+        let tl = svg(900, 500, |root| timeline(root, &t));
+        assert!(tl.contains("CPU 0 around the worst delay") && tl.contains(&t.rows[0]), "{tl}");
+        let q = svg(800, 400, |root| q2d(root, &io_charts(&cur, "current"), &io_charts(&base, "baseline")));
+        assert!(q.contains("current: sda (deadline)") && q.contains("baseline: sda (deadline)"), "{q}");
+        assert_eq!(fmt_ns(26_690_000.0), "26.69ms");
+        let labels: Vec<String> = [0.0, 1.0, 2.0, 3.0, 5.0].into_iter().map(nines_label).collect();
+        assert_eq!(labels, ["p0", "p90", "p99", "p99.9", "p99.999"]);
+    }
+}

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Builds the browser explorer into web/www/pkg (one command, idempotent).
+# Installs what it needs when missing: the wasm32 target and the
+# wasm-bindgen CLI at exactly the version the `web` crate is pinned to
+# (see ../shared/toolchain.md: no --locked, no npm wasm-pack, no Trunk).
+# Then serve it: cargo run --release -p sim-cli -- serve
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+version=$(sed -n 's/^wasm-bindgen = "=\([0-9.]*\)"/\1/p' Cargo.toml)
+[ -n "$version" ] || { echo "build.sh: no pinned wasm-bindgen version in Cargo.toml" >&2; exit 1; }
+
+rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
+if ! wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $version"; then
+    cargo install wasm-bindgen-cli --version "$version"
+fi
+
+cargo build --release --target wasm32-unknown-unknown -p web
+wasm-bindgen --target web --no-typescript --out-dir web/www/pkg target/wasm32-unknown-unknown/release/web.wasm
+echo "built web/www ($(du -k web/www/pkg/web_bg.wasm | cut -f1) KiB of wasm); serve it with: cargo run --release -p sim-cli -- serve"

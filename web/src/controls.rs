@@ -1,0 +1,239 @@
+//! What the page can change in a scenario: one control per kernel setting the
+//! scenario uses, each naming the override key it writes (the same keys as
+//! `sim-cli --set`), its current and its unoverridden value, and its range in
+//! real units. The page renders these; it never invents a key or a range.
+
+use serde_json::{Value, json};
+use sim_core::Scenario;
+use sim_core::sched::tunables::{HZ_CHOICES, SYSCTL_GRANULARITY_NS, SYSCTL_WAKEUP_GRANULARITY_NS};
+use sim_core::scenario::ScenarioSpec;
+
+/// Shortest and longest duration the duration slider offers.
+const DURATION_NS: (u64, u64) = (10_000_000, 60_000_000_000);
+
+/// `text` as the TOML value an override sends (`"4.4"` must stay a string).
+fn quoted(text: &str) -> String {
+    format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+/// An override key segment naming a group path (quoted: paths hold dots and slashes).
+fn group_key(path: &str) -> String {
+    format!("groups.{}.shares", quoted(path))
+}
+
+fn log_slider(key: &str, label: &str, section: &str, value: u64, default: u64, range: (u64, u64), help: &str) -> Value {
+    json!({
+        "key": key, "label": label, "section": section, "kind": "log-ns",
+        "value": value, "default": default, "min": range.0.max(1), "max": range.1, "help": help,
+    })
+}
+
+fn select(key: &str, label: &str, section: &str, value: &str, default: &str, options: &[(String, String)], help: &str) -> Value {
+    let options: Vec<Value> = options.iter().map(|(v, l)| json!({ "value": v, "label": l })).collect();
+    json!({
+        "key": key, "label": label, "section": section, "kind": "select",
+        "value": value, "default": default, "options": options, "help": help,
+    })
+}
+
+fn toggle(key: &str, label: &str, section: &str, value: bool, default: bool, help: &str) -> Value {
+    json!({ "key": key, "label": label, "section": section, "kind": "bool", "value": value, "default": default, "help": help })
+}
+
+fn number(key: &str, label: &str, section: &str, value: u64, default: u64, range: (i64, i64), unit: &str) -> Value {
+    json!({
+        "key": key, "label": label, "section": section, "kind": "int",
+        "value": value, "default": default, "min": range.0, "max": range.1, "unit": unit,
+    })
+}
+
+fn signed(key: &str, label: &str, section: &str, value: i64, default: i64, range: (i64, i64)) -> Value {
+    json!({
+        "key": key, "label": label, "section": section, "kind": "int",
+        "value": value, "default": default, "min": range.0, "max": range.1, "unit": "",
+    })
+}
+
+/// The page's description of `cur` (with the page's overrides) against `base`
+/// (the same file and variant without them): variants, victim, and controls.
+pub fn describe(base: &Scenario, cur: &Scenario) -> Value {
+    let (b, c) = (&base.spec, &cur.spec);
+    let mut controls = Vec::new();
+    run_controls(&mut controls, b, c);
+    cfs_controls(&mut controls, b, c);
+    group_controls(&mut controls, b, c);
+    device_controls(&mut controls, b, c);
+    json!({
+        "file": cur.file(),
+        "name": c.name,
+        "description": c.description,
+        "variants": base.variant_names(),
+        "variant": cur.variant(),
+        "victim": c.tasks[c.victim].name,
+        "has_io": !c.devices.is_empty(),
+        "duration_ns": c.duration_ns,
+        "controls": controls,
+    })
+}
+
+fn run_controls(out: &mut Vec<Value>, b: &ScenarioSpec, c: &ScenarioSpec) {
+    out.push(json!({
+        "key": "seed", "label": "seed", "section": "Run", "kind": "int",
+        "value": c.seed, "default": b.seed, "min": 0, "max": 9_007_199_254_740_991u64, "unit": "",
+    }));
+    out.push(log_slider(
+        "duration",
+        "simulated duration",
+        "Run",
+        c.duration_ns,
+        b.duration_ns,
+        DURATION_NS,
+        "Longer runs find rarer worst cases and take longer.",
+    ));
+}
+
+fn cfs_controls(out: &mut Vec<Value>, b: &ScenarioSpec, c: &ScenarioSpec) {
+    let (bt, ct) = (&b.tunables, &c.tunables);
+    out.push(log_slider(
+        "cfs.sched_latency_ns",
+        "sched_latency",
+        "CFS",
+        ct.sched_latency_ns,
+        bt.sched_latency_ns,
+        SYSCTL_GRANULARITY_NS,
+        "Targeted preemption latency: the period in which every runnable task runs once (sched_slice).",
+    ));
+    out.push(log_slider(
+        "cfs.sched_min_granularity_ns",
+        "sched_min_granularity",
+        "CFS",
+        ct.sched_min_granularity_ns,
+        bt.sched_min_granularity_ns,
+        SYSCTL_GRANULARITY_NS,
+        "Shortest slice; with many tasks the period stretches to nr_running × this.",
+    ));
+    out.push(log_slider(
+        "cfs.sched_wakeup_granularity_ns",
+        "sched_wakeup_granularity",
+        "CFS",
+        ct.sched_wakeup_granularity_ns,
+        bt.sched_wakeup_granularity_ns,
+        (10_000, SYSCTL_WAKEUP_GRANULARITY_NS.1),
+        "A waking task preempts only if its vruntime leads by more than this (wakeup_preempt_entity).",
+    ));
+    let hz: Vec<(String, String)> = HZ_CHOICES.iter().map(|h| (h.to_string(), format!("{h} Hz"))).collect();
+    out.push(select(
+        "machine.hz",
+        "HZ (tick)",
+        "CFS",
+        &c.hz.to_string(),
+        &b.hz.to_string(),
+        &hz,
+        "The tick that notices a slice overrun (check_preempt_tick).",
+    ));
+    let bf: Vec<(&str, bool)> = b.features.iter().collect();
+    for (name, on) in c.features.iter() {
+        let default = bf.iter().find(|(n, _)| *n == name).is_some_and(|(_, v)| *v);
+        out.push(toggle(&format!("features.{name}"), name, "Features", on, default, feature_help(name)));
+    }
+}
+
+fn feature_help(name: &str) -> &'static str {
+    match name {
+        "GENTLE_FAIR_SLEEPERS" => "Sleeper credit is sched_latency/2 instead of sched_latency (place_entity).",
+        "START_DEBIT" => "A new task starts one vslice behind (place_entity).",
+        "WAKEUP_PREEMPTION" => "A waking task may preempt the running one (check_preempt_wakeup).",
+        "HRTICK" => "An hrtimer ends the slice on time instead of the next tick.",
+        "NEXT_BUDDY" => "Prefer the last woken task (pick_next_entity).",
+        "LAST_BUDDY" => "Prefer the task a wakeup preempted (pick_next_entity).",
+        "DOUBLE_TICK" => "Also check preemption when the tick finds the task sharing its queue.",
+        _ => "",
+    }
+}
+
+fn group_controls(out: &mut Vec<Value>, b: &ScenarioSpec, c: &ScenarioSpec) {
+    out.push(toggle(
+        "autogroup.enabled",
+        "autogroup (kernel.sched_autogroup_enabled)",
+        "Groups",
+        c.groups.autogroup,
+        b.groups.autogroup,
+        "Each session gets its own task group (autogroup_task_group), like its own cgroup.",
+    ));
+    // Declared cgroups (autogroups come and go with sessions).
+    let declared: Vec<&str> =
+        c.groups.groups.iter().filter(|g| g.session.is_none()).map(|g| g.path.as_str()).collect();
+    for g in c.groups.groups.iter().filter(|g| g.session.is_none() && g.path != "/") {
+        let default = b.groups.groups.iter().find(|x| x.path == g.path).map_or(1024, |x| x.shares);
+        out.push(number(&group_key(&g.path), &format!("{} cpu.shares", g.path), "Groups", g.shares, default, (2, 262_144), ""));
+    }
+    let mut sessions: Vec<&str> = b.tasks.iter().chain(&c.tasks).filter_map(|t| t.session.as_deref()).collect();
+    sessions.sort_unstable();
+    sessions.dedup();
+    for (bt, ct) in b.tasks.iter().zip(&c.tasks) {
+        let section = format!("Task {}", ct.name);
+        let key = |k: &str| format!("tasks.{}.{k}", ct.name);
+        if declared.len() > 1 {
+            let options: Vec<(String, String)> = declared.iter().map(|p| (quoted(p), (*p).to_string())).collect();
+            let path = |s: &ScenarioSpec, i: usize| quoted(&s.groups.groups[i].path);
+            out.push(select(&key("group"), "cgroup", &section, &path(c, ct.cgroup), &path(b, bt.cgroup), &options, ""));
+        }
+        if !sessions.is_empty() {
+            let mut options: Vec<(String, String)> =
+                sessions.iter().map(|s| (quoted(s), format!("{s} (/autogroup-{s})"))).collect();
+            if bt.session.is_none() {
+                options.insert(0, (String::new(), "(none: no autogroup)".into()));
+            }
+            let text = |t: &sim_core::scenario::TaskSpec| t.session.as_deref().map(quoted).unwrap_or_default();
+            out.push(select(
+                &key("session"),
+                "session",
+                &section,
+                &text(ct),
+                &text(bt),
+                &options,
+                "With autogroup on, a task in the root cgroup runs in its session's group.",
+            ));
+        }
+        out.push(signed(&key("nice"), "nice", &section, i64::from(ct.nice), i64::from(bt.nice), (-20, 19)));
+    }
+}
+
+fn device_controls(out: &mut Vec<Value>, b: &ScenarioSpec, c: &ScenarioSpec) {
+    let elevators: Vec<(String, String)> =
+        ["noop", "deadline", "cfq"].iter().map(|e| (quoted(e), (*e).to_string())).collect();
+    for (bd, cd) in b.devices.iter().zip(&c.devices) {
+        let section = format!("Device {}", cd.name);
+        let key = |k: &str| format!("devices.{}.{k}", cd.name);
+        out.push(select(
+            &key("elevator"),
+            "elevator",
+            &section,
+            &quoted(cd.elevator.name()),
+            &quoted(bd.elevator.name()),
+            &elevators,
+            "/sys/block/<dev>/queue/scheduler",
+        ));
+        let elv = cd.elevator.name();
+        if let sim_core::block::ElevatorSpec::Cfq(t) = &cd.elevator {
+            let default = match &bd.elevator {
+                sim_core::block::ElevatorSpec::Cfq(bt) => bt.behaviour.name(),
+                _ => "fixed",
+            };
+            let options = [(quoted("4.4"), "4.4.0 (starves async)".to_string()), (quoted("fixed"), "fixed (3932a86b4b9d)".to_string())];
+            out.push(select(&key("cfq_behaviour"), "CFQ version", &section, &quoted(t.behaviour.name()), &quoted(default), &options, ""));
+        }
+        let main: &[&str] = match elv {
+            "deadline" => &["read_expire", "write_expire", "fifo_batch", "writes_starved"],
+            "cfq" => &["slice_sync", "slice_async", "slice_idle", "quantum", "fifo_expire_sync", "fifo_expire_async", "low_latency"],
+            _ => &[],
+        };
+        let bs = if bd.elevator.name() == elv { bd.elevator.sysfs(b.hz) } else { Vec::new() };
+        for (name, value) in cd.elevator.sysfs(c.hz).into_iter().filter(|(n, _)| main.contains(n)) {
+            let default = bs.iter().find(|(n, _)| *n == name).map_or(value, |(_, v)| *v);
+            let ms = name.contains("expire") || name.starts_with("slice_") && name != "slice_async_rq";
+            let range = if name == "low_latency" { (0, 1) } else { (i64::from(name != "slice_idle"), 100_000) };
+            out.push(number(&key(&format!("{elv}.{name}")), name, &section, value, default, range, if ms { "ms" } else { "" }));
+        }
+    }
+}

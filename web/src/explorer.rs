@@ -1,0 +1,286 @@
+//! The explorer's state between calls from the page: the run in progress
+//! (advanced in chunks so the page stays responsive), the latest finished
+//! report, and the pinned baseline the charts compare it with. Everything
+//! here is plain Rust, tested natively; `lib.rs` only binds it for JS.
+
+use crate::controls;
+use serde_json::{Value, json};
+use sim_core::metrics::LatencySummary;
+use sim_core::plot::{DelayChart, Timeline, io_charts};
+use sim_core::{EventBudget, RunReport, Scenario, ScenarioError, Simulation, report_json};
+
+/// Splits the page's overrides, one `key=value` per line as after `--set`.
+pub fn parse_overrides(text: &str) -> Result<Vec<(&str, &str)>, String> {
+    let mut pairs = Vec::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let (k, v) = line
+            .split_once('=')
+            .ok_or_else(|| format!("override `{line}`: expected KEY=VALUE, e.g. cfs.sched_latency_ns=6ms"))?;
+        pairs.push((k.trim(), v.trim()));
+    }
+    Ok(pairs)
+}
+
+/// The scenario as the page asks for it: `(file and variant, with overrides too)`.
+pub fn build(file: &str, toml: &str, variant: Option<&str>, overrides: &str) -> Result<(Scenario, Scenario), Value> {
+    let base = Scenario::from_toml(file, toml).map_err(|e| error_json(&e))?;
+    let base = match variant {
+        Some(v) if !v.is_empty() => base.with_variant(v).map_err(|e| error_json(&e))?,
+        _ => base,
+    };
+    let pairs = parse_overrides(overrides)
+        .map_err(|m| json!({ "file": file, "key": "", "origin": "override", "message": m, "text": m }))?;
+    let cur = if pairs.is_empty() { base.clone() } else { base.with_overrides(&pairs).map_err(|e| error_json(&e))? };
+    Ok((base, cur))
+}
+
+/// A scenario error as the page shows it inline: file, key, origin, message.
+pub fn error_json(e: &ScenarioError) -> Value {
+    let text = e.to_string();
+    let (origin, message) = match e {
+        ScenarioError::Syntax { message, .. } => ("file".to_string(), format!("TOML syntax error: {message}")),
+        ScenarioError::Invalid { origin, message, .. } => (
+            match origin {
+                sim_core::scenario::Origin::File => "file".to_string(),
+                sim_core::scenario::Origin::Variant(v) => format!("variant {v}"),
+                sim_core::scenario::Origin::Override => "override".to_string(),
+            },
+            message.clone(),
+        ),
+        _ => ("input".to_string(), text.clone()),
+    };
+    let file = match e {
+        ScenarioError::Syntax { file, .. } | ScenarioError::Invalid { file, .. } => file.clone(),
+        _ => String::new(),
+    };
+    json!({ "file": file, "key": e.key(), "origin": origin, "message": message, "text": text })
+}
+
+#[derive(Default)]
+pub struct Explorer {
+    run: Option<Simulation>,
+    current: Option<RunReport>,
+    baseline: Option<RunReport>,
+}
+
+impl Explorer {
+    /// Starts a run (dropping one in progress). Returns `{"ok": description}`
+    /// for the controls, or `{"error": …}` and keeps the last report.
+    pub fn start(&mut self, file: &str, toml: &str, variant: Option<&str>, overrides: &str) -> Value {
+        self.run = None;
+        match build(file, toml, variant, overrides) {
+            Ok((base, cur)) => {
+                let description = controls::describe(&base, &cur);
+                self.run = Some(Simulation::new(&cur));
+                json!({ "ok": description })
+            }
+            Err(e) => json!({ "error": e }),
+        }
+    }
+
+    /// Advances the run by at most `events` events; returns its progress in
+    /// [0, 1] (1 once it has stopped), or -1 with no run in progress.
+    pub fn step(&mut self, events: u64) -> f64 {
+        let Some(sim) = &mut self.run else { return -1.0 };
+        if sim.advance(EventBudget(events.max(1))).is_final() {
+            return 1.0;
+        }
+        let duration = sim.spec().duration_ns.max(1);
+        (sim.now().ns() as f64 / duration as f64).min(0.999)
+    }
+
+    /// Ends the run: its report becomes the current one. Returns the report
+    /// as `sim-cli run --json` prints it.
+    pub fn finish(&mut self) -> Option<String> {
+        let sim = self.run.take()?;
+        let report = sim.report();
+        let json = report_json(&report) + "\n";
+        self.current = Some(report);
+        Some(json)
+    }
+
+    pub fn cancel(&mut self) {
+        self.run = None;
+    }
+
+    /// Pins the current report as the baseline; false if there is none.
+    pub fn pin(&mut self) -> bool {
+        self.baseline.clone_from(&self.current);
+        self.baseline.is_some()
+    }
+
+    pub fn unpin(&mut self) {
+        self.baseline = None;
+    }
+
+    pub fn current(&self) -> Option<&RunReport> {
+        self.current.as_ref()
+    }
+
+    pub fn baseline(&self) -> Option<&RunReport> {
+        self.baseline.as_ref()
+    }
+
+    /// The delay series to draw: current first, then the baseline.
+    pub fn delay_charts(&self) -> Vec<DelayChart> {
+        let mut out = Vec::new();
+        if let Some(r) = &self.current {
+            out.push(DelayChart::from_report(r, "current"));
+        }
+        if let Some(r) = &self.baseline {
+            out.push(DelayChart::from_report(r, "baseline"));
+        }
+        out
+    }
+
+    /// The one-line summary the page announces (`aria-live`).
+    pub fn summary(&self) -> String {
+        let Some(r) = &self.current else { return String::new() };
+        let v = &r.victim;
+        let mut s = format!("{}: worst scheduling delay {}", v.name, ms(v.delay.max_ns));
+        if let Some(w) = &v.worst {
+            s += &format!(" ({} on CPU {} at {:.6} s", w.kind.name(), w.cpu, w.start_ns as f64 / 1e9);
+            if let Some((who, ns)) = holder(r) {
+                s += &format!("; CPU held by {who} for {} of it", ms(ns));
+            }
+            s += ")";
+        }
+        s += &format!(", p99 {}, {} delays", ms(v.delay.p99_ns), v.delay.count);
+        if let Some(b) = &self.baseline {
+            s += &format!(". Baseline: worst {}, p99 {}", ms(b.victim.delay.max_ns), ms(b.victim.delay.p99_ns));
+        }
+        s + "."
+    }
+
+    /// The numbers behind every chart, for the page's tables.
+    pub fn tables(&self) -> Value {
+        let runs: Vec<(&str, &RunReport)> = [("current", &self.current), ("baseline", &self.baseline)]
+            .into_iter()
+            .filter_map(|(l, r)| r.as_ref().map(|r| (l, r)))
+            .collect();
+        let delay: Vec<Value> = runs
+            .iter()
+            .map(|(label, r)| {
+                let c = DelayChart::from_report(r, label);
+                let bars: Vec<Value> =
+                    c.histogram.iter().map(|b| json!({ "low_ns": b.low_ns, "high_ns": b.high_ns, "count": b.count })).collect();
+                json!({ "label": label, "summary": percentiles(&r.victim.delay), "histogram": bars })
+            })
+            .collect();
+        let timeline = self.current.as_ref().and_then(Timeline::from_report).map(|t| {
+            let span = |s: &sim_core::plot::data::Span| json!({ "task": t.rows[s.row], "start_ns": s.start_ns, "end_ns": s.end_ns });
+            json!({
+                "cpu": t.cpu,
+                "running": t.running.iter().map(span).collect::<Vec<_>>(),
+                "runnable": t.runnable.iter().map(span).collect::<Vec<_>>(),
+                "wakeups": t.wakeups.iter().map(|w| json!({ "task": t.rows[w.row], "at_ns": w.at_ns, "preempt": w.preempt })).collect::<Vec<_>>(),
+                "lag": t.lag.iter().map(|l| json!({ "task": t.rows[l.row], "at_ns": l.at_ns, "lag_ns": l.lag_ns })).collect::<Vec<_>>(),
+            })
+        });
+        let io: Vec<Value> = runs
+            .iter()
+            .flat_map(|(label, r)| {
+                let devices = r.io.as_ref().map(|io| io.devices.as_slice()).unwrap_or_default();
+                io_charts(r, label).into_iter().zip(devices).map(|(c, d)| json!({ "label": c.label, "summary": percentiles(&d.q2d) }))
+            })
+            .collect();
+        json!({ "delay": delay, "timeline": timeline, "io": io })
+    }
+}
+
+fn percentiles(s: &LatencySummary) -> Value {
+    json!({ "count": s.count, "p50_ns": s.p50_ns, "p90_ns": s.p90_ns, "p99_ns": s.p99_ns, "p999_ns": s.p999_ns, "max_ns": s.max_ns })
+}
+
+fn ms(ns: u64) -> String {
+    format!("{:.2} ms", ns as f64 / 1e6)
+}
+
+/// The task that ran longest on the victim's CPU during its worst delay.
+fn holder(r: &RunReport) -> Option<(String, u64)> {
+    let t = Timeline::from_report(r)?;
+    let mut per_row = vec![0u64; t.rows.len()];
+    for s in &t.running {
+        let overlap = s.end_ns.min(t.worst.end_ns).saturating_sub(s.start_ns.max(t.worst.start_ns));
+        per_row[s.row] += overlap;
+    }
+    let (row, ns) = per_row.iter().enumerate().max_by_key(|&(i, &ns)| (ns, std::cmp::Reverse(i)))?;
+    (*ns > 0).then(|| (t.rows[row].clone(), *ns))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TOML: &str = "schema = 1\nseed = 3\nduration = \"200ms\"\n[machine]\ncpus = 1\nhz = 250\n[features]\nWAKEUP_PREEMPTION = false\n[report]\nvictim = \"s\"\n[[tasks]]\nname = \"hog\"\nprogram = [{ run = \"1s\" }]\n[[tasks]]\nname = \"s\"\nsession = \"x\"\nprogram = [{ sleep = \"exp(5ms)\" }, { run = \"50us\" }]\n[variants.fast]\n\"machine.hz\" = 1000\n";
+
+    #[test]
+    fn chunked_run_reports_what_one_call_does() {
+        let mut e = Explorer::default();
+        let d = e.start("t.toml", TOML, Some("fast"), "seed=9\n");
+        assert_eq!(d["ok"]["variants"][0], "fast");
+        let mut chunks = 0;
+        while e.step(20) < 1.0 {
+            chunks += 1;
+            assert!(chunks < 100_000);
+        }
+        assert!(chunks > 1, "the run took several chunks");
+        let json = e.finish().unwrap();
+        let s = Scenario::from_toml("t.toml", TOML).unwrap().with_variant("fast").unwrap();
+        let s = s.with_overrides(&[("seed", "9")]).unwrap();
+        assert_eq!(json, report_json(&sim_core::run(&s)) + "\n");
+        assert_eq!(e.step(1), -1.0, "no run in progress");
+        assert!(e.pin());
+        assert!(e.summary().starts_with("s: worst scheduling delay "), "{}", e.summary());
+        assert!(e.summary().contains("CPU held by hog"), "{}", e.summary());
+        assert!(e.summary().contains("Baseline: worst"), "{}", e.summary());
+        let t = e.tables();
+        assert_eq!(t["delay"].as_array().map(Vec::len), Some(2));
+        assert_eq!(t["delay"][0]["summary"]["count"], t["delay"][1]["summary"]["count"]);
+    }
+
+    #[test]
+    fn errors_name_file_key_and_origin() {
+        let mut e = Explorer::default();
+        let r = e.start("t.toml", TOML, None, "machine.hz=7");
+        assert_eq!(r["error"]["key"], "machine.hz");
+        assert_eq!(r["error"]["origin"], "override");
+        assert_eq!(r["error"]["file"], "t.toml");
+        assert!(r["error"]["message"].as_str().unwrap().contains("100, 250, 300 or 1000"));
+        let r = e.start("bad.toml", "schema = 1\nseed = ", None, "");
+        assert_eq!(r["error"]["file"], "bad.toml");
+        assert!(r["error"]["message"].as_str().unwrap().contains("TOML syntax error"), "{r}");
+        let r = e.start("t.toml", TOML, None, "cfs.sched_latency_ns");
+        assert!(r["error"]["message"].as_str().unwrap().contains("expected KEY=VALUE"));
+        assert_eq!(e.step(1), -1.0, "a failed start leaves no run");
+    }
+
+    #[test]
+    fn controls_write_keys_the_core_accepts() {
+        // Every control's current value, sent back as an override, is accepted
+        // and changes nothing: the controls and the override keys agree.
+        for (file, text) in crate::SCENARIOS {
+            let mut e = Explorer::default();
+            let d = e.start(file, text, None, "");
+            let controls = d["ok"]["controls"].as_array().unwrap_or_else(|| panic!("{file}: {d}"));
+            let mut lines = String::new();
+            for c in controls {
+                let v = &c["value"];
+                let text = match c["kind"].as_str().unwrap() {
+                    "select" => v.as_str().unwrap().to_string(),
+                    "log-ns" => format!("\"{}ns\"", v.as_u64().unwrap()),
+                    _ => v.to_string(),
+                };
+                if c["kind"] == "select" && text.is_empty() {
+                    continue;
+                }
+                lines += &format!("{}={}\n", c["key"].as_str().unwrap(), text);
+            }
+            let again = e.start(file, text, None, &lines);
+            let same: Vec<&Value> = again["ok"]["controls"].as_array().unwrap_or_else(|| panic!("{file}: {again}\n{lines}")).iter().collect();
+            for (a, b) in controls.iter().zip(same) {
+                assert_eq!(a["value"], b["value"], "{file}: {}", a["key"]);
+            }
+        }
+    }
+}

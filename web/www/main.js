@@ -1,0 +1,426 @@
+// The explorer page: UI state only. Parsing, overrides, the simulation, the
+// reports, the baseline and the charts all live in the wasm module (the
+// `web` crate over sim-core); this file wires controls to override keys,
+// steps runs in chunks, and keeps the URL in sync.
+
+import init, { Explorer, scenario_files, scenario_text } from './pkg/web.js';
+
+const $ = (id) => document.getElementById(id);
+const CUSTOM = 'custom.toml';
+/// Wall-clock time one chunk of events may take before the page yields.
+const CHUNK_MS = 25;
+
+const ui = {
+  file: 'scenarios/jmx.toml',
+  text: '',
+  variant: '',
+  overrides: new Map(), // key -> override text, in insertion order
+  description: null,
+  runId: 0,
+  changedAt: null, // performance.now() of the change being run
+};
+
+let explorer;
+// Figures the browser test reads (and anyone curious, from the console).
+window.schedlab = { runs: 0, lastRunMs: null, lastChartMs: null, lastLatencyMs: null, report: null, events: 0 };
+
+function formatNs(ns) {
+  if (ns >= 1e9) return `${+(ns / 1e9).toPrecision(3)} s`;
+  if (ns >= 1e6) return `${+(ns / 1e6).toPrecision(3)} ms`;
+  if (ns >= 1e3) return `${+(ns / 1e3).toPrecision(3)} µs`;
+  return `${ns} ns`;
+}
+
+/// A duration as an override value the core parses (`"6ms"`, `"750us"`).
+function nsText(ns) {
+  if (ns % 1e6 === 0) return `"${ns / 1e6}ms"`;
+  if (ns % 1e3 === 0) return `"${ns / 1e3}us"`;
+  return `"${ns}ns"`;
+}
+
+/// Three significant digits: slider positions map to round values.
+function roundNs(x) {
+  const p = Math.pow(10, Math.floor(Math.log10(x)) - 2);
+  return Math.round(x / p) * p;
+}
+
+function overridesText() {
+  return [...ui.overrides].map(([k, v]) => `${k}=${v}`).join('\n');
+}
+
+function syncUrl() {
+  const q = new URLSearchParams();
+  q.set('scenario', ui.file);
+  if (ui.variant) q.set('variant', ui.variant);
+  for (const [k, v] of ui.overrides) q.append('set', `${k}=${v}`);
+  let hash = '';
+  if (ui.file === CUSTOM) {
+    hash = '#toml=' + btoa(String.fromCharCode(...new TextEncoder().encode(ui.text)));
+  }
+  history.replaceState(null, '', `?${q}${hash}`);
+  const sets = [...ui.overrides].map(([k, v]) => ` --set '${k}=${v}'`).join('');
+  $('cli').textContent = `sim-cli run ${ui.file === CUSTOM ? 'custom.toml' : ui.file}${ui.variant ? ` --variant ${ui.variant}` : ''}${sets}`;
+  $('overrides').value = overridesText();
+}
+
+function readUrl() {
+  const q = new URLSearchParams(location.search);
+  const files = scenario_files();
+  const file = q.get('scenario');
+  if (file === CUSTOM && location.hash.startsWith('#toml=')) {
+    const bytes = Uint8Array.from(atob(location.hash.slice(6)), (c) => c.charCodeAt(0));
+    ui.file = CUSTOM;
+    ui.text = new TextDecoder().decode(bytes);
+  } else {
+    ui.file = files.includes(file) ? file : 'scenarios/jmx.toml';
+    ui.text = scenario_text(ui.file);
+  }
+  ui.variant = q.get('variant') || '';
+  ui.overrides = new Map();
+  for (const kv of q.getAll('set')) {
+    const i = kv.indexOf('=');
+    if (i > 0) ui.overrides.set(kv.slice(0, i), kv.slice(i + 1));
+  }
+}
+
+function showError(err) {
+  const box = $('error');
+  if (!err) {
+    box.hidden = true;
+    box.textContent = '';
+    return;
+  }
+  box.hidden = false;
+  box.replaceChildren();
+  const h = document.createElement('strong');
+  h.textContent = 'The scenario was not run: ';
+  const where = document.createElement('span');
+  where.className = 'where';
+  where.textContent = [err.file, err.origin !== 'file' ? err.origin : '', err.key].filter(Boolean).join(' › ');
+  const msg = document.createElement('span');
+  msg.className = 'message';
+  msg.textContent = err.message;
+  box.append(h, where, document.createTextNode(': '), msg);
+}
+
+function setState(state, status) {
+  document.body.dataset.state = state;
+  $('status').textContent = status;
+  $('cancel').disabled = state !== 'running';
+}
+
+// ---- controls -------------------------------------------------------------
+
+function controlRow(c) {
+  const row = document.createElement('div');
+  row.className = 'control';
+  const id = `ctl-${c.key.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+  const label = document.createElement('label');
+  label.htmlFor = id;
+  label.textContent = c.label;
+  if (c.help) label.title = c.help;
+  let input;
+  const out = document.createElement('output');
+  out.htmlFor = id;
+  const changed = c.value !== c.default;
+  if (c.kind === 'log-ns') {
+    input = document.createElement('input');
+    input.type = 'range';
+    input.min = Math.round(Math.log10(c.min) * 100);
+    input.max = Math.round(Math.log10(c.max) * 100);
+    input.step = 1;
+    input.value = Math.round(Math.log10(Math.max(c.value, c.min)) * 100);
+    const show = (ns) => {
+      out.textContent = formatNs(ns);
+      input.setAttribute('aria-valuetext', `${c.label} ${formatNs(ns)}`);
+    };
+    show(c.value);
+    input.addEventListener('input', () => show(roundNs(Math.pow(10, input.value / 100))));
+    input.dataset.encode = 'log-ns';
+  } else if (c.kind === 'bool') {
+    input = document.createElement('input');
+    input.type = 'checkbox';
+    input.checked = c.value;
+  } else if (c.kind === 'select') {
+    input = document.createElement('select');
+    for (const o of c.options) {
+      const opt = document.createElement('option');
+      opt.value = o.value;
+      opt.textContent = o.label;
+      input.append(opt);
+    }
+    input.value = c.value;
+  } else {
+    input = document.createElement('input');
+    input.type = 'number';
+    input.min = c.min;
+    input.max = c.max;
+    input.step = 1;
+    input.value = c.value;
+    if (c.unit) out.textContent = c.unit;
+  }
+  input.id = id;
+  input.dataset.key = c.key;
+  if (changed) row.classList.add('changed');
+  const apply = () => {
+    let text;
+    if (c.kind === 'log-ns') {
+      const ns = roundNs(Math.pow(10, input.value / 100));
+      text = ns === c.default ? null : nsText(ns);
+    } else if (c.kind === 'bool') {
+      text = input.checked === c.default ? null : String(input.checked);
+    } else if (c.kind === 'select') {
+      text = input.value === c.default ? null : input.value;
+    } else {
+      const v = input.value.trim();
+      text = v === '' || Number(v) === c.default ? null : v;
+    }
+    if (text === null) ui.overrides.delete(c.key);
+    else ui.overrides.set(c.key, text);
+    rerun();
+  };
+  // Arrow keys, clicks and `change` run at once; a drag reruns after a pause.
+  let timer;
+  input.addEventListener('change', () => {
+    clearTimeout(timer);
+    ui.changedAt = performance.now();
+    apply();
+  });
+  if (c.kind === 'log-ns') {
+    input.addEventListener('input', () => {
+      clearTimeout(timer);
+      const at = performance.now();
+      timer = setTimeout(() => {
+        ui.changedAt = at;
+        apply();
+      }, 150);
+    });
+  }
+  row.append(label, input, out);
+  return row;
+}
+
+function renderControls(d) {
+  const root = $('controls');
+  root.replaceChildren();
+  const sections = new Map();
+  for (const c of d.controls) {
+    if (!sections.has(c.section)) {
+      const fs = document.createElement('fieldset');
+      const lg = document.createElement('legend');
+      lg.textContent = c.section;
+      fs.append(lg);
+      sections.set(c.section, fs);
+      root.append(fs);
+    }
+    sections.get(c.section).append(controlRow(c));
+  }
+  const v = $('variant');
+  v.replaceChildren();
+  for (const name of ['', ...d.variants]) {
+    const o = document.createElement('option');
+    o.value = name;
+    o.textContent = name || '(base)';
+    v.append(o);
+  }
+  v.value = ui.variant;
+  $('description').textContent = d.description ? `${d.name}: ${d.description}` : d.name;
+}
+
+// ---- runs -----------------------------------------------------------------
+
+const nextTask = () => new Promise((resolve) => {
+  const ch = new MessageChannel();
+  ch.port1.onmessage = () => resolve();
+  ch.port2.postMessage(null);
+});
+
+async function rerun() {
+  const id = ++ui.runId;
+  const t0 = ui.changedAt ?? performance.now();
+  ui.changedAt = null;
+  syncUrl();
+  const started = JSON.parse(explorer.start(ui.file, ui.text, ui.variant || undefined, overridesText()));
+  if (started.error) {
+    showError(started.error);
+    setState('error', 'not run: fix the error above');
+    return;
+  }
+  showError(null);
+  ui.description = started.ok;
+  renderControls(started.ok);
+  setState('running', 'running…');
+  const runStart = performance.now();
+  let budget = 20000;
+  for (;;) {
+    const c0 = performance.now();
+    const progress = explorer.step(budget);
+    const spent = performance.now() - c0;
+    // Adapt the chunk so each takes about CHUNK_MS: the page stays responsive.
+    budget = Math.max(1000, Math.min(5_000_000, Math.round(budget * CHUNK_MS / Math.max(spent, 0.5))));
+    if (progress < 0) return; // cancelled
+    $('progress').value = progress;
+    if (progress >= 1) break;
+    $('status').textContent = `running… ${(progress * 100).toFixed(0)}%`;
+    await nextTask();
+    if (id !== ui.runId) return; // superseded by a newer change
+  }
+  const runMs = performance.now() - runStart;
+  const json = explorer.finish();
+  const c0 = performance.now();
+  drawAll();
+  const chartMs = performance.now() - c0;
+  const report = JSON.parse(json);
+  Object.assign(window.schedlab, {
+    runs: window.schedlab.runs + 1,
+    lastRunMs: runMs,
+    lastChartMs: chartMs,
+    lastLatencyMs: performance.now() - t0,
+    report: json,
+    events: report.events,
+  });
+  $('report-json').textContent = json;
+  const dl = $('download');
+  URL.revokeObjectURL(dl.href);
+  dl.href = URL.createObjectURL(new Blob([json], { type: 'application/json' }));
+  $('summary').textContent = explorer.summary();
+  $('timing').textContent = `${report.events.toLocaleString('en')} events simulated in ${runMs.toFixed(0)} ms (wasm), charts drawn in ${chartMs.toFixed(0)} ms; change to chart ${window.schedlab.lastLatencyMs.toFixed(0)} ms.`;
+  $('pin').disabled = false;
+  setState('done', `done: ${formatNs(report.sim_time_ns)} simulated (${report.stop_reason})`);
+}
+
+function drawAll() {
+  explorer.draw_histogram('chart-hist');
+  explorer.draw_cdf('chart-cdf');
+  const hasTimeline = explorer.draw_timeline('chart-timeline');
+  $('chart-timeline').closest('figure').hidden = !hasTimeline;
+  $('fig-q2d').hidden = !explorer.draw_q2d('chart-q2d');
+  renderTables(JSON.parse(explorer.tables()));
+}
+
+function table(el, head, rows) {
+  el.replaceChildren();
+  const thead = el.createTHead().insertRow();
+  for (const h of head) {
+    const th = document.createElement('th');
+    th.scope = 'col';
+    th.textContent = h;
+    thead.append(th);
+  }
+  const body = el.createTBody();
+  for (const r of rows) {
+    const tr = body.insertRow();
+    for (const c of r) tr.insertCell().textContent = c;
+  }
+}
+
+function renderTables(t) {
+  const runs = t.delay.map((d) => d.label);
+  const buckets = new Map();
+  t.delay.forEach((d, i) => {
+    for (const b of d.histogram) {
+      const k = `${b.low_ns}`;
+      if (!buckets.has(k)) buckets.set(k, { b, counts: runs.map(() => 0) });
+      buckets.get(k).counts[i] = b.count;
+    }
+  });
+  const rows = [...buckets.values()].sort((a, b) => a.b.low_ns - b.b.low_ns)
+    .map(({ b, counts }) => [b.high_ns <= 1 ? '0' : `${formatNs(b.low_ns)} – ${formatNs(b.high_ns)}`, ...counts]);
+  table($('table-hist'), ['delay', ...runs.map((r) => `${r} (count)`)], rows);
+  const ps = [['p50', 'p50_ns'], ['p90', 'p90_ns'], ['p99', 'p99_ns'], ['p99.9', 'p999_ns'], ['max', 'max_ns']];
+  table($('table-cdf'), ['percentile', ...runs],
+    [['delays', ...t.delay.map((d) => d.summary.count)], ...ps.map(([n, k]) => [n, ...t.delay.map((d) => formatNs(d.summary[k]))])]);
+  if (t.timeline) {
+    const tl = t.timeline;
+    const origin = Math.min(...tl.running.map((s) => s.start_ns), ...tl.wakeups.map((w) => w.at_ns));
+    const ms = (ns) => ((ns - origin) / 1e6).toFixed(3);
+    const rowsT = [
+      ...tl.running.map((s) => [ms(s.start_ns), ms(s.end_ns), s.task, 'running']),
+      ...tl.runnable.map((s) => [ms(s.start_ns), ms(s.end_ns), s.task, 'runnable (waiting)']),
+      ...tl.wakeups.map((w) => [ms(w.at_ns), '', w.task, w.preempt ? 'wakeup, preempted' : 'wakeup']),
+    ].sort((a, b) => a[0] - b[0]);
+    table($('table-timeline'), [`from (ms, CPU ${tl.cpu})`, 'to (ms)', 'task', 'state'], rowsT);
+  }
+  table($('table-q2d'), ['run: device (elevator)', 'bios', 'p50', 'p99', 'max'],
+    t.io.map((d) => [d.label, d.summary.count, formatNs(d.summary.p50_ns), formatNs(d.summary.p99_ns), formatNs(d.summary.max_ns)]));
+}
+
+// ---- wiring ---------------------------------------------------------------
+
+function loadScenario(file) {
+  ui.file = file;
+  ui.text = scenario_text(file);
+  ui.variant = '';
+  ui.overrides = new Map();
+  $('toml').value = ui.text;
+}
+
+async function main() {
+  await init({ module_or_path: './pkg/web_bg.wasm' });
+  explorer = new Explorer();
+  readUrl();
+  const sel = $('scenario');
+  for (const f of [...scenario_files(), CUSTOM]) {
+    const o = document.createElement('option');
+    o.value = f;
+    o.textContent = f === CUSTOM ? 'custom (edited text)' : f;
+    sel.append(o);
+  }
+  sel.value = ui.file;
+  $('toml').value = ui.text;
+  sel.addEventListener('change', () => {
+    if (sel.value === CUSTOM) {
+      $('edit').open = true;
+      return;
+    }
+    loadScenario(sel.value);
+    rerun();
+  });
+  $('variant').addEventListener('change', () => {
+    ui.variant = $('variant').value;
+    ui.changedAt = performance.now();
+    rerun();
+  });
+  $('run-toml').addEventListener('click', () => {
+    ui.file = CUSTOM;
+    ui.text = $('toml').value;
+    sel.value = CUSTOM;
+    rerun();
+  });
+  $('overrides').addEventListener('change', () => {
+    ui.overrides = new Map();
+    for (const line of $('overrides').value.split('\n').map((l) => l.trim()).filter(Boolean)) {
+      const i = line.indexOf('=');
+      ui.overrides.set(i > 0 ? line.slice(0, i).trim() : line, i > 0 ? line.slice(i + 1).trim() : '');
+    }
+    rerun();
+  });
+  $('reset').addEventListener('click', () => {
+    ui.overrides = new Map();
+    rerun();
+  });
+  $('cancel').addEventListener('click', () => {
+    ui.runId++;
+    explorer.cancel();
+    setState('cancelled', 'cancelled: the charts show the last finished run');
+  });
+  $('pin').addEventListener('click', () => {
+    if (explorer.pin()) {
+      $('unpin').disabled = false;
+      drawAll();
+      $('summary').textContent = explorer.summary();
+    }
+  });
+  $('unpin').addEventListener('click', () => {
+    explorer.unpin();
+    $('unpin').disabled = true;
+    drawAll();
+    $('summary').textContent = explorer.summary();
+  });
+  await rerun();
+}
+
+main().catch((e) => {
+  showError({ file: '', origin: 'file', key: '', message: `the page failed to start: ${e}` });
+  setState('error', 'failed to start');
+});
