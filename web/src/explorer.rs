@@ -60,6 +60,8 @@ pub fn error_json(e: &ScenarioError) -> Value {
 pub struct Explorer {
     run: Option<Simulation>,
     current: Option<RunReport>,
+    /// `current` is a preview of the run still in progress.
+    partial: bool,
     baseline: Option<RunReport>,
 }
 
@@ -96,15 +98,30 @@ impl Explorer {
         let report = sim.report();
         let json = report_json(&report) + "\n";
         self.current = Some(report);
+        self.partial = false;
         Some(json)
+    }
+
+    /// Makes the run in progress, so far, the current report, so the charts
+    /// can show where a change is heading long before a long run ends.
+    /// `finish` replaces it; `pin` refuses it. False with no run.
+    pub fn preview(&mut self) -> bool {
+        let Some(sim) = &self.run else { return false };
+        self.current = Some(sim.report());
+        self.partial = true;
+        true
     }
 
     pub fn cancel(&mut self) {
         self.run = None;
     }
 
-    /// Pins the current report as the baseline; false if there is none.
+    /// Pins the current report as the baseline; false if there is none or
+    /// it is only a preview.
     pub fn pin(&mut self) -> bool {
+        if self.partial {
+            return false;
+        }
         self.baseline.clone_from(&self.current);
         self.baseline.is_some()
     }
@@ -137,7 +154,11 @@ impl Explorer {
     pub fn summary(&self) -> String {
         let Some(r) = &self.current else { return String::new() };
         let v = &r.victim;
-        let mut s = format!("{}: worst scheduling delay {}", v.name, ms(v.delay.max_ns));
+        let mut s = String::new();
+        if self.partial {
+            s += &format!("So far ({:.2} s of {:.2} s simulated): ", r.sim_time_ns as f64 / 1e9, r.settings.duration_ns as f64 / 1e9);
+        }
+        s += &format!("{}: worst scheduling delay {}", v.name, ms(v.delay.max_ns));
         if let Some(w) = &v.worst {
             s += &format!(" ({} on CPU {} at {:.6} s", w.kind.name(), w.cpu, w.start_ns as f64 / 1e9);
             if let Some((who, ns)) = holder(r) {
@@ -223,8 +244,13 @@ mod tests {
         while e.step(20) < 1.0 {
             chunks += 1;
             assert!(chunks < 100_000);
+            if chunks == 5 {
+                assert!(e.preview());
+                assert!(e.summary().starts_with("So far (0.0"), "{}", e.summary());
+                assert!(!e.pin(), "a preview cannot be pinned");
+            }
         }
-        assert!(chunks > 1, "the run took several chunks");
+        assert!(chunks > 5, "the run took several chunks");
         let json = e.finish().unwrap();
         let s = Scenario::from_toml("t.toml", TOML).unwrap().with_variant("fast").unwrap();
         let s = s.with_overrides(&[("seed", "9")]).unwrap();

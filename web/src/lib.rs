@@ -85,6 +85,11 @@ impl WebExplorer {
         self.inner.cancel();
     }
 
+    /// Makes the run so far the current report (for progressive charts).
+    pub fn preview(&mut self) -> bool {
+        self.inner.preview()
+    }
+
     pub fn pin(&mut self) -> bool {
         self.inner.pin()
     }

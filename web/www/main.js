@@ -9,6 +9,10 @@ const $ = (id) => document.getElementById(id);
 const CUSTOM = 'custom.toml';
 /// Wall-clock time one chunk of events may take before the page yields.
 const CHUNK_MS = 25;
+/// A long run first shows its results so far after this long, then every
+/// PREVIEW_EVERY_MS (each preview costs a report and four charts, ~10-20 ms).
+const PREVIEW_MS = 150;
+const PREVIEW_EVERY_MS = 500;
 
 const ui = {
   file: 'scenarios/jmx.toml',
@@ -22,7 +26,7 @@ const ui = {
 
 let explorer;
 // Figures the browser test reads (and anyone curious, from the console).
-window.schedlab = { runs: 0, lastRunMs: null, lastChartMs: null, lastLatencyMs: null, report: null, events: 0 };
+window.schedlab = { runs: 0, lastRunMs: null, lastChartMs: null, lastLatencyMs: null, firstChartMs: null, report: null, events: 0 };
 
 function formatNs(ns) {
   if (ns >= 1e9) return `${+(ns / 1e9).toPrecision(3)} s`;
@@ -107,6 +111,7 @@ function setState(state, status) {
   document.body.dataset.state = state;
   $('status').textContent = status;
   $('cancel').disabled = state !== 'running';
+  $('pin').disabled = state !== 'done';
 }
 
 // ---- controls -------------------------------------------------------------
@@ -252,16 +257,26 @@ async function rerun() {
   setState('running', 'running…');
   const runStart = performance.now();
   let budget = 20000;
+  let lastDraw = runStart;
+  let stepMs = 0;
+  let firstChart = null;
   for (;;) {
     const c0 = performance.now();
     const progress = explorer.step(budget);
     const spent = performance.now() - c0;
+    stepMs += spent;
     // Adapt the chunk so each takes about CHUNK_MS: the page stays responsive.
     budget = Math.max(1000, Math.min(5_000_000, Math.round(budget * CHUNK_MS / Math.max(spent, 0.5))));
     if (progress < 0) return; // cancelled
     $('progress').value = progress;
     if (progress >= 1) break;
     $('status').textContent = `running… ${(progress * 100).toFixed(0)}%`;
+    if (performance.now() - lastDraw >= (firstChart === null ? PREVIEW_MS : PREVIEW_EVERY_MS) && explorer.preview()) {
+      drawAll();
+      $('summary').textContent = explorer.summary();
+      lastDraw = performance.now();
+      firstChart ??= lastDraw - t0;
+    }
     await nextTask();
     if (id !== ui.runId) return; // superseded by a newer change
   }
@@ -274,8 +289,10 @@ async function rerun() {
   Object.assign(window.schedlab, {
     runs: window.schedlab.runs + 1,
     lastRunMs: runMs,
+    lastStepMs: stepMs,
     lastChartMs: chartMs,
     lastLatencyMs: performance.now() - t0,
+    firstChartMs: firstChart ?? performance.now() - t0,
     report: json,
     events: report.events,
   });
@@ -284,8 +301,8 @@ async function rerun() {
   URL.revokeObjectURL(dl.href);
   dl.href = URL.createObjectURL(new Blob([json], { type: 'application/json' }));
   $('summary').textContent = explorer.summary();
-  $('timing').textContent = `${report.events.toLocaleString('en')} events simulated in ${runMs.toFixed(0)} ms (wasm), charts drawn in ${chartMs.toFixed(0)} ms; change to chart ${window.schedlab.lastLatencyMs.toFixed(0)} ms.`;
-  $('pin').disabled = false;
+  const s = window.schedlab;
+  $('timing').textContent = `${report.events.toLocaleString('en')} events simulated in ${runMs.toFixed(0)} ms (wasm), charts drawn in ${chartMs.toFixed(0)} ms; change to first chart ${s.firstChartMs.toFixed(0)} ms, to final chart ${s.lastLatencyMs.toFixed(0)} ms.`;
   setState('done', `done: ${formatNs(report.sim_time_ns)} simulated (${report.stop_reason})`);
 }
 
@@ -402,7 +419,7 @@ async function main() {
   $('cancel').addEventListener('click', () => {
     ui.runId++;
     explorer.cancel();
-    setState('cancelled', 'cancelled: the charts show the last finished run');
+    setState('cancelled', 'cancelled: the charts show the run as far as it got');
   });
   $('pin').addEventListener('click', () => {
     if (explorer.pin()) {
