@@ -149,7 +149,9 @@ pub fn cdf<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x_des
         let points: Vec<(f64, f64)> =
             s.cdf.iter().map(|p| ((p.value_ns as f64).max(lo), nines(p.count, s.count))).collect();
         let style = colour.stroke_width(2);
-        let label = format!("{} (n={})", s.label, s.count);
+        // Zero values cannot sit on a log axis: they are drawn at its left edge and counted here.
+        let zeros = s.cdf.first().filter(|p| p.value_ns == 0).map_or(0, |p| p.count);
+        let label = format!("{} (n={}, {} of 0 ns at the left edge)", s.label, s.count, zeros);
         let drawn = if s.solid {
             chart.draw_series(LineSeries::new(points.clone(), style)).map_err(fail)?
         } else {
