@@ -273,7 +273,8 @@ async function rerun() {
     $('status').textContent = `running… ${(progress * 100).toFixed(0)}%`;
     if (performance.now() - lastDraw >= (firstChart === null ? PREVIEW_MS : PREVIEW_EVERY_MS) && explorer.preview()) {
       drawAll();
-      $('summary').textContent = explorer.summary();
+      // The live region announces finished runs only; the preview's figures go in the status line.
+      $('status').textContent = `running… ${(progress * 100).toFixed(0)}%. ${explorer.summary()}`;
       lastDraw = performance.now();
       firstChart ??= lastDraw - t0;
     }

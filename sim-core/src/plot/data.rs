@@ -219,28 +219,10 @@ mod tests {
     use super::*;
     use crate::Scenario;
 
-    const TWO_HOGS_AND_A_SLEEPER: &str = r#"
-        schema = 1
-        seed = 1
-        duration = "200ms"
-        [machine]
-        cpus = 1
-        hz = 1000
-        [report]
-        victim = "sleeper"
-        history_window = "5ms"
-        [[tasks]]
-        name = "hog"
-        count = 2
-        program = [{ run = "1s" }]
-        [[tasks]]
-        name = "sleeper"
-        program = [{ sleep = "7ms" }, { run = "100us" }]
-    "#;
 
     #[test]
     fn timeline_accounts_for_the_worst_delay() {
-        let s = Scenario::from_toml("t.toml", TWO_HOGS_AND_A_SLEEPER).unwrap();
+        let s = Scenario::from_toml("t.toml", super::super::TEST_SCENARIO).unwrap();
         let r = crate::run(&s);
         let t = Timeline::from_report(&r).expect("the sleeper waited");
         let w = r.victim.worst.as_ref().unwrap();

@@ -319,26 +319,6 @@ mod tests {
     use crate::Scenario;
     use crate::plot::data::io_charts;
 
-    const SCENARIO: &str = r#"
-        schema = 1
-        seed = 1
-        duration = "300ms"
-        [machine]
-        cpus = 1
-        hz = 1000
-        [report]
-        victim = "sleeper"
-        [[tasks]]
-        name = "hog"
-        count = 2
-        program = [{ run = "1s" }]
-        [[tasks]]
-        name = "sleeper"
-        program = [{ sleep = "exp(3ms)" }, { run = "100us" }, { write = "4k", device = "sda", wait = true }]
-        [devices.sda]
-        kind = "ssd"
-        elevator = "deadline"
-    "#;
 
     fn svg(w: u32, h: u32, f: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> DrawResult) -> String {
         let mut out = String::new();
@@ -352,7 +332,7 @@ mod tests {
 
     #[test]
     fn every_chart_draws_its_series_and_labels() {
-        let s = Scenario::from_toml("t.toml", SCENARIO).unwrap();
+        let s = Scenario::from_toml("t.toml", crate::plot::TEST_SCENARIO).unwrap();
         let cur = crate::run(&s);
         let base = crate::run(&s.with_overrides(&[("features.WAKEUP_PREEMPTION", "false")]).unwrap());
         let (a, b) = (DelayChart::from_report(&cur, "current"), DelayChart::from_report(&base, "baseline"));

@@ -8,3 +8,26 @@ pub mod data;
 pub mod draw;
 
 pub use data::{DelayChart, IoChart, Timeline, io_charts};
+
+/// Two hogs and a sleeper that also writes to a disk: every chart has data.
+#[cfg(test)]
+pub(crate) const TEST_SCENARIO: &str = r#"
+    schema = 1
+    seed = 1
+    duration = "300ms"
+    [machine]
+    cpus = 1
+    hz = 1000
+    [report]
+    victim = "sleeper"
+    [[tasks]]
+    name = "hog"
+    count = 2
+    program = [{ run = "1s" }]
+    [[tasks]]
+    name = "sleeper"
+    program = [{ sleep = "exp(3ms)" }, { run = "100us" }, { write = "4k", device = "sda", wait = true }]
+    [devices.sda]
+    kind = "ssd"
+    elevator = "deadline"
+"#;
