@@ -159,7 +159,7 @@ impl Explorer {
             s += &format!("So far ({:.2} s of {:.2} s simulated): ", r.sim_time_ns as f64 / 1e9, r.settings.duration_ns as f64 / 1e9);
         }
         s += &format!("{}: worst scheduling delay {}", v.name, ms(v.delay.max_ns));
-        if let Some(w) = &v.worst {
+        if let Some(w) = v.worst.as_ref().filter(|_| v.delay.max_ns > 0) {
             s += &format!(" ({} on CPU {} at {:.6} s", w.kind.name(), w.cpu, w.start_ns as f64 / 1e9);
             if let Some((who, ns)) = holder(r) {
                 s += &format!("; CPU held by {who} for {} of it", ms(ns));
@@ -167,6 +167,7 @@ impl Explorer {
             s += ")";
         }
         s += &format!(", p99 {}, {} delays", ms(v.delay.p99_ns), v.delay.count);
+        s += &io_summary(r);
         if let Some(b) = &self.baseline {
             s += &format!(". Baseline: worst {}, p99 {}", ms(b.victim.delay.max_ns), ms(b.victim.delay.p99_ns));
         }
@@ -217,6 +218,24 @@ fn ms(ns: u64) -> String {
     format!("{:.2} ms", ns as f64 / 1e6)
 }
 
+/// The I/O part of the summary: the victim's longest stall on I/O, and each
+/// device's longest Q2D and whose bio it was.
+fn io_summary(r: &RunReport) -> String {
+    let Some(io) = &r.io else { return String::new() };
+    let mut s = String::new();
+    let stall = r.tasks.iter().filter(|t| t.name == r.victim.name).filter_map(|t| t.io_stall.map(|l| l.max_ns)).max();
+    if let Some(ns) = stall {
+        s += &format!("; longest I/O stall {}", ms(ns));
+    }
+    for d in &io.devices {
+        if let Some(w) = &d.worst {
+            let open = if w.open { " (still queued)" } else { "" };
+            s += &format!("; {} ({}) worst Q2D {}{open}, {}", d.name, d.elevator, ms(w.q2d_ns), w.comm);
+        }
+    }
+    s
+}
+
 /// The task that ran longest on the victim's CPU during its worst delay.
 fn holder(r: &RunReport) -> Option<(String, u64)> {
     let t = Timeline::from_report(r)?;
@@ -260,6 +279,7 @@ mod tests {
         assert!(e.summary().starts_with("s: worst scheduling delay "), "{}", e.summary());
         assert!(e.summary().contains("CPU held by hog"), "{}", e.summary());
         assert!(e.summary().contains("Baseline: worst"), "{}", e.summary());
+        assert!(!e.summary().contains("Q2D"), "no devices, no I/O summary");
         let t = e.tables();
         assert_eq!(t["delay"].as_array().map(Vec::len), Some(2));
         assert_eq!(t["delay"][0]["summary"]["count"], t["delay"][1]["summary"]["count"]);

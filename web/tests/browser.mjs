@@ -134,6 +134,7 @@ await test('lowering sched_latency shrinks the worst delay (slider, keyboard)', 
   const after = await report(page);
   const label = await slider.getAttribute('aria-valuetext');
   assert(label.startsWith('sched_latency 9.'), label);
+  assert(await page.evaluate(() => document.activeElement?.dataset.key === 'cfs.sched_latency_ns'), 'the slider keeps keyboard focus across the rerun');
   assert(after.settings.sched_latency_ns < 24_000_000, `sched_latency ${after.settings.sched_latency_ns}`);
   assert(worst(after) < before, `worst delay ${ms(worst(after))} should be below ${ms(before)}`);
   const s = await page.evaluate(() => window.schedlab);
@@ -224,6 +225,8 @@ await test('I/O scenario: Q2D chart per elevator, switching CFQ to deadline', as
   assert(await page.isVisible('#fig-q2d'), 'the Q2D figure is shown');
   const cfq = await report(page);
   assert(cfq.io.devices[0].elevator === 'cfq', cfq.io.devices[0].elevator);
+  const summary = await page.textContent('#summary');
+  assert(summary.includes('longest I/O stall') && summary.includes('(cfq) worst Q2D 250.08 ms') && summary.includes('xfsaild'), summary);
   await page.click('#pin');
   const dev = cfq.io.devices[0].name;
   const state = await rerun(page, () => page.selectOption(`[data-key="devices.${dev}.elevator"]`, '"deadline"'));

@@ -146,6 +146,7 @@ function controlRow(c) {
     input = document.createElement('input');
     input.type = 'checkbox';
     input.checked = c.value;
+    row.classList.add('bool');
   } else if (c.kind === 'select') {
     input = document.createElement('select');
     for (const o of c.options) {
@@ -207,6 +208,8 @@ function controlRow(c) {
 
 function renderControls(d) {
   const root = $('controls');
+  // Controls are rebuilt from each run's description: keep keyboard focus on the same setting.
+  const focused = document.activeElement?.dataset?.key;
   root.replaceChildren();
   const sections = new Map();
   for (const c of d.controls) {
@@ -229,6 +232,7 @@ function renderControls(d) {
     v.append(o);
   }
   v.value = ui.variant;
+  if (focused) root.querySelector(`[data-key="${CSS.escape(focused)}"]`)?.focus();
   $('description').textContent = d.description ? `${d.name}: ${d.description}` : d.name;
 }
 
