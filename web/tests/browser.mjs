@@ -196,6 +196,34 @@ await test('change to chart for 1 s of simulated time', async () => {
   await page.close();
 });
 
+await test('every shipped scenario runs in the page and reruns on a seed change', async () => {
+  const page = await open('?scenario=scenarios/two-hogs.toml');
+  const files = await page.evaluate(() => [...document.querySelectorAll('#scenario option')].map((o) => o.value).filter((v) => v.startsWith('scenarios/')));
+  assert(files.length >= 6, `scenarios offered: ${files}`);
+  const times = [];
+  for (const f of files) {
+    // Selecting the scenario already shown changes nothing (no change event).
+    if ((await page.inputValue('#scenario')) !== f) {
+      const state = await rerun(page, () => page.selectOption('#scenario', f));
+      assert(state === 'done', `${f}: ${state}`);
+    }
+    const seed = (await report(page)).seed;
+    // Typing a number commits with Enter (the input's `change` event), as for a user.
+    const state = await rerun(page, async () => {
+      await page.fill('[data-key="seed"]', String(seed + 1));
+      await page.press('[data-key="seed"]', 'Enter');
+    });
+    assert(state === 'done', `${f} with a new seed: ${state}`);
+    const r = await report(page);
+    assert(r.seed === seed + 1, `${f}: seed ${r.seed}`);
+    const s = await page.evaluate(() => window.schedlab);
+    times.push(`${f.replace('scenarios/', '')} ${s.lastLatencyMs.toFixed(0)} ms`);
+  }
+  figures.push(`seed change to final chart: ${times.join(', ')}`);
+  assert(page.errors.length === 0, `page errors: ${page.errors}`);
+  await page.close();
+});
+
 await test('a broken scenario shows its error inline (file, key, message)', async () => {
   const page = await open();
   await page.click('#edit summary');
