@@ -40,17 +40,10 @@ fn toggle(key: &str, label: &str, section: &str, value: bool, default: bool, hel
     json!({ "key": key, "label": label, "section": section, "kind": "bool", "value": value, "default": default, "help": help })
 }
 
-fn number(key: &str, label: &str, section: &str, value: u64, default: u64, range: (i64, i64), unit: &str) -> Value {
+fn number(key: &str, label: &str, section: &str, value: impl Into<Value>, default: impl Into<Value>, range: (i64, i64), unit: &str) -> Value {
     json!({
         "key": key, "label": label, "section": section, "kind": "int",
-        "value": value, "default": default, "min": range.0, "max": range.1, "unit": unit,
-    })
-}
-
-fn signed(key: &str, label: &str, section: &str, value: i64, default: i64, range: (i64, i64)) -> Value {
-    json!({
-        "key": key, "label": label, "section": section, "kind": "int",
-        "value": value, "default": default, "min": range.0, "max": range.1, "unit": "",
+        "value": value.into(), "default": default.into(), "min": range.0, "max": range.1, "unit": unit,
     })
 }
 
@@ -77,10 +70,8 @@ pub fn describe(base: &Scenario, cur: &Scenario) -> Value {
 }
 
 fn run_controls(out: &mut Vec<Value>, b: &ScenarioSpec, c: &ScenarioSpec) {
-    out.push(json!({
-        "key": "seed", "label": "seed", "section": "Run", "kind": "int",
-        "value": c.seed, "default": b.seed, "min": 0, "max": 9_007_199_254_740_991u64, "unit": "",
-    }));
+    // Up to 2^53 - 1: larger seeds would lose digits in a JS number.
+    out.push(number("seed", "seed", "Run", c.seed, b.seed, (0, 9_007_199_254_740_991), ""));
     out.push(log_slider(
         "duration",
         "simulated duration",
@@ -195,7 +186,7 @@ fn group_controls(out: &mut Vec<Value>, b: &ScenarioSpec, c: &ScenarioSpec) {
                 "With autogroup on, a task in the root cgroup runs in its session's group.",
             ));
         }
-        out.push(signed(&key("nice"), "nice", &section, i64::from(ct.nice), i64::from(bt.nice), (-20, 19)));
+        out.push(number(&key("nice"), "nice", &section, ct.nice, bt.nice, (-20, 19), ""));
     }
 }
 
@@ -231,8 +222,10 @@ fn device_controls(out: &mut Vec<Value>, b: &ScenarioSpec, c: &ScenarioSpec) {
         let bs = if bd.elevator.name() == elv { bd.elevator.sysfs(b.hz) } else { Vec::new() };
         for (name, value) in cd.elevator.sysfs(c.hz).into_iter().filter(|(n, _)| main.contains(n)) {
             let default = bs.iter().find(|(n, _)| *n == name).map_or(value, |(_, v)| *v);
-            let ms = name.contains("expire") || name.starts_with("slice_") && name != "slice_async_rq";
-            let range = if name == "low_latency" { (0, 1) } else { (i64::from(name != "slice_idle"), 100_000) };
+            let ms = name.contains("expire") || name.starts_with("slice_");
+            // The lower bound is the core's own: 0 where `set` accepts it.
+            let min = i64::from(cd.elevator.clone().set(name, 0, c.hz).is_err());
+            let range = if name == "low_latency" { (0, 1) } else { (min, 100_000) };
             out.push(number(&key(&format!("{elv}.{name}")), name, &section, value, default, range, if ms { "ms" } else { "" }));
         }
     }

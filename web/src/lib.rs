@@ -10,34 +10,13 @@ pub mod controls;
 pub mod explorer;
 
 use explorer::Explorer;
-use sim_core::{Scenario, report_json};
 use wasm_bindgen::prelude::*;
 
 include!(concat!(env!("OUT_DIR"), "/scenarios.rs"));
 
-/// Runs `toml` (named `file` in error messages), with an optional variant and
-/// `key=value` overrides one per line, and returns the `--json` report:
-/// byte-identical to `sim-cli run --json` for the same input.
-pub fn simulate_json(file: &str, toml: &str, variant: Option<&str>, overrides: &str) -> Result<String, String> {
-    let base = Scenario::from_toml(file, toml).map_err(|e| e.to_string())?;
-    let s = match variant {
-        Some(v) if !v.is_empty() => base.with_variant(v).map_err(|e| e.to_string())?,
-        _ => base,
-    };
-    let pairs = explorer::parse_overrides(overrides)?;
-    let s = if pairs.is_empty() { s } else { s.with_overrides(&pairs).map_err(|e| e.to_string())? };
-    Ok(report_json(&sim_core::run(&s)) + "\n")
-}
-
 #[wasm_bindgen(start)]
 pub fn start() {
     console_error_panic_hook::set_once();
-}
-
-/// JavaScript entry point for `simulate_json` (one call, no chunks).
-#[wasm_bindgen]
-pub fn simulate(file: &str, toml: &str, variant: Option<String>, overrides: &str) -> Result<String, JsError> {
-    simulate_json(file, toml, variant.as_deref(), overrides).map_err(|e| JsError::new(&e))
 }
 
 /// The shipped scenarios' file names (`scenarios/jmx.toml`, …).
@@ -183,18 +162,6 @@ mod canvas {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const TOML: &str = "schema = 1\nseed = 3\nduration = \"50ms\"\n[machine]\ncpus = 1\n[[tasks]]\nname = \"a\"\ncount = 2\nprogram = [{ run = \"1s\" }]\n[variants.fast]\n\"machine.hz\" = 1000\n";
-
-    #[test]
-    fn same_report_as_the_core() {
-        let s = Scenario::from_toml("t.toml", TOML).unwrap().with_variant("fast").unwrap();
-        let s = s.with_overrides(&[("seed", "9")]).unwrap();
-        let want = report_json(&sim_core::run(&s)) + "\n";
-        assert_eq!(simulate_json("t.toml", TOML, Some("fast"), "seed=9\n").unwrap(), want);
-        let e = simulate_json("t.toml", TOML, None, "machine.hz=7").unwrap_err();
-        assert!(e.contains("t.toml") && e.contains("machine.hz"), "{e}");
-    }
 
     #[test]
     fn every_shipped_scenario_is_embedded() {

@@ -52,6 +52,16 @@ impl ElevatorSpec {
         }
     }
 
+    /// Writes a tunable by its sysfs name, as `[devices.X.<elevator>]` does
+    /// (noop has none).
+    pub fn set(&mut self, name: &str, value: u64, hz: u32) -> Result<(), String> {
+        match self {
+            ElevatorSpec::Noop => Err(format!("noop has no tunable `{name}`")),
+            ElevatorSpec::Deadline(t) => t.set(name, value, hz),
+            ElevatorSpec::Cfq(t) => t.set(name, value, hz),
+        }
+    }
+
     /// The tunables as `/sys/block/<dev>/queue/iosched/` shows them in 4.4
     /// (times in ms, converted back from jiffies with `jiffies_to_msecs`).
     pub fn sysfs(&self, hz: u32) -> Vec<(&'static str, u64)> {

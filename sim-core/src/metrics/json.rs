@@ -6,7 +6,6 @@
 //! Fields may be added; existing ones are never renamed.
 
 use super::latency::LatencySummary;
-use super::recorder::WaitKind;
 use super::report::{HistoryRow, RunReport};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -452,7 +451,7 @@ fn dto(r: &RunReport) -> Report<'_> {
                 cpu: w.cpu,
                 start_ns: w.start_ns,
                 end_ns: w.end_ns,
-                kind: WaitKind::name(w.kind),
+                kind: w.kind.name(),
             }),
             histogram: r
                 .victim

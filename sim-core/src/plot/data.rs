@@ -88,6 +88,12 @@ pub struct Timeline {
     pub to_ns: u64,
 }
 
+/// Whether a history label (`comm[tid]`) names a task with this comm: the
+/// whole comm, so `reactor/27[28]` is not `reactor/2`.
+fn is_label_of(label: &str, comm: &str) -> bool {
+    label.strip_prefix(comm).is_some_and(|rest| rest.starts_with('['))
+}
+
 /// Rows kept in a timeline; further tasks are left out (never the victim).
 pub const TIMELINE_ROWS_MAX: usize = 16;
 
@@ -97,7 +103,7 @@ impl Timeline {
         let worst = r.victim.worst.as_ref()?;
         let mut rows: Vec<String> = Vec::new();
         let victim_label = r.victim.history.iter().find_map(|h| match h {
-            HistoryRow::Switch { next, victim: true, .. } if next.starts_with(&worst.comm) => Some(next.clone()),
+            HistoryRow::Switch { next, victim: true, .. } if is_label_of(next, &worst.comm) => Some(next.clone()),
             HistoryRow::Wakeup { task, victim: true, .. } => Some(task.clone()),
             _ => None,
         });
@@ -219,6 +225,12 @@ mod tests {
     use super::*;
     use crate::Scenario;
 
+    #[test]
+    fn a_label_belongs_to_a_comm_only_as_a_whole() {
+        assert!(is_label_of("reactor/2[3]", "reactor/2"));
+        assert!(!is_label_of("reactor/27[28]", "reactor/2"));
+        assert!(!is_label_of("<idle>", "reactor/2"));
+    }
 
     #[test]
     fn timeline_accounts_for_the_worst_delay() {
