@@ -11,14 +11,14 @@ use plotters::prelude::*;
 /// Drawing errors, as text (the backends' error types differ).
 pub type DrawResult = Result<(), String>;
 
-fn fail<E: std::fmt::Display>(e: E) -> String {
+pub(crate) fn fail<E: std::fmt::Display>(e: E) -> String {
     format!("drawing failed: {e}")
 }
 
-const CURRENT: RGBColor = RGBColor(31, 100, 170);
-const BASELINE: RGBColor = RGBColor(40, 40, 40);
-const WORST: RGBColor = RGBColor(200, 30, 30);
-const FONT: &str = "sans-serif";
+pub(crate) const CURRENT: RGBColor = RGBColor(31, 100, 170);
+pub(crate) const BASELINE: RGBColor = RGBColor(40, 40, 40);
+pub(crate) const WORST: RGBColor = RGBColor(200, 30, 30);
+pub(crate) const FONT: &str = "sans-serif";
 
 /// `ns` in the unit a reader expects on a latency axis.
 pub fn fmt_ns(ns: f64) -> String {
@@ -45,7 +45,7 @@ fn nines(count: u64, total: u64) -> f64 {
     -libm::log10(tail.max(0.5 / total as f64))
 }
 
-fn nines_label(y: f64) -> String {
+pub(crate) fn nines_label(y: f64) -> String {
     let p = 100.0 * (1.0 - libm::pow(10.0, -y));
     // As many decimals as the axis has nines past p99: p99.9, p99.99, …
     let decimals = (libm::ceil(y - 1e-9) as i64 - 2).max(0) as usize;
@@ -53,7 +53,7 @@ fn nines_label(y: f64) -> String {
 }
 
 /// The log-axis range covering every non-zero value, widened to whole decades.
-fn log_range(values: impl Iterator<Item = u64>) -> (f64, f64) {
+pub(crate) fn log_range(values: impl Iterator<Item = u64>) -> (f64, f64) {
     let (mut lo, mut hi) = (u64::MAX, 0u64);
     for v in values.filter(|&v| v > 0) {
         lo = lo.min(v);
@@ -176,7 +176,7 @@ pub fn cdf<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x_des
 }
 
 /// Marker shape `i` (circle, triangle, cross, square, repeating).
-fn marker<DB: DrawingBackend>(i: usize, at: (i32, i32), c: RGBColor) -> DynElement<'static, DB, (i32, i32)> {
+pub(crate) fn marker<DB: DrawingBackend>(i: usize, at: (i32, i32), c: RGBColor) -> DynElement<'static, DB, (i32, i32)> {
     match i % 4 {
         0 => Circle::new(at, 4, c.filled()).into_dyn(),
         1 => TriangleMarker::new(at, 5, c.stroke_width(2)).into_dyn(),
