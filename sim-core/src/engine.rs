@@ -594,7 +594,9 @@ impl Simulation {
                 *prev_vruntime = vruntime;
             }
         }
-        self.recorder.push_record(SchedRecord { at: now, cpu, min_vruntime, kind: record });
+        let rq = &self.rqs[cpu.index()];
+        let (root_min_vruntime, nr_running) = (self.cfs.rq(rq.root).min_vruntime, rq.nr_running);
+        self.recorder.push_record(SchedRecord { at: now, cpu, min_vruntime, root_min_vruntime, nr_running, kind: record });
         let rq = &mut self.rqs[cpu.index()];
         rq.curr = next;
         let Some(n) = next else {
@@ -662,6 +664,8 @@ impl Simulation {
             at: self.now,
             cpu,
             min_vruntime: self.cfs.rq(self.cfs.se(Self::se_of(task)).cfs_rq).min_vruntime,
+            root_min_vruntime: self.cfs.rq(self.rqs[cpu.index()].root).min_vruntime,
+            nr_running: self.rqs[cpu.index()].nr_running,
             kind: RecordKind::Wakeup { task, vruntime: self.cfs.se(Self::se_of(task)).vruntime, preempt },
         };
         self.recorder.push_record(rec);
@@ -1280,15 +1284,20 @@ impl Simulation {
         self.tick_ns
     }
 
-    /// Records every switch and wakeup from now on (at most `max` records),
-    /// for timelines and trace export.
-    pub fn enable_trace(&mut self, max: usize) {
-        self.recorder.enable_trace(max);
+    /// Records every switch and wakeup in `window` from now on, for
+    /// timelines and trace export (`crate::export`).
+    pub fn enable_trace(&mut self, window: crate::metrics::recorder::TraceWindow) {
+        self.recorder.enable_trace(window);
     }
 
     /// The records kept since `enable_trace`, oldest first.
     pub fn trace(&self) -> &[SchedRecord] {
-        self.recorder.trace.as_deref().unwrap_or(&[])
+        self.recorder.trace.as_ref().map_or(&[], |t| &t.records)
+    }
+
+    /// The trace buffer, with its window and what was cut, if tracing is on.
+    pub fn trace_buffer(&self) -> Option<&crate::metrics::recorder::TraceBuffer> {
+        self.recorder.trace.as_ref()
     }
 
     /// The report of the run so far (final once `advance` returned a final reason).

@@ -39,6 +39,7 @@ pub mod block;
 pub mod cpuset;
 pub mod engine;
 pub mod event;
+pub mod export;
 pub mod ids;
 pub mod metrics;
 pub mod plot;

@@ -59,6 +59,11 @@ pub struct SchedRecord {
     /// `min_vruntime` of the run queue of the task switched in or woken (its
     /// group's queue on this CPU; the root queue when the CPU goes idle).
     pub min_vruntime: i64,
+    /// `min_vruntime` of the CPU's root `cfs_rq`: one steady series per CPU
+    /// for counters, whichever group the task belongs to.
+    pub root_min_vruntime: i64,
+    /// `rq->nr_running` after the event (the running task included).
+    pub nr_running: u32,
     pub kind: RecordKind,
 }
 

@@ -117,9 +117,40 @@ pub struct Recorder {
     victim_range: (u32, u32),
     window_ns: u64,
     pub capture: Capture,
-    /// Every scheduling record, when tracing is on (bounded by `trace_max`).
-    pub trace: Option<Vec<SchedRecord>>,
-    trace_max: usize,
+    /// Every scheduling record in a window, when tracing is on.
+    pub trace: Option<TraceBuffer>,
+}
+
+/// Which scheduling records a trace keeps: those from `from` to `to`
+/// (inclusive), at most `records_max` of them. The bound keeps a trace's
+/// memory proportional to what the user asked for, not to the run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TraceWindow {
+    pub from: SimTime,
+    pub to: SimTime,
+    pub records_max: usize,
+}
+
+impl TraceWindow {
+    /// The whole run, up to `records_max` records.
+    pub fn all(records_max: usize) -> TraceWindow {
+        TraceWindow { from: SimTime::ZERO, to: SimTime(u64::MAX), records_max }
+    }
+}
+
+/// The records of a trace window.
+#[derive(Clone, Debug)]
+pub struct TraceBuffer {
+    pub window: TraceWindow,
+    /// Per CPU, its last switch before the window opened (who was running
+    /// then), taken from the history ring when the first record in the
+    /// window arrives. `None`: nothing was switched on that CPU before.
+    pub before: Vec<Option<SchedRecord>>,
+    /// Records in the window, oldest first.
+    pub records: Vec<SchedRecord>,
+    /// When `records_max` was reached: the time of the first record dropped.
+    pub capped_at: Option<SimTime>,
+    opened: bool,
 }
 
 impl Recorder {
@@ -133,14 +164,12 @@ impl Recorder {
             window_ns,
             capture: Capture::default(),
             trace: None,
-            trace_max: 0,
         }
     }
 
-    /// Keeps every scheduling record from now on, up to `max` of them.
-    pub fn enable_trace(&mut self, max: usize) {
-        self.trace = Some(Vec::new());
-        self.trace_max = max;
+    /// Keeps the scheduling records of `window` from now on.
+    pub fn enable_trace(&mut self, window: TraceWindow) {
+        self.trace = Some(TraceBuffer { window, before: Vec::new(), records: Vec::new(), capped_at: None, opened: false });
     }
 
     pub fn push_record(&mut self, r: SchedRecord) {
@@ -149,9 +178,21 @@ impl Recorder {
             c.records.push(r);
         }
         if let Some(t) = &mut self.trace
-            && t.len() < self.trace_max
+            && (t.window.from..=t.window.to).contains(&r.at)
         {
-            t.push(r);
+            if !t.opened {
+                t.opened = true;
+                t.before = self
+                    .history
+                    .iter()
+                    .map(|h| h.iter_rev().find(|x| matches!(x.kind, super::history::RecordKind::Switch { .. })).copied())
+                    .collect();
+            }
+            if t.records.len() < t.window.records_max {
+                t.records.push(r);
+            } else if t.capped_at.is_none() {
+                t.capped_at = Some(r.at);
+            }
         }
         self.history[r.cpu.index()].push(r);
     }

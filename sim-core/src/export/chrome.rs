@@ -1,0 +1,156 @@
+//! The Chrome/Perfetto JSON trace format (Trace Event Format): one track
+//! per CPU in a "CPUs" process, run slices (`X`) named `comm[tid]`, wakeups
+//! as thread-scoped instants (`i`), `nr_running` and the root queue's
+//! `min_vruntime` as counters (`C`, one series per CPU); plus, in
+//! `systemTraceEvents`, the same switches and wakeups as ftrace text, from
+//! which Perfetto builds its native CPU tracks and thread states.
+//!
+//! `ts`/`dur` are microseconds with three decimals (exact nanoseconds). The
+//! bound of the trace and the run's seed and settings are in `otherData`.
+
+use super::{Item, Trace};
+use crate::ids::TaskId;
+use crate::metrics::history::PrevState;
+use std::fmt::Write;
+
+/// The process all CPU tracks belong to.
+const PID: u32 = 1;
+
+/// Nanoseconds as the format's microseconds, exactly.
+fn us(ns: u64) -> String {
+    format!("{}.{:03}", ns / 1000, ns % 1000)
+}
+
+fn quote(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+}
+
+/// What a slice ended in, in `prev_state` notation.
+fn end_state(s: PrevState) -> &'static str {
+    s.code()
+}
+
+/// The whole trace file. `settings` is a one-line description of the run's
+/// effective settings, stored in `otherData`.
+pub fn to_json(t: &Trace, settings: &str) -> String {
+    let mut ev: Vec<String> = Vec::new();
+    ev.push(format!(r#"{{"ph":"M","pid":{PID},"name":"process_name","args":{{"name":"CPUs"}}}}"#));
+    for c in 0..t.cpus {
+        ev.push(format!(r#"{{"ph":"M","pid":{PID},"tid":{c},"name":"thread_name","args":{{"name":"CPU {c}"}}}}"#));
+        ev.push(format!(r#"{{"ph":"M","pid":{PID},"tid":{c},"name":"thread_sort_index","args":{{"sort_index":{c}}}}}"#));
+    }
+    let slice = |cpu: u16, task: TaskId, start: u64, end: u64, state: &str, extra: String| {
+        let info = &t.tasks[task.index()];
+        format!(
+            r#"{{"ph":"X","pid":{PID},"tid":{cpu},"ts":{},"dur":{},"name":{},"cat":"sched","args":{{"tid":{},"prio":{},"end_state":{}{extra}}}}}"#,
+            us(start),
+            us(end - start),
+            quote(&t.label(Some(task))),
+            info.tid,
+            info.prio,
+            quote(state),
+        )
+    };
+    let mut last_nr = vec![u32::MAX; usize::from(t.cpus)];
+    let mut last_min = vec![i64::MIN; usize::from(t.cpus)];
+    let mut counters = |ev: &mut Vec<String>, cpu: u16, at: u64, nr: u32, min: i64| {
+        let c = usize::from(cpu);
+        if last_nr[c] != nr {
+            last_nr[c] = nr;
+            ev.push(format!(r#"{{"ph":"C","pid":{PID},"ts":{},"name":"nr_running","args":{{"cpu{cpu}":{nr}}}}}"#, us(at)));
+        }
+        if last_min[c] != min {
+            last_min[c] = min;
+            ev.push(format!(r#"{{"ph":"C","pid":{PID},"ts":{},"name":"min_vruntime","args":{{"cpu{cpu}":{min}}}}}"#, us(at)));
+        }
+    };
+    let end = t.replay(|item| match item {
+        Item::Switch { rec, prev, start_ns, run_ns, prev_state, wait_ns, sch_delay_ns, .. } => {
+            if let Some(p) = prev {
+                let extra = format!(r#","run_ns":{run_ns},"wait_ns":{wait_ns},"sch_delay_ns":{sch_delay_ns}"#);
+                ev.push(slice(rec.cpu.0, p, start_ns, rec.at.ns(), end_state(prev_state), extra));
+            }
+            counters(&mut ev, rec.cpu.0, rec.at.ns(), rec.nr_running, rec.root_min_vruntime);
+        }
+        Item::Wakeup { rec, task, preempt, vruntime, .. } => {
+            ev.push(format!(
+                r#"{{"ph":"i","pid":{PID},"tid":{},"ts":{},"s":"t","name":{},"cat":"sched","args":{{"preempt":{preempt},"vruntime":{vruntime},"min_vruntime":{}}}}}"#,
+                rec.cpu.0,
+                us(rec.at.ns()),
+                quote(&format!("wakeup {}", t.label(Some(task)))),
+                rec.min_vruntime,
+            ));
+            counters(&mut ev, rec.cpu.0, rec.at.ns(), rec.nr_running, rec.root_min_vruntime);
+        }
+    });
+    for (cpu, o) in end.iter().enumerate() {
+        if let Some(task) = o.task
+            && t.end_ns >= o.since_ns
+        {
+            ev.push(slice(cpu as u16, task, o.since_ns, t.end_ns, "running", String::new()));
+        }
+    }
+
+    let mut out = String::with_capacity(ev.iter().map(|e| e.len() + 2).sum::<usize>() + 4096);
+    let _ = write!(
+        out,
+        r#"{{"displayTimeUnit":"ns","otherData":{{"generator":{},"scenario":{},"variant":{},"seed":{},"settings":{},"clock":"simulated time from the start of the run","bound":{}}},"traceEvents":["#,
+        quote(&format!("schedlab {}", env!("CARGO_PKG_VERSION"))),
+        quote(&t.scenario),
+        t.variant.as_deref().map_or_else(|| "null".to_string(), quote),
+        t.seed,
+        quote(settings),
+        quote(&t.bound_text()),
+    );
+    for (i, e) in ev.iter().enumerate() {
+        out.push_str(if i == 0 { "\n" } else { ",\n" });
+        out.push_str(e);
+    }
+    out.push_str("\n],\"systemTraceEvents\":");
+    out.push_str(&quote(&systrace(t)));
+    out.push_str("}\n");
+    out
+}
+
+/// ftrace text (`sched_switch` and `sched_wakeup` lines, µs timestamps as
+/// the kernel's default trace clock prints them).
+pub fn systrace(t: &Trace) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# tracer: nop\n#\n# {}\n#", t.bound_text());
+    out.push_str("#           TASK-PID    CPU#  ||||    TIMESTAMP  FUNCTION\n#              | |        |   ||||       |         |\n");
+    let secs = |ns: u64| format!("{}.{:06}", ns / 1_000_000_000, (ns / 1_000) % 1_000_000);
+    // The idle task is `swapper/N` in sched_switch fields, `<idle>-0` in the line prefix.
+    let who = |task: Option<TaskId>, cpu: u16| match task {
+        Some(task) => {
+            let i = &t.tasks[task.index()];
+            (i.comm.clone(), i.tid, i.prio)
+        }
+        None => (format!("swapper/{cpu}"), 0, 120),
+    };
+    t.replay(|item| match item {
+        Item::Switch { rec, prev, prev_state, next, .. } => {
+            let cpu = rec.cpu.0;
+            let (pc, pp, pprio) = who(prev, cpu);
+            let (nc, np, nprio) = who(next, cpu);
+            let prefix = if prev.is_some() { pc.clone() } else { "<idle>".to_string() };
+            let state = if prev.is_some() { prev_state.code() } else { "R" };
+            let _ = writeln!(
+                out,
+                "{prefix:>16}-{pp:<5} [{cpu:03}] d..3 {}: sched_switch: prev_comm={pc} prev_pid={pp} prev_prio={pprio} prev_state={state} ==> next_comm={nc} next_pid={np} next_prio={nprio}",
+                secs(rec.at.ns()),
+            );
+        }
+        Item::Wakeup { rec, task, curr, .. } => {
+            let cpu = rec.cpu.0;
+            let (cc, cp, _) = who(curr, cpu);
+            let prefix = if curr.is_some() { cc } else { "<idle>".to_string() };
+            let (wc, wp, wprio) = who(Some(task), cpu);
+            let _ = writeln!(
+                out,
+                "{prefix:>16}-{cp:<5} [{cpu:03}] d..4 {}: sched_wakeup: comm={wc} pid={wp} prio={wprio} target_cpu={cpu:03}",
+                secs(rec.at.ns()),
+            );
+        }
+    });
+    out
+}

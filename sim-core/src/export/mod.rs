@@ -1,0 +1,196 @@
+//! Exports of a traced run to the formats engineers' own tools read: the
+//! Chrome/Perfetto JSON trace (`chrome`) and the `perf sched timehist`
+//! listing (`timehist`). Both read one plain-data `Trace` and replay its
+//! records the same way, so they agree on who ran where and when.
+//!
+//! A trace is bounded by its `TraceWindow` (a time window and a record cap,
+//! set with `Simulation::enable_trace`); the exports state the bound.
+
+pub mod chrome;
+pub mod timehist;
+
+use crate::engine::Simulation;
+use crate::ids::TaskId;
+use crate::metrics::history::{PrevState, RecordKind, SchedRecord};
+use crate::metrics::recorder::TraceWindow;
+
+/// A task as traces name it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceTask {
+    pub comm: String,
+    pub tid: u32,
+    /// The kernel's `prio` of a fair task: `120 + nice` (`NICE_TO_PRIO`).
+    pub prio: i32,
+}
+
+/// A traced run as plain data.
+#[derive(Clone, Debug)]
+pub struct Trace {
+    pub scenario: String,
+    pub variant: Option<String>,
+    pub seed: u64,
+    pub cpus: u16,
+    /// Indexed by `TaskId`.
+    pub tasks: Vec<TraceTask>,
+    pub window: TraceWindow,
+    /// Where the trace stops: the window's end, the run's end, or the time
+    /// the record cap was reached, whichever comes first.
+    pub end_ns: u64,
+    /// Set when the record cap cut the trace short.
+    pub capped_at_ns: Option<u64>,
+    /// Per CPU, its last switch before the window (who ran when it opened).
+    pub before: Vec<Option<SchedRecord>>,
+    pub records: Vec<SchedRecord>,
+}
+
+
+/// One record replayed with the state of its CPU.
+#[derive(Clone, Copy, Debug)]
+pub enum Item<'a> {
+    /// `sched_switch`: `prev` ran on the CPU from `start_ns` (clipped to the
+    /// window's start) until `rec.at`; `next` runs from then on.
+    Switch {
+        rec: &'a SchedRecord,
+        prev: Option<TaskId>,
+        start_ns: u64,
+        /// The whole run, unclipped.
+        run_ns: u64,
+        prev_state: PrevState,
+        wait_ns: u64,
+        sch_delay_ns: u64,
+        next: Option<TaskId>,
+    },
+    /// `sched_wakeup`: `task` became runnable on the CPU while `curr` ran.
+    Wakeup { rec: &'a SchedRecord, task: TaskId, preempt: bool, vruntime: i64, curr: Option<TaskId> },
+}
+
+/// Who occupied a CPU, and since when (clipped to the window's start).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Occupant {
+    pub task: Option<TaskId>,
+    pub since_ns: u64,
+}
+
+impl Trace {
+    /// The trace kept by `sim` (`None` if tracing was never enabled).
+    pub fn from_sim(sim: &Simulation) -> Option<Trace> {
+        let buf = sim.trace_buffer()?;
+        let spec = sim.spec();
+        let end = [buf.window.to.ns(), sim.now().ns(), buf.capped_at.map_or(u64::MAX, |t| t.ns())]
+            .into_iter()
+            .min()
+            .unwrap_or(0)
+            .max(buf.window.from.ns().min(sim.now().ns()));
+        Some(Trace {
+            scenario: spec.name.clone(),
+            variant: sim.variant().map(str::to_string),
+            seed: spec.seed,
+            cpus: spec.cpus,
+            tasks: sim
+                .tasks
+                .iter()
+                .map(|t| TraceTask { comm: t.comm.clone(), tid: t.tid, prio: 120 + i32::from(t.nice) })
+                .collect(),
+            window: buf.window,
+            end_ns: end,
+            capped_at_ns: buf.capped_at.map(|t| t.ns()),
+            before: if buf.before.is_empty() { vec![None; usize::from(spec.cpus)] } else { buf.before.clone() },
+            records: buf.records.clone(),
+        })
+    }
+
+    /// The window's start, as the trace sees it.
+    pub fn from_ns(&self) -> u64 {
+        self.window.from.ns()
+    }
+
+    /// `comm[tid]`, or `<idle>`: perf's names.
+    pub fn label(&self, t: Option<TaskId>) -> String {
+        t.map_or_else(|| "<idle>".to_string(), |t| {
+            let t = &self.tasks[t.index()];
+            format!("{}[{}]", t.comm, t.tid)
+        })
+    }
+
+    /// Who ran on each CPU when the window opened: the last switch before
+    /// it, else the first switch in it (its `prev`), else idle.
+    fn initial(&self) -> Vec<Occupant> {
+        let from = self.from_ns();
+        (0..self.cpus)
+            .map(|c| {
+                let before = self.before.get(usize::from(c)).copied().flatten();
+                let first = || {
+                    self.records.iter().find_map(|r| match r.kind {
+                        RecordKind::Switch { prev, prev_sched_in, .. } if r.cpu.0 == c => {
+                            Some(Occupant { task: prev, since_ns: prev_sched_in.ns().max(from) })
+                        }
+                        _ => None,
+                    })
+                };
+                match before.map(|r| r.kind) {
+                    Some(RecordKind::Switch { next, .. }) => Occupant {
+                        task: next,
+                        since_ns: before.map_or(0, |r| r.at.ns()).max(from),
+                    },
+                    _ => first().unwrap_or(Occupant { task: None, since_ns: from }),
+                }
+            })
+            .collect()
+    }
+
+    /// Replays the records in order, handing each to `f` with its CPU's
+    /// state, and returns who occupies each CPU at the end of the trace.
+    pub fn replay(&self, mut f: impl FnMut(Item<'_>)) -> Vec<Occupant> {
+        let mut cpus = self.initial();
+        let from = self.from_ns();
+        for rec in &self.records {
+            let c = &mut cpus[rec.cpu.index()];
+            match rec.kind {
+                RecordKind::Switch {
+                    prev,
+                    prev_state,
+                    prev_sched_in,
+                    prev_wait_ns,
+                    prev_sch_delay_ns,
+                    next,
+                    ..
+                } => {
+                    f(Item::Switch {
+                        rec,
+                        prev,
+                        start_ns: prev_sched_in.ns().max(from),
+                        run_ns: rec.at.since(prev_sched_in),
+                        prev_state,
+                        wait_ns: prev_wait_ns,
+                        sch_delay_ns: prev_sch_delay_ns,
+                        next,
+                    });
+                    *c = Occupant { task: next, since_ns: rec.at.ns() };
+                }
+                RecordKind::Wakeup { task, vruntime, preempt } => {
+                    f(Item::Wakeup { rec, task, preempt, vruntime, curr: c.task });
+                }
+            }
+        }
+        cpus
+    }
+
+    /// One line stating what the trace covers and what cut it.
+    pub fn bound_text(&self) -> String {
+        let s = |ns: u64| format!("{}.{:06}", ns / 1_000_000_000, (ns / 1_000) % 1_000_000);
+        let mut t = format!(
+            "window {} s to {} s, {} scheduling records (cap {})",
+            s(self.from_ns()),
+            s(self.end_ns),
+            self.records.len(),
+            self.window.records_max
+        );
+        if let Some(at) = self.capped_at_ns {
+            t.push_str(&format!("; the cap was reached at {} s, so the trace ends there", s(at)));
+        }
+        t
+    }
+}
+
+#[cfg(test)]
+mod tests;

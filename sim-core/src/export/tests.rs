@@ -1,0 +1,183 @@
+//! Exports checked for structure (the trace JSON as Perfetto needs it) and
+//! pinned as text (the timehist listing) on small scenarios.
+
+use super::{Trace, chrome, timehist};
+use crate::engine::Simulation;
+use crate::metrics::recorder::TraceWindow;
+use crate::scenario::Scenario;
+use crate::time::SimTime;
+use expect_test::expect;
+use serde_json::Value;
+
+/// Two CPUs: two hogs share CPU 0, a sleeper wakes every 3 ms on CPU 1 next
+/// to a third hog, so there are slices, preemptions, wakeups and idle time.
+const SMALL: &str = r#"
+    schema = 1
+    name = "small"
+    seed = 7
+    duration = "40ms"
+    [machine]
+    cpus = 2
+    hz = 1000
+    [report]
+    victim = "sleeper"
+    [[tasks]]
+    name = "hog"
+    count = 2
+    cpus = "0"
+    program = [{ run = "1s" }]
+    [[tasks]]
+    name = "sleeper"
+    cpus = "1"
+    program = [{ sleep = "3ms" }, { run = "500us" }]
+    [[tasks]]
+    name = "batch"
+    cpus = "1"
+    program = [{ run = "2ms" }, { sleep = "5ms" }]
+"#;
+
+fn traced(window: TraceWindow) -> (Simulation, Trace) {
+    let s = Scenario::from_toml("small.toml", SMALL).unwrap();
+    let mut sim = Simulation::new(&s);
+    sim.enable_trace(window);
+    sim.run_to_end();
+    let t = Trace::from_sim(&sim).unwrap();
+    (sim, t)
+}
+
+fn us_to_ns(v: &Value) -> u64 {
+    // `ts`/`dur` are written as exact microseconds with three decimals.
+    let s = v.to_string();
+    let (a, b) = s.split_once('.').unwrap_or((&s, "0"));
+    a.parse::<u64>().unwrap() * 1000 + format!("{b:0<3}")[..3].parse::<u64>().unwrap()
+}
+
+/// Checks the trace JSON as Perfetto needs it and returns, per CPU, the run
+/// slices `(start, end, name)`.
+fn check_json(json: &str, t: &Trace) -> Vec<Vec<(u64, u64, String)>> {
+    let v: Value = serde_json::from_str(json).expect("the trace is valid JSON");
+    assert_eq!(v["displayTimeUnit"], "ns");
+    assert!(v["otherData"]["bound"].as_str().unwrap().contains("scheduling records"));
+    let names: Vec<String> = t.tasks.iter().map(|x| format!("{}[{}]", x.comm, x.tid)).collect();
+    let mut slices = vec![Vec::new(); usize::from(t.cpus)];
+    let mut last_ts = std::collections::BTreeMap::new();
+    for e in v["traceEvents"].as_array().unwrap() {
+        let ph = e["ph"].as_str().unwrap();
+        if ph == "M" {
+            continue;
+        }
+        let ts = us_to_ns(&e["ts"]);
+        assert!(ts >= t.from_ns() && ts <= t.end_ns, "{e} outside the window");
+        // Timestamps never go back within one track or counter series.
+        let track = match ph {
+            "C" => format!("C {} {:?}", e["name"], e["args"].as_object().unwrap().keys().next()),
+            _ => format!("{ph} {}", e["tid"]),
+        };
+        let prev = last_ts.insert(track.clone(), ts).unwrap_or(0);
+        assert!(ts >= prev, "{track}: {ts} after {prev}");
+        match ph {
+            "X" => {
+                let name = e["name"].as_str().unwrap().to_string();
+                assert!(names.contains(&name), "slice {name} is not a task");
+                let cpu = e["tid"].as_u64().unwrap() as usize;
+                slices[cpu].push((ts, ts + us_to_ns(&e["dur"]), name));
+            }
+            "i" => {
+                let name = e["name"].as_str().unwrap();
+                assert!(names.iter().any(|n| name == format!("wakeup {n}")), "{name}");
+                assert_eq!(e["s"], "t");
+            }
+            "C" => assert!(["nr_running", "min_vruntime"].contains(&e["name"].as_str().unwrap())),
+            _ => panic!("unexpected phase {ph}"),
+        }
+    }
+    for (cpu, s) in slices.iter().enumerate() {
+        for w in s.windows(2) {
+            assert!(w[0].1 <= w[1].0, "CPU {cpu}: {:?} overlaps {:?}", w[0], w[1]);
+        }
+    }
+    slices
+}
+
+#[test]
+fn trace_json_has_one_non_overlapping_track_per_cpu_covering_its_busy_time() {
+    let (sim, t) = traced(TraceWindow::all(1_000_000));
+    assert!(t.capped_at_ns.is_none());
+    let slices = check_json(&chrome::to_json(&t, "test"), &t);
+    // The whole run is traced: each CPU's slices add up to its busy time.
+    for (cpu, s) in slices.iter().enumerate() {
+        let sum: u64 = s.iter().map(|x| x.1 - x.0).sum();
+        assert_eq!(sum, sim.cpu_busy_ns(crate::ids::CpuId(cpu as u16)), "CPU {cpu}");
+    }
+    // CPU 0 only ever runs the hogs; CPU 1 the sleeper and the batch task.
+    assert!(slices[0].iter().all(|x| x.2.starts_with("hog/")));
+    assert!(slices[1].iter().any(|x| x.2.starts_with("sleeper")) && slices[1].iter().any(|x| x.2.starts_with("batch")));
+}
+
+#[test]
+fn a_window_clips_slices_and_the_cap_is_stated() {
+    let (_, t) = traced(TraceWindow { from: SimTime(10_000_000), to: SimTime(20_000_000), records_max: 1_000_000 });
+    assert_eq!((t.from_ns(), t.end_ns), (10_000_000, 20_000_000));
+    let slices = check_json(&chrome::to_json(&t, "test"), &t);
+    // CPU 0 is never idle: its slices tile the window exactly.
+    let s = &slices[0];
+    assert_eq!((s[0].0, s.last().unwrap().1), (10_000_000, 20_000_000));
+    assert!(s.windows(2).all(|w| w[0].1 == w[1].0), "{s:?}");
+
+    let (_, capped) = traced(TraceWindow { from: SimTime::ZERO, to: SimTime(u64::MAX), records_max: 10 });
+    assert_eq!(capped.records.len(), 10);
+    let at = capped.capped_at_ns.expect("the cap was reached");
+    assert_eq!(capped.end_ns, at);
+    assert!(capped.bound_text().contains("the cap was reached"), "{}", capped.bound_text());
+    check_json(&chrome::to_json(&capped, "test"), &capped);
+}
+
+#[test]
+fn systrace_lines_have_the_ftrace_shape_perfetto_parses() {
+    let (_, t) = traced(TraceWindow::all(1_000_000));
+    let text = chrome::systrace(&t);
+    let mut switches = 0;
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        // `comm-pid [cpu] flags secs.usecs: event: fields`
+        let (head, rest) = line.split_once(": ").unwrap();
+        let (event, fields) = rest.split_once(": ").unwrap();
+        let mut parts = head.split_whitespace().rev();
+        let ts = parts.next().unwrap();
+        assert!(ts.split_once('.').is_some_and(|(s, us)| s.parse::<u64>().is_ok() && us.len() == 6), "{line}");
+        assert_eq!(parts.next().unwrap().len(), 4, "{line}");
+        let cpu = parts.next().unwrap();
+        assert!(cpu.starts_with("[0") && cpu.ends_with(']'), "{line}");
+        let task = parts.next().unwrap();
+        assert!(task.rsplit_once('-').is_some_and(|(_, pid)| pid.parse::<u32>().is_ok()), "{line}");
+        match event {
+            "sched_switch" => {
+                switches += 1;
+                assert!(fields.starts_with("prev_comm=") && fields.contains(" ==> next_comm="), "{line}");
+            }
+            "sched_wakeup" => assert!(fields.starts_with("comm=") && fields.contains(" target_cpu=0"), "{line}"),
+            _ => panic!("{line}"),
+        }
+    }
+    let expected = t.records.iter().filter(|r| matches!(r.kind, crate::metrics::history::RecordKind::Switch { .. })).count();
+    assert_eq!(switches, expected);
+}
+
+#[test]
+fn timehist_listing_matches_perf_layout() {
+    let (_, t) = traced(TraceWindow { from: SimTime(3_000_000), to: SimTime(8_000_000), records_max: 1_000_000 });
+    expect![[r#"
+        # schedlab 0.1.0 · scenario small · seed 7 · window 0.003000 s to 0.008000 s, 8 scheduling records (cap 1000000)
+                   time    cpu  task name                       wait time  sch delay   run time
+                                [tid/pid]                          (msec)     (msec)     (msec)
+        --------------- ------  ------------------------------  ---------  ---------  ---------
+               0.003000 [0001]  <idle>                                                           awakened: sleeper[3]
+               0.003000 [0001]  <idle>                              0.000      0.000      1.000
+               0.003500 [0001]  sleeper[3]                          3.000      0.000      0.500
+               0.006000 [0000]  hog/1[2]                            0.000      0.000      6.000
+               0.006500 [0001]  <idle>                                                           awakened: sleeper[3]
+               0.006500 [0001]  <idle>                              0.500      0.000      3.000
+               0.007000 [0001]  sleeper[3]                                                       awakened: batch[4]
+               0.007000 [0001]  sleeper[3]                          3.000      0.000      0.500
+    "#]]
+    .assert_eq(&timehist::render(&t));
+}

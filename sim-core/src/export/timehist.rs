@@ -1,0 +1,79 @@
+//! The `perf sched timehist -w` listing of a trace: one line per context
+//! switch for the task switched out (wait time, scheduling delay, run time,
+//! in perf's `msec.usec`), and an `awakened:` line per wakeup showing the
+//! task that was running on the CPU. Column layout from `timehist_header`,
+//! `timehist_print_sample` and `timehist_print_wakeup_event` in
+//! `tools/perf/builtin-sched.c` (comm width 30).
+
+use super::{Item, Trace};
+use std::fmt::Write;
+
+const COMM_WIDTH: usize = 30;
+
+/// perf's `timestamp__scnprintf_usec`: seconds with microseconds, truncated.
+fn secs(ns: u64) -> String {
+    format!("{}.{:06}", ns / 1_000_000_000, (ns / 1_000) % 1_000_000)
+}
+
+/// perf's `print_sched_time`: `msec.usec`, truncated.
+fn msecs(ns: u64) -> String {
+    format!("{}.{:03}", ns / 1_000_000, (ns / 1_000) % 1_000)
+}
+
+/// The listing, with a `#` line stating the run and the trace's bound.
+pub fn render(t: &Trace) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# schedlab {} · scenario {}{} · seed {} · {}",
+        env!("CARGO_PKG_VERSION"),
+        t.scenario,
+        t.variant.as_ref().map_or(String::new(), |v| format!(" (variant {v})")),
+        t.seed,
+        t.bound_text()
+    );
+    let w = COMM_WIDTH;
+    let _ = writeln!(out, "{:>15} {:>6}  {:<w$}  {:>9}  {:>9}  {:>9}", "time", "cpu", "task name", "wait time", "sch delay", "run time");
+    let _ = writeln!(out, "{:>15} {:>6}  {:<w$}  {:>9}  {:>9}  {:>9}", "", "", "[tid/pid]", "(msec)", "(msec)", "(msec)");
+    let _ = writeln!(out, "{} ------  {}  ---------  ---------  ---------", "-".repeat(15), "-".repeat(w));
+    // When each CPU's idle task last went off the CPU: its "wait time".
+    let mut idle_out: Vec<Option<u64>> = vec![None; usize::from(t.cpus)];
+    t.replay(|item| match item {
+        Item::Switch { rec, prev, run_ns, wait_ns, sch_delay_ns, .. } => {
+            let cpu = rec.cpu.index();
+            let wait = match prev {
+                Some(_) => wait_ns,
+                None => {
+                    let since = idle_out[cpu].unwrap_or(rec.at.ns() - run_ns);
+                    let w = (rec.at.ns() - run_ns).saturating_sub(since);
+                    idle_out[cpu] = Some(rec.at.ns());
+                    w
+                }
+            };
+            let _ = writeln!(
+                out,
+                "{:>15} [{:04}]  {:<w$}  {:>9}  {:>9}  {:>9}",
+                secs(rec.at.ns()),
+                rec.cpu.0,
+                t.label(prev),
+                msecs(wait),
+                msecs(if prev.is_some() { sch_delay_ns } else { 0 }),
+                msecs(run_ns),
+            );
+        }
+        Item::Wakeup { rec, task, curr, .. } => {
+            let _ = writeln!(
+                out,
+                "{:>15} [{:04}]  {:<w$}   {:>9}  {:>9}  {:>9} awakened: {}",
+                secs(rec.at.ns()),
+                rec.cpu.0,
+                t.label(curr),
+                "",
+                "",
+                "",
+                t.label(Some(task)),
+            );
+        }
+    });
+    out
+}
