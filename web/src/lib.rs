@@ -114,7 +114,7 @@ impl WebExplorer {
             let series: Vec<_> = charts
                 .iter()
                 .enumerate()
-                .map(|(i, c)| sim_core::plot::draw::CdfSeries { label: c.label.clone(), cdf: &c.cdf, count: c.count, solid: i == 0 })
+                .map(|(i, c)| sim_core::plot::draw::CdfSeries { label: c.label.clone(), cdf: &c.cdf, count: c.count, style: i })
                 .collect();
             sim_core::plot::draw::cdf(area, &format!("Scheduling delay of {victim}: CDF"), "delay", &series)
         })

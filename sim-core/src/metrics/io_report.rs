@@ -34,6 +34,8 @@ pub struct DeviceIoReport {
     pub q2d_cdf: Vec<CdfPoint>,
     pub d2c: LatencySummary,
     pub q2c: LatencySummary,
+    /// The whole Q2C distribution, for CDF charts.
+    pub q2c_cdf: Vec<CdfPoint>,
     /// Per direction (read, write): bios queued, KiB queued, bios merged,
     /// requests dispatched, requests completed, KiB completed.
     pub queued: [u64; 2],
@@ -167,6 +169,7 @@ impl IoReport {
                 q2d_cdf: rec.q2d.cdf(),
                 d2c: rec.d2c.summary(),
                 q2c: rec.q2c.summary(),
+                q2c_cdf: rec.q2c.cdf(),
                 queued: rec.queued,
                 queued_kib: rec.queued_bytes.map(|b| b / 1024),
                 merged: rec.merged,

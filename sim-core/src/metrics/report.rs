@@ -21,6 +21,9 @@ pub struct RunReport {
     /// Task groups other than the root, in declaration order (autogroups last).
     pub groups: Vec<GroupReport>,
     pub victim: VictimReport,
+    /// Scheduling delays per declared task (all its instances merged, as
+    /// `perf sched latency` merges by comm), in declaration order.
+    pub task_delays: Vec<NamedDelay>,
     /// Block devices, when the scenario has any.
     pub io: Option<super::io_report::IoReport>,
 }
@@ -106,6 +109,17 @@ pub struct CpuReport {
     pub cpu: u16,
     pub busy_ns: u64,
     pub switches: u64,
+}
+
+/// The scheduling delays of every instance of one declared task.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NamedDelay {
+    pub name: String,
+    pub instances: u32,
+    pub delay: LatencySummary,
+    pub cdf: Vec<CdfPoint>,
+    /// Non-empty 1-2-5 buckets: `(low_ns, high_ns, count)`.
+    pub histogram: Vec<(u64, u64, u64)>,
 }
 
 /// One row of the victim's delay histogram, with who held the CPU.
@@ -353,6 +367,34 @@ impl RunReport {
             one_hog_bound_ns: spec.tunables.sched_latency_ns / 2 + 2 * sim.tick_ns(),
         };
 
+        let task_delays = spec
+            .tasks
+            .iter()
+            .map(|ts| {
+                let mut all = LatencyStats::default();
+                let mut counts = vec![0u64; DELAY_BUCKETS];
+                for m in &rec.tasks[ts.first.index()..ts.first.index() + ts.count as usize] {
+                    all.merge(&m.wakeup_delay);
+                    all.merge(&m.preempt_delay);
+                    for (b, n) in m.delay_buckets.iter().enumerate() {
+                        counts[b] += n;
+                    }
+                }
+                NamedDelay {
+                    name: ts.name.clone(),
+                    instances: ts.count,
+                    delay: all.summary(),
+                    cdf: all.cdf(),
+                    histogram: counts
+                        .iter()
+                        .enumerate()
+                        .filter(|&(_, &n)| n > 0)
+                        .map(|(b, &n)| (bucket_low_ns(b), bucket_low_ns(b + 1), n))
+                        .collect(),
+                }
+            })
+            .collect();
+
         // Tasks and CPU time per group, in one pass over the tasks.
         let mut members = vec![(0u32, 0u64); spec.groups.groups.len()];
         for (t, report) in sim.tasks.iter().zip(&tasks) {
@@ -362,6 +404,7 @@ impl RunReport {
         }
         RunReport {
             io: super::io_report::IoReport::build(sim),
+            task_delays,
             scenario: spec.name.clone(),
             variant: sim.variant().map(str::to_string),
             seed: spec.seed,

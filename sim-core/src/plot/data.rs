@@ -40,6 +40,18 @@ impl DelayChart {
         }
     }
 
+    /// One declared task's delays (all instances merged).
+    pub fn from_named(d: &crate::metrics::report::NamedDelay, label: &str) -> DelayChart {
+        DelayChart {
+            label: label.to_string(),
+            histogram: d.histogram.iter().map(|&(low_ns, high_ns, count)| Bar { low_ns, high_ns, count }).collect(),
+            cdf: d.cdf.clone(),
+            count: d.delay.count,
+            p99_ns: d.delay.p99_ns,
+            max_ns: d.delay.max_ns,
+        }
+    }
+
     /// Delays of exactly 0 ns (they cannot sit on a log axis).
     pub fn zero_count(&self) -> u64 {
         self.histogram.iter().filter(|b| b.high_ns <= 1).map(|b| b.count).sum()
@@ -196,9 +208,12 @@ pub struct IoChart {
     pub cdf: Vec<CdfPoint>,
     pub count: u64,
     pub max_ns: u64,
+    /// Q2C (queued to completed): the latency the submitter sees.
+    pub q2c_cdf: Vec<CdfPoint>,
+    pub q2c_count: u64,
 }
 
-/// The Q2D distribution of every block device of a run.
+/// The Q2D and Q2C distributions of every block device of a run.
 pub fn io_charts(r: &RunReport, label: &str) -> Vec<IoChart> {
     let Some(io) = &r.io else { return Vec::new() };
     io.devices
@@ -215,9 +230,61 @@ pub fn io_charts(r: &RunReport, label: &str) -> Vec<IoChart> {
                 cdf: d.q2d_cdf.clone(),
                 count: d.q2d.count,
                 max_ns: d.q2d.max_ns,
+                q2c_cdf: d.q2c_cdf.clone(),
+                q2c_count: d.q2c.count,
             }
         })
         .collect()
+}
+
+/// The caption of a chart of `runs` (labelled): the seed, what was
+/// simulated and each run's effective settings, so a chart that travels
+/// without its command line still says what produced it. One line per entry.
+pub fn caption(runs: &[(&str, &RunReport)]) -> Vec<String> {
+    let Some((_, first)) = runs.first() else { return Vec::new() };
+    let secs = |ns: u64| crate::time::format_duration(ns);
+    let mut lines = vec![format!(
+        "schedlab {} · scenario {} · seed {} · {} simulated · {} CPUs",
+        env!("CARGO_PKG_VERSION"),
+        if first.scenario.is_empty() { "(unnamed)" } else { &first.scenario },
+        first.seed,
+        secs(first.sim_time_ns),
+        first.settings.cpus,
+    )];
+    for (label, r) in runs {
+        let s = &r.settings;
+        let t = &s.tunables;
+        // Features as sched_features writes them, where they differ from 4.4's defaults.
+        let changed: Vec<String> = s
+            .features
+            .iter()
+            .zip(crate::sched::tunables::SchedFeatures::default().iter())
+            .filter(|(a, b)| a.1 != b.1)
+            .map(|(a, _)| if a.1 { a.0.to_string() } else { format!("NO_{}", a.0) })
+            .collect();
+        let mut line = format!(
+            "{label}: HZ={} sched_latency={} min_granularity={} wakeup_granularity={} autogroup={}",
+            s.hz,
+            secs(t.sched_latency_ns),
+            secs(t.sched_min_granularity_ns),
+            secs(t.sched_wakeup_granularity_ns),
+            if s.autogroup { "on" } else { "off" },
+        );
+        if !changed.is_empty() {
+            line.push(' ');
+            line.push_str(&changed.join(" "));
+        }
+        if let Some(io) = &r.io {
+            for d in &io.devices {
+                line.push_str(&format!(" {}={}", d.name, d.elevator));
+            }
+        }
+        if r.seed != first.seed {
+            line.push_str(&format!(" seed={}", r.seed));
+        }
+        lines.push(line);
+    }
+    lines
 }
 
 #[cfg(test)]

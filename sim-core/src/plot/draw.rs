@@ -115,8 +115,28 @@ pub struct CdfSeries<'a> {
     pub label: String,
     pub cdf: &'a [CdfPoint],
     pub count: u64,
-    /// Solid (the current run) or dashed (the baseline).
-    pub solid: bool,
+    /// Its look: 0 solid (the current run), 1 dashed (the baseline), then
+    /// further dash patterns, colours and markers (`series_style`).
+    pub style: usize,
+}
+
+/// Line patterns after solid: `(dash, gap)` in pixels.
+const DASHES: [(u32, u32); 4] = [(8, 5), (2, 4), (14, 4), (6, 2)];
+
+/// Colour of series style `i` (0 and 1 are the page's current and baseline).
+pub(crate) fn series_colour(i: usize) -> RGBColor {
+    const MORE: [RGBColor; 5] = [
+        RGBColor(214, 110, 0),
+        RGBColor(60, 140, 50),
+        RGBColor(150, 70, 170),
+        RGBColor(190, 40, 90),
+        RGBColor(20, 150, 160),
+    ];
+    match i {
+        0 => CURRENT,
+        1 => BASELINE,
+        _ => MORE[(i - 2) % MORE.len()],
+    }
 }
 
 /// Delay CDFs on a log delay axis against a "nines" percentile axis, so the
@@ -141,29 +161,32 @@ pub fn cdf<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x_des
         .y_label_formatter(&|v| nines_label(*v))
         .draw()
         .map_err(fail)?;
-    for (i, s) in series.iter().enumerate() {
+    for s in series {
         if s.count == 0 {
             continue;
         }
-        let colour = if s.solid { CURRENT } else { BASELINE };
+        let colour = series_colour(s.style);
         let points: Vec<(f64, f64)> =
             s.cdf.iter().map(|p| ((p.value_ns as f64).max(lo), nines(p.count, s.count))).collect();
         let style = colour.stroke_width(2);
         // Zero values cannot sit on a log axis: they are drawn at its left edge and counted here.
         let zeros = s.cdf.first().filter(|p| p.value_ns == 0).map_or(0, |p| p.count);
         let label = format!("{} (n={}, {} of 0 ns at the left edge)", s.label, s.count, zeros);
-        let drawn = if s.solid {
-            chart.draw_series(LineSeries::new(points.clone(), style)).map_err(fail)?
-        } else {
-            chart.draw_series(DashedLineSeries::new(points.clone(), 8, 5, style)).map_err(fail)?
+        let drawn = match s.style {
+            0 => chart.draw_series(LineSeries::new(points.clone(), style)).map_err(fail)?,
+            k => {
+                let (dash, gap) = DASHES[(k - 1) % DASHES.len()];
+                chart.draw_series(DashedLineSeries::new(points.clone(), dash, gap, style)).map_err(fail)?
+            }
         };
+        let m = s.style;
         drawn.label(label).legend(move |(x, y)| {
-            EmptyElement::at((x, y)) + PathElement::new(vec![(0, 0), (18, 0)], style) + marker(i, (9, 0), colour)
+            EmptyElement::at((x, y)) + PathElement::new(vec![(0, 0), (18, 0)], style) + marker(m, (9, 0), colour)
         });
         // Markers thinned to about 12 per series, so shapes tell series apart.
         let step = (points.len() / 12).max(1);
         chart
-            .draw_series(points.iter().step_by(step).map(|&p| EmptyElement::at(p) + marker(i, (0, 0), colour)))
+            .draw_series(points.iter().step_by(step).map(|&p| EmptyElement::at(p) + marker(m, (0, 0), colour)))
             .map_err(fail)?;
     }
     chart
@@ -302,15 +325,74 @@ pub fn timeline<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, t: &Timeline)
         .map_err(fail)
 }
 
+/// Which block-layer latency an I/O chart shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IoStage {
+    /// Queued to dispatched: time in the elevator.
+    Q2D,
+    /// Queued to completed: what the submitter waits.
+    Q2C,
+}
+
+/// Q2D or Q2C CDFs of every device of each run (`runs[0]` the current or
+/// first run): one line per run and device, each run its own line style.
+pub fn io_cdf<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, stage: IoStage, runs: &[&[IoChart]]) -> DrawResult {
+    let mut series = Vec::new();
+    for (i, charts) in runs.iter().enumerate() {
+        for (j, c) in charts.iter().enumerate() {
+            let (cdf, count) = match stage {
+                IoStage::Q2D => (&c.cdf, c.count),
+                IoStage::Q2C => (&c.q2c_cdf, c.q2c_count),
+            };
+            // Devices of one run share its colour family but not its marker.
+            series.push(CdfSeries { label: c.label.clone(), cdf, count, style: i + j * runs.len() });
+        }
+    }
+    let (title, x) = match stage {
+        IoStage::Q2D => ("Block I/O: Q2D (queued to dispatched) per elevator", "Q2D"),
+        IoStage::Q2C => ("Block I/O: Q2C (queued to completed) per elevator", "Q2C"),
+    };
+    cdf(area, title, x, &series)
+}
+
 /// Q2D CDFs of every device: `current` solid, `baseline` dashed.
 pub fn q2d<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, current: &[IoChart], baseline: &[IoChart]) -> DrawResult {
-    let series: Vec<CdfSeries> = current
-        .iter()
-        .map(|c| (c, true))
-        .chain(baseline.iter().map(|c| (c, false)))
-        .map(|(c, solid)| CdfSeries { label: c.label.clone(), cdf: &c.cdf, count: c.count, solid })
-        .collect();
-    cdf(area, "Block I/O: Q2D (queued to dispatched) per elevator", "Q2D", &series)
+    io_cdf(area, IoStage::Q2D, &[current, baseline])
+}
+
+/// Draws `lines` (`data::caption`) as a caption along the bottom of `area`,
+/// wrapped to its width, and returns the area above it for the chart.
+pub fn with_caption<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    lines: &[String],
+) -> Result<DrawingArea<DB, Shift>, String> {
+    const LINE: u32 = 15;
+    let (w, h) = area.dim_in_pixel();
+    // About 6.5 px per character of a 12 px sans-serif font.
+    let width = (w as usize * 10 / 65).max(40);
+    let mut wrapped: Vec<String> = Vec::new();
+    for line in lines {
+        let mut cur = String::new();
+        for word in line.split(' ') {
+            if !cur.is_empty() && cur.chars().count() + 1 + word.chars().count() > width {
+                wrapped.push(std::mem::take(&mut cur));
+                cur.push_str("    ");
+            } else if !cur.is_empty() && !cur.ends_with("    ") {
+                cur.push(' ');
+            }
+            cur.push_str(word);
+        }
+        wrapped.push(cur);
+    }
+    let height = (wrapped.len() as u32 * LINE + 8).min(h / 2);
+    let (upper, lower) = area.split_vertically(h - height);
+    lower.fill(&WHITE).map_err(fail)?;
+    let grey = BLACK.mix(0.75);
+    let style = TextStyle::from((FONT, 12).into_font()).color(&grey);
+    for (i, l) in wrapped.iter().enumerate() {
+        lower.draw_text(l, &style, (10, 2 + (i as u32 * LINE) as i32)).map_err(fail)?;
+    }
+    Ok(upper)
 }
 
 #[cfg(test)]
@@ -342,8 +424,8 @@ mod tests {
         let bars = a.histogram.iter().chain(&b.histogram).filter(|b| b.low_ns > 0).count();
         assert!(h.matches("<rect").count() >= bars, "{bars} bars");
         let series = [
-            CdfSeries { label: "current".into(), cdf: &a.cdf, count: a.count, solid: true },
-            CdfSeries { label: "baseline".into(), cdf: &b.cdf, count: b.count, solid: false },
+            CdfSeries { label: "current".into(), cdf: &a.cdf, count: a.count, style: 0 },
+            CdfSeries { label: "baseline".into(), cdf: &b.cdf, count: b.count, style: 1 },
         ];
         let c = svg(800, 400, |root| cdf(root, "CDF", "delay", &series));
         assert!(c.contains("p99") && c.contains("current (n="), "{c}");
@@ -355,5 +437,41 @@ mod tests {
         assert_eq!(fmt_ns(26_690_000.0), "26.69ms");
         let labels: Vec<String> = [0.0, 1.0, 2.0, 3.0, 5.0].into_iter().map(nines_label).collect();
         assert_eq!(labels, ["p0", "p90", "p99", "p99.9", "p99.999"]);
+    }
+
+    #[test]
+    fn comparison_charts_carry_every_run_and_a_caption_with_seed_and_settings() {
+        let s = Scenario::from_toml("t.toml", crate::plot::TEST_SCENARIO).unwrap();
+        let runs: Vec<(&str, crate::RunReport)> = vec![
+            ("base", crate::run(&s)),
+            ("no-wakeup-preemption", crate::run(&s.with_overrides(&[("features.WAKEUP_PREEMPTION", "false")]).unwrap())),
+            ("noop", crate::run(&s.with_overrides(&[("devices.sda.elevator", "\"noop\"")]).unwrap())),
+        ];
+        let labelled: Vec<(&str, &crate::RunReport)> = runs.iter().map(|(l, r)| (*l, r)).collect();
+        let cap = crate::plot::data::caption(&labelled);
+        assert!(cap[0].contains("seed 1") && cap[0].contains("300ms simulated"), "{cap:?}");
+        assert!(cap[1].starts_with("base: HZ=1000 sched_latency=") && !cap[1].contains("NO_"), "{cap:?}");
+        assert!(cap[2].contains("NO_WAKEUP_PREEMPTION") && cap[3].contains("sda=noop"), "{cap:?}");
+
+        let charts: Vec<DelayChart> = runs.iter().map(|(l, r)| DelayChart::from_report(r, l)).collect();
+        let series: Vec<CdfSeries> = charts
+            .iter()
+            .enumerate()
+            .map(|(i, c)| CdfSeries { label: c.label.clone(), cdf: &c.cdf, count: c.count, style: i })
+            .collect();
+        let out = svg(900, 600, |root| {
+            let area = with_caption(root, &cap)?;
+            cdf(&area, "Scheduling delay of sleeper: CDF", "delay", &series)
+        });
+        for (label, _) in &runs {
+            assert!(out.contains(&format!("{label} (n=")), "{label} missing from the legend");
+        }
+        assert!(out.contains("NO_WAKEUP_PREEMPTION") && out.contains("seed 1"), "caption missing");
+
+        let io: Vec<Vec<IoChart>> = runs.iter().map(|(l, r)| io_charts(r, l)).collect();
+        let refs: Vec<&[IoChart]> = io.iter().map(Vec::as_slice).collect();
+        let q2c = svg(900, 500, |root| io_cdf(root, IoStage::Q2C, &refs));
+        assert!(q2c.contains("Q2C (queued to completed)") && q2c.contains("noop: sda (noop)"), "{q2c}");
+        assert!(io[0][0].q2c_count > 0 && io[0][0].q2c_cdf.last().unwrap().count == io[0][0].q2c_count);
     }
 }
