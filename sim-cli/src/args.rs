@@ -26,11 +26,18 @@ pub enum Command {
         /// longest Q2D (text output only).
         #[arg(long)]
         blkparse: bool,
+        #[command(flatten)]
+        export: Export,
     },
     /// Run the base and every variant and print them side by side.
     Compare {
         #[command(flatten)]
         common: Common,
+        /// Write SVG charts comparing the runs into this directory: the
+        /// victim's delay CDF (one line per run), each run's histogram and
+        /// timeline, and Q2D/Q2C per elevator for I/O scenarios.
+        #[arg(long, value_name = "DIR")]
+        plot: Option<PathBuf>,
     },
     /// Serve the browser explorer (built by `web/build.sh`) on 127.0.0.1.
     Serve {
@@ -41,6 +48,39 @@ pub enum Command {
         #[arg(long, default_value_t = 8000)]
         port: u16,
     },
+}
+
+/// What `run` can write besides its report.
+#[derive(Debug, Args)]
+pub struct Export {
+    /// Write SVG charts into this directory: each task's delay histogram,
+    /// the victim's delay CDF, the timeline of its CPU around its worst
+    /// delay, and Q2D/Q2C distributions for I/O scenarios.
+    #[arg(long, value_name = "DIR")]
+    pub plot: Option<PathBuf>,
+    /// Write the scheduling trace as Chrome/Perfetto JSON (CPU tracks,
+    /// wakeups, nr_running and min_vruntime counters, ftrace text for
+    /// Perfetto's native CPU view).
+    #[arg(long, value_name = "FILE.json")]
+    pub trace: Option<PathBuf>,
+    /// Print the `perf sched timehist -w` listing instead of the report.
+    #[arg(long, conflicts_with_all = ["json", "hgrm"])]
+    pub timehist: bool,
+    /// Print TASK's scheduling delays (default: the report's victim) as
+    /// HdrHistogram percentile-distribution text (.hgrm, milliseconds)
+    /// instead of the report.
+    #[arg(long, value_name = "TASK", num_args = 0..=1, default_missing_value = "", conflicts_with = "json")]
+    pub hgrm: Option<String>,
+    /// The part of the run --trace and --timehist cover: `FROM..TO`
+    /// (durations, e.g. `9.2s..9.3s`; either end may be left out), or
+    /// `worst` for the victim's worst delay with `history_window` either
+    /// side (the run is replayed with the same seed to find it).
+    #[arg(long, value_name = "FROM..TO|worst")]
+    pub window: Option<String>,
+    /// At most this many scheduling records (switches and wakeups) in
+    /// --trace and --timehist; the file says where the cap cut it.
+    #[arg(long, value_name = "N", default_value_t = 200_000)]
+    pub trace_max: usize,
 }
 
 #[derive(Debug, Args)]

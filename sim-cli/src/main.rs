@@ -5,8 +5,11 @@
 //! key and what is allowed). It never panics on user input.
 
 mod args;
+mod charts;
+mod hgrm;
 mod io_output;
 mod output;
+mod progress;
 mod run;
 mod serve;
 

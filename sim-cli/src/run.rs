@@ -1,21 +1,52 @@
 //! Carries out a command: reads the file, builds scenarios through the core's
 //! one API, runs them, and returns the text to print.
 
-use crate::args::{Cli, Command, Common};
-use crate::output;
+use crate::args::{Cli, Command, Common, Export};
+use crate::{charts, hgrm, output, progress};
 use anyhow::{Context, Result, bail};
-use sim_core::{RunReport, Scenario, report_json, runs_json};
+use sim_core::export::{Trace, chrome, timehist};
+use sim_core::metrics::recorder::TraceWindow;
+use sim_core::time::SimTime;
+use sim_core::{RunReport, Scenario, Simulation, report_json, runs_json};
+
+/// The most records `--trace-max` may ask for (about 80 bytes each in
+/// memory, a few hundred in the JSON file).
+const TRACE_RECORDS_MAX: usize = 20_000_000;
 
 pub fn execute(cli: Cli) -> Result<String> {
     match cli.command {
-        Command::Run { common, variant, per_task, blkparse } => {
+        Command::Run { common, variant, per_task, blkparse, export } => {
             let base = load(&common)?;
             let scenario = match &variant {
                 Some(v) => base.with_variant(v)?,
                 None => base,
             };
             let scenario = with_sets(&scenario, &common.set)?;
-            let report = sim_core::run(&scenario);
+            let quiet = common.json;
+            let window = trace_window(&export, &scenario, quiet)?;
+            let mut sim = Simulation::new(&scenario);
+            if let Some(w) = window {
+                sim.enable_trace(w);
+            }
+            progress::run_to_end(&mut sim, &scenario, variant.as_deref().unwrap_or(""), quiet);
+            let report = sim.report();
+            if let Some(dir) = &export.plot {
+                let files = charts::run_charts(dir, &report)?;
+                eprintln!("wrote {} charts to {}", files.len(), dir.display());
+            }
+            let trace = Trace::from_sim(&sim);
+            if let (Some(file), Some(t)) = (&export.trace, &trace) {
+                let settings = sim_core::plot::data::caption(&[(variant.as_deref().unwrap_or("base"), &report)]).join(" | ");
+                std::fs::write(file, chrome::to_json(t, &settings))
+                    .with_context(|| format!("--trace {}: cannot write the file", file.display()))?;
+                eprintln!("wrote {}: {}", file.display(), t.bound_text());
+            }
+            if let (true, Some(t)) = (export.timehist, &trace) {
+                return Ok(timehist::render(t));
+            }
+            if let Some(task) = &export.hgrm {
+                return hgrm::hgrm(&report, task);
+            }
             if common.json {
                 return Ok(report_json(&report) + "\n");
             }
@@ -26,7 +57,7 @@ pub fn execute(cli: Cli) -> Result<String> {
             }
             Ok(text)
         }
-        Command::Compare { common } => {
+        Command::Compare { common, plot } => {
             let base = load(&common)?;
             let mut runs: Vec<RunReport> = Vec::new();
             let names: Vec<Option<String>> =
@@ -36,12 +67,65 @@ pub fn execute(cli: Cli) -> Result<String> {
                     Some(v) => base.with_variant(v)?,
                     None => base.clone(),
                 };
-                runs.push(sim_core::run(&with_sets(&s, &common.set)?));
+                let s = with_sets(&s, &common.set)?;
+                let mut sim = Simulation::new(&s);
+                progress::run_to_end(&mut sim, &s, name.as_deref().unwrap_or("base"), common.json);
+                runs.push(sim.report());
+            }
+            if let Some(dir) = &plot {
+                let files = charts::compare_charts(dir, &runs)?;
+                eprintln!("wrote {} charts to {}", files.len(), dir.display());
             }
             Ok(if common.json { runs_json(&runs) + "\n" } else { output::compare_text(&runs) })
         }
         Command::Serve { dir, port } => crate::serve::serve(&dir, port).map(|()| String::new()),
     }
+}
+
+/// The window `--trace`/`--timehist` record, if either is asked for.
+fn trace_window(export: &Export, scenario: &Scenario, quiet: bool) -> Result<Option<TraceWindow>> {
+    if export.trace.is_none() && !export.timehist {
+        if let Some(w) = &export.window {
+            bail!("--window {w}: it bounds --trace and --timehist; give one of them");
+        }
+        return Ok(None);
+    }
+    if export.trace_max == 0 || export.trace_max > TRACE_RECORDS_MAX {
+        bail!("--trace-max {}: allowed are 1 to {TRACE_RECORDS_MAX} records", export.trace_max);
+    }
+    let all = TraceWindow::all(export.trace_max);
+    let Some(text) = export.window.as_deref() else { return Ok(Some(all)) };
+    if text == "worst" {
+        // The worst delay is only known after a run: run once to find it,
+        // then the caller replays the same seed with the window set.
+        let mut sim = Simulation::new(scenario);
+        progress::run_to_end(&mut sim, scenario, "(finding the worst delay)", quiet);
+        let r = sim.report();
+        let Some(w) = &r.victim.worst else {
+            bail!("--window worst: {} was never delayed in this run, so there is no worst delay to centre on", r.victim.name);
+        };
+        let margin = scenario.spec.history_window_ns;
+        return Ok(Some(TraceWindow {
+            from: SimTime(w.start_ns.saturating_sub(margin)),
+            to: SimTime(w.end_ns.saturating_add(margin)),
+            ..all
+        }));
+    }
+    let bad = |why: &str| anyhow::anyhow!("--window {text}: {why}; expected FROM..TO with durations (e.g. 9.2s..9.3s, either end optional) or `worst`");
+    let (a, b) = text.split_once("..").ok_or_else(|| bad("no `..`"))?;
+    let parse = |s: &str, default: u64| -> Result<u64> {
+        match s.trim() {
+            "" => return Ok(default),
+            "0" => return Ok(0),
+            _ => {}
+        }
+        sim_core::workload::dist::parse_duration(s.trim()).map_err(|e| bad(&e))
+    };
+    let (from, to) = (parse(a, 0)?, parse(b, u64::MAX)?);
+    if from > to {
+        return Err(bad("FROM is after TO"));
+    }
+    Ok(Some(TraceWindow { from: SimTime(from), to: SimTime(to), ..all }))
 }
 
 fn load(common: &Common) -> Result<Scenario> {

@@ -16,7 +16,10 @@ fn sim_cli(args: &[&str]) -> (i32, String, String) {
 }
 
 #[test]
-fn run_json_reports_the_variant_and_overrides() {
+fn run_json_reports_the_variant_and_overrides_and_writes_charts_and_trace() {
+    let dir = std::env::temp_dir().join(format!("sim-cli-export-{}", std::process::id()));
+    let (trace, charts) = (dir.join("trace.json"), dir.join("charts"));
+    std::fs::create_dir_all(&dir).unwrap();
     let (code, out, err) = sim_cli(&[
         "run",
         "scenarios/jmx.toml",
@@ -27,8 +30,23 @@ fn run_json_reports_the_variant_and_overrides() {
         "--set",
         "seed=5",
         "--json",
+        "--plot",
+        charts.to_str().unwrap(),
+        "--trace",
+        trace.to_str().unwrap(),
+        "--window",
+        "worst",
     ]);
     assert_eq!(code, 0, "{err}");
+    // The files are announced on stderr; stdout stays one JSON document.
+    assert!(err.contains("trace.json: window") && err.contains("charts to"), "{err}");
+    let t: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).expect("trace JSON");
+    assert_eq!(t["otherData"]["seed"], 5);
+    assert!(t["traceEvents"].as_array().unwrap().iter().any(|e| e["ph"] == "X"));
+    let cdf = std::fs::read_to_string(charts.join("delay-cdf.svg")).unwrap();
+    assert!(cdf.contains("tuned (n=") && cdf.contains("seed 5"), "the CDF names the run and its seed");
+    assert!(charts.join("timeline.svg").exists() && charts.join("delay-hist-reactor.svg").exists());
+    std::fs::remove_dir_all(&dir).ok();
     let v: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
     assert_eq!(v["variant"], "tuned");
     assert_eq!(v["seed"], 5);
@@ -50,6 +68,16 @@ fn bad_input_exits_2_naming_file_and_key() {
     let (code, _, err) = sim_cli(&["run", "scenarios/jmx.toml", "--set", "cfs.sched_latency_ns=-3"]);
     assert_eq!(code, 2);
     assert!(err.contains("cfs.sched_latency_ns"), "{err}");
+    for (args, want) in [
+        (&["--timehist", "--window", "5ms..1ms"][..], "--window 5ms..1ms: FROM is after TO"),
+        (&["--timehist", "--trace-max", "0"][..], "--trace-max 0: allowed are 1 to"),
+        (&["--window", "1ms.."][..], "it bounds --trace and --timehist"),
+        (&["--hgrm", "nobody"][..], "--hgrm nobody: no such task; the scenario's tasks are hog-a, hog-b"),
+    ] {
+        let (code, _, err) = sim_cli(&[&["run", "scenarios/two-hogs.toml"][..], args].concat());
+        assert_eq!(code, 2, "{args:?}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
     let (code, _, err) = sim_cli(&["run", "scenarios/no-such-file.toml"]);
     assert_eq!(code, 2);
     assert!(err.contains("no-such-file.toml"), "{err}");
