@@ -113,32 +113,14 @@ fn comparison_charts(dir: &Path, runs: &[&RunReport]) -> Result<Vec<PathBuf>> {
 mod tests {
     use super::*;
 
-    /// Two hogs and a sleeper that writes to a disk: every chart has data.
-    const SCENARIO: &str = r#"
-        schema = 1
-        name = "charts"
-        seed = 9
-        duration = "300ms"
-        [machine]
-        cpus = 1
-        hz = 1000
-        [report]
-        victim = "sleeper"
-        [[tasks]]
-        name = "hog"
-        count = 2
-        program = [{ run = "1s" }]
-        [[tasks]]
-        name = "sleeper"
-        program = [{ sleep = "exp(3ms)" }, { run = "100us" }, { write = "4k", device = "sda", wait = true }]
-        [devices.sda]
-        kind = "ssd"
-        elevator = "deadline"
-        [variants.noop]
-        "devices.sda.elevator" = "noop"
-        [variants.no-wakeup-preemption]
-        "features.WAKEUP_PREEMPTION" = false
-    "#;
+    /// The core's chart scenario (seed 1), with two variants.
+    fn scenario() -> sim_core::Scenario {
+        let text = format!(
+            "{}\n[variants.noop]\n\"devices.sda.elevator\" = \"noop\"\n[variants.no-wakeup-preemption]\n\"features.WAKEUP_PREEMPTION\" = false\n",
+            sim_core::plot::CHART_TEST_SCENARIO
+        );
+        sim_core::Scenario::from_toml("charts.toml", &text).unwrap()
+    }
 
     fn dir(name: &str) -> PathBuf {
         let d = std::env::temp_dir().join(format!("sim-cli-charts-{name}-{}", std::process::id()));
@@ -153,8 +135,7 @@ mod tests {
 
     #[test]
     fn run_charts_have_titles_units_series_and_caption() {
-        let s = sim_core::Scenario::from_toml("charts.toml", SCENARIO).unwrap();
-        let r = sim_core::run(&s);
+        let r = sim_core::run(&scenario());
         let d = dir("run");
         let files = run_charts(&d, &r).unwrap();
         let names: Vec<String> = files.iter().map(|f| f.file_name().unwrap().to_string_lossy().into_owned()).collect();
@@ -164,7 +145,7 @@ mod tests {
         );
         for f in &names {
             let svg = read(&files, f);
-            assert!(svg.contains("seed 9") && svg.contains("base: HZ=1000 sched_latency=6ms"), "{f}: caption");
+            assert!(svg.contains("seed 1") && svg.contains("base: HZ=1000 sched_latency=6ms"), "{f}: caption");
         }
         let hist = read(&files, "delay-hist-hog.svg");
         assert!(hist.contains("Scheduling delay of hog: histogram") && hist.contains("base ("), "{hist}");
@@ -177,7 +158,7 @@ mod tests {
 
     #[test]
     fn compare_charts_draw_one_line_per_variant() {
-        let s = sim_core::Scenario::from_toml("charts.toml", SCENARIO).unwrap();
+        let s = scenario();
         let runs: Vec<RunReport> = [None, Some("noop"), Some("no-wakeup-preemption")]
             .into_iter()
             .map(|v| sim_core::run(&v.map_or_else(|| s.clone(), |v| s.with_variant(v).unwrap())))

@@ -301,7 +301,7 @@ mod tests {
 
     #[test]
     fn timeline_accounts_for_the_worst_delay() {
-        let s = Scenario::from_toml("t.toml", super::super::TEST_SCENARIO).unwrap();
+        let s = Scenario::from_toml("t.toml", super::super::CHART_TEST_SCENARIO).unwrap();
         let r = crate::run(&s);
         let t = Timeline::from_report(&r).expect("the sleeper waited");
         let w = r.victim.worst.as_ref().unwrap();

@@ -414,7 +414,7 @@ mod tests {
 
     #[test]
     fn every_chart_draws_its_series_and_labels() {
-        let s = Scenario::from_toml("t.toml", crate::plot::TEST_SCENARIO).unwrap();
+        let s = Scenario::from_toml("t.toml", crate::plot::CHART_TEST_SCENARIO).unwrap();
         let cur = crate::run(&s);
         let base = crate::run(&s.with_overrides(&[("features.WAKEUP_PREEMPTION", "false")]).unwrap());
         let (a, b) = (DelayChart::from_report(&cur, "current"), DelayChart::from_report(&base, "baseline"));
@@ -441,7 +441,7 @@ mod tests {
 
     #[test]
     fn comparison_charts_carry_every_run_and_a_caption_with_seed_and_settings() {
-        let s = Scenario::from_toml("t.toml", crate::plot::TEST_SCENARIO).unwrap();
+        let s = Scenario::from_toml("t.toml", crate::plot::CHART_TEST_SCENARIO).unwrap();
         let runs: Vec<(&str, crate::RunReport)> = vec![
             ("base", crate::run(&s)),
             ("no-wakeup-preemption", crate::run(&s.with_overrides(&[("features.WAKEUP_PREEMPTION", "false")]).unwrap())),

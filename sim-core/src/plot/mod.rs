@@ -9,9 +9,9 @@ pub mod draw;
 
 pub use data::{DelayChart, IoChart, Timeline, io_charts};
 
-/// Two hogs and a sleeper that also writes to a disk: every chart has data.
-#[cfg(test)]
-pub(crate) const TEST_SCENARIO: &str = r#"
+/// Two hogs and a sleeper that also writes to a disk: a scenario in which
+/// every chart has data, for the chart tests here and in the front ends.
+pub const CHART_TEST_SCENARIO: &str = r#"
     schema = 1
     seed = 1
     duration = "300ms"
