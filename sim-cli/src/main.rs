@@ -7,8 +7,10 @@
 mod args;
 mod io_output;
 mod output;
+mod progress;
 mod run;
 mod serve;
+mod sweep;
 
 use clap::Parser;
 use std::process::ExitCode;

@@ -15,7 +15,7 @@ pub fn execute(cli: Cli) -> Result<String> {
                 None => base,
             };
             let scenario = with_sets(&scenario, &common.set)?;
-            let report = sim_core::run(&scenario);
+            let report = crate::progress::run(&scenario, !common.json);
             if common.json {
                 return Ok(report_json(&report) + "\n");
             }
@@ -36,16 +36,25 @@ pub fn execute(cli: Cli) -> Result<String> {
                     Some(v) => base.with_variant(v)?,
                     None => base.clone(),
                 };
-                runs.push(sim_core::run(&with_sets(&s, &common.set)?));
+                runs.push(crate::progress::run(&with_sets(&s, &common.set)?, !common.json));
             }
             Ok(if common.json { runs_json(&runs) + "\n" } else { output::compare_text(&runs) })
+        }
+        Command::Sweep(args) => crate::sweep::sweep(args),
+        Command::Merge { files, budget, json, plot } => {
+            crate::sweep::merge(&files, budget.as_deref(), json, plot.as_deref())
         }
         Command::Serve { dir, port } => crate::serve::serve(&dir, port).map(|()| String::new()),
     }
 }
 
 fn load(common: &Common) -> Result<Scenario> {
-    let path = &common.file;
+    load_text(&common.file).map(|(_, s)| s)
+}
+
+/// Reads and parses a scenario file; also returns its text (`sweep`
+/// fingerprints it).
+pub fn load_text(path: &std::path::Path) -> Result<(String, Scenario)> {
     let meta = std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
     if meta.len() > sim_core::scenario::FILE_SIZE_MAX as u64 {
         bail!(
@@ -57,10 +66,11 @@ fn load(common: &Common) -> Result<Scenario> {
     }
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {} as UTF-8 text", path.display()))?;
-    Ok(Scenario::from_toml(&path.display().to_string(), &text)?)
+    let scenario = Scenario::from_toml(&path.display().to_string(), &text)?;
+    Ok((text, scenario))
 }
 
-fn with_sets(s: &Scenario, sets: &[String]) -> Result<Scenario> {
+pub fn with_sets(s: &Scenario, sets: &[String]) -> Result<Scenario> {
     if sets.is_empty() {
         return Ok(s.clone());
     }
