@@ -39,6 +39,25 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         plot: Option<PathBuf>,
     },
+    /// Run a grid of settings (`--vary`, in parallel over cores) and rank
+    /// them by the target task's scheduling delay.
+    Sweep(SweepArgs),
+    /// Merge the JSON lines of a sharded sweep (`sweep --shard K/N --json`)
+    /// and print the same table as `sweep`.
+    Merge {
+        /// JSON-lines files written by `sweep --json` (one per shard).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// List the settings whose metric is at most this delay (e.g. `2ms`).
+        #[arg(long)]
+        budget: Option<String>,
+        /// Print the merged points as JSON lines instead of the table.
+        #[arg(long)]
+        json: bool,
+        /// Write `DIR/sweep.svg`: a line chart (one varied key) or heat map (two).
+        #[arg(long, value_name = "DIR")]
+        plot: Option<PathBuf>,
+    },
     /// Serve the browser explorer (built by `web/build.sh`) on 127.0.0.1.
     Serve {
         /// The built page.
@@ -93,4 +112,37 @@ pub struct Common {
     /// Print the report as JSON (the documented schema) instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// A key and its values: `KEY=A..B:log:N`, `KEY=A..B:lin:N` (or
+    /// `A..B:N`), or `KEY=v1,v2,...` (repeatable; the grid is the product).
+    #[arg(long, value_name = "KEY=SPEC", required = true)]
+    pub vary: Vec<String>,
+    /// Apply this `[variants.NAME]` section to every point.
+    #[arg(long)]
+    pub variant: Option<String>,
+    /// The task whose scheduling delays are measured (default: the file's
+    /// `report.victim`).
+    #[arg(long, value_name = "TASK")]
+    pub target: Option<String>,
+    /// The figure points are ranked by: p99, p99.9, max or avg.
+    #[arg(long, default_value = "p99")]
+    pub metric: String,
+    /// List the settings whose metric is at most this delay (e.g. `2ms`),
+    /// fewest context switches first.
+    #[arg(long)]
+    pub budget: Option<String>,
+    /// Run only the points with `index % N == K-1` (1-based K, e.g. `2/4`).
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+    /// Worker threads (default: the available cores).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Write `DIR/sweep.svg`: a line chart (one varied key) or heat map (two).
+    #[arg(long, value_name = "DIR")]
+    pub plot: Option<PathBuf>,
 }

@@ -12,6 +12,7 @@ mod output;
 mod progress;
 mod run;
 mod serve;
+mod sweep;
 
 use clap::Parser;
 use std::process::ExitCode;

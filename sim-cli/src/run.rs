@@ -28,7 +28,7 @@ pub fn execute(cli: Cli) -> Result<String> {
             if let Some(w) = window {
                 sim.enable_trace(w);
             }
-            progress::run_to_end(&mut sim, &scenario, variant.as_deref().unwrap_or(""), quiet);
+            progress::run_to_end(&mut sim, variant.as_deref().unwrap_or("base"), !quiet);
             let report = sim.report();
             if let Some(dir) = &export.plot {
                 let files = charts::run_charts(dir, &report)?;
@@ -69,7 +69,7 @@ pub fn execute(cli: Cli) -> Result<String> {
                 };
                 let s = with_sets(&s, &common.set)?;
                 let mut sim = Simulation::new(&s);
-                progress::run_to_end(&mut sim, &s, name.as_deref().unwrap_or("base"), common.json);
+                progress::run_to_end(&mut sim, name.as_deref().unwrap_or("base"), !common.json);
                 runs.push(sim.report());
             }
             if let Some(dir) = &plot {
@@ -77,6 +77,10 @@ pub fn execute(cli: Cli) -> Result<String> {
                 eprintln!("wrote {} charts to {}", files.len(), dir.display());
             }
             Ok(if common.json { runs_json(&runs) + "\n" } else { output::compare_text(&runs) })
+        }
+        Command::Sweep(args) => crate::sweep::sweep(args),
+        Command::Merge { files, budget, json, plot } => {
+            crate::sweep::merge(&files, budget.as_deref(), json, plot.as_deref())
         }
         Command::Serve { dir, port } => crate::serve::serve(&dir, port).map(|()| String::new()),
     }
@@ -99,7 +103,7 @@ fn trace_window(export: &Export, scenario: &Scenario, quiet: bool) -> Result<Opt
         // The worst delay is only known after a run: run once to find it,
         // then the caller replays the same seed with the window set.
         let mut sim = Simulation::new(scenario);
-        progress::run_to_end(&mut sim, scenario, "(finding the worst delay)", quiet);
+        progress::run_to_end(&mut sim, "finding the worst delay", !quiet);
         let r = sim.report();
         let Some(w) = &r.victim.worst else {
             bail!("--window worst: {} was never delayed in this run, so there is no worst delay to centre on", r.victim.name);
@@ -129,7 +133,12 @@ fn trace_window(export: &Export, scenario: &Scenario, quiet: bool) -> Result<Opt
 }
 
 fn load(common: &Common) -> Result<Scenario> {
-    let path = &common.file;
+    load_text(&common.file).map(|(_, s)| s)
+}
+
+/// Reads and parses a scenario file; also returns its text (`sweep`
+/// fingerprints it).
+pub fn load_text(path: &std::path::Path) -> Result<(String, Scenario)> {
     let meta = std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
     if meta.len() > sim_core::scenario::FILE_SIZE_MAX as u64 {
         bail!(
@@ -141,10 +150,11 @@ fn load(common: &Common) -> Result<Scenario> {
     }
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {} as UTF-8 text", path.display()))?;
-    Ok(Scenario::from_toml(&path.display().to_string(), &text)?)
+    let scenario = Scenario::from_toml(&path.display().to_string(), &text)?;
+    Ok((text, scenario))
 }
 
-fn with_sets(s: &Scenario, sets: &[String]) -> Result<Scenario> {
+pub fn with_sets(s: &Scenario, sets: &[String]) -> Result<Scenario> {
     if sets.is_empty() {
         return Ok(s.clone());
     }

@@ -82,14 +82,38 @@ fn bad_input_exits_2_naming_file_and_key() {
     assert_eq!(code, 2);
     assert!(err.contains("no-such-file.toml"), "{err}");
     assert!(!err.contains("panicked"));
+    let (code, out, err) = sim_cli(&["sweep", "scenarios/two-hogs.toml", "--vary", "cfs.sched_latency_ns=1ms..2ms:1"]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert!(err.contains("--vary cfs.sched_latency_ns=1ms..2ms:1") && err.contains("from 2 to 64"), "{err}");
+    let (code, _, err) = sim_cli(&["sweep", "scenarios/two-hogs.toml", "--vary", "cfs.no_such=1,2"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("two-hogs.toml") && err.contains("cfs.no_such"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
-fn compare_prints_the_bound_next_to_the_measured_delay() {
+fn compare_and_sweep_print_their_tables() {
     let (code, out, err) = sim_cli(&["compare", "scenarios/jmx.toml", "--set", "duration=2s"]);
     assert_eq!(code, 0, "{err}");
     for needle in ["base", "defaults", "tuned", "victim max wakeup delay", "one-hog bound", "2.5ms", "14ms"] {
         assert!(out.contains(needle), "compare output lacks `{needle}`:\n{out}");
     }
+    let sweep =
+        ["sweep", "scenarios/two-hogs.toml", "--set", "machine.hz=1000", "--vary", "cfs.sched_latency_ns=2ms,4ms"];
+    let (code, out, err) = sim_cli(&[&sweep[..], &["--budget", "1.5ms", "--jobs", "2"]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("Settings meeting the budget (p99 ≤ 1.5ms)") && out.contains("cfs.sched_latency_ns=2ms "),
+        "{out}"
+    );
+    assert!(!out.contains("cfs.sched_latency_ns=4ms "), "{out}");
+    // JSON lines: one per point, in grid order, quiet stderr (no progress bar off a terminal).
+    let (code, out, err) = sim_cli(&[&sweep[..], &["--json", "--shard", "2/2"]].concat());
+    assert_eq!((code, err.as_str()), (0, ""));
+    let lines: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 1);
+    assert_eq!(
+        (lines[0]["index"].as_u64(), lines[0]["settings"]["cfs.sched_latency_ns"].as_str()),
+        (Some(1), Some("4ms"))
+    );
 }

@@ -46,6 +46,7 @@ pub mod plot;
 pub mod rng;
 pub mod scenario;
 pub mod sched;
+pub mod sweep;
 pub mod task;
 pub mod time;
 pub mod workload;

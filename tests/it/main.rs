@@ -4,4 +4,5 @@ mod determinism;
 mod errors;
 mod invariants;
 mod scenarios;
+mod sweep;
 mod tidy;

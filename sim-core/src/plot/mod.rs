@@ -1,11 +1,14 @@
 //! Charts of a run. `data` turns a `RunReport` into the series a chart shows
 //! (plain data, also what the web page lists as tables); `draw` (feature
 //! `plot`) draws them on any plotters backend, so the CLI's SVG files and the
-//! web page's canvas share one drawing code.
+//! web page's canvas share one drawing code. `sweep` (feature `plot`) draws
+//! a parameter sweep's results: a line chart or a heat map.
 
 pub mod data;
 #[cfg(feature = "plot")]
 pub mod draw;
+#[cfg(feature = "plot")]
+pub mod sweep;
 
 pub use data::{DelayChart, IoChart, Timeline, io_charts};
 
