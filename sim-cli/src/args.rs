@@ -96,6 +96,10 @@ pub struct Export {
     /// side (the run is replayed with the same seed to find it).
     #[arg(long, value_name = "FROM..TO|worst")]
     pub window: Option<String>,
+    /// Only these CPUs in --trace and --timehist (a list like `0,3-5`, as
+    /// perf's `--cpu` and taskset take).
+    #[arg(long, value_name = "LIST")]
+    pub cpus: Option<String>,
     /// At most this many scheduling records (switches and wakeups) in
     /// --trace and --timehist; the file says where the cap cut it.
     #[arg(long, value_name = "N", default_value_t = 200_000)]

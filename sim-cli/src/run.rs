@@ -34,7 +34,12 @@ pub fn execute(cli: Cli) -> Result<String> {
                 let files = charts::run_charts(dir, &report)?;
                 eprintln!("wrote {} charts to {}", files.len(), dir.display());
             }
-            let trace = Trace::from_sim(&sim);
+            let mut trace = Trace::from_sim(&sim);
+            if let (Some(list), Some(t)) = (&export.cpus, trace.take()) {
+                let set = sim_core::cpuset::CpuSet::parse(list, t.cpus)
+                    .map_err(|e| anyhow::anyhow!("--cpus {list}: {e}"))?;
+                trace = Some(t.only_cpus(set));
+            }
             if let (Some(file), Some(t)) = (&export.trace, &trace) {
                 let settings = sim_core::plot::data::caption(&[(variant.as_deref().unwrap_or("base"), &report)]).join(" | ");
                 std::fs::write(file, chrome::to_json(t, &settings))
@@ -91,6 +96,9 @@ fn trace_window(export: &Export, scenario: &Scenario, quiet: bool) -> Result<Opt
     if export.trace.is_none() && !export.timehist {
         if let Some(w) = &export.window {
             bail!("--window {w}: it bounds --trace and --timehist; give one of them");
+        }
+        if let Some(c) = &export.cpus {
+            bail!("--cpus {c}: it selects CPUs for --trace and --timehist; give one of them");
         }
         return Ok(None);
     }

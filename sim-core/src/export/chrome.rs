@@ -35,7 +35,7 @@ fn end_state(s: PrevState) -> &'static str {
 pub fn to_json(t: &Trace, settings: &str) -> String {
     let mut ev: Vec<String> = Vec::new();
     ev.push(format!(r#"{{"ph":"M","pid":{PID},"name":"process_name","args":{{"name":"CPUs"}}}}"#));
-    for c in 0..t.cpus {
+    for c in t.shown.iter().map(|c| c.0) {
         ev.push(format!(r#"{{"ph":"M","pid":{PID},"tid":{c},"name":"thread_name","args":{{"name":"CPU {c}"}}}}"#));
         ev.push(format!(r#"{{"ph":"M","pid":{PID},"tid":{c},"name":"thread_sort_index","args":{{"sort_index":{c}}}}}"#));
     }
@@ -85,6 +85,7 @@ pub fn to_json(t: &Trace, settings: &str) -> String {
     });
     for (cpu, o) in end.iter().enumerate() {
         if let Some(task) = o.task
+            && t.shown.contains(crate::ids::CpuId(cpu as u16))
             && t.end_ns >= o.since_ns
         {
             ev.push(slice(cpu as u16, task, o.since_ns, t.end_ns, "running", String::new()));

@@ -41,6 +41,8 @@ pub struct Trace {
     /// Per CPU, its last switch before the window (who ran when it opened).
     pub before: Vec<Option<SchedRecord>>,
     pub records: Vec<SchedRecord>,
+    /// The CPUs the exports show (`only_cpus`); all by default.
+    pub shown: crate::cpuset::CpuSet,
 }
 
 
@@ -96,7 +98,21 @@ impl Trace {
             capped_at_ns: buf.capped_at.map(|t| t.ns()),
             before: if buf.before.is_empty() { vec![None; usize::from(spec.cpus)] } else { buf.before.clone() },
             records: buf.records.clone(),
+            shown: crate::cpuset::CpuSet::all(spec.cpus),
         })
+    }
+
+    /// The trace restricted to the CPUs in `cpus` (perf's `--cpu`): the
+    /// others' records are dropped and their tracks left out.
+    pub fn only_cpus(mut self, cpus: crate::cpuset::CpuSet) -> Trace {
+        self.records.retain(|r| cpus.contains(r.cpu));
+        for (c, b) in self.before.iter_mut().enumerate() {
+            if !cpus.contains(crate::ids::CpuId(c as u16)) {
+                *b = None;
+            }
+        }
+        self.shown = cpus;
+        self
     }
 
     /// The window's start, as the trace sees it.
@@ -185,6 +201,10 @@ impl Trace {
             self.records.len(),
             self.window.records_max
         );
+        if self.shown.len() < usize::from(self.cpus) {
+            let list: Vec<String> = self.shown.iter().map(|c| c.0.to_string()).collect();
+            t.push_str(&format!(", CPUs {} of {}", list.join(","), self.cpus));
+        }
         if let Some(at) = self.capped_at_ns {
             t.push_str(&format!("; the cap was reached at {} s, so the trace ends there", s(at)));
         }

@@ -124,6 +124,14 @@ fn a_window_clips_slices_and_the_cap_is_stated() {
     assert_eq!((s[0].0, s.last().unwrap().1), (10_000_000, 20_000_000));
     assert!(s.windows(2).all(|w| w[0].1 == w[1].0), "{s:?}");
 
+    // Only CPU 1: CPU 0's track and records are left out, and the bound says so.
+    let one = t.clone().only_cpus(crate::cpuset::CpuSet::parse("1", 2).unwrap());
+    let json = chrome::to_json(&one, "test");
+    let slices = check_json(&json, &one);
+    assert!(slices[0].is_empty() && !slices[1].is_empty());
+    assert!(!json.contains("\"CPU 0\"") && one.bound_text().ends_with("CPUs 1 of 2"), "{}", one.bound_text());
+    assert!(!timehist::render(&one).contains("[0000]"));
+
     let (_, capped) = traced(TraceWindow { from: SimTime::ZERO, to: SimTime(u64::MAX), records_max: 10 });
     assert_eq!(capped.records.len(), 10);
     let at = capped.capped_at_ns.expect("the cap was reached");
