@@ -35,7 +35,9 @@ pub fn execute(cli: Cli) -> Result<String> {
                 eprintln!("wrote {} charts to {}", files.len(), dir.display());
             }
             let mut trace = Trace::from_sim(&sim);
-            if let (Some(list), Some(t)) = (&export.cpus, trace.take()) {
+            if let Some(list) = &export.cpus
+                && let Some(t) = trace.take()
+            {
                 let set = sim_core::cpuset::CpuSet::parse(list, t.cpus)
                     .map_err(|e| anyhow::anyhow!("--cpus {list}: {e}"))?;
                 trace = Some(t.only_cpus(set));
