@@ -139,6 +139,10 @@ fn trace_window(export: &Export, scenario: &Scenario, quiet: bool) -> Result<Opt
     if from > to {
         return Err(bad("FROM is after TO"));
     }
+    let duration = scenario.spec.duration_ns;
+    if from >= duration {
+        return Err(bad(&format!("the run ends at {}", sim_core::time::format_duration(duration))));
+    }
     Ok(Some(TraceWindow { from: SimTime(from), to: SimTime(to), ..all }))
 }
 

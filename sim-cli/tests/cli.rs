@@ -71,6 +71,8 @@ fn bad_input_exits_2_naming_file_and_key() {
     for (args, want) in [
         (&["--timehist", "--window", "5ms..1ms"][..], "--window 5ms..1ms: FROM is after TO"),
         (&["--timehist", "--trace-max", "0"][..], "--trace-max 0: allowed are 1 to"),
+        (&["--timehist", "--window", "3s.."][..], "--window 3s..: the run ends at 2s"),
+        (&["--timehist", "--cpus", "1"][..], "--cpus 1: CPU 1 does not exist"),
         (&["--window", "1ms.."][..], "it bounds --trace and --timehist"),
         (&["--hgrm", "nobody"][..], "--hgrm nobody: no such task; the scenario's tasks are hog-a, hog-b"),
     ] {
