@@ -34,7 +34,7 @@ pub fn execute(cli: Cli) -> Result<String> {
                 let files = charts::run_charts(dir, &report)?;
                 eprintln!("wrote {} charts to {}", files.len(), dir.display());
             }
-            let mut trace = Trace::from_sim(&sim);
+            let mut trace = Trace::from_sim(&mut sim);
             if let Some(list) = &export.cpus
                 && let Some(t) = trace.take()
             {
@@ -44,8 +44,7 @@ pub fn execute(cli: Cli) -> Result<String> {
             }
             if let (Some(file), Some(t)) = (&export.trace, &trace) {
                 let settings = sim_core::plot::data::caption(&[(variant.as_deref().unwrap_or("base"), &report)]).join(" | ");
-                std::fs::write(file, chrome::to_json(t, &settings))
-                    .with_context(|| format!("--trace {}: cannot write the file", file.display()))?;
+                write_trace(file, t, &settings)?;
                 eprintln!("wrote {}: {}", file.display(), t.bound_text());
             }
             if let (true, Some(t)) = (export.timehist, &trace) {
@@ -91,6 +90,27 @@ pub fn execute(cli: Cli) -> Result<String> {
         }
         Command::Serve { dir, port } => crate::serve::serve(&dir, port).map(|()| String::new()),
     }
+}
+
+/// Streams the trace JSON into `file` (memory stays that of the records).
+fn write_trace(file: &std::path::Path, t: &Trace, settings: &str) -> Result<()> {
+    use std::io::Write as _;
+    /// `fmt::Write` onto a buffered file, keeping the first I/O error.
+    struct Sink(std::io::BufWriter<std::fs::File>, Option<std::io::Error>);
+    impl std::fmt::Write for Sink {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            self.0.write_all(s.as_bytes()).map_err(|e| {
+                self.1 = Some(e);
+                std::fmt::Error
+            })
+        }
+    }
+    let what = || format!("--trace {}: cannot write the file", file.display());
+    let mut sink = Sink(std::io::BufWriter::new(std::fs::File::create(file).with_context(what)?), None);
+    if chrome::write_json(t, settings, &mut sink).is_err() {
+        return Err(sink.1.map_or_else(|| anyhow::anyhow!("formatting failed"), anyhow::Error::from)).with_context(what);
+    }
+    sink.0.flush().with_context(what)
 }
 
 /// The window `--trace`/`--timehist` record, if either is asked for.

@@ -1295,9 +1295,10 @@ impl Simulation {
         self.recorder.trace.as_ref().map_or(&[], |t| &t.records)
     }
 
-    /// The trace buffer, with its window and what was cut, if tracing is on.
-    pub fn trace_buffer(&self) -> Option<&crate::metrics::recorder::TraceBuffer> {
-        self.recorder.trace.as_ref()
+    /// Takes the trace buffer (its window, records and what was cut) out of
+    /// the run, ending tracing; `None` if tracing was not on.
+    pub fn take_trace_buffer(&mut self) -> Option<crate::metrics::recorder::TraceBuffer> {
+        self.recorder.trace.take()
     }
 
     /// The report of the run so far (final once `advance` returned a final reason).

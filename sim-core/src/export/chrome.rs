@@ -30,18 +30,54 @@ fn end_state(s: PrevState) -> &'static str {
     s.code()
 }
 
-/// The whole trace file. `settings` is a one-line description of the run's
-/// effective settings, stored in `otherData`.
+/// The whole trace file as a string (`write_json` into memory).
 pub fn to_json(t: &Trace, settings: &str) -> String {
-    let mut ev: Vec<String> = Vec::new();
-    ev.push(format!(r#"{{"ph":"M","pid":{PID},"name":"process_name","args":{{"name":"CPUs"}}}}"#));
-    for c in t.shown.iter().map(|c| c.0) {
-        ev.push(format!(r#"{{"ph":"M","pid":{PID},"tid":{c},"name":"thread_name","args":{{"name":"CPU {c}"}}}}"#));
-        ev.push(format!(r#"{{"ph":"M","pid":{PID},"tid":{c},"name":"thread_sort_index","args":{{"sort_index":{c}}}}}"#));
+    let mut out = String::new();
+    // Writing into a `String` cannot fail.
+    let _ = write_json(t, settings, &mut out);
+    out
+}
+
+/// Event lines, comma-separated, written as they come: memory stays that of
+/// the trace's records, not of the file.
+struct Events<'w, W: Write> {
+    out: &'w mut W,
+    first: bool,
+    result: std::fmt::Result,
+}
+
+impl<W: Write> Events<'_, W> {
+    fn push(&mut self, e: std::fmt::Arguments<'_>) {
+        if self.result.is_ok() {
+            let sep = if std::mem::take(&mut self.first) { "\n" } else { ",\n" };
+            self.result = self.out.write_str(sep).and_then(|()| self.out.write_fmt(e));
+        }
     }
-    let slice = |cpu: u16, task: TaskId, start: u64, end: u64, state: &str, extra: String| {
+}
+
+/// Writes the whole trace file to `out` (a `String`, or a file through an
+/// adapter in the front end). `settings` is a one-line description of the
+/// run's effective settings, stored in `otherData`.
+pub fn write_json<W: Write>(t: &Trace, settings: &str, out: &mut W) -> std::fmt::Result {
+    write!(
+        out,
+        r#"{{"displayTimeUnit":"ns","otherData":{{"generator":{},"scenario":{},"variant":{},"seed":{},"settings":{},"clock":"simulated time from the start of the run","bound":{}}},"traceEvents":["#,
+        quote(&format!("schedlab {}", env!("CARGO_PKG_VERSION"))),
+        quote(&t.scenario),
+        t.variant.as_deref().map_or_else(|| "null".to_string(), quote),
+        t.seed,
+        quote(settings),
+        quote(&t.bound_text()),
+    )?;
+    let mut ev = Events { out: &mut *out, first: true, result: Ok(()) };
+    ev.push(format_args!(r#"{{"ph":"M","pid":{PID},"name":"process_name","args":{{"name":"CPUs"}}}}"#));
+    for c in t.shown.iter().map(|c| c.0) {
+        ev.push(format_args!(r#"{{"ph":"M","pid":{PID},"tid":{c},"name":"thread_name","args":{{"name":"CPU {c}"}}}}"#));
+        ev.push(format_args!(r#"{{"ph":"M","pid":{PID},"tid":{c},"name":"thread_sort_index","args":{{"sort_index":{c}}}}}"#));
+    }
+    let slice = |ev: &mut Events<'_, W>, cpu: u16, task: TaskId, start: u64, end: u64, state: &str, extra: &str| {
         let info = &t.tasks[task.index()];
-        format!(
+        ev.push(format_args!(
             r#"{{"ph":"X","pid":{PID},"tid":{cpu},"ts":{},"dur":{},"name":{},"cat":"sched","args":{{"tid":{},"prio":{},"end_state":{}{extra}}}}}"#,
             us(start),
             us(end - start),
@@ -49,31 +85,31 @@ pub fn to_json(t: &Trace, settings: &str) -> String {
             info.tid,
             info.prio,
             quote(state),
-        )
+        ));
     };
     let mut last_nr = vec![u32::MAX; usize::from(t.cpus)];
     let mut last_min = vec![i64::MIN; usize::from(t.cpus)];
-    let mut counters = |ev: &mut Vec<String>, cpu: u16, at: u64, nr: u32, min: i64| {
+    let mut counters = |ev: &mut Events<'_, W>, cpu: u16, at: u64, nr: u32, min: i64| {
         let c = usize::from(cpu);
         if last_nr[c] != nr {
             last_nr[c] = nr;
-            ev.push(format!(r#"{{"ph":"C","pid":{PID},"ts":{},"name":"nr_running","args":{{"cpu{cpu}":{nr}}}}}"#, us(at)));
+            ev.push(format_args!(r#"{{"ph":"C","pid":{PID},"ts":{},"name":"nr_running","args":{{"cpu{cpu}":{nr}}}}}"#, us(at)));
         }
         if last_min[c] != min {
             last_min[c] = min;
-            ev.push(format!(r#"{{"ph":"C","pid":{PID},"ts":{},"name":"min_vruntime","args":{{"cpu{cpu}":{min}}}}}"#, us(at)));
+            ev.push(format_args!(r#"{{"ph":"C","pid":{PID},"ts":{},"name":"min_vruntime","args":{{"cpu{cpu}":{min}}}}}"#, us(at)));
         }
     };
     let end = t.replay(|item| match item {
         Item::Switch { rec, prev, start_ns, run_ns, prev_state, wait_ns, sch_delay_ns, .. } => {
             if let Some(p) = prev {
                 let extra = format!(r#","run_ns":{run_ns},"wait_ns":{wait_ns},"sch_delay_ns":{sch_delay_ns}"#);
-                ev.push(slice(rec.cpu.0, p, start_ns, rec.at.ns(), end_state(prev_state), extra));
+                slice(&mut ev, rec.cpu.0, p, start_ns, rec.at.ns(), end_state(prev_state), &extra);
             }
             counters(&mut ev, rec.cpu.0, rec.at.ns(), rec.nr_running, rec.root_min_vruntime);
         }
         Item::Wakeup { rec, task, preempt, vruntime, .. } => {
-            ev.push(format!(
+            ev.push(format_args!(
                 r#"{{"ph":"i","pid":{PID},"tid":{},"ts":{},"s":"t","name":{},"cat":"sched","args":{{"preempt":{preempt},"vruntime":{vruntime},"min_vruntime":{}}}}}"#,
                 rec.cpu.0,
                 us(rec.at.ns()),
@@ -88,37 +124,53 @@ pub fn to_json(t: &Trace, settings: &str) -> String {
             && t.shown.contains(crate::ids::CpuId(cpu as u16))
             && t.end_ns >= o.since_ns
         {
-            ev.push(slice(cpu as u16, task, o.since_ns, t.end_ns, "running", String::new()));
+            slice(&mut ev, cpu as u16, task, o.since_ns, t.end_ns, "running", "");
         }
     }
+    ev.result?;
+    out.write_str("\n],\"systemTraceEvents\":\"")?;
+    write_systrace(t, &mut JsonString(&mut *out))?;
+    out.write_str("\"}\n")
+}
 
-    let mut out = String::with_capacity(ev.iter().map(|e| e.len() + 2).sum::<usize>() + 4096);
-    let _ = write!(
-        out,
-        r#"{{"displayTimeUnit":"ns","otherData":{{"generator":{},"scenario":{},"variant":{},"seed":{},"settings":{},"clock":"simulated time from the start of the run","bound":{}}},"traceEvents":["#,
-        quote(&format!("schedlab {}", env!("CARGO_PKG_VERSION"))),
-        quote(&t.scenario),
-        t.variant.as_deref().map_or_else(|| "null".to_string(), quote),
-        t.seed,
-        quote(settings),
-        quote(&t.bound_text()),
-    );
-    for (i, e) in ev.iter().enumerate() {
-        out.push_str(if i == 0 { "\n" } else { ",\n" });
-        out.push_str(e);
+/// Escapes what is written through it as the inside of a JSON string.
+pub(super) struct JsonString<'w, W: Write>(pub(super) &'w mut W);
+
+impl<W: Write> Write for JsonString<'_, W> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let mut from = 0;
+        for (i, c) in s.char_indices() {
+            let esc = match c {
+                '"' => "\\\"",
+                '\\' => "\\\\",
+                '\n' => "\\n",
+                '\t' => "\\t",
+                c if (c as u32) < 0x20 => "",
+                _ => continue,
+            };
+            self.0.write_str(&s[from..i])?;
+            if esc.is_empty() {
+                write!(self.0, "\\u{:04x}", c as u32)?;
+            } else {
+                self.0.write_str(esc)?;
+            }
+            from = i + c.len_utf8();
+        }
+        self.0.write_str(&s[from..])
     }
-    out.push_str("\n],\"systemTraceEvents\":");
-    out.push_str(&quote(&systrace(t)));
-    out.push_str("}\n");
-    out
 }
 
 /// ftrace text (`sched_switch` and `sched_wakeup` lines, µs timestamps as
 /// the kernel's default trace clock prints them).
 pub fn systrace(t: &Trace) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "# tracer: nop\n#\n# {}\n#", t.bound_text());
-    out.push_str("#           TASK-PID    CPU#  ||||    TIMESTAMP  FUNCTION\n#              | |        |   ||||       |         |\n");
+    let _ = write_systrace(t, &mut out);
+    out
+}
+
+fn write_systrace<W: Write>(t: &Trace, out: &mut W) -> std::fmt::Result {
+    writeln!(out, "# tracer: nop\n#\n# {}\n#", t.bound_text())?;
+    out.write_str("#           TASK-PID    CPU#  ||||    TIMESTAMP  FUNCTION\n#              | |        |   ||||       |         |\n")?;
     let secs = |ns: u64| format!("{}.{:06}", ns / 1_000_000_000, (ns / 1_000) % 1_000_000);
     // The idle task is `swapper/N` in sched_switch fields, `<idle>-0` in the line prefix.
     let who = |task: Option<TaskId>, cpu: u16| match task {
@@ -128,30 +180,36 @@ pub fn systrace(t: &Trace) -> String {
         }
         None => (format!("swapper/{cpu}"), 0, 120),
     };
-    t.replay(|item| match item {
-        Item::Switch { rec, prev, prev_state, next, .. } => {
-            let cpu = rec.cpu.0;
-            let (pc, pp, pprio) = who(prev, cpu);
-            let (nc, np, nprio) = who(next, cpu);
-            let prefix = if prev.is_some() { pc.clone() } else { "<idle>".to_string() };
-            let state = if prev.is_some() { prev_state.code() } else { "R" };
-            let _ = writeln!(
-                out,
-                "{prefix:>16}-{pp:<5} [{cpu:03}] d..3 {}: sched_switch: prev_comm={pc} prev_pid={pp} prev_prio={pprio} prev_state={state} ==> next_comm={nc} next_pid={np} next_prio={nprio}",
-                secs(rec.at.ns()),
-            );
+    let mut result = Ok(());
+    t.replay(|item| {
+        if result.is_err() {
+            return;
         }
-        Item::Wakeup { rec, task, curr, .. } => {
-            let cpu = rec.cpu.0;
-            let (cc, cp, _) = who(curr, cpu);
-            let prefix = if curr.is_some() { cc } else { "<idle>".to_string() };
-            let (wc, wp, wprio) = who(Some(task), cpu);
-            let _ = writeln!(
-                out,
-                "{prefix:>16}-{cp:<5} [{cpu:03}] d..4 {}: sched_wakeup: comm={wc} pid={wp} prio={wprio} target_cpu={cpu:03}",
-                secs(rec.at.ns()),
-            );
-        }
+        result = match item {
+            Item::Switch { rec, prev, prev_state, next, .. } => {
+                let cpu = rec.cpu.0;
+                let (pc, pp, pprio) = who(prev, cpu);
+                let (nc, np, nprio) = who(next, cpu);
+                let prefix = if prev.is_some() { pc.clone() } else { "<idle>".to_string() };
+                let state = if prev.is_some() { prev_state.code() } else { "R" };
+                writeln!(
+                    out,
+                    "{prefix:>16}-{pp:<5} [{cpu:03}] d..3 {}: sched_switch: prev_comm={pc} prev_pid={pp} prev_prio={pprio} prev_state={state} ==> next_comm={nc} next_pid={np} next_prio={nprio}",
+                    secs(rec.at.ns()),
+                )
+            }
+            Item::Wakeup { rec, task, curr, .. } => {
+                let cpu = rec.cpu.0;
+                let (cc, cp, _) = who(curr, cpu);
+                let prefix = if curr.is_some() { cc } else { "<idle>".to_string() };
+                let (wc, wp, wprio) = who(Some(task), cpu);
+                writeln!(
+                    out,
+                    "{prefix:>16}-{cp:<5} [{cpu:03}] d..4 {}: sched_wakeup: comm={wc} pid={wp} prio={wprio} target_cpu={cpu:03}",
+                    secs(rec.at.ns()),
+                )
+            }
+        };
     });
-    out
+    result
 }

@@ -74,9 +74,10 @@ pub struct Occupant {
 }
 
 impl Trace {
-    /// The trace kept by `sim` (`None` if tracing was never enabled).
-    pub fn from_sim(sim: &Simulation) -> Option<Trace> {
-        let buf = sim.trace_buffer()?;
+    /// Takes the trace kept by `sim` (`None` if tracing was never enabled);
+    /// the records move out, so tracing stops there.
+    pub fn from_sim(sim: &mut Simulation) -> Option<Trace> {
+        let buf = sim.take_trace_buffer()?;
         let spec = sim.spec();
         let end = [buf.window.to.ns(), sim.now().ns(), buf.capped_at.map_or(u64::MAX, |t| t.ns())]
             .into_iter()
@@ -96,8 +97,8 @@ impl Trace {
             window: buf.window,
             end_ns: end,
             capped_at_ns: buf.capped_at.map(|t| t.ns()),
-            before: if buf.before.is_empty() { vec![None; usize::from(spec.cpus)] } else { buf.before.clone() },
-            records: buf.records.clone(),
+            before: if buf.before.is_empty() { vec![None; usize::from(spec.cpus)] } else { buf.before },
+            records: buf.records,
             shown: crate::cpuset::CpuSet::all(spec.cpus),
         })
     }

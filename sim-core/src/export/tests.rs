@@ -41,7 +41,7 @@ fn traced(window: TraceWindow) -> (Simulation, Trace) {
     let mut sim = Simulation::new(&s);
     sim.enable_trace(window);
     sim.run_to_end();
-    let t = Trace::from_sim(&sim).unwrap();
+    let t = Trace::from_sim(&mut sim).unwrap();
     (sim, t)
 }
 
@@ -58,6 +58,8 @@ fn check_json(json: &str, t: &Trace) -> Vec<Vec<(u64, u64, String)>> {
     let v: Value = serde_json::from_str(json).expect("the trace is valid JSON");
     assert_eq!(v["displayTimeUnit"], "ns");
     assert!(v["otherData"]["bound"].as_str().unwrap().contains("scheduling records"));
+    // The ftrace text is embedded, escaped, exactly as `systrace` writes it.
+    assert_eq!(v["systemTraceEvents"].as_str().unwrap(), chrome::systrace(t));
     let names: Vec<String> = t.tasks.iter().map(|x| format!("{}[{}]", x.comm, x.tid)).collect();
     let mut slices = vec![Vec::new(); usize::from(t.cpus)];
     let mut last_ts = std::collections::BTreeMap::new();
@@ -188,4 +190,14 @@ fn timehist_listing_matches_perf_layout() {
                0.007000 [0001]  sleeper[3]                          3.000      0.000      0.500
     "#]]
     .assert_eq(&timehist::render(&t));
+}
+
+#[test]
+fn json_string_escaping_round_trips() {
+    use std::fmt::Write;
+    let raw = "a\"b\\c\nd\te\u{1}f·";
+    let mut out = String::from("\"");
+    write!(super::chrome::JsonString(&mut out), "{raw}").unwrap();
+    out.push('"');
+    assert_eq!(serde_json::from_str::<String>(&out).unwrap(), raw);
 }
