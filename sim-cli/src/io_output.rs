@@ -7,6 +7,7 @@ use sim_core::metrics::LatencySummary;
 use sim_core::metrics::io_report::{DeviceIoReport, IoReport};
 use sim_core::time::format_duration;
 use std::fmt::Write;
+use sim_core::time::format_secs;
 
 /// btt's seconds column.
 fn btt_secs(ns: u64) -> String {
@@ -77,9 +78,9 @@ fn device(out: &mut String, d: &DeviceIoReport) {
             if w.open { "had waited" } else { "waited" },
             format_duration(w.q2d_ns),
             w.queue,
-            super_secs(w.q_ns),
+            format_secs(w.q_ns),
             if w.open { "still queued at the end," } else { "D" },
-            super_secs(w.d_ns)
+            format_secs(w.d_ns)
         );
         let mut parts: Vec<String> =
             w.meanwhile.iter().take(5).map(|(c, n, kib)| format!("{c} {n} requests / {kib} KiB")).collect();
@@ -94,10 +95,6 @@ fn device(out: &mut String, d: &DeviceIoReport) {
             if parts.is_empty() { "nothing".into() } else { parts.join(", ") }
         );
     }
-}
-
-fn super_secs(ns: u64) -> String {
-    format!("{}.{:06}", ns / 1_000_000_000, (ns / 1_000) % 1_000_000)
 }
 
 fn processes(out: &mut String, io: &IoReport) {

@@ -4,13 +4,8 @@
 use sim_core::RunReport;
 use sim_core::metrics::LatencySummary;
 use sim_core::metrics::report::{HistoryRow, TaskReport};
-use sim_core::time::{format_duration, format_ms};
+use sim_core::time::{format_duration, format_ms, format_secs as secs};
 use std::fmt::Write;
-
-/// Seconds with microsecond precision, as perf prints timestamps.
-fn secs(ns: u64) -> String {
-    format!("{}.{:06}", ns / 1_000_000_000, (ns / 1_000) % 1_000_000)
-}
 
 fn pct(part: u64, whole: u64) -> String {
     if whole == 0 {

@@ -53,6 +53,12 @@ pub fn format_duration(ns: u64) -> String {
     unreachable!("the 1 ns unit always matches")
 }
 
+/// Seconds with microseconds, truncated (`9.265387`), as `perf` and ftrace
+/// print timestamps.
+pub fn format_secs(ns: u64) -> String {
+    format!("{}.{:06}", ns / 1_000_000_000, (ns / 1_000) % 1_000_000)
+}
+
 /// Milliseconds with three decimals (`12.345`), as `perf sched` prints delays.
 pub fn format_ms(ns: u64) -> String {
     format!("{}.{:03}", ns / 1_000_000, (ns / 1_000) % 1_000)

@@ -171,7 +171,7 @@ pub fn systrace(t: &Trace) -> String {
 fn write_systrace<W: Write>(t: &Trace, out: &mut W) -> std::fmt::Result {
     writeln!(out, "# tracer: nop\n#\n# {}\n#", t.bound_text())?;
     out.write_str("#           TASK-PID    CPU#  ||||    TIMESTAMP  FUNCTION\n#              | |        |   ||||       |         |\n")?;
-    let secs = |ns: u64| format!("{}.{:06}", ns / 1_000_000_000, (ns / 1_000) % 1_000_000);
+    let secs = crate::time::format_secs;
     // The idle task is `swapper/N` in sched_switch fields, `<idle>-0` in the line prefix.
     let who = |task: Option<TaskId>, cpu: u16| match task {
         Some(task) => {

@@ -194,7 +194,7 @@ impl Trace {
 
     /// One line stating what the trace covers and what cut it.
     pub fn bound_text(&self) -> String {
-        let s = |ns: u64| format!("{}.{:06}", ns / 1_000_000_000, (ns / 1_000) % 1_000_000);
+        let s = crate::time::format_secs;
         let mut t = format!(
             "window {} s to {} s, {} scheduling records (cap {})",
             s(self.from_ns()),

@@ -10,15 +10,9 @@ use std::fmt::Write;
 
 const COMM_WIDTH: usize = 30;
 
-/// perf's `timestamp__scnprintf_usec`: seconds with microseconds, truncated.
-fn secs(ns: u64) -> String {
-    format!("{}.{:06}", ns / 1_000_000_000, (ns / 1_000) % 1_000_000)
-}
-
-/// perf's `print_sched_time`: `msec.usec`, truncated.
-fn msecs(ns: u64) -> String {
-    format!("{}.{:03}", ns / 1_000_000, (ns / 1_000) % 1_000)
-}
+// perf's `timestamp__scnprintf_usec` and `print_sched_time`: `secs.usecs`
+// and `msec.usec`, truncated.
+use crate::time::{format_ms as msecs, format_secs as secs};
 
 /// The listing, with a `#` line stating the run and the trace's bound.
 pub fn render(t: &Trace) -> String {
