@@ -34,14 +34,7 @@ pub fn execute(cli: Cli) -> Result<String> {
                 let files = charts::run_charts(dir, &report)?;
                 eprintln!("wrote {} charts to {}", files.len(), dir.display());
             }
-            let mut trace = Trace::from_sim(&mut sim);
-            if let Some(list) = &export.cpus
-                && let Some(t) = trace.take()
-            {
-                let set = sim_core::cpuset::CpuSet::parse(list, t.cpus)
-                    .map_err(|e| anyhow::anyhow!("--cpus {list}: {e}"))?;
-                trace = Some(t.only_cpus(set));
-            }
+            let trace = Trace::from_sim(&mut sim);
             if let (Some(file), Some(t)) = (&export.trace, &trace) {
                 let settings = sim_core::plot::data::caption(&[(variant.as_deref().unwrap_or("base"), &report)]).join(" | ");
                 write_trace(file, t, &settings)?;
@@ -127,7 +120,13 @@ fn trace_window(export: &Export, scenario: &Scenario, quiet: bool) -> Result<Opt
     if export.trace_max == 0 || export.trace_max > TRACE_RECORDS_MAX {
         bail!("--trace-max {}: allowed are 1 to {TRACE_RECORDS_MAX} records", export.trace_max);
     }
-    let all = TraceWindow::all(export.trace_max);
+    let cpus = match &export.cpus {
+        Some(list) => Some(
+            sim_core::cpuset::CpuSet::parse(list, scenario.spec.cpus).map_err(|e| anyhow::anyhow!("--cpus {list}: {e}"))?,
+        ),
+        None => None,
+    };
+    let all = TraceWindow { cpus, ..TraceWindow::all(export.trace_max) };
     let Some(text) = export.window.as_deref() else { return Ok(Some(all)) };
     if text == "worst" {
         // The worst delay is only known after a run: run once to find it,
@@ -135,10 +134,14 @@ fn trace_window(export: &Export, scenario: &Scenario, quiet: bool) -> Result<Opt
         let mut sim = Simulation::new(scenario);
         progress::run_to_end(&mut sim, "finding the worst delay", !quiet);
         let r = sim.report();
-        let Some(w) = &r.victim.worst else {
+        let Some(w) = r.victim.worst.as_ref().filter(|w| w.end_ns > w.start_ns) else {
             bail!("--window worst: {} was never delayed in this run, so there is no worst delay to centre on", r.victim.name);
         };
-        let margin = scenario.spec.history_window_ns;
+        // The scenario's history window either side, else one sched_latency.
+        let margin = match scenario.spec.history_window_ns {
+            0 => scenario.spec.tunables.sched_latency_ns,
+            m => m,
+        };
         return Ok(Some(TraceWindow {
             from: SimTime(w.start_ns.saturating_sub(margin)),
             to: SimTime(w.end_ns.saturating_add(margin)),

@@ -37,6 +37,18 @@ struct Sweep {
     grid: Grid,
 }
 
+impl Sweep {
+    /// `seed N`, or `seed varied` when an axis varies it (each JSON line
+    /// then carries its point's seed).
+    fn seed_text(&self) -> String {
+        if self.grid.axes.iter().any(|a| a.key == "seed") {
+            "seed varied".to_string()
+        } else {
+            format!("seed {}", self.seed)
+        }
+    }
+}
+
 /// One JSON line: one grid point. Field names are the contract `merge` reads.
 #[derive(Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -128,9 +140,9 @@ pub fn sweep(a: SweepArgs) -> Result<String> {
     }
     base = crate::run::with_sets(&base, &a.common.set)?;
     if let Some(t) = &a.target {
-        base = sweep::with_target(&base, t)?;
+        base = sweep::with_target(&base, t).with_context(|| format!("--target {t}"))?;
     }
-    sweep::validate(&base, &grid)?;
+    sweep::validate(&base, &grid).with_context(|| format!("--vary {}", a.vary.join(" --vary ")))?;
 
     let target = base.spec.tasks[base.spec.victim].name.clone();
     let mut fields: Vec<&str> = vec![env!("CARGO_PKG_VERSION"), &text, a.variant.as_deref().unwrap_or("")];
@@ -224,7 +236,7 @@ fn json_lines(info: &Sweep, results: &[PointResult]) -> String {
             events: r.events,
             sim_time_ns: r.sim_time_ns,
             stop: r.stop.name().to_string(),
-            seed: info.seed,
+            seed: r.seed,
             scenario: info.scenario.clone(),
             variant: info.variant.clone(),
         };
@@ -254,12 +266,12 @@ fn table(info: &Sweep, mut results: Vec<PointResult>, budget: Option<u64>, scope
     let m = info.metric;
     let _ = writeln!(
         out,
-        "schedlab {} · sweep {} · scenario {}{} · seed {} · {scope}",
+        "schedlab {} · sweep {} · scenario {}{} · {} · {scope}",
         env!("CARGO_PKG_VERSION"),
         info.fingerprint,
         if info.scenario.is_empty() { "(unnamed)" } else { &info.scenario },
         info.variant.as_ref().map_or(String::new(), |v| format!(" (variant {v})")),
-        info.seed,
+        info.seed_text(),
     );
     let _ = writeln!(
         out,
@@ -354,11 +366,11 @@ fn write_plot(dir: &Path, info: &Sweep, results: &[PointResult]) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("--plot: cannot create {}", dir.display()))?;
     let fixed = if info.sets.is_empty() { String::new() } else { format!(" · fixed: {}", info.sets.join(" ")) };
     let caption = format!(
-        "schedlab {} · {}{} · seed {}{fixed} · sweep {}",
+        "schedlab {} · {}{} · {}{fixed} · sweep {}",
         env!("CARGO_PKG_VERSION"),
         info.scenario,
         info.variant.as_ref().map_or(String::new(), |v| format!(" (variant {v})")),
-        info.seed,
+        info.seed_text(),
         info.fingerprint
     );
     let chart = sim_core::plot::sweep::SweepChart {
@@ -450,6 +462,7 @@ fn merge_texts(inputs: &[(String, String)]) -> Result<(Sweep, Vec<PointResult>)>
                 events: p.events,
                 sim_time_ns: p.sim_time_ns,
                 stop,
+                seed: p.seed,
             };
             // A point run twice (a retried shard) must give the same figures: runs are deterministic.
             match by_index.get(&p.index) {
@@ -522,6 +535,7 @@ mod tests {
             events: 1000,
             sim_time_ns: 1_000_000_000,
             stop: StopReason::TimeLimit,
+            seed: 1,
         }
     }
 

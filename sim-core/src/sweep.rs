@@ -136,10 +136,17 @@ fn list_values(rhs: &str) -> Result<Vec<String>, String> {
 
 fn range_end(text: &str) -> Result<(u64, EndKind), String> {
     let t = text.trim();
-    if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
-        return t.parse::<u64>().map(|n| (n, EndKind::Integer)).map_err(|_| format!("`{t}` is too large"));
+    // Override values are TOML integers (i64): larger ends could not be set.
+    let too_large = || format!("`{t}` is too large: range ends are at most {}", i64::MAX);
+    let end = if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
+        t.parse::<u64>().map(|n| (n, EndKind::Integer)).map_err(|_| too_large())?
+    } else {
+        parse_duration(t).map(|n| (n, EndKind::Duration)).map_err(|e| format!("range end {e}; or write a plain integer"))?
+    };
+    if end.0 > i64::MAX as u64 {
+        return Err(too_large());
     }
-    parse_duration(t).map(|n| (n, EndKind::Duration)).map_err(|e| format!("range end {e}; or write a plain integer"))
+    Ok(end)
 }
 
 fn range_values(rhs: &str) -> Result<(Vec<String>, bool), String> {
@@ -350,6 +357,8 @@ pub struct PointResult {
     pub events: u64,
     pub sim_time_ns: u64,
     pub stop: StopReason,
+    /// The run's seed (a sweep may vary it).
+    pub seed: u64,
 }
 
 impl PointResult {
@@ -368,6 +377,7 @@ impl PointResult {
             events: report.events,
             sim_time_ns: report.sim_time_ns,
             stop: report.stop,
+            seed: report.seed,
         }
     }
 }
@@ -489,6 +499,7 @@ mod tests {
             events: 0,
             sim_time_ns: 1,
             stop: StopReason::TimeLimit,
+            seed: 1,
         };
         let mut r = vec![p(0, 3, 10), p(1, 1, 40), p(2, 2, 20), p(3, 2, 20), p(4, 1, 30)];
         let picked: Vec<usize> = within_budget(&r, 2).iter().map(|r| r.index).collect();

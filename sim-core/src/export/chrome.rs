@@ -13,8 +13,16 @@ use crate::ids::TaskId;
 use crate::metrics::history::PrevState;
 use std::fmt::Write;
 
-/// The process all CPU tracks belong to.
-const PID: u32 = 1;
+/// The process all CPU tracks belong to, and the first CPU track's thread
+/// id (CPU n is `PID + n`). Perfetto keeps one thread table for the JSON
+/// tracks and the ftrace text, whose threads are the tasks (tids from 1,
+/// swapper 0); ids this high cannot collide with them (tasks are far fewer).
+pub const PID: u32 = 1_000_000_000;
+
+/// The thread id of CPU `cpu`'s track.
+pub fn cpu_track(cpu: u16) -> u32 {
+    PID + u32::from(cpu)
+}
 
 /// Nanoseconds as the format's microseconds, exactly.
 fn us(ns: u64) -> String {
@@ -72,13 +80,15 @@ pub fn write_json<W: Write>(t: &Trace, settings: &str, out: &mut W) -> std::fmt:
     let mut ev = Events { out: &mut *out, first: true, result: Ok(()) };
     ev.push(format_args!(r#"{{"ph":"M","pid":{PID},"name":"process_name","args":{{"name":"CPUs"}}}}"#));
     for c in t.shown.iter().map(|c| c.0) {
-        ev.push(format_args!(r#"{{"ph":"M","pid":{PID},"tid":{c},"name":"thread_name","args":{{"name":"CPU {c}"}}}}"#));
-        ev.push(format_args!(r#"{{"ph":"M","pid":{PID},"tid":{c},"name":"thread_sort_index","args":{{"sort_index":{c}}}}}"#));
+        let tid = cpu_track(c);
+        ev.push(format_args!(r#"{{"ph":"M","pid":{PID},"tid":{tid},"name":"thread_name","args":{{"name":"CPU {c}"}}}}"#));
+        ev.push(format_args!(r#"{{"ph":"M","pid":{PID},"tid":{tid},"name":"thread_sort_index","args":{{"sort_index":{c}}}}}"#));
     }
     let slice = |ev: &mut Events<'_, W>, cpu: u16, task: TaskId, start: u64, end: u64, state: &str, extra: &str| {
         let info = &t.tasks[task.index()];
         ev.push(format_args!(
-            r#"{{"ph":"X","pid":{PID},"tid":{cpu},"ts":{},"dur":{},"name":{},"cat":"sched","args":{{"tid":{},"prio":{},"end_state":{}{extra}}}}}"#,
+            r#"{{"ph":"X","pid":{PID},"tid":{},"ts":{},"dur":{},"name":{},"cat":"sched","args":{{"tid":{},"prio":{},"end_state":{}{extra}}}}}"#,
+            cpu_track(cpu),
             us(start),
             us(end - start),
             quote(&t.label(Some(task))),
@@ -102,7 +112,10 @@ pub fn write_json<W: Write>(t: &Trace, settings: &str, out: &mut W) -> std::fmt:
     };
     let end = t.replay(|item| match item {
         Item::Switch { rec, prev, start_ns, run_ns, prev_state, wait_ns, sch_delay_ns, .. } => {
-            if let Some(p) = prev {
+            // A run that ended exactly where the window starts is clipped to nothing: left out.
+            if let Some(p) = prev
+                && !(start_ns == rec.at.ns() && run_ns > 0)
+            {
                 let extra = format!(r#","run_ns":{run_ns},"wait_ns":{wait_ns},"sch_delay_ns":{sch_delay_ns}"#);
                 slice(&mut ev, rec.cpu.0, p, start_ns, rec.at.ns(), end_state(prev_state), &extra);
             }
@@ -111,7 +124,7 @@ pub fn write_json<W: Write>(t: &Trace, settings: &str, out: &mut W) -> std::fmt:
         Item::Wakeup { rec, task, preempt, vruntime, .. } => {
             ev.push(format_args!(
                 r#"{{"ph":"i","pid":{PID},"tid":{},"ts":{},"s":"t","name":{},"cat":"sched","args":{{"preempt":{preempt},"vruntime":{vruntime},"min_vruntime":{}}}}}"#,
-                rec.cpu.0,
+                cpu_track(rec.cpu.0),
                 us(rec.at.ns()),
                 quote(&format!("wakeup {}", t.label(Some(task)))),
                 rec.min_vruntime,
@@ -122,7 +135,7 @@ pub fn write_json<W: Write>(t: &Trace, settings: &str, out: &mut W) -> std::fmt:
     for (cpu, o) in end.iter().enumerate() {
         if let Some(task) = o.task
             && t.shown.contains(crate::ids::CpuId(cpu as u16))
-            && t.end_ns >= o.since_ns
+            && t.end_ns > o.since_ns
         {
             slice(&mut ev, cpu as u16, task, o.since_ns, t.end_ns, "running", "");
         }

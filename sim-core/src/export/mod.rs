@@ -41,7 +41,7 @@ pub struct Trace {
     /// Per CPU, its last switch before the window (who ran when it opened).
     pub before: Vec<Option<SchedRecord>>,
     pub records: Vec<SchedRecord>,
-    /// The CPUs the exports show (`only_cpus`); all by default.
+    /// The CPUs the trace shows (`TraceWindow::cpus`; all by default).
     pub shown: crate::cpuset::CpuSet,
 }
 
@@ -94,26 +94,13 @@ impl Trace {
                 .iter()
                 .map(|t| TraceTask { comm: t.comm.clone(), tid: t.tid, prio: 120 + i32::from(t.nice) })
                 .collect(),
-            window: buf.window,
             end_ns: end,
             capped_at_ns: buf.capped_at.map(|t| t.ns()),
-            before: if buf.before.is_empty() { vec![None; usize::from(spec.cpus)] } else { buf.before },
+            shown: buf.window.cpus.clone().unwrap_or_else(|| crate::cpuset::CpuSet::all(spec.cpus)),
+            window: buf.window,
+            before: buf.before,
             records: buf.records,
-            shown: crate::cpuset::CpuSet::all(spec.cpus),
         })
-    }
-
-    /// The trace restricted to the CPUs in `cpus` (perf's `--cpu`): the
-    /// others' records are dropped and their tracks left out.
-    pub fn only_cpus(mut self, cpus: crate::cpuset::CpuSet) -> Trace {
-        self.records.retain(|r| cpus.contains(r.cpu));
-        for (c, b) in self.before.iter_mut().enumerate() {
-            if !cpus.contains(crate::ids::CpuId(c as u16)) {
-                *b = None;
-            }
-        }
-        self.shown = cpus;
-        self
     }
 
     /// The window's start, as the trace sees it.

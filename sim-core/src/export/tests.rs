@@ -81,7 +81,7 @@ fn check_json(json: &str, t: &Trace) -> Vec<Vec<(u64, u64, String)>> {
             "X" => {
                 let name = e["name"].as_str().unwrap().to_string();
                 assert!(names.contains(&name), "slice {name} is not a task");
-                let cpu = e["tid"].as_u64().unwrap() as usize;
+                let cpu = (e["tid"].as_u64().unwrap() - u64::from(chrome::PID)) as usize;
                 slices[cpu].push((ts, ts + us_to_ns(&e["dur"]), name));
             }
             "i" => {
@@ -118,7 +118,7 @@ fn trace_json_has_one_non_overlapping_track_per_cpu_covering_its_busy_time() {
 
 #[test]
 fn a_window_clips_slices_and_the_cap_is_stated() {
-    let (_, t) = traced(TraceWindow { from: SimTime(10_000_000), to: SimTime(20_000_000), records_max: 1_000_000 });
+    let (_, t) = traced(TraceWindow { from: SimTime(10_000_000), to: SimTime(20_000_000), cpus: None, records_max: 1_000_000 });
     assert_eq!((t.from_ns(), t.end_ns), (10_000_000, 20_000_000));
     let slices = check_json(&chrome::to_json(&t, "test"), &t);
     // CPU 0 is never idle: its slices tile the window exactly.
@@ -127,14 +127,17 @@ fn a_window_clips_slices_and_the_cap_is_stated() {
     assert!(s.windows(2).all(|w| w[0].1 == w[1].0), "{s:?}");
 
     // Only CPU 1: CPU 0's track and records are left out, and the bound says so.
-    let one = t.clone().only_cpus(crate::cpuset::CpuSet::parse("1", 2).unwrap());
+    let cpu1 = Some(crate::cpuset::CpuSet::parse("1", 2).unwrap());
+    let (_, one) = traced(TraceWindow { from: SimTime(10_000_000), to: SimTime(20_000_000), cpus: cpu1, records_max: 1_000_000 });
     let json = chrome::to_json(&one, "test");
     let slices = check_json(&json, &one);
     assert!(slices[0].is_empty() && !slices[1].is_empty());
     assert!(!json.contains("\"CPU 0\"") && one.bound_text().ends_with("CPUs 1 of 2"), "{}", one.bound_text());
     assert!(!timehist::render(&one).contains("[0000]"));
+    // The record cap counts only the CPUs kept.
+    assert!(one.records.iter().all(|r| r.cpu.0 == 1));
 
-    let (_, capped) = traced(TraceWindow { from: SimTime::ZERO, to: SimTime(u64::MAX), records_max: 10 });
+    let (_, capped) = traced(TraceWindow { from: SimTime::ZERO, to: SimTime(u64::MAX), cpus: None, records_max: 10 });
     assert_eq!(capped.records.len(), 10);
     let at = capped.capped_at_ns.expect("the cap was reached");
     assert_eq!(capped.end_ns, at);
@@ -174,7 +177,7 @@ fn systrace_lines_have_the_ftrace_shape_perfetto_parses() {
 
 #[test]
 fn timehist_listing_matches_perf_layout() {
-    let (_, t) = traced(TraceWindow { from: SimTime(3_000_000), to: SimTime(8_000_000), records_max: 1_000_000 });
+    let (_, t) = traced(TraceWindow { from: SimTime(3_000_000), to: SimTime(8_000_000), cpus: None, records_max: 1_000_000 });
     expect![[r#"
         # schedlab 0.1.0 · scenario small · seed 7 · window 0.003000 s to 0.008000 s, 8 scheduling records (cap 1000000)
                    time    cpu  task name                       wait time  sch delay   run time
@@ -200,4 +203,22 @@ fn json_string_escaping_round_trips() {
     write!(super::chrome::JsonString(&mut out), "{raw}").unwrap();
     out.push('"');
     assert_eq!(serde_json::from_str::<String>(&out).unwrap(), raw);
+}
+
+/// A window in which nothing is switched or woken still shows who ran: the
+/// occupants come from the last switch before it, however long ago.
+#[test]
+fn a_quiet_window_shows_the_task_that_ran_through_it() {
+    // CPU 0's hogs switch every 6 ms (at 30 ms too): 30.0–31.0 ms is inside
+    // one slice, and the run that ended at 30.0 ms is not drawn as 0 long.
+    for from in [30_000_000, 30_500_000] {
+        let (_, t) = traced(TraceWindow { from: SimTime(from), to: SimTime(31_000_000), cpus: None, records_max: 1_000_000 });
+        let slices = check_json(&chrome::to_json(&t, "test"), &t);
+        assert_eq!(slices[0].len(), 1, "{:?}", slices[0]);
+        assert_eq!((slices[0][0].0, slices[0][0].1), (from, 31_000_000));
+    }
+    let (_, t) = traced(TraceWindow { from: SimTime(30_500_000), to: SimTime(31_000_000), cpus: None, records_max: 1_000_000 });
+    assert!(t.records.iter().all(|r| r.cpu.0 != 0), "no switch on CPU 0 inside the window");
+    let slices = check_json(&chrome::to_json(&t, "test"), &t);
+    assert!(slices[0][0].2.starts_with("hog/"));
 }

@@ -5,6 +5,7 @@
 
 use super::history::{CAPTURE_ROWS_MAX, CpuHistory, SchedRecord};
 use super::latency::{DELAY_BUCKETS, LatencyStats, delay_bucket};
+use crate::cpuset::CpuSet;
 use crate::ids::{CpuId, TaskId};
 use crate::time::SimTime;
 
@@ -122,19 +123,25 @@ pub struct Recorder {
 }
 
 /// Which scheduling records a trace keeps: those from `from` to `to`
-/// (inclusive), at most `records_max` of them. The bound keeps a trace's
-/// memory proportional to what the user asked for, not to the run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// (inclusive) on the CPUs in `cpus` (all if `None`), at most `records_max`
+/// of them. The bound keeps a trace's memory proportional to what the user
+/// asked for, not to the run.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TraceWindow {
     pub from: SimTime,
     pub to: SimTime,
+    pub cpus: Option<CpuSet>,
     pub records_max: usize,
 }
 
 impl TraceWindow {
-    /// The whole run, up to `records_max` records.
+    /// The whole run on every CPU, up to `records_max` records.
     pub fn all(records_max: usize) -> TraceWindow {
-        TraceWindow { from: SimTime::ZERO, to: SimTime(u64::MAX), records_max }
+        TraceWindow { from: SimTime::ZERO, to: SimTime(u64::MAX), cpus: None, records_max }
+    }
+
+    fn shows(&self, cpu: CpuId) -> bool {
+        self.cpus.as_ref().is_none_or(|c| c.contains(cpu))
     }
 }
 
@@ -142,15 +149,14 @@ impl TraceWindow {
 #[derive(Clone, Debug)]
 pub struct TraceBuffer {
     pub window: TraceWindow,
-    /// Per CPU, its last switch before the window opened (who was running
-    /// then), taken from the history ring when the first record in the
-    /// window arrives. `None`: nothing was switched on that CPU before.
+    /// Per CPU, its last switch before the window (who was running when it
+    /// opened): from the history ring when tracing was enabled, then kept
+    /// up to date until the window opens. `None`: no switch on that CPU yet.
     pub before: Vec<Option<SchedRecord>>,
     /// Records in the window, oldest first.
     pub records: Vec<SchedRecord>,
     /// When `records_max` was reached: the time of the first record dropped.
     pub capped_at: Option<SimTime>,
-    opened: bool,
 }
 
 impl Recorder {
@@ -169,7 +175,12 @@ impl Recorder {
 
     /// Keeps the scheduling records of `window` from now on.
     pub fn enable_trace(&mut self, window: TraceWindow) {
-        self.trace = Some(TraceBuffer { window, before: Vec::new(), records: Vec::new(), capped_at: None, opened: false });
+        let before = self
+            .history
+            .iter()
+            .map(|h| h.iter_rev().find(|x| matches!(x.kind, super::history::RecordKind::Switch { .. })).copied())
+            .collect();
+        self.trace = Some(TraceBuffer { window, before, records: Vec::new(), capped_at: None });
     }
 
     pub fn push_record(&mut self, r: SchedRecord) {
@@ -177,21 +188,17 @@ impl Recorder {
         if c.cpu == Some(r.cpu) && r.at <= c.until && c.records.len() < CAPTURE_ROWS_MAX {
             c.records.push(r);
         }
-        if let Some(t) = &mut self.trace
-            && (t.window.from..=t.window.to).contains(&r.at)
-        {
-            if !t.opened {
-                t.opened = true;
-                t.before = self
-                    .history
-                    .iter()
-                    .map(|h| h.iter_rev().find(|x| matches!(x.kind, super::history::RecordKind::Switch { .. })).copied())
-                    .collect();
-            }
-            if t.records.len() < t.window.records_max {
-                t.records.push(r);
-            } else if t.capped_at.is_none() {
-                t.capped_at = Some(r.at);
+        if let Some(t) = &mut self.trace {
+            if r.at < t.window.from {
+                if matches!(r.kind, super::history::RecordKind::Switch { .. }) {
+                    t.before[r.cpu.index()] = Some(r);
+                }
+            } else if r.at <= t.window.to && t.window.shows(r.cpu) {
+                if t.records.len() < t.window.records_max {
+                    t.records.push(r);
+                } else if t.capped_at.is_none() {
+                    t.capped_at = Some(r.at);
+                }
             }
         }
         self.history[r.cpu.index()].push(r);

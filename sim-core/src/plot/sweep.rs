@@ -126,8 +126,10 @@ fn line<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &SweepChart, a
     let lo = scale.positions.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = scale.positions.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let pad = ((hi - lo) * 0.04).max(if scale.numeric { 1e-9 } else { 0.5 });
+    // Along the x axis (a list may be given in any order), then by index.
     let mut points: Vec<&PointResult> = chart.results.iter().collect();
-    points.sort_by_key(|r| r.index);
+    let pos = |r: &PointResult| scale.positions[chart.grid.coords(r.index)[0]];
+    points.sort_by(|a, b| pos(a).total_cmp(&pos(b)).then(a.index.cmp(&b.index)));
     let top = points.iter().map(|r| r.max_ns.max(r.metric_ns)).max().unwrap_or(1).max(1) as f64 / 1e6 * 1.1;
     let metric = chart.metric.name();
     let mut c = ChartBuilder::on(area)
@@ -263,6 +265,19 @@ mod tests {
         assert!(map.contains("machine.hz") && map.contains("24ms") && map.contains("1000"), "{map}");
         // One annotation per cell, in ms.
         assert!(map.contains(&ms(r[0].metric_ns)), "{map}");
+        // A list in any order is drawn left to right: no line goes back.
+        let shuffled = Grid::new(vec![Axis::parse("cfs.sched_latency_ns=8ms,1ms,4ms,2ms").unwrap()]).unwrap();
+        let r: Vec<PointResult> = (0..shuffled.len()).map(|i| run_point(&s, &shuffled, i, Metric::P99).unwrap()).collect();
+        let drawn = svg(&shuffled, &r).unwrap();
+        let lines: Vec<Vec<f64>> = drawn
+            .split("<polyline")
+            .skip(1)
+            .filter_map(|p| p.split("points=\"").nth(1)?.split('"').next())
+            .map(|pts| pts.split_whitespace().filter_map(|xy| xy.split(',').next()?.parse().ok()).collect())
+            .filter(|xs: &Vec<f64>| xs.len() >= 3)
+            .collect();
+        assert!(!lines.is_empty(), "{drawn}");
+        assert!(lines.iter().all(|xs| xs.windows(2).all(|w| w[0] <= w[1])), "{lines:?}");
         let three = Grid::new(vec![hz, lat, Axis::parse("seed=1,2").unwrap()]).unwrap();
         assert!(svg(&three, &[]).unwrap_err().contains("this sweep varies 3"));
     }
