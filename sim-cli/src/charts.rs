@@ -32,7 +32,7 @@ fn write_svg(
     Ok(path)
 }
 
-fn make_dir(dir: &Path) -> Result<()> {
+pub fn make_dir(dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("--plot {}: cannot create the directory", dir.display()))
 }
 

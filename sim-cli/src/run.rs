@@ -24,6 +24,14 @@ pub fn execute(cli: Cli) -> Result<String> {
             let scenario = with_sets(&scenario, &common.set)?;
             let quiet = common.json;
             let window = trace_window(&export, &scenario, quiet)?;
+            // Open what will be written before the run, so a bad path fails at once.
+            let trace_file = match &export.trace {
+                Some(f) => Some(std::fs::File::create(f).with_context(|| format!("--trace {}: cannot create the file", f.display()))?),
+                None => None,
+            };
+            if let Some(dir) = &export.plot {
+                charts::make_dir(dir)?;
+            }
             let mut sim = Simulation::new(&scenario);
             if let Some(w) = window {
                 sim.enable_trace(w);
@@ -35,9 +43,9 @@ pub fn execute(cli: Cli) -> Result<String> {
                 eprintln!("wrote {} charts to {}", files.len(), dir.display());
             }
             let trace = Trace::from_sim(&mut sim);
-            if let (Some(file), Some(t)) = (&export.trace, &trace) {
+            if let (Some(file), Some(out), Some(t)) = (&export.trace, trace_file, &trace) {
                 let settings = sim_core::plot::data::caption(&[(variant.as_deref().unwrap_or("base"), &report)]).join(" | ");
-                write_trace(file, t, &settings)?;
+                write_trace(file, out, t, &settings)?;
                 eprintln!("wrote {}: {}", file.display(), t.bound_text());
             }
             if let (true, Some(t)) = (export.timehist, &trace) {
@@ -58,6 +66,9 @@ pub fn execute(cli: Cli) -> Result<String> {
         }
         Command::Compare { common, plot } => {
             let base = load(&common)?;
+            if let Some(dir) = &plot {
+                charts::make_dir(dir)?;
+            }
             let mut runs: Vec<RunReport> = Vec::new();
             let names: Vec<Option<String>> =
                 std::iter::once(None).chain(base.variant_names().into_iter().map(|v| Some(v.to_string()))).collect();
@@ -86,7 +97,7 @@ pub fn execute(cli: Cli) -> Result<String> {
 }
 
 /// Streams the trace JSON into `file` (memory stays that of the records).
-fn write_trace(file: &std::path::Path, t: &Trace, settings: &str) -> Result<()> {
+fn write_trace(file: &std::path::Path, out: std::fs::File, t: &Trace, settings: &str) -> Result<()> {
     use std::io::Write as _;
     /// `fmt::Write` onto a buffered file, keeping the first I/O error.
     struct Sink(std::io::BufWriter<std::fs::File>, Option<std::io::Error>);
@@ -99,7 +110,7 @@ fn write_trace(file: &std::path::Path, t: &Trace, settings: &str) -> Result<()> 
         }
     }
     let what = || format!("--trace {}: cannot write the file", file.display());
-    let mut sink = Sink(std::io::BufWriter::new(std::fs::File::create(file).with_context(what)?), None);
+    let mut sink = Sink(std::io::BufWriter::new(out), None);
     if chrome::write_json(t, settings, &mut sink).is_err() {
         return Err(sink.1.map_or_else(|| anyhow::anyhow!("formatting failed"), anyhow::Error::from)).with_context(what);
     }
