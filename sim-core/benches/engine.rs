@@ -1,5 +1,6 @@
-//! Criterion benchmarks: the event queue, and whole scenario runs reported in
-//! simulated events per second (`thrpt` in elements/s).
+//! Criterion benchmarks: the event queue, whole scenario runs reported in
+//! simulated events per second (`thrpt` in elements/s), and the trace
+//! exports in scheduling records per second.
 //!
 //! `cargo bench -p sim-core --bench engine`
 
@@ -90,5 +91,22 @@ fn io_runs(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, event_queue, whole_runs, io_runs);
+/// `--trace` and `--timehist` of `jmx.toml`'s first 200,000 scheduling
+/// records (the CLI's default cap): the export alone, run excluded.
+fn trace_exports(c: &mut Criterion) {
+    use sim_core::export::{Trace, chrome, timehist};
+    use sim_core::metrics::recorder::TraceWindow;
+    let mut sim = Simulation::new(&scenario("jmx"));
+    sim.enable_trace(TraceWindow::all(200_000));
+    sim.run_to_end();
+    let trace = Trace::from_sim(&mut sim).expect("tracing was on");
+    let mut g = c.benchmark_group("trace_export");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(trace.records.len() as u64));
+    g.bench_function("jmx/chrome_json_200k", |b| b.iter(|| black_box(chrome::to_json(&trace, "bench").len())));
+    g.bench_function("jmx/timehist_200k", |b| b.iter(|| black_box(timehist::render(&trace).len())));
+    g.finish();
+}
+
+criterion_group!(benches, event_queue, whole_runs, io_runs, trace_exports);
 criterion_main!(benches);

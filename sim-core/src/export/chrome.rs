@@ -24,9 +24,27 @@ pub fn cpu_track(cpu: u16) -> u32 {
     PID + u32::from(cpu)
 }
 
-/// Nanoseconds as the format's microseconds, exactly.
-fn us(ns: u64) -> String {
-    format!("{}.{:03}", ns / 1000, ns % 1000)
+/// Nanoseconds as the format's microseconds, exactly (written in place,
+/// no allocation: the export writes two or three per record).
+struct Us(u64);
+
+impl std::fmt::Display for Us {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{:03}", self.0 / 1000, self.0 % 1000)
+    }
+}
+
+fn us(ns: u64) -> Us {
+    Us(ns)
+}
+
+/// Seconds with microseconds (`time::format_secs`), written in place.
+struct Secs(u64);
+
+impl std::fmt::Display for Secs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{:06}", self.0 / 1_000_000_000, (self.0 / 1_000) % 1_000_000)
+    }
 }
 
 fn quote(s: &str) -> String {
@@ -84,18 +102,25 @@ pub fn write_json<W: Write>(t: &Trace, settings: &str, out: &mut W) -> std::fmt:
         ev.push(format_args!(r#"{{"ph":"M","pid":{PID},"tid":{tid},"name":"thread_name","args":{{"name":"CPU {c}"}}}}"#));
         ev.push(format_args!(r#"{{"ph":"M","pid":{PID},"tid":{tid},"name":"thread_sort_index","args":{{"sort_index":{c}}}}}"#));
     }
-    let slice = |ev: &mut Events<'_, W>, cpu: u16, task: TaskId, start: u64, end: u64, state: &str, extra: &str| {
+    // Each task's slice and wakeup names, quoted once.
+    let names: Vec<String> = (0..t.tasks.len()).map(|i| quote(&t.label(Some(TaskId(i as u32))))).collect();
+    let wakeups: Vec<String> =
+        (0..t.tasks.len()).map(|i| quote(&format!("wakeup {}", t.label(Some(TaskId(i as u32)))))).collect();
+    // `times`: the whole run, the wait before it and its scheduling delay,
+    // known for runs that ended in the window.
+    let slice = |ev: &mut Events<'_, W>, cpu: u16, task: TaskId, start: u64, end: u64, state: &str, times: Option<(u64, u64, u64)>| {
         let info = &t.tasks[task.index()];
-        ev.push(format_args!(
-            r#"{{"ph":"X","pid":{PID},"tid":{},"ts":{},"dur":{},"name":{},"cat":"sched","args":{{"tid":{},"prio":{},"end_state":{}{extra}}}}}"#,
-            cpu_track(cpu),
-            us(start),
-            us(end - start),
-            quote(&t.label(Some(task))),
-            info.tid,
-            info.prio,
-            quote(state),
-        ));
+        let (tid, ts, dur, name, prio) = (cpu_track(cpu), us(start), us(end - start), &names[task.index()], info.prio);
+        match times {
+            Some((run, wait, sch)) => ev.push(format_args!(
+                r#"{{"ph":"X","pid":{PID},"tid":{tid},"ts":{ts},"dur":{dur},"name":{name},"cat":"sched","args":{{"tid":{},"prio":{prio},"end_state":"{state}","run_ns":{run},"wait_ns":{wait},"sch_delay_ns":{sch}}}}}"#,
+                info.tid,
+            )),
+            None => ev.push(format_args!(
+                r#"{{"ph":"X","pid":{PID},"tid":{tid},"ts":{ts},"dur":{dur},"name":{name},"cat":"sched","args":{{"tid":{},"prio":{prio},"end_state":"{state}"}}}}"#,
+                info.tid,
+            )),
+        }
     };
     let mut last_nr = vec![u32::MAX; usize::from(t.cpus)];
     let mut last_min = vec![i64::MIN; usize::from(t.cpus)];
@@ -116,8 +141,8 @@ pub fn write_json<W: Write>(t: &Trace, settings: &str, out: &mut W) -> std::fmt:
             if let Some(p) = prev
                 && !(start_ns == rec.at.ns() && run_ns > 0)
             {
-                let extra = format!(r#","run_ns":{run_ns},"wait_ns":{wait_ns},"sch_delay_ns":{sch_delay_ns}"#);
-                slice(&mut ev, rec.cpu.0, p, start_ns, rec.at.ns(), end_state(prev_state), &extra);
+                let times = Some((run_ns, wait_ns, sch_delay_ns));
+                slice(&mut ev, rec.cpu.0, p, start_ns, rec.at.ns(), end_state(prev_state), times);
             }
             counters(&mut ev, rec.cpu.0, rec.at.ns(), rec.nr_running, rec.root_min_vruntime);
         }
@@ -126,7 +151,7 @@ pub fn write_json<W: Write>(t: &Trace, settings: &str, out: &mut W) -> std::fmt:
                 r#"{{"ph":"i","pid":{PID},"tid":{},"ts":{},"s":"t","name":{},"cat":"sched","args":{{"preempt":{preempt},"vruntime":{vruntime},"min_vruntime":{}}}}}"#,
                 cpu_track(rec.cpu.0),
                 us(rec.at.ns()),
-                quote(&format!("wakeup {}", t.label(Some(task)))),
+                wakeups[task.index()],
                 rec.min_vruntime,
             ));
             counters(&mut ev, rec.cpu.0, rec.at.ns(), rec.nr_running, rec.root_min_vruntime);
@@ -137,7 +162,7 @@ pub fn write_json<W: Write>(t: &Trace, settings: &str, out: &mut W) -> std::fmt:
             && t.shown.contains(crate::ids::CpuId(cpu as u16))
             && t.end_ns > o.since_ns
         {
-            slice(&mut ev, cpu as u16, task, o.since_ns, t.end_ns, "running", "");
+            slice(&mut ev, cpu as u16, task, o.since_ns, t.end_ns, "running", None);
         }
     }
     ev.result?;
@@ -184,14 +209,17 @@ pub fn systrace(t: &Trace) -> String {
 fn write_systrace<W: Write>(t: &Trace, out: &mut W) -> std::fmt::Result {
     writeln!(out, "# tracer: nop\n#\n# {}\n#", t.bound_text())?;
     out.write_str("#           TASK-PID    CPU#  ||||    TIMESTAMP  FUNCTION\n#              | |        |   ||||       |         |\n")?;
-    let secs = crate::time::format_secs;
+    let secs = |ns: u64| Secs(ns);
     // The idle task is `swapper/N` in sched_switch fields, `<idle>-0` in the line prefix.
-    let who = |task: Option<TaskId>, cpu: u16| match task {
-        Some(task) => {
-            let i = &t.tasks[task.index()];
-            (i.comm.clone(), i.tid, i.prio)
+    let swappers: Vec<String> = (0..t.cpus).map(|c| format!("swapper/{c}")).collect();
+    let who = |task: Option<TaskId>, cpu: u16| -> (&str, u32, i32) {
+        match task {
+            Some(task) => {
+                let i = &t.tasks[task.index()];
+                (&i.comm, i.tid, i.prio)
+            }
+            None => (&swappers[usize::from(cpu)], 0, 120),
         }
-        None => (format!("swapper/{cpu}"), 0, 120),
     };
     let mut result = Ok(());
     t.replay(|item| {
@@ -203,7 +231,7 @@ fn write_systrace<W: Write>(t: &Trace, out: &mut W) -> std::fmt::Result {
                 let cpu = rec.cpu.0;
                 let (pc, pp, pprio) = who(prev, cpu);
                 let (nc, np, nprio) = who(next, cpu);
-                let prefix = if prev.is_some() { pc.clone() } else { "<idle>".to_string() };
+                let prefix = if prev.is_some() { pc } else { "<idle>" };
                 let state = if prev.is_some() { prev_state.code() } else { "R" };
                 writeln!(
                     out,
@@ -214,7 +242,7 @@ fn write_systrace<W: Write>(t: &Trace, out: &mut W) -> std::fmt::Result {
             Item::Wakeup { rec, task, curr, .. } => {
                 let cpu = rec.cpu.0;
                 let (cc, cp, _) = who(curr, cpu);
-                let prefix = if curr.is_some() { cc } else { "<idle>".to_string() };
+                let prefix = if curr.is_some() { cc } else { "<idle>" };
                 let (wc, wp, wprio) = who(Some(task), cpu);
                 writeln!(
                     out,
