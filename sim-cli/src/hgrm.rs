@@ -15,12 +15,21 @@ const SIGFIG: u8 = 3;
 /// Nanoseconds per printed unit (milliseconds).
 const SCALE: f64 = 1e6;
 
+/// Checks that `task` (`""`: the victim) is one of `names` (the declared
+/// tasks), before anything runs.
+pub fn check<'a>(task: &str, mut names: impl Iterator<Item = &'a str> + Clone) -> Result<()> {
+    if task.is_empty() || names.clone().any(|n| n == task) {
+        return Ok(());
+    }
+    bail!("--hgrm {task}: no such task; the scenario's tasks are {}", names.by_ref().collect::<Vec<_>>().join(", "))
+}
+
 /// The `.hgrm` text of `task`'s delays (`""`: the report's victim).
 pub fn hgrm(r: &RunReport, task: &str) -> Result<String> {
+    check(task, r.task_delays.iter().map(|d| d.name.as_str()))?;
     let name = if task.is_empty() { r.victim.name.as_str() } else { task };
     let Some(d) = r.task_delays.iter().find(|d| d.name == name) else {
-        let names: Vec<&str> = r.task_delays.iter().map(|d| d.name.as_str()).collect();
-        bail!("--hgrm {name}: no such task; the scenario's tasks are {}", names.join(", "));
+        bail!("--hgrm {name}: the report has no delays for it");
     };
     let high = d.delay.max_ns.max(2);
     let mut h = Histogram::<u64>::new_with_bounds(1, high, SIGFIG)?;

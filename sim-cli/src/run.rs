@@ -24,6 +24,9 @@ pub fn execute(cli: Cli) -> Result<String> {
             let scenario = with_sets(&scenario, &common.set)?;
             let quiet = common.json;
             let window = trace_window(&export, &scenario, quiet)?;
+            if let Some(task) = &export.hgrm {
+                hgrm::check(task, scenario.spec.tasks.iter().map(|t| t.name.as_str()))?;
+            }
             // Open what will be written before the run, so a bad path fails at once.
             let trace_file = match &export.trace {
                 Some(f) => Some(std::fs::File::create(f).with_context(|| format!("--trace {}: cannot create the file", f.display()))?),
