@@ -80,6 +80,28 @@ fn bad_input_exits_2_naming_file_and_key() {
         assert_eq!(code, 2, "{args:?}");
         assert!(err.contains(want), "{args:?}: {err}");
     }
+    // The broken-scenario corpus (tests/broken, checked message by message
+    // in tests/it/corpus.rs), and a file past the size limit: exit status 2,
+    // one line on stderr naming the file, nothing on stdout, no panic.
+    let huge = dir.join("huge.toml");
+    std::fs::write(&huge, "# padding\n".repeat(500_000)).unwrap();
+    let mut files: Vec<String> = std::fs::read_dir("../tests/broken")
+        .or_else(|_| std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/broken")))
+        .unwrap()
+        .map(|e| format!("tests/broken/{}", e.unwrap().file_name().to_string_lossy()))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 40);
+    files.push(huge.to_str().unwrap().to_string());
+    for f in &files {
+        let (code, out, err) = sim_cli(&["run", f]);
+        let name = std::path::Path::new(f).file_name().unwrap().to_string_lossy().into_owned();
+        assert_eq!(code, 2, "{f}: {err}");
+        assert!(out.is_empty() && err.lines().count() == 1 && err.contains(&name), "{f}: {err}");
+        assert!(!err.contains("panicked"), "{f}: {err}");
+    }
+    let (code, _, err) = sim_cli(&["run", huge.to_str().unwrap()]);
+    assert!(code == 2 && err.contains("the limit is 4194304"), "{err}");
     let (code, _, err) = sim_cli(&["run", "scenarios/no-such-file.toml"]);
     assert_eq!(code, 2);
     assert!(err.contains("no-such-file.toml"), "{err}");

@@ -38,6 +38,21 @@ pub struct Scenario {
     pub spec: ScenarioSpec,
 }
 
+/// A TOML syntax error on one line: `line L, column C: what`, the position
+/// counted as editors do (from 1, in characters).
+fn syntax_message(text: &str, e: &toml::de::Error) -> String {
+    let what = e.message().trim().replace('\n', " ");
+    match e.span() {
+        Some(span) => {
+            let before = text.get(..span.start).unwrap_or(text);
+            let line = before.matches('\n').count() + 1;
+            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            format!("line {line}, column {column}: {what}")
+        }
+        None => what,
+    }
+}
+
 impl Scenario {
     /// Parses and validates scenario text. `file` names it in error messages.
     /// Every variant is validated too, so a broken variant is reported up front.
@@ -49,7 +64,7 @@ impl Scenario {
             });
         }
         let mut doc: Table = toml::from_str(text)
-            .map_err(|e| ScenarioError::Syntax { file: file.into(), message: e.to_string().trim_end().to_string() })?;
+            .map_err(|e| ScenarioError::Syntax { file: file.into(), message: syntax_message(text, &e) })?;
         let variants = match doc.remove("variants") {
             None => Vec::new(),
             Some(Value::Table(t)) => {
