@@ -125,3 +125,13 @@ impl CpuHistory {
         }
     }
 }
+
+#[cfg(test)]
+mod size_tests {
+    /// Every switch and wakeup writes one record into a ring; its size is
+    /// on the hot path (ARCHITECTURE.md § Performance).
+    #[test]
+    fn a_record_stays_small() {
+        assert!(std::mem::size_of::<super::SchedRecord>() <= 96, "{}", std::mem::size_of::<super::SchedRecord>());
+    }
+}
