@@ -192,7 +192,7 @@ pub struct VictimReport {
 }
 
 use super::history::RecordKind;
-use super::latency::{DELAY_BUCKETS, LatencyStats, bucket_low_ns};
+use super::latency::{DELAY_BUCKETS, LatencyStats, bucket_low_ns, delay_bucket};
 use super::recorder::Culprit;
 use crate::engine::Simulation;
 use crate::ids::{CpuId, TaskId};
@@ -265,22 +265,45 @@ impl RunReport {
             })
             .collect();
 
+        // Delays per declared task, all instances merged (the victim's among them).
+        let task_delays: Vec<NamedDelay> = spec
+            .tasks
+            .iter()
+            .map(|ts| {
+                let mut all = LatencyStats::default();
+                let mut counts = vec![0u64; DELAY_BUCKETS];
+                for m in &rec.tasks[ts.first.index()..ts.first.index() + ts.count as usize] {
+                    all.merge(&m.wakeup_delay);
+                    all.merge(&m.preempt_delay);
+                    for (b, n) in m.delay_buckets.iter().enumerate() {
+                        counts[b] += n;
+                    }
+                }
+                NamedDelay {
+                    name: ts.name.clone(),
+                    instances: ts.count,
+                    delay: all.summary(),
+                    cdf: all.cdf(),
+                    histogram: counts
+                        .iter()
+                        .enumerate()
+                        .filter(|&(_, &n)| n > 0)
+                        .map(|(b, &n)| (bucket_low_ns(b), bucket_low_ns(b + 1), n))
+                        .collect(),
+                }
+            })
+            .collect();
+
         // The victim: all instances of one declaration, merged.
         let vs = &spec.tasks[spec.victim];
         let range = vs.first.index()..vs.first.index() + vs.count as usize;
-        let mut delay = LatencyStats::default();
+        let delays = &task_delays[spec.victim];
         let mut wakeup = LatencyStats::default();
         let mut response = LatencyStats::default();
-        let mut buckets = vec![0u64; DELAY_BUCKETS];
         let mut bucket_culprits: Vec<Vec<(String, u64)>> = vec![Vec::new(); DELAY_BUCKETS];
         for m in &rec.tasks[range] {
-            delay.merge(&m.wakeup_delay);
-            delay.merge(&m.preempt_delay);
             wakeup.merge(&m.wakeup_delay);
             response.merge(&m.response);
-            for (b, n) in m.delay_buckets.iter().enumerate() {
-                buckets[b] += n;
-            }
             for &(b, who, ns) in &m.culprits {
                 let list = &mut bucket_culprits[usize::from(b)];
                 let n = name_of(who);
@@ -290,14 +313,13 @@ impl RunReport {
                 }
             }
         }
-        let histogram = buckets
+        let histogram = delays
+            .histogram
             .iter()
-            .enumerate()
-            .filter(|&(_, &n)| n > 0)
-            .map(|(b, &count)| {
-                let mut culprits = std::mem::take(&mut bucket_culprits[b]);
+            .map(|&(low_ns, high_ns, count)| {
+                let mut culprits = std::mem::take(&mut bucket_culprits[delay_bucket(low_ns)]);
                 culprits.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-                BucketRow { low_ns: bucket_low_ns(b), high_ns: bucket_low_ns(b + 1), count, culprits }
+                BucketRow { low_ns, high_ns, count, culprits }
             })
             .collect();
 
@@ -356,8 +378,8 @@ impl RunReport {
         };
         let victim = VictimReport {
             name: vs.name.clone(),
-            delay: delay.summary(),
-            delay_cdf: delay.cdf(),
+            delay: delays.delay,
+            delay_cdf: delays.cdf.clone(),
             wakeup_delay: wakeup.summary(),
             response: vs.program.steps.contains(&crate::workload::Step::Serve).then(|| response.summary()),
             worst,
@@ -366,34 +388,6 @@ impl RunReport {
             history_truncated: cap.truncated,
             one_hog_bound_ns: spec.tunables.sched_latency_ns / 2 + 2 * sim.tick_ns(),
         };
-
-        let task_delays = spec
-            .tasks
-            .iter()
-            .map(|ts| {
-                let mut all = LatencyStats::default();
-                let mut counts = vec![0u64; DELAY_BUCKETS];
-                for m in &rec.tasks[ts.first.index()..ts.first.index() + ts.count as usize] {
-                    all.merge(&m.wakeup_delay);
-                    all.merge(&m.preempt_delay);
-                    for (b, n) in m.delay_buckets.iter().enumerate() {
-                        counts[b] += n;
-                    }
-                }
-                NamedDelay {
-                    name: ts.name.clone(),
-                    instances: ts.count,
-                    delay: all.summary(),
-                    cdf: all.cdf(),
-                    histogram: counts
-                        .iter()
-                        .enumerate()
-                        .filter(|&(_, &n)| n > 0)
-                        .map(|(b, &n)| (bucket_low_ns(b), bucket_low_ns(b + 1), n))
-                        .collect(),
-                }
-            })
-            .collect();
 
         // Tasks and CPU time per group, in one pass over the tasks.
         let mut members = vec![(0u32, 0u64); spec.groups.groups.len()];
