@@ -54,9 +54,19 @@ pub fn format_duration(ns: u64) -> String {
 }
 
 /// Seconds with microseconds, truncated (`9.265387`), as `perf` and ftrace
-/// print timestamps.
+/// print timestamps. A `Display` value, so bulk writers format in place.
+#[derive(Clone, Copy, Debug)]
+pub struct Secs(pub u64);
+
+impl std::fmt::Display for Secs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{:06}", self.0 / 1_000_000_000, (self.0 / 1_000) % 1_000_000)
+    }
+}
+
+/// `Secs` as a string.
 pub fn format_secs(ns: u64) -> String {
-    format!("{}.{:06}", ns / 1_000_000_000, (ns / 1_000) % 1_000_000)
+    Secs(ns).to_string()
 }
 
 /// Milliseconds with three decimals (`12.345`), as `perf sched` prints delays.

@@ -10,7 +10,6 @@
 
 use super::{Item, Trace};
 use crate::ids::TaskId;
-use crate::metrics::history::PrevState;
 use std::fmt::Write;
 
 /// The process all CPU tracks belong to, and the first CPU track's thread
@@ -34,26 +33,8 @@ impl std::fmt::Display for Us {
     }
 }
 
-fn us(ns: u64) -> Us {
-    Us(ns)
-}
-
-/// Seconds with microseconds (`time::format_secs`), written in place.
-struct Secs(u64);
-
-impl std::fmt::Display for Secs {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}.{:06}", self.0 / 1_000_000_000, (self.0 / 1_000) % 1_000_000)
-    }
-}
-
 fn quote(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
-}
-
-/// What a slice ended in, in `prev_state` notation.
-fn end_state(s: PrevState) -> &'static str {
-    s.code()
 }
 
 /// The whole trace file as a string (`write_json` into memory).
@@ -97,7 +78,7 @@ pub fn write_json<W: Write>(t: &Trace, settings: &str, out: &mut W) -> std::fmt:
     )?;
     let mut ev = Events { out: &mut *out, first: true, result: Ok(()) };
     ev.push(format_args!(r#"{{"ph":"M","pid":{PID},"name":"process_name","args":{{"name":"CPUs"}}}}"#));
-    for c in t.shown.iter().map(|c| c.0) {
+    for c in (0..t.cpus).filter(|&c| t.shows(c)) {
         let tid = cpu_track(c);
         ev.push(format_args!(r#"{{"ph":"M","pid":{PID},"tid":{tid},"name":"thread_name","args":{{"name":"CPU {c}"}}}}"#));
         ev.push(format_args!(r#"{{"ph":"M","pid":{PID},"tid":{tid},"name":"thread_sort_index","args":{{"sort_index":{c}}}}}"#));
@@ -110,7 +91,7 @@ pub fn write_json<W: Write>(t: &Trace, settings: &str, out: &mut W) -> std::fmt:
     // known for runs that ended in the window.
     let slice = |ev: &mut Events<'_, W>, cpu: u16, task: TaskId, start: u64, end: u64, state: &str, times: Option<(u64, u64, u64)>| {
         let info = &t.tasks[task.index()];
-        let (tid, ts, dur, name, prio) = (cpu_track(cpu), us(start), us(end - start), &names[task.index()], info.prio);
+        let (tid, ts, dur, name, prio) = (cpu_track(cpu), Us(start), Us(end - start), &names[task.index()], info.prio);
         match times {
             Some((run, wait, sch)) => ev.push(format_args!(
                 r#"{{"ph":"X","pid":{PID},"tid":{tid},"ts":{ts},"dur":{dur},"name":{name},"cat":"sched","args":{{"tid":{},"prio":{prio},"end_state":"{state}","run_ns":{run},"wait_ns":{wait},"sch_delay_ns":{sch}}}}}"#,
@@ -128,11 +109,11 @@ pub fn write_json<W: Write>(t: &Trace, settings: &str, out: &mut W) -> std::fmt:
         let c = usize::from(cpu);
         if last_nr[c] != nr {
             last_nr[c] = nr;
-            ev.push(format_args!(r#"{{"ph":"C","pid":{PID},"ts":{},"name":"nr_running","args":{{"cpu{cpu}":{nr}}}}}"#, us(at)));
+            ev.push(format_args!(r#"{{"ph":"C","pid":{PID},"ts":{},"name":"nr_running","args":{{"cpu{cpu}":{nr}}}}}"#, Us(at)));
         }
         if last_min[c] != min {
             last_min[c] = min;
-            ev.push(format_args!(r#"{{"ph":"C","pid":{PID},"ts":{},"name":"min_vruntime","args":{{"cpu{cpu}":{min}}}}}"#, us(at)));
+            ev.push(format_args!(r#"{{"ph":"C","pid":{PID},"ts":{},"name":"min_vruntime","args":{{"cpu{cpu}":{min}}}}}"#, Us(at)));
         }
     };
     let end = t.replay(|item| match item {
@@ -142,7 +123,7 @@ pub fn write_json<W: Write>(t: &Trace, settings: &str, out: &mut W) -> std::fmt:
                 && !(start_ns == rec.at.ns() && run_ns > 0)
             {
                 let times = Some((run_ns, wait_ns, sch_delay_ns));
-                slice(&mut ev, rec.cpu.0, p, start_ns, rec.at.ns(), end_state(prev_state), times);
+                slice(&mut ev, rec.cpu.0, p, start_ns, rec.at.ns(), prev_state.code(), times);
             }
             counters(&mut ev, rec.cpu.0, rec.at.ns(), rec.nr_running, rec.root_min_vruntime);
         }
@@ -150,7 +131,7 @@ pub fn write_json<W: Write>(t: &Trace, settings: &str, out: &mut W) -> std::fmt:
             ev.push(format_args!(
                 r#"{{"ph":"i","pid":{PID},"tid":{},"ts":{},"s":"t","name":{},"cat":"sched","args":{{"preempt":{preempt},"vruntime":{vruntime},"min_vruntime":{}}}}}"#,
                 cpu_track(rec.cpu.0),
-                us(rec.at.ns()),
+                Us(rec.at.ns()),
                 wakeups[task.index()],
                 rec.min_vruntime,
             ));
@@ -159,7 +140,7 @@ pub fn write_json<W: Write>(t: &Trace, settings: &str, out: &mut W) -> std::fmt:
     });
     for (cpu, o) in end.iter().enumerate() {
         if let Some(task) = o.task
-            && t.shown.contains(crate::ids::CpuId(cpu as u16))
+            && t.shows(cpu as u16)
             && t.end_ns > o.since_ns
         {
             slice(&mut ev, cpu as u16, task, o.since_ns, t.end_ns, "running", None);
@@ -209,7 +190,7 @@ pub fn systrace(t: &Trace) -> String {
 fn write_systrace<W: Write>(t: &Trace, out: &mut W) -> std::fmt::Result {
     writeln!(out, "# tracer: nop\n#\n# {}\n#", t.bound_text())?;
     out.write_str("#           TASK-PID    CPU#  ||||    TIMESTAMP  FUNCTION\n#              | |        |   ||||       |         |\n")?;
-    let secs = |ns: u64| Secs(ns);
+    let secs = crate::time::Secs;
     // The idle task is `swapper/N` in sched_switch fields, `<idle>-0` in the line prefix.
     let swappers: Vec<String> = (0..t.cpus).map(|c| format!("swapper/{c}")).collect();
     let who = |task: Option<TaskId>, cpu: u16| -> (&str, u32, i32) {

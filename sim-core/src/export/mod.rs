@@ -41,8 +41,6 @@ pub struct Trace {
     /// Per CPU, its last switch before the window (who ran when it opened).
     pub before: Vec<Option<SchedRecord>>,
     pub records: Vec<SchedRecord>,
-    /// The CPUs the trace shows (`TraceWindow::cpus`; all by default).
-    pub shown: crate::cpuset::CpuSet,
 }
 
 
@@ -96,11 +94,15 @@ impl Trace {
                 .collect(),
             end_ns: end,
             capped_at_ns: buf.capped_at.map(|t| t.ns()),
-            shown: buf.window.cpus.clone().unwrap_or_else(|| crate::cpuset::CpuSet::all(spec.cpus)),
             window: buf.window,
             before: buf.before,
             records: buf.records,
         })
+    }
+
+    /// Whether the trace covers `cpu` (`TraceWindow::cpus`; all by default).
+    pub fn shows(&self, cpu: u16) -> bool {
+        self.window.cpus.as_ref().is_none_or(|c| c.contains(crate::ids::CpuId(cpu)))
     }
 
     /// The window's start, as the trace sees it.
@@ -189,8 +191,10 @@ impl Trace {
             self.records.len(),
             self.window.records_max
         );
-        if self.shown.len() < usize::from(self.cpus) {
-            let list: Vec<String> = self.shown.iter().map(|c| c.0.to_string()).collect();
+        if let Some(cpus) = &self.window.cpus
+            && cpus.len() < usize::from(self.cpus)
+        {
+            let list: Vec<String> = cpus.iter().map(|c| c.0.to_string()).collect();
             t.push_str(&format!(", CPUs {} of {}", list.join(","), self.cpus));
         }
         if let Some(at) = self.capped_at_ns {
