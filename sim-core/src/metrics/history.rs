@@ -4,7 +4,6 @@
 
 use crate::ids::{CpuId, TaskId};
 use crate::time::SimTime;
-use std::collections::VecDeque;
 
 /// Records kept per CPU. Bounds memory to the machine's size, not the run's length.
 pub const RING_CAPACITY: usize = 128;
@@ -70,31 +69,44 @@ pub struct SchedRecord {
 /// One CPU's ring.
 #[derive(Clone, Debug, Default)]
 pub struct CpuHistory {
-    ring: VecDeque<SchedRecord>,
-    /// Set once records have been dropped from the front.
+    /// Allocated on the first push (a CPU that never switches costs nothing),
+    /// then written in place: `RING_CAPACITY` slots, a power of two.
+    ring: Vec<SchedRecord>,
+    /// Records pushed so far; the next one goes to slot `pushed % RING_CAPACITY`.
+    pushed: u64,
     pub wrapped: bool,
 }
 
+const _: () = assert!(RING_CAPACITY.is_power_of_two());
+
 impl CpuHistory {
     pub fn push(&mut self, r: SchedRecord) {
-        if self.ring.len() == RING_CAPACITY {
-            self.ring.pop_front();
+        let slot = (self.pushed as usize) & (RING_CAPACITY - 1);
+        if self.ring.len() < RING_CAPACITY {
+            self.ring.push(r);
+        } else {
+            self.ring[slot] = r;
             self.wrapped = true;
         }
-        self.ring.push_back(r);
+        self.pushed += 1;
+    }
+
+    /// The records kept, oldest first.
+    fn iter(&self) -> impl DoubleEndedIterator<Item = &SchedRecord> {
+        let split = (self.pushed as usize) & (RING_CAPACITY - 1);
+        let (older, newer) = if self.ring.len() < RING_CAPACITY { (&self.ring[..], &[][..]) } else { (&self.ring[split..], &self.ring[..split]) };
+        older.iter().chain(newer.iter())
     }
 
     /// Newest first.
     pub fn iter_rev(&self) -> impl Iterator<Item = &SchedRecord> {
-        self.ring.iter().rev()
+        self.iter().rev()
     }
 
-    /// Records at or after `from`, oldest first; `true` if older records that
-    /// may matter were already dropped.
     pub fn since(&self, from: SimTime) -> (Vec<SchedRecord>, bool) {
-        let start = self.ring.partition_point(|r| r.at < from);
-        let truncated = start == 0 && self.wrapped && self.ring.front().is_some_and(|r| r.at > from);
-        (self.ring.iter().skip(start).copied().collect(), truncated)
+        let start = self.iter().take_while(|r| r.at < from).count();
+        let truncated = start == 0 && self.wrapped && self.iter().next().is_some_and(|r| r.at > from);
+        (self.iter().skip(start).copied().collect(), truncated)
     }
 
     /// Time each task ran on this CPU within `[from, to)`, from the switch
