@@ -1,20 +1,35 @@
-//! Criterion benchmarks: the event queue, whole scenario runs reported in
-//! simulated events per second (`thrpt` in elements/s), and the trace
-//! exports in scheduling records per second.
+//! Criterion benchmarks: the event queue, the CFS class on its own (switch
+//! cycles per second), whole scenario runs reported in simulated events per
+//! second (`thrpt` in elements/s), how that rate scales with CPUs and tasks,
+//! and the trace exports in scheduling records per second.
 //!
-//! `cargo bench -p sim-core --bench engine`
+//! `cargo bench -p sim-core --bench engine`; `cargo run -p sim-core --example
+//! bench_table` then prints the README's tables from `target/criterion`.
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use sim_core::cpuset::CpuSet;
 use sim_core::event::{Event, EventQueue};
-use sim_core::ids::CpuId;
+use sim_core::ids::{CfsRqId, CpuId, EntityId};
+use sim_core::sched::SchedClass;
+use sim_core::sched::entity::SchedEntity;
+use sim_core::sched::fair::{Cfs, DEQUEUE_SLEEP, ENQUEUE_WAKEUP, ENQUEUE_WAKING};
+use sim_core::sched::group::{GroupLoad, ROOT_GROUP};
+use sim_core::sched::tunables::{CfsTunables, SchedFeatures, TunableScaling, TunableValue};
+use sim_core::sched::weights::LoadWeight;
 use sim_core::time::SimTime;
+use sim_core::workload::Policy;
 use sim_core::{Scenario, Simulation};
 use std::hint::black_box;
 
-fn scenario(name: &str) -> Scenario {
-    let path = format!("{}/../scenarios/{name}.toml", env!("CARGO_MANIFEST_DIR"));
+/// Loads a scenario file; `path` is relative to sim-core/.
+fn scenario_file(path: &str) -> Scenario {
+    let path = format!("{}/{path}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).expect("scenario file");
     Scenario::from_toml(&path, &text).expect("valid scenario")
+}
+
+fn scenario(name: &str) -> Scenario {
+    scenario_file(&format!("../scenarios/{name}.toml"))
 }
 
 fn event_queue(c: &mut Criterion) {
@@ -33,6 +48,63 @@ fn event_queue(c: &mut Criterion) {
             q.push(SimTime(at.ns() + 1 + t % 10_000), black_box(ev));
         });
     });
+    g.finish();
+}
+
+/// One CPU whose fair class holds `n` nice-0 tasks, forked in turn, the
+/// first of them picked to run: built through the same calls the engine
+/// makes (`set_task_rq`, `task_fork`, `enqueue_task`, `pick_next_task`).
+/// With `grouped`, the tasks sit in one cgroup below the root, as jmx.toml's
+/// tasks sit in their autogroups: two levels, PELT group shares.
+fn cfs_with_tasks(n: u32, grouped: bool) -> (Cfs, EntityId) {
+    let d = TunableValue::Default;
+    let tunables = CfsTunables::resolve(1, TunableScaling::Log, d, d, d);
+    let mut cfs = Cfs::new(tunables, SchedFeatures::default(), GroupLoad::Pelt, 1);
+    // Task entities first (EntityId(task)), group entities after, as the engine lays them out.
+    for _ in 0..n {
+        cfs.entities.push(SchedEntity::new(LoadWeight::for_task(Policy::Normal, 0), CfsRqId(0), Policy::Normal));
+    }
+    let group =
+        if grouped { cfs.create_group("/bench".to_string(), ROOT_GROUP, 1024, &CpuSet::all(1)) } else { ROOT_GROUP };
+    for i in 0..n {
+        let se = EntityId(i);
+        cfs.set_task_rq(se, group, CpuId(0));
+        cfs.task_fork(cfs.se(se).cfs_rq, se);
+        cfs.enqueue_task(se, 0);
+    }
+    let curr = cfs.pick_next_task(CfsRqId(0), None).expect("at least one task");
+    (cfs, curr)
+}
+
+/// The fair class alone, driven as the engine drives it when a running task
+/// blocks and is woken again (a reactor between two requests): after 100 us
+/// of running, `__schedule` dequeues it (`dequeue_task`, DEQUEUE_SLEEP) and
+/// calls `pick_next_task` with it as prev (which puts it); then
+/// `try_to_wake_up` makes its vruntime relative (`task_waking`), enqueues it
+/// as a wakeup and runs `check_preempt_wakeup` against the new curr. The CPU
+/// has `n` runnable tasks before and after each cycle, and they take turns.
+/// `thrpt` is cycles per second. `flat`: the tasks in the CPU's root queue;
+/// `group`: in one cgroup (two levels).
+fn cfs_cycles(c: &mut Criterion) {
+    let mut g = c.benchmark_group("cfs_cycle");
+    g.throughput(Throughput::Elements(1));
+    for (name, grouped) in [("flat", false), ("group", true)] {
+        for n in [2u32, 16, 1000] {
+            let (mut cfs, mut curr) = cfs_with_tasks(n, grouped);
+            let root = CfsRqId(0);
+            g.bench_function(format!("{name}/{n}"), |b| {
+                b.iter(|| {
+                    cfs.clock += 100_000;
+                    cfs.dequeue_task(curr, DEQUEUE_SLEEP);
+                    let next = cfs.pick_next_task(root, Some(curr)).expect("n - 1 tasks still runnable");
+                    cfs.task_waking(curr);
+                    cfs.enqueue_task(curr, ENQUEUE_WAKEUP | ENQUEUE_WAKING);
+                    black_box(cfs.wakeup_preempt(next, curr, 0, false));
+                    curr = next;
+                });
+            });
+        }
+    }
     g.finish();
 }
 
@@ -71,6 +143,72 @@ fn whole_runs(c: &mut Criterion) {
         g.throughput(Throughput::Elements(events));
         bench_run(&mut g, format!("{name}{}", variant.map_or(String::new(), |v| format!("/{v}"))), &s);
     }
+    // A big machine: 256 CPUs, 1000 tasks (reactors with Poisson requests,
+    // kernel threads, a batch cgroup, agents and a JVM in autogroups); the
+    // file describes it. Mostly a test of per-CPU and per-task structures.
+    let s = scenario_file("benches/large-machine.toml");
+    g.throughput(Throughput::Elements(sim_core::run(&s).events));
+    bench_run(&mut g, "large-machine".to_string(), &s);
+    g.finish();
+}
+
+/// Events per cell of the scaling grid: every run stops at this event count.
+const SCALING_EVENTS: u64 = 1_000_000;
+
+/// The scaling grid's workload, one generator for every cell: `tasks`
+/// identical threads on `cpus` CPUs, all in the root group, thread *i*
+/// pinned to CPU *i* mod `cpus` (`pin_each`), the even spread a load balancer
+/// would keep (unpinned threads that start by sleeping would all be forked
+/// onto the first idle CPU and stay there). Each loops `sleep
+/// exp(S)`, `run exp(200us)`, with S chosen so its duty cycle is
+/// 0.5 × min(1, cpus / tasks): every CPU that has tasks is about 50% busy and
+/// sees the same rate of bursts (2,500 a second) and ticks whatever the cell,
+/// so the cells differ only in how many CPUs and tasks the engine tracks.
+/// With fewer tasks than CPUs, the CPUs without a task stay idle (no tick).
+/// Runs stop after `SCALING_EVENTS` events (`limits.events_max`); the
+/// simulated duration is what that takes (0.7 s with 256 busy CPUs, about
+/// 170 s with one).
+fn scaling_toml(cpus: u16, tasks: u32) -> String {
+    let run_ns: u64 = 200_000;
+    // duty = run / (run + sleep)  =>  sleep = run × (1 − duty) / duty, duty = 0.5 × min(1, cpus/tasks).
+    let (num, den) = (u64::from(cpus).min(u64::from(tasks)), 2 * u64::from(tasks));
+    let sleep_ns = run_ns * (den - num) / num;
+    let last = cpus - 1;
+    format!(
+        r#"
+        schema = 1
+        name = "scaling-{cpus}cpus-{tasks}tasks"
+        seed = 1
+        duration = "3600s"
+        [machine]
+        cpus = {cpus}
+        hz = 1000
+        [limits]
+        events_max = {SCALING_EVENTS}
+        [[tasks]]
+        name = "worker"
+        count = {tasks}
+        cpus = "0-{last}"
+        pin_each = true
+        program = [{{ sleep = "exp({sleep_ns}ns)" }}, {{ run = "exp({run_ns}ns)" }}]
+        "#
+    )
+}
+
+/// Simulated events per second over a 3 × 3 grid of machine sizes (1, 32,
+/// 256 CPUs) and task counts (10, 100, 1000) of one workload (`scaling_toml`).
+/// `cargo run -p sim-core --example bench_table` prints the table.
+fn scaling(c: &mut Criterion) {
+    let mut g = c.benchmark_group("scaling");
+    g.sample_size(10);
+    for cpus in [1u16, 32, 256] {
+        for tasks in [10u32, 100, 1000] {
+            let text = scaling_toml(cpus, tasks);
+            let s = Scenario::from_toml("scaling.toml", &text).expect("valid scaling scenario");
+            g.throughput(Throughput::Elements(sim_core::run(&s).events));
+            bench_run(&mut g, format!("cpus_{cpus}/tasks_{tasks}"), &s);
+        }
+    }
     g.finish();
 }
 
@@ -108,5 +246,5 @@ fn trace_exports(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, event_queue, whole_runs, io_runs, trace_exports);
+criterion_group!(benches, event_queue, cfs_cycles, whole_runs, scaling, io_runs, trace_exports);
 criterion_main!(benches);

@@ -30,6 +30,21 @@ fn every_scenario_and_variant_runs_to_its_time_limit() {
 }
 
 /// The `--json` contract: names and types scripts rely on.
+/// The benchmarks' 256-CPU scenario (`sim-core/benches/large-machine.toml`,
+/// not shipped in `scenarios/`) stays valid as the format evolves.
+#[test]
+fn the_benchmarks_large_machine_scenario_runs() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../sim-core/benches/large-machine.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let s = sim_core::Scenario::from_toml("sim-core/benches/large-machine.toml", &text)
+        .and_then(|s| s.with_overrides(&[("duration", "20ms")]))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let r = run(&s);
+    assert_eq!(r.stop, StopReason::TimeLimit);
+    assert_eq!((r.cpus.len(), r.tasks.len()), (256, 1000));
+    assert!(r.cpus.iter().all(|c| c.busy_ns > 0), "every CPU has work");
+}
+
 #[test]
 fn json_report_keeps_the_documented_fields() {
     let s = load("jmx").with_overrides(&[("duration", "200ms")]).unwrap();
