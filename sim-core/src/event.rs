@@ -45,22 +45,43 @@ struct Entry {
 /// Two tiers: events due before `horizon` are kept in `near`, sorted with the
 /// earliest last so a pop is a `Vec::pop`; later ones (most sleep timers and
 /// arrivals) wait unsorted in `far`. When `near` runs dry, the horizon moves
-/// to the earliest far event plus `WINDOW_NS` and the far events before it are
+/// to the earliest far event plus `window` and the far events before it are
 /// sorted into `near`. Every near event is earlier than every far one, so pops
 /// come out in exact `(time, seq)` order, and `near` stays a few entries long.
-#[derive(Clone, Debug, Default)]
+///
+/// The window adapts to the density of events: a refill that brings fewer
+/// than `REFILL_LOW` events doubles it (each refill scans all of `far`, so a
+/// sparse machine, say 1,000 timers on one CPU, would otherwise rescan them for
+/// every pop); one that brings more than `REFILL_HIGH` narrows it in proportion
+/// and keeps at most `NEAR_MAX` of them in `near`.
+#[derive(Clone, Debug)]
 pub struct EventQueue {
     /// Descending by key: the next event is last.
     near: Vec<Entry>,
     far: Vec<Entry>,
     /// Events at or after this time go to `far`.
     horizon: u64,
+    /// Width of the next refill's window, in ns.
+    window: u64,
     next_seq: u64,
 }
 
-/// Width of the near tier. Refills cost a scan of `far`, so the window trades
-/// refill frequency against the length of `near`.
+impl Default for EventQueue {
+    fn default() -> Self {
+        EventQueue { near: Vec::new(), far: Vec::new(), horizon: 0, window: WINDOW_NS, next_seq: 0 }
+    }
+}
+
+/// Initial width of the near tier. Refills cost a scan of `far`, so the window
+/// trades refill frequency against the length of `near`.
 const WINDOW_NS: u64 = 200_000;
+/// Bounds of the adaptive window: 1 µs to about 69 s.
+const WINDOW_MIN_NS: u64 = 1_000;
+const WINDOW_MAX_NS: u64 = 1 << 36;
+/// A refill bringing fewer events than this widens the window, more than
+/// `REFILL_HIGH` narrows it.
+const REFILL_LOW: usize = 16;
+const REFILL_HIGH: usize = 128;
 /// Longest `near` gets before its later half is moved back to `far`.
 const NEAR_MAX: usize = 256;
 
@@ -92,6 +113,7 @@ impl EventQueue {
     /// below far keys: equal times left in `near` have smaller sequence numbers.
     fn shrink(&mut self) {
         let keep_from = self.near.len() / 2;
+        self.window = (self.window / 2).max(WINDOW_MIN_NS);
         let moved: Vec<Entry> = self.near.drain(..keep_from).collect();
         self.horizon = moved.iter().map(|e| (e.key >> 64) as u64).min().unwrap_or(self.horizon);
         self.far.extend(moved);
@@ -101,7 +123,7 @@ impl EventQueue {
     /// before it into `near`.
     fn refill(&mut self) {
         let Some(min) = self.far.iter().map(|e| (e.key >> 64) as u64).min() else { return };
-        self.horizon = min.saturating_add(WINDOW_NS);
+        self.horizon = min.saturating_add(self.window);
         let mut i = 0;
         while i < self.far.len() {
             if ((self.far[i].key >> 64) as u64) < self.horizon {
@@ -112,6 +134,16 @@ impl EventQueue {
             }
         }
         self.near.sort_unstable_by_key(|e| std::cmp::Reverse(e.key));
+        let found = self.near.len() as u64;
+        if found < REFILL_LOW as u64 {
+            self.window = (self.window * 2).min(WINDOW_MAX_NS);
+        } else if found > REFILL_HIGH as u64 {
+            // Aim the next refill at half of REFILL_HIGH events.
+            self.window = (self.window.saturating_mul(REFILL_HIGH as u64 / 2) / found).max(WINDOW_MIN_NS);
+        }
+        while self.near.len() > NEAR_MAX {
+            self.shrink();
+        }
     }
 
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
@@ -210,5 +242,31 @@ mod tests {
         rest.sort();
         pushed.sort();
         assert_eq!(rest, pushed);
+    }
+
+    #[test]
+    fn the_window_widens_when_sparse_and_narrows_when_dense() {
+        // 1,000 timers spread over 400 ms: a 200 µs window would hold one.
+        let mut q = EventQueue::new();
+        for i in 0..1000u64 {
+            q.push(SimTime(i * 400_000), Event::Arrival { source: crate::ids::SourceId(i as u32) });
+        }
+        for _ in 0..100 {
+            q.pop();
+        }
+        assert!(q.window >= 16 * WINDOW_NS, "sparse: {}", q.window);
+        // Then 5,000 events one microsecond apart, some 60 ms later.
+        let now = 150 * 400_000;
+        for i in 0..5000u64 {
+            q.push(SimTime(now + i * 1000), Event::Arrival { source: crate::ids::SourceId(i as u32) });
+        }
+        let mut prev = 0;
+        for _ in 0..3000 {
+            let (t, _) = q.pop().expect("queued");
+            assert!(t.ns() >= prev);
+            prev = t.ns();
+        }
+        assert!(q.window <= WINDOW_NS, "dense: {}", q.window);
+        assert!(q.near.len() <= NEAR_MAX);
     }
 }
