@@ -8,6 +8,7 @@ use super::latency::{DELAY_BUCKETS, LatencyStats, delay_bucket};
 use crate::cpuset::CpuSet;
 use crate::ids::{CpuId, TaskId};
 use crate::time::SimTime;
+use std::collections::BTreeMap;
 
 /// Why a task was waiting on a run queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,8 +40,10 @@ pub struct TaskMetrics {
     pub response: LatencyStats,
     /// Exact count of delays per 1-2-5 bucket (`latency::delay_bucket`).
     pub delay_buckets: Vec<u64>,
-    /// Time spent waiting behind each culprit, per delay bucket: `(bucket, culprit, ns)`.
-    pub culprits: Vec<(u8, Culprit, u64)>,
+    /// Time spent waiting behind each culprit, per delay bucket:
+    /// `(bucket, culprit) → ns`. A map, not a list searched linearly: a task
+    /// sharing a CPU with a thousand others has thousands of entries.
+    pub culprits: BTreeMap<(u8, Culprit), u64>,
     /// Items dropped because the task's queue was full.
     pub dropped_items: u64,
     /// Time blocked on block I/O (`D` state), per I/O wait.
@@ -60,10 +63,7 @@ impl TaskMetrics {
     }
 
     fn add_culprit(&mut self, bucket: u8, who: Culprit, ns: u64) {
-        match self.culprits.iter_mut().find(|(b, c, _)| *b == bucket && *c == who) {
-            Some(e) => e.2 += ns,
-            None => self.culprits.push((bucket, who, ns)),
-        }
+        *self.culprits.entry((bucket, who)).or_insert(0) += ns;
     }
 }
 

@@ -221,7 +221,7 @@ impl RunReport {
                 let mut long: Vec<(String, u64)> = Vec::new();
                 if let Some(top) = top {
                     let lo = top.saturating_sub(LONG_BUCKETS - 1);
-                    for &(b, who, ns) in &m.culprits {
+                    for (&(b, who), &ns) in &m.culprits {
                         if usize::from(b) >= lo {
                             let c = comm(who);
                             match long.iter_mut().find(|(n, _)| *n == c) {
@@ -304,7 +304,7 @@ impl RunReport {
         for m in &rec.tasks[range] {
             wakeup.merge(&m.wakeup_delay);
             response.merge(&m.response);
-            for &(b, who, ns) in &m.culprits {
+            for (&(b, who), &ns) in &m.culprits {
                 let list = &mut bucket_culprits[usize::from(b)];
                 let n = name_of(who);
                 match list.iter_mut().find(|(x, _)| *x == n) {
