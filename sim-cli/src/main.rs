@@ -2,7 +2,10 @@
 //! `sim-core` (parse scenario → apply overrides → run → report).
 //!
 //! Exit status: 0 on success, 2 on bad input (the message names the file, the
-//! key and what is allowed). It never panics on user input.
+//! key and what is allowed). It never panics on user input. A valid scenario
+//! that stops early (its event budget ran out, or time stalled) is a success
+//! too: exit 0, a partial report, and a `warning:` line saying why (in the
+//! text report, or on stderr with `--json`).
 
 mod args;
 mod charts;

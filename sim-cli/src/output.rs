@@ -29,21 +29,8 @@ fn header(r: &RunReport, out: &mut String) {
         r.events,
         r.stop.name(),
     );
-    if r.stop == sim_core::StopReason::Stalled {
-        let _ = writeln!(
-            out,
-            "warning: simulated time stopped advancing at {} s (a program loops without taking time, e.g. a zero-length run with yield, or a wake/wait ping-pong): this report is partial",
-            secs(r.sim_time_ns)
-        );
-    }
-    if r.stop == sim_core::StopReason::EventLimit {
-        let _ = writeln!(
-            out,
-            "warning: the event budget (limits.events_max = {}) ran out at {} s of {} s: this report is partial",
-            s.events_max,
-            secs(r.sim_time_ns),
-            secs(s.duration_ns)
-        );
+    if let Some(w) = sim_core::partial_warning(r) {
+        let _ = writeln!(out, "warning: {w}");
     }
     let _ = writeln!(
         out,
@@ -429,6 +416,11 @@ pub fn compare_text(runs: &[RunReport]) -> String {
         first.victim.name
     );
     let names: Vec<String> = runs.iter().map(|r| r.variant.clone().unwrap_or_else(|| "base".into())).collect();
+    for (name, r) in names.iter().zip(runs) {
+        if let Some(w) = sim_core::partial_warning(r) {
+            let _ = writeln!(out, "warning: {name}: {w}\n");
+        }
+    }
     let paths = runs.iter().flat_map(|r| r.groups.iter().map(|g| g.path.len()));
     let w = names.iter().map(String::len).chain(paths).max().unwrap_or(0).max(12);
     let mut line = |label: &str, cells: Vec<String>| {

@@ -23,12 +23,28 @@ pub fn bar(len: u64, unit: &str, wanted: bool) -> ProgressBar {
 }
 
 /// Runs `sim` to its end in `advance` steps (the same report as one call),
-/// with a bar in simulated milliseconds labelled `label`.
+/// with a bar labelled `label`. The bar shows the larger of the simulated
+/// time and the event budget used, as the explorer's does: an explosive
+/// scenario, whose clock barely moves, still shows (and estimates) how long
+/// until it stops at `events_max`.
 pub fn run_to_end(sim: &mut Simulation, label: &str, wanted: bool) {
-    let bar = bar(sim.spec().duration_ns / 1_000_000, "simulated ms", wanted);
+    const PER_MILLE: u64 = 1000;
+    let bar = bar(PER_MILLE, "", wanted);
+    if let Ok(style) = ProgressStyle::with_template("{msg} {elapsed_precise} [{wide_bar}] {percent}% (eta {eta})") {
+        bar.set_style(style.progress_chars("=> "));
+    }
     bar.set_message(label.to_string());
+    let (duration_ns, events_max) = (sim.spec().duration_ns.max(1), sim.spec().events_max.max(1));
     while !sim.advance(EventBudget(EVENTS_PER_STEP)).is_final() {
-        bar.set_position(sim.now().ns() / 1_000_000);
+        let time = u128::from(sim.now().ns()) * u128::from(PER_MILLE) / u128::from(duration_ns);
+        let budget = u128::from(sim.events()) * u128::from(PER_MILLE) / u128::from(events_max);
+        let (ms, of_ms) = (sim.now().ns() as f64 / 1e6, duration_ns as f64 / 1e6);
+        bar.set_message(if budget > time {
+            format!("{label}: {ms:.3} of {of_ms:.0} ms simulated, event budget {}% used", budget / 10)
+        } else {
+            format!("{label}: {ms:.0} of {of_ms:.0} ms simulated")
+        });
+        bar.set_position(time.max(budget).min(u128::from(PER_MILLE)) as u64);
     }
     bar.finish_and_clear();
 }

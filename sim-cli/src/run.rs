@@ -58,6 +58,7 @@ pub fn execute(cli: Cli) -> Result<String> {
                 return hgrm::hgrm(&report, task);
             }
             if common.json {
+                warn_partial(&report, None);
                 return Ok(report_json(&report) + "\n");
             }
             let mut text = output::run_text(&report, per_task);
@@ -89,13 +90,31 @@ pub fn execute(cli: Cli) -> Result<String> {
                 let files = charts::compare_charts(dir, &runs)?;
                 eprintln!("wrote {} charts to {}", files.len(), dir.display());
             }
-            Ok(if common.json { runs_json(&runs) + "\n" } else { output::compare_text(&runs) })
+            if common.json {
+                for r in &runs {
+                    warn_partial(r, Some(r.variant.as_deref().unwrap_or("base")));
+                }
+                return Ok(runs_json(&runs) + "\n");
+            }
+            Ok(output::compare_text(&runs))
         }
         Command::Sweep(args) => crate::sweep::sweep(args),
         Command::Merge { files, budget, json, plot } => {
             crate::sweep::merge(&files, budget.as_deref(), json, plot.as_deref())
         }
         Command::Serve { dir, port } => crate::serve::serve(&dir, port).map(|()| String::new()),
+    }
+}
+
+/// With `--json`, stdout is the JSON document alone: a partial report's
+/// warning (the text report's `warning:` line) goes to stderr instead. The
+/// exit status stays 0, as for any report: `stop_reason` says it is partial.
+fn warn_partial(r: &RunReport, run: Option<&str>) {
+    if let Some(w) = sim_core::partial_warning(r) {
+        match run {
+            Some(name) => eprintln!("warning: {name}: {w}"),
+            None => eprintln!("warning: {w}"),
+        }
     }
 }
 

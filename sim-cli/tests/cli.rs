@@ -55,8 +55,10 @@ fn run_json_reports_the_variant_and_overrides_and_writes_charts_and_trace() {
     assert_eq!(v["settings"]["sched_nr_latency"], 2);
 }
 
+/// Hostile input: bad input exits 2 naming file and key; valid but explosive
+/// input stops at its event budget with a partial report and exits 0.
 #[test]
-fn bad_input_exits_2_naming_file_and_key() {
+fn bad_input_exits_2_naming_file_and_key_and_explosive_input_stops_at_the_budget() {
     let dir = std::env::temp_dir().join(format!("sim-cli-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let bad = dir.join("bad.toml");
@@ -113,6 +115,32 @@ fn bad_input_exits_2_naming_file_and_key() {
     assert_eq!(code, 2);
     assert!(err.contains("two-hogs.toml") && err.contains("cfs.no_such"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
+    // Valid but explosive (about 1e8 events per simulated ms): the run stops
+    // at the file's events_max with a warning and a partial report. Exit 0,
+    // as for a stalled run: the report is valid and says it is partial.
+    let (code, out, err) = sim_cli(&["run", "tests/explosive/flicker.toml"]);
+    assert_eq!(code, 0, "{err}");
+    let warning = out.lines().nth(1).unwrap_or_default();
+    assert!(
+        warning.starts_with("warning: the event budget (limits.events_max = 1000000) ran out at 0.0000")
+            && warning.contains(" s of 10.000000 s: this report is partial (")
+            && out.lines().next().is_some_and(|l| l.contains("1000000 events · stop: event_limit")),
+        "{out}"
+    );
+    assert!(out.contains("flicker:(128)"), "the partial report has the tasks table:\n{out}");
+    let (code, out, err) = sim_cli(&["run", "tests/explosive/flicker.toml", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.starts_with("warning: the event budget (limits.events_max = 1000000) ran out") && err.lines().count() == 1,
+        "{err}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&out).expect("stdout is the JSON report alone");
+    assert_eq!((v["stop_reason"].as_str(), v["events"].as_u64()), (Some("event_limit"), Some(1_000_000)));
+    assert!(
+        v["sim_time_ns"].as_u64().unwrap() < v["settings"]["duration_ns"].as_u64().unwrap() / 1000,
+        "{}",
+        v["sim_time_ns"]
+    );
 }
 
 #[test]

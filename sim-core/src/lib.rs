@@ -42,6 +42,7 @@ pub mod event;
 pub mod export;
 pub mod ids;
 pub mod metrics;
+pub mod partial;
 pub mod plot;
 pub mod rng;
 pub mod scenario;
@@ -54,6 +55,7 @@ pub mod workload;
 pub use engine::{EventBudget, Simulation, StopReason};
 pub use metrics::RunReport;
 pub use metrics::json::{report_json, runs_json};
+pub use partial::partial_warning;
 pub use scenario::{Scenario, ScenarioError};
 
 /// Parses, runs to the end and reports: the whole pipeline in one call.

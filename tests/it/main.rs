@@ -3,6 +3,7 @@
 mod corpus;
 mod determinism;
 mod errors;
+mod explosive;
 mod fuzz;
 mod invariants;
 mod scenarios;

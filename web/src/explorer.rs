@@ -7,7 +7,8 @@ use crate::controls;
 use serde_json::{Value, json};
 use sim_core::metrics::LatencySummary;
 use sim_core::plot::{DelayChart, Timeline, io_charts};
-use sim_core::{EventBudget, RunReport, Scenario, ScenarioError, Simulation, report_json};
+use sim_core::time::Secs;
+use sim_core::{EventBudget, RunReport, Scenario, ScenarioError, Simulation, StopReason, partial_warning, report_json};
 
 /// Splits the page's overrides, one `key=value` per line as after `--set`.
 pub fn parse_overrides(text: &str) -> Result<Vec<(&str, &str)>, String> {
@@ -82,13 +83,19 @@ impl Explorer {
 
     /// Advances the run by at most `events` events; returns its progress in
     /// [0, 1] (1 once it has stopped), or -1 with no run in progress.
+    ///
+    /// Progress is the larger of the simulated time and the event budget
+    /// used: an explosive scenario, whose clock barely moves, still shows how
+    /// close it is to stopping at `events_max`.
     pub fn step(&mut self, events: u64) -> f64 {
         let Some(sim) = &mut self.run else { return -1.0 };
         if sim.advance(EventBudget(events.max(1))).is_final() {
             return 1.0;
         }
-        let duration = sim.spec().duration_ns.max(1);
-        (sim.now().ns() as f64 / duration as f64).min(0.999)
+        let spec = sim.spec();
+        let time = sim.now().ns() as f64 / spec.duration_ns.max(1) as f64;
+        let budget = sim.events() as f64 / spec.events_max.max(1) as f64;
+        time.max(budget).min(0.999)
     }
 
     /// Ends the run: its report becomes the current one. Returns the report
@@ -150,6 +157,19 @@ impl Explorer {
         out
     }
 
+    /// Why the finished run's report is partial (its event budget ran out,
+    /// or simulated time stalled), in the CLI's words; `None` for a complete
+    /// report or a preview (which the summary already calls "so far").
+    pub fn notice(&self) -> Option<String> {
+        if self.partial {
+            return None;
+        }
+        let w = partial_warning(self.current.as_ref()?)?;
+        let mut chars = w.chars();
+        let first = chars.next()?;
+        Some(format!("{}{}.", first.to_uppercase(), chars.as_str()))
+    }
+
     /// The one-line summary the page announces (`aria-live`).
     pub fn summary(&self) -> String {
         let Some(r) = &self.current else { return String::new() };
@@ -157,6 +177,16 @@ impl Explorer {
         let mut s = String::new();
         if self.partial {
             s += &format!("So far ({:.2} s of {:.2} s simulated): ", r.sim_time_ns as f64 / 1e9, r.settings.duration_ns as f64 / 1e9);
+        } else if let Some(why) = match r.stop {
+            StopReason::EventLimit => Some("the event budget ran out"),
+            StopReason::Stalled => Some("simulated time stalled"),
+            _ => None,
+        } {
+            s += &format!(
+                "Partial report ({} s of {} s simulated; {why}): ",
+                Secs(r.sim_time_ns),
+                Secs(r.settings.duration_ns)
+            );
         }
         s += &format!("{}: worst scheduling delay {}", v.name, ms(v.delay.max_ns));
         if let Some(w) = v.worst.as_ref().filter(|_| v.delay.max_ns > 0) {
@@ -283,6 +313,43 @@ mod tests {
         let t = e.tables();
         assert_eq!(t["delay"].as_array().map(Vec::len), Some(2));
         assert_eq!(t["delay"][0]["summary"]["count"], t["delay"][1]["summary"]["count"]);
+    }
+
+    #[test]
+    fn an_explosive_scenario_stops_at_its_budget_with_a_notice() {
+        let text = include_str!("../../tests/explosive/flicker.toml");
+        let mut e = Explorer::default();
+        assert!(e.start("custom.toml", text, None, "").get("ok").is_some());
+        // Simulated time barely moves; progress follows the event budget.
+        let first = e.step(250_000);
+        assert!((0.2..0.3).contains(&first), "progress after a quarter of the budget: {first}");
+        let mut chunks = 0;
+        while e.step(100_000) < 1.0 {
+            chunks += 1;
+            assert!(chunks < 100);
+        }
+        let json = e.finish().unwrap();
+        let s = Scenario::from_toml("tests/explosive/flicker.toml", text).unwrap();
+        assert_eq!(json, report_json(&sim_core::run(&s)) + "\n", "the CLI's bytes");
+        let notice = e.notice().unwrap_or_default();
+        assert!(
+            notice.starts_with("The event budget (limits.events_max = 1000000) ran out at 0.0000")
+                && notice.contains(" s of 10.000000 s: this report is partial (")
+                && notice.ends_with(" events)."),
+            "{notice}"
+        );
+        let summary = e.summary();
+        assert!(
+            summary.starts_with("Partial report (0.0000")
+                && summary.contains("s simulated; the event budget ran out): flicker: worst scheduling delay"),
+            "{summary}"
+        );
+        // A complete run has no notice.
+        e.start("t.toml", TOML, None, "");
+        while e.step(100_000) < 1.0 {}
+        e.finish();
+        assert_eq!(e.notice(), None);
+        assert!(e.summary().starts_with("s: worst"), "{}", e.summary());
     }
 
     #[test]

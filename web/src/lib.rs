@@ -85,6 +85,12 @@ impl WebExplorer {
         self.inner.summary()
     }
 
+    /// Why the finished report is partial (event budget ran out, or time
+    /// stalled), in the CLI's words; undefined for a complete report.
+    pub fn notice(&self) -> Option<String> {
+        self.inner.notice()
+    }
+
     /// The numbers behind the charts, as JSON.
     pub fn tables(&self) -> String {
         self.inner.tables().to_string()

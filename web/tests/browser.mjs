@@ -5,8 +5,10 @@
 // Checks: the page's first report equals `sim-cli run --json` byte for byte;
 // a slider and a cgroup placement move the worst delay the expected way; a
 // URL with state reproduces the view; a broken scenario shows its error;
-// an I/O scenario draws Q2D and switching the elevator changes it; a long
-// run shows progress and can be cancelled. Prints timings (change to chart,
+// an explosive scenario stops at its event budget with a notice and a
+// partial report (equal to the CLI's); an I/O scenario draws Q2D and
+// switching the elevator changes it; a long run shows progress and can be
+// cancelled. Prints timings (change to chart,
 // wasm/native) and the screenshot folder, then "N passed, N failed".
 
 import { chromium } from 'playwright-core';
@@ -56,7 +58,7 @@ function startServer() {
 
 function native(args) {
   const t0 = process.hrtime.bigint();
-  const out = execFileSync(cli, ['run', ...args, '--json'], { cwd: repo, maxBuffer: 1 << 28 }).toString();
+  const out = execFileSync(cli, ['run', ...args, '--json'], { cwd: repo, maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'pipe'] }).toString();
   return { json: out, ms: Number(process.hrtime.bigint() - t0) / 1e6 };
 }
 
@@ -245,6 +247,39 @@ await test('a broken scenario shows its error inline (file, key, message)', asyn
   state = await rerun(page, () => page.click('#run-toml'));
   const unknown = await page.textContent('#error');
   assert(state === 'error' && unknown.includes('bogus'), unknown);
+  await page.close();
+});
+
+await test('an explosive scenario stops at its event budget: notice, partial report and charts', async () => {
+  // tests/explosive/flicker.toml: ~1e8 events per simulated ms, events_max = 1e6.
+  const file = 'tests/explosive/flicker.toml';
+  const expected = native([file]).json;
+  const page = await open('?scenario=scenarios/two-hogs.toml');
+  assert(await page.isHidden('#notice'), 'no notice for a complete run');
+  await page.click('#edit summary');
+  await page.fill('#toml', readFileSync(join(repo, file), 'utf8'));
+  const state = await rerun(page, () => page.click('#run-toml'));
+  assert(state === 'done', state);
+  const r = await report(page);
+  assert(r.stop_reason === 'event_limit' && r.events === r.settings.events_max && r.sim_time_ns < r.settings.duration_ns,
+    `${r.stop_reason}, ${r.events} events of ${r.settings.events_max}, ${r.sim_time_ns} ns of ${r.settings.duration_ns}`);
+  assert((await page.evaluate(() => window.schedlab.report)) === expected, 'the partial report equals sim-cli run --json byte for byte');
+  assert(await page.isVisible('#notice'), 'the notice is shown');
+  const notice = await page.textContent('#notice');
+  assert(notice.startsWith('Stopped early: The event budget (limits.events_max = 1000000) ran out at 0.0000') &&
+    notice.includes(' s of 10.000000 s: this report is partial ('), notice);
+  const status = await page.textContent('#status');
+  assert(status.startsWith('stopped early:') && status.includes('(event_limit); the report is partial'), status);
+  const summary = await page.textContent('#summary');
+  assert(summary.startsWith('Partial report (') && summary.includes('the event budget ran out): flicker: worst scheduling delay'), summary);
+  // The partial results are drawn and tabulated like any other.
+  assert(await page.isVisible('#chart-hist') && (await page.locator('#table-hist tbody tr').count()) > 0, 'histogram and its table');
+  figures.push(`explosive scenario: ${notice.replace('Stopped early: ', '')}`);
+  await page.screenshot({ path: join(shots, '8-explosive-event-budget.png'), fullPage: true });
+  // The next complete run clears the notice.
+  const again = await rerun(page, () => page.selectOption('#scenario', 'scenarios/two-hogs.toml'));
+  assert(again === 'done' && (await page.isHidden('#notice')), `${again}: notice cleared`);
+  assert(page.errors.length === 0, `page errors: ${page.errors}`);
   await page.close();
 });
 

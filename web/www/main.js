@@ -107,6 +107,18 @@ function showError(err) {
   box.append(h, where, document.createTextNode(': '), msg);
 }
 
+/// Says why the report shown is partial (its event budget ran out, or time
+/// stalled): the core's words, the CLI's warning line.
+function showNotice(text) {
+  const box = $('notice');
+  box.hidden = !text;
+  box.replaceChildren();
+  if (!text) return;
+  const h = document.createElement('strong');
+  h.textContent = 'Stopped early: ';
+  box.append(h, document.createTextNode(text));
+}
+
 function setState(state, status) {
   document.body.dataset.state = state;
   $('status').textContent = status;
@@ -256,6 +268,7 @@ async function rerun() {
     return;
   }
   showError(null);
+  showNotice(null);
   ui.description = started.ok;
   renderControls(started.ok);
   setState('running', 'running…');
@@ -308,7 +321,11 @@ async function rerun() {
   $('summary').textContent = explorer.summary();
   const s = window.schedlab;
   $('timing').textContent = `${report.events.toLocaleString('en')} events simulated in ${runMs.toFixed(0)} ms (wasm), charts drawn in ${chartMs.toFixed(0)} ms; change to first chart ${s.firstChartMs.toFixed(0)} ms, to final chart ${s.lastLatencyMs.toFixed(0)} ms.`;
-  setState('done', `done: ${formatNs(report.sim_time_ns)} simulated (${report.stop_reason})`);
+  const notice = explorer.notice();
+  showNotice(notice);
+  setState('done', notice
+    ? `stopped early: ${formatNs(report.sim_time_ns)} of ${formatNs(report.settings.duration_ns)} simulated (${report.stop_reason}); the report is partial`
+    : `done: ${formatNs(report.sim_time_ns)} simulated (${report.stop_reason})`);
 }
 
 function drawAll() {

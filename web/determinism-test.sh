@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Cross-target determinism (web/tests/determinism.mjs): every shipped
+# scenario, base and variants, and the explosive scenarios, run natively by
+# the release sim-cli and as wasm32 by the page's module under Node; the JSON
+# reports must match byte for byte. Run after web/build.sh (which builds the
+# module). Needs Node only: no browser and no npm package.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+command -v node >/dev/null || { echo "determinism-test.sh: needs node (v18 or later)" >&2; exit 1; }
+[ -f web/www/pkg/web_bg.wasm ] || { echo "determinism-test.sh: run web/build.sh first (no web/www/pkg/web_bg.wasm)" >&2; exit 1; }
+cargo build --release -p sim-cli
+node web/tests/determinism.mjs
