@@ -5,7 +5,9 @@
 //! key and what is allowed). It never panics on user input. A valid scenario
 //! that stops early (its event budget ran out, or time stalled) is a success
 //! too: exit 0, a partial report, and a `warning:` line saying why (in the
-//! text report, or on stderr with `--json`).
+//! text report, or on stderr with `--json`). A reader that closes stdout
+//! early (`sim-cli run … | head`) ends the output quietly; any other failure
+//! to write the report exits 1.
 
 mod args;
 mod charts;
@@ -18,17 +20,22 @@ mod serve;
 mod sweep;
 
 use clap::Parser;
+use std::io::Write;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = args::Cli::parse();
     match run::execute(cli) {
-        Ok(text) => {
-            print!("{text}");
-            ExitCode::SUCCESS
-        }
+        Ok(text) => match std::io::stdout().lock().write_all(text.as_bytes()) {
+            // A reader that stops early (`| head`) is not an error.
+            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                let _ = writeln!(std::io::stderr(), "error: writing the report to stdout: {e}");
+                ExitCode::FAILURE
+            }
+            _ => ExitCode::SUCCESS,
+        },
         Err(e) => {
-            eprintln!("error: {e:#}");
+            let _ = writeln!(std::io::stderr(), "error: {e:#}");
             ExitCode::from(2)
         }
     }

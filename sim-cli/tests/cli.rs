@@ -16,7 +16,7 @@ fn sim_cli(args: &[&str]) -> (i32, String, String) {
 }
 
 #[test]
-fn run_json_reports_the_variant_and_overrides_and_writes_charts_and_trace() {
+fn run_json_reports_the_variant_and_overrides_writes_charts_and_trace_and_survives_a_closed_pipe() {
     let dir = std::env::temp_dir().join(format!("sim-cli-export-{}", std::process::id()));
     let (trace, charts) = (dir.join("trace.json"), dir.join("charts"));
     std::fs::create_dir_all(&dir).unwrap();
@@ -53,6 +53,20 @@ fn run_json_reports_the_variant_and_overrides_and_writes_charts_and_trace() {
     assert_eq!(v["sim_time_ns"], 1_000_000_000u64);
     assert_eq!(v["settings"]["sched_latency_ns"], 1_000_000);
     assert_eq!(v["settings"]["sched_nr_latency"], 2);
+
+    // `sim-cli run … | head`: a reader that closes the pipe before the report
+    // is written gets no panic and no error.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sim-cli"))
+        .args(["run", "scenarios/two-hogs.toml"])
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("sim-cli runs");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("sim-cli ends");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && !err.contains("panicked") && err.is_empty(), "{:?}: {err}", out.status);
 }
 
 /// Hostile input: bad input exits 2 naming file and key; valid but explosive
