@@ -283,17 +283,16 @@ fn victim(r: &RunReport, out: &mut String) {
             shares(&b.culprits, total, 3)
         );
     }
-    let victims: Vec<&TaskReport> = r.tasks.iter().filter(|t| t.name == v.name).collect();
-    let mut long: Vec<(String, u64)> = Vec::new();
-    for t in &victims {
+    // Indexed once: a report may list thousands of tasks and culprits.
+    let name_of: std::collections::HashMap<&str, &str> =
+        r.tasks.iter().map(|t| (t.comm.as_str(), t.name.as_str())).collect();
+    let mut by_name: std::collections::BTreeMap<&str, u64> = std::collections::BTreeMap::new();
+    for t in r.tasks.iter().filter(|t| t.name == v.name) {
         for (c, ns) in &t.long_delay_culprits {
-            let name = r.tasks.iter().find(|x| &x.comm == c).map_or(c.clone(), |x| x.name.clone());
-            match long.iter_mut().find(|(n, _)| *n == name) {
-                Some(e) => e.1 += ns,
-                None => long.push((name, *ns)),
-            }
+            *by_name.entry(name_of.get(c.as_str()).copied().unwrap_or(c.as_str())).or_insert(0) += ns;
         }
     }
+    let mut long: Vec<(String, u64)> = by_name.into_iter().map(|(n, ns)| (n.to_string(), ns)).collect();
     long.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     let total: u64 = long.iter().map(|c| c.1).sum();
     if total > 0 {

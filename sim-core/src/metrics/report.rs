@@ -196,6 +196,7 @@ use super::latency::{DELAY_BUCKETS, LatencyStats, bucket_low_ns, delay_bucket};
 use super::recorder::Culprit;
 use crate::engine::Simulation;
 use crate::ids::{CpuId, TaskId};
+use std::collections::BTreeMap;
 
 /// Histogram buckets (1-2-5 per decade) counted as "long" delays for culprit shares.
 const LONG_BUCKETS: usize = 3;
@@ -218,19 +219,14 @@ impl RunReport {
                 let m = &rec.tasks[i];
                 let ts = &spec.tasks[t.spec];
                 let top = m.delay_buckets.iter().rposition(|&n| n > 0);
-                let mut long: Vec<(String, u64)> = Vec::new();
+                let mut by_comm: BTreeMap<String, u64> = BTreeMap::new();
                 if let Some(top) = top {
-                    let lo = top.saturating_sub(LONG_BUCKETS - 1);
-                    for (&(b, who), &ns) in &m.culprits {
-                        if usize::from(b) >= lo {
-                            let c = comm(who);
-                            match long.iter_mut().find(|(n, _)| *n == c) {
-                                Some(e) => e.1 += ns,
-                                None => long.push((c, ns)),
-                            }
-                        }
+                    let lo = top.saturating_sub(LONG_BUCKETS - 1) as u8;
+                    for (&(_, who), &ns) in m.culprits.range((lo, None)..) {
+                        *by_comm.entry(comm(who)).or_insert(0) += ns;
                     }
                 }
+                let mut long: Vec<(String, u64)> = by_comm.into_iter().collect();
                 long.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
                 TaskReport {
                     name: ts.name.clone(),
@@ -300,19 +296,16 @@ impl RunReport {
         let delays = &task_delays[spec.victim];
         let mut wakeup = LatencyStats::default();
         let mut response = LatencyStats::default();
-        let mut bucket_culprits: Vec<Vec<(String, u64)>> = vec![Vec::new(); DELAY_BUCKETS];
+        let mut by_name: Vec<BTreeMap<String, u64>> = vec![BTreeMap::new(); DELAY_BUCKETS];
         for m in &rec.tasks[range] {
             wakeup.merge(&m.wakeup_delay);
             response.merge(&m.response);
             for (&(b, who), &ns) in &m.culprits {
-                let list = &mut bucket_culprits[usize::from(b)];
-                let n = name_of(who);
-                match list.iter_mut().find(|(x, _)| *x == n) {
-                    Some(e) => e.1 += ns,
-                    None => list.push((n, ns)),
-                }
+                *by_name[usize::from(b)].entry(name_of(who)).or_insert(0) += ns;
             }
         }
+        let mut bucket_culprits: Vec<Vec<(String, u64)>> =
+            by_name.into_iter().map(|m| m.into_iter().collect()).collect();
         let histogram = delays
             .histogram
             .iter()
