@@ -3,7 +3,9 @@
 //! integers, NaN, ±inf, 1e308, empty and odd strings, wrong types) and bytes
 //! flipped. Whatever comes out, `Scenario::from_toml` returns `Ok` or a
 //! one-line error naming the file, never panics; what parses, runs for a
-//! bounded number of events without panicking.
+//! bounded number of events without panicking. A second property feeds
+//! arbitrary text, and arbitrary keys and TOML values appended to a valid
+//! scenario, to the parser.
 
 use proptest::prelude::*;
 use sim_core::{EventBudget, Scenario, Simulation};
@@ -123,6 +125,30 @@ proptest! {
                     sim.advance(EventBudget(20_000));
                     let _ = sim.report();
                 }
+            }
+        }
+    }
+
+    /// Arbitrary text, and arbitrary `key = value` lines (any string as the
+    /// key, any TOML scalar as the value) appended to a valid scenario.
+    #[test]
+    fn arbitrary_text_and_values_are_refused_clearly(
+        text in "\\PC{0,200}",
+        key in "[a-z_.\"]{1,24}",
+        value in prop_oneof![
+            any::<i64>().prop_map(|v| v.to_string()),
+            any::<f64>().prop_map(|v| format!("{v:?}")),
+            "\\PC{0,20}".prop_map(|v| format!("{v:?}")),
+            Just("true".to_string()),
+            Just("[]".to_string()),
+            Just("{}".to_string()),
+        ],
+    ) {
+        for (file, t) in [("any.toml", text.clone()), ("two-hogs.toml", format!("{}\n{key} = {value}\n", SHIPPED[1].1))] {
+            if let Err(e) = Scenario::from_toml(file, &t) {
+                let msg = e.to_string();
+                prop_assert_eq!(msg.lines().count(), 1, "{}", msg);
+                prop_assert!(msg.starts_with(&format!("{file}: ")), "{}", msg);
             }
         }
     }
