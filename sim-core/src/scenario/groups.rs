@@ -44,6 +44,15 @@ pub struct Groups {
 }
 
 fn check_path(path: &str, key: &str) -> Result<(), KeyError> {
+    // `.` and `..` would make a path name a group other than the one it
+    // spells (a cycle back to an ancestor, or itself); cgroupfs has no such
+    // directories to create.
+    if let Some(seg) = path.split('/').find(|s| *s == "." || *s == "..") {
+        return Err(KeyError::new(
+            key,
+            format!("`{path}` is not a group path: `{seg}` cannot name a group (a path may not lead back to itself or an ancestor)"),
+        ));
+    }
     let ok = path.len() <= 255
         && path.starts_with('/')
         && path[1..]
