@@ -73,20 +73,18 @@ pub struct CpuHistory {
     /// then written in place: `RING_CAPACITY` slots, a power of two.
     ring: Vec<SchedRecord>,
     /// Records pushed so far; the next one goes to slot `pushed % RING_CAPACITY`.
+    /// More than `RING_CAPACITY`: records have been dropped from the front.
     pushed: u64,
-    pub wrapped: bool,
 }
 
 const _: () = assert!(RING_CAPACITY.is_power_of_two());
 
 impl CpuHistory {
     pub fn push(&mut self, r: SchedRecord) {
-        let slot = (self.pushed as usize) & (RING_CAPACITY - 1);
         if self.ring.len() < RING_CAPACITY {
             self.ring.push(r);
         } else {
-            self.ring[slot] = r;
-            self.wrapped = true;
+            self.ring[(self.pushed as usize) & (RING_CAPACITY - 1)] = r;
         }
         self.pushed += 1;
     }
@@ -94,7 +92,7 @@ impl CpuHistory {
     /// The records kept, oldest first.
     fn iter(&self) -> impl DoubleEndedIterator<Item = &SchedRecord> {
         let split = (self.pushed as usize) & (RING_CAPACITY - 1);
-        let (older, newer) = if self.ring.len() < RING_CAPACITY { (&self.ring[..], &[][..]) } else { (&self.ring[split..], &self.ring[..split]) };
+        let (newer, older) = self.ring.split_at(if self.ring.len() < RING_CAPACITY { 0 } else { split });
         older.iter().chain(newer.iter())
     }
 
@@ -103,9 +101,12 @@ impl CpuHistory {
         self.iter().rev()
     }
 
+    /// Records at or after `from`, oldest first; `true` if older records that
+    /// may matter were already dropped.
     pub fn since(&self, from: SimTime) -> (Vec<SchedRecord>, bool) {
         let start = self.iter().take_while(|r| r.at < from).count();
-        let truncated = start == 0 && self.wrapped && self.iter().next().is_some_and(|r| r.at > from);
+        let wrapped = self.pushed > RING_CAPACITY as u64;
+        let truncated = start == 0 && wrapped && self.iter().next().is_some_and(|r| r.at > from);
         (self.iter().skip(start).copied().collect(), truncated)
     }
 
@@ -139,11 +140,43 @@ impl CpuHistory {
 }
 
 #[cfg(test)]
-mod size_tests {
+mod tests {
     /// Every switch and wakeup writes one record into a ring; its size is
     /// on the hot path (ARCHITECTURE.md § Performance).
     #[test]
     fn a_record_stays_small() {
         assert!(std::mem::size_of::<super::SchedRecord>() <= 96, "{}", std::mem::size_of::<super::SchedRecord>());
+    }
+
+    #[test]
+    fn the_ring_keeps_the_newest_records_in_order() {
+        use super::*;
+        let rec = |t: u64| SchedRecord {
+            at: SimTime(t),
+            cpu: CpuId(0),
+            min_vruntime: 0,
+            root_min_vruntime: 0,
+            nr_running: 0,
+            kind: RecordKind::Wakeup { task: TaskId(0), vruntime: 0, preempt: false },
+        };
+        let mut h = CpuHistory::default();
+        for t in 0..100 {
+            h.push(rec(t * 10));
+        }
+        // Not full yet: nothing dropped, so nothing is truncated.
+        assert_eq!(h.since(SimTime(0)), ((0..100).map(|t| rec(t * 10)).collect(), false));
+        for t in 100..300 {
+            h.push(rec(t * 10));
+        }
+        let newest_first: Vec<u64> = h.iter_rev().map(|r| r.at.ns()).collect();
+        assert_eq!(newest_first, (300 - RING_CAPACITY as u64..300).rev().map(|t| t * 10).collect::<Vec<_>>());
+        let (kept, truncated) = h.since(SimTime(2905));
+        assert_eq!(
+            (kept.iter().map(|r| r.at.ns()).collect::<Vec<_>>(), truncated),
+            (vec![2910, 2920, 2930, 2940, 2950, 2960, 2970, 2980, 2990], false)
+        );
+        // Asking from before the oldest record kept: older ones were dropped.
+        assert!(h.since(SimTime(5)).1);
+        assert_eq!(h.since(SimTime(5)).0.len(), RING_CAPACITY);
     }
 }

@@ -222,6 +222,7 @@ impl RunReport {
                 let mut by_comm: BTreeMap<String, u64> = BTreeMap::new();
                 if let Some(top) = top {
                     let lo = top.saturating_sub(LONG_BUCKETS - 1) as u8;
+                    // (lo, None) is the first key of bucket lo: None sorts before Some.
                     for (&(_, who), &ns) in m.culprits.range((lo, None)..) {
                         *by_comm.entry(comm(who)).or_insert(0) += ns;
                     }

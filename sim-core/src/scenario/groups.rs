@@ -50,7 +50,9 @@ fn check_path(path: &str, key: &str) -> Result<(), KeyError> {
     if let Some(seg) = path.split('/').find(|s| *s == "." || *s == "..") {
         return Err(KeyError::new(
             key,
-            format!("`{path}` is not a group path: `{seg}` cannot name a group (a path may not lead back to itself or an ancestor)"),
+            format!(
+                "`{path}` is not a group path: `{seg}` cannot name a group (a path may not lead back to itself or an ancestor)"
+            ),
         ));
     }
     let ok = path.len() <= 255
