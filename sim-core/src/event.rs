@@ -109,8 +109,9 @@ impl EventQueue {
 
     /// Keeps inserts cheap when many events fall in one window (thousands of
     /// tasks starting together): the later half of `near` goes back to `far`
-    /// and the horizon moves down to the earliest of them. Near keys stay
-    /// below far keys: equal times left in `near` have smaller sequence numbers.
+    /// and the horizon moves down to the earliest of them; the window halves.
+    /// Near keys stay below far keys: equal times left in `near` have smaller
+    /// sequence numbers.
     fn shrink(&mut self) {
         let keep_from = self.near.len() / 2;
         self.window = (self.window / 2).max(WINDOW_MIN_NS);
@@ -134,12 +135,12 @@ impl EventQueue {
             }
         }
         self.near.sort_unstable_by_key(|e| std::cmp::Reverse(e.key));
-        let found = self.near.len() as u64;
-        if found < REFILL_LOW as u64 {
+        let found = self.near.len();
+        if found < REFILL_LOW {
             self.window = (self.window * 2).min(WINDOW_MAX_NS);
-        } else if found > REFILL_HIGH as u64 {
+        } else if found > REFILL_HIGH {
             // Aim the next refill at half of REFILL_HIGH events.
-            self.window = (self.window.saturating_mul(REFILL_HIGH as u64 / 2) / found).max(WINDOW_MIN_NS);
+            self.window = (self.window.saturating_mul(REFILL_HIGH as u64 / 2) / found as u64).max(WINDOW_MIN_NS);
         }
         while self.near.len() > NEAR_MAX {
             self.shrink();
