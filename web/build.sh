@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Builds the browser explorer into web/www/pkg (one command, idempotent).
 # Installs what it needs when missing: the wasm32 target and the
-# wasm-bindgen CLI at exactly the version the `web` crate is pinned to
-# (see ../shared/toolchain.md: no --locked, no npm wasm-pack, no Trunk).
+# wasm-bindgen CLI at exactly the version the `web` crate is pinned to (the
+# CLI refuses a module built by another version). It is built from crates.io
+# without --locked: the CLI's lock file names a webpki-roots release that some
+# registry mirrors do not serve. The npm wasm-pack package and Trunk are not
+# used because both download prebuilt binaries at install time.
 # Then serve it: cargo run --release -p sim-cli -- serve
 set -euo pipefail
 cd "$(dirname "$0")/.."
