@@ -227,6 +227,14 @@ impl Explorer {
                 "runnable": t.runnable.iter().map(span).collect::<Vec<_>>(),
                 "wakeups": t.wakeups.iter().map(|w| json!({ "task": t.rows[w.row], "at_ns": w.at_ns, "preempt": w.preempt })).collect::<Vec<_>>(),
                 "lag": t.lag.iter().map(|l| json!({ "task": t.rows[l.row], "at_ns": l.at_ns, "lag_ns": l.lag_ns })).collect::<Vec<_>>(),
+                // The table: every span and wakeup once, in time order.
+                "entries": t.entries().iter().map(|e| json!({
+                    "task": t.rows[e.row], "start_ns": e.start_ns, "end_ns": e.end_ns, "state": e.state.label(),
+                })).collect::<Vec<_>>(),
+                // The chart's colour key, for the HTML key beside the canvas.
+                "key": sim_core::plot::draw::timeline_key(&t).iter().map(|k| json!({
+                    "label": k.label, "colour": k.colour_hex(), "glyph": format!("{:?}", k.glyph),
+                })).collect::<Vec<_>>(),
             })
         });
         let io: Vec<Value> = runs

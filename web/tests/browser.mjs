@@ -170,6 +170,33 @@ await test('moving jmx-poller into the reactors\' autogroup shrinks the worst de
   assert(JSON.parse(cliRun.json).victim.delay.max_ns === worst(after), 'same worst delay as the CLI with --set');
 });
 
+await test('the timeline has a colour key, and its table lists each span once in time order', async () => {
+  const page = await open();
+  const r = await report(page);
+  const keyItems = await page.$$eval('#key-timeline li', (lis) => lis.map((li) => ({
+    text: li.textContent, bg: li.querySelector('.swatch').style.background, glyph: li.querySelector('.swatch').className,
+  })));
+  assert(await page.isVisible('#key-timeline'), 'the key is shown');
+  const victim = keyItems.find((k) => k.text.includes('(victim)'));
+  assert(victim && victim.text.startsWith(r.victim.worst.comm), `victim in the key: ${JSON.stringify(keyItems)}`);
+  for (const state of ['runnable (waiting)', 'runnable: the worst wait', 'wakeup, preempted', 'wakeup, no preemption']) {
+    assert(keyItems.some((k) => k.text.endsWith(state)), `key entry ${state}`);
+  }
+  const taskColours = keyItems.filter((k) => k.glyph.includes('Bar') && !k.glyph.includes('ThinBar')).map((k) => k.bg);
+  assert(taskColours.length >= 2 && new Set(taskColours).size === taskColours.length, `one colour per task: ${taskColours}`);
+  const rows = await page.$$eval('#table-timeline tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+  assert(rows.length > 10, `${rows.length} rows`);
+  const seen = new Set(rows.map((row) => row.join('|')));
+  assert(seen.size === rows.length, `${rows.length - seen.size} repeated rows`);
+  const from = rows.map((row) => Number(row[0]));
+  assert(from.every((t) => t >= 0), 'no negative time');
+  assert(from.every((t, i) => i === 0 || t >= from[i - 1]), 'in time order');
+  const worstRows = rows.filter((row) => row[4] === 'runnable: the worst wait');
+  assert(worstRows.length === 1 && Math.abs(Number(worstRows[0][0]) * 1e9 - r.victim.worst.start_ns) < 1000,
+    `the worst wait once, from ${r.victim.worst.start_ns} ns: ${JSON.stringify(worstRows)}`);
+  await page.close();
+});
+
 await test('a URL with state reproduces the view', async () => {
   assert(sharedUrl, 'the previous test produced a URL');
   const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });

@@ -353,6 +353,27 @@ function table(el, head, rows) {
   }
 }
 
+/// The timeline chart's colour key as HTML (canvas pixels are invisible to
+/// assistive technology): one swatch per task colour and state glyph.
+function renderTimelineKey(tl) {
+  const key = $('key-timeline');
+  key.replaceChildren();
+  key.hidden = !tl;
+  if (!tl) return;
+  for (const k of tl.key) {
+    const li = document.createElement('li');
+    const sw = document.createElement('span');
+    sw.className = `swatch ${k.glyph}`;
+    sw.setAttribute('aria-hidden', 'true');
+    if (k.glyph === 'TriangleFilled') sw.textContent = '▲';
+    else if (k.glyph === 'TriangleOpen') sw.textContent = '△';
+    else if (k.glyph === 'Outline') sw.style.borderColor = k.colour;
+    else sw.style.background = k.colour;
+    li.append(sw, k.label);
+    key.append(li);
+  }
+}
+
 function renderTables(t) {
   const runs = t.delay.map((d) => d.label);
   const buckets = new Map();
@@ -369,16 +390,19 @@ function renderTables(t) {
   const ps = [['p50', 'p50_ns'], ['p90', 'p90_ns'], ['p99', 'p99_ns'], ['p99.9', 'p999_ns'], ['max', 'max_ns']];
   table($('table-cdf'), ['percentile', ...runs],
     [['delays', ...t.delay.map((d) => d.summary.count)], ...ps.map(([n, k]) => [n, ...t.delay.map((d) => formatNs(d.summary[k]))])]);
+  renderTimelineKey(t.timeline);
   if (t.timeline) {
     const tl = t.timeline;
-    const origin = Math.min(...tl.running.map((s) => s.start_ns), ...tl.wakeups.map((w) => w.at_ns));
-    const ms = (ns) => ((ns - origin) / 1e6).toFixed(3);
-    const rowsT = [
-      ...tl.running.map((s) => [ms(s.start_ns), ms(s.end_ns), s.task, 'running']),
-      ...tl.runnable.map((s) => [ms(s.start_ns), ms(s.end_ns), s.task, 'runnable (waiting)']),
-      ...tl.wakeups.map((w) => [ms(w.at_ns), '', w.task, w.preempt ? 'wakeup, preempted' : 'wakeup']),
-    ].sort((a, b) => a[0] - b[0]);
-    table($('table-timeline'), [`from (ms, CPU ${tl.cpu})`, 'to (ms)', 'task', 'state'], rowsT);
+    // Absolute simulated time, as the report's history prints it.
+    const sec = (ns) => (ns / 1e9).toFixed(6);
+    const rowsT = tl.entries.map((e) => [
+      sec(e.start_ns),
+      e.end_ns === null ? '' : sec(e.end_ns),
+      e.end_ns === null ? '' : formatNs(e.end_ns - e.start_ns),
+      e.task,
+      e.state,
+    ]);
+    table($('table-timeline'), [`from (s, CPU ${tl.cpu})`, 'to (s)', 'for', 'task', 'state'], rowsT);
   }
   table($('table-q2d'), ['run: device (elevator)', 'bios', 'p50', 'p99', 'max'],
     t.io.map((d) => [d.label, d.summary.count, formatNs(d.summary.p50_ns), formatNs(d.summary.p99_ns), formatNs(d.summary.max_ns)]));

@@ -146,6 +146,9 @@ impl Timeline {
         };
         // Runnable since (per row), from a wakeup or a preemption.
         let mut since: Vec<Option<u64>> = vec![None; TIMELINE_ROWS_MAX];
+        // Whether the row's switch-in was seen: only a task that was already
+        // running when the history starts has a wait the window did not see.
+        let mut switched_in: Vec<bool> = vec![false; TIMELINE_ROWS_MAX];
         for h in &r.victim.history {
             match h {
                 HistoryRow::Wakeup { at_ns, task, vruntime, preempt, min_vruntime, .. } => {
@@ -166,7 +169,8 @@ impl Timeline {
                     if let Some(row) = row_of(task) {
                         t.running.push(Span { row, start_ns: start, end_ns: *at_ns });
                         // A wait that began before the window: the switch row knows its length.
-                        if since[row].is_none() && *sch_delay_ns > 0 {
+                        // After a switch-in inside the window that wait is already drawn.
+                        if !switched_in[row] && *sch_delay_ns > 0 {
                             let from = start.saturating_sub(*sch_delay_ns);
                             t.runnable.push(Span { row, start_ns: from, end_ns: start });
                             t.from_ns = t.from_ns.min(from);
@@ -180,6 +184,7 @@ impl Timeline {
                             t.runnable.push(Span { row, start_ns: s, end_ns: *at_ns });
                         }
                         since[row] = None;
+                        switched_in[row] = true;
                         t.lag.push(LagPoint { row, at_ns: *at_ns, lag_ns: next_vruntime - min_vruntime });
                     }
                 }
@@ -195,6 +200,70 @@ impl Timeline {
         }
         t.rows = rows;
         Some(t)
+    }
+}
+
+/// What one timeline entry shows, in the order of the chart's key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum TimelineState {
+    /// On the CPU (`sched_switch` in to out).
+    Running,
+    /// Runnable and waiting for the CPU (wakeup or preemption to switch-in).
+    Runnable,
+    /// The victim's worst wait (also a runnable span).
+    WorstWait,
+    /// A wakeup that preempted the running task.
+    WakeupPreempt,
+    /// A wakeup that did not preempt.
+    Wakeup,
+}
+
+impl TimelineState {
+    /// The words the page's table and the chart's key use.
+    pub fn label(self) -> &'static str {
+        match self {
+            TimelineState::Running => "running",
+            TimelineState::Runnable => "runnable (waiting)",
+            TimelineState::WorstWait => "runnable: the worst wait",
+            TimelineState::WakeupPreempt => "wakeup, preempted",
+            TimelineState::Wakeup => "wakeup, no preemption",
+        }
+    }
+}
+
+/// One row of the timeline's table: a span (`end_ns` set) or an instant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TimelineEntry {
+    pub start_ns: u64,
+    pub end_ns: Option<u64>,
+    pub row: usize,
+    pub state: TimelineState,
+}
+
+impl Timeline {
+    /// Every span and wakeup once, in time order (then by row and state):
+    /// the table beside the chart. Times are absolute simulated time, so
+    /// they read like the report's history and never go negative.
+    pub fn entries(&self) -> Vec<TimelineEntry> {
+        let w = &self.worst;
+        let span = |s: &Span, state| TimelineEntry { start_ns: s.start_ns, end_ns: Some(s.end_ns), row: s.row, state };
+        let mut v: Vec<TimelineEntry> = self
+            .running
+            .iter()
+            .map(|s| span(s, TimelineState::Running))
+            .chain(self.runnable.iter().map(|s| {
+                let worst = s.row == w.row && s.start_ns == w.start_ns && s.end_ns == w.end_ns;
+                span(s, if worst { TimelineState::WorstWait } else { TimelineState::Runnable })
+            }))
+            .chain(self.wakeups.iter().map(|m| TimelineEntry {
+                start_ns: m.at_ns,
+                end_ns: None,
+                row: m.row,
+                state: if m.preempt { TimelineState::WakeupPreempt } else { TimelineState::Wakeup },
+            }))
+            .collect();
+        v.sort_by_key(|e| (e.start_ns, e.end_ns, e.row, e.state));
+        v
     }
 }
 
@@ -319,6 +388,64 @@ mod tests {
         assert!(t.lag.iter().any(|l| l.row == 0 && l.at_ns == w.end_ns), "{:?}", t.lag);
         let d = DelayChart::from_report(&r, "x");
         assert_eq!(d.cdf.last().map(|p| (p.value_ns, p.count)), Some((d.max_ns, d.count)));
+        timeline_entries_are_each_shown_once(&t);
         assert_eq!(d.histogram.iter().map(|b| b.count).sum::<u64>(), d.count);
+    }
+
+    /// The table beside the timeline: no span twice, nothing before the
+    /// window, runnable spans of one task never overlap (a task waits once at
+    /// a time), and the worst wait is there exactly once.
+    fn timeline_entries_are_each_shown_once(t: &Timeline) {
+        let e = t.entries();
+        assert!(!e.is_empty());
+        for p in e.windows(2) {
+            assert_ne!(p[0], p[1], "a row is repeated: {:?}", p[0]);
+        }
+        assert!(e.iter().all(|x| x.start_ns >= t.from_ns && x.end_ns.is_none_or(|end| end <= t.to_ns && end >= x.start_ns)));
+        assert_eq!(e.iter().filter(|x| x.state == TimelineState::WorstWait).count(), 1, "{e:?}");
+        for row in 0..t.rows.len() {
+            let mut waits: Vec<&Span> = t.runnable.iter().filter(|s| s.row == row).collect();
+            waits.sort_by_key(|s| s.start_ns);
+            assert!(waits.windows(2).all(|p| p[0].end_ns <= p[1].start_ns), "row {row}: {waits:?}");
+        }
+    }
+
+    /// A task preempted inside the window and picked again: its wait was
+    /// drawn twice (once at the switch-in, once more from the sch delay of
+    /// its next switch-out), so the page's table repeated it.
+    #[test]
+    fn a_preempted_wait_inside_the_window_is_drawn_once() {
+        let s = Scenario::from_toml(
+            "t.toml",
+            r#"
+            schema = 1
+            seed = 1
+            duration = "100ms"
+            [machine]
+            cpus = 1
+            hz = 1000
+            [report]
+            victim = "hog-a"
+            history_window = "20ms"
+            [[tasks]]
+            name = "hog-a"
+            program = [{ run = "1s" }]
+            [[tasks]]
+            name = "hog-b"
+            program = [{ run = "1s" }]
+            "#,
+        )
+        .unwrap();
+        let r = crate::run(&s);
+        let t = Timeline::from_report(&r).expect("the hogs take turns");
+        assert_eq!(t.rows.len(), 2, "{:?}", t.rows);
+        timeline_entries_are_each_shown_once(&t);
+        // Each hog waits while the other runs: as many waits as turns, less
+        // the first wait of each, which began before the window.
+        for row in 0..2 {
+            let turns = t.running.iter().filter(|s| s.row == row).count();
+            let waits = t.runnable.iter().filter(|s| s.row == row).count();
+            assert!(waits <= turns + 1 && waits + 1 >= turns, "row {row}: {turns} turns, {waits} waits");
+        }
     }
 }

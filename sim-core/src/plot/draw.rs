@@ -3,7 +3,7 @@
 //! colour: the current run is filled or solid, the baseline hollow or dashed,
 //! and each task or device has its own marker shape.
 
-use super::data::{DelayChart, IoChart, Timeline};
+use super::data::{DelayChart, IoChart, Timeline, TimelineState};
 use crate::metrics::CdfPoint;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -221,12 +221,102 @@ fn row_colour(row: usize) -> RGBColor {
     if row == 0 { CURRENT } else { OTHERS[(row - 1) % OTHERS.len()] }
 }
 
+/// How a key entry of the timeline is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyGlyph {
+    /// A solid bar in the task's colour: the task ran.
+    Bar,
+    /// A thin grey bar: waiting runnable.
+    ThinBar,
+    /// A red outline: the worst wait.
+    Outline,
+    /// ▲: a wakeup that preempted.
+    TriangleFilled,
+    /// △: a wakeup that did not preempt.
+    TriangleOpen,
+}
+
+/// One entry of the timeline's colour key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyEntry {
+    pub glyph: KeyGlyph,
+    pub colour: RGBColor,
+    pub label: String,
+}
+
+impl KeyEntry {
+    /// The colour as CSS writes it (`#1F64AA`, as plotters writes it), for the page's HTML key.
+    pub fn colour_hex(&self) -> String {
+        let RGBColor(r, g, b) = self.colour;
+        format!("#{r:02X}{g:02X}{b:02X}")
+    }
+}
+
+const RUNNABLE: RGBColor = RGBColor(166, 166, 166);
+
+/// The timeline's key: one entry per task (the colour of its bars; the
+/// victim first) and one per state glyph, in the order drawn.
+pub fn timeline_key(t: &Timeline) -> Vec<KeyEntry> {
+    let tasks = t.rows.iter().enumerate().map(|(row, name)| KeyEntry {
+        glyph: KeyGlyph::Bar,
+        colour: row_colour(row),
+        label: if row == 0 { format!("{name} ran (victim)") } else { format!("{name} ran") },
+    });
+    let states = [
+        (KeyGlyph::ThinBar, RUNNABLE, TimelineState::Runnable),
+        (KeyGlyph::Outline, WORST, TimelineState::WorstWait),
+        (KeyGlyph::TriangleFilled, BLACK, TimelineState::WakeupPreempt),
+        (KeyGlyph::TriangleOpen, BLACK, TimelineState::Wakeup),
+    ]
+    .into_iter()
+    .map(|(glyph, colour, state)| KeyEntry { glyph, colour, label: state.label().to_string() });
+    tasks.chain(states).collect()
+}
+
+/// Draws the key along the top of `area`, wrapped to its width, and returns
+/// the area below it.
+fn draw_key<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, key: &[KeyEntry]) -> Result<DrawingArea<DB, Shift>, String> {
+    const LINE: i32 = 18;
+    const SWATCH: i32 = 22;
+    // About 6.5 px per character of a 12 px sans-serif font (as `with_caption`).
+    let text_w = |s: &str| (s.chars().count() as i32 * 13 + 1) / 2;
+    let width = area.dim_in_pixel().0 as i32 - 12;
+    let mut at = Vec::with_capacity(key.len());
+    let (mut x, mut y) = (12, 6);
+    for e in key {
+        let w = SWATCH + 6 + text_w(&e.label) + 18;
+        if x > 12 && x + w > width {
+            (x, y) = (12, y + LINE);
+        }
+        at.push((x, y));
+        x += w;
+    }
+    let (band, rest) = area.split_vertically((y + LINE + 4) as u32);
+    let style = TextStyle::from((FONT, 12).into_font()).color(&BLACK);
+    for (e, &(x, y)) in key.iter().zip(&at) {
+        let mid = y + LINE / 2 - 2;
+        match e.glyph {
+            KeyGlyph::Bar => band.draw(&Rectangle::new([(x, mid - 5), (x + SWATCH, mid + 5)], e.colour.filled())),
+            KeyGlyph::ThinBar => band.draw(&Rectangle::new([(x, mid - 2), (x + SWATCH, mid + 2)], e.colour.filled())),
+            KeyGlyph::Outline => band.draw(&Rectangle::new([(x, mid - 6), (x + SWATCH, mid + 6)], e.colour.stroke_width(2))),
+            KeyGlyph::TriangleFilled => band.draw(&TriangleMarker::new((x + SWATCH / 2, mid), 5, e.colour.filled())),
+            KeyGlyph::TriangleOpen => band.draw(&TriangleMarker::new((x + SWATCH / 2, mid), 5, e.colour.stroke_width(1))),
+        }
+        .map_err(fail)?;
+        band.draw_text(&e.label, &style, (x + SWATCH + 6, mid - 7)).map_err(fail)?;
+    }
+    Ok(rest)
+}
+
 /// The victim's CPU around its worst delay: per task, solid bars while it
 /// ran, thin bars while it waited runnable, ▲ at a wakeup that preempted and
-/// △ at one that did not; the worst wait is boxed. Below, each task's
-/// vruntime minus its queue's `min_vruntime` at wakeups and picks.
+/// △ at one that did not; the worst wait is boxed. A key above names every
+/// colour and glyph. Below, each task's vruntime minus its queue's
+/// `min_vruntime` at wakeups and picks.
 pub fn timeline<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, t: &Timeline) -> DrawResult {
     area.fill(&WHITE).map_err(fail)?;
+    let title = format!("CPU {} around the worst delay ({} waited {})", t.cpu, t.rows[0], fmt_ns((t.worst.end_ns - t.worst.start_ns) as f64));
+    let area = &draw_key(&area.titled(&title, (FONT, 18)).map_err(fail)?, &timeline_key(t))?;
     let height = area.dim_in_pixel().1;
     let (upper, lower) = area.split_vertically(height * 3 / 5);
     let origin = t.worst.start_ns as f64;
@@ -236,10 +326,6 @@ pub fn timeline<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, t: &Timeline)
     let y_of = |row: usize| (rows - 1 - row) as f64;
     let names = t.rows.clone();
     let mut chart = ChartBuilder::on(&upper)
-        .caption(
-            format!("CPU {} around the worst delay ({} waited {})", t.cpu, t.rows[0], fmt_ns((t.worst.end_ns - t.worst.start_ns) as f64)),
-            (FONT, 18),
-        )
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(150)
@@ -262,7 +348,7 @@ pub fn timeline<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, t: &Timeline)
     chart
         .draw_series(t.runnable.iter().map(|s| {
             let y = y_of(s.row);
-            Rectangle::new([(ms(s.start_ns), y - 0.1), (ms(s.end_ns), y + 0.1)], BLACK.mix(0.35).filled())
+            Rectangle::new([(ms(s.start_ns), y - 0.1), (ms(s.end_ns), y + 0.1)], RUNNABLE.filled())
         }))
         .map_err(fail)?;
     chart
@@ -432,6 +518,21 @@ mod tests {
         let t = Timeline::from_report(&cur).unwrap();
         let tl = svg(900, 500, |root| timeline(root, &t));
         assert!(tl.contains("CPU 0 around the worst delay") && tl.contains(&t.rows[0]), "{tl}");
+        // The key names every task's colour and every state's glyph, and
+        // each colour it names is one the chart uses.
+        let key = timeline_key(&t);
+        assert_eq!(key.len(), t.rows.len() + 4, "{key:?}");
+        for (row, name) in t.rows.iter().enumerate() {
+            let e = &key[row];
+            assert!(e.glyph == KeyGlyph::Bar && e.label.starts_with(name.as_str()), "{e:?}");
+            assert!(tl.contains(&e.label), "key entry {:?} not drawn", e.label);
+            assert!(tl.contains(&format!("fill=\"{}\"", e.colour_hex())), "colour of {name} not drawn");
+        }
+        for state in ["runnable (waiting)", "runnable: the worst wait", "wakeup, preempted", "wakeup, no preemption"] {
+            assert!(tl.contains(state), "key entry {state:?} not drawn");
+        }
+        let colours: std::collections::BTreeSet<String> = key.iter().map(KeyEntry::colour_hex).collect();
+        assert!(colours.len() >= t.rows.len().min(7), "task colours repeat: {colours:?}");
         let q = svg(800, 400, |root| q2d(root, &io_charts(&cur, "current"), &io_charts(&base, "baseline")));
         assert!(q.contains("current: sda (deadline)") && q.contains("baseline: sda (deadline)"), "{q}");
         assert_eq!(fmt_ns(26_690_000.0), "26.69ms");
