@@ -12,5 +12,5 @@ if [ ! -x /usr/bin/chromium ]; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
 fi
 (cd web && npm ci --no-audit --no-fund --loglevel=error)
-cargo build --release -p sim-cli
+cargo build --release --bin sim-cli
 node web/tests/browser.mjs

@@ -6,7 +6,7 @@
 # without --locked: the CLI's lock file names a webpki-roots release that some
 # registry mirrors do not serve. The npm wasm-pack package and Trunk are not
 # used because both download prebuilt binaries at install time.
-# Then serve it: cargo run --release -p sim-cli -- serve
+# Then serve it: cargo run --release --bin sim-cli -- serve
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,4 +20,4 @@ fi
 
 cargo build --release --target wasm32-unknown-unknown -p web
 wasm-bindgen --target web --no-typescript --out-dir web/www/pkg target/wasm32-unknown-unknown/release/web.wasm
-echo "built web/www ($(du -k web/www/pkg/web_bg.wasm | cut -f1) KiB of wasm); serve it with: cargo run --release -p sim-cli -- serve"
+echo "built web/www ($(du -k web/www/pkg/web_bg.wasm | cut -f1) KiB of wasm); serve it with: cargo run --release --bin sim-cli -- serve"

@@ -9,5 +9,5 @@ cd "$(dirname "$0")/.."
 
 command -v node >/dev/null || { echo "determinism-test.sh: needs node (v18 or later)" >&2; exit 1; }
 [ -f web/www/pkg/web_bg.wasm ] || { echo "determinism-test.sh: run web/build.sh first (no web/www/pkg/web_bg.wasm)" >&2; exit 1; }
-cargo build --release -p sim-cli
+cargo build --release --bin sim-cli
 node web/tests/determinism.mjs

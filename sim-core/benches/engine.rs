@@ -3,7 +3,7 @@
 //! second (`thrpt` in elements/s), how that rate scales with CPUs and tasks,
 //! and the trace exports in scheduling records per second.
 //!
-//! `cargo bench -p sim-core --bench engine`; `cargo run -p sim-core --example
+//! `cargo bench -p schedlab-core --bench engine`; `cargo run -p schedlab-core --example
 //! bench_table` then prints the README's tables from `target/criterion`.
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
@@ -197,7 +197,7 @@ fn scaling_toml(cpus: u16, tasks: u32) -> String {
 
 /// Simulated events per second over a 3 × 3 grid of machine sizes (1, 32,
 /// 256 CPUs) and task counts (10, 100, 1000) of one workload (`scaling_toml`).
-/// `cargo run -p sim-core --example bench_table` prints the table.
+/// `cargo run -p schedlab-core --example bench_table` prints the table.
 fn scaling(c: &mut Criterion) {
     let mut g = c.benchmark_group("scaling");
     g.sample_size(10);

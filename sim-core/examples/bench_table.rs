@@ -5,8 +5,8 @@
 //! throughput.
 //!
 //! ```sh
-//! cargo bench -p sim-core --bench engine
-//! cargo run -p sim-core --example bench_table [CRITERION_DIR]
+//! cargo bench -p schedlab-core --bench engine
+//! cargo run -p schedlab-core --example bench_table [CRITERION_DIR]
 //! ```
 //!
 //! CRITERION_DIR defaults to `$CARGO_TARGET_DIR/criterion`, else the
@@ -38,7 +38,7 @@ fn main() {
     let mut found = Vec::new();
     collect(&dir, &mut found);
     if found.is_empty() {
-        eprintln!("no criterion results under {}: run `cargo bench -p sim-core --bench engine` first", dir.display());
+        eprintln!("no criterion results under {}: run `cargo bench -p schedlab-core --bench engine` first", dir.display());
         std::process::exit(2);
     }
     found.sort_by_cached_key(|m| natural_key(&m.id));
