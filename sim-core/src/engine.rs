@@ -386,7 +386,7 @@ impl Simulation {
             Event::HrTick { cpu, .. } => self.hrtick(cpu),
             Event::TaskStart { task } => self.wake_up_new_task(task),
             Event::BurstEnd { task, .. } => self.burst_end(task),
-            Event::TimerExpired { task, .. } => self.try_to_wake_up(task),
+            Event::TimerExpired { task, .. } => self.try_to_wake_up(task, None),
             Event::Arrival { source } => self.arrival(source),
             Event::Resume { cpu } => self.resume(cpu),
             Event::IoComplete { device, request } => self.io_complete(device, request),
@@ -652,7 +652,9 @@ impl Simulation {
         preempt
     }
 
-    fn record_wakeup(&mut self, cpu: CpuId, task: TaskId, preempt: bool) {
+    /// The `sched_wakeup`/`sched_wakeup_new` record of `task` queued on
+    /// `cpu`; `waker_cpu` is where `try_to_wake_up` ran (see `RecordKind::Wakeup`).
+    fn record_wakeup(&mut self, cpu: CpuId, task: TaskId, preempt: bool, new_task: bool, waker_cpu: CpuId) {
         let mut up = self.cfs.se(Self::se_of(task)).parent;
         while let Some(g) = up {
             let e = self.cfs.se(g);
@@ -666,7 +668,13 @@ impl Simulation {
             min_vruntime: self.cfs.rq(self.cfs.se(Self::se_of(task)).cfs_rq).min_vruntime,
             root_min_vruntime: self.cfs.rq(self.rqs[cpu.index()].root).min_vruntime,
             nr_running: self.rqs[cpu.index()].nr_running,
-            kind: RecordKind::Wakeup { task, vruntime: self.cfs.se(Self::se_of(task)).vruntime, preempt },
+            kind: RecordKind::Wakeup {
+                task,
+                vruntime: self.cfs.se(Self::se_of(task)).vruntime,
+                preempt,
+                new_task,
+                waker_cpu,
+            },
         };
         self.recorder.push_record(rec);
     }
@@ -691,19 +699,23 @@ impl Simulation {
         // enqueue_task_fair ends with hrtick_update, before check_preempt_curr.
         self.hrtick_update(cpu);
         let preempt = self.check_preempt_curr(cpu, task, WF_FORK);
-        self.record_wakeup(cpu, task, preempt);
+        // The parent forks on the child's CPU (no parent is modelled).
+        self.record_wakeup(cpu, task, preempt, true, cpu);
     }
 
-    /// `try_to_wake_up` (4.4 core.c) for a blocked task.
-    fn try_to_wake_up(&mut self, task: TaskId) {
+    /// `try_to_wake_up` (4.4 core.c) for a blocked task, run on `waker`'s
+    /// CPU (a task's `wake` step), else on the task's own last CPU (its
+    /// timer, an arrival, an I/O completion).
+    fn try_to_wake_up(&mut self, task: TaskId, waker: Option<CpuId>) {
         let t = &self.tasks[task.index()];
         debug_assert!(matches!(t.state, TaskState::Blocked(_)), "waking a task that is not blocked");
         let prev_cpu = t.cpu;
+        let waker_cpu = waker.unwrap_or(prev_cpu);
         if self.cfs.se(Self::se_of(task)).on_rq {
             // Blocked in this instant but not yet dequeued by its CPU's
             // schedule(): `ttwu_remote` (4.4 core.c) just makes it running again.
             self.tasks[task.index()].state = TaskState::Running;
-            self.record_wakeup(prev_cpu, task, false);
+            self.record_wakeup(prev_cpu, task, false, false, waker_cpu);
             return;
         }
         let cpu = select_cpu_wake(prev_cpu, &t.affinity, |c| self.rqs[c.index()].nr_running);
@@ -723,7 +735,7 @@ impl Simulation {
         t.waiting = Some((self.now, WaitKind::Wakeup));
         self.hrtick_update(cpu);
         let preempt = self.check_preempt_curr(cpu, task, 0);
-        self.record_wakeup(cpu, task, preempt);
+        self.record_wakeup(cpu, task, preempt, false, waker_cpu);
     }
 
     /// The running task blocks: it stops being `TASK_RUNNING` and asks for a
@@ -812,7 +824,8 @@ impl Simulation {
                 Step::Wake(target) => {
                     let target = target.resolve(t.instance);
                     self.advance_pc(task);
-                    self.wake(target);
+                    let waker_cpu = self.tasks[task.index()].cpu;
+                    self.wake(target, waker_cpu);
                 }
                 Step::Serve => {
                     if let Some(item) = t.items.pop_front() {
@@ -1004,7 +1017,7 @@ impl Simulation {
         t.io.wait = None;
         t.io.stall_from = Some(t.io.blocked_at);
         self.recorder.tasks[task.index()].io_wait.record(now.since(t.io.blocked_at), now);
-        self.try_to_wake_up(task);
+        self.try_to_wake_up(task, None);
     }
 
     fn sleep_until(&mut self, task: TaskId, at: SimTime) {
@@ -1016,11 +1029,12 @@ impl Simulation {
         self.block(task, TaskState::Blocked(BlockOn::Timer));
     }
 
-    /// A `wake` step: wakes the target if it waits for one, or leaves a pending wakeup.
-    fn wake(&mut self, target: TaskId) {
+    /// A `wake` step run on `waker_cpu`: wakes the target if it waits for
+    /// one, or leaves a pending wakeup.
+    fn wake(&mut self, target: TaskId, waker_cpu: CpuId) {
         let t = &mut self.tasks[target.index()];
         match t.state {
-            TaskState::Blocked(BlockOn::Wakeup) => self.try_to_wake_up(target),
+            TaskState::Blocked(BlockOn::Wakeup) => self.try_to_wake_up(target, Some(waker_cpu)),
             TaskState::Exited => {}
             _ => t.pending_wakeups = t.pending_wakeups.saturating_add(1),
         }
@@ -1055,7 +1069,7 @@ impl Simulation {
             self.queue.push(next, Event::Arrival { source });
         }
         if t.state == TaskState::Blocked(BlockOn::Item) && !t.items.is_empty() {
-            self.try_to_wake_up(target);
+            self.try_to_wake_up(target, None);
         }
     }
 

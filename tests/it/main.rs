@@ -6,6 +6,7 @@ mod errors;
 mod explosive;
 mod fuzz;
 mod invariants;
+mod perfetto;
 mod scenarios;
 mod sweep;
 mod tidy;

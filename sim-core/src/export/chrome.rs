@@ -179,8 +179,29 @@ impl<W: Write> Write for JsonString<'_, W> {
     }
 }
 
-/// ftrace text (`sched_switch` and `sched_wakeup` lines, µs timestamps as
-/// the kernel's default trace clock prints them).
+/// ftrace text (`sched_switch`, `sched_waking`, `sched_wakeup` and
+/// `sched_wakeup_new` lines, µs timestamps as the kernel's default trace
+/// clock prints them).
+///
+/// Wakeups are traced as Linux 4.4 traces them (`kernel/sched/core.c`):
+/// `try_to_wake_up` emits `sched_waking` in the waker's context, then
+/// `ttwu_do_wakeup` emits `sched_wakeup` once the task is queued (both
+/// here at the same simulated instant: the waking on the waker's CPU, the
+/// wakeup on the CPU the task was queued on); `wake_up_new_task` emits only
+/// `sched_wakeup_new` (no `sched_waking`: a fork is not a wakeup).
+/// `sched_waking` came with commit fbd705a0c618 ("sched: Introduce the
+/// 'trace_sched_waking' tracepoint"), so 4.4 has it; all three share 4.4's
+/// `sched_wakeup_template` and print `comm=%s pid=%d prio=%d
+/// target_cpu=%03d` (`success` is no longer printed).
+///
+/// What Perfetto makes of it (its systrace importer,
+/// `src/trace_processor/importers/systrace/systrace_line_parser.cc`): only
+/// `sched_waking` opens a thread's Runnable (`R`) state
+/// (`ThreadStateTracker::PushWakingEvent`), and a `sched_switch` with
+/// `prev_state=R+` opens a preempted one (`R+`); `sched_wakeup` and
+/// `sched_wakeup_new` lines are not used for thread states. So a new
+/// task's wait for its first run is not shown as runnable, as with a real
+/// kernel's trace.
 pub fn systrace(t: &Trace) -> String {
     let mut out = String::new();
     let _ = write_systrace(t, &mut out);
@@ -220,16 +241,26 @@ fn write_systrace<W: Write>(t: &Trace, out: &mut W) -> std::fmt::Result {
                     secs(rec.at.ns()),
                 )
             }
-            Item::Wakeup { rec, task, curr, .. } => {
+            Item::Wakeup { rec, task, curr, new_task, waker_cpu, waker, waker_shown, .. } => {
                 let cpu = rec.cpu.0;
-                let (cc, cp, _) = who(curr, cpu);
-                let prefix = if curr.is_some() { cc } else { "<idle>" };
+                let at = secs(rec.at.ns());
                 let (wc, wp, wprio) = who(Some(task), cpu);
-                writeln!(
-                    out,
-                    "{prefix:>16}-{cp:<5} [{cpu:03}] d..4 {}: sched_wakeup: comm={wc} pid={wp} prio={wprio} target_cpu={cpu:03}",
-                    secs(rec.at.ns()),
-                )
+                let line = |out: &mut W, on: u16, running: Option<TaskId>, event: &str| {
+                    let (rc, rp, _) = who(running, on);
+                    let prefix = if running.is_some() { rc } else { "<idle>" };
+                    writeln!(
+                        out,
+                        "{prefix:>16}-{rp:<5} [{on:03}] d..4 {at}: {event}: comm={wc} pid={wp} prio={wprio} target_cpu={cpu:03}"
+                    )
+                };
+                if new_task {
+                    line(out, cpu, curr, "sched_wakeup_new")
+                } else {
+                    // A waker CPU left out of the trace: who ran there is
+                    // unknown, so the waking is shown on the task's CPU.
+                    let (on, running) = if waker_shown { (waker_cpu, waker) } else { (cpu, curr) };
+                    line(out, on, running, "sched_waking").and_then(|()| line(out, cpu, curr, "sched_wakeup"))
+                }
             }
         };
     });

@@ -60,8 +60,21 @@ pub enum Item<'a> {
         sch_delay_ns: u64,
         next: Option<TaskId>,
     },
-    /// `sched_wakeup`: `task` became runnable on the CPU while `curr` ran.
-    Wakeup { rec: &'a SchedRecord, task: TaskId, preempt: bool, vruntime: i64, curr: Option<TaskId> },
+    /// `sched_wakeup` (`sched_wakeup_new` if `new_task`): `task` became
+    /// runnable on the CPU while `curr` ran. `try_to_wake_up` ran on
+    /// `waker_cpu` while `waker` ran there; `waker` is `None` also when that
+    /// CPU is not in the trace (`waker_shown` false: who ran is unknown).
+    Wakeup {
+        rec: &'a SchedRecord,
+        task: TaskId,
+        preempt: bool,
+        vruntime: i64,
+        curr: Option<TaskId>,
+        new_task: bool,
+        waker_cpu: u16,
+        waker: Option<TaskId>,
+        waker_shown: bool,
+    },
 }
 
 /// Who occupied a CPU, and since when (clipped to the window's start).
@@ -173,8 +186,11 @@ impl Trace {
                     });
                     *c = Occupant { task: next, since_ns: rec.at.ns() };
                 }
-                RecordKind::Wakeup { task, vruntime, preempt } => {
-                    f(Item::Wakeup { rec, task, preempt, vruntime, curr: c.task });
+                RecordKind::Wakeup { task, vruntime, preempt, new_task, waker_cpu } => {
+                    let curr = c.task;
+                    let waker_shown = self.shows(waker_cpu.0);
+                    let waker = if waker_shown { cpus[waker_cpu.index()].task } else { None };
+                    f(Item::Wakeup { rec, task, preempt, vruntime, curr, new_task, waker_cpu: waker_cpu.0, waker, waker_shown });
                 }
             }
         }

@@ -167,7 +167,9 @@ fn systrace_lines_have_the_ftrace_shape_perfetto_parses() {
                 switches += 1;
                 assert!(fields.starts_with("prev_comm=") && fields.contains(" ==> next_comm="), "{line}");
             }
-            "sched_wakeup" => assert!(fields.starts_with("comm=") && fields.contains(" target_cpu=0"), "{line}"),
+            "sched_waking" | "sched_wakeup" | "sched_wakeup_new" => {
+                assert!(fields.starts_with("comm=") && fields.contains(" target_cpu=0"), "{line}");
+            }
             _ => panic!("{line}"),
         }
     }
@@ -221,4 +223,102 @@ fn a_quiet_window_shows_the_task_that_ran_through_it() {
     assert!(t.records.iter().all(|r| r.cpu.0 != 0), "no switch on CPU 0 inside the window");
     let slices = check_json(&chrome::to_json(&t, "test"), &t);
     assert!(slices[0][0].2.starts_with("hog/"));
+}
+
+/// The wakeup lines of `text`: `(event, ts, line cpu, line task, wakee pid, target cpu)`.
+fn wakeup_lines(text: &str) -> Vec<(String, String, String, String, u32, String)> {
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|line| {
+            let (head, rest) = line.split_once(": ")?;
+            let (event, fields) = rest.split_once(": ")?;
+            if !event.starts_with("sched_wak") {
+                return None;
+            }
+            let mut parts = head.split_whitespace().rev();
+            let ts = parts.next()?.to_string();
+            parts.next();
+            let cpu = parts.next()?.trim_matches(|c| c == '[' || c == ']').to_string();
+            let task = parts.next()?.to_string();
+            let field = |k: &str| fields.split(' ').find_map(|f| f.strip_prefix(k)).map(str::to_string);
+            Some((event.to_string(), ts, cpu, task, field("pid=")?.parse().ok()?, field("target_cpu=")?))
+        })
+        .collect()
+}
+
+/// As Linux 4.4 traces them: a wakeup is `sched_waking` (in the waker's
+/// context) then `sched_wakeup` (`try_to_wake_up`, `ttwu_do_wakeup`); a
+/// new task's first is `sched_wakeup_new` alone (`wake_up_new_task`).
+/// Perfetto needs the `sched_waking` to show the task as runnable.
+#[test]
+fn each_wakeup_is_a_waking_then_a_wakeup_and_each_fork_a_wakeup_new() {
+    let (sim, t) = traced(TraceWindow::all(1_000_000));
+    let lines = wakeup_lines(&chrome::systrace(&t));
+    let new: Vec<u32> = lines.iter().filter(|l| l.0 == "sched_wakeup_new").map(|l| l.4).collect();
+    // Each of the 5 tasks is forked once, when it starts, before any wakeup of it.
+    assert_eq!(new.len(), sim.tasks.len());
+    for task in &sim.tasks {
+        let first = lines.iter().position(|l| l.4 == task.tid).unwrap();
+        assert_eq!(lines[first].0, "sched_wakeup_new", "{:?}", lines[first]);
+        assert_eq!(new.iter().filter(|&&p| p == task.tid).count(), 1);
+    }
+    let wakeups: Vec<usize> = (0..lines.len()).filter(|&i| lines[i].0 == "sched_wakeup").collect();
+    assert!(wakeups.len() >= 10, "{}", wakeups.len());
+    for i in wakeups {
+        // Right before it, the same task's waking at the same time; here every
+        // waker is the task's own timer, so both are on the task's CPU.
+        let (w, u) = (&lines[i - 1], &lines[i]);
+        assert_eq!((w.0.as_str(), &w.1, w.4, &w.5), ("sched_waking", &u.1, u.4, &u.5), "{w:?} {u:?}");
+        assert_eq!(w.2, u.5);
+    }
+    // Wakeup records and waking lines are one for one.
+    let records = t.records.iter().filter(|r| matches!(r.kind, crate::metrics::history::RecordKind::Wakeup { new_task: false, .. })).count();
+    assert_eq!(lines.iter().filter(|l| l.0 == "sched_waking").count(), records);
+}
+
+/// A `wake` step's `sched_waking` is written on the waker's CPU, with the
+/// waker as the line's task; its `sched_wakeup` on the woken task's CPU.
+#[test]
+fn a_waking_is_on_the_wakers_cpu() {
+    let toml = r#"
+        schema = 1
+        name = "wakes"
+        seed = 1
+        duration = "5ms"
+        [machine]
+        cpus = 2
+        hz = 1000
+        [[tasks]]
+        name = "waker"
+        cpus = "0"
+        program = [{ run = "1ms" }, { wake = "wakee" }, { sleep = "1ms" }]
+        [[tasks]]
+        name = "wakee"
+        cpus = "1"
+        program = ["wait", { run = "100us" }]
+    "#;
+    let s = Scenario::from_toml("wakes.toml", toml).unwrap();
+    let run = |cpus: Option<&str>| {
+        let mut sim = Simulation::new(&s);
+        let cpus = cpus.map(|c| crate::cpuset::CpuSet::parse(c, 2).unwrap());
+        sim.enable_trace(TraceWindow { from: SimTime::ZERO, to: SimTime(u64::MAX), cpus, records_max: 1_000_000 });
+        sim.run_to_end();
+        wakeup_lines(&chrome::systrace(&Trace::from_sim(&mut sim).unwrap()))
+    };
+    // The wakee is tid 2; tid 1, the waker, is woken by its own timer.
+    let lines = run(None);
+    let wakings: Vec<_> = lines.iter().filter(|l| l.0 == "sched_waking" && l.4 == 2).collect();
+    assert_eq!(wakings.len(), 2, "{lines:?}"); // at 1 and 3 ms
+    for w in &wakings {
+        assert_eq!((w.2.as_str(), w.3.as_str(), w.5.as_str()), ("000", "waker-1", "001"), "{w:?}");
+    }
+    for u in lines.iter().filter(|l| l.0 == "sched_wakeup" && l.4 == 2) {
+        assert_eq!((u.2.as_str(), u.5.as_str()), ("001", "001"), "{u:?}");
+    }
+    // Only CPU 1 traced: who ran on CPU 0 is unknown, so the waking is shown
+    // on the woken task's CPU, still before its wakeup.
+    let lines = run(Some("1"));
+    let wakings: Vec<_> = lines.iter().filter(|l| l.0 == "sched_waking" && l.4 == 2).collect();
+    assert_eq!(wakings.len(), 2, "{lines:?}");
+    assert!(wakings.iter().all(|w| w.2 == "001"), "{wakings:?}");
 }

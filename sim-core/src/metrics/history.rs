@@ -48,7 +48,20 @@ pub enum RecordKind {
     },
     /// `sched_wakeup` / `sched_wakeup_new`: `task` became runnable here with
     /// this vruntime; `preempt` if it triggered a wakeup preemption.
-    Wakeup { task: TaskId, vruntime: i64, preempt: bool },
+    Wakeup {
+        task: TaskId,
+        vruntime: i64,
+        preempt: bool,
+        /// A new task's first wakeup (`wake_up_new_task`: `sched_wakeup_new`,
+        /// no `sched_waking`), not `try_to_wake_up`.
+        new_task: bool,
+        /// Where `try_to_wake_up` ran (its `sched_waking`): the waking task's
+        /// CPU for a `wake` step; for a timer, an arrival or an I/O
+        /// completion, the CPU the woken task last ran on (where its timer
+        /// was armed or its interrupt is taken). The record's own `cpu` is
+        /// the CPU the task was queued on.
+        waker_cpu: CpuId,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -157,7 +170,7 @@ mod tests {
             min_vruntime: 0,
             root_min_vruntime: 0,
             nr_running: 0,
-            kind: RecordKind::Wakeup { task: TaskId(0), vruntime: 0, preempt: false },
+            kind: RecordKind::Wakeup { task: TaskId(0), vruntime: 0, preempt: false, new_task: false, waker_cpu: CpuId(0) },
         };
         let mut h = CpuHistory::default();
         for t in 0..100 {

@@ -349,7 +349,7 @@ impl RunReport {
                     min_vruntime: r.min_vruntime,
                     victim: is_victim(prev) || is_victim(next),
                 },
-                RecordKind::Wakeup { task, vruntime, preempt } => HistoryRow::Wakeup {
+                RecordKind::Wakeup { task, vruntime, preempt, .. } => HistoryRow::Wakeup {
                     at_ns: r.at.ns(),
                     cpu: r.cpu.0,
                     task: label(Some(task)),

@@ -23,7 +23,7 @@ pub fn render(sim: &Simulation, records: &[SchedRecord]) -> String {
                 if next.is_some() { next_vruntime.to_string() } else { "-".into() },
                 r.min_vruntime
             ),
-            RecordKind::Wakeup { task, vruntime, preempt } => format!(
+            RecordKind::Wakeup { task, vruntime, preempt, .. } => format!(
                 "{:>11} cpu{:<3} wakeup {:<12} {:<2}    {:<12} v={:<12} {:<19} min_v={}",
                 SimTime(r.at.ns()).to_string(),
                 r.cpu.0,
