@@ -192,7 +192,10 @@ impl<W: Write> Write for JsonString<'_, W> {
 /// `sched_waking` came with commit fbd705a0c618 ("sched: Introduce the
 /// 'trace_sched_waking' tracepoint"), so 4.4 has it; all three share 4.4's
 /// `sched_wakeup_template` and print `comm=%s pid=%d prio=%d
-/// target_cpu=%03d` (`success` is no longer printed).
+/// target_cpu=%03d` (`success` is still filled with 1, "rudiment, kill when
+/// possible", but no longer printed). Checked in a 4.4-based tree's
+/// `include/trace/events/sched.h`, which declares `sched_waking`,
+/// `sched_wakeup` and `sched_wakeup_new` on that template.
 ///
 /// What Perfetto makes of it (its systrace importer,
 /// `src/trace_processor/importers/systrace/systrace_line_parser.cc`): only
