@@ -247,13 +247,16 @@ pub fn cdf<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x_des
                 .map_err(fail)?;
         }
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
-        .map_err(fail)?;
+    // No line drawn, no legend (an empty box otherwise).
+    if notes.len() < series.len() {
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .draw()
+            .map_err(fail)?;
+    }
     let plot = chart.plotting_area().strip_coord_spec();
     for (i, (note, colour)) in notes.iter().enumerate() {
         let style = TextStyle::from((FONT, 13).into_font()).color(colour);
