@@ -94,7 +94,7 @@ fn comparison_charts(dir: &Path, runs: &[&RunReport]) -> Result<Vec<PathBuf>> {
     let series: Vec<CdfSeries> = charts
         .iter()
         .enumerate()
-        .map(|(i, c)| CdfSeries { label: c.label.clone(), cdf: &c.cdf, count: c.count, style: i })
+        .map(|(i, c)| c.series(i))
         .collect();
     let title = format!("Scheduling delay of {}: distribution", first.victim.name);
     let mut files = vec![write_svg(dir, "delay-cdf.svg", SIZE, &cap, |a| {
@@ -176,6 +176,28 @@ mod tests {
             read(&files, &format!("timeline-{v}.svg"));
             read(&files, &format!("delay-hist-{v}.svg"));
         }
+        std::fs::remove_dir_all(&d).ok();
+    }
+
+    /// cfq-4.4's Q2D line used to end at its finished 0 ns samples, as if
+    /// that elevator were the fastest: its legend now counts the bios still
+    /// queued and the oldest one's 19.9 s, and the axis reaches it.
+    #[test]
+    fn q2d_chart_marks_the_writes_still_queued_at_the_end() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../scenarios/cfq-starvation.toml");
+        let s = sim_core::Scenario::from_toml("cfq-starvation.toml", &std::fs::read_to_string(path).unwrap()).unwrap();
+        let runs = vec![sim_core::run(&s.with_variant("cfq-4.4").unwrap()), sim_core::run(&s.with_variant("deadline").unwrap())];
+        let q = runs[0].io.as_ref().unwrap().devices[0].q2d;
+        // The finished Q2Ds are the commit log's, all 0 ns.
+        assert!(q.count > 0 && q.max_ns == 0 && q.open_count > 0, "{q:?}");
+        let d = dir("open");
+        let files = compare_charts(&d, &runs).unwrap();
+        let q2d = read(&files, "q2d.svg");
+        let (n, open) = (q.count, q.open_count);
+        let legend =
+            format!("cfq-4.4: nvme0 (cfq 4.4) (n={n}, {n} of 0 ns at the left edge; {open} still waiting at end, oldest 19.9s)");
+        assert!(q2d.contains(&legend), "{legend}\n{q2d}");
+        assert!(q2d.contains("deadline: nvme0 (deadline) (n=") && q2d.contains("<polygon"), "{q2d}");
         std::fs::remove_dir_all(&d).ok();
     }
 }

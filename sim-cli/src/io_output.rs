@@ -5,23 +5,32 @@
 use sim_core::RunReport;
 use sim_core::metrics::LatencySummary;
 use sim_core::metrics::io_report::{DeviceIoReport, IoReport};
-use sim_core::time::format_duration;
+use crate::output::{format_max, format_max_short};
+use sim_core::metrics::report::TaskReport;
+use sim_core::time::{format_duration, format_secs};
 use std::fmt::Write;
-use sim_core::time::format_secs;
 
 /// btt's seconds column.
 fn btt_secs(ns: u64) -> String {
     format!("{:>13}", format!("{}.{:09}", ns / 1_000_000_000, ns % 1_000_000_000))
 }
 
+/// btt's columns count finished waits only; waits still open at the end
+/// follow on the same line, so a MAX of 0 next to a 19.9 s wait cannot be
+/// read alone.
 fn btt_row(out: &mut String, label: &str, s: &LatencySummary) {
+    let open = if s.open_count == 0 {
+        String::new()
+    } else {
+        format!("   + {} still waiting at end, oldest {}", s.open_count, format_duration(s.open_max_ns))
+    };
     if s.count == 0 {
-        let _ = writeln!(out, "{label:<15} {:>13} {:>13} {:>13} {:>11}", "-", "-", "-", 0);
+        let _ = writeln!(out, "{label:<15} {:>13} {:>13} {:>13} {:>11}{open}", "-", "-", "-", 0);
         return;
     }
     let _ = writeln!(
         out,
-        "{label:<15} {} {} {} {:>11}   p50 {:>9}  p99 {:>9}  p99.9 {:>9}",
+        "{label:<15} {} {} {} {:>11}   p50 {:>9}  p99 {:>9}  p99.9 {:>9}{open}",
         btt_secs(s.min_ns),
         btt_secs(s.avg_ns),
         btt_secs(s.max_ns),
@@ -117,9 +126,9 @@ fn processes(out: &mut String, io: &IoReport) {
             p.bios,
             format_duration(p.q2d.avg_ns),
             format_duration(p.q2d.p99_ns),
-            format_duration(p.q2d.max_ns),
+            format_max_short(&p.q2d),
             format_duration(p.q2c.p99_ns),
-            format_duration(p.q2c.max_ns),
+            format_max_short(&p.q2c),
             wait
         );
     }
@@ -139,7 +148,7 @@ fn blocked_tasks(out: &mut String, r: &RunReport) {
     );
     for t in blocked {
         let w = t.io_wait.unwrap_or_default();
-        let stall = t.io_stall.map_or("-".into(), |s| format_duration(s.max_ns));
+        let stall = t.io_stall.map_or("-".into(), |s| format_max_short(&s));
         let _ = writeln!(
             out,
             "  {:<22} {:>8} {:>10} {:>10} {:>10} {:>12} {:>14}",
@@ -147,7 +156,7 @@ fn blocked_tasks(out: &mut String, r: &RunReport) {
             w.count,
             format_duration(w.avg_ns),
             format_duration(w.p99_ns),
-            format_duration(w.max_ns),
+            format_max_short(&w),
             stall,
             t.io_wait_open_ns.map_or("-".into(), format_duration)
         );
@@ -203,17 +212,16 @@ pub fn blkparse_text(r: &RunReport) -> String {
     out
 }
 
-/// The longest of finished waits (`done`) and a wait still open at the end.
+/// The longest of finished waits (`done`) and a wait still open at the end,
+/// as `crate::output::format_max` writes it.
 fn longest(done: u64, open: Option<u64>) -> String {
-    match open {
-        Some(o) if o > done => format!(">{} open", format_duration(o)),
-        _ => format_duration(done),
-    }
+    let s = LatencySummary { max_ns: done, ..LatencySummary::default() };
+    format_max(&open.map_or(s, |o| s.with_open(1, o)))
 }
 
 /// Rows `compare` adds for I/O scenarios: per device the elevator and its
-/// worst Q2D, per process the worst dispatch wait (an open one included),
-/// and the victim's I/O wait.
+/// worst Q2D and Q2C, per process the worst dispatch wait, and the victim's
+/// I/O wait and stall. Every maximum counts the waits still open at the end.
 pub fn compare_rows(runs: &[RunReport], line: &mut dyn FnMut(&str, Vec<String>)) {
     let Some(first) = runs[0].io.as_ref() else { return };
     fn dev(r: &RunReport, i: usize) -> Option<&DeviceIoReport> {
@@ -231,12 +239,12 @@ pub fn compare_rows(runs: &[RunReport], line: &mut dyn FnMut(&str, Vec<String>))
                 })
                 .collect(),
         );
-        let cell = |f: &dyn Fn(&DeviceIoReport) -> u64| {
-            runs.iter().map(|r| dev(r, i).map_or("-".into(), |d| format_duration(f(d)))).collect::<Vec<_>>()
+        let cell = |f: &dyn Fn(&DeviceIoReport) -> String| {
+            runs.iter().map(|r| dev(r, i).map_or("-".into(), f)).collect::<Vec<_>>()
         };
-        line(&format!("  {} max Q2D", d0.name), cell(&|d| d.q2d.max_ns));
-        line(&format!("  {} p99 Q2C", d0.name), cell(&|d| d.q2c.p99_ns));
-        line(&format!("  {} max Q2C", d0.name), cell(&|d| d.q2c.max_ns));
+        line(&format!("  {} max Q2D", d0.name), cell(&|d| format_max(&d.q2d)));
+        line(&format!("  {} p99 Q2C", d0.name), cell(&|d| format_duration(d.q2c.p99_ns)));
+        line(&format!("  {} max Q2C", d0.name), cell(&|d| format_max(&d.q2c)));
     }
     let mut comms: Vec<&str> = first.processes.iter().map(|p| p.comm.as_str()).collect();
     comms.dedup();
@@ -254,25 +262,87 @@ pub fn compare_rows(runs: &[RunReport], line: &mut dyn FnMut(&str, Vec<String>))
         );
     }
     let victim_io = |r: &RunReport| r.tasks.iter().filter(|t| t.name == r.victim.name).cloned().collect::<Vec<_>>();
-    if runs.iter().any(|r| victim_io(r).iter().any(|t| t.io_wait.is_some() || t.io_wait_open_ns.is_some())) {
-        line(
-            "victim max I/O wait (D state)",
-            runs.iter()
-                .map(|r| {
-                    let ts = victim_io(r);
-                    let done = ts.iter().filter_map(|t| t.io_wait.map(|w| w.max_ns)).max().unwrap_or(0);
-                    longest(done, ts.iter().filter_map(|t| t.io_wait_open_ns).max())
-                })
-                .collect(),
+    // The victim's instances merged: the longest ended wait, and the open ones.
+    let merged = |r: &RunReport, f: &dyn Fn(&TaskReport) -> Option<LatencySummary>| {
+        let mut all = LatencySummary::default();
+        for s in victim_io(r).iter().filter_map(f) {
+            all.max_ns = all.max_ns.max(s.max_ns);
+            if s.open_count > 0 {
+                all.add_open(s.open_max_ns);
+            }
+        }
+        format_max(&all)
+    };
+    if runs.iter().any(|r| victim_io(r).iter().any(|t| t.io_wait.is_some())) {
+        line("victim max I/O wait (D state)", runs.iter().map(|r| merged(r, &|t| t.io_wait)).collect());
+        line("victim max I/O stall (wait + sched)", runs.iter().map(|r| merged(r, &|t| t.io_stall)).collect());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfq_starvation() -> Vec<RunReport> {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../scenarios/cfq-starvation.toml");
+        let s = sim_core::Scenario::from_toml("cfq-starvation.toml", &std::fs::read_to_string(path).unwrap()).unwrap();
+        [None, Some("cfq-4.4"), Some("deadline")]
+            .into_iter()
+            .map(|v| sim_core::run(&v.map_or_else(|| s.clone(), |v| s.with_variant(v).unwrap())))
+            .collect()
+    }
+
+    /// The cells of the compare row labelled `label` (one per run).
+    fn row(text: &str, label: &str) -> Vec<String> {
+        let line = text.lines().find(|l| l.trim_start().starts_with(label)).unwrap_or_else(|| panic!("{label}:\n{text}"));
+        let cells = &line[line.find(label).unwrap() + label.len()..];
+        // Cells are right-aligned and may contain single spaces: split on runs of two or more.
+        cells.split("  ").map(str::trim).filter(|c| !c.is_empty()).map(String::from).collect()
+    }
+
+    /// Under 4.4's CFQ the flusher's metadata write, queued at 0.1 s, is
+    /// never dispatched: at the end of the 20 s run it has waited 19.9 s.
+    /// Every maximum of that run must say so, not show the 0 ns of the
+    /// commit log's writes (the only Q2D samples that ended).
+    #[test]
+    fn compare_maxima_count_the_waits_still_open_at_the_end() {
+        let runs = cfq_starvation();
+        let text = crate::output::compare_text(&runs);
+        let open = "> 19.9s, still waiting at end";
+        let q2d = row(&text, "nvme0 max Q2D");
+        assert_eq!(q2d.len(), 3, "{q2d:?}");
+        assert_eq!(q2d[1], open, "{text}");
+        assert_eq!(row(&text, "nvme0 max Q2C")[1], open, "{text}");
+        assert_eq!(row(&text, "dispatch wait max: xfsaild")[1], open, "{text}");
+        // The blocked thread asked for the buffer at 0.101 s; its wait and its stall are open too.
+        for label in ["victim max I/O wait (D state)", "victim max I/O stall (wait + sched)"] {
+            let cell = &row(&text, label)[1];
+            assert!(cell.starts_with("> 19.89") && cell.ends_with(", still waiting at end"), "{label}: {cell}\n{text}");
+        }
+        // Runs whose waits all ended keep plain maxima.
+        assert!(!row(&text, "nvme0 max Q2D")[2].contains("still waiting"), "{text}");
+        // The run's own btt table names the open Q2Ds next to its MAX column.
+        let mut out = String::new();
+        io_text(&runs[1], &mut out);
+        let q2d_line = out.lines().find(|l| l.starts_with("Q2D ")).unwrap();
+        let d = &runs[1].io.as_ref().unwrap().devices[0];
+        assert!(
+            q2d_line.ends_with(&format!("+ {} still waiting at end, oldest 19.9s", d.q2d.open_count)),
+            "{q2d_line}"
         );
-        line(
-            "victim max I/O stall (wait + sched)",
-            runs.iter()
-                .map(|r| {
-                    let ts = victim_io(r);
-                    format_duration(ts.iter().filter_map(|t| t.io_stall.map(|w| w.max_ns)).max().unwrap_or(0))
-                })
-                .collect(),
-        );
+    }
+
+    /// A task still runnable at the end (never picked) has an open
+    /// scheduling delay: the victim's max delay rows count it.
+    #[test]
+    fn compare_victim_delay_counts_a_wait_still_open() {
+        let toml = "schema = 1\nseed = 1\nduration = \"9500us\"\n[machine]\ncpus = 1\nhz = 100\n[features]\nWAKEUP_PREEMPTION = false\n[report]\nvictim = \"s\"\n[[tasks]]\nname = \"hog\"\nprogram = [{ run = \"1s\" }]\n[[tasks]]\nname = \"s\"\nprogram = [{ sleep_until = \"9ms\" }, { run = \"50us\" }]\n";
+        let r = sim_core::run(&sim_core::Scenario::from_toml("t.toml", toml).unwrap());
+        // The hog holds the only CPU for the whole run (no tick before 10 ms, no wakeup preemption).
+        assert_eq!(r.tasks[1].open_wait_ns, Some(9_500_000));
+        let text = crate::output::compare_text(&[r]);
+        for label in ["victim max wakeup delay", "victim max delay (wakeup or preempt)"] {
+            assert_eq!(row(&text, label), ["> 9.5ms, still waiting at end"], "{text}");
+        }
     }
 }

@@ -150,7 +150,7 @@ fn summary_line(label: &str, s: &LatencySummary) -> String {
         format_duration(s.p90_ns),
         format_duration(s.p99_ns),
         format_duration(s.p999_ns),
-        format_duration(s.max_ns)
+        format_max_short(s)
     )
 }
 
@@ -255,8 +255,8 @@ fn victim(r: &RunReport, out: &mut String) {
         out,
         "  one-hog bound (sched_latency/2 + 2 x tick) = {}; max wakeup delay {} is {} it",
         format_duration(v.one_hog_bound_ns),
-        format_duration(v.wakeup_delay.max_ns),
-        if v.wakeup_delay.max_ns <= v.one_hog_bound_ns { "within" } else { "ABOVE" }
+        format_max(&v.wakeup_delay),
+        if v.wakeup_delay.worst_ns() <= v.one_hog_bound_ns { "within" } else { "ABOVE" }
     );
     if group != "/" {
         let _ = writeln!(
@@ -420,15 +420,10 @@ pub fn compare_text(runs: &[RunReport]) -> String {
             let _ = writeln!(out, "warning: {name}: {w}\n");
         }
     }
-    let paths = runs.iter().flat_map(|r| r.groups.iter().map(|g| g.path.len()));
-    let w = names.iter().map(String::len).chain(paths).max().unwrap_or(0).max(12);
-    let mut line = |label: &str, cells: Vec<String>| {
-        let mut l = format!("  {label:<38}");
-        for c in cells {
-            let _ = write!(l, " {c:>w$}");
-        }
-        let _ = writeln!(out, "{}", l.trim_end());
-    };
+    // Rows are collected first: each column is as wide as its widest cell
+    // (a wait still open at the end makes a long one).
+    let mut table: Vec<(String, Vec<String>)> = Vec::new();
+    let mut line = |label: &str, cells: Vec<String>| table.push((label.to_string(), cells));
     line("", names.clone());
     let d = |f: &dyn Fn(&RunReport) -> u64| runs.iter().map(|r| format_duration(f(r))).collect::<Vec<_>>();
     line("sched_latency_ns", d(&|r| r.settings.tunables.sched_latency_ns));
@@ -451,15 +446,17 @@ pub fn compare_text(runs: &[RunReport]) -> String {
     };
     line("  victim group entity weight (avg)", runs.iter().map(|r| weight(r, Some(r.victim.name.clone()))).collect());
     line("  culprit group entity weight (avg)", runs.iter().map(|r| weight(r, culprit(r))).collect());
-    line("victim max wakeup delay", d(&|r| r.victim.wakeup_delay.max_ns));
+    line("victim max wakeup delay", runs.iter().map(|r| format_max(&r.victim.wakeup_delay)).collect());
     line("one-hog bound: latency/2 + 2 x tick", d(&|r| r.victim.one_hog_bound_ns));
     line(
         "  max wakeup delay within the bound",
         runs.iter()
-            .map(|r| if r.victim.wakeup_delay.max_ns <= r.victim.one_hog_bound_ns { "yes".into() } else { "NO".into() })
+            .map(|r| {
+                if r.victim.wakeup_delay.worst_ns() <= r.victim.one_hog_bound_ns { "yes".into() } else { "NO".into() }
+            })
             .collect(),
     );
-    line("victim max delay (wakeup or preempt)", d(&|r| r.victim.delay.max_ns));
+    line("victim max delay (wakeup or preempt)", runs.iter().map(|r| format_max(&r.victim.delay)).collect());
     line("victim p99 delay", d(&|r| r.victim.delay.p99_ns));
     line("victim p99.9 delay", d(&|r| r.victim.delay.p999_ns));
     line("victim avg delay", d(&|r| r.victim.delay.avg_ns));
@@ -478,5 +475,35 @@ pub fn compare_text(runs: &[RunReport]) -> String {
         runs.iter().map(|r| r.cpus.iter().map(|c| c.switches).sum::<u64>().to_string()).collect(),
     );
     line("events simulated", runs.iter().map(|r| r.events.to_string()).collect());
+    let mut widths = vec![11usize; runs.len()];
+    for (_, cells) in &table {
+        for (w, c) in widths.iter_mut().zip(cells) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    for (label, cells) in &table {
+        // Two spaces between columns: a cell may contain one.
+        let mut l = format!("  {label:<38}");
+        for (c, w) in cells.iter().zip(&widths) {
+            let _ = write!(l, "  {c:>w$}");
+        }
+        let _ = writeln!(out, "{}", l.trim_end());
+    }
     out
+}
+
+/// A maximum that counts the waits still open at the end (`LatencySummary`'s
+/// `open_*`): `> 19.9s, still waiting at end` when an open wait is longer
+/// than every wait that ended (it had lasted that long and was not over).
+pub fn format_max(s: &LatencySummary) -> String {
+    if s.worst_is_open() {
+        format!("> {}, still waiting at end", format_duration(s.open_max_ns))
+    } else {
+        format_duration(s.max_ns)
+    }
+}
+
+/// `format_max` for narrow columns: `>19.9s open`.
+pub fn format_max_short(s: &LatencySummary) -> String {
+    if s.worst_is_open() { format!(">{} open", format_duration(s.open_max_ns)) } else { format_duration(s.max_ns) }
 }

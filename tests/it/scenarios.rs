@@ -230,6 +230,45 @@ fn cfq_starves_the_metadata_write_only_without_the_fix() {
     );
 }
 
+/// The `--json` contract for waits still open at the end: every latency
+/// object carries `open_count` and `open_max_ns`, so a consumer reading
+/// cfq-4.4's `max_ns` of 0 for Q2D cannot miss the metadata write that has
+/// waited 19.9 s (queued at 0.1 s, never dispatched, run stops at 20 s).
+#[test]
+fn json_latency_objects_count_the_waits_still_open_at_the_end() {
+    let old = run(&load("cfq-starvation").with_variant("cfq-4.4").unwrap());
+    let v: Value = serde_json::from_str(&report_json(&old)).unwrap();
+    let dev = &v["io"]["devices"][0];
+    let xfsaild = v["io"]["processes"].as_array().unwrap().iter().find(|p| p["name"] == "xfsaild").unwrap();
+    // None of the flusher's bios was dispatched: all of them are open Q2Ds.
+    assert_eq!(xfsaild["q2d"]["count"], 0);
+    assert_eq!(xfsaild["q2d"]["open_count"], xfsaild["bios"]);
+    assert_eq!(xfsaild["q2d"]["open_max_ns"], 19_900_000_000u64);
+    assert_eq!(xfsaild["q2c"]["open_max_ns"], 19_900_000_000u64);
+    // The device: its finished Q2Ds are the commit log's 0 ns; the open ones are the flusher's.
+    assert_eq!(dev["q2d"]["max_ns"], 0);
+    assert_eq!(dev["q2d"]["open_count"], xfsaild["bios"]);
+    assert_eq!(dev["q2d"]["open_max_ns"], 19_900_000_000u64);
+    assert_eq!(dev["q2d"]["open_max_ns"], dev["oldest_pending_ns"]);
+    // Q2C: every bio not completed (the flusher's and the commit log's in flight).
+    assert!(dev["q2c"]["open_count"].as_u64().unwrap() > dev["q2d"]["open_count"].as_u64().unwrap());
+    assert!(dev["d2c"]["open_count"].as_u64().unwrap() > 0 && dev["d2c"]["open_max_ns"].as_u64().unwrap() < 20_000_000);
+    // The blocked thread: its I/O wait and stall are objects now, with the open wait.
+    let open = v["tasks"].as_array().unwrap().iter().find(|t| t["name"] == "open").unwrap();
+    for key in ["io_wait", "io_stall"] {
+        assert_eq!(open[key]["count"], 0, "{key}");
+        assert_eq!(open[key]["open_count"], 1, "{key}");
+        assert_eq!(open[key]["open_max_ns"], open["io_wait_open_ns"], "{key}");
+    }
+    assert!(open["io_wait_open_ns"].as_u64().unwrap() > 19_890_000_000);
+    // A run whose waits ended: the fields are there, at zero, on every latency object.
+    let ended: Value =
+        serde_json::from_str(&report_json(&run(&load("cfq-starvation").with_variant("deadline").unwrap()))).unwrap();
+    for l in [&ended["victim"]["delay"], &ended["tasks"][0]["wakeup_delay"], &ended["io"]["processes"][1]["q2d"]] {
+        assert_eq!((l["open_count"].as_u64(), l["open_max_ns"].as_u64()), (Some(0), Some(0)), "{l}");
+    }
+}
+
 /// mixed-rw.toml: one 4 KiB read at a time against 64 random 128 KiB writes
 /// in flight on a disk with 8 tags. noop queues the read behind every write
 /// in its FIFO; deadline prefers reads between batches; CFQ gives the reader

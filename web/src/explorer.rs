@@ -188,7 +188,7 @@ impl Explorer {
                 Secs(r.settings.duration_ns)
             );
         }
-        s += &format!("{}: worst scheduling delay {}", v.name, ms(v.delay.max_ns));
+        s += &format!("{}: worst scheduling delay {}", v.name, max_ms(&v.delay));
         if let Some(w) = v.worst.as_ref().filter(|_| v.delay.max_ns > 0) {
             s += &format!(" ({} on CPU {} at {:.6} s", w.kind.name(), w.cpu, w.start_ns as f64 / 1e9);
             if let Some((who, ns)) = holder(r) {
@@ -199,7 +199,7 @@ impl Explorer {
         s += &format!(", p99 {}, {} delays", ms(v.delay.p99_ns), v.delay.count);
         s += &io_summary(r);
         if let Some(b) = &self.baseline {
-            s += &format!(". Baseline: worst {}, p99 {}", ms(b.victim.delay.max_ns), ms(b.victim.delay.p99_ns));
+            s += &format!(". Baseline: worst {}, p99 {}", max_ms(&b.victim.delay), ms(b.victim.delay.p99_ns));
         }
         s + "."
     }
@@ -248,12 +248,22 @@ impl Explorer {
     }
 }
 
+/// A summary for the page's tables; `open_*`: waits still open at the end,
+/// not in the other figures (the page shows them next to the maximum).
 fn percentiles(s: &LatencySummary) -> Value {
-    json!({ "count": s.count, "p50_ns": s.p50_ns, "p90_ns": s.p90_ns, "p99_ns": s.p99_ns, "p999_ns": s.p999_ns, "max_ns": s.max_ns })
+    json!({
+        "count": s.count, "p50_ns": s.p50_ns, "p90_ns": s.p90_ns, "p99_ns": s.p99_ns, "p999_ns": s.p999_ns,
+        "max_ns": s.max_ns, "open_count": s.open_count, "open_max_ns": s.open_max_ns,
+    })
 }
 
 fn ms(ns: u64) -> String {
     format!("{:.2} ms", ns as f64 / 1e6)
+}
+
+/// A maximum counting the waits still open at the end, as the CLI writes it.
+fn max_ms(s: &LatencySummary) -> String {
+    if s.worst_is_open() { format!("> {}, still waiting at end", ms(s.open_max_ns)) } else { ms(s.max_ns) }
 }
 
 /// The I/O part of the summary: the victim's longest stall on I/O, and each
@@ -261,9 +271,9 @@ fn ms(ns: u64) -> String {
 fn io_summary(r: &RunReport) -> String {
     let Some(io) = &r.io else { return String::new() };
     let mut s = String::new();
-    let stall = r.tasks.iter().filter(|t| t.name == r.victim.name).filter_map(|t| t.io_stall.map(|l| l.max_ns)).max();
-    if let Some(ns) = stall {
-        s += &format!("; longest I/O stall {}", ms(ns));
+    let stall = r.tasks.iter().filter(|t| t.name == r.victim.name).filter_map(|t| t.io_stall).max_by_key(|l| l.worst_ns());
+    if let Some(l) = stall {
+        s += &format!("; longest I/O stall {}", max_ms(&l));
     }
     for d in &io.devices {
         if let Some(w) = &d.worst {
@@ -321,6 +331,24 @@ mod tests {
         let t = e.tables();
         assert_eq!(t["delay"].as_array().map(Vec::len), Some(2));
         assert_eq!(t["delay"][0]["summary"]["count"], t["delay"][1]["summary"]["count"]);
+    }
+
+    /// The page's Q2D table and summary get the waits still open at the
+    /// end: under 4.4's CFQ the flusher's write has waited 19.9 s, never
+    /// dispatched, while the finished Q2Ds are all 0 ns.
+    #[test]
+    fn q2d_table_and_summary_count_the_writes_still_queued() {
+        let mut e = Explorer::default();
+        let text = include_str!("../../scenarios/cfq-starvation.toml");
+        assert!(e.start("cfq-starvation.toml", text, Some("cfq-4.4"), "").get("ok").is_some());
+        while e.step(1_000_000) < 1.0 {}
+        e.finish().unwrap();
+        let q = &e.tables()["io"][0]["summary"];
+        assert_eq!((q["max_ns"].as_u64(), q["open_max_ns"].as_u64()), (Some(0), Some(19_900_000_000)), "{q}");
+        assert!(q["open_count"].as_u64().unwrap() > 0, "{q}");
+        let summary = e.summary();
+        assert!(summary.contains("longest I/O stall > 19899."), "{summary}");
+        assert!(summary.contains(", still waiting at end"), "{summary}");
     }
 
     #[test]

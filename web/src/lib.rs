@@ -117,11 +117,7 @@ impl WebExplorer {
         let charts = self.inner.delay_charts();
         let victim = self.inner.current().map(|r| r.victim.name.clone()).unwrap_or_default();
         canvas::draw(canvas_id, |area| {
-            let series: Vec<_> = charts
-                .iter()
-                .enumerate()
-                .map(|(i, c)| sim_core::plot::draw::CdfSeries { label: c.label.clone(), cdf: &c.cdf, count: c.count, style: i })
-                .collect();
+            let series: Vec<_> = charts.iter().enumerate().map(|(i, c)| c.series(i)).collect();
             sim_core::plot::draw::cdf(area, &format!("Scheduling delay of {victim}: CDF"), "delay", &series)
         })
     }

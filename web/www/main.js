@@ -404,8 +404,15 @@ function renderTables(t) {
     ]);
     table($('table-timeline'), [`from (s, CPU ${tl.cpu})`, 'to (s)', 'for', 'task', 'state'], rowsT);
   }
+  // Bios still queued at the end are in no percentile: the max says so, and
+  // a device with none dispatched shows only its open ones.
+  const q2dMax = (s) => {
+    if (s.count === 0) return s.open_count > 0 ? `no completions; ${s.open_count} open, oldest ${formatNs(s.open_max_ns)}` : '-';
+    if (s.open_count > 0 && s.open_max_ns > s.max_ns) return `> ${formatNs(s.open_max_ns)}, still waiting at end (${s.open_count} open)`;
+    return formatNs(s.max_ns);
+  };
   table($('table-q2d'), ['run: device (elevator)', 'bios', 'p50', 'p99', 'max'],
-    t.io.map((d) => [d.label, d.summary.count, formatNs(d.summary.p50_ns), formatNs(d.summary.p99_ns), formatNs(d.summary.max_ns)]));
+    t.io.map((d) => [d.label, d.summary.count, d.summary.count ? formatNs(d.summary.p50_ns) : '-', d.summary.count ? formatNs(d.summary.p99_ns) : '-', q2dMax(d.summary)]));
 }
 
 // ---- wiring ---------------------------------------------------------------

@@ -691,7 +691,10 @@ fn cfq_4_4_starves_an_async_write_behind_a_sync_stream_and_the_fix_bounds_it() {
     assert_eq!(p.q2d.count, 0, "4.4 never dispatches the async write");
     assert_eq!(p.pending_q2d_ns, Some(2900 * MS));
     let w = waiter(&old);
-    assert_eq!((w.io_wait.map(|l| l.count), w.io_wait_open_ns), (None, Some(2899 * MS)));
+    assert_eq!((w.io_wait.map(|l| l.count), w.io_wait_open_ns), (Some(0), Some(2899 * MS)));
+    // The open wait is in the summaries, for every maximum that reads them.
+    assert_eq!(w.io_wait.map(|l| (l.open_count, l.worst_ns())), Some((1, 2899 * MS)));
+    assert_eq!((p.q2d.open_count, p.q2d.worst_ns()), (1, 2900 * MS));
 
     let fixed = run_scenario(&scenario("fixed"));
     let p = flusher(&fixed);

@@ -123,6 +123,30 @@ impl IoReport {
             };
             let tunables = d.elevator.sysfs(hz);
             let oldest_pending_ns = q.bios.iter().map(|(_, b)| sim.now().since(b.q_at)).max();
+            // Waits still open at the end, per stage: a bio not yet
+            // dispatched (Q2D), a dispatched request not yet completed (D2C),
+            // any bio not yet completed (Q2C); per device and per task.
+            let now = sim.now();
+            let mut open_q2d = (0u64, 0u64);
+            let mut open_q2c = (0u64, 0u64);
+            let mut proc_q2d: Vec<(u64, u64)> = vec![(0, 0); rec.procs.len()];
+            let mut proc_q2c: Vec<(u64, u64)> = vec![(0, 0); rec.procs.len()];
+            let add = |acc: &mut (u64, u64), ns: u64| *acc = (acc.0 + 1, acc.1.max(ns));
+            for (_, b) in q.bios.iter() {
+                let waited = now.since(b.q_at);
+                add(&mut open_q2c, waited);
+                add(&mut proc_q2c[b.task.index()], waited);
+                if q.rqs.rq(b.request).d_at.is_none() {
+                    add(&mut open_q2d, waited);
+                    add(&mut proc_q2d[b.task.index()], waited);
+                }
+            }
+            let mut open_d2c = (0u64, 0u64);
+            for (_, r) in q.rqs.iter() {
+                if let Some(d_at) = r.d_at {
+                    add(&mut open_d2c, now.since(d_at));
+                }
+            }
             let worst = q.worst_wait(sim.now(), &comm);
             let worst = worst.as_ref().map(|w| WorstIoReport {
                 open: w.open,
@@ -165,10 +189,10 @@ impl IoReport {
                 queue_depth: d.queue_depth,
                 rotational: d.rotational,
                 dev_t: d.dev_t,
-                q2d: rec.q2d.summary(),
+                q2d: rec.q2d.summary().with_open(open_q2d.0, open_q2d.1),
                 q2d_cdf: rec.q2d.cdf(),
-                d2c: rec.d2c.summary(),
-                q2c: rec.q2c.summary(),
+                d2c: rec.d2c.summary().with_open(open_d2c.0, open_d2c.1),
+                q2c: rec.q2c.summary().with_open(open_q2c.0, open_q2c.1),
                 q2c_cdf: rec.q2c.cdf(),
                 queued: rec.queued,
                 queued_kib: rec.queued_bytes.map(|b| b / 1024),
@@ -180,12 +204,6 @@ impl IoReport {
                 oldest_pending_ns,
                 worst,
             });
-            // Each task's oldest undispatched bio, in one pass over the live bios.
-            let mut pending: Vec<Option<u64>> = vec![None; rec.procs.len()];
-            for (_, b) in q.bios.iter().filter(|(_, b)| q.rqs.rq(b.request).d_at.is_none()) {
-                let slot = &mut pending[b.task.index()];
-                *slot = Some(slot.unwrap_or(0).max(sim.now().since(b.q_at)));
-            }
             for (i, p) in rec.procs.iter().enumerate() {
                 if p.bios == 0 {
                     continue;
@@ -195,13 +213,13 @@ impl IoReport {
                     device: d.name.clone(),
                     comm: comm(t),
                     pid: pid(t),
-                    q2d: p.q2d.summary(),
-                    q2c: p.q2c.summary(),
+                    q2d: p.q2d.summary().with_open(proc_q2d[i].0, proc_q2d[i].1),
+                    q2c: p.q2c.summary().with_open(proc_q2c[i].0, proc_q2c[i].1),
                     dispatch_wait_ns: p.dispatch_wait_max_ns,
                     dispatch_wait_max_ns: p.dispatch_wait_max_ns[0].max(p.dispatch_wait_max_ns[1]),
                     bios: p.bios,
                     kib: p.bytes / 1024,
-                    pending_q2d_ns: pending[i],
+                    pending_q2d_ns: (proc_q2d[i].0 > 0).then_some(proc_q2d[i].1),
                 });
             }
         }

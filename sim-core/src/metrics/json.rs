@@ -250,6 +250,10 @@ struct Latency {
     p999_ns: u64,
     max_ns: u64,
     max_at_ns: u64,
+    /// Waits still open at the end (in none of the figures above), and the
+    /// longest of them so far: a true maximum is at least `open_max_ns`.
+    open_count: u64,
+    open_max_ns: u64,
 }
 
 impl From<&LatencySummary> for Latency {
@@ -264,6 +268,8 @@ impl From<&LatencySummary> for Latency {
             p999_ns: s.p999_ns,
             max_ns: s.max_ns,
             max_at_ns: s.max_at_ns,
+            open_count: s.open_count,
+            open_max_ns: s.open_max_ns,
         }
     }
 }

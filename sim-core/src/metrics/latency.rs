@@ -59,6 +59,36 @@ pub struct LatencySummary {
     pub max_ns: u64,
     /// Simulated time at which the maximum ended.
     pub max_at_ns: u64,
+    /// Waits of this kind still open when the run stopped. They are in none
+    /// of the figures above (which count waits that ended), but a maximum
+    /// must not be read without them: see `worst_ns`.
+    pub open_count: u64,
+    /// The longest of those open waits so far (0 if none).
+    pub open_max_ns: u64,
+}
+
+impl LatencySummary {
+    /// The same figures with `count` waits still open, the longest `max_ns` so far.
+    pub fn with_open(self, count: u64, max_ns: u64) -> LatencySummary {
+        LatencySummary { open_count: count, open_max_ns: if count == 0 { 0 } else { max_ns }, ..self }
+    }
+
+    /// Adds one open wait of `ns` so far (for summaries merged over tasks).
+    pub fn add_open(&mut self, ns: u64) {
+        self.open_count += 1;
+        self.open_max_ns = self.open_max_ns.max(ns);
+    }
+
+    /// The longest wait, ended or still open: what a "max" row must show.
+    pub fn worst_ns(&self) -> u64 {
+        self.max_ns.max(self.open_max_ns)
+    }
+
+    /// Whether the longest wait is one still open at the end (so `worst_ns`
+    /// is a lower bound: that wait had not ended when the run stopped).
+    pub fn worst_is_open(&self) -> bool {
+        self.open_count > 0 && self.open_max_ns > self.max_ns
+    }
 }
 
 /// One point of a cumulative distribution: `count` values were at most `value_ns`.
@@ -145,6 +175,8 @@ impl LatencyStats {
             p999_ns: self.quantile(0.999),
             max_ns: self.max_ns,
             max_at_ns: self.max_at.ns(),
+            open_count: 0,
+            open_max_ns: 0,
         }
     }
 }

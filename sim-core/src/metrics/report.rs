@@ -229,6 +229,22 @@ impl RunReport {
                 }
                 let mut long: Vec<(String, u64)> = by_comm.into_iter().collect();
                 long.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+                // Waits still open at the end: on a run queue (by why it
+                // waits), blocked on I/O, or between the two (woken from I/O,
+                // not yet run: its stall is still open).
+                let now = sim.now();
+                let open_wait = t.waiting.map(|(from, kind)| (now.since(from), kind));
+                let open_of = |k: Option<WaitKind>| {
+                    open_wait.filter(|&(_, kind)| k.is_none_or(|k| k == kind)).map_or((0, 0), |(ns, _)| (1, ns))
+                };
+                let blocked_on_io = t.state == crate::task::TaskState::Blocked(crate::task::BlockOn::Io);
+                let io_wait_open = blocked_on_io.then(|| now.since(t.io.blocked_at));
+                let io_stall_open = io_wait_open.or_else(|| t.io.stall_from.map(|from| now.since(from)));
+                let with_open = |s: LatencySummary, (n, ns): (u64, u64)| s.with_open(n, ns);
+                let io_summary = |stats: &LatencyStats, open: Option<u64>| {
+                    (stats.count() > 0 || open.is_some())
+                        .then(|| stats.summary().with_open(u64::from(open.is_some()), open.unwrap_or(0)))
+                };
                 TaskReport {
                     name: ts.name.clone(),
                     comm: t.comm.clone(),
@@ -239,17 +255,16 @@ impl RunReport {
                     cpus_allowed: cpu_list(t.affinity.iter()),
                     runtime_ns: sim.task_runtime_ns(TaskId(i as u32)),
                     switches: t.switches,
-                    delay: m.delay().summary(),
-                    wakeup_delay: m.wakeup_delay.summary(),
-                    preempt_delay: m.preempt_delay.summary(),
+                    delay: with_open(m.delay().summary(), open_of(None)),
+                    wakeup_delay: with_open(m.wakeup_delay.summary(), open_of(Some(WaitKind::Wakeup))),
+                    preempt_delay: with_open(m.preempt_delay.summary(), open_of(Some(WaitKind::Preempt))),
                     response: ts.program.steps.contains(&crate::workload::Step::Serve).then(|| m.response.summary()),
                     dropped_items: m.dropped_items,
                     open_wait_ns: t.waiting.map(|(from, _)| sim.now().since(from)),
                     long_delay_culprits: long,
-                    io_wait: (m.io_wait.count() > 0).then(|| m.io_wait.summary()),
-                    io_stall: (m.io_stall.count() > 0).then(|| m.io_stall.summary()),
-                    io_wait_open_ns: (t.state == crate::task::TaskState::Blocked(crate::task::BlockOn::Io))
-                        .then(|| sim.now().since(t.io.blocked_at)),
+                    io_wait: io_summary(&m.io_wait, io_wait_open),
+                    io_stall: io_summary(&m.io_stall, io_stall_open),
+                    io_wait_open_ns: io_wait_open,
                 }
             })
             .collect();
@@ -276,10 +291,16 @@ impl RunReport {
                         counts[b] += n;
                     }
                 }
+                let mut delay = all.summary();
+                for t in &tasks[ts.first.index()..ts.first.index() + ts.count as usize] {
+                    if t.delay.open_count > 0 {
+                        delay.add_open(t.delay.open_max_ns);
+                    }
+                }
                 NamedDelay {
                     name: ts.name.clone(),
                     instances: ts.count,
-                    delay: all.summary(),
+                    delay,
                     cdf: all.cdf(),
                     histogram: counts
                         .iter()
@@ -374,7 +395,15 @@ impl RunReport {
             name: vs.name.clone(),
             delay: delays.delay,
             delay_cdf: delays.cdf.clone(),
-            wakeup_delay: wakeup.summary(),
+            wakeup_delay: {
+                let mut w = wakeup.summary();
+                for t in &tasks[vs.first.index()..vs.first.index() + vs.count as usize] {
+                    if t.wakeup_delay.open_count > 0 {
+                        w.add_open(t.wakeup_delay.open_max_ns);
+                    }
+                }
+                w
+            },
             response: vs.program.steps.contains(&crate::workload::Step::Serve).then(|| response.summary()),
             worst,
             histogram,

@@ -25,6 +25,9 @@ pub struct DelayChart {
     pub count: u64,
     pub p99_ns: u64,
     pub max_ns: u64,
+    /// Waits still open at the end (not in the distribution), the longest so far.
+    pub open_count: u64,
+    pub open_max_ns: u64,
 }
 
 impl DelayChart {
@@ -37,6 +40,8 @@ impl DelayChart {
             count: v.delay.count,
             p99_ns: v.delay.p99_ns,
             max_ns: v.delay.max_ns,
+            open_count: v.delay.open_count,
+            open_max_ns: v.delay.open_max_ns,
         }
     }
 
@@ -49,6 +54,8 @@ impl DelayChart {
             count: d.delay.count,
             p99_ns: d.delay.p99_ns,
             max_ns: d.delay.max_ns,
+            open_count: d.delay.open_count,
+            open_max_ns: d.delay.open_max_ns,
         }
     }
 
@@ -280,6 +287,12 @@ pub struct IoChart {
     /// Q2C (queued to completed): the latency the submitter sees.
     pub q2c_cdf: Vec<CdfPoint>,
     pub q2c_count: u64,
+    /// Bios still waiting at the end (not in the distributions): not yet
+    /// dispatched (Q2D) and not yet completed (Q2C), with the oldest's wait.
+    pub open_count: u64,
+    pub open_max_ns: u64,
+    pub q2c_open_count: u64,
+    pub q2c_open_max_ns: u64,
 }
 
 /// The Q2D and Q2C distributions of every block device of a run.
@@ -301,6 +314,10 @@ pub fn io_charts(r: &RunReport, label: &str) -> Vec<IoChart> {
                 max_ns: d.q2d.max_ns,
                 q2c_cdf: d.q2c_cdf.clone(),
                 q2c_count: d.q2c.count,
+                open_count: d.q2d.open_count,
+                open_max_ns: d.q2d.open_max_ns,
+                q2c_open_count: d.q2c.open_count,
+                q2c_open_max_ns: d.q2c.open_max_ns,
             }
         })
         .collect()

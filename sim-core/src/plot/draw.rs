@@ -118,6 +118,34 @@ pub struct CdfSeries<'a> {
     /// Its look: 0 solid (the current run), 1 dashed (the baseline), then
     /// further dash patterns, colours and markers (`series_style`).
     pub style: usize,
+    /// Waits still open when the run stopped (in neither `cdf` nor `count`)
+    /// and the longest of them so far: marked on the chart and in the legend.
+    pub open_count: u64,
+    pub open_max_ns: u64,
+}
+
+impl<'a> CdfSeries<'a> {
+    /// A series of `count` finished waits, none open.
+    pub fn new(label: String, cdf: &'a [CdfPoint], count: u64, style: usize) -> CdfSeries<'a> {
+        CdfSeries { label, cdf, count, style, open_count: 0, open_max_ns: 0 }
+    }
+
+    /// The same series with `count` waits still open, the longest `max_ns` so far.
+    pub fn with_open(self, count: u64, max_ns: u64) -> CdfSeries<'a> {
+        CdfSeries { open_count: count, open_max_ns: max_ns, ..self }
+    }
+
+    /// What the legend or the note says about the open waits.
+    fn open_text(&self) -> String {
+        format!("{} still waiting at end, oldest {}", self.open_count, fmt_ns(self.open_max_ns as f64))
+    }
+}
+
+impl DelayChart {
+    /// Its CDF as a chart series of style `style`, open waits included.
+    pub fn series(&self, style: usize) -> CdfSeries<'_> {
+        CdfSeries::new(self.label.clone(), &self.cdf, self.count, style).with_open(self.open_count, self.open_max_ns)
+    }
 }
 
 /// Line patterns after solid: `(dash, gap)` in pixels.
@@ -143,7 +171,9 @@ pub(crate) fn series_colour(i: usize) -> RGBColor {
 /// tail (p99, p99.9, max) gets as much room as the median.
 pub fn cdf<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x_desc: &str, series: &[CdfSeries]) -> DrawResult {
     area.fill(&WHITE).map_err(fail)?;
-    let (lo, hi) = log_range(series.iter().flat_map(|s| s.cdf.iter().map(|p| p.value_ns)));
+    // Open waits widen the axis: the oldest is a lower bound on the tail.
+    let open = series.iter().filter(|s| s.open_count > 0).map(|s| s.open_max_ns);
+    let (lo, hi) = log_range(series.iter().flat_map(|s| s.cdf.iter().map(|p| p.value_ns)).chain(open));
     let ymax = series.iter().map(|s| nines(s.count, s.count.max(1))).fold(1.0f64, f64::max).ceil();
     let mut chart = ChartBuilder::on(area)
         .caption(title, (FONT, 18))
@@ -161,8 +191,17 @@ pub fn cdf<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x_des
         .y_label_formatter(&|v| nines_label(*v))
         .draw()
         .map_err(fail)?;
+    // A series with nothing finished has no distribution to draw (a line
+    // through no samples would invent one): it gets a note instead.
+    let mut notes: Vec<(String, RGBColor)> = Vec::new();
     for s in series {
         if s.count == 0 {
+            let open = if s.open_count == 0 {
+                String::new()
+            } else {
+                format!("; {} open, oldest {}", s.open_count, fmt_ns(s.open_max_ns as f64))
+            };
+            notes.push((format!("{}: no completions{open}", s.label), series_colour(s.style)));
             continue;
         }
         let colour = series_colour(s.style);
@@ -171,7 +210,8 @@ pub fn cdf<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x_des
         let style = colour.stroke_width(2);
         // Zero values cannot sit on a log axis: they are drawn at its left edge and counted here.
         let zeros = s.cdf.first().filter(|p| p.value_ns == 0).map_or(0, |p| p.count);
-        let label = format!("{} (n={}, {} of 0 ns at the left edge)", s.label, s.count, zeros);
+        let open = if s.open_count == 0 { String::new() } else { format!("; {}", s.open_text()) };
+        let label = format!("{} (n={}, {} of 0 ns at the left edge{open})", s.label, s.count, zeros);
         let drawn = match s.style {
             0 => chart.draw_series(LineSeries::new(points.clone(), style)).map_err(fail)?,
             k => {
@@ -188,14 +228,41 @@ pub fn cdf<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x_des
         chart
             .draw_series(points.iter().step_by(step).map(|&p| EmptyElement::at(p) + marker(m, (0, 0), colour)))
             .map_err(fail)?;
+        // Open waits longer than every finished one: a dotted run from the
+        // series' top to the oldest open wait, ending in a ▶ (the wait had
+        // lasted that long and was not over). Shorter ones are only counted
+        // in the legend.
+        if s.open_count > 0
+            && let Some(&(x, y)) = points.last()
+            && s.open_max_ns as f64 > x
+        {
+            let to = s.open_max_ns as f64;
+            chart.draw_series(DashedLineSeries::new([(x, y), (to, y)], 2, 3, colour.stroke_width(1))).map_err(fail)?;
+            chart
+                .draw_series(std::iter::once(
+                    EmptyElement::at((to, y))
+                        + Polygon::new(vec![(0, -6), (9, 0), (0, 6)], colour.mix(0.25).filled())
+                        + PathElement::new(vec![(0, -6), (9, 0), (0, 6), (0, -6)], colour.stroke_width(2)),
+                ))
+                .map_err(fail)?;
+        }
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
-        .map_err(fail)
+    // No line drawn, no legend (an empty box otherwise).
+    if notes.len() < series.len() {
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .draw()
+            .map_err(fail)?;
+    }
+    let plot = chart.plotting_area().strip_coord_spec();
+    for (i, (note, colour)) in notes.iter().enumerate() {
+        let style = TextStyle::from((FONT, 13).into_font()).color(colour);
+        plot.draw_text(note, &style, (10, 8 + 18 * i as i32)).map_err(fail)?;
+    }
+    Ok(())
 }
 
 /// Marker shape `i` (circle, triangle, cross, square, repeating).
@@ -431,7 +498,13 @@ pub fn io_cdf<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, stage: IoStage,
                 IoStage::Q2C => (&c.q2c_cdf, c.q2c_count),
             };
             // Devices of one run share its colour family but not its marker.
-            series.push(CdfSeries { label: c.label.clone(), cdf, count, style: i + j * runs.len() });
+            let (open_count, open_max_ns) = match stage {
+                IoStage::Q2D => (c.open_count, c.open_max_ns),
+                IoStage::Q2C => (c.q2c_open_count, c.q2c_open_max_ns),
+            };
+            series.push(
+                CdfSeries::new(c.label.clone(), cdf, count, i + j * runs.len()).with_open(open_count, open_max_ns),
+            );
         }
     }
     let (title, x) = match stage {
@@ -510,8 +583,8 @@ mod tests {
         let bars = a.histogram.iter().chain(&b.histogram).filter(|b| b.low_ns > 0).count();
         assert!(h.matches("<rect").count() >= bars, "{bars} bars");
         let series = [
-            CdfSeries { label: "current".into(), cdf: &a.cdf, count: a.count, style: 0 },
-            CdfSeries { label: "baseline".into(), cdf: &b.cdf, count: b.count, style: 1 },
+            CdfSeries::new("current".into(), &a.cdf, a.count, 0),
+            CdfSeries::new("baseline".into(), &b.cdf, b.count, 1),
         ];
         let c = svg(800, 400, |root| cdf(root, "CDF", "delay", &series));
         assert!(c.contains("p99") && c.contains("current (n="), "{c}");
@@ -540,6 +613,56 @@ mod tests {
         assert_eq!(labels, ["p0", "p90", "p99", "p99.9", "p99.999"]);
     }
 
+    /// Strokes of the width CDF lines are drawn with, in `colour` (legend samples included).
+    fn lines_in(svg: &str, colour: RGBColor) -> usize {
+        let stroke = format!("stroke=\"#{:02X}{:02X}{:02X}\" stroke-width=\"2\"", colour.0, colour.1, colour.2);
+        svg.lines().filter(|l| l.starts_with("<polyline") && l.contains(&stroke)).count()
+    }
+
+    fn io_chart(label: &str, cdf: Vec<CdfPoint>, open: (u64, u64)) -> IoChart {
+        let count = cdf.last().map_or(0, |p| p.count);
+        IoChart {
+            label: label.into(),
+            device: "sda".into(),
+            elevator: "cfq 4.4".into(),
+            max_ns: cdf.last().map_or(0, |p| p.value_ns),
+            q2c_cdf: cdf.clone(),
+            q2c_count: count,
+            cdf,
+            count,
+            open_count: open.0,
+            open_max_ns: open.1,
+            q2c_open_count: open.0,
+            q2c_open_max_ns: open.1,
+        }
+    }
+
+    /// A device with no finished Q2D has no distribution: no line is drawn
+    /// for it (not even through zero samples), but a note says what is
+    /// there: how many bios are still queued and how long the oldest waited.
+    /// A device with finished ones and an older open wait gets a line, the
+    /// open waits in its legend and a ▶ at the oldest.
+    #[test]
+    fn io_charts_mark_open_waits_and_draw_no_line_without_completions() {
+        let none = io_chart("cfq-4.4: sda (cfq 4.4)", Vec::new(), (3, 19_900_000_000));
+        let some = io_chart(
+            "fixed: sda (cfq fixed)",
+            vec![CdfPoint { value_ns: 1_000_000, count: 90 }, CdfPoint { value_ns: 250_000_000, count: 100 }],
+            (2, 2_000_000_000),
+        );
+        let runs: [&[IoChart]; 2] = [std::slice::from_ref(&none), std::slice::from_ref(&some)];
+        let out = svg(900, 500, |root| io_cdf(root, IoStage::Q2D, &runs));
+        assert!(out.contains("cfq-4.4: sda (cfq 4.4): no completions; 3 open, oldest 19.9s"), "{out}");
+        assert_eq!(lines_in(&out, series_colour(0)), 0, "no line for a device without completions:\n{out}");
+        assert!(!out.contains("cfq-4.4: sda (cfq 4.4) (n="), "no legend entry for a line not drawn");
+        assert!(out.contains("fixed: sda (cfq fixed) (n=100, 0 of 0 ns at the left edge; 2 still waiting at end, oldest 2s)"), "{out}");
+        // The line itself plus its legend sample, and the ▶ at 2 s.
+        assert!(lines_in(&out, series_colour(1)) >= 2, "{out}");
+        assert!(out.contains("<polygon"), "the open-wait marker:\n{out}");
+        // The x axis reaches the oldest open wait.
+        assert!(out.contains("\n10s\n") || out.contains(">10s<"), "{out}");
+    }
+
     #[test]
     fn comparison_charts_carry_every_run_and_a_caption_with_seed_and_settings() {
         let s = Scenario::from_toml("t.toml", crate::plot::CHART_TEST_SCENARIO).unwrap();
@@ -558,7 +681,7 @@ mod tests {
         let series: Vec<CdfSeries> = charts
             .iter()
             .enumerate()
-            .map(|(i, c)| CdfSeries { label: c.label.clone(), cdf: &c.cdf, count: c.count, style: i })
+            .map(|(i, c)| c.series(i))
             .collect();
         let out = svg(900, 600, |root| {
             let area = with_caption(root, &cap)?;
