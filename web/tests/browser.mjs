@@ -31,6 +31,8 @@ const TIMEOUT = 180_000;
 const results = [];
 const figures = [];
 async function test(name, body) {
+  // ONLY=text runs just the tests whose name contains it (while working on the page).
+  if (process.env.ONLY && !name.includes(process.env.ONLY)) return;
   const t0 = Date.now();
   try {
     await body();
