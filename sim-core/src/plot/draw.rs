@@ -436,12 +436,12 @@ mod tests {
         let a = DelayChart::from_report(&crate::run(&s), "current");
         let b = DelayChart::from_report(&crate::run(&s), "baseline: t, variant v");
         let narrow = svg(370, 260, |root| delay_histogram(root, "sleeper", &[&a, &b]));
-        assert!(narrow.contains(">baseline: t, variant v<") && !narrow.contains(" delays, "), "{narrow}");
+        assert!(narrow.contains("\nbaseline: t, variant v\n") && !narrow.contains(" delays, "), "{narrow}");
         let series = [CdfSeries { label: "current".into(), cdf: &a.cdf, count: a.count, style: 0 }];
         let narrow = svg(370, 260, |root| cdf(root, "t", "delay", &series));
-        assert!(narrow.contains(">current<") && !narrow.contains("at the left edge"), "{narrow}");
+        assert!(narrow.contains("\ncurrent\n") && !narrow.contains("at the left edge"), "{narrow}");
         let wide = svg(600, 260, |root| delay_histogram(root, "sleeper", &[&a, &b]));
-        assert!(wide.contains(">baseline: t, variant v (") && wide.contains(" delays, "), "{wide}");
+        assert!(wide.contains("\nbaseline: t, variant v (") && wide.contains(" delays, "), "{wide}");
     }
 
     #[test]
