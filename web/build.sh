@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Builds the browser explorer into web/www/pkg (one command, idempotent).
 # Installs what it needs when missing: the wasm32 target and the
-# wasm-bindgen CLI at exactly the version the `web` crate is pinned to (the
-# CLI refuses a module built by another version). It is built from crates.io
-# without --locked: the CLI's lock file names a webpki-roots release that some
-# registry mirrors do not serve. The npm wasm-pack package and Trunk are not
-# used because both download prebuilt binaries at install time.
-# Then serve it: cargo run --release --bin sim-cli -- serve
+# wasm-bindgen CLI at exactly the version the `web` crate is pinned to
+# (`cargo install` without --locked: its lock file names crates the registry
+# may not serve; no npm wasm-pack or Trunk: they download prebuilt binaries).
+# Needs nothing outside the repository but rustup and cargo; web/www is then
+# a complete static site (.github/workflows/pages.yml publishes it).
+# Serve it locally: cargo run --release --bin sim-cli -- serve
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,6 +14,8 @@ version=$(sed -n 's/^wasm-bindgen = "=\([0-9.]*\)"/\1/p' Cargo.toml)
 [ -n "$version" ] || { echo "build.sh: no pinned wasm-bindgen version in Cargo.toml" >&2; exit 1; }
 
 rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
+# cargo install puts it in $CARGO_HOME/bin, which need not be on PATH yet.
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 if ! wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $version"; then
     cargo install wasm-bindgen-cli --version "$version"
 fi

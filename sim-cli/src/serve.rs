@@ -17,6 +17,7 @@ fn content_type(path: &Path) -> &'static str {
         Some("json") => "application/json",
         Some("svg") => "image/svg+xml",
         Some("png") => "image/png",
+        Some("ico") => "image/x-icon",
         _ => "text/plain; charset=utf-8",
     }
 }
@@ -73,5 +74,8 @@ mod tests {
         assert_eq!(resolve(root, "/../etc/passwd"), None);
         assert_eq!(resolve(root, "/pkg/../../x"), None);
         assert_eq!(content_type(Path::new("a.wasm")), "application/wasm");
+        // The page's favicon (web/www/favicon.svg): browsers ignore an SVG icon sent as text.
+        assert_eq!(content_type(Path::new("favicon.svg")), "image/svg+xml");
+        assert!(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../web/www/favicon.svg")).is_file());
     }
 }

@@ -57,24 +57,100 @@ pub fn error_json(e: &ScenarioError) -> Value {
     json!({ "file": file, "key": e.key(), "origin": origin, "message": message, "text": text })
 }
 
+/// The name a scenario edited in the page goes by in errors and legends:
+/// its `name = "…"` if the text declares one before its first table, else
+/// what it was based on (`edited scenario (based on scenarios/jmx.toml)`).
+pub fn edited_name(toml: &str, based_on: &str) -> String {
+    let declared = toml
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.starts_with('['))
+        .filter_map(|l| l.strip_prefix("name")?.trim_start().strip_prefix('=')?.trim().strip_prefix('"')?.split_once('"'))
+        .map(|(name, _)| name.trim())
+        .find(|name| !name.is_empty() && !name.contains('\\'));
+    match (declared, based_on.is_empty()) {
+        (Some(name), _) => format!("{name} (edited)"),
+        (None, false) => format!("edited scenario (based on {based_on})"),
+        (None, true) => "edited scenario".to_string(),
+    }
+}
+
+/// Which scenario a run came from: a baseline is only comparable with runs
+/// of the same scenario text (variants and overrides may differ).
+#[derive(Clone, Debug, PartialEq)]
+struct Source {
+    file: String,
+    text: String,
+    /// The scenario's `name`, or the file when it has none.
+    name: String,
+    variant: Option<String>,
+    overrides: Vec<(String, String)>,
+}
+
+impl Source {
+    fn same_scenario(&self, other: &Source) -> bool {
+        self.file == other.file && self.text == other.text
+    }
+
+    /// `baseline: jmx, variant tuned, sched_latency_ns="9.6ms"`: what a
+    /// legend or a table calls the pinned run. Overrides are named by their
+    /// last key segment; more than two are only counted.
+    fn label(&self) -> String {
+        let mut s = format!("baseline: {}", self.name);
+        if let Some(v) = &self.variant {
+            s += &format!(", variant {v}");
+        }
+        match self.overrides.as_slice() {
+            [] => {}
+            few @ ([_] | [_, _]) => {
+                for (k, v) in few {
+                    let short = k.rsplit('.').next().unwrap_or(k);
+                    s += &format!(", {short}={v}");
+                }
+            }
+            many => s += &format!(", {} overrides", many.len()),
+        }
+        s
+    }
+}
+
 #[derive(Default)]
 pub struct Explorer {
     run: Option<Simulation>,
+    /// Where the run in progress, the current report and the baseline came from.
+    run_source: Option<Source>,
+    current_source: Option<Source>,
     current: Option<RunReport>,
     /// `current` is a preview of the run still in progress.
     partial: bool,
-    baseline: Option<RunReport>,
+    baseline: Option<(RunReport, Source)>,
 }
 
 impl Explorer {
     /// Starts a run (dropping one in progress). Returns `{"ok": description}`
     /// for the controls, or `{"error": …}` and keeps the last report.
+    ///
+    /// A run of another scenario (another file, or edited text) clears the
+    /// pinned baseline: its delays are not comparable with the new ones.
     pub fn start(&mut self, file: &str, toml: &str, variant: Option<&str>, overrides: &str) -> Value {
         self.run = None;
+        self.run_source = None;
         match build(file, toml, variant, overrides) {
             Ok((base, cur)) => {
                 let description = controls::describe(&base, &cur);
                 self.run = Some(Simulation::new(&cur));
+                let pairs = parse_overrides(overrides).unwrap_or_default();
+                let source = Source {
+                    file: file.to_string(),
+                    text: toml.to_string(),
+                    name: if cur.spec.name.is_empty() { file.to_string() } else { cur.spec.name.clone() },
+                    variant: cur.variant().map(str::to_string),
+                    overrides: pairs.iter().map(|(k, v)| ((*k).to_string(), (*v).to_string())).collect(),
+                };
+                if self.baseline.as_ref().is_some_and(|(_, b)| !b.same_scenario(&source)) {
+                    self.baseline = None;
+                }
+                self.run_source = Some(source);
                 json!({ "ok": description })
             }
             Err(e) => json!({ "error": e }),
@@ -105,6 +181,7 @@ impl Explorer {
         let report = sim.report();
         let json = report_json(&report) + "\n";
         self.current = Some(report);
+        self.current_source = self.run_source.take();
         self.partial = false;
         Some(json)
     }
@@ -115,6 +192,7 @@ impl Explorer {
     pub fn preview(&mut self) -> bool {
         let Some(sim) = &self.run else { return false };
         self.current = Some(sim.report());
+        self.current_source.clone_from(&self.run_source);
         self.partial = true;
         true
     }
@@ -129,7 +207,7 @@ impl Explorer {
         if self.partial {
             return false;
         }
-        self.baseline.clone_from(&self.current);
+        self.baseline = self.current.clone().zip(self.current_source.clone());
         self.baseline.is_some()
     }
 
@@ -142,19 +220,30 @@ impl Explorer {
     }
 
     pub fn baseline(&self) -> Option<&RunReport> {
-        self.baseline.as_ref()
+        self.baseline.as_ref().map(|(r, _)| r)
+    }
+
+    /// What legends and tables call the baseline: its scenario, variant and
+    /// overrides (`baseline: jmx, variant tuned`).
+    pub fn baseline_label(&self) -> Option<String> {
+        self.baseline.as_ref().map(|(_, s)| s.label())
+    }
+
+    /// The current run and the baseline, each with its label.
+    fn runs(&self) -> Vec<(String, &RunReport)> {
+        let mut out = Vec::new();
+        if let Some(r) = &self.current {
+            out.push(("current".to_string(), r));
+        }
+        if let Some((r, s)) = &self.baseline {
+            out.push((s.label(), r));
+        }
+        out
     }
 
     /// The delay series to draw: current first, then the baseline.
     pub fn delay_charts(&self) -> Vec<DelayChart> {
-        let mut out = Vec::new();
-        if let Some(r) = &self.current {
-            out.push(DelayChart::from_report(r, "current"));
-        }
-        if let Some(r) = &self.baseline {
-            out.push(DelayChart::from_report(r, "baseline"));
-        }
-        out
+        self.runs().into_iter().map(|(label, r)| DelayChart::from_report(r, &label)).collect()
     }
 
     /// Why the finished run's report is partial (its event budget ran out,
@@ -198,18 +287,17 @@ impl Explorer {
         }
         s += &format!(", p99 {}, {} delays", ms(v.delay.p99_ns), v.delay.count);
         s += &io_summary(r);
-        if let Some(b) = &self.baseline {
-            s += &format!(". Baseline: worst {}, p99 {}", max_ms(&b.victim.delay), ms(b.victim.delay.p99_ns));
+        if let Some((b, source)) = &self.baseline {
+            let label = source.label();
+            let name = label.strip_prefix("baseline: ").unwrap_or(&label);
+            s += &format!(". Baseline ({name}): worst {}, p99 {}", max_ms(&b.victim.delay), ms(b.victim.delay.p99_ns));
         }
         s + "."
     }
 
     /// The numbers behind every chart, for the page's tables.
     pub fn tables(&self) -> Value {
-        let runs: Vec<(&str, &RunReport)> = [("current", &self.current), ("baseline", &self.baseline)]
-            .into_iter()
-            .filter_map(|(l, r)| r.as_ref().map(|r| (l, r)))
-            .collect();
+        let runs = self.runs();
         let delay: Vec<Value> = runs
             .iter()
             .map(|(label, r)| {
@@ -326,7 +414,7 @@ mod tests {
         assert!(e.pin());
         assert!(e.summary().starts_with("s: worst scheduling delay "), "{}", e.summary());
         assert!(e.summary().contains("CPU held by hog"), "{}", e.summary());
-        assert!(e.summary().contains("Baseline: worst"), "{}", e.summary());
+        assert!(e.summary().contains("Baseline (t.toml, variant fast, seed=9): worst"), "{}", e.summary());
         assert!(!e.summary().contains("Q2D"), "no devices, no I/O summary");
         let t = e.tables();
         assert_eq!(t["delay"].as_array().map(Vec::len), Some(2));
@@ -349,6 +437,53 @@ mod tests {
         let summary = e.summary();
         assert!(summary.contains("longest I/O stall > 19899."), "{summary}");
         assert!(summary.contains(", still waiting at end"), "{summary}");
+    }
+
+    fn run_to_end(e: &mut Explorer, file: &str, text: &str, variant: Option<&str>, overrides: &str) {
+        assert!(e.start(file, text, variant, overrides).get("ok").is_some());
+        while e.step(100_000) < 1.0 {}
+        e.finish().unwrap();
+    }
+
+    #[test]
+    fn the_baseline_names_its_scenario_and_is_dropped_on_another_scenario() {
+        let named = TOML.replacen("seed = 3", "name = \"sleeper\"\nseed = 3", 1);
+        let mut e = Explorer::default();
+        run_to_end(&mut e, "a.toml", &named, Some("fast"), "cfs.sched_latency_ns=\"6ms\"");
+        assert!(e.pin());
+        let label = "baseline: sleeper, variant fast, sched_latency_ns=\"6ms\"";
+        assert_eq!(e.baseline_label().as_deref(), Some(label));
+        // Another variant and other overrides of the same scenario keep the pin,
+        // and every chart series and table column names where it came from.
+        run_to_end(&mut e, "a.toml", &named, None, "seed=5\nmachine.hz=1000\ncfs.sched_latency_ns=\"3ms\"");
+        assert_eq!(e.baseline_label().as_deref(), Some(label));
+        let charts: Vec<String> = e.delay_charts().into_iter().map(|c| c.label).collect();
+        assert_eq!(charts, ["current", label]);
+        assert_eq!(e.tables()["delay"][1]["label"], label);
+        assert!(e.summary().contains(". Baseline (sleeper, variant fast, sched_latency_ns=\"6ms\"): worst"), "{}", e.summary());
+        assert!(e.pin());
+        assert_eq!(e.baseline_label().as_deref(), Some("baseline: sleeper, 3 overrides"));
+        // Edited text is another scenario: the pin goes, even before the run ends.
+        let edited = named.replace("exp(5ms)", "exp(6ms)");
+        assert!(e.start("a.toml", &edited, None, "").get("ok").is_some());
+        assert_eq!(e.baseline_label(), None);
+        assert_eq!(e.delay_charts().len(), 1);
+        // So does another file; a failed start changes nothing.
+        run_to_end(&mut e, "a.toml", &edited, None, "");
+        assert!(e.pin());
+        assert!(e.start("a.toml", "schema = ", None, "").get("error").is_some());
+        assert!(e.baseline().is_some(), "a broken text keeps the charts and their baseline");
+        run_to_end(&mut e, "b.toml", &edited, None, "");
+        assert!(e.baseline().is_none());
+        assert!(!e.summary().contains("Baseline"), "{}", e.summary());
+    }
+
+    #[test]
+    fn an_edited_scenario_goes_by_its_declared_name() {
+        assert_eq!(edited_name("schema = 1\nname = \"jmx\" # x\n", "scenarios/jmx.toml"), "jmx (edited)");
+        assert_eq!(edited_name("schema = 1\nseed = \n[[tasks]]\nname = \"hog\"\n", "scenarios/jmx.toml"), "edited scenario (based on scenarios/jmx.toml)");
+        assert_eq!(edited_name("name = 3", ""), "edited scenario");
+        assert_eq!(edited_name("  name=\"x y\"", ""), "x y (edited)");
     }
 
     #[test]

@@ -25,6 +25,12 @@ pub fn scenario_files() -> Vec<String> {
     SCENARIOS.iter().map(|(f, _)| (*f).to_string()).collect()
 }
 
+/// The name an edited scenario goes by (`jmx (edited)`): see `explorer::edited_name`.
+#[wasm_bindgen]
+pub fn edited_name(toml: &str, based_on: &str) -> String {
+    explorer::edited_name(toml, based_on)
+}
+
 /// The text of a shipped scenario.
 #[wasm_bindgen]
 pub fn scenario_text(file: &str) -> Option<String> {
@@ -79,6 +85,12 @@ impl WebExplorer {
 
     pub fn has_baseline(&self) -> bool {
         self.inner.baseline().is_some()
+    }
+
+    /// What the charts call the baseline (`baseline: jmx, variant tuned`);
+    /// undefined with none pinned.
+    pub fn baseline_label(&self) -> Option<String> {
+        self.inner.baseline_label()
     }
 
     pub fn summary(&self) -> String {
@@ -137,26 +149,56 @@ impl WebExplorer {
         if cur.is_empty() {
             return Ok(false);
         }
-        let base = self.inner.baseline().map(|r| sim_core::plot::io_charts(r, "baseline")).unwrap_or_default();
+        let base = self
+            .inner
+            .baseline()
+            .zip(self.inner.baseline_label())
+            .map(|(r, label)| sim_core::plot::io_charts(r, &label))
+            .unwrap_or_default();
         canvas::draw(canvas_id, |area| sim_core::plot::draw::q2d(area, &cur, &base)).map(|()| true)
     }
 }
 
 /// Drawing into a `<canvas>` (browser only).
+///
+/// The page gives each canvas as many pixels as it shows, times
+/// `devicePixelRatio` (main.js `fitCanvases`); the charts are drawn in CSS
+/// pixels on a context scaled by that ratio. So the charts' 12 px labels
+/// are 12 px on screen at any width (a 900-px canvas shrunk to a phone's
+/// width made them 5 px), and sharp on a high-density screen.
 #[cfg(target_arch = "wasm32")]
 mod canvas {
     use plotters::coord::Shift;
     use plotters::prelude::*;
     use plotters_canvas::CanvasBackend;
-    use wasm_bindgen::JsError;
+    use wasm_bindgen::{JsCast, JsError};
+    use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
     pub fn draw(
         id: &str,
         f: impl FnOnce(&DrawingArea<CanvasBackend, Shift>) -> sim_core::plot::draw::DrawResult,
     ) -> Result<(), JsError> {
-        let backend = CanvasBackend::new(id).ok_or_else(|| JsError::new(&format!("no <canvas id=\"{id}\">")))?;
+        let missing = || JsError::new(&format!("no <canvas id=\"{id}\">"));
+        let window = web_sys::window().ok_or_else(missing)?;
+        let canvas: HtmlCanvasElement = window
+            .document()
+            .and_then(|d| d.get_element_by_id(id))
+            .and_then(|e| e.dyn_into().ok())
+            .ok_or_else(missing)?;
+        let context: CanvasRenderingContext2d = canvas
+            .get_context("2d")
+            .ok()
+            .flatten()
+            .and_then(|c| c.dyn_into().ok())
+            .ok_or_else(|| JsError::new(&format!("<canvas id=\"{id}\"> has no 2d context")))?;
+        let ratio = window.device_pixel_ratio();
+        let ratio = if ratio.is_finite() && ratio > 0.0 { ratio } else { 1.0 };
+        context.set_transform(ratio, 0.0, 0.0, ratio, 0.0, 0.0).map_err(|_| JsError::new("setTransform failed"))?;
+        let css = |px: u32| (f64::from(px) / ratio).round() as u32;
+        let (width, height) = (css(canvas.width()), css(canvas.height()));
+        let backend = CanvasBackend::with_canvas_object(canvas).ok_or_else(missing)?;
         let root = backend.into_drawing_area();
-        f(&root).map_err(|e| JsError::new(&e))?;
+        f(&root.clone().shrink((0, 0), (width, height))).map_err(|e| JsError::new(&e))?;
         root.present().map_err(|e| JsError::new(&e.to_string()))
     }
 }

@@ -8,7 +8,11 @@
 // an explosive scenario stops at its event budget with a notice and a
 // partial report (equal to the CLI's); an I/O scenario draws Q2D and
 // switching the elevator changes it; a long run shows progress and can be
-// cancelled. Prints timings (change to chart,
+// cancelled; the pinned baseline names its scenario and variant and goes on
+// a scenario switch; the layout (a phone: slider and chart on one screen,
+// readable chart text; a desktop: one scrolling document, no horizontal
+// overflow); no request fails (favicon); errors sit by the field at fault,
+// naming the scenario; the share link. Prints timings (change to chart,
 // wasm/native) and the screenshot folder, then "N passed, N failed".
 
 import { chromium } from 'playwright-core';
@@ -27,6 +31,8 @@ const TIMEOUT = 180_000;
 const results = [];
 const figures = [];
 async function test(name, body) {
+  // ONLY=text runs just the tests whose name contains it (while working on the page).
+  if (process.env.ONLY && !name.includes(process.env.ONLY)) return;
   const t0 = Date.now();
   try {
     await body();
@@ -68,10 +74,15 @@ const browser = await chromium.launch({
   args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
 });
 
-async function open(path = '') {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+async function open(path = '', viewport = { width: 1400, height: 1000 }) {
+  const page = await browser.newPage({ viewport });
   page.errors = [];
   page.on('pageerror', (e) => page.errors.push(e.message));
+  // Failed requests (a missing favicon is a 404) and console errors.
+  page.failed = [];
+  page.on('response', (r) => r.status() >= 400 && page.failed.push(`${r.status()} ${r.url()}`));
+  page.on('requestfailed', (r) => page.failed.push(`${r.failure()?.errorText} ${r.url()}`));
+  page.on('console', (m) => m.type() === 'error' && page.failed.push(`console: ${m.text()}`));
   await page.goto(url + path);
   await settled(page);
   return page;
@@ -120,6 +131,15 @@ await test('initial jmx.toml report equals sim-cli run --json', async () => {
   assert((await page.getAttribute('#summary', 'aria-live')) === 'polite', 'summary is a live region');
   assert(page.errors.length === 0, `page errors: ${page.errors}`);
   await page.screenshot({ path: join(shots, '1-initial-jmx.png'), fullPage: true });
+  // The favicon is linked and served as SVG; nothing the page asked for failed.
+  const icon = await page.evaluate(async () => {
+    const link = document.querySelector('link[rel=icon]');
+    if (!link) return null;
+    const r = await fetch(link.href);
+    return { status: r.status, type: r.headers.get('content-type'), body: (await r.text()).slice(0, 4) };
+  });
+  assert(icon && icon.status === 200 && icon.type === 'image/svg+xml' && icon.body === '<svg', `favicon: ${JSON.stringify(icon)}`);
+  assert(page.failed.length === 0, `failed requests or console errors: ${page.failed.join('; ')}`);
   await page.close();
 });
 
@@ -144,7 +164,7 @@ await test('lowering sched_latency shrinks the worst delay (slider, keyboard)', 
   assert(s.firstChartMs < s.lastLatencyMs, 'a long run shows partial charts before it ends');
   figures.push(`sched_latency 24 ms -> ${after.settings.sched_latency_ns / 1e6} ms: reactor worst delay ${ms(before)} -> ${ms(worst(after))}`);
   const summary = await page.textContent('#summary');
-  assert(summary.includes('Baseline: worst 26.69 ms'), summary);
+  assert(summary.includes('Baseline (jmx): worst 26.69 ms'), summary);
   assert(page.url().includes('cfs.sched_latency_ns'), page.url());
   await page.locator('#chart-hist').screenshot({ path: join(shots, '2-slider-histogram-vs-baseline.png') });
   await page.locator('#chart-cdf').screenshot({ path: join(shots, '2-slider-cdf-vs-baseline.png') });
@@ -262,7 +282,11 @@ await test('a broken scenario shows its error inline (file, key, message)', asyn
   assert(state === 'error', state);
   const err = await page.textContent('#error');
   assert(await page.isVisible('#error'), 'error box visible');
-  assert(err.includes('custom.toml') && err.includes('machine.hz') && err.includes('100, 250, 300 or 1000'), err);
+  // Named as the text names itself, not as a made-up file, and shown right under the editor.
+  assert(err.includes('jmx (edited)') && !err.includes('custom.toml') && err.includes('machine.hz') && err.includes('100, 250, 300 or 1000'), err);
+  const gap = await page.evaluate(() => document.getElementById('error').getBoundingClientRect().top - document.getElementById('run-toml').getBoundingClientRect().bottom);
+  assert(gap >= 0 && gap < 30, `the error box starts ${gap} px below the editor's Run button`);
+  assert((await page.getAttribute('#toml', 'aria-invalid')) === 'true', 'the editor is marked invalid');
   await page.screenshot({ path: join(shots, '5-broken-scenario.png') });
   await page.fill('#toml', 'schema = 1\nseed = \n');
   state = await rerun(page, () => page.click('#run-toml'));
@@ -351,6 +375,129 @@ await test('a long run shows progress and can be cancelled', async () => {
   assert(state === 'cancelled', state);
   assert(progress > 0 && progress < 1, `progress ${progress}`);
   figures.push(`60 s run cancelled at ${(progress * 100).toFixed(0)}%; the page answered in ${answer} ms mid-run`);
+  await page.close();
+});
+
+await test('the pinned baseline names its scenario and variant; another scenario clears it', async () => {
+  const page = await open();
+  let state = await rerun(page, () => page.selectOption('#variant', 'tuned'));
+  assert(state === 'done', state);
+  await page.click('#pin');
+  assert(!(await page.isDisabled('#unpin')), 'a baseline is pinned');
+  const slider = page.locator('[data-key="cfs.sched_latency_ns"]');
+  await slider.focus();
+  state = await rerun(page, () => page.keyboard.press('PageUp'));
+  assert(state === 'done', state);
+  // The chart legend and the tables carry the same label (Explorer::baseline_label).
+  const heads = await page.locator('#table-hist thead th').allTextContents();
+  assert(heads.includes('baseline: jmx, variant tuned (count)'), `histogram table columns: ${heads}`);
+  const cdfHeads = await page.locator('#table-cdf thead th').allTextContents();
+  assert(cdfHeads.includes('baseline: jmx, variant tuned'), `percentile table columns: ${cdfHeads}`);
+  const summary = await page.textContent('#summary');
+  assert(summary.includes('Baseline (jmx, variant tuned): worst'), summary);
+  await page.locator('#chart-hist').screenshot({ path: join(shots, '9-baseline-legend.png') });
+  // Another scenario: a baseline of jmx.toml means nothing next to it.
+  state = await rerun(page, () => page.selectOption('#scenario', 'scenarios/two-hogs.toml'));
+  assert(state === 'done', state);
+  assert(await page.isDisabled('#unpin'), 'nothing left to clear');
+  const after = await page.locator('#table-hist thead th').allTextContents();
+  assert(after.length === 2 && !after.some((h) => h.startsWith('baseline')), `histogram table columns: ${after}`);
+  assert(!(await page.textContent('#summary')).includes('Baseline'), 'summary without a baseline');
+  assert(page.errors.length === 0, `page errors: ${page.errors}`);
+  await page.close();
+});
+
+await test('phone (390 x 844): a slider and the delay chart on one screen, chart text readable', async () => {
+  const page = await open('', { width: 390, height: 844 });
+  const geo = () => page.evaluate(() => {
+    const box = (el) => {
+      const r = el.getBoundingClientRect();
+      return { top: r.top, bottom: r.bottom, left: r.left, right: r.right, width: r.width };
+    };
+    const canvas = document.getElementById('chart-hist');
+    const slider = document.querySelector('[data-key="cfs.sched_latency_ns"]');
+    const doc = document.scrollingElement;
+    return {
+      chart: box(canvas), slider: box(slider), scrollY: window.scrollY,
+      // CSS pixels on screen per pixel the chart was laid out in (its labels are 12 of those).
+      scale: canvas.clientWidth / (canvas.width / window.devicePixelRatio),
+      overflow: doc.scrollWidth - doc.clientWidth,
+    };
+  });
+  let g = await geo();
+  const span = Math.max(g.chart.bottom, g.slider.bottom) - Math.min(g.chart.top, g.slider.top);
+  assert(span <= 844, `chart and sched_latency slider span ${span.toFixed(0)} px, more than the 844 px screen`);
+  // Scrolled to the chart, the slider is on screen with it.
+  await page.evaluate((y) => window.scrollTo(0, y), g.scrollY + Math.min(g.chart.top, g.slider.top) - 4);
+  g = await geo();
+  const onScreen = (r) => r.top >= 0 && r.bottom <= 844 && r.left >= 0 && r.right <= 390;
+  assert(onScreen(g.chart) && onScreen(g.slider), `chart ${JSON.stringify(g.chart)}, slider ${JSON.stringify(g.slider)}`);
+  assert(g.overflow <= 0, `the page is ${g.overflow} px wider than the screen`);
+  const label = 12 * g.scale;
+  assert(label >= 11, `chart tick labels are ${label.toFixed(1)} px on screen`);
+  figures.push(`phone 390x844: histogram ${g.chart.width.toFixed(0)} px wide, top ${g.chart.top.toFixed(0)}, sched_latency slider bottom ${g.slider.bottom.toFixed(0)} (span ${span.toFixed(0)} px); chart labels ${label.toFixed(1)} px`);
+  await page.screenshot({ path: join(shots, '10-phone-390x844.png') });
+  // The slider still works from there, and the chart it moves stays in view.
+  await page.locator('[data-key="cfs.sched_latency_ns"]').focus();
+  const state = await rerun(page, () => page.keyboard.press('PageDown'));
+  assert(state === 'done', state);
+  g = await geo();
+  assert(onScreen(g.chart) && onScreen(g.slider), `after the change: chart ${JSON.stringify(g.chart)}, slider ${JSON.stringify(g.slider)}`);
+  assert(page.errors.length === 0, `page errors: ${page.errors}`);
+  await page.close();
+});
+
+await test('desktop (1280 x 800): one scrolling document, no horizontal overflow', async () => {
+  const page = await open('', { width: 1280, height: 800 });
+  const g = await page.evaluate(() => {
+    const doc = document.scrollingElement;
+    const results = document.getElementById('results');
+    const canvas = document.getElementById('chart-hist');
+    const style = getComputedStyle(results);
+    return {
+      overflow: doc.scrollWidth - doc.clientWidth,
+      pane: style.overflowY !== 'visible' || results.scrollHeight > results.clientHeight + 1,
+      canvasRight: canvas.getBoundingClientRect().right, column: results.getBoundingClientRect().right,
+      scale: canvas.clientWidth / (canvas.width / window.devicePixelRatio),
+    };
+  });
+  assert(g.overflow <= 0, `the page is ${g.overflow} px wider than the window`);
+  assert(!g.pane, 'the results are not a scroll pane of their own');
+  assert(g.canvasRight <= g.column + 0.5, `the chart ends at ${g.canvasRight}, its column at ${g.column}`);
+  assert(Math.abs(g.scale - 1) < 0.02, `chart drawn at ${g.scale.toFixed(2)} px per CSS px`);
+  await page.screenshot({ path: join(shots, '11-desktop-1280x800.png') });
+  await page.close();
+});
+
+await test('a bad override shows its error under the override box; share link', async () => {
+  const page = await open();
+  const state = await rerun(page, async () => {
+    await page.fill('#overrides', 'machine.hz=7');
+    await page.press('#overrides', 'Tab');
+  });
+  assert(state === 'error', state);
+  const err = await page.textContent('#error');
+  assert(err.includes('scenarios/jmx.toml') && err.includes('machine.hz') && err.includes('fix the override'), err);
+  const gap = await page.evaluate(() => document.getElementById('error').getBoundingClientRect().top - document.getElementById('overrides').getBoundingClientRect().bottom);
+  assert(gap >= 0 && gap < 30, `the error box starts ${gap} px below the override box`);
+  assert(await page.evaluate(() => { const r = document.getElementById('error').getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; }), 'the error is on screen');
+  const ok = await rerun(page, async () => {
+    await page.fill('#overrides', 'cfs.sched_latency_ns="6ms"');
+    await page.press('#overrides', 'Tab');
+  });
+  assert(ok === 'done' && (await page.isHidden('#error')), `${ok}: error cleared`);
+  // Share: the link is the page's URL, shown (and copied where a clipboard exists).
+  await page.click('#share');
+  assert(await page.isVisible('#share-url'), 'the link is shown');
+  const link = await page.inputValue('#share-url');
+  assert(link === page.url() && link.includes('set=cfs.sched_latency_ns'), link);
+  const status = await page.textContent('#share-status');
+  assert(status === 'Link copied.' || status.startsWith('Copy the selected link'), status);
+  const expected = await page.evaluate(() => window.schedlab.report);
+  const other = await open(link.slice(url.length));
+  assert((await other.evaluate(() => window.schedlab.report)) === expected, 'the shared link reproduces the report');
+  await other.close();
+  assert(page.errors.length === 0, `page errors: ${page.errors}`);
   await page.close();
 });
 

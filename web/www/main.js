@@ -3,7 +3,7 @@
 // `web` crate over sim-core); this file wires controls to override keys,
 // steps runs in chunks, and keeps the URL in sync.
 
-import init, { Explorer, scenario_files, scenario_text } from './pkg/web.js';
+import init, { Explorer, edited_name, scenario_files, scenario_text } from './pkg/web.js';
 
 const $ = (id) => document.getElementById(id);
 const CUSTOM = 'custom.toml';
@@ -17,6 +17,7 @@ const PREVIEW_EVERY_MS = 500;
 const ui = {
   file: 'scenarios/jmx.toml',
   text: '',
+  basedOn: '', // the shipped file an edited text started from, if known
   variant: '',
   overrides: new Map(), // key -> override text, in insertion order
   description: null,
@@ -62,6 +63,7 @@ function syncUrl() {
     hash = '#toml=' + btoa(String.fromCharCode(...new TextEncoder().encode(ui.text)));
   }
   history.replaceState(null, '', `?${q}${hash}`);
+  if (!$('share-box').hidden) $('share-url').value = location.href;
   const sets = [...ui.overrides].map(([k, v]) => ` --set '${k}=${v}'`).join('');
   $('cli').textContent = `sim-cli run ${ui.file === CUSTOM ? 'custom.toml' : ui.file}${ui.variant ? ` --variant ${ui.variant}` : ''}${sets}`;
   $('overrides').value = overridesText();
@@ -87,24 +89,55 @@ function readUrl() {
   }
 }
 
+/// What the page calls the scenario: the shipped file, or an edited text by
+/// its `name` (`jmx (edited)`, or `edited scenario (based on …)`).
+function scenarioName() {
+  return ui.file === CUSTOM ? edited_name(ui.text, ui.basedOn) : ui.file;
+}
+
+/// The field an error comes from, which the error box is shown under: the
+/// override box, the TOML editor (an edited scenario) or the variant.
+function errorField(err) {
+  if (err.origin === 'override') return $('overrides');
+  if (ui.file === CUSTOM) {
+    $('edit').open = true;
+    return $('run-toml');
+  }
+  if (err.origin?.startsWith('variant')) return $('variant').closest('.row');
+  return null;
+}
+
 function showError(err) {
   const box = $('error');
+  for (const f of document.querySelectorAll('[aria-invalid]')) f.removeAttribute('aria-invalid');
   if (!err) {
     box.hidden = true;
     box.textContent = '';
     return;
   }
+  // Next to the field that caused it, so the message and the fix are in view together.
+  const field = errorField(err) ?? $('edit');
+  if (box.previousElementSibling !== field) field.after(box);
+  const input = err.origin === 'override' ? $('overrides') : ui.file === CUSTOM ? $('toml') : null;
+  input?.setAttribute('aria-invalid', 'true');
+  input?.setAttribute('aria-describedby', 'error');
   box.hidden = false;
   box.replaceChildren();
   const h = document.createElement('strong');
-  h.textContent = 'The scenario was not run: ';
+  const fix = err.origin === 'override' ? 'fix the override above'
+    : ui.file === CUSTOM ? 'fix the text above and run it again'
+      : err.origin?.startsWith('variant') ? 'choose another variant' : 'pick another scenario';
+  h.textContent = err.file ? `${err.file} was not run (${fix}): ` : 'Not run: ';
   const where = document.createElement('span');
   where.className = 'where';
-  where.textContent = [err.file, err.origin !== 'file' ? err.origin : '', err.key].filter(Boolean).join(' › ');
+  where.textContent = [err.origin !== 'file' ? err.origin : '', err.key].filter(Boolean).join(' › ');
   const msg = document.createElement('span');
   msg.className = 'message';
   msg.textContent = err.message;
-  box.append(h, where, document.createTextNode(': '), msg);
+  box.append(h, where);
+  if (where.textContent) box.append(document.createTextNode(': '));
+  box.append(msg);
+  box.scrollIntoView({ block: 'nearest' });
 }
 
 /// Says why the report shown is partial (its event budget ran out, or time
@@ -261,10 +294,12 @@ async function rerun() {
   const t0 = ui.changedAt ?? performance.now();
   ui.changedAt = null;
   syncUrl();
-  const started = JSON.parse(explorer.start(ui.file, ui.text, ui.variant || undefined, overridesText()));
+  const started = JSON.parse(explorer.start(scenarioName(), ui.text, ui.variant || undefined, overridesText()));
+  // A run of another scenario drops the pinned baseline (see Explorer::start).
+  $('unpin').disabled = !explorer.has_baseline();
   if (started.error) {
     showError(started.error);
-    setState('error', 'not run: fix the error above');
+    setState('error', 'not run: see the error by the field at fault');
     return;
   }
   showError(null);
@@ -328,7 +363,33 @@ async function rerun() {
     : `done: ${formatNs(report.sim_time_ns)} simulated (${report.stop_reason})`);
 }
 
+/// Gives each chart canvas as many pixels as it shows: the column's width in
+/// CSS pixels, times devicePixelRatio. The wasm side draws in CSS pixels
+/// (lib.rs `canvas`), so chart text keeps its size on a phone. The timeline
+/// needs 640 px to lay out its rows; narrower, it is scaled down to fit.
+function fitCanvases() {
+  const column = $('fig-hist').clientWidth;
+  if (!column) return false;
+  const dpr = window.devicePixelRatio || 1;
+  let changed = false;
+  for (const c of document.querySelectorAll('#results canvas')) {
+    const timeline = c.id === 'chart-timeline';
+    const css = Math.max(timeline ? 640 : 300, Math.min(column, 1200)) - 2; // less the 1 px border
+    const cssH = timeline ? 520 : Math.round(Math.max(260, Math.min(420, css * 0.42)));
+    const w = Math.round(css * dpr);
+    const h = Math.round(cssH * dpr);
+    if (c.width !== w || c.height !== h) {
+      c.width = w;
+      c.height = h;
+      changed = true;
+    }
+    c.style.width = `${Math.min(css, column - 2) + 2}px`;
+  }
+  return changed;
+}
+
 function drawAll() {
+  fitCanvases();
   explorer.draw_histogram('chart-hist');
   explorer.draw_cdf('chart-cdf');
   const hasTimeline = explorer.draw_timeline('chart-timeline');
@@ -417,6 +478,26 @@ function renderTables(t) {
 
 // ---- wiring ---------------------------------------------------------------
 
+/// "Share this what-if": the URL already holds the whole state (scenario,
+/// variant, overrides, an edited text); copy it, and show it to copy by hand
+/// where the clipboard is not available (plain http, a refused permission).
+async function share() {
+  const box = $('share-box');
+  const field = $('share-url');
+  box.hidden = false;
+  field.value = location.href;
+  let copied = false;
+  try {
+    await navigator.clipboard.writeText(field.value);
+    copied = true;
+  } catch {
+    // No clipboard here: the selected field is the fallback.
+  }
+  field.focus();
+  field.select();
+  $('share-status').textContent = copied ? 'Link copied.' : 'Copy the selected link (Ctrl+C or ⌘C).';
+}
+
 function loadScenario(file) {
   ui.file = file;
   ui.text = scenario_text(file);
@@ -444,6 +525,7 @@ async function main() {
       return;
     }
     loadScenario(sel.value);
+    ui.changedAt = performance.now();
     rerun();
   });
   $('variant').addEventListener('change', () => {
@@ -452,6 +534,7 @@ async function main() {
     rerun();
   });
   $('run-toml').addEventListener('click', () => {
+    if (ui.file !== CUSTOM) ui.basedOn = ui.file;
     ui.file = CUSTOM;
     ui.text = $('toml').value;
     sel.value = CUSTOM;
@@ -473,6 +556,14 @@ async function main() {
     ui.runId++;
     explorer.cancel();
     setState('cancelled', 'cancelled: the charts show the run as far as it got');
+  });
+  $('share').addEventListener('click', share);
+  let resized;
+  window.addEventListener('resize', () => {
+    clearTimeout(resized);
+    resized = setTimeout(() => {
+      if (explorer.summary() && fitCanvases()) drawAll();
+    }, 100);
   });
   $('pin').addEventListener('click', () => {
     if (explorer.pin()) {

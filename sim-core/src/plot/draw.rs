@@ -67,11 +67,19 @@ pub(crate) fn log_range(values: impl Iterator<Item = u64>) -> (f64, f64) {
     (lo, hi.max(lo * 10.0))
 }
 
+/// Whether `area` is wide enough for legends with counts; on a narrow one
+/// (a phone's canvas) a legend names its series only, and the page's tables
+/// carry the counts.
+fn wide<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>) -> bool {
+    area.dim_in_pixel().0 >= 560
+}
+
 /// The victim's delay histogram, log delay against log count, one series per
 /// run: `runs[0]` (the current run) as filled bars, the others (the pinned
 /// baseline) as outlines. Delays of 0 ns are counted in the legend.
 pub fn delay_histogram<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, victim: &str, runs: &[&DelayChart]) -> DrawResult {
     area.fill(&WHITE).map_err(fail)?;
+    let detail = wide(area);
     let (lo, hi) = log_range(runs.iter().flat_map(|r| r.histogram.iter().flat_map(|b| [b.low_ns, b.high_ns])));
     let top = runs.iter().flat_map(|r| r.histogram.iter().map(|b| b.count)).max().unwrap_or(1).max(1) as f64;
     let mut chart = ChartBuilder::on(area)
@@ -92,7 +100,11 @@ pub fn delay_histogram<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, victim
     for (i, run) in runs.iter().enumerate() {
         let current = i == 0;
         let style = if current { CURRENT.mix(0.55).filled() } else { BASELINE.stroke_width(2) };
-        let label = format!("{} ({} delays, {} of 0 ns)", run.label, run.count, run.zero_count());
+        let label = if detail {
+            format!("{} ({} delays, {} of 0 ns)", run.label, run.count, run.zero_count())
+        } else {
+            run.label.clone()
+        };
         chart
             .draw_series(run.histogram.iter().filter(|b| b.low_ns > 0).map(move |b| {
                 Rectangle::new([(b.low_ns as f64, 0.5), (b.high_ns as f64, b.count as f64)], style)
@@ -171,6 +183,7 @@ pub(crate) fn series_colour(i: usize) -> RGBColor {
 /// tail (p99, p99.9, max) gets as much room as the median.
 pub fn cdf<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x_desc: &str, series: &[CdfSeries]) -> DrawResult {
     area.fill(&WHITE).map_err(fail)?;
+    let detail = wide(area);
     // Open waits widen the axis: the oldest is a lower bound on the tail.
     let open = series.iter().filter(|s| s.open_count > 0).map(|s| s.open_max_ns);
     let (lo, hi) = log_range(series.iter().flat_map(|s| s.cdf.iter().map(|p| p.value_ns)).chain(open));
@@ -211,7 +224,14 @@ pub fn cdf<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x_des
         // Zero values cannot sit on a log axis: they are drawn at its left edge and counted here.
         let zeros = s.cdf.first().filter(|p| p.value_ns == 0).map_or(0, |p| p.count);
         let open = if s.open_count == 0 { String::new() } else { format!("; {}", s.open_text()) };
-        let label = format!("{} (n={}, {} of 0 ns at the left edge{open})", s.label, s.count, zeros);
+        // A narrow chart drops the counts (they are in the tables), never the open waits.
+        let label = if detail {
+            format!("{} (n={}, {} of 0 ns at the left edge{open})", s.label, s.count, zeros)
+        } else if s.open_count == 0 {
+            s.label.clone()
+        } else {
+            format!("{} ({})", s.label, s.open_text())
+        };
         let drawn = match s.style {
             0 => chart.draw_series(LineSeries::new(points.clone(), style)).map_err(fail)?,
             k => {
@@ -569,6 +589,21 @@ mod tests {
             root.present().unwrap();
         }
         out
+    }
+
+    #[test]
+    fn a_narrow_chart_names_its_series_without_counts() {
+        // A phone's canvas is about 370 CSS px wide: "label (N delays, M of 0 ns)" would run off it.
+        let s = Scenario::from_toml("t.toml", crate::plot::CHART_TEST_SCENARIO).unwrap();
+        let a = DelayChart::from_report(&crate::run(&s), "current");
+        let b = DelayChart::from_report(&crate::run(&s), "baseline: t, variant v");
+        let narrow = svg(370, 260, |root| delay_histogram(root, "sleeper", &[&a, &b]));
+        assert!(narrow.contains("\nbaseline: t, variant v\n") && !narrow.contains(" delays, "), "{narrow}");
+        let series = [CdfSeries { label: "current".into(), cdf: &a.cdf, count: a.count, style: 0 }];
+        let narrow = svg(370, 260, |root| cdf(root, "t", "delay", &series));
+        assert!(narrow.contains("\ncurrent\n") && !narrow.contains("at the left edge"), "{narrow}");
+        let wide = svg(600, 260, |root| delay_histogram(root, "sleeper", &[&a, &b]));
+        assert!(wide.contains("\nbaseline: t, variant v (") && wide.contains(" delays, "), "{wide}");
     }
 
     #[test]
