@@ -599,7 +599,7 @@ mod tests {
         let b = DelayChart::from_report(&crate::run(&s), "baseline: t, variant v");
         let narrow = svg(370, 260, |root| delay_histogram(root, "sleeper", &[&a, &b]));
         assert!(narrow.contains("\nbaseline: t, variant v\n") && !narrow.contains(" delays, "), "{narrow}");
-        let series = [CdfSeries { label: "current".into(), cdf: &a.cdf, count: a.count, style: 0 }];
+        let series = [CdfSeries::new("current".into(), &a.cdf, a.count, 0)];
         let narrow = svg(370, 260, |root| cdf(root, "t", "delay", &series));
         assert!(narrow.contains("\ncurrent\n") && !narrow.contains("at the left edge"), "{narrow}");
         let wide = svg(600, 260, |root| delay_histogram(root, "sleeper", &[&a, &b]));
