@@ -48,7 +48,9 @@ pub struct ScenarioFile {
 pub struct MachineFile {
     pub cpus: u64,
     #[serde(default)]
-    pub hz: Option<u64>,
+    /// `CONFIG_HZ`: 100, 250 (default), 300 or 1000; read by `validate.rs`
+    /// so a wrong type can be answered with the choices.
+    pub hz: Option<Value>,
     /// Time a context switch costs the incoming task, e.g. `"2us"` (default 0).
     #[serde(default)]
     pub context_switch: Option<Value>,
