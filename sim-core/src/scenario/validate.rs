@@ -139,10 +139,16 @@ fn hz_value(v: Option<&Value>) -> Result<u32, KeyError> {
             .copied()
             .find(|&h| i64::from(h) == *n)
             .ok_or_else(|| KeyError::new(key, format!("{n} is not a kernel HZ choice: {choices}"))),
-        Some(other) => Err(KeyError::new(
-            key,
-            format!("expected a tick rate, an integer: {choices} (found {} {other})", other.type_str()),
-        )),
+        Some(other) => {
+            // Quoted and escaped, so the message stays on one line.
+            let found = match other {
+                Value::String(s) => format!("string {s:?}"),
+                Value::Float(x) => format!("float {x}"),
+                Value::Boolean(b) => format!("boolean {b}"),
+                v => v.type_str().to_string(),
+            };
+            Err(KeyError::new(key, format!("expected a tick rate, an integer: {choices} (found {found})")))
+        }
     }
 }
 
@@ -420,7 +426,12 @@ fn task_spec(f: &ScenarioFile, t: &TaskFile, head: (TaskId, u32), cpus: u16) -> 
     let (first, count) = head;
     let affinity = match &t.cpus {
         None => vec![CpuSet::all(cpus); count as usize],
-        Some(Value::String(s)) => {
+        // One CPU may be written as a number (`--set tasks.NAME.cpus=1`).
+        Some(v @ (Value::String(_) | Value::Integer(_))) => {
+            let s = match v {
+                Value::Integer(n) => &n.to_string(),
+                _ => v.as_str().unwrap_or_default(),
+            };
             let set = CpuSet::parse(s, cpus).map_err(|m| KeyError::new(format!("{key}.cpus"), m))?;
             if t.pin_each {
                 let list: Vec<_> = set.iter().collect();
