@@ -118,7 +118,8 @@ pub fn misplaced_option(e: &clap::Error, args: &[OsString]) -> Option<String> {
         Some((_, v)) => v.to_string(),
         None => words.get(at + 1).cloned().unwrap_or_else(|| "NAME".into()),
     };
-    let file = words.iter().skip(2).find(|w| !w.starts_with('-') && w.ends_with(".toml")).map_or("FILE", |f| f.as_str());
+    let file =
+        words.iter().skip(2).find(|w| !w.starts_with('-') && w.ends_with(".toml")).map_or("FILE", |f| f.as_str());
     Some(format!(
         "compare has no --variant: it runs the base and every variant side by side; to run one variant, use `sim-cli run {file} --variant {name}`"
     ))

@@ -166,7 +166,8 @@ mod tests {
         let v = validator(SchemaKind::Report);
         for (file, duration) in [("scenarios/two-hogs.toml", "100ms"), ("scenarios/mixed-rw.toml", "200ms")] {
             let text = std::fs::read_to_string(repo(file)).unwrap();
-            let s = sim_core::Scenario::from_toml(file, &text).unwrap().with_overrides(&[("duration", duration)]).unwrap();
+            let s =
+                sim_core::Scenario::from_toml(file, &text).unwrap().with_overrides(&[("duration", duration)]).unwrap();
             let doc: serde_json::Value = serde_json::from_str(&sim_core::report_json(&sim_core::run(&s))).unwrap();
             assert_eq!(errors(&v, &doc), Vec::<String>::new(), "{file}");
             let mut broken = doc.clone();

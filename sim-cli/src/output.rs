@@ -535,7 +535,10 @@ mod tests {
             text.lines().take_while(|l| !l.is_empty()).map(str::to_string).collect::<Vec<_>>().join("\n")
         };
         let base = header(&[("machine.hz", "1000")]);
-        assert!(base.contains("HZ=1000") && base.contains("tasks: reactor nice 0 cpus 0-1 · jvm-gc×2 nice 0"), "{base}");
+        assert!(
+            base.contains("HZ=1000") && base.contains("tasks: reactor nice 0 cpus 0-1 · jvm-gc×2 nice 0"),
+            "{base}"
+        );
         let set = header(&[("tasks.jvm-gc.nice", "5"), ("tasks.jvm-gc.policy", "batch"), ("tasks.reactor.cpus", "1")]);
         assert!(set.contains("reactor nice 0 cpus 1 · jvm-gc×2 nice 5 batch cpus 0-1"), "{set}");
     }
