@@ -1,6 +1,7 @@
 //! Command-line arguments.
 
 use clap::{Args, Parser, Subcommand};
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 #[derive(Debug, Parser)]
@@ -58,6 +59,25 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         plot: Option<PathBuf>,
     },
+    /// Print a shell completion script (install it as your shell reads
+    /// completions, e.g. `sim-cli completions bash > ~/.local/share/bash-completion/completions/sim-cli`).
+    Completions {
+        /// The shell: bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff), or write one page per command into a directory.
+    Man {
+        /// Write `sim-cli.1` and `sim-cli-COMMAND.1` here instead of printing.
+        #[arg(long, value_name = "DIR")]
+        out_dir: Option<PathBuf>,
+    },
+    /// Print the JSON Schema of the scenario format, the `--json` report or a
+    /// `sweep --json` line (the committed copies are in docs/schema/).
+    Schema {
+        /// Which document: scenario, report or sweep-line.
+        #[arg(value_enum)]
+        what: SchemaKind,
+    },
     /// Serve the browser explorer (built by `web/build.sh`) on 127.0.0.1.
     Serve {
         /// The built page.
@@ -67,6 +87,53 @@ pub enum Command {
         #[arg(long, default_value_t = 8000)]
         port: u16,
     },
+}
+
+/// Parses the command line, exiting as clap does on an error, except that an
+/// option given to the wrong subcommand gets told where it belongs.
+pub fn parse() -> Cli {
+    let args: Vec<OsString> = std::env::args_os().collect();
+    Cli::try_parse_from(&args).unwrap_or_else(|e| {
+        if let Some(msg) = misplaced_option(&e, &args) {
+            eprintln!("error: {msg}");
+            std::process::exit(2);
+        }
+        e.exit()
+    })
+}
+
+/// `compare --variant NAME`: compare has no such option because it runs every
+/// variant; say so and name the command that runs one (clap's own tip would
+/// only suggest `--`).
+pub fn misplaced_option(e: &clap::Error, args: &[OsString]) -> Option<String> {
+    if e.kind() != clap::error::ErrorKind::UnknownArgument {
+        return None;
+    }
+    let words: Vec<String> = args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+    if words.get(1).map(String::as_str) != Some("compare") {
+        return None;
+    }
+    let at = words.iter().position(|w| w == "--variant" || w.starts_with("--variant="))?;
+    let name = match words[at].split_once('=') {
+        Some((_, v)) => v.to_string(),
+        None => words.get(at + 1).cloned().unwrap_or_else(|| "NAME".into()),
+    };
+    let file =
+        words.iter().skip(2).find(|w| !w.starts_with('-') && w.ends_with(".toml")).map_or("FILE", |f| f.as_str());
+    Some(format!(
+        "compare has no --variant: it runs the base and every variant side by side; to run one variant, use `sim-cli run {file} --variant {name}`"
+    ))
+}
+
+/// The documents `sim-cli schema` describes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SchemaKind {
+    /// A scenario file (TOML, read as JSON by validators).
+    Scenario,
+    /// The report of `run --json` (and each run of `compare --json`).
+    Report,
+    /// One line of `sweep --json`.
+    SweepLine,
 }
 
 /// What `run` can write besides its report.
@@ -149,4 +216,24 @@ pub struct SweepArgs {
     /// Write `DIR/sweep.svg`: a line chart (one varied key) or heat map (two).
     #[arg(long, value_name = "DIR")]
     pub plot: Option<PathBuf>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `compare --variant` used to get clap's generic "unexpected argument"
+    /// tip; it now says what compare does and which command runs one variant.
+    #[test]
+    fn compare_variant_names_the_command_that_runs_one() {
+        let args: Vec<OsString> =
+            ["sim-cli", "compare", "scenarios/jmx.toml", "--variant", "tuned"].iter().map(OsString::from).collect();
+        let e = Cli::try_parse_from(&args).unwrap_err();
+        let msg = misplaced_option(&e, &args).expect("a specific message");
+        assert!(msg.contains("runs the base and every variant"), "{msg}");
+        assert!(msg.contains("`sim-cli run scenarios/jmx.toml --variant tuned`"), "{msg}");
+        // Other mistakes keep clap's message.
+        let other: Vec<OsString> = ["sim-cli", "compare", "x.toml", "--bogus"].iter().map(OsString::from).collect();
+        assert_eq!(misplaced_option(&Cli::try_parse_from(&other).unwrap_err(), &other), None);
+    }
 }

@@ -11,6 +11,7 @@
 
 mod args;
 mod charts;
+mod docs;
 mod hgrm;
 mod io_output;
 mod output;
@@ -19,12 +20,11 @@ mod run;
 mod serve;
 mod sweep;
 
-use clap::Parser;
 use std::io::Write;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let cli = args::Cli::parse();
+    let cli = args::parse();
     match run::execute(cli) {
         Ok(text) => match std::io::stdout().lock().write_all(text.as_bytes()) {
             // A reader that stops early (`| head`) is not an error.

@@ -50,9 +50,45 @@ fn header(r: &RunReport, out: &mut String) {
         t.scaling.name(),
         t.factor
     );
+    tasks_line(r, out);
     let on: Vec<&str> = s.features.iter().filter(|f| f.1).map(|f| f.0).collect();
     let off: Vec<&str> = s.features.iter().filter(|f| !f.1).map(|f| f.0).collect();
     let _ = writeln!(out, "features: {} (off: {})", on.join(" "), off.join(" "));
+}
+
+/// Each task declaration as it ran (instances, nice, policy, CPUs, group),
+/// so a `--set tasks.NAME.nice=5` shows in the header as `--set machine.hz`
+/// does in the machine line.
+fn tasks_line(r: &RunReport, out: &mut String) {
+    let mut decls: Vec<(&str, Vec<&TaskReport>)> = Vec::new();
+    for t in &r.tasks {
+        match decls.iter_mut().find(|(n, _)| *n == t.name) {
+            Some((_, v)) => v.push(t),
+            None => decls.push((&t.name, vec![t])),
+        }
+    }
+    let parts: Vec<String> = decls
+        .iter()
+        .map(|(name, ts)| {
+            let first = ts[0];
+            let mut p = if ts.len() > 1 { format!("{name}×{}", ts.len()) } else { name.to_string() };
+            let _ = write!(p, " nice {}", first.nice);
+            if first.policy != "normal" {
+                let _ = write!(p, " {}", first.policy);
+            }
+            if ts.iter().all(|t| t.cpus_allowed == first.cpus_allowed) {
+                let _ = write!(p, " cpus {}", first.cpus_allowed);
+            } else {
+                let last = ts[ts.len() - 1];
+                let _ = write!(p, " cpus {}…{} (one list each)", first.cpus_allowed, last.cpus_allowed);
+            }
+            if first.group != "/" {
+                let _ = write!(p, " group {}", first.group);
+            }
+            p
+        })
+        .collect();
+    let _ = writeln!(out, "tasks: {}", parts.join(" · "));
 }
 
 /// Instances merged by declared name, as `perf sched latency` merges by comm.
@@ -506,4 +542,31 @@ pub fn format_max(s: &LatencySummary) -> String {
 /// `format_max` for narrow columns: `>19.9s open`.
 pub fn format_max_short(s: &LatencySummary) -> String {
     if s.worst_is_open() { format!(">{} open", format_duration(s.open_max_ns)) } else { format_duration(s.max_ns) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_core::Scenario;
+
+    /// Defect: the header showed `--set machine.*` overrides (in the machine
+    /// line) but not task-level ones such as `tasks.jvm-gc.nice=5`.
+    #[test]
+    fn the_header_shows_task_level_overrides() {
+        let toml = "schema = 1\nseed = 1\nduration = \"20ms\"\n[machine]\ncpus = 2\n\
+            [[tasks]]\nname = \"reactor\"\nprogram = [{ run = \"1ms\" }, { sleep = \"1ms\" }]\n\
+            [[tasks]]\nname = \"jvm-gc\"\ncount = 2\nprogram = [{ run = \"2ms\" }, { sleep = \"3ms\" }]\n";
+        let header = |sets: &[(&str, &str)]| {
+            let s = Scenario::from_toml("t.toml", toml).unwrap().with_overrides(sets).unwrap();
+            let text = run_text(&sim_core::run(&s), false);
+            text.lines().take_while(|l| !l.is_empty()).map(str::to_string).collect::<Vec<_>>().join("\n")
+        };
+        let base = header(&[("machine.hz", "1000")]);
+        assert!(
+            base.contains("HZ=1000") && base.contains("tasks: reactor nice 0 cpus 0-1 · jvm-gc×2 nice 0"),
+            "{base}"
+        );
+        let set = header(&[("tasks.jvm-gc.nice", "5"), ("tasks.jvm-gc.policy", "batch"), ("tasks.reactor.cpus", "1")]);
+        assert!(set.contains("reactor nice 0 cpus 1 · jvm-gc×2 nice 5 batch cpus 0-1"), "{set}");
+    }
 }

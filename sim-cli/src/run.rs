@@ -102,6 +102,14 @@ pub fn execute(cli: Cli) -> Result<String> {
         Command::Merge { files, budget, json, plot } => {
             crate::sweep::merge(&files, budget.as_deref(), json, plot.as_deref())
         }
+        Command::Completions { shell } => Ok(crate::docs::completions(shell)),
+        Command::Man { out_dir: None } => Ok(crate::docs::man_page()),
+        Command::Man { out_dir: Some(dir) } => {
+            let files = crate::docs::write_man_pages(&dir)?;
+            eprintln!("wrote {} man pages to {}", files.len(), dir.display());
+            Ok(String::new())
+        }
+        Command::Schema { what } => Ok(crate::docs::schema(what)),
         Command::Serve { dir, port } => crate::serve::serve(&dir, port).map(|()| String::new()),
     }
 }

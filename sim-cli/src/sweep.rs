@@ -14,7 +14,7 @@ use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 use sim_core::StopReason;
 use sim_core::sweep::{self, Axis, Grid, Metric, PointResult};
-use sim_core::time::format_ms;
+use sim_core::time::{column_unit, format_in};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -49,10 +49,17 @@ impl Sweep {
     }
 }
 
+/// Version of the sweep JSON lines (`schema` in each line); `merge` refuses
+/// any other.
+pub const LINE_SCHEMA: u32 = 1;
+
 /// One JSON line: one grid point. Field names are the contract `merge` reads.
-#[derive(Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct PointLine {
+    /// Version of the line's layout (1).
+    schema: u32,
+    /// Fingerprint of the sweep (scenario text, variant, --set, --vary, --target, --metric, version).
     sweep: String,
     index: usize,
     points: usize,
@@ -170,6 +177,8 @@ pub fn sweep(a: SweepArgs) -> Result<String> {
     if let Some(dir) = &a.plot {
         write_plot(dir, &info, &results)?;
     }
+    // Nothing but the table or the JSON lines goes to stdout: where the
+    // chart went is a diagnostic (as `run --plot` says it), on stderr.
     if a.common.json {
         return Ok(json_lines(&info, &results));
     }
@@ -177,11 +186,7 @@ pub fn sweep(a: SweepArgs) -> Result<String> {
         Some((k, n)) => format!("shard {k}/{n}: {} of {} points", results.len(), info.grid.len()),
         None => format!("{} points", info.grid.len()),
     };
-    let mut out = table(&info, results, budget, &scope);
-    if let Some(dir) = &a.plot {
-        let _ = writeln!(out, "\nchart: {}", dir.join("sweep.svg").display());
-    }
-    Ok(out)
+    Ok(table(&info, results, budget, &scope))
 }
 
 /// Runs `todo` on `jobs` threads, each taking the next index from a shared
@@ -219,6 +224,7 @@ fn json_lines(info: &Sweep, results: &[PointResult]) -> String {
     let mut out = String::new();
     for r in results {
         let line = PointLine {
+            schema: LINE_SCHEMA,
             sweep: info.fingerprint.clone(),
             index: r.index,
             points: info.grid.len(),
@@ -295,8 +301,10 @@ fn table(info: &Sweep, mut results: Vec<PointResult>, budget: Option<u64>, scope
     for (a, w) in info.grid.axes.iter().zip(&key_widths) {
         let _ = write!(head, " {:<w$}", a.key);
     }
-    for (i, (n, _)) in figures.iter().enumerate() {
-        let label = if i == 0 { format!("{n} ms ▲") } else { format!("{n} ms") };
+    // Each column in the unit of its largest value, as the unit in its header.
+    let units: Vec<(u64, &str)> = figures.iter().map(|(_, f)| column_unit(results.iter().map(f))).collect();
+    for (i, ((n, _), (_, unit))) in figures.iter().zip(&units).enumerate() {
+        let label = if i == 0 { format!("{n} {unit} ▲") } else { format!("{n} {unit}") };
         let _ = write!(head, " {label:>10}");
     }
     let _ = write!(head, " {:>9} {:>10}", "switches", "switches/s");
@@ -307,8 +315,8 @@ fn table(info: &Sweep, mut results: Vec<PointResult>, budget: Option<u64>, scope
         for ((_, v), w) in r.settings.iter().zip(&key_widths) {
             let _ = write!(line, " {v:<w$}");
         }
-        for (_, f) in &figures {
-            let _ = write!(line, " {:>10}", format_ms(f(r)));
+        for ((_, f), unit) in figures.iter().zip(&units) {
+            let _ = write!(line, " {:>10}", format_in(f(r), *unit));
         }
         let _ = write!(line, " {:>9} {:>10}", r.switches, switches_per_s(r));
         if r.stop != StopReason::TimeLimit && r.stop != StopReason::Quiescent {
@@ -334,10 +342,11 @@ fn table(info: &Sweep, mut results: Vec<PointResult>, budget: Option<u64>, scope
                 for r in ok {
                     let _ = writeln!(
                         out,
-                        "  {:<width$}  {} {} ms  {} switches ({}/s)",
+                        "  {:<width$}  {} {} {}  {} switches ({}/s)",
                         settings_text(r),
                         m.name(),
-                        format_ms(r.metric_ns),
+                        format_in(r.metric_ns, units[0]),
+                        units[0].1,
                         r.switches,
                         switches_per_s(r)
                     );
@@ -346,9 +355,10 @@ fn table(info: &Sweep, mut results: Vec<PointResult>, budget: Option<u64>, scope
             Some(best) => {
                 let _ = writeln!(
                     out,
-                    "No setting meets the budget ({} ≤ {fmt_b}); the best is {} ms with {} ({} switches).",
+                    "No setting meets the budget ({} ≤ {fmt_b}); the best is {} {} with {} ({} switches).",
                     m.name(),
-                    format_ms(best.metric_ns),
+                    format_in(best.metric_ns, units[0]),
+                    units[0].1,
                     settings_text(best),
                     best.switches
                 );
@@ -387,7 +397,17 @@ fn write_plot(dir: &Path, info: &Sweep, results: &[PointResult]) -> Result<()> {
         root.present().map_err(|e| anyhow::anyhow!("drawing failed: {e}"))?;
     }
     let path = dir.join("sweep.svg");
-    std::fs::write(&path, svg).with_context(|| format!("--plot: cannot write {}", path.display()))
+    std::fs::write(&path, svg).with_context(|| format!("--plot: cannot write {}", path.display()))?;
+    eprintln!("wrote {}", path.display());
+    Ok(())
+}
+
+/// The JSON Schema of one `sweep --json` line.
+pub fn line_schema() -> serde_json::Value {
+    let mut schema = schemars::schema_for!(PointLine);
+    schema.insert("title".into(), format!("schedlab sweep --json line (schema {LINE_SCHEMA})").into());
+    schema.insert("$id".into(), "https://schedlab.invalid/docs/schema/sweep-line.schema.json".into());
+    schema.to_value()
 }
 
 /// Reads shards' JSON lines: one sweep (one fingerprint), every index once.
@@ -400,8 +420,21 @@ fn merge_texts(inputs: &[(String, String)]) -> Result<(Sweep, Vec<PointResult>)>
             if line.trim().is_empty() {
                 continue;
             }
-            let p: PointLine =
+            let value: serde_json::Value =
                 serde_json::from_str(line).with_context(|| format!("{at}: not a line of `sim-cli sweep --json`"))?;
+            match value.get("schema") {
+                Some(v) if v.as_u64() == Some(u64::from(LINE_SCHEMA)) => {}
+                Some(v) => bail!(
+                    "{at}: sweep line schema {v}; this sim-cli ({}) reads schema {LINE_SCHEMA}: merge with the version that wrote it, or re-run the sweep",
+                    env!("CARGO_PKG_VERSION")
+                ),
+                None if value.get("sweep").is_some() => bail!(
+                    "{at}: the line has no `schema` field: written by a sim-cli older than schema {LINE_SCHEMA} lines; re-run that shard with this version"
+                ),
+                None => bail!("{at}: not a line of `sim-cli sweep --json` (no `schema` or `sweep` field)"),
+            }
+            let p: PointLine =
+                serde_json::from_value(value).with_context(|| format!("{at}: not a line of `sim-cli sweep --json`"))?;
             let (sweep, first_at) = match &info {
                 Some(i) => (&i.0, &i.1),
                 None => {
@@ -511,11 +544,7 @@ pub fn merge(files: &[PathBuf], budget: Option<&str>, json: bool, plot: Option<&
         return Ok(json_lines(&info, &results));
     }
     let scope = format!("{} points merged from {} files", results.len(), files.len());
-    let mut out = table(&info, results, budget, &scope);
-    if let Some(dir) = plot {
-        let _ = writeln!(out, "\nchart: {}", dir.join("sweep.svg").display());
-    }
-    Ok(out)
+    Ok(table(&info, results, budget, &scope))
 }
 
 #[cfg(test)]
@@ -599,11 +628,74 @@ mod tests {
         let changed = shard("f00d", &[1]).replace("\"switches\":99", "\"switches\":7");
         let e = err(&[("a", shard("f00d", &[0, 1, 2, 3])), ("b", changed)]);
         assert!(e.contains("b:1: point 1 differs from the same point at a:2"), "{e}");
-        let e = err(&[("a", format!("{}{{\"sweep\": 1}}\n", shard("f00d", &[0])))]);
+        let e = err(&[("a", format!("{}{{\"schema\": 1, \"sweep\": 1}}\n", shard("f00d", &[0])))]);
         assert!(e.starts_with("a:2: not a line of `sim-cli sweep --json`"), "{e}");
         let moved = shard("f00d", &[1]).replace("\"index\":1", "\"index\":2");
         let e = err(&[("a", moved)]);
         assert!(e.contains("a:1: the settings of point 2 are not the grid's"), "{e}");
+    }
+
+    #[test]
+    fn lines_carry_a_schema_that_merge_checks() {
+        let lines = shard("f00d", &[0]);
+        let v: serde_json::Value = serde_json::from_str(lines.lines().next().unwrap()).unwrap();
+        assert_eq!(v["schema"], LINE_SCHEMA);
+        let err = |text: String| format!("{:#}", merge_texts(&[("a".into(), text)]).unwrap_err());
+        let e = err(lines.replace("\"schema\":1,", "\"schema\":2,"));
+        assert!(e.starts_with("a:1: sweep line schema 2; this sim-cli") && e.contains("reads schema 1"), "{e}");
+        let e = err(lines.replace("\"schema\":1,", ""));
+        assert!(e.starts_with("a:1: the line has no `schema` field") && e.contains("re-run that shard"), "{e}");
+        // The schema describes the lines actually written.
+        let schema = line_schema();
+        let props = schema["properties"].as_object().unwrap();
+        let mut written: Vec<&String> = v.as_object().unwrap().keys().collect();
+        let mut described: Vec<&String> = props.keys().collect();
+        written.sort();
+        described.sort();
+        assert_eq!(written, described);
+    }
+
+    /// Each figure column is printed in the unit of its largest value, named
+    /// in its header (not milliseconds with three decimals throughout).
+    #[test]
+    fn table_columns_choose_their_units() {
+        let i = info("f00d");
+        let mut rs: Vec<PointResult> = (0..4).map(|k| result(&i.grid, k)).collect();
+        rs[0].max_ns = 3_500_000_000;
+        let t = table(&i, rs, None, "4 points");
+        let head = t.lines().find(|l| l.contains("▲")).unwrap();
+        assert!(head.contains("p99 ms ▲") && head.contains("max s") && head.contains("avg us"), "{head}");
+        let best = t.lines().find(|l| l.contains(" 1ms ")).unwrap();
+        assert!(best.contains("1.000") && best.contains("3.500") && best.contains("500.000"), "{best}");
+    }
+
+    /// Defect: `sweep --plot` and `merge --plot` announced the chart on
+    /// stdout, after the table. Stdout is the table or the JSON lines alone.
+    #[test]
+    fn plot_writes_the_chart_and_keeps_stdout_for_the_output() {
+        let dir = std::env::temp_dir().join(format!("sim-cli-sweep-plot-{}", std::process::id()));
+        let file = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../scenarios/two-hogs.toml"));
+        let args = |json: bool| SweepArgs {
+            common: crate::args::Common { file: file.clone(), set: vec!["duration=50ms".into()], json },
+            vary: vec!["cfs.sched_latency_ns=2ms,4ms".into()],
+            variant: None,
+            target: None,
+            metric: "p99".into(),
+            budget: None,
+            shard: None,
+            jobs: Some(1),
+            plot: Some(dir.clone()),
+        };
+        let out = sweep(args(false)).unwrap();
+        assert!(dir.join("sweep.svg").is_file());
+        assert!(!out.contains("chart") && !out.contains("sweep.svg"), "{out}");
+        let lines = sweep(args(true)).unwrap();
+        assert!(lines.lines().all(|l| serde_json::from_str::<serde_json::Value>(l).is_ok()), "{lines}");
+        let shard = dir.join("all.jsonl");
+        std::fs::write(&shard, &lines).unwrap();
+        let merged = merge(&[shard], None, false, Some(&dir)).unwrap();
+        assert!(merged.contains("2 points merged") && !merged.contains("sweep.svg"), "{merged}");
+        std::fs::remove_dir_all(&dir).ok();
     }
 
     #[test]

@@ -46,6 +46,8 @@ pub mod partial;
 pub mod plot;
 pub mod rng;
 pub mod scenario;
+#[cfg(feature = "schema")]
+pub mod schema;
 pub mod sched;
 pub mod sweep;
 pub mod task;

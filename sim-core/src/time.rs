@@ -34,10 +34,34 @@ impl fmt::Display for SimTime {
     }
 }
 
+/// Duration units, largest first: nanoseconds per unit and the name that
+/// `parse_duration` reads back.
+pub const UNITS: [(u64, &str); 4] = [(1_000_000_000, "s"), (1_000_000, "ms"), (1_000, "us"), (1, "ns")];
+
+/// Milliseconds, the unit `perf sched` prints delays in.
+pub const MS: (u64, &str) = UNITS[1];
+
+/// The unit for a column of durations: the largest one its largest value
+/// reaches (ns for a column of zeros), so no cell needs more than three
+/// digits before the point beyond what the unit's size requires.
+pub fn column_unit(values: impl IntoIterator<Item = u64>) -> (u64, &'static str) {
+    let max = values.into_iter().max().unwrap_or(0);
+    UNITS.into_iter().find(|&(scale, _)| max >= scale).unwrap_or(UNITS[3])
+}
+
+/// `ns` in `unit` with three decimals, truncated (`12.345` in ms), none for
+/// ns: the cells of a column whose header names the unit.
+pub fn format_in(ns: u64, unit: (u64, &str)) -> String {
+    let (scale, _) = unit;
+    if scale == 1 {
+        return ns.to_string();
+    }
+    format!("{}.{:03}", ns / scale, (ns % scale) / (scale / 1000))
+}
+
 /// Formats a duration in the most readable unit (`1.5ms`, `250us`, `3s`).
 /// Exact: the value printed parses back to the same nanoseconds.
 pub fn format_duration(ns: u64) -> String {
-    const UNITS: [(u64, &str); 4] = [(1_000_000_000, "s"), (1_000_000, "ms"), (1_000, "us"), (1, "ns")];
     for (scale, unit) in UNITS {
         if ns >= scale || scale == 1 {
             let whole = ns / scale;
@@ -71,7 +95,7 @@ pub fn format_secs(ns: u64) -> String {
 
 /// Milliseconds with three decimals (`12.345`), as `perf sched` prints delays.
 pub fn format_ms(ns: u64) -> String {
-    format!("{}.{:03}", ns / 1_000_000, (ns / 1_000) % 1_000)
+    format_in(ns, MS)
 }
 
 #[cfg(test)]
@@ -86,6 +110,20 @@ mod tests {
         assert_eq!(format_duration(1_000_001), "1.000001ms");
         assert_eq!(format_duration(999), "999ns");
         assert_eq!(format_ms(12_345_678), "12.345");
+        assert_eq!(format_ms(999), "0.000");
+    }
+
+    #[test]
+    fn columns_take_the_unit_of_their_largest_value() {
+        assert_eq!(column_unit([40_000, 812_345]), (1_000, "us"));
+        assert_eq!(column_unit([40_000, 2_500_000]), (1_000_000, "ms"));
+        assert_eq!(column_unit([3_000_000_000]), (1_000_000_000, "s"));
+        assert_eq!(column_unit([0, 0]), (1, "ns"));
+        assert_eq!(column_unit([]), (1, "ns"));
+        assert_eq!(format_in(812_345, (1_000, "us")), "812.345");
+        assert_eq!(format_in(40_000, (1_000_000, "ms")), "0.040");
+        assert_eq!(format_in(3_250_000_000, (1_000_000_000, "s")), "3.250");
+        assert_eq!(format_in(17, (1, "ns")), "17");
         assert_eq!(SimTime(1_000_000_123).to_string(), "1.000000123");
     }
 }

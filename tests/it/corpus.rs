@@ -73,5 +73,5 @@ fn oversized_programs_are_refused() {
         "schema = 1\nseed = 1\nduration = \"1s\"\n[machine]\ncpus = 1\n[[tasks]]\nname = \"t\"\nprogram = [{steps}]\n"
     );
     let msg = Scenario::from_toml("long.toml", &text).map(|_| ()).unwrap_err().to_string();
-    assert!(msg.contains("long.toml") && msg.contains("tasks[0].program") && msg.contains("1000"), "{msg}");
+    assert!(msg.contains("long.toml") && msg.contains("tasks.t.program") && msg.contains("1000"), "{msg}");
 }

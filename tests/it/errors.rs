@@ -38,15 +38,15 @@ fn errors_name_file_key_and_what_is_allowed() {
         ("duration = \"1s\"", "duration = \"1 fortnight\"", &["bad.toml", "duration", "unknown time unit"]),
         ("duration = \"1s\"", "duration = \"0s\"", &["duration", "positive"]),
         ("cpus = 2", "cpus = 1000000", &["machine.cpus", "1 to 4096"]),
-        ("name = \"t\"", "name = \"t\"\nnice = 40", &["tasks[0].nice", "-20 to 19"]),
-        ("name = \"t\"", "name = \"t\"\ncpus = \"5\"", &["tasks[0].cpus", "CPU 5 does not exist"]),
-        ("name = \"t\"", "name = \"t\"\ncount = 1000000000", &["tasks[0].count", "1 to 100000"]),
+        ("name = \"t\"", "name = \"t\"\nnice = 40", &["tasks.t.nice", "-20 to 19"]),
+        ("name = \"t\"", "name = \"t\"\ncpus = \"5\"", &["tasks.t.cpus", "CPU 5 does not exist"]),
+        ("name = \"t\"", "name = \"t\"\ncount = 1000000000", &["tasks.t.count", "1 to 100000"]),
         (
             "{ run = \"1ms\" }",
             "{ run = \"uniform(5ms, 1ms)\" }",
-            &["tasks[0].program[0].run", "low must not exceed high"],
+            &["tasks.t.program[0].run", "low must not exceed high"],
         ),
-        ("{ run = \"1ms\" }", "{ jog = \"1ms\" }", &["tasks[0].program[0]", "run, sleep"]),
+        ("{ run = \"1ms\" }", "{ jog = \"1ms\" }", &["tasks.t.program[0]", "run, sleep"]),
         ("seed = 1", "seed = 1\nsedd = 2", &["bad.toml", "unknown field `sedd`"]),
         ("[machine]", "[cfs]\nsched_latency_ns = \"50us\"\n[machine]", &["cfs.sched_latency_ns", "sysctl range"]),
         ("[machine]", "[features]\nFAST = true\n[machine]", &["features.FAST", "GENTLE_FAIR_SLEEPERS"]),
@@ -84,8 +84,8 @@ fn group_errors_name_the_key() {
         ("[machine]", "[groups.\"/a\"]\nshares = -1\n[machine]", &["groups.\"/a\".shares", "positive integer"]),
         ("[machine]", "[groups.\"/a\"]\nweight = 1\n[machine]", &["unknown field `weight`", "shares"]),
         ("[machine]", "[groups.\"/autogroup-x\"]\n[machine]", &["reserved for autogroups"]),
-        ("name = \"t\"", "name = \"t\"\ngroup = \"/nope\"", &["tasks[0].group", "no group `/nope`", "groups: /"]),
-        ("name = \"t\"", "name = \"t\"\nsession = \"a.b\"", &["tasks[0].session", "letters, digits"]),
+        ("name = \"t\"", "name = \"t\"\ngroup = \"/nope\"", &["tasks.t.group", "no group `/nope`", "groups: /"]),
+        ("name = \"t\"", "name = \"t\"\nsession = \"a.b\"", &["tasks.t.session", "letters, digits"]),
         (
             "[machine]",
             "[autogroup]\nnice = { ghost = 1 }\n[machine]",
@@ -144,7 +144,7 @@ fn io_errors_name_the_key() {
         ),
         ("[machine]", with_dev("capacity = \"1KiB\""), vec!["devices.sda.capacity", "at least 1MiB"]),
         ("[machine]", with_dev("speed = 1"), vec!["unknown field `speed`"]),
-        (prog, io("{ read = \"4KiB\" }"), vec!["tasks[0].program[0]", "needs a device"]),
+        (prog, io("{ read = \"4KiB\" }"), vec!["tasks.t.program[0]", "needs a device"]),
     ];
     for (from, to, wants) in &cases {
         assert!(GOOD.contains(from), "fixture lacks {from}");
@@ -158,18 +158,18 @@ fn io_errors_name_the_key() {
     let good = GOOD.replacen("[machine]", dev, 1);
     assert!(Scenario::from_toml("good.toml", &good).is_ok());
     let steps: &[(&str, &[&str])] = &[
-        ("{ read = \"4 parsecs\" }", &["tasks[0].program[0].read", "unknown size unit"]),
-        ("{ read = 4096 }", &["tasks[0].program[0].read", "\"4KiB\""]),
-        ("{ read = \"4KiB\", sync = false }", &["tasks[0].program[0].sync", "always synchronous"]),
-        ("{ write = \"4KiB\", depth = 4 }", &["tasks[0].program[0].depth", "wait = false"]),
-        ("{ write = \"4KiB\", wait = false, depth = 0 }", &["tasks[0].program[0].depth", "1 to 4096"]),
-        ("{ write = \"4KiB\", device = \"sdb\" }", &["tasks[0].program[0].device", "no device named `sdb`", "sda"]),
-        ("{ write = \"4KiB\", pattern = \"zigzag\" }", &["tasks[0].program[0].pattern", "sequential"]),
-        ("{ write = \"4KiB\", colour = 1 }", &["tasks[0].program[0].colour", "allowed: device"]),
-        ("{ write = \"128MiB\" }", &["tasks[0].program[0].write", "1 byte to 64 MiB"]),
-        ("{ write = \"4KiB\", offset = \"3TiB\" }", &["tasks[0].program[0].span", "within the device"]),
-        ("{ read = \"4KiB\", write = \"4KiB\" }", &["tasks[0].program[0]", "exactly one of"]),
-        ("{ wait_io = \"nobody\" }", &["tasks[0].program[0].wait_io", "no task named `nobody`"]),
+        ("{ read = \"4 parsecs\" }", &["tasks.t.program[0].read", "unknown size unit"]),
+        ("{ read = 4096 }", &["tasks.t.program[0].read", "\"4KiB\""]),
+        ("{ read = \"4KiB\", sync = false }", &["tasks.t.program[0].sync", "always synchronous"]),
+        ("{ write = \"4KiB\", depth = 4 }", &["tasks.t.program[0].depth", "wait = false"]),
+        ("{ write = \"4KiB\", wait = false, depth = 0 }", &["tasks.t.program[0].depth", "1 to 4096"]),
+        ("{ write = \"4KiB\", device = \"sdb\" }", &["tasks.t.program[0].device", "no device named `sdb`", "sda"]),
+        ("{ write = \"4KiB\", pattern = \"zigzag\" }", &["tasks.t.program[0].pattern", "sequential"]),
+        ("{ write = \"4KiB\", colour = 1 }", &["tasks.t.program[0].colour", "allowed: device"]),
+        ("{ write = \"128MiB\" }", &["tasks.t.program[0].write", "1 byte to 64 MiB"]),
+        ("{ write = \"4KiB\", offset = \"3TiB\" }", &["tasks.t.program[0].span", "within the device"]),
+        ("{ read = \"4KiB\", write = \"4KiB\" }", &["tasks.t.program[0]", "exactly one of"]),
+        ("{ wait_io = \"nobody\" }", &["tasks.t.program[0].wait_io", "no task named `nobody`"]),
     ];
     for (step, wants) in steps {
         let text = good.replacen(prog, &io(step), 1);
@@ -180,4 +180,54 @@ fn io_errors_name_the_key() {
             assert!(msg.contains(w), "error for `{step}` lacks `{w}`: {msg}");
         }
     }
+}
+
+/// Messages name a task as `--set` addresses it (`tasks.NAME.key`), say that
+/// durations cannot be negative (not that `-5ms` has an unknown unit), list
+/// the tick rates for a word (not serde's "expected u64"), and suggest the
+/// nearest step or key for a typo.
+#[test]
+fn messages_name_tasks_and_suggest_fixes() {
+    let cases: &[(&str, &str, &[&str])] = &[
+        ("duration = \"1s\"", "duration = \"-5ms\"", &["bad.toml: duration: `-5ms`: durations cannot be negative"]),
+        ("duration = \"1s\"", "duration = -5", &["bad.toml: duration: -5: durations cannot be negative"]),
+        (
+            "{ sleep = \"1ms\" }",
+            "{ sleep = \"uniform(-1ms, 2ms)\" }",
+            &["tasks.t.program[1].sleep: ", "cannot be negative"],
+        ),
+        (
+            "[machine]\ncpus = 2",
+            "[machine]\ncpus = 2\nhz = \"fast\"",
+            &["bad.toml: machine.hz: ", "found string \"fast\"", "100, 250, 300 or 1000"],
+        ),
+        ("{ sleep = \"1ms\" }", "\"wiat\"", &["tasks.t.program[1]: `wiat` is not a step (did you mean `wait`?)"]),
+        (
+            "{ sleep = \"1ms\" }",
+            "{ sleep_untl = \"1ms\" }",
+            &["tasks.t.program[1].sleep_untl: `sleep_untl` is not a step (did you mean `sleep_until`?)", "run, sleep"],
+        ),
+        ("{ sleep = \"1ms\" }", "{ jog = \"1ms\" }", &["tasks.t.program[1].jog: `jog` is not a step;"]),
+        (
+            "name = \"t\"",
+            "name = \"t\"\nnicee = 1",
+            &["tasks.t.nicee: unknown field `nicee`", "(did you mean `nice`?)"],
+        ),
+        ("cpus = 2", "cpus = \"two\"", &["machine.cpus: ", "expected an integer of 0 or more"]),
+    ];
+    assert_errors(cases);
+    // No suggestion for a word far from every step.
+    assert!(!err(&GOOD.replacen("{ sleep = \"1ms\" }", "{ jog = \"1ms\" }", 1)).contains("did you mean"));
+    // The key of a message is the `--set` path of the value to fix.
+    let base = Scenario::from_toml("good.toml", GOOD).unwrap();
+    let e = base.with_overrides(&[("tasks.t.nice", "40")]).unwrap_err();
+    assert_eq!(e.key(), "tasks.t.nice");
+    assert!(base.with_overrides(&[(e.key(), "5")]).is_ok());
+    let two = GOOD.replacen(
+        "[[tasks]]",
+        "[[tasks]]\nname = \"first\"\nprogram = [{ run = \"1ms\" }, { sleep = \"1ms\" }]\n[[tasks]]",
+        1,
+    );
+    let e = err(&two.replacen("name = \"t\"", "name = \"t\"\nnice = 40", 1));
+    assert!(e.contains("tasks.t.nice: 40") && !e.contains("tasks[1]"), "{e}");
 }

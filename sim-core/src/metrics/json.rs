@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 pub const SCHEMA: u32 = 1;
 
 #[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct Report<'a> {
     schema: u32,
     scenario: &'a str,
@@ -32,12 +33,14 @@ struct Report<'a> {
 }
 
 #[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct Io<'a> {
     devices: Vec<IoDevice<'a>>,
     processes: Vec<IoProcess<'a>>,
 }
 
 #[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct IoDevice<'a> {
     name: &'a str,
     kind: &'a str,
@@ -57,6 +60,7 @@ struct IoDevice<'a> {
 }
 
 #[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct IoCounts {
     queued: u64,
     queued_kib: u64,
@@ -67,6 +71,7 @@ struct IoCounts {
 }
 
 #[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct IoProcess<'a> {
     name: &'a str,
     pid: u32,
@@ -82,6 +87,7 @@ struct IoProcess<'a> {
 }
 
 #[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct IoWorst<'a> {
     comm: &'a str,
     pid: u32,
@@ -100,6 +106,7 @@ struct IoWorst<'a> {
 }
 
 #[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct IoMeanwhile<'a> {
     comm: &'a str,
     requests: u64,
@@ -107,6 +114,7 @@ struct IoMeanwhile<'a> {
 }
 
 #[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct IoLogLine<'a> {
     at_ns: u64,
     seq: u64,
@@ -202,6 +210,7 @@ fn io_dto(io: &super::io_report::IoReport) -> Io<'_> {
 }
 
 #[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct Group<'a> {
     path: &'a str,
     shares: u64,
@@ -213,6 +222,7 @@ struct Group<'a> {
 }
 
 #[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct GroupWeight {
     samples: u64,
     avg: u64,
@@ -221,6 +231,7 @@ struct GroupWeight {
 }
 
 #[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct Settings {
     cpus: u16,
     hz: u32,
@@ -240,6 +251,7 @@ struct Settings {
 }
 
 #[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct Latency {
     count: u64,
     min_ns: u64,
@@ -275,12 +287,14 @@ impl From<&LatencySummary> for Latency {
 }
 
 #[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct Culprit<'a> {
     comm: &'a str,
     ns: u64,
 }
 
 #[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct Task<'a> {
     name: &'a str,
     comm: &'a str,
@@ -307,6 +321,7 @@ struct Task<'a> {
 }
 
 #[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct Cpu {
     cpu: u16,
     busy_ns: u64,
@@ -314,6 +329,7 @@ struct Cpu {
 }
 
 #[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct Bucket<'a> {
     low_ns: u64,
     high_ns: u64,
@@ -322,6 +338,7 @@ struct Bucket<'a> {
 }
 
 #[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct Worst<'a> {
     comm: &'a str,
     cpu: u16,
@@ -331,6 +348,7 @@ struct Worst<'a> {
 }
 
 #[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "event", rename_all = "snake_case")]
 enum Row<'a> {
     Switch {
@@ -359,6 +377,7 @@ enum Row<'a> {
 }
 
 #[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct Victim<'a> {
     name: &'a str,
     delay: Latency,
@@ -530,4 +549,10 @@ pub fn runs_json(runs: &[RunReport]) -> String {
         runs: Vec<Report<'a>>,
     }
     serde_json::to_string_pretty(&Runs { runs: runs.iter().map(dto).collect() }).expect("the reports serialize")
+}
+
+/// The JSON Schema of the document `report_json` writes (feature `schema`).
+#[cfg(feature = "schema")]
+pub fn schema() -> schemars::Schema {
+    schemars::schema_for!(Report<'static>)
 }

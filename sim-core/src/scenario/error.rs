@@ -69,3 +69,32 @@ impl fmt::Display for KeyError {
         write!(f, "{}: {}", self.key, self.message)
     }
 }
+
+/// ` (did you mean `NEAREST`?)` when one of `choices` is within a small edit
+/// distance of `word` (a third of its length, at least 1, counting a swap of
+/// neighbours as one edit); empty otherwise.
+pub fn did_you_mean(word: &str, choices: &[&str]) -> String {
+    let limit = (word.chars().count() / 3).max(1);
+    choices
+        .iter()
+        .map(|c| (strsim::damerau_levenshtein(word, c), *c))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map_or(String::new(), |(_, c)| format!(" (did you mean `{c}`?)"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::did_you_mean;
+
+    #[test]
+    fn suggestions_are_near_misses_only() {
+        let steps = ["run", "sleep", "sleep_until", "wait", "wake", "serve"];
+        assert_eq!(did_you_mean("wiat", &steps), " (did you mean `wait`?)");
+        assert_eq!(did_you_mean("sleeep", &steps), " (did you mean `sleep`?)");
+        assert_eq!(did_you_mean("sleep_untill", &steps), " (did you mean `sleep_until`?)");
+        assert_eq!(did_you_mean("rn", &steps), " (did you mean `run`?)");
+        assert_eq!(did_you_mean("jog", &steps), "");
+        assert_eq!(did_you_mean("", &steps), "");
+    }
+}

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use toml::Value;
 
 #[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ScenarioFile {
     /// Format version; only 1 exists.
@@ -16,6 +17,7 @@ pub struct ScenarioFile {
     pub description: Option<String>,
     pub seed: u64,
     /// Simulated time to run, e.g. `"10s"`.
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::Duration"))]
     pub duration: Value,
     pub machine: MachineFile,
     #[serde(default)]
@@ -40,28 +42,39 @@ pub struct ScenarioFile {
     pub sources: Vec<SourceFile>,
     /// Named sets of overrides; read by `overrides.rs`, not deserialized here.
     #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Variants>"))]
     pub variants: Option<Value>,
 }
 
 #[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct MachineFile {
     pub cpus: u64,
     #[serde(default)]
-    pub hz: Option<u64>,
+    /// `CONFIG_HZ`: 100, 250 (default), 300 or 1000; read by `validate.rs`
+    /// so a wrong type can be answered with the choices.
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Hz>"))]
+    pub hz: Option<Value>,
     /// Time a context switch costs the incoming task, e.g. `"2us"` (default 0).
     #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Duration>"))]
     pub context_switch: Option<Value>,
 }
 
 #[derive(Debug, Default, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct CfsFile {
     /// Effective values, as written to `/proc/sys/kernel/…`.
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Duration>"))]
     pub sched_latency_ns: Option<Value>,
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Duration>"))]
     pub sched_min_granularity_ns: Option<Value>,
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Duration>"))]
     pub sched_wakeup_granularity_ns: Option<Value>,
     /// `none`, `log` (default) or `linear` (or 0, 1, 2 as the sysctl takes).
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Scaling>"))]
     pub sched_tunable_scaling: Option<Value>,
     /// Unscaled (`normalized_sysctl_*`) values, multiplied by the scaling factor.
     #[serde(default)]
@@ -71,6 +84,7 @@ pub struct CfsFile {
 }
 
 #[derive(Debug, Default, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct GroupFile {
     /// `cpu.shares` (default 1024); the kernel clamps it to [2, 262144].
@@ -79,6 +93,7 @@ pub struct GroupFile {
 
 /// A block device: the disk model and its elevator.
 #[derive(Debug, Default, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct DeviceFile {
     /// `ssd` or `hdd`.
@@ -92,25 +107,32 @@ pub struct DeviceFile {
     pub max_sectors_kb: Option<u64>,
     /// `queue/rotational` (default: true for `hdd`, false for `ssd`).
     pub rotational: Option<bool>,
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Duration>"))]
     pub read_latency: Option<Value>,
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Duration>"))]
     pub write_latency: Option<Value>,
     pub read_bandwidth: Option<String>,
     pub write_bandwidth: Option<String>,
     pub rpm: Option<u64>,
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Duration>"))]
     pub seek_min: Option<Value>,
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Duration>"))]
     pub seek_max: Option<Value>,
     pub bandwidth: Option<String>,
     /// `4.4`, or `fixed` (with commit 3932a86b4b9d, the default).
     pub cfq_behaviour: Option<String>,
     /// CFQ's sysfs tunables, applied when the elevator is `cfq`.
     #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(with = "BTreeMap<String, crate::schema::Tunable>"))]
     pub cfq: BTreeMap<String, Value>,
     /// deadline's sysfs tunables, applied when the elevator is `deadline`.
     #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(with = "BTreeMap<String, crate::schema::Tunable>"))]
     pub deadline: BTreeMap<String, Value>,
 }
 
 #[derive(Debug, Default, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct AutogroupFile {
     /// `kernel.sched_autogroup_enabled` (default true).
@@ -121,14 +143,19 @@ pub struct AutogroupFile {
 }
 
 #[derive(Debug, Default, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct CfsBaseFile {
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Duration>"))]
     pub sched_latency_ns: Option<Value>,
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Duration>"))]
     pub sched_min_granularity_ns: Option<Value>,
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Duration>"))]
     pub sched_wakeup_granularity_ns: Option<Value>,
 }
 
 #[derive(Debug, Default, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct LimitsFile {
     /// Stop after this many events even if simulated time remains.
@@ -136,20 +163,24 @@ pub struct LimitsFile {
 }
 
 #[derive(Debug, Default, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ReportFile {
     /// The task whose delays the report explains (default: the first task).
     pub victim: Option<String>,
     /// Scheduling history shown before and after the victim's worst delay.
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Duration>"))]
     pub history_window: Option<Value>,
 }
 
 #[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct TaskFile {
     pub name: String,
     pub count: Option<u64>,
     /// CPU list (`"0-31"`) or one list per instance (`["0", "1"]`).
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::CpuList>"))]
     pub cpus: Option<Value>,
     /// Pin instance *i* to the *i*-th CPU of `cpus` (wrapping).
     #[serde(default)]
@@ -161,12 +192,15 @@ pub struct TaskFile {
     /// The session (`setsid`) the task belongs to; with autogroup, a task in
     /// the root cgroup runs in its session's autogroup.
     pub session: Option<String>,
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Duration>"))]
     pub start: Option<Value>,
     pub iterations: Option<u64>,
+    #[cfg_attr(feature = "schema", schemars(with = "Vec<crate::schema::Step>"))]
     pub program: Vec<Value>,
 }
 
 #[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SourceFile {
     pub name: String,
@@ -175,10 +209,13 @@ pub struct SourceFile {
     /// Poisson arrivals at this mean rate per second (per target instance).
     pub rate_per_s: Option<f64>,
     /// Or: the time between arrivals, a duration or distribution.
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Dist>"))]
     pub interval: Option<Value>,
     /// Items per arrival (default 1).
     pub burst: Option<u64>,
     /// CPU work per item, a duration or distribution.
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::Dist"))]
     pub work: Value,
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Duration>"))]
     pub start: Option<Value>,
 }

@@ -129,7 +129,7 @@ pub fn resolve(f: &ScenarioFile, tasks: &mut [TaskSpec], cpus: u16) -> Result<Gr
     let declared = |groups: &[GroupSpec]| groups.iter().map(|g| g.path.as_str()).collect::<Vec<_>>().join(", ");
 
     for (i, t) in f.tasks.iter().enumerate() {
-        let key = format!("tasks[{i}]");
+        let key = super::validate::task_key(&t.name);
         let mut group = match &t.group {
             None => 0,
             Some(path) => groups.iter().position(|g| &g.path == path).ok_or_else(|| {

@@ -152,16 +152,57 @@ impl Scenario {
     }
 }
 
+/// serde's "unknown field `nicee`, expected one of `name`, `nice`, …": the
+/// nearest allowed key, if one is close.
+fn unknown_field_hint(message: &str) -> String {
+    let Some(rest) = message.strip_prefix("unknown field `") else { return String::new() };
+    let Some((field, allowed)) = rest.split_once('`') else { return String::new() };
+    let choices: Vec<&str> = allowed.split('`').skip(1).step_by(2).collect();
+    error::did_you_mean(field, &choices)
+}
+
+/// serde names Rust types (`expected u64`); say what to write instead.
+fn plain_types(message: &str) -> String {
+    [
+        ("expected u64", "expected an integer of 0 or more"),
+        ("expected u32", "expected an integer of 0 or more"),
+        ("expected i64", "expected an integer"),
+        ("expected f64", "expected a number"),
+        ("expected a boolean", "expected true or false"),
+    ]
+    .iter()
+    .fold(message.to_string(), |m, (from, to)| m.replace(from, to))
+}
+
+/// `tasks[2].nicee` → `tasks.jvm-gc.nicee`: an entry of `tasks` or `sources`
+/// named by its `name`, as `--set` addresses it, when that name is valid and
+/// unique (else the index stays).
+fn named_path(doc: &Table, path: &str) -> String {
+    for array in ["tasks", "sources"] {
+        let Some(rest) = path.strip_prefix(array).and_then(|r| r.strip_prefix('[')) else { continue };
+        let Some((index, tail)) = rest.split_once(']') else { continue };
+        let Some(items) = doc.get(array).and_then(Value::as_array) else { continue };
+        let name = |v: &Value| v.get("name").and_then(Value::as_str).map(str::to_string);
+        let Some(n) = index.parse::<usize>().ok().and_then(|i| items.get(i)).and_then(name) else { continue };
+        let unique = items.iter().filter(|v| name(v).as_deref() == Some(n.as_str())).count() == 1;
+        if unique && validate::check_name(&n, "").is_ok() {
+            return format!("{array}.{n}{tail}");
+        }
+    }
+    path.to_string()
+}
+
 /// Deserializes (stage one, with the key path of any error) and validates (stage two).
 fn build(doc: &Table) -> Result<ScenarioSpec, KeyError> {
     let value = Value::Table(doc.clone());
     let file: ScenarioFile = serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
-        let path = if path == "." { String::new() } else { path };
+        let path = if path == "." { String::new() } else { named_path(doc, &path) };
         // The deserializer appends its own "in `path`" line; the path is
         // already in front of the message, so keep the first line only.
         let message = e.into_inner().to_string();
-        KeyError::new(path, message.lines().next().unwrap_or("").trim_end().to_string())
+        let first = message.lines().next().unwrap_or("").trim_end();
+        KeyError::new(path, plain_types(first) + &unknown_field_hint(first))
     })?;
     validate::validate(&file)
 }

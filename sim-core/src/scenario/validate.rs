@@ -2,7 +2,7 @@
 //! the typed `ScenarioSpec` the engine runs. Every error names a key path and
 //! what is allowed there.
 
-use super::error::KeyError;
+use super::error::{KeyError, did_you_mean};
 use super::file::{ScenarioFile, TaskFile};
 use super::groups::{self, Groups};
 use crate::block::request::SECTOR_BYTES;
@@ -102,6 +102,10 @@ pub struct SourceSpec {
 pub(crate) fn duration_value(v: &Value, key: &str) -> Result<u64, KeyError> {
     match v {
         Value::Integer(n) if *n >= 0 && (*n as u64) <= SAMPLE_MAX_NS => Ok(*n as u64),
+        Value::Integer(n) if *n < 0 => Err(KeyError::new(
+            key,
+            format!("{n}: durations cannot be negative; give 0 to {SAMPLE_MAX_NS} ns or a duration such as \"50us\""),
+        )),
         Value::Integer(n) => {
             Err(KeyError::new(key, format!("{n} is out of range: a duration is 0 to {} ns", SAMPLE_MAX_NS)))
         }
@@ -121,6 +125,30 @@ fn dist_value(v: &Value, key: &str) -> Result<Dist, KeyError> {
             key,
             format!("expected a duration or distribution such as \"exp(200us)\", found {}", other.type_str()),
         )),
+    }
+}
+
+/// `machine.hz`: one of the kernel's `CONFIG_HZ` choices (default 250).
+fn hz_value(v: Option<&Value>) -> Result<u32, KeyError> {
+    let key = "machine.hz";
+    let choices = "100, 250, 300 or 1000";
+    match v {
+        None => Ok(250),
+        Some(Value::Integer(n)) => HZ_CHOICES
+            .iter()
+            .copied()
+            .find(|&h| i64::from(h) == *n)
+            .ok_or_else(|| KeyError::new(key, format!("{n} is not a kernel HZ choice: {choices}"))),
+        Some(other) => {
+            // Quoted and escaped, so the message stays on one line.
+            let found = match other {
+                Value::String(s) => format!("string {s:?}"),
+                Value::Float(x) => format!("float {x}"),
+                Value::Boolean(b) => format!("boolean {b}"),
+                v => v.type_str().to_string(),
+            };
+            Err(KeyError::new(key, format!("expected a tick rate, an integer: {choices} (found {found})")))
+        }
     }
 }
 
@@ -192,11 +220,7 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
         return Err(KeyError::new("machine.cpus", format!("{cpus} is not allowed: 1 to {}", limits::CPUS_MAX)));
     }
     let cpus = cpus as u16;
-    let hz = f.machine.hz.unwrap_or(250);
-    if !HZ_CHOICES.iter().any(|&h| u64::from(h) == hz) {
-        return Err(KeyError::new("machine.hz", format!("{hz} is not a kernel HZ choice: 100, 250, 300 or 1000")));
-    }
-    let hz = hz as u32;
+    let hz = hz_value(f.machine.hz.as_ref())?;
     let context_switch_ns = opt_duration(&f.machine.context_switch, "machine.context_switch", 0)?;
     if context_switch_ns > 1_000_000 {
         return Err(KeyError::new("machine.context_switch", "must be at most 1ms"));
@@ -244,11 +268,16 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
     let mut total: u64 = 0;
     let mut heads = Vec::with_capacity(f.tasks.len());
     for (i, t) in f.tasks.iter().enumerate() {
-        let key = format!("tasks[{i}]");
-        check_name(&t.name, &format!("{key}.name"))?;
-        if f.tasks[..i].iter().any(|o| o.name == t.name) {
-            return Err(KeyError::new(format!("{key}.name"), format!("duplicate task name `{}`", t.name)));
+        check_name(&t.name, &format!("tasks[{i}].name"))?;
+        if let Some(j) = f.tasks[..i].iter().position(|o| o.name == t.name) {
+            return Err(KeyError::new(
+                format!("tasks[{i}].name"),
+                format!("duplicate task name `{}` (tasks[{j}] has it too); names must be unique", t.name),
+            ));
         }
+        // Names are checked and unique from here on: keys name the task as
+        // `--set` addresses it.
+        let key = task_key(&t.name);
         let count = t.count.unwrap_or(1);
         if count == 0 || count > limits::TASKS_MAX {
             return Err(KeyError::new(
@@ -264,7 +293,7 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
     }
     let mut tasks = Vec::with_capacity(f.tasks.len());
     for (i, t) in f.tasks.iter().enumerate() {
-        tasks.push(task_spec(f, i, t, heads[i], cpus)?);
+        tasks.push(task_spec(f, t, heads[i], cpus)?);
     }
     let groups = groups::resolve(f, &mut tasks, cpus)?;
     let devices = super::devices::resolve(f, hz)?;
@@ -273,13 +302,12 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
     let mut sources = Vec::with_capacity(f.sources.len());
     let mut instances: u64 = 0;
     for (i, s) in f.sources.iter().enumerate() {
-        let key = format!("sources[{i}]");
-        check_name(&s.name, &format!("{key}.name"))?;
-        let target = f
-            .tasks
-            .iter()
-            .position(|t| t.name == s.target)
-            .ok_or_else(|| KeyError::new(format!("{key}.target"), format!("no task named `{}`", s.target)))?;
+        check_name(&s.name, &format!("sources[{i}].name"))?;
+        let key = format!("sources.{}", s.name);
+        let target = f.tasks.iter().position(|t| t.name == s.target).ok_or_else(|| {
+            let names: Vec<&str> = f.tasks.iter().map(|t| t.name.as_str()).collect();
+            KeyError::new(format!("{key}.target"), format!("no task named `{}`; tasks: {}", s.target, names.join(", ")))
+        })?;
         if !tasks[target].program.steps.contains(&Step::Serve) {
             return Err(KeyError::new(
                 format!("{key}.target"),
@@ -357,10 +385,10 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
 
 /// Every I/O step's region fits its device, and a submission fits its region.
 fn check_io_regions(tasks: &[TaskSpec], devices: &[DeviceSpec]) -> Result<(), KeyError> {
-    for (i, t) in tasks.iter().enumerate() {
+    for t in tasks {
         for (j, s) in t.program.steps.iter().enumerate() {
             let Step::Io(io) = s else { continue };
-            let key = format!("tasks[{i}].program[{j}]");
+            let key = format!("{}.program[{j}]", task_key(&t.name));
             let cap = devices[io.device.index()].capacity_sectors;
             let end = io.offset_sectors.unwrap_or(0).saturating_add(io.span_sectors);
             if io.span_sectors == 0 || end > cap {
@@ -377,6 +405,12 @@ fn check_io_regions(tasks: &[TaskSpec], devices: &[DeviceSpec]) -> Result<(), Ke
     Ok(())
 }
 
+/// The key path of a task declaration, as `--set` addresses it: `tasks.NAME`
+/// (names are letters, digits, `-`, `_` and `:`, so the path splits back).
+pub(super) fn task_key(name: &str) -> String {
+    format!("tasks.{name}")
+}
+
 pub(super) fn check_name(name: &str, key: &str) -> Result<(), KeyError> {
     let ok =
         !name.is_empty() && name.len() <= 64 && name.chars().all(|c| c.is_ascii_alphanumeric() || "-_:".contains(c));
@@ -387,12 +421,17 @@ pub(super) fn check_name(name: &str, key: &str) -> Result<(), KeyError> {
     }
 }
 
-fn task_spec(f: &ScenarioFile, i: usize, t: &TaskFile, head: (TaskId, u32), cpus: u16) -> Result<TaskSpec, KeyError> {
-    let key = format!("tasks[{i}]");
+fn task_spec(f: &ScenarioFile, t: &TaskFile, head: (TaskId, u32), cpus: u16) -> Result<TaskSpec, KeyError> {
+    let key = task_key(&t.name);
     let (first, count) = head;
     let affinity = match &t.cpus {
         None => vec![CpuSet::all(cpus); count as usize],
-        Some(Value::String(s)) => {
+        // One CPU may be written as a number (`--set tasks.NAME.cpus=1`).
+        Some(v @ (Value::String(_) | Value::Integer(_))) => {
+            let s = match v {
+                Value::Integer(n) => &n.to_string(),
+                _ => v.as_str().unwrap_or_default(),
+            };
             let set = CpuSet::parse(s, cpus).map_err(|m| KeyError::new(format!("{key}.cpus"), m))?;
             if t.pin_each {
                 let list: Vec<_> = set.iter().collect();
@@ -488,6 +527,8 @@ fn task_spec(f: &ScenarioFile, i: usize, t: &TaskFile, head: (TaskId, u32), cpus
 const STEP_KINDS: &str = "run, sleep, sleep_until, wait, wake, serve, yield, read, write, fdatasync, wait_io";
 const STEP_TABLE_KINDS: &[&str] =
     &["run", "sleep", "sleep_until", "wait", "wake", "serve", "yield", "read", "write", "fdatasync", "wait_io"];
+/// Every step name, bare or as a table key, for suggestions.
+const STEP_WORDS_ALL: &[&str] = STEP_TABLE_KINDS;
 const IO_OPTIONS: &[&str] = &["device", "sync", "meta", "prio", "wait", "depth", "pattern", "offset", "span"];
 
 fn step(f: &ScenarioFile, v: &Value, key: &str) -> Result<Step, KeyError> {
@@ -500,7 +541,8 @@ fn step(f: &ScenarioFile, v: &Value, key: &str) -> Result<Step, KeyError> {
             _ => Err(KeyError::new(
                 key,
                 format!(
-                    "`{w}` is not a step; bare words: wait, serve, yield, fdatasync; tables: {{ run = \"1ms\" }}, {{ sleep = \"exp(5ms)\" }}, {{ sleep_until = \"10ms\" }}, {{ wake = \"task\" }}, {{ read = \"4KiB\" }}, {{ write = \"2MiB\" }}, {{ wait_io = \"task\" }}"
+                    "`{w}` is not a step{}; bare words: wait, serve, yield, fdatasync; tables: {{ run = \"1ms\" }}, {{ sleep = \"exp(5ms)\" }}, {{ sleep_until = \"10ms\" }}, {{ wake = \"task\" }}, {{ read = \"4KiB\" }}, {{ write = \"2MiB\" }}, {{ wait_io = \"task\" }}",
+                    did_you_mean(w, STEP_WORDS_ALL)
                 ),
             )),
         }
@@ -519,8 +561,21 @@ fn step(f: &ScenarioFile, v: &Value, key: &str) -> Result<Step, KeyError> {
     } else {
         io_kinds
     };
+    if kinds.is_empty()
+        && let Some(unknown) = table.keys().find(|k| !IO_OPTIONS.contains(&k.as_str()) && k.as_str() != "offset")
+    {
+        return Err(KeyError::new(
+            format!("{key}.{unknown}"),
+            format!(
+                "`{unknown}` is not a step{}; a step table has exactly one of: {STEP_KINDS}",
+                did_you_mean(unknown, STEP_WORDS_ALL)
+            ),
+        ));
+    }
     if kinds.len() != 1 {
-        return Err(KeyError::new(key, format!("a step table has exactly one of: {STEP_KINDS}")));
+        let found: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
+        let found = if found.is_empty() { "none".to_string() } else { found.join(", ") };
+        return Err(KeyError::new(key, format!("a step table has exactly one of: {STEP_KINDS} (found: {found})")));
     }
     let kind = kinds[0].as_str();
     let val = &table[kind];
@@ -598,7 +653,12 @@ fn io_step(f: &ScenarioFile, table: &toml::Table, kind: &str, key: &str) -> Resu
         None => return Err(KeyError::new(sub("device"), "required: the scenario has several devices")),
         Some(Value::String(d)) => f.devices.keys().position(|n| n == d).ok_or_else(|| {
             let names: Vec<&str> = f.devices.keys().map(String::as_str).collect();
-            KeyError::new(sub("device"), format!("no device named `{d}`; declared: {}", names.join(", ")))
+            let declared = if names.is_empty() {
+                format!("no devices are declared (add [devices.{d}])")
+            } else {
+                format!("declared: {}", names.join(", "))
+            };
+            KeyError::new(sub("device"), format!("no device named `{d}`; {declared}"))
         })?,
         Some(_) => return Err(KeyError::new(sub("device"), "expected a device name")),
     };

@@ -473,5 +473,5 @@ fn zero_time_loops_stop_as_stalled() {
     let bad = toml.to_string();
     let bad = bad.replace(r#"[{ wake = "spin" }, "wait"]"#, r#"[{ wake = "spin" }, { sleep = "0us" }]"#);
     let err = Scenario::from_toml("loop.toml", &bad).unwrap_err().to_string();
-    assert!(err.contains("tasks[1].program") && err.contains("takes time"), "{err}");
+    assert!(err.contains("tasks.peer.program") && err.contains("takes time"), "{err}");
 }

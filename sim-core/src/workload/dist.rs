@@ -182,6 +182,14 @@ fn to_ns(x: f64) -> u64 {
 /// optionally with a decimal fraction (`"1.5ms"`). Exact: no floating point.
 pub fn parse_duration(text: &str) -> Result<u64, String> {
     let t = text.trim();
+    // Said before the unit is looked at: `-5ms` would otherwise read as a
+    // number-less duration with the unit `-5ms`.
+    if let Some(rest) = t.strip_prefix('-') {
+        return Err(format!(
+            "`{t}`: durations cannot be negative; give 0 or more with a unit (e.g. \"{}\")",
+            rest.trim()
+        ));
+    }
     let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
     let (num, unit) = (&t[..split], t[split..].trim());
     let scale: u64 = match unit {
@@ -268,7 +276,10 @@ mod tests {
         assert_eq!(parse_duration("0.000000001s"), Ok(1));
         assert!(parse_duration("10").unwrap_err().contains("needs a unit"));
         assert!(parse_duration("1.5h").unwrap_err().contains("unknown time unit"));
-        assert!(parse_duration("-5ms").is_err());
+        // A sign is not a unit: the message says what is wrong with it.
+        let e = parse_duration("-5ms").unwrap_err();
+        assert!(e.contains("cannot be negative") && !e.contains("unit `"), "{e}");
+        assert!(Dist::parse("uniform(-1ms, 2ms)").unwrap_err().contains("cannot be negative"));
         assert!(parse_duration("1.0000000001s").unwrap_err().contains("finer"));
         assert!(parse_duration("99999999999999999999s").is_err());
     }

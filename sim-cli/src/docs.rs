@@ -1,0 +1,178 @@
+//! Documents generated from the program's own definitions, so they cannot
+//! drift from it: shell completions and man pages from the clap definitions
+//! (`clap_complete`, `clap_mangen`), and JSON Schemas from the serde types
+//! (`schemars`: the scenario format and the report from sim-core's `schema`
+//! feature, the sweep line from `sweep.rs`).
+
+use crate::args::{Cli, SchemaKind};
+use anyhow::{Context, Result};
+use clap::CommandFactory;
+use std::path::{Path, PathBuf};
+
+/// The completion script for `shell`.
+pub fn completions(shell: clap_complete::Shell) -> String {
+    let mut out = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "sim-cli", &mut out);
+    String::from_utf8(out).expect("clap_complete writes UTF-8")
+}
+
+fn render(cmd: clap::Command) -> String {
+    let mut out = Vec::new();
+    clap_mangen::Man::new(cmd).render(&mut out).expect("writing to a Vec cannot fail");
+    String::from_utf8(out).expect("clap_mangen writes UTF-8")
+}
+
+/// `sim-cli(1)`: synopsis, options and the list of subcommands.
+pub fn man_page() -> String {
+    render(Cli::command())
+}
+
+/// `sim-cli.1` and one `sim-cli-COMMAND.1` per subcommand, into `dir`.
+pub fn write_man_pages(dir: &Path) -> Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir).with_context(|| format!("--out-dir: cannot create {}", dir.display()))?;
+    let mut cmd = Cli::command();
+    cmd.build();
+    let mut pages = vec![("sim-cli".to_string(), render(cmd.clone()))];
+    for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+        let name = format!("sim-cli-{}", sub.get_name());
+        pages.push((name.clone(), render(sub.clone().name(name))));
+    }
+    let mut files = Vec::with_capacity(pages.len());
+    for (name, text) in pages {
+        let path = dir.join(format!("{name}.1"));
+        std::fs::write(&path, text).with_context(|| format!("--out-dir: cannot write {}", path.display()))?;
+        files.push(path);
+    }
+    Ok(files)
+}
+
+/// The JSON Schema of `what`, pretty-printed with a final newline (the
+/// bytes committed under docs/schema/).
+pub fn schema(what: SchemaKind) -> String {
+    let value = match what {
+        SchemaKind::Scenario => sim_core::schema::scenario_schema(),
+        SchemaKind::Report => sim_core::schema::report_schema(),
+        SchemaKind::SweepLine => crate::sweep::line_schema(),
+    };
+    serde_json::to_string_pretty(&value).expect("a schema serializes") + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn subcommands() -> Vec<String> {
+        Cli::command().get_subcommands().map(|s| s.get_name().to_string()).collect()
+    }
+
+    #[test]
+    fn completions_know_every_subcommand_and_option() {
+        let names = subcommands();
+        assert!(names.len() >= 8 && names.contains(&"completions".to_string()), "{names:?}");
+        for shell in [clap_complete::Shell::Bash, clap_complete::Shell::Zsh, clap_complete::Shell::Fish] {
+            let script = completions(shell);
+            for n in &names {
+                assert!(script.contains(n.as_str()), "{shell}: no `{n}` in the script");
+            }
+            for opt in ["--vary", "--set", "--json", "--shard", "--hgrm"] {
+                assert!(script.contains(opt.trim_start_matches('-')), "{shell}: no `{opt}`");
+            }
+        }
+    }
+
+    #[test]
+    fn man_pages_have_name_synopsis_and_the_subcommands() {
+        let page = man_page();
+        for section in [".TH sim-cli 1", ".SH NAME", ".SH SYNOPSIS", ".SH SUBCOMMANDS", ".SH VERSION"] {
+            assert!(page.contains(section), "no `{section}`:\n{page}");
+        }
+        for n in subcommands() {
+            assert!(page.contains(&format!("sim\\-cli\\-{}", n.replace('-', "\\-"))), "no `{n}` in the man page");
+        }
+        let dir = std::env::temp_dir().join(format!("sim-cli-man-{}", std::process::id()));
+        let files = write_man_pages(&dir).unwrap();
+        let sweep = std::fs::read_to_string(dir.join("sim-cli-sweep.1")).unwrap();
+        assert!(sweep.contains(".SH SYNOPSIS") && sweep.contains("\\-\\-vary"), "{sweep}");
+        assert_eq!(files.len(), subcommands().iter().filter(|n| *n != "help").count() + 1);
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    const SCHEMAS: [(SchemaKind, &str); 3] =
+        [(SchemaKind::Scenario, "scenario"), (SchemaKind::Report, "report"), (SchemaKind::SweepLine, "sweep-line")];
+
+    fn repo(path: &str) -> PathBuf {
+        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join(path)
+    }
+
+    /// The schemas under docs/schema/ are what the code generates, so they
+    /// cannot drift from the serde types.
+    #[test]
+    fn committed_schemas_are_what_the_code_generates() {
+        for (kind, name) in SCHEMAS {
+            let path = repo(&format!("docs/schema/{name}.schema.json"));
+            let committed = std::fs::read_to_string(&path).unwrap_or_default();
+            assert!(
+                committed == schema(kind),
+                "{} is stale: regenerate it with `sim-cli schema {name} > docs/schema/{name}.schema.json`",
+                path.display()
+            );
+        }
+    }
+
+    fn validator(kind: SchemaKind) -> jsonschema::Validator {
+        let value: serde_json::Value = serde_json::from_str(&schema(kind)).unwrap();
+        jsonschema::validator_for(&value).expect("a valid JSON Schema")
+    }
+
+    fn errors(v: &jsonschema::Validator, doc: &serde_json::Value) -> Vec<String> {
+        v.iter_errors(doc).map(|e| format!("{}: {e}", e.instance_path())).collect()
+    }
+
+    /// Every shipped scenario (and the test-only ones) validates against the
+    /// scenario schema read as JSON, as an editor reads TOML; what the parser
+    /// refuses for its shape, the schema refuses too.
+    #[test]
+    fn scenarios_validate_against_the_scenario_schema() {
+        let v = validator(SchemaKind::Scenario);
+        let mut files: Vec<PathBuf> = ["scenarios", "tests/explosive"]
+            .iter()
+            .flat_map(|d| std::fs::read_dir(repo(d)).unwrap().map(|e| e.unwrap().path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+            .collect();
+        files.push(repo("sim-core/benches/large-machine.toml"));
+        assert!(files.len() >= 7, "{files:?}");
+        for f in &files {
+            let text = std::fs::read_to_string(f).unwrap();
+            sim_core::Scenario::from_toml("f", &text).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+            let doc: serde_json::Value = toml::from_str(&text).unwrap();
+            assert_eq!(errors(&v, &doc), Vec::<String>::new(), "{}", f.display());
+        }
+        let base = std::fs::read_to_string(repo("scenarios/two-hogs.toml")).unwrap();
+        for (from, to) in [
+            ("[machine]", "[machine]\nbogus = 1"),
+            ("hz = 250", "hz = \"fast\""),
+            ("duration = \"2s\"", "duration = \"-5ms\""),
+            ("[machine]", "[[tasks]]\nname = \"x\"\nprogram = [\"wiat\"]\n[machine]"),
+        ] {
+            assert!(base.contains(from), "{from}");
+            let doc: serde_json::Value = toml::from_str(&base.replacen(from, to, 1)).unwrap();
+            assert!(!v.is_valid(&doc), "the schema accepts `{to}`");
+        }
+    }
+
+    /// `run --json` reports (with and without I/O) validate against the report schema.
+    #[test]
+    fn reports_validate_against_the_report_schema() {
+        let v = validator(SchemaKind::Report);
+        for (file, duration) in [("scenarios/two-hogs.toml", "100ms"), ("scenarios/mixed-rw.toml", "200ms")] {
+            let text = std::fs::read_to_string(repo(file)).unwrap();
+            let s =
+                sim_core::Scenario::from_toml(file, &text).unwrap().with_overrides(&[("duration", duration)]).unwrap();
+            let doc: serde_json::Value = serde_json::from_str(&sim_core::report_json(&sim_core::run(&s))).unwrap();
+            assert_eq!(errors(&v, &doc), Vec::<String>::new(), "{file}");
+            let mut broken = doc.clone();
+            broken["seed"] = "forty-two".into();
+            assert!(!v.is_valid(&broken));
+        }
+    }
+}
