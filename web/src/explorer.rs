@@ -278,7 +278,9 @@ impl Explorer {
             );
         }
         s += &format!("{}: worst scheduling delay {}", v.name, max_ms(&v.delay));
-        if let Some(w) = v.worst.as_ref().filter(|_| v.delay.max_ns > 0) {
+        // `worst` is the longest finished wait: it describes the maximum
+        // shown only when no open wait is longer.
+        if let Some(w) = v.worst.as_ref().filter(|_| v.delay.max_ns > 0 && !v.delay.worst_is_open()) {
             s += &format!(" ({} on CPU {} at {:.6} s", w.kind.name(), w.cpu, w.start_ns as f64 / 1e9);
             if let Some((who, ns)) = holder(r) {
                 s += &format!("; CPU held by {who} for {} of it", ms(ns));
@@ -424,6 +426,20 @@ mod tests {
     /// The page's Q2D table and summary get the waits still open at the
     /// end: under 4.4's CFQ the flusher's write has waited 19.9 s, never
     /// dispatched, while the finished Q2Ds are all 0 ns.
+    /// When the longest wait is still open, the summary does not describe
+    /// the longest finished wait (CPU, time, holder) as if it were that one.
+    #[test]
+    fn an_open_worst_wait_is_not_explained_by_a_finished_one() {
+        let toml = "schema = 1\nseed = 1\nduration = \"59ms\"\n[machine]\ncpus = 1\nhz = 100\n[features]\nWAKEUP_PREEMPTION = false\n[report]\nvictim = \"s\"\n[[tasks]]\nname = \"s\"\niterations = 1\nprogram = [{ sleep = \"4ms\" }, { run = \"50us\" }, { sleep_until = \"51ms\" }, { run = \"50us\" }]\n[[tasks]]\nname = \"hog\"\nprogram = [{ run = \"1s\" }]\n";
+        let mut e = Explorer::default();
+        assert!(e.start("t.toml", toml, None, "").get("ok").is_some());
+        while e.step(100_000) < 1.0 {}
+        e.finish().unwrap();
+        let summary = e.summary();
+        assert!(summary.contains("> 8.00 ms, still waiting at end"), "{summary}");
+        assert!(!summary.contains(" on CPU "), "{summary}");
+    }
+
     #[test]
     fn q2d_table_and_summary_count_the_writes_still_queued() {
         let mut e = Explorer::default();
