@@ -73,6 +73,11 @@ struct PointLine {
     max_ns: u64,
     avg_ns: u64,
     count: u64,
+    /// Waits of the target still open at the end, and the longest (0, 0 when none).
+    #[serde(default)]
+    open_count: u64,
+    #[serde(default)]
+    open_max_ns: u64,
     switches: u64,
     events: u64,
     sim_time_ns: u64,
@@ -238,6 +243,8 @@ fn json_lines(info: &Sweep, results: &[PointResult]) -> String {
             max_ns: r.max_ns,
             avg_ns: r.avg_ns,
             count: r.count,
+            open_count: r.open_count,
+            open_max_ns: r.open_max_ns,
             switches: r.switches,
             events: r.events,
             sim_time_ns: r.sim_time_ns,
@@ -324,6 +331,10 @@ fn table(info: &Sweep, mut results: Vec<PointResult>, budget: Option<u64>, scope
         }
         if r.count == 0 {
             line.push_str("  (no delays measured)");
+        }
+        if r.open_count > 0 {
+            let oldest = sim_core::time::format_duration(r.open_max_ns);
+            let _ = write!(line, "  ({} still waiting at end, oldest {oldest})", r.open_count);
         }
         let _ = writeln!(out, "{line}");
     }
@@ -491,6 +502,8 @@ fn merge_texts(inputs: &[(String, String)]) -> Result<(Sweep, Vec<PointResult>)>
                 max_ns: p.max_ns,
                 avg_ns: p.avg_ns,
                 count: p.count,
+                open_count: p.open_count,
+                open_max_ns: p.open_max_ns,
                 switches: p.switches,
                 events: p.events,
                 sim_time_ns: p.sim_time_ns,
@@ -560,6 +573,8 @@ mod tests {
             max_ns: 2_000_000,
             avg_ns: 500_000,
             count: 10,
+            open_count: 0,
+            open_max_ns: 0,
             switches: 100 - index as u64,
             events: 1000,
             sim_time_ns: 1_000_000_000,
