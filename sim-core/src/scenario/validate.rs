@@ -303,6 +303,13 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
     let mut instances: u64 = 0;
     for (i, s) in f.sources.iter().enumerate() {
         check_name(&s.name, &format!("sources[{i}].name"))?;
+        if let Some(j) = f.sources[..i].iter().position(|o| o.name == s.name) {
+            return Err(KeyError::new(
+                format!("sources[{i}].name"),
+                format!("duplicate source name `{}` (sources[{j}] has it too); names must be unique", s.name),
+            ));
+        }
+        // Unique from here on: keys name the source as `--set` addresses it.
         let key = format!("sources.{}", s.name);
         let target = f.tasks.iter().position(|t| t.name == s.target).ok_or_else(|| {
             let names: Vec<&str> = f.tasks.iter().map(|t| t.name.as_str()).collect();
