@@ -22,7 +22,7 @@ fn btt_row(out: &mut String, label: &str, s: &LatencySummary) {
     let open = if s.open_count == 0 {
         String::new()
     } else {
-        format!("   + {} still waiting at end, oldest {}", s.open_count, format_duration(s.open_max_ns))
+        format!("   + {}", sim_core::metrics::latency::still_waiting(s.open_count, &format_duration(s.open_max_ns)))
     };
     if s.count == 0 {
         let _ = writeln!(out, "{label:<15} {:>13} {:>13} {:>13} {:>11}{open}", "-", "-", "-", 0);
@@ -267,9 +267,7 @@ pub fn compare_rows(runs: &[RunReport], line: &mut dyn FnMut(&str, Vec<String>))
         let mut all = LatencySummary::default();
         for s in victim_io(r).iter().filter_map(f) {
             all.max_ns = all.max_ns.max(s.max_ns);
-            if s.open_count > 0 {
-                all.add_open(s.open_max_ns);
-            }
+            all.add_open_of(&s);
         }
         format_max(&all)
     };

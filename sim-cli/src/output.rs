@@ -532,11 +532,7 @@ pub fn compare_text(runs: &[RunReport]) -> String {
 /// `open_*`): `> 19.9s, still waiting at end` when an open wait is longer
 /// than every wait that ended (it had lasted that long and was not over).
 pub fn format_max(s: &LatencySummary) -> String {
-    if s.worst_is_open() {
-        format!("> {}, still waiting at end", format_duration(s.open_max_ns))
-    } else {
-        format_duration(s.max_ns)
-    }
+    s.max_text(format_duration)
 }
 
 /// `format_max` for narrow columns: `>19.9s open`.

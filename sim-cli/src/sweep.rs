@@ -334,7 +334,7 @@ fn table(info: &Sweep, mut results: Vec<PointResult>, budget: Option<u64>, scope
         }
         if r.open_count > 0 {
             let oldest = sim_core::time::format_duration(r.open_max_ns);
-            let _ = write!(line, "  ({} still waiting at end, oldest {oldest})", r.open_count);
+            let _ = write!(line, "  ({})", sim_core::metrics::latency::still_waiting(r.open_count, &oldest));
         }
         let _ = writeln!(out, "{line}");
     }

@@ -353,7 +353,7 @@ fn ms(ns: u64) -> String {
 
 /// A maximum counting the waits still open at the end, as the CLI writes it.
 fn max_ms(s: &LatencySummary) -> String {
-    if s.worst_is_open() { format!("> {}, still waiting at end", ms(s.open_max_ns)) } else { ms(s.max_ns) }
+    s.max_text(ms)
 }
 
 /// The I/O part of the summary: the victim's longest stall on I/O, and each

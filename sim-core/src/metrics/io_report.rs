@@ -122,7 +122,6 @@ impl IoReport {
                 _ => None,
             };
             let tunables = d.elevator.sysfs(hz);
-            let oldest_pending_ns = q.bios.iter().map(|(_, b)| sim.now().since(b.q_at)).max();
             // Waits still open at the end, per stage: a bio not yet
             // dispatched (Q2D), a dispatched request not yet completed (D2C),
             // any bio not yet completed (Q2C); per device and per task.
@@ -141,6 +140,8 @@ impl IoReport {
                     add(&mut proc_q2d[b.task.index()], waited);
                 }
             }
+            // Every bio still queued counts in Q2C: its oldest is the oldest pending.
+            let oldest_pending_ns = (open_q2c.0 > 0).then_some(open_q2c.1);
             let mut open_d2c = (0u64, 0u64);
             for (_, r) in q.rqs.iter() {
                 if let Some(d_at) = r.d_at {

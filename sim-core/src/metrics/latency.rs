@@ -73,10 +73,11 @@ impl LatencySummary {
         LatencySummary { open_count: count, open_max_ns: if count == 0 { 0 } else { max_ns }, ..self }
     }
 
-    /// Adds one open wait of `ns` so far (for summaries merged over tasks).
-    pub fn add_open(&mut self, ns: u64) {
-        self.open_count += 1;
-        self.open_max_ns = self.open_max_ns.max(ns);
+    /// Adds `other`'s waits still open at the end (for summaries merged
+    /// over a task's instances).
+    pub fn add_open_of(&mut self, other: &LatencySummary) {
+        self.open_count += other.open_count;
+        self.open_max_ns = self.open_max_ns.max(other.open_max_ns);
     }
 
     /// The longest wait, ended or still open: what a "max" row must show.
@@ -89,6 +90,20 @@ impl LatencySummary {
     pub fn worst_is_open(&self) -> bool {
         self.open_count > 0 && self.open_max_ns > self.max_ns
     }
+
+    /// The maximum as a summary row shows it, durations written by `fmt`:
+    /// `> 19.9s, still waiting at end` when a wait still open at the end is
+    /// longer than every wait that ended (it had lasted that long and was
+    /// not over), else the longest finished wait.
+    pub fn max_text(&self, fmt: impl Fn(u64) -> String) -> String {
+        if self.worst_is_open() { format!("> {}, still waiting at end", fmt(self.open_max_ns)) } else { fmt(self.max_ns) }
+    }
+}
+
+/// `N still waiting at end, oldest X`: the waits still open at the end, as
+/// every table, legend and note beside a distribution counts them.
+pub fn still_waiting(count: u64, oldest: &str) -> String {
+    format!("{count} still waiting at end, oldest {oldest}")
 }
 
 /// One point of a cumulative distribution: `count` values were at most `value_ns`.

@@ -293,9 +293,7 @@ impl RunReport {
                 }
                 let mut delay = all.summary();
                 for t in &tasks[ts.first.index()..ts.first.index() + ts.count as usize] {
-                    if t.delay.open_count > 0 {
-                        delay.add_open(t.delay.open_max_ns);
-                    }
+                    delay.add_open_of(&t.delay);
                 }
                 NamedDelay {
                     name: ts.name.clone(),
@@ -398,9 +396,7 @@ impl RunReport {
             wakeup_delay: {
                 let mut w = wakeup.summary();
                 for t in &tasks[vs.first.index()..vs.first.index() + vs.count as usize] {
-                    if t.wakeup_delay.open_count > 0 {
-                        w.add_open(t.wakeup_delay.open_max_ns);
-                    }
+                    w.add_open_of(&t.wakeup_delay);
                 }
                 w
             },

@@ -149,7 +149,7 @@ impl<'a> CdfSeries<'a> {
 
     /// What the legend or the note says about the open waits.
     fn open_text(&self) -> String {
-        format!("{} still waiting at end, oldest {}", self.open_count, fmt_ns(self.open_max_ns as f64))
+        crate::metrics::latency::still_waiting(self.open_count, &fmt_ns(self.open_max_ns as f64))
     }
 }
 
