@@ -87,12 +87,6 @@ impl WebExplorer {
         self.inner.baseline().is_some()
     }
 
-    /// What the charts call the baseline (`baseline: jmx, variant tuned`);
-    /// undefined with none pinned.
-    pub fn baseline_label(&self) -> Option<String> {
-        self.inner.baseline_label()
-    }
-
     pub fn summary(&self) -> String {
         self.inner.summary()
     }
