@@ -491,6 +491,8 @@ await test('a bad override shows its error under the override box; share link', 
   assert(await page.isVisible('#share-url'), 'the link is shown');
   const link = await page.inputValue('#share-url');
   assert(link === page.url() && link.includes('set=cfs.sched_latency_ns'), link);
+  // The status is written once the clipboard answers (a promise): wait for it.
+  await page.waitForFunction(() => document.getElementById('share-status').textContent !== '', null, { timeout: 10_000 });
   const status = await page.textContent('#share-status');
   assert(status === 'Link copied.' || status.startsWith('Copy the selected link'), status);
   const expected = await page.evaluate(() => window.schedlab.report);
