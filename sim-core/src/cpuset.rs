@@ -39,7 +39,17 @@ impl CpuSet {
         self.words
             .iter()
             .enumerate()
-            .flat_map(|(i, &w)| (0..64).filter(move |b| w & (1 << b) != 0).map(move |b| CpuId((i * 64 + b) as u16)))
+            .flat_map(|(i, &w)| {
+                let mut rest = w;
+                std::iter::from_fn(move || {
+                    if rest == 0 {
+                        return None;
+                    }
+                    let b = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    Some(CpuId((i * 64 + b) as u16))
+                })
+            })
     }
 
     /// Adds every CPU of `other` (same machine size).
@@ -47,6 +57,28 @@ impl CpuSet {
         for (w, o) in self.words.iter_mut().zip(&other.words) {
             *w |= o;
         }
+    }
+
+    pub fn remove(&mut self, cpu: CpuId) {
+        if let Some(w) = self.words.get_mut(cpu.index() / 64) {
+            *w &= !(1 << (cpu.index() % 64));
+        }
+    }
+
+    /// `cpumask_intersects`.
+    pub fn intersects(&self, other: &CpuSet) -> bool {
+        self.words.iter().zip(&other.words).any(|(a, b)| a & b != 0)
+    }
+
+    /// `cpumask_first_and`: the lowest CPU in both sets.
+    pub fn first_and(&self, other: &CpuSet) -> Option<CpuId> {
+        for (i, (a, b)) in self.words.iter().zip(&other.words).enumerate() {
+            let w = a & b;
+            if w != 0 {
+                return Some(CpuId((i * 64 + w.trailing_zeros() as usize) as u16));
+            }
+        }
+        None
     }
 
     pub fn len(&self) -> usize {

@@ -28,7 +28,10 @@ use crate::sched::SchedClass;
 use crate::sched::entity::SchedEntity;
 use crate::sched::fair::{Cfs, DEQUEUE_SLEEP, ENQUEUE_WAKEUP, ENQUEUE_WAKING, WF_FORK};
 use crate::sched::group::MIN_SHARES;
-use crate::sched::placement::{select_cpu_fork, select_cpu_wake};
+use crate::sched::balance::linux44::Smp44;
+use crate::sched::balance::{Machine, MigrateCause, TaskHotInputs};
+use crate::sched::cfs_tasks::CfsTasks;
+use crate::sched::topology::{MachineShape, SD_BALANCE_FORK, SD_BALANCE_WAKE, Topology};
 use crate::sched::tunables::tick_nsec;
 use crate::sched::weights::LoadWeight;
 use crate::task::{BlockOn, ITEMS_QUEUED_MAX, IoOp, IoWait, Item, Task, TaskIo, TaskState};
@@ -45,12 +48,6 @@ const SETTLE_MAX: u32 = 256;
 const SAME_INSTANT_EVENTS: u64 = 100_000;
 /// `hrtick_start` (4.4 core.c): "Don't schedule slices shorter than 10000ns".
 const HRTICK_MIN_NS: u64 = 10_000;
-/// How often a busy CPU's tick runs `rebalance_domains` and with it
-/// `update_blocked_averages` (4.4 fair.c:trigger_load_balance). 4.4 uses the
-/// lowest domain's balance interval times `busy_factor`: an SMT pair
-/// (sd_weight 2 → 2 ms) × 32 = 64 ms. No topology is modelled, so this is the
-/// one interval; a CPU going idle refreshes at once (`idle_balance`).
-const BUSY_BALANCE_INTERVAL_NS: u64 = 64_000_000;
 
 /// How many events `advance` may dispatch before it returns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,8 +104,6 @@ struct Rq {
     hrtick_armed: bool,
     hrtick_generation: u32,
     idle_since: SimTime,
-    /// `rq->next_balance`: when the tick next refreshes blocked load averages.
-    next_balance: SimTime,
 }
 
 /// An arrival source bound to one target task.
@@ -131,6 +126,13 @@ pub struct Simulation {
     queue: EventQueue,
     pub(crate) cfs: Cfs,
     rqs: Vec<Rq>,
+    /// `rq->cfs_tasks` of every CPU.
+    cfs_tasks: CfsTasks,
+    /// Placement and balancing (4.4 fair.c's SMP half) and its state.
+    /// (Taken out while it runs: see `with_smp`.)
+    pub(crate) smp: Option<Smp44>,
+    /// CONFIG_NO_HZ_IDLE: an idle CPU's tick stops.
+    nohz: bool,
     pub(crate) tasks: Vec<Task>,
     sources: Vec<Source>,
     /// One request queue per block device, by `DeviceId`.
@@ -167,7 +169,6 @@ impl Simulation {
                 hrtick_armed: false,
                 hrtick_generation: 0,
                 idle_since: SimTime::ZERO,
-                next_balance: SimTime::ZERO,
             });
         }
         let root_rng = SimRng::new(spec.seed);
@@ -260,7 +261,14 @@ impl Simulation {
             spec.history_window_ns,
         );
         let seen_min_vruntime = cfs.cfs_rqs.iter().map(|q| q.min_vruntime).collect();
+        let nohz = true;
+        let topo = Topology::build(MachineShape::flat(spec.cpus), &CpuSet::empty(spec.cpus));
+        let hz = u64::from(spec.hz);
+        let smp = Some(Smp44::new(topo, hz, tasks.len(), nohz));
         Simulation {
+            cfs_tasks: CfsTasks::new(ncpus, tasks.len()),
+            smp,
+            nohz,
             tick_ns: tick_nsec(spec.hz),
             end: SimTime(spec.duration_ns),
             spec,
@@ -391,6 +399,8 @@ impl Simulation {
             Event::Resume { cpu } => self.resume(cpu),
             Event::IoComplete { device, request } => self.io_complete(device, request),
             Event::IoTimer { device, generation } => self.io_timer(device, generation),
+            Event::NohzKick { cpu } => self.nohz_kick(cpu),
+            Event::ActiveBalance { cpu } => self.active_balance(cpu),
         }
     }
 
@@ -439,20 +449,44 @@ impl Simulation {
         }
     }
 
-    /// `scheduler_tick` → `task_tick_fair` (4.4 core.c / fair.c).
+    /// `scheduler_tick` (4.4 core.c): `task_tick_fair` for the running
+    /// task, then `update_cpu_load_active` and `trigger_load_balance`. With
+    /// NO_HZ idle a CPU found idle here stops its tick.
     fn scheduler_tick(&mut self, cpu: CpuId) {
         self.rqs[cpu.index()].tick_armed = false;
-        let Some(curr) = self.rqs[cpu.index()].curr else { return };
-        let hrtick_active = self.rqs[cpu.index()].hrtick_armed;
-        if self.cfs.task_tick(Self::se_of(curr), false, hrtick_active) {
-            self.resched_curr(cpu);
+        let curr = self.rqs[cpu.index()].curr;
+        if curr.is_none() && self.nohz {
+            self.smp_mut().tick_stopped(cpu);
+            return;
         }
-        // trigger_load_balance → rebalance_domains → update_blocked_averages.
-        if self.now >= self.rqs[cpu.index()].next_balance {
-            self.rqs[cpu.index()].next_balance = self.now.after(BUSY_BALANCE_INTERVAL_NS);
-            self.cfs.update_blocked_averages(cpu);
+        if let Some(curr) = curr {
+            let hrtick_active = self.rqs[cpu.index()].hrtick_armed;
+            if self.cfs.task_tick(Self::se_of(curr), false, hrtick_active) {
+                self.resched_curr(cpu);
+            }
         }
+        self.with_smp(|smp, sim| smp.scheduler_tick(sim, cpu));
         self.arm_tick(cpu);
+    }
+
+    /// Runs the SMP policy with the machine: the policy is taken out of
+    /// `self` for the call so it can read and drive the engine.
+    fn with_smp<R>(&mut self, f: impl FnOnce(&mut Smp44, &mut Simulation) -> R) -> R {
+        let mut smp = self.smp.take().expect("the SMP policy is not re-entered");
+        let r = f(&mut smp, self);
+        self.smp = Some(smp);
+        r
+    }
+
+    /// The NO_HZ idle-balance kick arrives (`scheduler_ipi` →
+    /// `run_rebalance_domains` with `idle_balance = 1`).
+    fn nohz_kick(&mut self, cpu: CpuId) {
+        self.with_smp(|smp, sim| smp.nohz_kick_received(sim, cpu));
+    }
+
+    /// The stopper of `cpu` runs `active_load_balance_cpu_stop`.
+    fn active_balance(&mut self, cpu: CpuId) {
+        self.with_smp(|smp, sim| smp.active_load_balance_cpu_stop(sim, cpu));
     }
 
     /// The HRTICK timer (`hrtick` in 4.4 core.c): `task_tick(rq, curr, 1)`.
@@ -508,18 +542,21 @@ impl Simulation {
         {
             // __schedule: prev is no longer TASK_RUNNING: deactivate_task(DEQUEUE_SLEEP).
             self.cfs.dequeue_task(Self::se_of(p), DEQUEUE_SLEEP);
-            self.rqs[cpu.index()].nr_running -= 1;
+            self.cfs_tasks.remove(cpu, p);
+            self.sub_nr_running(cpu);
             if self.tasks[p.index()].state == TaskState::Exited {
                 self.cfs.remove_entity_load_avg(Self::se_of(p)); // task_dead_fair
             }
         }
         if self.rqs[cpu.index()].nr_running == 0 {
-            // pick_next_task_fair → idle_balance → update_blocked_averages (4.4
-            // also requires avg_idle ≥ sysctl_sched_migration_cost and an
-            // overloaded root domain, which are not modelled).
-            self.cfs.update_blocked_averages(cpu);
+            // pick_next_task_fair finds nothing: idle_balance (4.4 fair.c) may pull.
+            self.with_smp(|smp, sim| smp.idle_balance(sim, cpu));
         }
         let next = self.cfs.pick_next_task(root, prev.map(Self::se_of)).map(|se| TaskId(se.0));
+        if let Some(n) = next {
+            // pick_next_task_fair: list_move(&p->se.group_node, &rq->cfs_tasks).
+            self.cfs_tasks.move_head(cpu, n);
+        }
         if self.cfs.features.hrtick
             && let Some(n) = next
         {
@@ -598,11 +635,16 @@ impl Simulation {
         let (root_min_vruntime, nr_running) = (self.cfs.rq(rq.root).min_vruntime, rq.nr_running);
         self.recorder.push_record(SchedRecord { at: now, cpu, min_vruntime, root_min_vruntime, nr_running, kind: record });
         let rq = &mut self.rqs[cpu.index()];
+        let was_idle = rq.curr.is_none();
         rq.curr = next;
         let Some(n) = next else {
             rq.idle_since = now;
             return;
         };
+        if was_idle && self.nohz {
+            // tick_nohz_idle_exit → update_cpu_load_nohz.
+            self.with_smp(|smp, sim| smp.tick_restarted(sim, cpu));
+        }
         let t = &mut self.tasks[n.index()];
         t.state = TaskState::Running;
         t.last_wait_ns = now.since(t.sched_out_at);
@@ -679,18 +721,70 @@ impl Simulation {
         self.recorder.push_record(rec);
     }
 
+    /// `add_nr_running` (4.4 sched.h), with the metrics told.
+    fn add_nr_running(&mut self, cpu: CpuId) {
+        let rq = &mut self.rqs[cpu.index()];
+        rq.nr_running += 1;
+        let nr = rq.nr_running;
+        // While the policy runs (a pull), it notes the count itself.
+        if let Some(smp) = self.smp.as_mut() {
+            smp.add_nr_running(cpu, nr);
+        }
+        self.recorder.cpu_nr_running(cpu, nr, self.now);
+    }
+
+    /// `sub_nr_running` (4.4 sched.h).
+    fn sub_nr_running(&mut self, cpu: CpuId) {
+        let rq = &mut self.rqs[cpu.index()];
+        rq.nr_running -= 1;
+        let nr = rq.nr_running;
+        self.recorder.cpu_nr_running(cpu, nr, self.now);
+    }
+
+    fn smp_mut(&mut self) -> &mut Smp44 {
+        self.smp.as_mut().expect("the SMP policy is not re-entered")
+    }
+
+    /// `jiffies`: ticks since the run began.
+    fn jiffies(&self) -> u64 {
+        self.now.ns() / self.tick_ns
+    }
+
+    /// `set_task_cpu`'s bookkeeping: the task's CPU, the counters and the
+    /// `sched_migrate_task` record (emitted by the CPU `by` doing the move).
+    fn note_migration(&mut self, task: TaskId, from: CpuId, to: CpuId, cause: MigrateCause, by: CpuId) {
+        self.tasks[task.index()].cpu = to;
+        self.recorder.count_migration(task, from, to, cause);
+        let _ = by;
+    }
+
     // ---------------------------------------------------------------- tasks
 
     /// `sched_fork` + `wake_up_new_task` (4.4 core.c) for a scenario task.
+    /// No parent is modelled: the task is forked on the first CPU it may
+    /// use (`sched_fork` → `__set_task_cpu(p, smp_processor_id())`) by a
+    /// parent sitting at that queue's `min_vruntime`, then placed by
+    /// `select_task_rq(SD_BALANCE_FORK)`.
     fn wake_up_new_task(&mut self, task: TaskId) {
-        let cpu = select_cpu_fork(&self.tasks[task.index()].affinity, |c| self.rqs[c.index()].nr_running);
+        let parent_cpu = self.tasks[task.index()].affinity.iter().next().expect("validated affinity is never empty");
         let se = Self::se_of(task);
         let group = self.tasks[task.index()].group;
-        self.cfs.set_task_rq(se, group, cpu);
+        // sched_fork: task_fork_fair runs on the parent's queue.
+        self.cfs.set_task_rq(se, group, parent_cpu);
         let q = self.cfs.se(se).cfs_rq;
         self.cfs.task_fork(q, se);
+        let placed = self.with_smp(|smp, sim| {
+            smp.select_task_rq(sim, task, parent_cpu, SD_BALANCE_FORK, parent_cpu, sim.rqs[parent_cpu.index()].curr)
+        });
+        let cpu = placed.cpu;
+        if cpu != parent_cpu {
+            // set_task_cpu: the vruntime is relative (task_fork_fair), so only the queue changes.
+            self.cfs.set_task_rq(se, group, cpu);
+            self.note_migration(task, parent_cpu, cpu, MigrateCause::Fork, parent_cpu);
+        }
         self.cfs.enqueue_task(se, 0);
-        self.rqs[cpu.index()].nr_running += 1;
+        self.cfs_tasks.push_head(cpu, task);
+        self.add_nr_running(cpu);
         let t = &mut self.tasks[task.index()];
         t.cpu = cpu;
         t.state = TaskState::Runnable;
@@ -700,7 +794,7 @@ impl Simulation {
         self.hrtick_update(cpu);
         let preempt = self.check_preempt_curr(cpu, task, WF_FORK);
         // The parent forks on the child's CPU (no parent is modelled).
-        self.record_wakeup(cpu, task, preempt, true, cpu);
+        self.record_wakeup(cpu, task, preempt, true, parent_cpu);
     }
 
     /// `try_to_wake_up` (4.4 core.c) for a blocked task, run on `waker`'s
@@ -718,17 +812,27 @@ impl Simulation {
             self.record_wakeup(prev_cpu, task, false, false, waker_cpu);
             return;
         }
-        let cpu = select_cpu_wake(prev_cpu, &t.affinity, |c| self.rqs[c.index()].nr_running);
         let se = Self::se_of(task);
-        // task_waking_fair: relative to the old queue; ENQUEUE_WAKING rebases it.
+        // task_waking_fair: relative to the old queue; ENQUEUE_WAKING rebases
+        // it. record_wakee: `current` is what runs where the wake-up runs.
         self.cfs.task_waking(se);
+        let current = self.rqs[waker_cpu.index()].curr;
+        let (jiffies, hz) = (self.jiffies(), u64::from(self.spec.hz));
+        self.smp_mut().record_wakee(jiffies, hz, current, waker_cpu, task);
+        let placed =
+            self.with_smp(|smp, sim| smp.select_task_rq(sim, task, prev_cpu, SD_BALANCE_WAKE, waker_cpu, current));
+        let cpu = placed.cpu;
         if cpu != prev_cpu {
             // set_task_cpu → migrate_task_rq_fair, then set_task_rq.
             self.cfs.migrate_task_rq(se);
             self.cfs.set_task_rq(se, self.tasks[task.index()].group, cpu);
+            self.note_migration(task, prev_cpu, cpu, placed.cause, waker_cpu);
         }
         self.cfs.enqueue_task(se, ENQUEUE_WAKEUP | ENQUEUE_WAKING);
-        self.rqs[cpu.index()].nr_running += 1;
+        self.cfs_tasks.push_head(cpu, task);
+        self.add_nr_running(cpu);
+        // ttwu_do_wakeup: the CPU's idle period ends (avg_idle).
+        self.with_smp(|smp, sim| smp.ttwu_do_wakeup(sim, cpu));
         let t = &mut self.tasks[task.index()];
         t.cpu = cpu;
         t.state = TaskState::Runnable;
@@ -1135,6 +1239,19 @@ impl Simulation {
             if !t.affinity.contains(t.cpu) && t.state != TaskState::Unstarted {
                 return Err(format!("{} is on CPU {} outside its affinity ({ctx})", t.comm, t.cpu));
             }
+            // Migration moves a task whole: its entity sits in a queue of its
+            // CPU and it is on that CPU's cfs_tasks iff queued.
+            if se.on_rq && self.cfs.rq(se.cfs_rq).cpu != t.cpu {
+                return Err(format!(
+                    "{} is on CPU {} but queued on CPU {} ({ctx})",
+                    t.comm,
+                    t.cpu,
+                    self.cfs.rq(se.cfs_rq).cpu
+                ));
+            }
+            if se.on_rq != self.cfs_tasks.contains(TaskId(i as u32)) {
+                return Err(format!("{}: queued {} but on cfs_tasks {} ({ctx})", t.comm, se.on_rq, !se.on_rq));
+            }
             if let Some((from, _)) = t.waiting
                 && from > self.now
             {
@@ -1157,6 +1274,13 @@ impl Simulation {
                 return Err(format!(
                     "cpu {c}: nr_running {} / h_nr_running {} but {} tasks ({ctx})",
                     rq.nr_running, q.h_nr_running, nr[c]
+                ));
+            }
+            if self.cfs_tasks.len(CpuId(c as u16)) != nr[c] {
+                return Err(format!(
+                    "cpu {c}: {} tasks on cfs_tasks but {} runnable ({ctx})",
+                    self.cfs_tasks.len(CpuId(c as u16)),
+                    nr[c]
                 ));
             }
             if rq.curr.is_none() && q.nr_running > 0 {
@@ -1318,5 +1442,141 @@ impl Simulation {
     /// The report of the run so far (final once `advance` returned a final reason).
     pub fn report(&self) -> crate::metrics::RunReport {
         crate::metrics::RunReport::build(self)
+    }
+}
+
+/// What the SMP policy sees of the machine and may do to it.
+impl Machine for Simulation {
+    fn clock_ns(&self) -> u64 {
+        self.now.ns()
+    }
+
+    fn jiffies(&self) -> u64 {
+        Simulation::jiffies(self)
+    }
+
+    fn hz(&self) -> u64 {
+        u64::from(self.spec.hz)
+    }
+
+    fn nr_running(&self, cpu: CpuId) -> u32 {
+        self.rqs[cpu.index()].nr_running
+    }
+
+    fn curr(&self, cpu: CpuId) -> Option<TaskId> {
+        self.rqs[cpu.index()].curr
+    }
+
+    fn task_cpu(&self, task: TaskId) -> CpuId {
+        self.tasks[task.index()].cpu
+    }
+
+    fn cpus_allowed(&self, task: TaskId) -> &CpuSet {
+        &self.tasks[task.index()].affinity
+    }
+
+    fn weighted_cpuload(&self, cpu: CpuId) -> u64 {
+        self.cfs.weighted_cpuload(cpu)
+    }
+
+    fn cpu_util_avg(&self, cpu: CpuId) -> u64 {
+        self.cfs.cpu_util(cpu)
+    }
+
+    fn h_nr_running(&self, cpu: CpuId) -> u32 {
+        self.cfs.rq(self.rqs[cpu.index()].root).h_nr_running
+    }
+
+    fn task_load_avg(&self, task: TaskId) -> u64 {
+        self.cfs.task_load_avg(Self::se_of(task))
+    }
+
+    fn task_h_load(&mut self, task: TaskId) -> u64 {
+        let jiffies = Simulation::jiffies(self);
+        self.cfs.task_h_load(Self::se_of(task), jiffies)
+    }
+
+    fn effective_load(&self, of_task: TaskId, cpu: CpuId, wl: i64, wg: i64) -> i64 {
+        let tg = self.cfs.task_group_of(Self::se_of(of_task));
+        self.cfs.effective_load(tg, cpu, wl, wg)
+    }
+
+    fn update_blocked_averages(&mut self, cpu: CpuId) {
+        self.cfs.update_blocked_averages(cpu);
+    }
+
+    fn task_hot_inputs(&self, task: TaskId) -> TaskHotInputs {
+        let se = Self::se_of(task);
+        let e = self.cfs.se(se);
+        let q = self.cfs.rq(e.cfs_rq);
+        TaskHotInputs {
+            sched_idle: e.policy == crate::workload::Policy::Idle,
+            exec_start_ns: e.exec_start,
+            buddy: q.next == Some(se) || q.last == Some(se),
+        }
+    }
+
+    fn cfs_task_at(&self, cpu: CpuId, index_from_head: usize) -> Option<TaskId> {
+        self.cfs_tasks.at(cpu, index_from_head)
+    }
+
+    fn cfs_tasks_move_tail(&mut self, cpu: CpuId, task: TaskId) {
+        self.cfs_tasks.move_tail(cpu, task);
+    }
+
+    /// `detach_task` → `deactivate_task(rq, p, 0)` + `set_task_cpu`, then
+    /// `attach_task` → `activate_task(rq, p, 0)` + `check_preempt_curr`
+    /// (4.4 fair.c). Without DEQUEUE_SLEEP/ENQUEUE_WAKEUP the vruntime is
+    /// made relative to the old queue's `min_vruntime` and rebased on the new.
+    fn move_queued_task(&mut self, task: TaskId, to: CpuId, cause: MigrateCause, by: CpuId) {
+        let from = self.tasks[task.index()].cpu;
+        debug_assert_ne!(self.rqs[from.index()].curr, Some(task), "moving a running task");
+        debug_assert!(self.tasks[task.index()].affinity.contains(to), "moving a task outside its affinity");
+        let se = Self::se_of(task);
+        self.cfs.dequeue_task(se, 0);
+        self.cfs_tasks.remove(from, task);
+        self.sub_nr_running(from);
+        self.hrtick_update(from);
+        // set_task_cpu → migrate_task_rq_fair, set_task_rq.
+        self.cfs.migrate_task_rq(se);
+        self.cfs.set_task_rq(se, self.tasks[task.index()].group, to);
+        self.note_migration(task, from, to, cause, by);
+        // The vruntime travels relative: dequeue_entity subtracted the old
+        // queue's min_vruntime, enqueue_entity adds the new one's (as it
+        // stands before its update_curr, which may be a tick stale, as in 4.4).
+        let relative = self.cfs.se(se).vruntime;
+        let new_min = self.cfs.rq(self.cfs.se(se).cfs_rq).min_vruntime;
+        self.cfs.enqueue_task(se, 0);
+        assert_eq!(
+            self.cfs.se(se).vruntime,
+            relative + new_min,
+            "vruntime not rebased on migration: seed {} at {}",
+            self.spec.seed,
+            self.now.ns()
+        );
+        self.cfs_tasks.push_head(to, task);
+        self.add_nr_running(to);
+        self.hrtick_update(to);
+        self.check_preempt_curr(to, task, 0);
+    }
+
+    fn kick_nohz_balancer(&mut self, ilb: CpuId) {
+        self.queue.push(self.now, Event::NohzKick { cpu: ilb });
+    }
+
+    fn queue_active_balance(&mut self, busiest: CpuId) {
+        self.queue.push(self.now, Event::ActiveBalance { cpu: busiest });
+    }
+
+    /// The stopper task preempts the running task (`put_prev_task`), which
+    /// stays queued; the CPU picks again once the stopper is done.
+    fn stopper_preempt(&mut self, cpu: CpuId) {
+        let Some(curr) = self.rqs[cpu.index()].curr else { return };
+        if self.tasks[curr.index()].state != TaskState::Running {
+            return;
+        }
+        self.cfs.put_prev_task(Self::se_of(curr));
+        self.context_switch(cpu, Some(curr), None);
+        self.resched_curr(cpu);
     }
 }

@@ -30,6 +30,11 @@ pub enum Event {
     IoComplete { device: DeviceId, request: RequestId },
     /// An elevator's timer (CFQ's `idle_slice_timer`).
     IoTimer { device: DeviceId, generation: u32 },
+    /// The NO_HZ idle-balance kick reaches the idle CPU chosen by
+    /// `find_new_ilb` (4.4 fair.c `nohz_balancer_kick` → `scheduler_ipi`).
+    NohzKick { cpu: CpuId },
+    /// `cpu`'s stopper runs `active_load_balance_cpu_stop` (4.4 fair.c).
+    ActiveBalance { cpu: CpuId },
 }
 
 /// A queued event with its sort key: time in the high 64 bits, insertion

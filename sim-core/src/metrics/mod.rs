@@ -8,6 +8,7 @@ pub mod json;
 pub mod latency;
 pub mod loglinear;
 pub mod recorder;
+mod recorder_stub;
 pub mod report;
 pub mod timeline;
 

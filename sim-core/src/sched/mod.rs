@@ -8,12 +8,17 @@
 //! - `pelt`: per-entity load tracking, which feeds the group shares.
 //! - `placement`: which CPU a waking or new task goes to.
 
+pub mod balance;
 pub mod cfs_rq;
+pub mod cfs_tasks;
+pub mod cpu_load;
 pub mod entity;
 pub mod fair;
 pub mod group;
+mod load_stub;
+pub mod migrate;
 pub mod pelt;
-pub mod placement;
+pub mod topology;
 pub mod tunables;
 pub mod weights;
 

@@ -1,0 +1,1 @@
+//! Hand-computed cases for the 4.4 placement and balancing rules.
