@@ -9,6 +9,7 @@
 //! - `placement`: which CPU a waking or new task goes to.
 
 pub mod cfs_rq;
+pub mod cpu_load;
 pub mod entity;
 pub mod fair;
 pub mod group;
@@ -19,6 +20,8 @@ pub mod weights;
 
 #[cfg(test)]
 mod group_tests;
+#[cfg(test)]
+mod load_tests;
 #[cfg(test)]
 mod tests;
 
