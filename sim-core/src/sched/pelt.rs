@@ -109,6 +109,7 @@ fn compute_runnable_contrib(mut n: u64) -> u64 {
 /// frequency and CPU capacity at full scale: accrue `weight` for the time
 /// since the last update, decaying whole periods. Returns whether a period
 /// boundary was crossed (`decayed`), which is when `load_avg` is recomputed.
+#[inline]
 pub fn update_load_avg(now: u64, sa: &mut SchedAvg, weight: u64) -> bool {
     accrue::<false>(now, sa, weight, &mut 0)
 }
@@ -116,12 +117,15 @@ pub fn update_load_avg(now: u64, sa: &mut SchedAvg, weight: u64) -> bool {
 /// `__update_load_avg` (4.4 fair.c) given the `cfs_rq` whose `avg` `sa` is:
 /// `runnable_load_sum` accrues the same `weight` and decays with it. Returns
 /// `decayed`; the caller then recomputes `runnable_load_avg` from the sum.
+#[inline]
 pub fn update_cfs_rq_avg(now: u64, sa: &mut SchedAvg, weight: u64, runnable_load_sum: &mut u64) -> bool {
     accrue::<true>(now, sa, weight, runnable_load_sum)
 }
 
 /// The body of `__update_load_avg`; `RQ` says whether a `cfs_rq` was given
 /// (a const parameter, so the entity path pays nothing for the queue part).
+/// Inlined up to the common case, an update within the current period; the
+/// period crossing is out of line.
 #[inline(always)]
 fn accrue<const RQ: bool>(now: u64, sa: &mut SchedAvg, weight: u64, runnable_load_sum: &mut u64) -> bool {
     let Some(delta) = now.checked_sub(sa.last_update_time) else {
@@ -129,41 +133,47 @@ fn accrue<const RQ: bool>(now: u64, sa: &mut SchedAvg, weight: u64, runnable_loa
         sa.last_update_time = now;
         return false;
     };
-    let mut delta = delta >> 10;
+    let delta = delta >> 10;
     if delta == 0 {
         return false;
     }
     sa.last_update_time = now;
-    let mut decayed = false;
-    let delta_w = u64::from(sa.period_contrib);
-    if delta + delta_w >= 1024 {
-        decayed = true;
-        sa.period_contrib = 0;
-        // Finish the period that was under way.
-        let delta_w = 1024 - delta_w;
-        sa.load_sum += weight * delta_w;
+    if delta + u64::from(sa.period_contrib) < 1024 {
+        sa.load_sum += weight * delta;
         if RQ {
-            *runnable_load_sum += weight * delta_w;
+            *runnable_load_sum += weight * delta;
         }
-        delta -= delta_w;
-        let periods = delta / 1024;
-        delta %= 1024;
-        sa.load_sum = decay_load(sa.load_sum, periods + 1);
-        let contrib = compute_runnable_contrib(periods);
-        sa.load_sum += weight * contrib;
-        if RQ {
-            *runnable_load_sum = decay_load(*runnable_load_sum, periods + 1) + weight * contrib;
-        }
+        sa.period_contrib += delta as u32;
+        return false;
     }
+    accrue_periods::<RQ>(sa, weight, runnable_load_sum, delta);
+    true
+}
+
+/// The period-crossing part of `__update_load_avg` (`decayed = 1`).
+#[inline(never)]
+fn accrue_periods<const RQ: bool>(sa: &mut SchedAvg, weight: u64, runnable_load_sum: &mut u64, mut delta: u64) {
+    // Finish the period that was under way.
+    let delta_w = 1024 - u64::from(sa.period_contrib);
+    sa.load_sum += weight * delta_w;
+    if RQ {
+        *runnable_load_sum += weight * delta_w;
+    }
+    delta -= delta_w;
+    let periods = delta / 1024;
+    delta %= 1024;
+    let contrib = compute_runnable_contrib(periods);
+    sa.load_sum = decay_load(sa.load_sum, periods + 1) + weight * contrib;
+    if RQ {
+        *runnable_load_sum = decay_load(*runnable_load_sum, periods + 1) + weight * contrib;
+    }
+    // Remainder of delta accrued against the new period.
     sa.load_sum += weight * delta;
     if RQ {
         *runnable_load_sum += weight * delta;
     }
-    sa.period_contrib += delta as u32;
-    if decayed {
-        sa.load_avg = sa.load_sum / LOAD_AVG_MAX;
-    }
-    decayed
+    sa.period_contrib = delta as u32;
+    sa.load_avg = sa.load_sum / LOAD_AVG_MAX;
 }
 
 #[cfg(test)]
