@@ -778,7 +778,10 @@ impl Simulation {
         });
         let cpu = placed.cpu;
         if cpu != parent_cpu {
-            // set_task_cpu: the vruntime is relative (task_fork_fair), so only the queue changes.
+            // set_task_cpu → migrate_task_rq_fair (4.4 removes the new task's
+            // never-attached average from the parent's queue: fixed in 4.6 by
+            // 0905f04eb21f), then set_task_rq; the vruntime is relative.
+            self.cfs.migrate_task_rq(se);
             self.cfs.set_task_rq(se, group, cpu);
             self.note_migration(task, parent_cpu, cpu, MigrateCause::Fork, parent_cpu);
         }

@@ -26,14 +26,37 @@ pub struct CfsRq {
     pub tg: GroupId,
     /// The group entity that owns this queue (`tg->se[cpu]`); `None` for a root queue.
     pub owner: Option<EntityId>,
-    /// Load tracking of the queue's weight (`cfs_rq->avg`); group queues only.
+    /// Load tracking of the queue's weight (`cfs_rq->avg`), every queue.
     pub avg: SchedAvg,
+    /// `cfs_rq->runnable_load_avg` (4.4): the summed averages of the queued
+    /// entities (added at enqueue, removed at dequeue), decayed with `avg`.
+    /// On a root queue this is `weighted_cpuload`.
+    pub runnable_load_avg: u64,
+    /// `cfs_rq->runnable_load_sum` (4.4).
+    pub runnable_load_sum: u64,
+    /// `cfs_rq->avg.util_sum`/`util_avg` (4.4): time with an entity running
+    /// (`cfs_rq->curr`), at full capacity scale; only the load balancer's
+    /// `cpu_util` reads it (root queues). An entity's own utilisation is not
+    /// tracked, so a migrating task does not carry its share (4.4 moves it
+    /// through `removed_util_avg`): the old CPU's value decays instead.
+    pub util_sum: u64,
+    pub util_avg: u64,
+    /// `cfs_rq->h_load` (4.4 `update_cfs_rq_h_load`): this queue's share of
+    /// its root queue's load, cached for one jiffy.
+    pub h_load: u64,
+    /// `cfs_rq->h_load_next`: the entity on this queue on the path down to
+    /// the queue whose `h_load` is being computed.
+    pub h_load_next: Option<EntityId>,
+    /// `cfs_rq->last_h_load_update` (jiffies); `None` before the first
+    /// computation (the kernel's jiffies start far from 0, so its initial 0
+    /// never matches; simulated jiffies may start at 0).
+    pub last_h_load_update: Option<u64>,
     /// What this queue last published into `tg->load_avg`.
     pub tg_load_avg_contrib: u64,
     /// Load of entities that left, subtracted at the next update (`removed_load_avg`).
     pub removed_load_avg: u64,
     /// On the CPU's leaf list (`on_list`): enqueued at least once, so
-    /// `update_blocked_averages` visits it.
+    /// `update_blocked_averages` visits it (root queues included).
     pub on_list: bool,
     /// Sum of the weights of the queued entities, `curr` included.
     pub load: LoadWeight,
@@ -57,6 +80,13 @@ impl CfsRq {
             tg,
             owner,
             avg: SchedAvg { attached: true, ..SchedAvg::default() },
+            runnable_load_avg: 0,
+            runnable_load_sum: 0,
+            util_sum: 0,
+            util_avg: 0,
+            h_load: 0,
+            h_load_next: None,
+            last_h_load_update: None,
             tg_load_avg_contrib: 0,
             removed_load_avg: 0,
             on_list: false,

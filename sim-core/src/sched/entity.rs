@@ -28,7 +28,8 @@ pub struct SchedEntity {
     pub depth: u16,
     /// The owning task's policy; `Normal` for group entities.
     pub policy: Policy,
-    /// Load tracking (`se->avg`); kept only for entities in group run queues.
+    /// Load tracking (`se->avg`), for every entity (tasks and group entities,
+    /// in root and group run queues).
     pub avg: SchedAvg,
     /// Insertion number of the current timeline node, which breaks vruntime ties
     /// so that equal keys go right, as `__enqueue_entity` does.

@@ -9,17 +9,32 @@
 //! the PELT load averages (`pelt.rs`) wherever 4.4 does it. Without groups
 //! every task sits in its CPU's root run queue and those walks have one step.
 //!
-//! Load averages are tracked only in group run queues and for the entities in
-//! them: 4.4 also tracks them in root queues, but only the load balancer
-//! (not modelled) reads those, so skipping them changes no decision.
+//! Load averages (PELT, `pelt.rs`) are tracked on every run queue, root
+//! queues included, and for every entity on them, as 4.4 does; each queue
+//! also keeps `runnable_load_avg`, the summed averages of its queued entities.
+//! Group shares read only group queues (through `tg->load_avg`); the root
+//! queues' averages feed `weighted_cpuload` (and with it `source_load`,
+//! `target_load`, `cpu_load[]` in `cpu_load.rs`), `task_h_load` and
+//! `effective_load`, which the load balancer and `wake_affine` read.
+//!
+//! Staleness, as in 4.4: a queue's averages only move when that queue is
+//! updated (an enqueue, dequeue, tick, pick or put on its CPU, or
+//! `update_blocked_averages` for that CPU). 4.4 never brings a remote CPU's
+//! averages up to date before reading them: `wake_affine`
+//! (`source_load`/`target_load`/`effective_load`), `find_idlest_group` /
+//! `find_idlest_cpu` and `update_sg_lb_stats` / `find_busiest_queue` all read
+//! `weighted_cpuload` of other CPUs as last left. The only remote refresh is
+//! `nohz_idle_balance`, which runs `rebalance_domains` → `update_blocked_averages`
+//! on behalf of each idle CPU: that is `update_blocked_averages(cpu)` here.
 //!
 //! Time: `clock` plays `rq_clock_task()`; the engine sets it before each call.
 
 use super::SchedClass;
 use super::cfs_rq::CfsRq;
 use super::entity::SchedEntity;
-use super::group::{GroupLoad, ROOT_GROUP, TaskGroup, calc_cfs_shares};
+use super::group::{GroupLoad, MIN_SHARES, ROOT_GROUP, TaskGroup, calc_cfs_shares};
 use super::pelt::{self, LOAD_AVG_MAX};
+use super::topology::SCHED_CAPACITY_SCALE;
 use super::tunables::{CfsTunables, SchedFeatures};
 use super::weights::{LoadWeight, calc_delta, calc_delta_fair};
 use crate::cpuset::CpuSet;
@@ -311,13 +326,10 @@ impl Cfs {
         self.reweight_entity(parent_q, se, shares);
     }
 
-    /// Whether PELT is tracked on `q` (group queues; see the module doc).
-    fn tracks_load(&self, q: CfsRqId) -> bool {
-        self.rq(q).tg != ROOT_GROUP
-    }
-
     /// `update_cfs_rq_load_avg` (4.4 fair.c): fold in removed load, then accrue
-    /// the queue's weight. Returns whether the average changed.
+    /// the queue's weight (into `avg` and `runnable_load_sum`, 4.4
+    /// `__update_load_avg` with its `cfs_rq` argument). Returns whether the
+    /// average changed.
     fn update_cfs_rq_load_avg(&mut self, q: CfsRqId) -> bool {
         let now = self.clock;
         let rq = self.rq_mut(q);
@@ -329,7 +341,17 @@ impl Cfs {
             removed = true;
         }
         let weight = rq.load.weight;
-        pelt::update_load_avg(now, &mut rq.avg, weight) || removed
+        let util_w = if rq.curr.is_some() { SCHED_CAPACITY_SCALE } else { 0 };
+        let mut sums =
+            pelt::RqSums { runnable_load_sum: rq.runnable_load_sum, util_sum: rq.util_sum, util_w };
+        let decayed = pelt::update_cfs_rq_avg(now, &mut rq.avg, weight, &mut sums);
+        rq.runnable_load_sum = sums.runnable_load_sum;
+        rq.util_sum = sums.util_sum;
+        if decayed {
+            rq.runnable_load_avg = rq.runnable_load_sum / LOAD_AVG_MAX;
+            rq.util_avg = rq.util_sum / LOAD_AVG_MAX;
+        }
+        decayed || removed
     }
 
     /// `update_tg_load_avg` (4.4 fair.c): publish this queue's average into
@@ -356,9 +378,6 @@ impl Cfs {
     /// `update_load_avg` (4.4 fair.c): age the entity's and its queue's averages.
     fn update_load_avg(&mut self, se: EntityId, update_tg: bool) {
         let q = self.cfs_rq_of(se);
-        if !self.tracks_load(q) {
-            return;
-        }
         self.update_entity_avg(se);
         if self.update_cfs_rq_load_avg(q) && update_tg {
             self.update_tg_load_avg(q, false);
@@ -368,14 +387,16 @@ impl Cfs {
     /// `enqueue_entity_load_avg` (4.4 fair.c): an entity arriving from another
     /// CPU (or new) brings its average with it (`attach_entity_load_avg`).
     fn enqueue_entity_load_avg(&mut self, q: CfsRqId, se: EntityId) {
-        if !self.tracks_load(q) {
-            return;
-        }
+        // 4.4: migrated = !se->avg.last_update_time (cleared by migrate_task_rq_fair).
         let migrated = !self.se(se).avg.attached;
         if !migrated {
             self.update_entity_avg(se);
         }
         let decayed = self.update_cfs_rq_load_avg(q);
+        let (load_avg, load_sum) = (self.se(se).avg.load_avg, self.se(se).avg.load_sum);
+        let rq = self.rq_mut(q);
+        rq.runnable_load_avg += load_avg;
+        rq.runnable_load_sum += load_sum;
         if migrated {
             // attach_entity_load_avg; ATTACH_AGE_LOAD ages only entities whose
             // last_update_time survived, which no path here leaves.
@@ -393,24 +414,35 @@ impl Cfs {
         }
     }
 
+    /// `dequeue_entity_load_avg` (4.4 fair.c): age the entity and its queue,
+    /// then take the entity's average out of the queue's runnable average
+    /// (clamped at 0). The entity stays attached to `cfs_rq->avg`.
+    fn dequeue_entity_load_avg(&mut self, q: CfsRqId, se: EntityId) {
+        self.update_load_avg(se, true);
+        let (load_avg, load_sum) = (self.se(se).avg.load_avg, self.se(se).avg.load_sum);
+        let rq = self.rq_mut(q);
+        rq.runnable_load_avg = rq.runnable_load_avg.saturating_sub(load_avg);
+        rq.runnable_load_sum = rq.runnable_load_sum.saturating_sub(load_sum);
+    }
+
     /// `remove_entity_load_avg` (4.4 fair.c), from `migrate_task_rq_fair` and
-    /// `task_dead_fair`: the entity's average, aged to its queue's last update,
-    /// is subtracted from the queue at its next update; the entity is detached.
+    /// `task_dead_fair`: the entity's average, aged (at weight 0) to its queue's
+    /// last update, is subtracted from the queue's `avg` at its next update
+    /// (`removed_load_avg`). Detaching is `migrate_task_rq`'s job.
     pub fn remove_entity_load_avg(&mut self, se: EntityId) {
         let q = self.cfs_rq_of(se);
-        if !self.tracks_load(q) {
-            return;
-        }
         let last = self.rq(q).avg.last_update_time;
         let e = self.se_mut(se);
         pelt::update_load_avg(last, &mut e.avg, 0);
-        e.avg.attached = false;
         let load_avg = e.avg.load_avg;
         self.rq_mut(q).removed_load_avg += load_avg;
     }
 
-    /// `update_blocked_averages` (4.4 fair.c): decay the averages of every group
-    /// queue on the CPU's leaf list, including those with nothing queued.
+    /// `update_blocked_averages` (4.4 fair.c, `CONFIG_FAIR_GROUP_SCHED`): decay
+    /// the averages of every queue on the CPU's leaf list (root queue included),
+    /// including those with nothing queued. `clock` must be that CPU's clock
+    /// (4.4 runs `update_rq_clock` on the CPU's rq first); this is also the
+    /// remote refresh `nohz_idle_balance` does for idle CPUs.
     pub fn update_blocked_averages(&mut self, cpu: CpuId) {
         for i in 0..self.leaf[cpu.index()].len() {
             let q = self.leaf[cpu.index()][i];
@@ -439,12 +471,31 @@ impl Cfs {
             self.enqueue_timeline(q, se);
         }
         self.se_mut(se).on_rq = true;
-        let rq = self.rq_mut(q);
-        if rq.nr_running == 1 && !rq.on_list && rq.tg != ROOT_GROUP {
-            // list_add_leaf_cfs_rq
-            rq.on_list = true;
-            let cpu = rq.cpu;
-            self.leaf[cpu.index()].push(q);
+        if self.rq(q).nr_running == 1 {
+            self.list_add_leaf_cfs_rq(q);
+        }
+    }
+
+    /// `list_add_leaf_cfs_rq` (4.4 fair.c): a queue joins its CPU's leaf list
+    /// for good, before its parent if the parent is already on it (children
+    /// come first). The order does not change any value: each queue's
+    /// `update_blocked_averages` step reads only that queue.
+    fn list_add_leaf_cfs_rq(&mut self, q: CfsRqId) {
+        let rq = self.rq(q);
+        if rq.on_list {
+            return;
+        }
+        let (cpu, tg) = (rq.cpu, rq.tg);
+        let parent_on_list = self.groups[tg.index()]
+            .parent
+            .and_then(|p| self.groups[p.index()].cfs_rq[cpu.index()])
+            .is_some_and(|pq| self.rq(pq).on_list);
+        self.rq_mut(q).on_list = true;
+        let leaf = &mut self.leaf[cpu.index()];
+        if parent_on_list {
+            leaf.insert(0, q);
+        } else {
+            leaf.push(q);
         }
     }
 
@@ -473,7 +524,7 @@ impl Cfs {
     /// `dequeue_entity` (4.4 fair.c).
     pub fn dequeue_entity(&mut self, q: CfsRqId, se: EntityId, flags: u32) {
         self.update_curr(q);
-        self.update_load_avg(se, true); // dequeue_entity_load_avg
+        self.dequeue_entity_load_avg(q, se);
         self.clear_buddies(q, se);
         if self.rq(q).curr != Some(se) {
             self.dequeue_timeline(q, se);
@@ -710,10 +761,138 @@ impl Cfs {
         e.depth = depth;
     }
 
-    /// `migrate_task_rq_fair` (4.4 fair.c): the task leaves its CPU; its load
-    /// average goes with it.
+    /// `migrate_task_rq_fair` (4.4 fair.c), from `set_task_cpu` when a task
+    /// (not queued: waking, forked, or detached by `detach_task` after
+    /// `deactivate_task`) changes CPU, before `set_task_rq`: its average is
+    /// removed from the old queue (at that queue's next update), it is marked
+    /// migrated (4.4 `last_update_time = 0`, here `attached = false`) so the
+    /// next enqueue attaches it to the new queue (`attach_entity_load_avg`),
+    /// and it is no longer cache hot (`exec_start = 0`).
+    ///
+    /// 4.4 quirk kept: a forked task moved by fork balancing still has
+    /// `last_update_time == 0`, so `remove_entity_load_avg` ages its initial
+    /// full average from time 0 to the old queue's last update.
     pub fn migrate_task_rq(&mut self, se: EntityId) {
+        debug_assert!(!self.se(se).on_rq, "migrate_task_rq of a queued entity");
         self.remove_entity_load_avg(se);
+        let e = self.se_mut(se);
+        e.avg.attached = false;
+        e.exec_start = 0;
+    }
+
+    /// The root run queue of `cpu` (`&cpu_rq(cpu)->cfs`).
+    fn root_cfs_rq(&self, cpu: CpuId) -> CfsRqId {
+        self.groups[ROOT_GROUP.index()].cfs_rq[cpu.index()].expect("every CPU has a root queue")
+    }
+
+    /// `weighted_cpuload` (4.4 fair.c): `cfs_rq_runnable_load_avg(&cpu_rq(cpu)->cfs)`,
+    /// as last updated (see the module doc on staleness).
+    /// The root queue's `util_avg` (4.4 `cpu_util` caps it at the CPU's
+    /// original capacity; the caller does).
+    pub fn cpu_util(&self, cpu: CpuId) -> u64 {
+        self.rq(self.root_cfs_rq(cpu)).util_avg
+    }
+
+    pub fn weighted_cpuload(&self, cpu: CpuId) -> u64 {
+        self.rq(self.root_cfs_rq(cpu)).runnable_load_avg
+    }
+
+    /// `cfs_rq_load_avg` (4.4 fair.c): `cfs_rq->avg.load_avg`.
+    pub fn cfs_rq_load_avg(&self, q: CfsRqId) -> u64 {
+        self.rq(q).avg.load_avg
+    }
+
+    /// `p->se.avg.load_avg` of a task entity.
+    pub fn task_load_avg(&self, se: EntityId) -> u64 {
+        self.se(se).avg.load_avg
+    }
+
+    /// `task_group(p)`: the group whose queue the task entity is on.
+    pub fn task_group_of(&self, se: EntityId) -> GroupId {
+        self.rq(self.cfs_rq_of(se)).tg
+    }
+
+    /// `update_cfs_rq_h_load` (4.4 fair.c): compute `h_load`, top-down, for
+    /// `q` and every queue above it whose value is older than this jiffy:
+    /// a root queue's `h_load` is its `load_avg`; a child queue's is its
+    /// parent's `h_load · se->avg.load_avg / (parent load_avg + 1)`.
+    fn update_cfs_rq_h_load(&mut self, q: CfsRqId, jiffies: u64) {
+        let now = Some(jiffies);
+        if self.rq(q).last_h_load_update == now {
+            return;
+        }
+        self.rq_mut(q).h_load_next = None;
+        // Walk up, leaving a trail of h_load_next links, until the root or a
+        // queue already computed this jiffy (bounded by the hierarchy depth).
+        let mut top = q;
+        let mut se = self.rq(q).owner;
+        while let Some(s) = se {
+            top = self.cfs_rq_of(s);
+            self.rq_mut(top).h_load_next = Some(s);
+            if self.rq(top).last_h_load_update == now {
+                break;
+            }
+            se = self.parent(s);
+        }
+        if se.is_none() {
+            let rq = self.rq_mut(top);
+            rq.h_load = rq.avg.load_avg;
+            rq.last_h_load_update = now;
+        }
+        let mut cur = top;
+        while let Some(s) = self.rq(cur).h_load_next {
+            let rq = self.rq(cur);
+            let load = rq.h_load * self.se(s).avg.load_avg / (rq.avg.load_avg + 1);
+            cur = self.se(s).my_q.expect("h_load_next is a group entity");
+            let child = self.rq_mut(cur);
+            child.h_load = load;
+            child.last_h_load_update = now;
+        }
+    }
+
+    /// `task_h_load` (4.4 fair.c, `CONFIG_FAIR_GROUP_SCHED`): the task's load
+    /// as its root queue sees it, `load_avg · h_load / (queue load_avg + 1)`.
+    /// `jiffies` is the caller's tick count; `h_load` is cached per jiffy.
+    pub fn task_h_load(&mut self, se: EntityId, jiffies: u64) -> u64 {
+        let q = self.cfs_rq_of(se);
+        self.update_cfs_rq_h_load(q, jiffies);
+        let rq = self.rq(q);
+        self.se(se).avg.load_avg * rq.h_load / (rq.avg.load_avg + 1)
+    }
+
+    /// `effective_load` (4.4 fair.c, `CONFIG_FAIR_GROUP_SCHED`): the change in
+    /// root-level load if `wl` is added to group `tg`'s queue on `cpu` and `wg`
+    /// to the group's total weight, walking the group entities up to the root
+    /// (each level redistributes `tg->shares` by the PELT averages; `wg` only
+    /// counts at the first level). The root group gives `wl`; so does a group
+    /// with no queue on `cpu` (this model creates queues only on the CPUs a
+    /// group's tasks may use). Uses `tg->load_avg` whatever `group_load` says.
+    pub fn effective_load(&self, tg: GroupId, cpu: CpuId, mut wl: i64, mut wg: i64) -> i64 {
+        let g = &self.groups[tg.index()];
+        if g.parent.is_none() {
+            return wl; // the trivial, non-cgroup case
+        }
+        let Some(mut se) = g.se[cpu.index()] else { return wl };
+        // Bounded by the hierarchy depth.
+        loop {
+            let e = self.se(se);
+            let rq = self.rq(e.my_q.expect("a group's se owns its queue"));
+            let group = &self.groups[rq.tg.index()];
+            let mut w = rq.avg.load_avg as i64;
+            // W = wg + Σ rw_j, with this CPU's current value in place of its contribution.
+            let big_w = wg + group.load_avg - rq.tg_load_avg_contrib as i64 + w;
+            w += wl;
+            let shares = group.shares as i64;
+            wl = if big_w > 0 && w < big_w { w * shares / big_w } else { shares };
+            // Clipped like calc_cfs_shares.
+            wl = wl.max(MIN_SHARES as i64);
+            wl -= e.avg.load_avg as i64;
+            wg = 0;
+            match e.parent {
+                Some(p) => se = p,
+                None => return wl,
+            }
+        }
     }
 
     /// `yield_task_fair` (4.4 fair.c): charge the caller and mark it as the skip

@@ -15,7 +15,6 @@ pub mod cpu_load;
 pub mod entity;
 pub mod fair;
 pub mod group;
-mod load_stub;
 pub mod migrate;
 pub mod pelt;
 pub mod topology;
@@ -24,6 +23,8 @@ pub mod weights;
 
 #[cfg(test)]
 mod group_tests;
+#[cfg(test)]
+mod load_tests;
 #[cfg(test)]
 mod tests;
 

@@ -1,14 +1,17 @@
 //! Per-entity load tracking (PELT) as Linux 4.4 fair.c computes it, load
-//! part only: `decay_load`, `__compute_runnable_contrib`, `__update_load_avg`.
+//! part only: `decay_load`, `__compute_runnable_contrib`, `__update_load_avg`
+//! (with its `cfs_rq` argument, which also ages `runnable_load_sum`).
 //!
 //! Time is counted in periods of 1024 µs (`delta >>= 10` turns ns into the
 //! kernel's ~µs units); a contribution decays by y per period with
 //! y^32 = 1/2 (`LOAD_AVG_PERIOD`). `load_avg = load_sum / LOAD_AVG_MAX`, so
 //! an entity runnable all the time converges to its weight.
 //!
-//! The utilisation signal (`util_avg`) and `runnable_load_avg` feed the load
-//! balancer and cpufreq, which are not modelled; only the load signal, which
-//! `calc_cfs_shares` reads through `tg->load_avg`, is kept.
+//! Only the load signal is kept: `calc_cfs_shares` reads it through
+//! `tg->load_avg`, and the load balancer and `wake_affine` through the root
+//! queues' `runnable_load_avg` (`weighted_cpuload`), `task_h_load` and
+//! `effective_load`. The utilisation signal (`util_avg`) feeds cpufreq and
+//! capacity decisions, which are not modelled.
 
 /// `LOAD_AVG_PERIOD` (4.4 fair.c): the half-life, in periods.
 pub const LOAD_AVG_PERIOD: u64 = 32;
@@ -102,40 +105,89 @@ fn compute_runnable_contrib(mut n: u64) -> u64 {
     decay_load(contrib, n) + u64::from(RUNNABLE_AVG_YN_SUM[n as usize])
 }
 
-/// `__update_load_avg` (4.4 fair.c), load part, frequency and CPU capacity at
-/// full scale: accrue `weight` for the time since the last update, decaying
-/// whole periods. Returns whether a period boundary was crossed (`decayed`),
-/// which is when `load_avg` is recomputed.
+/// `__update_load_avg` (4.4 fair.c) with `cfs_rq == NULL`, load part,
+/// frequency and CPU capacity at full scale: accrue `weight` for the time
+/// since the last update, decaying whole periods. Returns whether a period
+/// boundary was crossed (`decayed`), which is when `load_avg` is recomputed.
+#[inline]
 pub fn update_load_avg(now: u64, sa: &mut SchedAvg, weight: u64) -> bool {
+    accrue::<false>(now, sa, weight, &mut RqSums::default())
+}
+
+/// What `__update_load_avg` accrues for a `cfs_rq` beside its `sched_avg`:
+/// `runnable_load_sum` (the queued entities' weight) and `util_sum`
+/// (`util_w` = `scale_cpu` = SCHED_CAPACITY_SCALE while `cfs_rq->curr` is set).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RqSums {
+    pub runnable_load_sum: u64,
+    pub util_sum: u64,
+    pub util_w: u64,
+}
+
+/// `__update_load_avg` (4.4 fair.c) given the `cfs_rq` whose `avg` `sa` is:
+/// `runnable_load_sum` accrues the same `weight` and decays with it. Returns
+/// `decayed`; the caller then recomputes `runnable_load_avg` from the sum.
+#[inline]
+pub fn update_cfs_rq_avg(now: u64, sa: &mut SchedAvg, weight: u64, sums: &mut RqSums) -> bool {
+    accrue::<true>(now, sa, weight, sums)
+}
+
+/// The body of `__update_load_avg`; `RQ` says whether a `cfs_rq` was given
+/// (a const parameter, so the entity path pays nothing for the queue part).
+/// Inlined up to the common case, an update within the current period; the
+/// period crossing is out of line.
+#[inline(always)]
+fn accrue<const RQ: bool>(now: u64, sa: &mut SchedAvg, weight: u64, sums: &mut RqSums) -> bool {
     let Some(delta) = now.checked_sub(sa.last_update_time) else {
+        // "This should only happen when time goes backwards".
         sa.last_update_time = now;
         return false;
     };
-    let mut delta = delta >> 10;
+    let delta = delta >> 10;
     if delta == 0 {
         return false;
     }
     sa.last_update_time = now;
-    let mut decayed = false;
-    let delta_w = u64::from(sa.period_contrib);
-    if delta + delta_w >= 1024 {
-        decayed = true;
-        sa.period_contrib = 0;
-        // Finish the period that was under way.
-        let delta_w = 1024 - delta_w;
-        sa.load_sum += weight * delta_w;
-        delta -= delta_w;
-        let periods = delta / 1024;
-        delta %= 1024;
-        sa.load_sum = decay_load(sa.load_sum, periods + 1);
-        sa.load_sum += weight * compute_runnable_contrib(periods);
+    if delta + u64::from(sa.period_contrib) < 1024 {
+        sa.load_sum += weight * delta;
+        if RQ {
+            sums.runnable_load_sum += weight * delta;
+            sums.util_sum += sums.util_w * delta;
+        }
+        sa.period_contrib += delta as u32;
+        return false;
     }
+    accrue_periods::<RQ>(sa, weight, sums, delta);
+    true
+}
+
+/// The period-crossing part of `__update_load_avg` (`decayed = 1`).
+#[inline(never)]
+fn accrue_periods<const RQ: bool>(sa: &mut SchedAvg, weight: u64, sums: &mut RqSums, mut delta: u64) {
+    // Finish the period that was under way.
+    let delta_w = 1024 - u64::from(sa.period_contrib);
+    sa.load_sum += weight * delta_w;
+    if RQ {
+        sums.runnable_load_sum += weight * delta_w;
+        sums.util_sum += sums.util_w * delta_w;
+    }
+    delta -= delta_w;
+    let periods = delta / 1024;
+    delta %= 1024;
+    let contrib = compute_runnable_contrib(periods);
+    sa.load_sum = decay_load(sa.load_sum, periods + 1) + weight * contrib;
+    if RQ {
+        sums.runnable_load_sum = decay_load(sums.runnable_load_sum, periods + 1) + weight * contrib;
+        sums.util_sum = decay_load(sums.util_sum, periods + 1) + sums.util_w * contrib;
+    }
+    // Remainder of delta accrued against the new period.
     sa.load_sum += weight * delta;
-    sa.period_contrib += delta as u32;
-    if decayed {
-        sa.load_avg = sa.load_sum / LOAD_AVG_MAX;
+    if RQ {
+        sums.runnable_load_sum += weight * delta;
+        sums.util_sum += sums.util_w * delta;
     }
-    decayed
+    sa.period_contrib = delta as u32;
+    sa.load_avg = sa.load_sum / LOAD_AVG_MAX;
 }
 
 #[cfg(test)]
@@ -178,6 +230,35 @@ mod tests {
         update_load_avg(now + 32 * PERIOD_NS, &mut sa, 0);
         let half = sa.load_avg;
         assert!(half.abs_diff(full / 2) <= full / 50, "{full} → {half} after 32 periods");
+    }
+
+    /// With a `cfs_rq`, `runnable_load_sum` accrues the queue's weight and
+    /// decays exactly like the queue's own `load_sum` (4.4 `__update_load_avg`
+    /// applies the same steps to both).
+    #[test]
+    fn runnable_load_sum_follows_the_queue_sum() {
+        let mut sa = SchedAvg { attached: true, ..SchedAvg::default() };
+        let mut plain = sa;
+        // util_w 1024 accrues as a weight of 1024 would.
+        let mut runnable = RqSums { util_w: 1024, ..RqSums::default() };
+        let mut busy = SchedAvg { attached: true, ..SchedAvg::default() };
+        let mut now = 0;
+        for step in 0..300u64 {
+            now += 700_000 + step * 13_000;
+            let weight = if step % 3 == 0 { 0 } else { 1024 + step };
+            let d = update_cfs_rq_avg(now, &mut sa, weight, &mut runnable);
+            assert_eq!(d, update_load_avg(now, &mut plain, weight));
+            update_load_avg(now, &mut busy, 1024);
+        }
+        assert_eq!(sa, plain, "the cfs_rq variant changes nothing in the queue's own average");
+        assert_eq!(runnable.runnable_load_sum, sa.load_sum, "started equal (0), so they stay equal");
+        assert_eq!(runnable.util_sum, busy.load_sum, "util_sum accrues util_w like a weight");
+        // A runnable sum that started higher decays towards the same value.
+        let mut high = RqSums { runnable_load_sum: sa.load_sum + 1_000_000, ..RqSums::default() };
+        update_cfs_rq_avg(now + 64 * PERIOD_NS, &mut sa, 0, &mut high);
+        // 64 periods: y^64 = 1/4, so the extra 1e6 is down to about 250000.
+        let extra = high.runnable_load_sum - sa.load_sum;
+        assert!((249_990..=250_002).contains(&extra), "{extra}");
     }
 
     #[test]
