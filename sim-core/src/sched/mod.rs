@@ -14,6 +14,7 @@ pub mod fair;
 pub mod group;
 pub mod pelt;
 pub mod placement;
+pub mod topology;
 pub mod tunables;
 pub mod weights;
 
