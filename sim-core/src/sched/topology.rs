@@ -127,7 +127,7 @@ impl MachineShape {
                 ),
             ));
         }
-        if self.numa_nodes > self.sockets || self.sockets % self.numa_nodes != 0 {
+        if self.numa_nodes > self.sockets || !self.sockets.is_multiple_of(self.numa_nodes) {
             return Err((
                 "numa_nodes",
                 format!(
