@@ -134,8 +134,8 @@ fn machine_spec(f: &ScenarioFile) -> Result<MachineSpec, KeyError> {
                 return Err(KeyError::new(
                     "machine.cpus",
                     format!(
-                        "{cpus} CPUs do not split evenly into {sockets} sockets x {threads} threads per core; \
-                         give cores_per_socket, or a multiple of {per_core}"
+                        "cpus = {cpus} does not split evenly over sockets x threads_per_core = {sockets} x \
+                         {threads}; give cores_per_socket, or cpus a multiple of {per_core}"
                     ),
                 ));
             }
