@@ -31,7 +31,7 @@ use crate::sched::group::MIN_SHARES;
 use crate::sched::balance::linux44::Smp44;
 use crate::sched::balance::{Machine, MigrateCause, TaskHotInputs};
 use crate::sched::cfs_tasks::CfsTasks;
-use crate::sched::topology::{MachineShape, SD_BALANCE_FORK, SD_BALANCE_WAKE, Topology};
+use crate::sched::topology::{SD_BALANCE_FORK, SD_BALANCE_WAKE, Topology};
 use crate::sched::tunables::tick_nsec;
 use crate::sched::weights::LoadWeight;
 use crate::task::{BlockOn, ITEMS_QUEUED_MAX, IoOp, IoWait, Item, Task, TaskIo, TaskState};
@@ -261,8 +261,17 @@ impl Simulation {
             spec.history_window_ns,
         );
         let seen_min_vruntime = cfs.cfs_rqs.iter().map(|q| q.min_vruntime).collect();
-        let nohz = true;
-        let topo = Topology::build(MachineShape::flat(spec.cpus), &CpuSet::empty(spec.cpus));
+        let mut rqs = rqs;
+        if !spec.machine.nohz_idle {
+            // A periodic tick on every CPU, idle or not, from the first one.
+            let tick = tick_nsec(spec.hz);
+            for (c, rq) in rqs.iter_mut().enumerate() {
+                rq.tick_armed = true;
+                queue.push(SimTime(tick), Event::Tick { cpu: CpuId(c as u16) });
+            }
+        }
+        let nohz = spec.machine.nohz_idle;
+        let topo = Topology::build(spec.machine.shape, &spec.machine.isolcpus);
         let hz = u64::from(spec.hz);
         let smp = Some(Smp44::new(topo, hz, tasks.len(), nohz));
         Simulation {
@@ -456,8 +465,7 @@ impl Simulation {
         self.rqs[cpu.index()].tick_armed = false;
         let curr = self.rqs[cpu.index()].curr;
         if curr.is_none() && self.nohz {
-            self.smp_mut().tick_stopped(cpu);
-            return;
+            return; // stopped at idle entry (context_switch)
         }
         if let Some(curr) = curr {
             let hrtick_active = self.rqs[cpu.index()].hrtick_armed;
@@ -639,6 +647,11 @@ impl Simulation {
         rq.curr = next;
         let Some(n) = next else {
             rq.idle_since = now;
+            if self.nohz && rq.nr_running == 0 {
+                // tick_nohz_idle_enter: the tick stops and the CPU joins
+                // nohz.idle_cpus_mask (nohz_balance_enter_idle).
+                self.smp_mut().tick_stopped(cpu);
+            }
             return;
         };
         if was_idle && self.nohz {

@@ -231,3 +231,44 @@ fn messages_name_tasks_and_suggest_fixes() {
     let e = err(&two.replacen("name = \"t\"", "name = \"t\"\nnice = 40", 1));
     assert!(e.contains("tasks.t.nice: 40") && !e.contains("tasks[1]"), "{e}");
 }
+
+#[test]
+fn machine_topology_keys_validate_and_overrides_revalidate() {
+    let topo = GOOD.replacen(
+        "cpus = 2",
+        "sockets = 2\ncores_per_socket = 4\nthreads_per_core = 2\nnuma_nodes = 2\nisolcpus = \"2-3\"",
+        1,
+    );
+    let s = Scenario::from_toml("topo.toml", &topo).unwrap();
+    assert_eq!(s.spec.cpus, 16);
+    assert_eq!(
+        s.spec.machine.describe(),
+        "2 sockets x 4 cores x 2 threads = 16 CPUs, 2 NUMA nodes, isolcpus 2-3, nohz idle"
+    );
+    // A task without `cpus` gets every CPU but the isolated ones (4.4 sched_init_smp: non_isolated_cpus).
+    let aff: Vec<u16> = s.spec.tasks[0].affinity[0].iter().map(|c| c.0).collect();
+    assert_eq!(aff, [0, 1].into_iter().chain(4..16).collect::<Vec<_>>());
+    // A task may still name isolated CPUs (taskset).
+    let pinned = s.with_overrides(&[("tasks.t.cpus", "2-3")]).unwrap();
+    assert_eq!(pinned.spec.tasks[0].affinity[0].iter().map(|c| c.0).collect::<Vec<_>>(), vec![2, 3]);
+
+    // Overriding the topology goes through validation again.
+    let wider = s.with_overrides(&[("machine.sockets", "4")]).unwrap();
+    assert_eq!(wider.spec.cpus, 32);
+    assert_eq!(wider.spec.machine.shape.numa_nodes, 2);
+    let e = s.with_overrides(&[("machine.numa_nodes", "3")]).unwrap_err().to_string();
+    assert!(e.contains("--set: machine.numa_nodes: 3 does not divide sockets = 2"), "{e}");
+    let e = s.with_overrides(&[("machine.cpus", "8")]).unwrap_err().to_string();
+    assert!(e.contains("machine.cpus: cpus = 8") && e.contains("= 16"), "{e}");
+    let e = s.with_overrides(&[("machine.isolcpus", "0-15")]).unwrap_err().to_string();
+    assert!(e.contains("machine.isolcpus") && e.contains("isolates every CPU"), "{e}");
+
+    // From a plain `cpus = 2`: the topology keys default around it.
+    let base = Scenario::from_toml("good.toml", GOOD).unwrap();
+    assert_eq!(base.spec.machine.describe(), "1 socket x 2 cores x 1 thread = 2 CPUs, 1 NUMA node, nohz idle");
+    let smt = base.with_overrides(&[("machine.threads_per_core", "2"), ("machine.nohz", "false")]).unwrap();
+    assert_eq!(smt.spec.machine.describe(), "1 socket x 1 core x 2 threads = 2 CPUs, 1 NUMA node, periodic tick");
+    let iso = base.with_overrides(&[("machine.isolcpus", "1")]).unwrap();
+    assert_eq!(iso.spec.tasks[0].affinity[0].iter().map(|c| c.0).collect::<Vec<_>>(), vec![0]);
+    assert!(base.with_overrides(&[("machine.sockets", "3")]).unwrap_err().to_string().contains("split evenly"));
+}

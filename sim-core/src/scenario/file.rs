@@ -50,7 +50,26 @@ pub struct ScenarioFile {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct MachineFile {
-    pub cpus: u64,
+    /// Logical CPUs. Optional when `cores_per_socket` is given (then
+    /// sockets x cores_per_socket x threads_per_core); if both are given
+    /// they must agree.
+    pub cpus: Option<u64>,
+    /// Sockets (packages); default 1. Each socket is one last-level cache (the MC level).
+    pub sockets: Option<u64>,
+    /// Cores per socket; default `cpus / (sockets * threads_per_core)`.
+    pub cores_per_socket: Option<u64>,
+    /// Hardware threads per core (SMT); default 1, at most 8.
+    pub threads_per_core: Option<u64>,
+    /// NUMA nodes; default 1. Must divide `sockets` (a node holds whole sockets).
+    pub numa_nodes: Option<u64>,
+    /// The `isolcpus=` boot parameter (4.4 semantics: the CPUs leave the sched
+    /// domains and the default affinity), a CPU list such as `"2-3"` (one CPU
+    /// may be a number); default none.
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
+    pub isolcpus: Option<Value>,
+    /// `CONFIG_NO_HZ_IDLE` (default true): an idle CPU stops its tick;
+    /// false = a periodic tick on every CPU.
+    pub nohz: Option<bool>,
     #[serde(default)]
     /// `CONFIG_HZ`: 100, 250 (default), 300 or 1000; read by `validate.rs`
     /// so a wrong type can be answered with the choices.

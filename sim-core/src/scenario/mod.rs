@@ -16,7 +16,7 @@ pub mod validate;
 pub use error::{Origin, ScenarioError};
 pub use groups::{GroupSpec, Groups};
 pub use overrides::Override;
-pub use validate::{ScenarioSpec, SourceSpec, TaskSpec, limits};
+pub use validate::{MachineSpec, ScenarioSpec, SourceSpec, TaskSpec, limits};
 
 use error::KeyError;
 use file::ScenarioFile;

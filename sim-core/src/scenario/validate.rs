@@ -10,6 +10,7 @@ use crate::block::{DeviceSpec, Op, ReqFlags};
 use crate::cpuset::CpuSet;
 use crate::ids::DeviceId;
 use crate::ids::TaskId;
+use crate::sched::topology::{MachineShape, THREADS_PER_CORE_MAX, cpu_list};
 use crate::sched::tunables::{
     CfsTunables, HZ_CHOICES, SYSCTL_GRANULARITY_NS, SYSCTL_WAKEUP_GRANULARITY_NS, SchedFeatures, TunableScaling,
     TunableValue,
@@ -42,6 +43,8 @@ pub struct ScenarioSpec {
     pub seed: u64,
     pub duration_ns: u64,
     pub cpus: u16,
+    /// Topology, isolcpus and tick mode (`[machine]`); `machine.shape.cpus() == cpus`.
+    pub machine: MachineSpec,
     pub hz: u32,
     pub context_switch_ns: u64,
     pub tunables: CfsTunables,
@@ -56,6 +59,151 @@ pub struct ScenarioSpec {
     /// Index into `tasks` of the declaration the report explains.
     pub victim: usize,
     pub history_window_ns: u64,
+}
+
+/// The `[machine]` keys beyond `cpus`: the topology the sched domains are
+/// built from, the `isolcpus=` boot parameter and the tick mode.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MachineSpec {
+    pub shape: MachineShape,
+    /// `isolcpus=` (never every CPU).
+    pub isolcpus: CpuSet,
+    /// `CONFIG_NO_HZ_IDLE`: an idle CPU stops its tick.
+    pub nohz_idle: bool,
+}
+
+impl MachineSpec {
+    /// One line for reports: "2 sockets x 8 cores x 2 threads = 32 CPUs, 2 NUMA nodes, isolcpus 2-3, nohz idle".
+    pub fn describe(&self) -> String {
+        let s = &self.shape;
+        let plural = |n: u16, one: &str| if n == 1 { format!("{n} {one}") } else { format!("{n} {one}s") };
+        let mut out = format!(
+            "{} x {} x {} = {}, {}",
+            plural(s.sockets, "socket"),
+            plural(s.cores_per_socket, "core"),
+            plural(s.threads_per_core, "thread"),
+            plural(s.cpus(), "CPU"),
+            plural(s.numa_nodes, "NUMA node"),
+        );
+        if !self.isolcpus.is_empty() {
+            out.push_str(&format!(", isolcpus {}", cpu_list(&self.isolcpus)));
+        }
+        out.push_str(if self.nohz_idle { ", nohz idle" } else { ", periodic tick" });
+        out
+    }
+
+    /// A task's affinity when it names no CPUs: every CPU but the isolated
+    /// ones (4.4 core.c:sched_init_smp gives init `non_isolated_cpus`, and
+    /// every task inherits it).
+    pub fn default_affinity(&self) -> CpuSet {
+        let n = self.shape.cpus();
+        let mut set = CpuSet::empty(n);
+        for c in 0..n {
+            if !self.isolcpus.contains(crate::ids::CpuId(c)) {
+                set.insert(crate::ids::CpuId(c));
+            }
+        }
+        set
+    }
+}
+
+/// `[machine]`: CPU count, topology, isolcpus and nohz, checked against each other.
+fn machine_spec(f: &ScenarioFile) -> Result<MachineSpec, KeyError> {
+    let m = &f.machine;
+    let max = limits::CPUS_MAX;
+    if let Some(cpus) = m.cpus
+        && (cpus == 0 || cpus > max)
+    {
+        return Err(KeyError::new("machine.cpus", format!("{cpus} is not allowed: 1 to {max}")));
+    }
+    let size = |v: Option<u64>, name: &str, default: u64, most: u64| -> Result<u64, KeyError> {
+        let n = v.unwrap_or(default);
+        if n == 0 || n > most {
+            return Err(KeyError::new(format!("machine.{name}"), format!("{n} is not allowed: 1 to {most}")));
+        }
+        Ok(n)
+    };
+    let sockets = size(m.sockets, "sockets", 1, max)?;
+    let threads = size(m.threads_per_core, "threads_per_core", 1, u64::from(THREADS_PER_CORE_MAX))?;
+    let numa_nodes = size(m.numa_nodes, "numa_nodes", 1, max)?;
+    let cores = match (m.cores_per_socket, m.cpus) {
+        (Some(c), _) => size(Some(c), "cores_per_socket", 1, max)?,
+        (None, Some(cpus)) => {
+            let per_core = sockets * threads;
+            if cpus % per_core != 0 {
+                return Err(KeyError::new(
+                    "machine.cpus",
+                    format!(
+                        "cpus = {cpus} does not split evenly over sockets x threads_per_core = {sockets} x \
+                         {threads}; give cores_per_socket, or cpus a multiple of {per_core}"
+                    ),
+                ));
+            }
+            cpus / per_core
+        }
+        (None, None) => {
+            return Err(KeyError::new(
+                "machine.cpus",
+                "required: give cpus (1 to 4096), or the topology with cores_per_socket (and sockets, threads_per_core)",
+            ));
+        }
+    };
+    let product = sockets * cores * threads;
+    if let Some(cpus) = m.cpus
+        && cpus != product
+    {
+        return Err(KeyError::new(
+            "machine.cpus",
+            format!(
+                "cpus = {cpus} but sockets x cores_per_socket x threads_per_core = {sockets} x {cores} x {threads} \
+                 = {product}; they must agree (or leave one out)"
+            ),
+        ));
+    }
+    if product > max {
+        return Err(KeyError::new(
+            "machine.cores_per_socket",
+            format!("{sockets} sockets x {cores} cores x {threads} threads = {product} CPUs; the limit is {max}"),
+        ));
+    }
+    if numa_nodes > sockets || sockets % numa_nodes != 0 {
+        return Err(KeyError::new(
+            "machine.numa_nodes",
+            format!(
+                "{numa_nodes} does not divide sockets = {sockets}: a NUMA node holds whole sockets, the same number \
+                 in each (allowed: a divisor of {sockets})"
+            ),
+        ));
+    }
+    let shape = MachineShape {
+        sockets: sockets as u16,
+        cores_per_socket: cores as u16,
+        threads_per_core: threads as u16,
+        numa_nodes: numa_nodes as u16,
+    };
+    debug_assert!(shape.check(max as u16).is_ok());
+    let cpus = shape.cpus();
+    let key = "machine.isolcpus";
+    let isolcpus = match &m.isolcpus {
+        None => CpuSet::empty(cpus),
+        Some(Value::String(s)) if s.trim().is_empty() => CpuSet::empty(cpus),
+        Some(Value::String(s)) => CpuSet::parse(s, cpus).map_err(|e| KeyError::new(key, e))?,
+        Some(Value::Integer(n)) => CpuSet::parse(&n.to_string(), cpus).map_err(|e| KeyError::new(key, e))?,
+        Some(other) => {
+            return Err(KeyError::new(key, format!("expected a CPU list such as \"2-3\", found {}", other.type_str())));
+        }
+    };
+    if isolcpus.len() == usize::from(cpus) {
+        return Err(KeyError::new(
+            key,
+            format!(
+                "`{}` isolates every CPU (0-{}); at least one must stay for the scheduler to balance on",
+                cpu_list(&isolcpus),
+                cpus - 1
+            ),
+        ));
+    }
+    Ok(MachineSpec { shape, isolcpus, nohz_idle: m.nohz.unwrap_or(true) })
 }
 
 /// One `[[tasks]]` declaration (`count` instances).
@@ -215,11 +363,8 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
     if duration_ns == 0 {
         return Err(KeyError::new("duration", "must be positive"));
     }
-    let cpus = f.machine.cpus;
-    if cpus == 0 || cpus > limits::CPUS_MAX {
-        return Err(KeyError::new("machine.cpus", format!("{cpus} is not allowed: 1 to {}", limits::CPUS_MAX)));
-    }
-    let cpus = cpus as u16;
+    let machine = machine_spec(f)?;
+    let cpus = machine.shape.cpus();
     let hz = hz_value(f.machine.hz.as_ref())?;
     let context_switch_ns = opt_duration(&f.machine.context_switch, "machine.context_switch", 0)?;
     if context_switch_ns > 1_000_000 {
@@ -291,9 +436,10 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
             return Err(KeyError::new(key, format!("more than {} tasks in all", limits::TASKS_MAX)));
         }
     }
+    let default_affinity = machine.default_affinity();
     let mut tasks = Vec::with_capacity(f.tasks.len());
     for (i, t) in f.tasks.iter().enumerate() {
-        tasks.push(task_spec(f, t, heads[i], cpus)?);
+        tasks.push(task_spec(f, t, heads[i], cpus, &default_affinity)?);
     }
     let groups = groups::resolve(f, &mut tasks, cpus)?;
     let devices = super::devices::resolve(f, hz)?;
@@ -376,6 +522,7 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
         seed: f.seed,
         duration_ns,
         cpus,
+        machine,
         hz,
         context_switch_ns,
         tunables,
@@ -428,11 +575,18 @@ pub(super) fn check_name(name: &str, key: &str) -> Result<(), KeyError> {
     }
 }
 
-fn task_spec(f: &ScenarioFile, t: &TaskFile, head: (TaskId, u32), cpus: u16) -> Result<TaskSpec, KeyError> {
+fn task_spec(
+    f: &ScenarioFile,
+    t: &TaskFile,
+    head: (TaskId, u32),
+    cpus: u16,
+    default_affinity: &CpuSet,
+) -> Result<TaskSpec, KeyError> {
     let key = task_key(&t.name);
     let (first, count) = head;
     let affinity = match &t.cpus {
-        None => vec![CpuSet::all(cpus); count as usize],
+        // 4.4 core.c:sched_init_smp: init runs on non_isolated_cpus; tasks inherit it
+        None => vec![default_affinity.clone(); count as usize],
         // One CPU may be written as a number (`--set tasks.NAME.cpus=1`).
         Some(v @ (Value::String(_) | Value::Integer(_))) => {
             let s = match v {

@@ -1,7 +1,40 @@
-//! STUB (lead): replaced by the topology helper's module at merge.
-#![allow(dead_code)]
+//! Machine topology and scheduling domains, as Linux 4.4 builds them at boot
+//! (kernel/sched/core.c: `sched_init_numa`, `build_sched_domains`, `sd_init`,
+//! `build_sched_groups`, `build_overlap_sched_groups`, `sd_degenerate`,
+//! `sd_parent_degenerate`, `cpu_attach_domain`, `update_top_cache_domain`;
+//! arch/x86/kernel/smpboot.c for the masks). Pure data, built once.
+//!
+//! # CPU numbering
+//! Like a typical x86 server enumerates them: the first thread of every core,
+//! socket by socket, then the second threads, and so on:
+//! `cpu = thread * (sockets * cores_per_socket) + socket * cores_per_socket + core`.
+//! So with two threads per core the SMT siblings of CPU `i` are `i` and
+//! `i + total_cores`. NUMA nodes group whole sockets: `numa_nodes` divides
+//! `sockets` and `node = socket / (sockets / numa_nodes)`.
+//!
+//! # Levels
+//! x86 4.4 `default_topology` then `sched_init_numa`'s levels:
+//! - SMT: `cpu_smt_mask` (the core's threads), flags of `cpu_smt_flags`;
+//! - MC: `cpu_coregroup_mask` = `cpu_llc_shared_mask`; the LLC is the socket;
+//! - DIE: `cpu_cpu_mask` = `cpumask_of_node(cpu_to_node(cpu))`, the NUMA node;
+//! - NUMA: with SLIT distances 10 local / 21 remote there is one NUMA level,
+//!   spanning every node (21 <= RECLAIM_DISTANCE 30, so `sd_init` keeps
+//!   WAKE_AFFINE, BALANCE_FORK and BALANCE_EXEC on it).
+//!
+//! Isolated CPUs (`isolcpus=`) are taken out of the `cpu_map` first
+//! (`init_sched_domains`: `cpu_active_mask & ~cpu_isolated_map`): they get no
+//! domain and are in no span.
+//!
+//! # Sharing
+//! The kernel keeps a per-CPU copy of every domain; the copies of one span
+//! hold equal values. Here each distinct domain is stored once
+//! (`Topology::domains`) and each CPU lists the ones it sees, bottom-up.
+
 use crate::cpuset::CpuSet;
 use crate::ids::CpuId;
+use std::collections::BTreeMap;
+
+// 4.4 include/linux/sched.h
 pub const SD_LOAD_BALANCE: u32 = 0x0001;
 pub const SD_BALANCE_NEWIDLE: u32 = 0x0002;
 pub const SD_BALANCE_EXEC: u32 = 0x0004;
@@ -16,56 +49,650 @@ pub const SD_ASYM_PACKING: u32 = 0x0800;
 pub const SD_PREFER_SIBLING: u32 = 0x1000;
 pub const SD_OVERLAP: u32 = 0x2000;
 pub const SD_NUMA: u32 = 0x4000;
+
+/// 4.4 include/linux/sched.h `SCHED_CAPACITY_SCALE` (1 << SCHED_CAPACITY_SHIFT).
 pub const SCHED_CAPACITY_SCALE: u64 = 1024;
+/// 4.4 core.c:sd_init `smt_gain` of an SMT domain (~15%).
+pub const SMT_GAIN: u64 = 1178;
+/// 4.4 include/linux/topology.h `LOCAL_DISTANCE` and the remote SLIT distance assumed here.
+pub const LOCAL_DISTANCE: u32 = 10;
+pub const REMOTE_DISTANCE: u32 = 21;
+/// 4.4 include/linux/topology.h `RECLAIM_DISTANCE`.
+pub const RECLAIM_DISTANCE: u32 = 30;
+/// Largest `threads_per_core` accepted.
+pub const THREADS_PER_CORE_MAX: u16 = 8;
+
+/// Flags that need at least two groups (4.4 core.c:sd_degenerate).
+const SD_FLAGS_NEED_GROUPS: u32 = SD_LOAD_BALANCE
+    | SD_BALANCE_NEWIDLE
+    | SD_BALANCE_FORK
+    | SD_BALANCE_EXEC
+    | SD_SHARE_CPUCAPACITY
+    | SD_SHARE_PKG_RESOURCES
+    | SD_SHARE_POWERDOMAIN;
+
+/// The shape of the machine: sockets x cores x threads, grouped in NUMA nodes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MachineShape { pub sockets: u16, pub cores_per_socket: u16, pub threads_per_core: u16, pub numa_nodes: u16 }
+pub struct MachineShape {
+    pub sockets: u16,
+    pub cores_per_socket: u16,
+    pub threads_per_core: u16,
+    pub numa_nodes: u16,
+}
+
 impl MachineShape {
-    pub fn flat(cpus: u16) -> MachineShape { MachineShape { sockets: 1, cores_per_socket: cpus, threads_per_core: 1, numa_nodes: 1 } }
-    pub fn cpus(&self) -> u16 { self.sockets * self.cores_per_socket * self.threads_per_core }
+    /// One socket of `cpus` cores, one thread each, one node.
+    pub fn flat(cpus: u16) -> MachineShape {
+        MachineShape { sockets: 1, cores_per_socket: cpus, threads_per_core: 1, numa_nodes: 1 }
+    }
+
+    /// Logical CPUs: sockets x cores x threads (saturating; validation bounds it).
+    pub fn cpus(&self) -> u16 {
+        let n = u32::from(self.sockets) * u32::from(self.cores_per_socket) * u32::from(self.threads_per_core);
+        n.min(u32::from(u16::MAX)) as u16
+    }
+
+    /// Physical cores in the machine.
+    pub fn total_cores(&self) -> u32 {
+        u32::from(self.sockets) * u32::from(self.cores_per_socket)
+    }
+
+    /// Why this shape cannot be built, if it cannot: every size at least 1,
+    /// at most `cpus_max` CPUs, at most `THREADS_PER_CORE_MAX` threads,
+    /// `numa_nodes` dividing `sockets`. The message names the field.
+    pub fn check(&self, cpus_max: u16) -> Result<(), (&'static str, String)> {
+        for (name, v) in [
+            ("sockets", self.sockets),
+            ("cores_per_socket", self.cores_per_socket),
+            ("threads_per_core", self.threads_per_core),
+            ("numa_nodes", self.numa_nodes),
+        ] {
+            if v == 0 {
+                return Err((name, "must be at least 1".to_string()));
+            }
+        }
+        if self.threads_per_core > THREADS_PER_CORE_MAX {
+            return Err((
+                "threads_per_core",
+                format!("{} is not allowed: 1 to {THREADS_PER_CORE_MAX}", self.threads_per_core),
+            ));
+        }
+        let n = u64::from(self.sockets) * u64::from(self.cores_per_socket) * u64::from(self.threads_per_core);
+        if n > u64::from(cpus_max) {
+            return Err((
+                "cores_per_socket",
+                format!(
+                    "{} sockets x {} cores x {} threads = {n} CPUs; the limit is {cpus_max}",
+                    self.sockets, self.cores_per_socket, self.threads_per_core
+                ),
+            ));
+        }
+        if self.numa_nodes > self.sockets || !self.sockets.is_multiple_of(self.numa_nodes) {
+            return Err((
+                "numa_nodes",
+                format!(
+                    "{} does not divide sockets = {}: a NUMA node holds whole sockets, the same number each",
+                    self.numa_nodes, self.sockets
+                ),
+            ));
+        }
+        Ok(())
+    }
 }
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DomainLevel { Smt, Mc, Die, Numa }
-#[derive(Clone, Debug)]
-pub struct SchedGroup { pub span: CpuSet, pub group_weight: u32, pub capacity: u64 }
-#[derive(Clone, Debug)]
-pub struct SchedDomain {
-    pub level: DomainLevel, pub span: CpuSet, pub span_weight: u32, pub flags: u32,
-    pub min_interval: u64, pub max_interval: u64, pub balance_interval: u64,
-    pub busy_factor: u32, pub imbalance_pct: u32, pub cache_nice_tries: u32,
-    pub busy_idx: usize, pub idle_idx: usize, pub newidle_idx: usize, pub wake_idx: usize, pub forkexec_idx: usize,
-    pub smt_gain: u64, pub groups: Vec<SchedGroup>,
-}
+
+/// A topology level (4.4 `struct sched_domain_topology_level`, by its name).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct DomainId(pub u32);
-#[derive(Clone, Debug)]
-pub struct Topology {
-    pub shape: MachineShape, pub isolated: CpuSet, pub domains: Vec<SchedDomain>,
-    pub cpu_domains: Vec<Vec<DomainId>>, pub sd_llc: Vec<Option<usize>>,
-    pub llc_id: Vec<CpuId>, pub llc_size: Vec<u32>, pub cpu_capacity: Vec<u64>,
+pub enum DomainLevel {
+    Smt,
+    Mc,
+    Die,
+    Numa,
 }
-impl Topology {
-    pub fn build(shape: MachineShape, isolated: &CpuSet) -> Topology {
-        let n = shape.cpus();
-        let mut span = CpuSet::empty(n);
-        for c in 0..n { if !isolated.contains(CpuId(c)) { span.insert(CpuId(c)); } }
-        let w = span.len() as u32;
-        let groups = span.iter().map(|c| { let mut s = CpuSet::empty(n); s.insert(c); SchedGroup { span: s, group_weight: 1, capacity: 1024 } }).collect();
-        let d = SchedDomain { level: DomainLevel::Mc, span: span.clone(), span_weight: w,
-            flags: SD_LOAD_BALANCE | SD_BALANCE_NEWIDLE | SD_BALANCE_EXEC | SD_BALANCE_FORK | SD_WAKE_AFFINE | SD_SHARE_PKG_RESOURCES,
-            min_interval: w as u64, max_interval: 2 * w as u64, balance_interval: w as u64, busy_factor: 32, imbalance_pct: 117,
-            cache_nice_tries: 1, busy_idx: 2, idle_idx: 0, newidle_idx: 0, wake_idx: 0, forkexec_idx: 0, smt_gain: 0, groups };
-        let multi = w > 1;
-        Topology {
-            shape, isolated: isolated.clone(), domains: if multi { vec![d] } else { vec![] },
-            cpu_domains: (0..n).map(|c| if multi && span.contains(CpuId(c)) { vec![DomainId(0)] } else { vec![] }).collect(),
-            sd_llc: (0..n).map(|c| if multi && span.contains(CpuId(c)) { Some(0) } else { None }).collect(),
-            llc_id: (0..n).map(|c| if multi && span.contains(CpuId(c)) { span.iter().next().unwrap() } else { CpuId(c) }).collect(),
-            llc_size: (0..n).map(|c| if multi && span.contains(CpuId(c)) { w } else { 1 }).collect(),
-            cpu_capacity: vec![1024; n as usize],
+
+impl DomainLevel {
+    /// The kernel's `SD_INIT_NAME`.
+    pub fn name(self) -> &'static str {
+        match self {
+            DomainLevel::Smt => "SMT",
+            DomainLevel::Mc => "MC",
+            DomainLevel::Die => "DIE",
+            DomainLevel::Numa => "NUMA",
         }
     }
-    pub fn cpus(&self) -> u16 { self.shape.cpus() }
-    pub fn domain(&self, id: DomainId) -> &SchedDomain { &self.domains[id.0 as usize] }
-    pub fn local_group(&self, d: DomainId, cpu: CpuId) -> usize { self.domain(d).groups.iter().position(|g| g.span.contains(cpu)).unwrap() }
-    pub fn balance_span_ids(&self) -> Vec<u16> { (0..self.cpus()).map(|c| if self.isolated.contains(CpuId(c)) { c + 1 } else { 0 }).collect() }
 }
+
+/// A scheduling group (4.4 `struct sched_group` with its `sched_group_capacity`).
+#[derive(Clone, Debug)]
+pub struct SchedGroup {
+    pub span: CpuSet,
+    pub group_weight: u32,
+    /// sgc->capacity: sum of its CPUs' cpu_capacity
+    pub capacity: u64,
+}
+
+/// One domain as 4.4 sd_init builds it (after degenerate levels are removed and PREFER_SIBLING moved down
+/// as cpu_attach_domain does). Shared by every CPU of its span (the kernel has per-CPU copies with equal values).
+#[derive(Clone, Debug)]
+pub struct SchedDomain {
+    pub level: DomainLevel,
+    pub span: CpuSet,
+    pub span_weight: u32,
+    pub flags: u32,
+    /// In ms (jiffies conversion is the caller's: msecs_to_jiffies).
+    pub min_interval: u64,
+    pub max_interval: u64,
+    /// Initial value (ms) = sd_weight.
+    pub balance_interval: u64,
+    pub busy_factor: u32,
+    pub imbalance_pct: u32,
+    pub cache_nice_tries: u32,
+    pub busy_idx: usize,
+    pub idle_idx: usize,
+    pub newidle_idx: usize,
+    pub wake_idx: usize,
+    pub forkexec_idx: usize,
+    pub smt_gain: u64,
+    /// The groups, in the order of their first CPU (for NUMA overlap groups: as 4.4 builds them).
+    pub groups: Vec<SchedGroup>,
+}
+
+/// Index of a domain in `Topology::domains`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct DomainId(pub u32);
+
+#[derive(Clone, Debug)]
+pub struct Topology {
+    pub shape: MachineShape,
+    pub isolated: CpuSet,
+    /// Every distinct domain, once.
+    pub domains: Vec<SchedDomain>,
+    /// Per CPU: its domains bottom-up (for_each_domain order); EMPTY for an isolated CPU (NULL domain).
+    pub cpu_domains: Vec<Vec<DomainId>>,
+    /// Per CPU: sd_llc (highest_flag_domain(cpu, SD_SHARE_PKG_RESOURCES)) as an index into cpu_domains[cpu].
+    pub sd_llc: Vec<Option<usize>>,
+    /// Per CPU: sd_llc_id (first CPU of the sd_llc span, else the CPU itself) and sd_llc_size.
+    pub llc_id: Vec<CpuId>,
+    pub llc_size: Vec<u32>,
+    /// Per CPU: capacity as 4.4 update_cpu_capacity computes it with no RT load: arch_scale_cpu_capacity
+    /// (smt_gain / span_weight on an SMT domain, i.e. 1178/2 = 589, else 1024) times scale_rt_capacity (1024) >> 10.
+    pub cpu_capacity: Vec<u64>,
+    /// Per CPU, parallel to `cpu_domains`: the index of its local group (sd->groups) in each domain.
+    local_groups: Vec<Vec<u32>>,
+}
+
+/// One topology level as built (before degenerate domains are removed): each
+/// CPU of the cpu_map belongs to one class (`tl->mask(cpu) & cpu_map`).
+struct BuiltLevel {
+    level: DomainLevel,
+    /// Per CPU: its class, `u32::MAX` for a CPU outside the cpu_map.
+    class_of: Vec<u32>,
+    /// Per class: its CPUs in increasing order (empty if all are isolated).
+    members: Vec<Vec<CpuId>>,
+    /// Per class: the number of groups 4.4 builds for it.
+    groups: Vec<u32>,
+}
+
+/// Flags and tunables of a fresh domain of `level` over `sd_weight` CPUs (4.4 core.c:sd_init).
+fn sd_init(level: DomainLevel, sd_weight: u32) -> SchedDomain {
+    let w = u64::from(sd_weight);
+    let mut sd = SchedDomain {
+        level,
+        span: CpuSet::empty(0),
+        span_weight: sd_weight,
+        // 4.4 core.c:sd_init: SD_LOAD_BALANCE | NEWIDLE | EXEC | FORK | WAKE_AFFINE
+        flags: SD_LOAD_BALANCE | SD_BALANCE_NEWIDLE | SD_BALANCE_EXEC | SD_BALANCE_FORK | SD_WAKE_AFFINE,
+        min_interval: w,
+        max_interval: 2 * w,
+        balance_interval: w,
+        busy_factor: 32,
+        imbalance_pct: 125,
+        cache_nice_tries: 0,
+        busy_idx: 0,
+        idle_idx: 0,
+        newidle_idx: 0,
+        wake_idx: 0,
+        forkexec_idx: 0,
+        smt_gain: 0,
+        groups: Vec::new(),
+    };
+    // tl->sd_flags: 4.4 topology.h cpu_smt_flags, cpu_core_flags, cpu_numa_flags (DIE has none)
+    sd.flags |= match level {
+        DomainLevel::Smt => SD_SHARE_CPUCAPACITY | SD_SHARE_PKG_RESOURCES,
+        DomainLevel::Mc => SD_SHARE_PKG_RESOURCES,
+        DomainLevel::Die => 0,
+        DomainLevel::Numa => SD_NUMA,
+    };
+    // 4.4 core.c:sd_init "Convert topological properties into behaviour"
+    if sd.flags & SD_SHARE_CPUCAPACITY != 0 {
+        sd.flags |= SD_PREFER_SIBLING;
+        sd.imbalance_pct = 110;
+        sd.smt_gain = SMT_GAIN;
+    } else if sd.flags & SD_SHARE_PKG_RESOURCES != 0 {
+        sd.imbalance_pct = 117;
+        sd.cache_nice_tries = 1;
+        sd.busy_idx = 2;
+    } else if sd.flags & SD_NUMA != 0 {
+        sd.cache_nice_tries = 2;
+        sd.busy_idx = 3;
+        sd.idle_idx = 2;
+        sd.flags |= SD_SERIALIZE;
+        if REMOTE_DISTANCE > RECLAIM_DISTANCE {
+            sd.flags &= !(SD_BALANCE_EXEC | SD_BALANCE_FORK | SD_WAKE_AFFINE);
+        }
+        // 4.4 core.c:build_sched_domains: SDTL_OVERLAP levels get SD_OVERLAP
+        sd.flags |= SD_OVERLAP;
+    } else {
+        sd.flags |= SD_PREFER_SIBLING;
+        sd.cache_nice_tries = 1;
+        sd.busy_idx = 2;
+        sd.idle_idx = 1;
+    }
+    sd
+}
+
+/// A domain of one CPU's chain while `cpu_attach_domain` trims it.
+#[derive(Clone, Copy)]
+struct ChainLink {
+    /// Index into the built levels.
+    level: usize,
+    class: u32,
+    flags: u32,
+    weight: u32,
+    groups: u32,
+}
+
+/// 4.4 core.c:sd_degenerate
+fn sd_degenerate(d: &ChainLink) -> bool {
+    if d.weight == 1 {
+        return true;
+    }
+    // "Following flags need at least 2 groups"
+    if d.flags & SD_FLAGS_NEED_GROUPS != 0 && d.groups > 1 {
+        return false;
+    }
+    // "Following flags don't use groups"
+    if d.flags & SD_WAKE_AFFINE != 0 {
+        return false;
+    }
+    true
+}
+
+/// 4.4 core.c:sd_parent_degenerate. Spans are nested, so equal weights mean equal spans.
+fn sd_parent_degenerate(child: &ChainLink, parent: &ChainLink, nr_node_ids: u16) -> bool {
+    if sd_degenerate(parent) {
+        return true;
+    }
+    if child.weight != parent.weight {
+        return false;
+    }
+    let mut pflags = parent.flags;
+    // "Flags needing groups don't count if only 1 group in parent"
+    if parent.groups == 1 {
+        pflags &= !(SD_FLAGS_NEED_GROUPS | SD_PREFER_SIBLING);
+        if nr_node_ids == 1 {
+            pflags &= !SD_SERIALIZE;
+        }
+    }
+    !child.flags & pflags == 0
+}
+
+/// `"0-7,16-23"`: a CPU set in the taskset/cpulist syntax.
+pub fn cpu_list(set: &CpuSet) -> String {
+    let mut out = String::new();
+    let mut run: Option<(u16, u16)> = None;
+    let flush = |out: &mut String, (a, b): (u16, u16)| {
+        if !out.is_empty() {
+            out.push(',');
+        }
+        if a == b {
+            out.push_str(&a.to_string());
+        } else {
+            out.push_str(&format!("{a}-{b}"));
+        }
+    };
+    for c in set.iter() {
+        run = match run {
+            Some((a, b)) if c.0 == b + 1 => Some((a, c.0)),
+            Some(r) => {
+                flush(&mut out, r);
+                Some((c.0, c.0))
+            }
+            None => Some((c.0, c.0)),
+        };
+    }
+    if let Some(r) = run {
+        flush(&mut out, r);
+    }
+    out
+}
+
+impl Topology {
+    /// Builds the domains 4.4 attaches at boot for `shape` with `isolated`
+    /// (isolcpus) CPUs left out. Panics on a shape `MachineShape::check` refuses.
+    pub fn build(shape: MachineShape, isolated: &CpuSet) -> Topology {
+        if let Err((field, m)) = shape.check(u16::MAX) {
+            panic!("Topology::build: bad machine shape ({field}: {m}): {shape:?}");
+        }
+        let n = shape.cpus();
+        let ncpu = usize::from(n);
+        let mut topo = Topology {
+            shape,
+            isolated: {
+                let mut s = CpuSet::empty(n);
+                for c in isolated.iter().filter(|c| c.0 < n) {
+                    s.insert(c);
+                }
+                s
+            },
+            domains: Vec::new(),
+            cpu_domains: vec![Vec::new(); ncpu],
+            sd_llc: vec![None; ncpu],
+            llc_id: (0..n).map(CpuId).collect(),
+            llc_size: vec![1; ncpu],
+            cpu_capacity: vec![SCHED_CAPACITY_SCALE; ncpu],
+            local_groups: vec![Vec::new(); ncpu],
+        };
+        // 4.4 core.c:init_sched_domains: cpu_map = cpu_active_mask & ~cpu_isolated_map
+        let in_map: Vec<bool> = (0..n).map(|c| !topo.isolated.contains(CpuId(c))).collect();
+        let map_weight = in_map.iter().filter(|&&b| b).count() as u32;
+        if map_weight == 0 {
+            return topo;
+        }
+
+        // The levels 4.4 builds: default_topology (SMT, MC, DIE) and, with more than
+        // one node, sched_init_numa's single level (one remote distance).
+        let mut candidates = vec![DomainLevel::Smt, DomainLevel::Mc, DomainLevel::Die];
+        if shape.numa_nodes > 1 {
+            candidates.push(DomainLevel::Numa);
+        }
+        let mut levels: Vec<BuiltLevel> = Vec::new();
+        for level in candidates {
+            let classes = match level {
+                DomainLevel::Smt => shape.total_cores() as usize,
+                DomainLevel::Mc => usize::from(shape.sockets),
+                DomainLevel::Die => usize::from(shape.numa_nodes),
+                DomainLevel::Numa => 1,
+            };
+            let mut class_of = vec![u32::MAX; ncpu];
+            let mut members: Vec<Vec<CpuId>> = vec![Vec::new(); classes];
+            for c in 0..n {
+                if !in_map[usize::from(c)] {
+                    continue;
+                }
+                let cpu = CpuId(c);
+                let k = match level {
+                    DomainLevel::Smt => topo.core_of(cpu),
+                    DomainLevel::Mc => u32::from(topo.socket_of(cpu)),
+                    DomainLevel::Die => u32::from(topo.node_of(cpu)),
+                    DomainLevel::Numa => 0,
+                };
+                class_of[usize::from(c)] = k;
+                members[k as usize].push(cpu);
+            }
+            // 4.4 core.c:build_sched_groups / build_overlap_sched_groups: one group per
+            // child-domain span (the child as built); a bottom level has one group per CPU.
+            let groups = members
+                .iter()
+                .map(|m| match levels.last() {
+                    None => m.len() as u32,
+                    Some(child) => {
+                        let mut seen: Vec<u32> = m.iter().map(|c| child.class_of[c.index()]).collect();
+                        seen.sort_unstable();
+                        seen.dedup();
+                        seen.len() as u32
+                    }
+                })
+                .collect();
+            let spans_map = members.iter().any(|m| m.len() as u32 == map_weight);
+            levels.push(BuiltLevel { level, class_of, members, groups });
+            // 4.4 core.c:build_sched_domains: stop once a span equals the cpu_map
+            if spans_map {
+                break;
+            }
+        }
+
+        // Trim each chain as 4.4 cpu_attach_domain does. CPUs of one bottom class
+        // have the same chain, so each is trimmed once.
+        let mut ids: BTreeMap<(usize, u32), DomainId> = BTreeMap::new();
+        let mut chain_of_class: BTreeMap<u32, Vec<DomainId>> = BTreeMap::new();
+        // Per domain: its groups' CPUs (for capacities and local groups below).
+        let mut group_cpus: Vec<Vec<Vec<CpuId>>> = Vec::new();
+        for c in 0..n {
+            if !in_map[usize::from(c)] {
+                continue;
+            }
+            let bottom = levels[0].class_of[usize::from(c)];
+            if let Some(chain) = chain_of_class.get(&bottom) {
+                topo.cpu_domains[usize::from(c)] = chain.clone();
+                continue;
+            }
+            let mut chain: Vec<ChainLink> = levels
+                .iter()
+                .enumerate()
+                .map(|(i, l)| {
+                    let class = l.class_of[usize::from(c)];
+                    let weight = l.members[class as usize].len() as u32;
+                    ChainLink {
+                        level: i,
+                        class,
+                        flags: sd_init(l.level, weight).flags,
+                        weight,
+                        groups: l.groups[class as usize],
+                    }
+                })
+                .collect();
+            // 4.4 core.c:cpu_attach_domain "Remove the sched domains which do not contribute"
+            let mut t = 0;
+            while t + 1 < chain.len() {
+                if sd_parent_degenerate(&chain[t], &chain[t + 1], shape.numa_nodes) {
+                    // "Transfer SD_PREFER_SIBLING down in case of a degenerate parent"
+                    if chain[t + 1].flags & SD_PREFER_SIBLING != 0 {
+                        chain[t].flags |= SD_PREFER_SIBLING;
+                    }
+                    chain.remove(t + 1);
+                } else {
+                    t += 1;
+                }
+            }
+            // 4.4 core.c:cpu_attach_domain: the base domain itself, once
+            if chain.first().is_some_and(sd_degenerate) {
+                chain.remove(0);
+            }
+            let mut out = Vec::with_capacity(chain.len());
+            for link in &chain {
+                let key = (link.level, link.class);
+                let id = match ids.get(&key) {
+                    Some(&id) => {
+                        debug_assert_eq!(topo.domains[id.0 as usize].flags, link.flags, "domain copies differ");
+                        id
+                    }
+                    None => {
+                        let id = DomainId(topo.domains.len() as u32);
+                        let l = &levels[link.level];
+                        let mut sd = sd_init(l.level, link.weight);
+                        sd.flags = link.flags;
+                        sd.span = CpuSet::empty(n);
+                        for &m in &l.members[link.class as usize] {
+                            sd.span.insert(m);
+                        }
+                        // Groups in the order of their first CPU; capacities filled below.
+                        let members = group_members(&levels, link.level, link.class);
+                        sd.groups = members
+                            .iter()
+                            .map(|m| {
+                                let mut span = CpuSet::empty(n);
+                                for &c in m {
+                                    span.insert(c);
+                                }
+                                SchedGroup { span, group_weight: m.len() as u32, capacity: 0 }
+                            })
+                            .collect();
+                        group_cpus.push(members);
+                        topo.domains.push(sd);
+                        ids.insert(key, id);
+                        id
+                    }
+                };
+                out.push(id);
+            }
+            chain_of_class.insert(bottom, out.clone());
+            topo.cpu_domains[usize::from(c)] = out;
+        }
+
+        for c in 0..ncpu {
+            let chain = &topo.cpu_domains[c];
+            // 4.4 sched.h:arch_scale_cpu_capacity on the base domain (fair.c:update_cpu_capacity),
+            // times scale_rt_capacity = SCHED_CAPACITY_SCALE with no RT load, >> SCHED_CAPACITY_SHIFT
+            if let Some(&base) = chain.first() {
+                let sd = &topo.domains[base.0 as usize];
+                let arch = if sd.flags & SD_SHARE_CPUCAPACITY != 0 && sd.span_weight > 1 {
+                    sd.smt_gain / u64::from(sd.span_weight)
+                } else {
+                    SCHED_CAPACITY_SCALE
+                };
+                topo.cpu_capacity[c] = ((arch * SCHED_CAPACITY_SCALE) >> 10).max(1);
+            }
+            // 4.4 core.c:update_top_cache_domain: sd_llc = highest_flag_domain(cpu, SD_SHARE_PKG_RESOURCES)
+            let mut llc = None;
+            for (i, id) in chain.iter().enumerate() {
+                if topo.domains[id.0 as usize].flags & SD_SHARE_PKG_RESOURCES == 0 {
+                    break;
+                }
+                llc = Some(i);
+            }
+            topo.sd_llc[c] = llc;
+            if let Some(i) = llc {
+                let sd = &topo.domains[chain[i].0 as usize];
+                topo.llc_id[c] = sd.span.iter().next().unwrap_or(CpuId(c as u16));
+                topo.llc_size[c] = sd.span_weight;
+            }
+        }
+        // sgc->capacity: the sum of the group's CPUs' capacity (fair.c:update_group_capacity at steady state)
+        for (d, groups) in group_cpus.iter().enumerate() {
+            let id = DomainId(d as u32);
+            for (gi, m) in groups.iter().enumerate() {
+                topo.domains[d].groups[gi].capacity = m.iter().map(|c| topo.cpu_capacity[c.index()]).sum();
+                // sd->groups of each CPU: the group containing it
+                for c in m {
+                    let pos = topo.cpu_domains[c.index()].iter().position(|&x| x == id);
+                    let pos = pos.expect("a group's CPU has the domain");
+                    let lg = &mut topo.local_groups[c.index()];
+                    if lg.len() < topo.cpu_domains[c.index()].len() {
+                        lg.resize(topo.cpu_domains[c.index()].len(), u32::MAX);
+                    }
+                    lg[pos] = gi as u32;
+                }
+            }
+        }
+        topo
+    }
+
+    pub fn cpus(&self) -> u16 {
+        self.shape.cpus()
+    }
+
+    pub fn domain(&self, id: DomainId) -> &SchedDomain {
+        &self.domains[id.0 as usize]
+    }
+
+    /// The group of `d` that contains `cpu` (sd->groups for that CPU), as an index into d.groups.
+    /// Panics if `d` is not one of `cpu`'s domains.
+    pub fn local_group(&self, d: DomainId, cpu: CpuId) -> usize {
+        let chain = &self.cpu_domains[cpu.index()];
+        let i = chain.iter().position(|&x| x == d).unwrap_or_else(|| panic!("domain {d:?} is not one of CPU {cpu}'s"));
+        self.local_groups[cpu.index()][i] as usize
+    }
+
+    /// `cpu_smt_mask`: the hardware threads of `cpu`'s core, itself included
+    /// (isolated ones too).
+    pub fn smt_siblings(&self, cpu: CpuId) -> CpuSet {
+        let n = self.cpus();
+        let cores = self.shape.total_cores();
+        let mut s = CpuSet::empty(n);
+        for t in 0..u32::from(self.shape.threads_per_core) {
+            s.insert(CpuId((t * cores + self.core_of(cpu)) as u16));
+        }
+        s
+    }
+
+    /// Global core index: `socket * cores_per_socket + core`.
+    pub fn core_of(&self, cpu: CpuId) -> u32 {
+        u32::from(cpu.0) % self.shape.total_cores()
+    }
+
+    pub fn socket_of(&self, cpu: CpuId) -> u16 {
+        (self.core_of(cpu) / u32::from(self.shape.cores_per_socket)) as u16
+    }
+
+    /// `cpu_to_node`: sockets are spread evenly over the nodes.
+    pub fn node_of(&self, cpu: CpuId) -> u16 {
+        self.socket_of(cpu) / (self.shape.sockets / self.shape.numa_nodes)
+    }
+
+    /// One line per level for reports, e.g. "SMT [0,16] MC [0-7,16-23] NUMA [0-31]" for CPU 0.
+    pub fn describe_cpu(&self, cpu: CpuId) -> String {
+        let chain = &self.cpu_domains[cpu.index()];
+        if chain.is_empty() {
+            return if self.isolated.contains(cpu) {
+                "isolated (isolcpus): no sched domain".to_string()
+            } else {
+                "no sched domain".to_string()
+            };
+        }
+        chain
+            .iter()
+            .map(|&id| {
+                let sd = self.domain(id);
+                format!("{} [{}]", sd.level.name(), cpu_list(&sd.span))
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// Balance span id per CPU for metrics: CPUs in the same root domain share an id; each isolated CPU has its own.
+    /// Ids are numbered from 0 in the order of each span's lowest CPU.
+    pub fn balance_span_ids(&self) -> Vec<u16> {
+        let mut next = 0u16;
+        let mut root: Option<u16> = None;
+        (0..self.cpus())
+            .map(|c| {
+                if self.isolated.contains(CpuId(c)) {
+                    next += 1;
+                    next - 1
+                } else {
+                    *root.get_or_insert_with(|| {
+                        next += 1;
+                        next - 1
+                    })
+                }
+            })
+            .collect()
+    }
+}
+
+/// The groups' CPUs of class `class` of built level `li`, in the order of their
+/// first CPU: the child level's spans (4.4 core.c:build_sched_groups, and
+/// build_overlap_sched_groups with `sibling->child`), or single CPUs at the bottom.
+fn group_members(levels: &[BuiltLevel], li: usize, class: u32) -> Vec<Vec<CpuId>> {
+    let members = &levels[li].members[class as usize];
+    if li == 0 {
+        return members.iter().map(|&c| vec![c]).collect();
+    }
+    let child = &levels[li - 1];
+    let mut out: Vec<Vec<CpuId>> = Vec::new();
+    // child class -> index in `out`, assigned at its first CPU
+    let mut slot: BTreeMap<u32, usize> = BTreeMap::new();
+    for &c in members {
+        let k = child.class_of[c.index()];
+        let i = *slot.entry(k).or_insert_with(|| {
+            out.push(Vec::new());
+            out.len() - 1
+        });
+        out[i].push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+#[path = "topology_tests.rs"]
+mod tests;

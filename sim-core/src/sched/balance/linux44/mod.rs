@@ -171,7 +171,7 @@ impl Smp44 {
             active_balance: false,
             push_cpu: CpuId(0),
         };
-        Smp44 {
+        let mut smp = Smp44 {
             rqs: vec![rq; n],
             sd,
             sgc_imbalance,
@@ -190,7 +190,14 @@ impl Smp44 {
             cache_hot_buddy: true,
             stats: BalanceStats::default(),
             topo,
+        };
+        // The machine starts idle: every CPU went idle at boot (idle_stamp
+        // set, so find_idlest_cpu sees it) and, with NO_HZ, stopped its tick.
+        for c in 0..n {
+            smp.rqs[c].idle_stamp = Some(0);
+            smp.tick_stopped(CpuId(c as u16));
         }
+        smp
     }
 
     fn dom(&self, cpu: CpuId, level: usize) -> DomainId {

@@ -137,12 +137,7 @@ impl Machine for Mock {
 
 fn smp(shape: MachineShape, tasks: usize) -> Smp44 {
     let n = shape.cpus();
-    let mut s = Smp44::new(Topology::build(shape, &CpuSet::empty(n)), 1000, tasks, true);
-    // Every CPU has idled since boot at t = 0 (see find_idlest_cpu).
-    for rq in &mut s.rqs {
-        rq.idle_stamp = Some(0);
-    }
-    s
+    Smp44::new(Topology::build(shape, &CpuSet::empty(n)), 1000, tasks, true)
 }
 
 /// `cpu_load[]` as after many ticks at the current loads.
