@@ -164,7 +164,8 @@ pub struct Export {
     #[arg(long, value_name = "FROM..TO|worst")]
     pub window: Option<String>,
     /// Only these CPUs in --trace and --timehist (a list like `0,3-5`, as
-    /// perf's `--cpu` and taskset take).
+    /// perf's `--cpu` and taskset take); without either, the CPUs the text
+    /// report lists one per line (busy, migrations, balance gap).
     #[arg(long, value_name = "LIST")]
     pub cpus: Option<String>,
     /// At most this many scheduling records (switches and wakeups) in

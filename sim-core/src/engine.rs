@@ -258,6 +258,7 @@ impl Simulation {
             spec.groups.groups.len(),
             (victim.first.0, victim.first.0 + victim.count),
             spec.history_window_ns,
+            vec![0; ncpus],
         );
         let seen_min_vruntime = cfs.cfs_rqs.iter().map(|q| q.min_vruntime).collect();
         Simulation {
@@ -654,7 +655,7 @@ impl Simulation {
 
     /// The `sched_wakeup`/`sched_wakeup_new` record of `task` queued on
     /// `cpu`; `waker_cpu` is where `try_to_wake_up` ran (see `RecordKind::Wakeup`).
-    fn record_wakeup(&mut self, cpu: CpuId, task: TaskId, preempt: bool, new_task: bool, waker_cpu: CpuId) {
+    fn record_wakeup(&mut self, cpu: CpuId, task: TaskId, preempt: bool, new_task: bool, waker_cpu: CpuId, prev_cpu: CpuId) {
         let mut up = self.cfs.se(Self::se_of(task)).parent;
         while let Some(g) = up {
             let e = self.cfs.se(g);
@@ -674,6 +675,7 @@ impl Simulation {
                 preempt,
                 new_task,
                 waker_cpu,
+                prev_cpu,
             },
         };
         self.recorder.push_record(rec);
@@ -700,7 +702,7 @@ impl Simulation {
         self.hrtick_update(cpu);
         let preempt = self.check_preempt_curr(cpu, task, WF_FORK);
         // The parent forks on the child's CPU (no parent is modelled).
-        self.record_wakeup(cpu, task, preempt, true, cpu);
+        self.record_wakeup(cpu, task, preempt, true, cpu, cpu);
     }
 
     /// `try_to_wake_up` (4.4 core.c) for a blocked task, run on `waker`'s
@@ -715,7 +717,7 @@ impl Simulation {
             // Blocked in this instant but not yet dequeued by its CPU's
             // schedule(): `ttwu_remote` (4.4 core.c) just makes it running again.
             self.tasks[task.index()].state = TaskState::Running;
-            self.record_wakeup(prev_cpu, task, false, false, waker_cpu);
+            self.record_wakeup(prev_cpu, task, false, false, waker_cpu, prev_cpu);
             return;
         }
         let cpu = select_cpu_wake(prev_cpu, &t.affinity, |c| self.rqs[c.index()].nr_running);
@@ -735,7 +737,7 @@ impl Simulation {
         t.waiting = Some((self.now, WaitKind::Wakeup));
         self.hrtick_update(cpu);
         let preempt = self.check_preempt_curr(cpu, task, 0);
-        self.record_wakeup(cpu, task, preempt, false, waker_cpu);
+        self.record_wakeup(cpu, task, preempt, false, waker_cpu, prev_cpu);
     }
 
     /// The running task blocks: it stops being `TASK_RUNNING` and asks for a

@@ -1,6 +1,7 @@
 //! Measurements: latency statistics, history rings, the recorder the engine
 //! feeds, the plain-data `RunReport`, and its `--json` form.
 
+pub mod balance;
 pub mod history;
 pub mod io;
 pub mod io_report;

@@ -102,13 +102,24 @@ pub struct TaskReport {
     pub io_stall: Option<LatencySummary>,
     /// An I/O wait still open when the run stopped: its length so far.
     pub io_wait_open_ns: Option<u64>,
+    /// Times the task changed CPU, per cause (`MigrateCause::name`), only
+    /// the causes that occurred, in `MigrateCause::ALL` order.
+    pub migrations: Vec<(&'static str, u64)>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CpuReport {
     pub cpu: u16,
     pub busy_ns: u64,
+    /// Simulated time not busy: `sim_time_ns - busy_ns`.
+    pub idle_ns: u64,
     pub switches: u64,
+    /// Tasks moved to this CPU, and away from it (`sched_migrate_task`).
+    pub migrations_in: u64,
+    pub migrations_out: u64,
+    /// Time this CPU had tasks waiting (`nr_running >= 2`) while another CPU
+    /// of its balancing span was idle (`metrics::balance`).
+    pub balance_gap_ns: u64,
 }
 
 /// The scheduling delays of every instance of one declared task.
@@ -159,6 +170,22 @@ pub enum HistoryRow {
         preempt: bool,
         min_vruntime: i64,
         victim: bool,
+        /// Where the task last ran (`task_cpu(p)` before `select_task_rq`).
+        prev_cpu: u16,
+        /// Why the wake-up moved it from `prev_cpu` to `cpu` (the cause of a
+        /// placement `Migrate` record of the task at the same instant), if it did.
+        placed_by: Option<&'static str>,
+    },
+    /// `sched_migrate_task`: `task` moved from `orig_cpu` to `dest_cpu`,
+    /// done on `cpu`.
+    Migrate {
+        at_ns: u64,
+        cpu: u16,
+        task: String,
+        orig_cpu: u16,
+        dest_cpu: u16,
+        cause: &'static str,
+        victim: bool,
     },
 }
 
@@ -196,6 +223,7 @@ use super::latency::{DELAY_BUCKETS, LatencyStats, bucket_low_ns, delay_bucket};
 use super::recorder::Culprit;
 use crate::engine::Simulation;
 use crate::ids::{CpuId, TaskId};
+use crate::sched::migrate::MigrateCause;
 use std::collections::BTreeMap;
 
 /// Histogram buckets (1-2-5 per decade) counted as "long" delays for culprit shares.
@@ -265,15 +293,28 @@ impl RunReport {
                     io_wait: io_summary(&m.io_wait, io_wait_open),
                     io_stall: io_summary(&m.io_stall, io_stall_open),
                     io_wait_open_ns: io_wait_open,
+                    migrations: MigrateCause::ALL
+                        .iter()
+                        .map(|c| (c.name(), m.migrations[c.index()]))
+                        .filter(|&(_, n)| n > 0)
+                        .collect(),
                 }
             })
             .collect();
 
         let cpus = (0..spec.cpus)
-            .map(|c| CpuReport {
-                cpu: c,
-                busy_ns: sim.cpu_busy_ns(CpuId(c)),
-                switches: rec.cpus[usize::from(c)].switches,
+            .map(|c| {
+                let m = &rec.cpus[usize::from(c)];
+                let busy_ns = sim.cpu_busy_ns(CpuId(c));
+                CpuReport {
+                    cpu: c,
+                    busy_ns,
+                    idle_ns: sim.now().ns().saturating_sub(busy_ns),
+                    switches: m.switches,
+                    migrations_in: m.migrations_in,
+                    migrations_out: m.migrations_out,
+                    balance_gap_ns: rec.balance_gap_ns(CpuId(c), sim.now()),
+                }
             })
             .collect();
 
@@ -341,10 +382,19 @@ impl RunReport {
             t.map_or_else(|| "<idle>".to_string(), |t| format!("{}[{}]", sim.task_comm(t), sim.tasks[t.index()].tid))
         };
         let is_victim = |t: Option<TaskId>| t.is_some() && t == cap.victim;
+        // The placement that moved a woken task: its Migrate record (same
+        // task, same instant, a select_task_rq cause) just before the wakeup.
+        let placed_by = |i: usize, task: TaskId, at: crate::time::SimTime| {
+            cap.records[..i].iter().rev().take_while(|p| p.at == at).find_map(|p| match p.kind {
+                RecordKind::Migrate { task: t, cause, .. } if t == task && cause.is_placement() => Some(cause.name()),
+                _ => None,
+            })
+        };
         let history = cap
             .records
             .iter()
-            .map(|r| match r.kind {
+            .enumerate()
+            .map(|(i, r)| match r.kind {
                 RecordKind::Switch {
                     prev,
                     prev_state,
@@ -368,13 +418,24 @@ impl RunReport {
                     min_vruntime: r.min_vruntime,
                     victim: is_victim(prev) || is_victim(next),
                 },
-                RecordKind::Wakeup { task, vruntime, preempt, .. } => HistoryRow::Wakeup {
+                RecordKind::Wakeup { task, vruntime, preempt, prev_cpu, .. } => HistoryRow::Wakeup {
                     at_ns: r.at.ns(),
                     cpu: r.cpu.0,
                     task: label(Some(task)),
                     vruntime,
                     preempt,
                     min_vruntime: r.min_vruntime,
+                    victim: is_victim(Some(task)),
+                    prev_cpu: prev_cpu.0,
+                    placed_by: if prev_cpu != r.cpu { placed_by(i, task, r.at) } else { None },
+                },
+                RecordKind::Migrate { task, orig_cpu, dest_cpu, cause } => HistoryRow::Migrate {
+                    at_ns: r.at.ns(),
+                    cpu: r.cpu.0,
+                    task: label(Some(task)),
+                    orig_cpu: orig_cpu.0,
+                    dest_cpu: dest_cpu.0,
+                    cause: cause.name(),
                     victim: is_victim(Some(task)),
                 },
             })

@@ -12,6 +12,7 @@ pub mod cfs_rq;
 pub mod entity;
 pub mod fair;
 pub mod group;
+pub mod migrate;
 pub mod pelt;
 pub mod placement;
 pub mod tunables;
