@@ -695,4 +695,59 @@ mod tests {
         let set = header(&[("tasks.jvm-gc.nice", "5"), ("tasks.jvm-gc.policy", "batch"), ("tasks.reactor.cpus", "1")]);
         assert!(set.contains("reactor nice 0 cpus 1 · jvm-gc×2 nice 5 batch cpus 0-1"), "{set}");
     }
+
+    fn report(cpus: u16) -> RunReport {
+        let toml = format!(
+            "schema = 1\nseed = 1\nduration = \"10ms\"\n[machine]\ncpus = {cpus}\n\
+             [[tasks]]\nname = \"w\"\ncount = 3\nprogram = [{{ run = \"1ms\" }}, {{ sleep = \"1ms\" }}]\n"
+        );
+        sim_core::run(&Scenario::from_toml("t.toml", &toml).unwrap())
+    }
+
+    fn section<'a>(text: &'a str, title: &str) -> Vec<&'a str> {
+        text.lines().skip_while(|l| !l.starts_with(title)).take_while(|l| !l.is_empty()).collect()
+    }
+
+    /// Up to 8 CPUs (or those --cpus names): one line each with busy share,
+    /// switches, migrations in/out and balance gap; tasks that moved are
+    /// listed by cause (merged by name as the latency table merges).
+    #[test]
+    fn small_machines_get_one_line_per_cpu_and_moved_tasks_their_causes() {
+        let mut r = report(2);
+        r.cpus[1].migrations_in = 3;
+        r.cpus[0].migrations_out = 3;
+        r.cpus[1].balance_gap_ns = 1_500_000;
+        r.tasks[0].migrations = vec![("wake_affine", 2)];
+        r.tasks[2].migrations = vec![("fork", 1), ("periodic", 4)];
+        let text = run_text(&r, false, None);
+        let cpus = section(&text, "CPUs:");
+        assert_eq!(cpus.len(), 4, "{text}");
+        assert!(cpus[1].contains("migr in") && cpus[1].contains("balance gap ms"), "{}", cpus[1]);
+        let one: Vec<&str> = cpus[3].split_whitespace().collect();
+        assert_eq!((one[0], one[3], one[4], one[5]), ("cpu1", "3", "0", "1.500"), "{}", cpus[3]);
+        let moved = section(&text, "Migrations");
+        assert_eq!(moved[1].split_whitespace().collect::<Vec<_>>(), ["w:(2)", "7", "wake_affine", "2,", "fork", "1,", "periodic", "4"]);
+        // --cpus 1: only that CPU's line.
+        let only = run_text(&r, false, Some(&[1]));
+        assert_eq!(section(&only, "CPUs:").len(), 3);
+        // Nobody moved: no migrations section.
+        assert!(!run_text(&report(2), false, None).contains("Migrations"));
+    }
+
+    /// Past 8 CPUs: the compact listing plus a summary (busy min/median/max,
+    /// total gap and the CPUs with most of it, migrations).
+    #[test]
+    fn large_machines_get_a_summary() {
+        let mut r = report(16);
+        r.cpus[5].balance_gap_ns = 2_000_000;
+        r.cpus[9].balance_gap_ns = 3_000_000;
+        r.cpus[9].migrations_in = 4;
+        r.cpus[2].migrations_out = 4;
+        let text = run_text(&r, false, None);
+        let cpus = section(&text, "CPUs:");
+        assert_eq!(cpus.len(), 1 + 4 + 3, "{text}");
+        assert!(cpus[5].starts_with("  busy: min "), "{}", cpus[5]);
+        assert!(cpus[6].ends_with("5.000 ms in all; most on cpu9 3.000 ms, cpu5 2.000 ms"), "{}", cpus[6]);
+        assert_eq!(cpus[7], "  migrations: 4; most in: cpu9 (4); most out: cpu2 (4)");
+    }
 }

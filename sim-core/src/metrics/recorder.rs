@@ -296,3 +296,53 @@ impl Recorder {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::history::RecordKind;
+
+    fn migrate(at: u64, on: u16, orig: u16, dest: u16) -> SchedRecord {
+        SchedRecord {
+            at: SimTime(at),
+            cpu: CpuId(on),
+            min_vruntime: 0,
+            root_min_vruntime: 0,
+            nr_running: 1,
+            kind: RecordKind::Migrate {
+                task: TaskId(1),
+                orig_cpu: CpuId(orig),
+                dest_cpu: CpuId(dest),
+                cause: MigrateCause::Nohz,
+            },
+        }
+    }
+
+    #[test]
+    fn a_migration_counts_per_task_cause_and_per_cpu_direction() {
+        let mut r = Recorder::new(2, 3, 1, (0, 1), 0, vec![0, 0, 0]);
+        r.count_migration(TaskId(1), CpuId(0), CpuId(2), MigrateCause::Periodic);
+        r.count_migration(TaskId(1), CpuId(2), CpuId(1), MigrateCause::WakeAffine);
+        assert_eq!(r.tasks[1].migrations[MigrateCause::Periodic.index()], 1);
+        assert_eq!(r.tasks[1].migrations[MigrateCause::WakeAffine.index()], 1);
+        assert_eq!(r.tasks[0].migrations, [0; 8]);
+        let io: Vec<(u64, u64)> = r.cpus.iter().map(|c| (c.migrations_in, c.migrations_out)).collect();
+        assert_eq!(io, vec![(0, 1), (1, 0), (1, 1)]);
+    }
+
+    /// nohz_idle_balance: CPU 1 (the idle balancer) moves a task from CPU 0
+    /// to CPU 2. The history of each of the three shows it (so the history
+    /// around a delay on the source or destination explains the move); a
+    /// trace keeps it once.
+    #[test]
+    fn a_migrate_record_is_in_the_rings_of_the_mover_source_and_destination() {
+        let mut r = Recorder::new(2, 4, 1, (0, 1), 0, vec![0; 4]);
+        r.enable_trace(TraceWindow::all(100));
+        r.push_record(migrate(5, 1, 0, 2));
+        // A pull by the destination itself: two rings.
+        r.push_record(migrate(6, 2, 0, 2));
+        let kept: Vec<usize> = r.history.iter().map(|h| h.since(SimTime::ZERO).0.len()).collect();
+        assert_eq!(kept, vec![2, 1, 2, 0]);
+        assert_eq!(r.trace.as_ref().unwrap().records.len(), 2);
+    }
+}

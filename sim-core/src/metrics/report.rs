@@ -382,14 +382,6 @@ impl RunReport {
             t.map_or_else(|| "<idle>".to_string(), |t| format!("{}[{}]", sim.task_comm(t), sim.tasks[t.index()].tid))
         };
         let is_victim = |t: Option<TaskId>| t.is_some() && t == cap.victim;
-        // The placement that moved a woken task: its Migrate record (same
-        // task, same instant, a select_task_rq cause) just before the wakeup.
-        let placed_by = |i: usize, task: TaskId, at: crate::time::SimTime| {
-            cap.records[..i].iter().rev().take_while(|p| p.at == at).find_map(|p| match p.kind {
-                RecordKind::Migrate { task: t, cause, .. } if t == task && cause.is_placement() => Some(cause.name()),
-                _ => None,
-            })
-        };
         let history = cap
             .records
             .iter()
@@ -427,7 +419,7 @@ impl RunReport {
                     min_vruntime: r.min_vruntime,
                     victim: is_victim(Some(task)),
                     prev_cpu: prev_cpu.0,
-                    placed_by: if prev_cpu != r.cpu { placed_by(i, task, r.at) } else { None },
+                    placed_by: if prev_cpu != r.cpu { placed_by(&cap.records[..i], task, r.at) } else { None },
                 },
                 RecordKind::Migrate { task, orig_cpu, dest_cpu, cause } => HistoryRow::Migrate {
                     at_ns: r.at.ns(),
@@ -524,6 +516,17 @@ impl RunReport {
     }
 }
 
+/// Why a wake-up at `at` moved `task`: the cause of its placement `Migrate`
+/// record (a `select_task_rq` cause: set_task_cpu runs just before the
+/// task is queued, 4.4 core.c:try_to_wake_up / wake_up_new_task) among the
+/// `earlier` records of the same instant.
+fn placed_by(earlier: &[super::history::SchedRecord], task: TaskId, at: crate::time::SimTime) -> Option<&'static str> {
+    earlier.iter().rev().take_while(|p| p.at == at).find_map(|p| match p.kind {
+        RecordKind::Migrate { task: t, cause, .. } if t == task && cause.is_placement() => Some(cause.name()),
+        _ => None,
+    })
+}
+
 /// `0-3,8` from a sorted list of CPUs.
 fn cpu_list(cpus: impl Iterator<Item = CpuId>) -> String {
     let mut out: Vec<String> = Vec::new();
@@ -542,4 +545,73 @@ fn cpu_list(cpus: impl Iterator<Item = CpuId>) -> String {
         out.push(if a == b { a.to_string() } else { format!("{a}-{b}") });
     }
     out.join(",")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::history::SchedRecord;
+    use crate::scenario::Scenario;
+    use crate::time::SimTime;
+
+    fn rec(at: u64, kind: RecordKind) -> SchedRecord {
+        SchedRecord { at: SimTime(at), cpu: CpuId(0), min_vruntime: 0, root_min_vruntime: 0, nr_running: 1, kind }
+    }
+
+    fn migrate(task: u32, cause: MigrateCause) -> RecordKind {
+        RecordKind::Migrate { task: TaskId(task), orig_cpu: CpuId(1), dest_cpu: CpuId(0), cause }
+    }
+
+    /// A wake-up's reason is the placement Migrate of the same task at the
+    /// same instant; a balancing pull (not a select_task_rq cause), another
+    /// task's move or an earlier instant's move is not it.
+    #[test]
+    fn a_wakeup_is_explained_by_its_own_placement_at_the_same_instant() {
+        let at = SimTime(10);
+        let earlier = [rec(5, migrate(1, MigrateCause::WakeAffine)), rec(10, migrate(1, MigrateCause::IdleSibling))];
+        assert_eq!(placed_by(&earlier, TaskId(1), at), Some("idle_sibling"));
+        assert_eq!(placed_by(&earlier[..1], TaskId(1), at), None);
+        let others = [rec(10, migrate(2, MigrateCause::WakeIdlest)), rec(10, migrate(1, MigrateCause::NewIdle))];
+        assert_eq!(placed_by(&others, TaskId(1), at), None);
+    }
+
+    /// What the engine reports through `count_migration` and
+    /// `cpu_nr_running` reaches the report and its JSON.
+    #[test]
+    fn migrations_and_balance_gap_reach_the_report_and_json() {
+        let toml = r#"
+            schema = 1
+            name = "two"
+            seed = 1
+            duration = "10ms"
+            [machine]
+            cpus = 2
+            [[tasks]]
+            name = "hog"
+            cpus = "0"
+            program = [{ run = "1s" }]
+        "#;
+        let s = Scenario::from_toml("two.toml", toml).unwrap();
+        let mut sim = crate::engine::Simulation::new(&s);
+        sim.run_to_end();
+        let hog = TaskId(0);
+        sim.recorder.count_migration(hog, CpuId(0), CpuId(1), MigrateCause::Periodic);
+        sim.recorder.count_migration(hog, CpuId(1), CpuId(0), MigrateCause::Active);
+        sim.recorder.count_migration(hog, CpuId(0), CpuId(1), MigrateCause::Periodic);
+        // CPU 0 waits from 2 ms to the end (10 ms) while CPU 1 idles until 6 ms.
+        sim.recorder.cpu_nr_running(CpuId(1), 0, SimTime(0));
+        sim.recorder.cpu_nr_running(CpuId(0), 2, SimTime(2_000_000));
+        sim.recorder.cpu_nr_running(CpuId(1), 1, SimTime(6_000_000));
+        let r = sim.report();
+        assert_eq!(r.sim_time_ns, 10_000_000);
+        let c: Vec<(u64, u64, u64)> =
+            r.cpus.iter().map(|c| (c.migrations_in, c.migrations_out, c.balance_gap_ns)).collect();
+        assert_eq!(c, vec![(1, 2, 4_000_000), (2, 1, 0)]);
+        assert_eq!(r.cpus[1].idle_ns, r.sim_time_ns - r.cpus[1].busy_ns);
+        assert_eq!(r.tasks[0].migrations, vec![("periodic", 2), ("active", 1)]);
+        let json: serde_json::Value = serde_json::from_str(&crate::metrics::json::report_json(&r)).unwrap();
+        assert_eq!(json["tasks"][0]["migrations"], serde_json::json!({"active": 1, "periodic": 2}));
+        assert_eq!(json["cpus"][0]["balance_gap_ns"], 4_000_000);
+        assert_eq!(json["cpus"][1]["migrations_in"], 2);
+    }
 }
