@@ -295,15 +295,14 @@ const MIGRATION_ROWS_MAX: usize = 20;
 /// changed CPU and why; only tasks that moved, and only if any did.
 fn migrations(r: &RunReport, per_task: bool, out: &mut String) {
     let mut rows: Vec<(String, u32, Vec<(&'static str, u64)>)> = Vec::new();
+    // Row of each key: thousands of tasks may move.
+    let mut index: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
     for t in r.tasks.iter().filter(|t| !t.migrations.is_empty()) {
         let key = if per_task { format!("{}:{}", t.comm, t.tid) } else { t.name.clone() };
-        let i = match rows.iter().position(|(k, _, _)| *k == key) {
-            Some(i) => i,
-            None => {
-                rows.push((key, 0, Vec::new()));
-                rows.len() - 1
-            }
-        };
+        let i = *index.entry(key.clone()).or_insert_with(|| {
+            rows.push((key, 0, Vec::new()));
+            rows.len() - 1
+        });
         let row = &mut rows[i];
         row.1 += 1;
         for &(cause, n) in &t.migrations {
