@@ -733,6 +733,47 @@ mod tests {
         assert!(!run_text(&report(2), false, None).contains("Migrations"));
     }
 
+    /// The history around the worst delay shows a wake-up's CPU choice
+    /// (`from cpu N, cause`) and the moves themselves (`migrated:`).
+    #[test]
+    fn the_history_shows_moves_and_wakeup_placement() {
+        let mut r = report(2);
+        r.victim.worst = Some(sim_core::metrics::report::WorstDelay {
+            comm: "w/0".into(),
+            cpu: 0,
+            start_ns: 1_000_000,
+            end_ns: 2_000_000,
+            kind: sim_core::metrics::recorder::WaitKind::Wakeup,
+        });
+        r.victim.history = vec![
+            HistoryRow::Migrate {
+                at_ns: 1_000_000,
+                cpu: 0,
+                task: "w/0[1]".into(),
+                orig_cpu: 1,
+                dest_cpu: 0,
+                cause: "wake_affine",
+                victim: true,
+            },
+            HistoryRow::Wakeup {
+                at_ns: 1_000_000,
+                cpu: 0,
+                task: "w/0[1]".into(),
+                vruntime: 5,
+                preempt: true,
+                min_vruntime: 3,
+                victim: true,
+                prev_cpu: 1,
+                placed_by: Some("wake_affine"),
+            },
+        ];
+        let text = run_text(&r, false, None);
+        let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("* ")).collect();
+        assert_eq!(rows.len(), 2, "{text}");
+        assert!(rows[0].ends_with("migrated: w/0[1]         cpu 1 => 0 (wake_affine)"), "{}", rows[0]);
+        assert!(rows[1].contains("(from cpu 1, wake_affine; preempts curr)"), "{}", rows[1]);
+    }
+
     /// Past 8 CPUs: the compact listing plus a summary (busy min/median/max,
     /// total gap and the CPUs with most of it, migrations).
     #[test]
