@@ -149,7 +149,8 @@ pub struct Export {
     /// Perfetto's native CPU view).
     #[arg(long, value_name = "FILE.json")]
     pub trace: Option<PathBuf>,
-    /// Print the `perf sched timehist -w` listing instead of the report.
+    /// Print the `perf sched timehist -w -M` listing (wakeups and
+    /// migrations) instead of the report.
     #[arg(long, conflicts_with_all = ["json", "hgrm"])]
     pub timehist: bool,
     /// Print TASK's scheduling delays (default: the report's victim) as

@@ -291,10 +291,13 @@ fn cpus(r: &RunReport, selected: Option<&[u16]>, out: &mut String) {
 /// Tasks shown in the migrations section, most moved first.
 const MIGRATION_ROWS_MAX: usize = 20;
 
+/// A migrations row: label, instances merged, `(cause, count)`.
+type MigrationRow = (String, u32, Vec<(&'static str, u64)>);
+
 /// Per task (merged by declared name unless `per_task`), how often it
 /// changed CPU and why; only tasks that moved, and only if any did.
 fn migrations(r: &RunReport, per_task: bool, out: &mut String) {
-    let mut rows: Vec<(String, u32, Vec<(&'static str, u64)>)> = Vec::new();
+    let mut rows: Vec<MigrationRow> = Vec::new();
     // Row of each key: thousands of tasks may move.
     let mut index: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
     for t in r.tasks.iter().filter(|t| !t.migrations.is_empty()) {
@@ -316,7 +319,7 @@ fn migrations(r: &RunReport, per_task: bool, out: &mut String) {
         return;
     }
     let order: Vec<&str> = sim_core::sched::migrate::MigrateCause::ALL.iter().map(|c| c.name()).collect();
-    let total = |row: &(String, u32, Vec<(&str, u64)>)| row.2.iter().map(|x| x.1).sum::<u64>();
+    let total = |row: &MigrationRow| row.2.iter().map(|x| x.1).sum::<u64>();
     rows.sort_by(|a, b| total(b).cmp(&total(a)).then_with(|| a.0.cmp(&b.0)));
     let _ = writeln!(out, "\nMigrations (sched_migrate_task) per task, by cause");
     for row in rows.iter().take(MIGRATION_ROWS_MAX) {

@@ -83,6 +83,7 @@ impl BalanceGap {
     pub fn set_nr_running(&mut self, cpu: CpuId, nr_running: u32, now: SimTime) {
         let c = &mut self.cpus[cpu.index()];
         let span = &mut self.spans[c.span as usize];
+        debug_assert!(now >= span.at, "nr_running of cpu {} reported at {now} after {}", cpu.0, span.at);
         // The clock runs up to now with the old idle count.
         span.advance(now);
         let old = c.nr_running;
