@@ -149,7 +149,8 @@ pub struct Export {
     /// Perfetto's native CPU view).
     #[arg(long, value_name = "FILE.json")]
     pub trace: Option<PathBuf>,
-    /// Print the `perf sched timehist -w` listing instead of the report.
+    /// Print the `perf sched timehist -w -M` listing (wakeups and
+    /// migrations) instead of the report.
     #[arg(long, conflicts_with_all = ["json", "hgrm"])]
     pub timehist: bool,
     /// Print TASK's scheduling delays (default: the report's victim) as
@@ -164,7 +165,8 @@ pub struct Export {
     #[arg(long, value_name = "FROM..TO|worst")]
     pub window: Option<String>,
     /// Only these CPUs in --trace and --timehist (a list like `0,3-5`, as
-    /// perf's `--cpu` and taskset take).
+    /// perf's `--cpu` and taskset take); without either, the CPUs the text
+    /// report lists one per line (busy, migrations, balance gap).
     #[arg(long, value_name = "LIST")]
     pub cpus: Option<String>,
     /// At most this many scheduling records (switches and wakeups) in

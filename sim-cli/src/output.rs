@@ -216,8 +216,37 @@ fn requests(r: &RunReport, out: &mut String) {
     }
 }
 
-fn cpus(r: &RunReport, out: &mut String) {
-    let _ = writeln!(out, "\nCPUs: utilisation and context switches");
+/// CPUs shown one line each without `--cpus`: more would drown the report.
+const CPU_LINES_MAX: usize = 8;
+
+/// Per CPU: utilisation, context switches, tasks moved in and out, and the
+/// balance gap (time with tasks waiting while another CPU of its balancing
+/// span idled). One line per CPU for small machines or the CPUs `selected`
+/// (`--cpus`); otherwise the compact utilisation listing and a summary.
+fn cpus(r: &RunReport, selected: Option<&[u16]>, out: &mut String) {
+    let moved: u64 = r.cpus.iter().map(|c| c.migrations_in).sum();
+    if selected.is_some() || r.cpus.len() <= CPU_LINES_MAX {
+        let _ = writeln!(out, "\nCPUs: utilisation, context switches, migrations and balance gap");
+        let _ = writeln!(
+            out,
+            "  {:<7} {:>6} {:>9} {:>8} {:>8} {:>16}",
+            "cpu", "busy", "switches", "migr in", "migr out", "balance gap ms"
+        );
+        for c in r.cpus.iter().filter(|c| selected.is_none_or(|s| s.contains(&c.cpu))) {
+            let _ = writeln!(
+                out,
+                "  cpu{:<4} {:>6} {:>9} {:>8} {:>8} {:>16}",
+                c.cpu,
+                pct(c.busy_ns, r.sim_time_ns),
+                c.switches,
+                c.migrations_in,
+                c.migrations_out,
+                format_ms(c.balance_gap_ns)
+            );
+        }
+        return;
+    }
+    let _ = writeln!(out, "\nCPUs: utilisation and context switches (one line per CPU: --cpus LIST)");
     let mut line = String::new();
     for (i, c) in r.cpus.iter().enumerate() {
         let _ = write!(line, "  cpu{:<3} {:>6} {:>8} sw", c.cpu, pct(c.busy_ns, r.sim_time_ns), c.switches);
@@ -225,6 +254,83 @@ fn cpus(r: &RunReport, out: &mut String) {
             let _ = writeln!(out, "{}", line.trim_end());
             line.clear();
         }
+    }
+    let mut by_busy: Vec<(u64, u16)> = r.cpus.iter().map(|c| (c.busy_ns, c.cpu)).collect();
+    by_busy.sort_unstable();
+    let (lo, mid, hi) = (by_busy[0], by_busy[by_busy.len() / 2], by_busy[by_busy.len() - 1]);
+    let _ = writeln!(
+        out,
+        "  busy: min {} (cpu{}) · median {} · max {} (cpu{})",
+        pct(lo.0, r.sim_time_ns),
+        lo.1,
+        pct(mid.0, r.sim_time_ns),
+        pct(hi.0, r.sim_time_ns),
+        hi.1
+    );
+    let gap: u64 = r.cpus.iter().map(|c| c.balance_gap_ns).sum();
+    let mut by_gap: Vec<(u64, u16)> =
+        r.cpus.iter().filter(|c| c.balance_gap_ns > 0).map(|c| (c.balance_gap_ns, c.cpu)).collect();
+    by_gap.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let top: Vec<String> = by_gap.iter().take(3).map(|(ns, c)| format!("cpu{c} {} ms", format_ms(*ns))).collect();
+    let _ = writeln!(
+        out,
+        "  balance gap (tasks waiting while a CPU of the span idled): {} ms in all{}",
+        format_ms(gap),
+        if top.is_empty() { String::new() } else { format!("; most on {}", top.join(", ")) }
+    );
+    if moved > 0 {
+        let most = |f: fn(&sim_core::metrics::report::CpuReport) -> u64| {
+            r.cpus.iter().max_by_key(|c| (f(c), std::cmp::Reverse(c.cpu))).map_or((0, 0), |c| (c.cpu, f(c)))
+        };
+        let (i, n_in) = most(|c| c.migrations_in);
+        let (o, n_out) = most(|c| c.migrations_out);
+        let _ = writeln!(out, "  migrations: {moved}; most in: cpu{i} ({n_in}); most out: cpu{o} ({n_out})");
+    }
+}
+
+/// Tasks shown in the migrations section, most moved first.
+const MIGRATION_ROWS_MAX: usize = 20;
+
+/// A migrations row: label, instances merged, `(cause, count)`.
+type MigrationRow = (String, u32, Vec<(&'static str, u64)>);
+
+/// Per task (merged by declared name unless `per_task`), how often it
+/// changed CPU and why; only tasks that moved, and only if any did.
+fn migrations(r: &RunReport, per_task: bool, out: &mut String) {
+    let mut rows: Vec<MigrationRow> = Vec::new();
+    // Row of each key: thousands of tasks may move.
+    let mut index: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    for t in r.tasks.iter().filter(|t| !t.migrations.is_empty()) {
+        let key = if per_task { format!("{}:{}", t.comm, t.tid) } else { t.name.clone() };
+        let i = *index.entry(key.clone()).or_insert_with(|| {
+            rows.push((key, 0, Vec::new()));
+            rows.len() - 1
+        });
+        let row = &mut rows[i];
+        row.1 += 1;
+        for &(cause, n) in &t.migrations {
+            match row.2.iter_mut().find(|(c, _)| *c == cause) {
+                Some(x) => x.1 += n,
+                None => row.2.push((cause, n)),
+            }
+        }
+    }
+    if rows.is_empty() {
+        return;
+    }
+    let order: Vec<&str> = sim_core::sched::migrate::MigrateCause::ALL.iter().map(|c| c.name()).collect();
+    let total = |row: &MigrationRow| row.2.iter().map(|x| x.1).sum::<u64>();
+    rows.sort_by(|a, b| total(b).cmp(&total(a)).then_with(|| a.0.cmp(&b.0)));
+    let _ = writeln!(out, "\nMigrations (sched_migrate_task) per task, by cause");
+    for row in rows.iter().take(MIGRATION_ROWS_MAX) {
+        let mut causes = row.2.clone();
+        causes.sort_by_key(|(c, _)| order.iter().position(|o| o == c));
+        let list: Vec<String> = causes.iter().map(|(c, n)| format!("{c} {n}")).collect();
+        let label = if per_task || row.1 == 1 { row.0.clone() } else { format!("{}:({})", row.0, row.1) };
+        let _ = writeln!(out, "  {:<24} {:>8}  {}", label, total(row), list.join(", "));
+    }
+    if rows.len() > MIGRATION_ROWS_MAX {
+        let _ = writeln!(out, "  … {} more moved", rows.len() - MIGRATION_ROWS_MAX);
     }
 }
 
@@ -406,7 +512,18 @@ fn history(r: &RunReport, out: &mut String) {
                     next_vruntime
                 );
             }
-            HistoryRow::Wakeup { at_ns, cpu, task, vruntime, preempt, min_vruntime, victim } => {
+            HistoryRow::Wakeup { at_ns, cpu, task, vruntime, preempt, min_vruntime, victim, prev_cpu, placed_by } => {
+                // The CPU choice, when the wake-up moved the task.
+                let moved = (prev_cpu != cpu).then(|| match placed_by {
+                    Some(why) => format!("from cpu {prev_cpu}, {why}"),
+                    None => format!("from cpu {prev_cpu}"),
+                });
+                let note = match (moved, *preempt) {
+                    (Some(m), true) => format!("({m}; preempts curr)"),
+                    (Some(m), false) => format!("({m})"),
+                    (None, true) => "(preempts curr)".to_string(),
+                    (None, false) => String::new(),
+                };
                 let _ = writeln!(
                     out,
                     "{} {:>15} [{:04}]  awakened: {:<14} {:>43}  {:>16} {:>16}",
@@ -414,9 +531,22 @@ fn history(r: &RunReport, out: &mut String) {
                     secs(*at_ns),
                     cpu,
                     task,
-                    if *preempt { "(preempts curr)" } else { "" },
+                    note,
                     vruntime,
                     min_vruntime
+                );
+            }
+            HistoryRow::Migrate { at_ns, cpu, task, orig_cpu, dest_cpu, cause, victim } => {
+                let _ = writeln!(
+                    out,
+                    "{} {:>15} [{:04}]  migrated: {:<14} cpu {} => {} ({})",
+                    if *victim { "*" } else { " " },
+                    secs(*at_ns),
+                    cpu,
+                    task,
+                    orig_cpu,
+                    dest_cpu,
+                    cause
                 );
             }
         }
@@ -424,12 +554,14 @@ fn history(r: &RunReport, out: &mut String) {
 }
 
 /// The full text report of one run.
-pub fn run_text(r: &RunReport, per_task: bool) -> String {
+/// With `cpus` (`--cpus`), one line for each of those CPUs in the CPU table.
+pub fn run_text(r: &RunReport, per_task: bool, cpus: Option<&[u16]>) -> String {
     let mut out = String::new();
     header(r, &mut out);
     latency_table(r, per_task, &mut out);
+    migrations(r, per_task, &mut out);
     requests(r, &mut out);
-    cpus(r, &mut out);
+    self::cpus(r, cpus, &mut out);
     groups(r, &mut out);
     crate::io_output::io_text(r, &mut out);
     victim(r, &mut out);
@@ -554,7 +686,7 @@ mod tests {
             [[tasks]]\nname = \"jvm-gc\"\ncount = 2\nprogram = [{ run = \"2ms\" }, { sleep = \"3ms\" }]\n";
         let header = |sets: &[(&str, &str)]| {
             let s = Scenario::from_toml("t.toml", toml).unwrap().with_overrides(sets).unwrap();
-            let text = run_text(&sim_core::run(&s), false);
+            let text = run_text(&sim_core::run(&s), false, None);
             text.lines().take_while(|l| !l.is_empty()).map(str::to_string).collect::<Vec<_>>().join("\n")
         };
         let base = header(&[("machine.hz", "1000")]);
@@ -564,5 +696,125 @@ mod tests {
         );
         let set = header(&[("tasks.jvm-gc.nice", "5"), ("tasks.jvm-gc.policy", "batch"), ("tasks.reactor.cpus", "1")]);
         assert!(set.contains("reactor nice 0 cpus 1 · jvm-gc×2 nice 5 batch cpus 0-1"), "{set}");
+    }
+
+    fn report(cpus: u16) -> RunReport {
+        let toml = format!(
+            "schema = 1\nseed = 1\nduration = \"10ms\"\n[machine]\ncpus = {cpus}\n\
+             [[tasks]]\nname = \"w\"\ncount = 3\nprogram = [{{ run = \"1ms\" }}, {{ sleep = \"1ms\" }}]\n"
+        );
+        sim_core::run(&Scenario::from_toml("t.toml", &toml).unwrap())
+    }
+
+    fn section<'a>(text: &'a str, title: &str) -> Vec<&'a str> {
+        text.lines().skip_while(|l| !l.starts_with(title)).take_while(|l| !l.is_empty()).collect()
+    }
+
+    /// Up to 8 CPUs (or those --cpus names): one line each with busy share,
+    /// switches, migrations in/out and balance gap; tasks that moved are
+    /// listed by cause (merged by name as the latency table merges).
+    #[test]
+    fn small_machines_get_one_line_per_cpu_and_moved_tasks_their_causes() {
+        let mut r = report(2);
+        // The run itself may move tasks: start from known counters.
+        for c in &mut r.cpus {
+            (c.migrations_in, c.migrations_out, c.balance_gap_ns) = (0, 0, 0);
+        }
+        for t in &mut r.tasks {
+            t.migrations.clear();
+        }
+        r.cpus[1].migrations_in = 3;
+        r.cpus[0].migrations_out = 3;
+        r.cpus[1].balance_gap_ns = 1_500_000;
+        r.tasks[0].migrations = vec![("wake_affine", 2)];
+        r.tasks[2].migrations = vec![("fork", 1), ("periodic", 4)];
+        let text = run_text(&r, false, None);
+        let cpus = section(&text, "CPUs:");
+        assert_eq!(cpus.len(), 4, "{text}");
+        assert!(cpus[1].contains("migr in") && cpus[1].contains("balance gap ms"), "{}", cpus[1]);
+        let one: Vec<&str> = cpus[3].split_whitespace().collect();
+        assert_eq!((one[0], one[3], one[4], one[5]), ("cpu1", "3", "0", "1.500"), "{}", cpus[3]);
+        let moved = section(&text, "Migrations");
+        assert_eq!(moved[1].split_whitespace().collect::<Vec<_>>(), ["w:(2)", "7", "wake_affine", "2,", "fork", "1,", "periodic", "4"]);
+        // --cpus 1: only that CPU's line.
+        let only = run_text(&r, false, Some(&[1]));
+        assert_eq!(section(&only, "CPUs:").len(), 3);
+        // Nobody moved: no migrations section.
+        for t in &mut r.tasks {
+            t.migrations.clear();
+        }
+        assert!(!run_text(&r, false, None).contains("Migrations"));
+    }
+
+    /// The history around the worst delay shows a wake-up's CPU choice
+    /// (`from cpu N, cause`) and the moves themselves (`migrated:`).
+    #[test]
+    fn the_history_shows_moves_and_wakeup_placement() {
+        let mut r = report(2);
+        // The run itself may move tasks: start from known counters.
+        for c in &mut r.cpus {
+            (c.migrations_in, c.migrations_out, c.balance_gap_ns) = (0, 0, 0);
+        }
+        for t in &mut r.tasks {
+            t.migrations.clear();
+        }
+        r.victim.worst = Some(sim_core::metrics::report::WorstDelay {
+            comm: "w/0".into(),
+            cpu: 0,
+            start_ns: 1_000_000,
+            end_ns: 2_000_000,
+            kind: sim_core::metrics::recorder::WaitKind::Wakeup,
+        });
+        r.victim.history = vec![
+            HistoryRow::Migrate {
+                at_ns: 1_000_000,
+                cpu: 0,
+                task: "w/0[1]".into(),
+                orig_cpu: 1,
+                dest_cpu: 0,
+                cause: "wake_affine",
+                victim: true,
+            },
+            HistoryRow::Wakeup {
+                at_ns: 1_000_000,
+                cpu: 0,
+                task: "w/0[1]".into(),
+                vruntime: 5,
+                preempt: true,
+                min_vruntime: 3,
+                victim: true,
+                prev_cpu: 1,
+                placed_by: Some("wake_affine"),
+            },
+        ];
+        let text = run_text(&r, false, None);
+        let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("* ")).collect();
+        assert_eq!(rows.len(), 2, "{text}");
+        assert!(rows[0].ends_with("migrated: w/0[1]         cpu 1 => 0 (wake_affine)"), "{}", rows[0]);
+        assert!(rows[1].contains("(from cpu 1, wake_affine; preempts curr)"), "{}", rows[1]);
+    }
+
+    /// Past 8 CPUs: the compact listing plus a summary (busy min/median/max,
+    /// total gap and the CPUs with most of it, migrations).
+    #[test]
+    fn large_machines_get_a_summary() {
+        let mut r = report(16);
+        // The run itself may move tasks: start from known counters.
+        for c in &mut r.cpus {
+            (c.migrations_in, c.migrations_out, c.balance_gap_ns) = (0, 0, 0);
+        }
+        for t in &mut r.tasks {
+            t.migrations.clear();
+        }
+        r.cpus[5].balance_gap_ns = 2_000_000;
+        r.cpus[9].balance_gap_ns = 3_000_000;
+        r.cpus[9].migrations_in = 4;
+        r.cpus[2].migrations_out = 4;
+        let text = run_text(&r, false, None);
+        let cpus = section(&text, "CPUs:");
+        assert_eq!(cpus.len(), 1 + 4 + 3, "{text}");
+        assert!(cpus[5].starts_with("  busy: min "), "{}", cpus[5]);
+        assert!(cpus[6].ends_with("5.000 ms in all; most on cpu9 3.000 ms, cpu5 2.000 ms"), "{}", cpus[6]);
+        assert_eq!(cpus[7], "  migrations: 4; most in: cpu9 (4); most out: cpu2 (4)");
     }
 }

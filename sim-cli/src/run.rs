@@ -61,7 +61,18 @@ pub fn execute(cli: Cli) -> Result<String> {
                 warn_partial(&report, None);
                 return Ok(report_json(&report) + "\n");
             }
-            let mut text = output::run_text(&report, per_task);
+            // Without --trace/--timehist, --cpus picks the CPUs listed one per line.
+            let selected: Option<Vec<u16>> = match (&export.cpus, export.trace.is_none() && !export.timehist) {
+                (Some(list), true) => Some(
+                    sim_core::cpuset::CpuSet::parse(list, scenario.spec.cpus)
+                        .map_err(|e| anyhow::anyhow!("--cpus {list}: {e}"))?
+                        .iter()
+                        .map(|c| c.0)
+                        .collect(),
+                ),
+                _ => None,
+            };
+            let mut text = output::run_text(&report, per_task, selected.as_deref());
             if blkparse {
                 text.push('\n');
                 text.push_str(&crate::io_output::blkparse_text(&report));
@@ -148,13 +159,14 @@ fn write_trace(file: &std::path::Path, out: std::fs::File, t: &Trace, settings: 
 }
 
 /// The window `--trace`/`--timehist` record, if either is asked for.
+/// `quiet` is `--json`.
 fn trace_window(export: &Export, scenario: &Scenario, quiet: bool) -> Result<Option<TraceWindow>> {
     if export.trace.is_none() && !export.timehist {
         if let Some(w) = &export.window {
             bail!("--window {w}: it bounds --trace and --timehist; give one of them");
         }
-        if let Some(c) = &export.cpus {
-            bail!("--cpus {c}: it selects CPUs for --trace and --timehist; give one of them");
+        if let (Some(c), true) = (&export.cpus, quiet) {
+            bail!("--cpus {c}: it selects CPUs for --trace, --timehist and the text report's CPU table, not --json");
         }
         return Ok(None);
     }

@@ -90,6 +90,7 @@ fn bad_input_exits_2_naming_file_and_key_and_explosive_input_stops_at_the_budget
         (&["--timehist", "--window", "3s.."][..], "--window 3s..: the run ends at 2s"),
         (&["--timehist", "--cpus", "1"][..], "--cpus 1: CPU 1 does not exist"),
         (&["--window", "1ms.."][..], "it bounds --trace and --timehist"),
+        (&["--json", "--cpus", "0"][..], "the text report's CPU table, not --json"),
         (&["--hgrm", "nobody"][..], "--hgrm nobody: no such task; the scenario's tasks are hog-a, hog-b"),
     ] {
         let (code, _, err) = sim_cli(&[&["run", "scenarios/two-hogs.toml"][..], args].concat());

@@ -253,12 +253,15 @@ impl Simulation {
             })
             .collect();
         let victim = &spec.tasks[spec.victim];
+        let nohz = spec.machine.nohz_idle;
+        let topo = Topology::build(spec.machine.shape, &spec.machine.isolcpus);
         let recorder = Recorder::new(
             tasks.len(),
             ncpus,
             spec.groups.groups.len(),
             (victim.first.0, victim.first.0 + victim.count),
             spec.history_window_ns,
+            topo.balance_span_ids(),
         );
         let seen_min_vruntime = cfs.cfs_rqs.iter().map(|q| q.min_vruntime).collect();
         let mut rqs = rqs;
@@ -270,8 +273,6 @@ impl Simulation {
                 queue.push(SimTime(tick), Event::Tick { cpu: CpuId(c as u16) });
             }
         }
-        let nohz = spec.machine.nohz_idle;
-        let topo = Topology::build(spec.machine.shape, &spec.machine.isolcpus);
         let hz = u64::from(spec.hz);
         let smp = Some(Smp44::new(topo, hz, tasks.len(), nohz));
         Simulation {
@@ -709,7 +710,7 @@ impl Simulation {
 
     /// The `sched_wakeup`/`sched_wakeup_new` record of `task` queued on
     /// `cpu`; `waker_cpu` is where `try_to_wake_up` ran (see `RecordKind::Wakeup`).
-    fn record_wakeup(&mut self, cpu: CpuId, task: TaskId, preempt: bool, new_task: bool, waker_cpu: CpuId) {
+    fn record_wakeup(&mut self, cpu: CpuId, task: TaskId, preempt: bool, new_task: bool, waker_cpu: CpuId, prev_cpu: CpuId) {
         let mut up = self.cfs.se(Self::se_of(task)).parent;
         while let Some(g) = up {
             let e = self.cfs.se(g);
@@ -729,6 +730,7 @@ impl Simulation {
                 preempt,
                 new_task,
                 waker_cpu,
+                prev_cpu,
             },
         };
         self.recorder.push_record(rec);
@@ -768,7 +770,15 @@ impl Simulation {
     fn note_migration(&mut self, task: TaskId, from: CpuId, to: CpuId, cause: MigrateCause, by: CpuId) {
         self.tasks[task.index()].cpu = to;
         self.recorder.count_migration(task, from, to, cause);
-        let _ = by;
+        let rec = SchedRecord {
+            at: self.now,
+            cpu: by,
+            min_vruntime: self.cfs.rq(self.rqs[to.index()].root).min_vruntime,
+            root_min_vruntime: self.cfs.rq(self.rqs[to.index()].root).min_vruntime,
+            nr_running: self.rqs[to.index()].nr_running,
+            kind: RecordKind::Migrate { task, orig_cpu: from, dest_cpu: to, cause },
+        };
+        self.recorder.push_record(rec);
     }
 
     // ---------------------------------------------------------------- tasks
@@ -809,8 +819,8 @@ impl Simulation {
         // enqueue_task_fair ends with hrtick_update, before check_preempt_curr.
         self.hrtick_update(cpu);
         let preempt = self.check_preempt_curr(cpu, task, WF_FORK);
-        // The parent forks on the child's CPU (no parent is modelled).
-        self.record_wakeup(cpu, task, preempt, true, parent_cpu);
+        // The parent forks on the first CPU the child may use (see above).
+        self.record_wakeup(cpu, task, preempt, true, parent_cpu, parent_cpu);
     }
 
     /// `try_to_wake_up` (4.4 core.c) for a blocked task, run on `waker`'s
@@ -825,7 +835,7 @@ impl Simulation {
             // Blocked in this instant but not yet dequeued by its CPU's
             // schedule(): `ttwu_remote` (4.4 core.c) just makes it running again.
             self.tasks[task.index()].state = TaskState::Running;
-            self.record_wakeup(prev_cpu, task, false, false, waker_cpu);
+            self.record_wakeup(prev_cpu, task, false, false, waker_cpu, prev_cpu);
             return;
         }
         let se = Self::se_of(task);
@@ -855,7 +865,7 @@ impl Simulation {
         t.waiting = Some((self.now, WaitKind::Wakeup));
         self.hrtick_update(cpu);
         let preempt = self.check_preempt_curr(cpu, task, 0);
-        self.record_wakeup(cpu, task, preempt, false, waker_cpu);
+        self.record_wakeup(cpu, task, preempt, false, waker_cpu, prev_cpu);
     }
 
     /// The running task blocks: it stops being `TASK_RUNNING` and asks for a

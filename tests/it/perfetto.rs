@@ -162,8 +162,9 @@ fn thread_states(text: &str) -> (BTreeMap<u32, String>, Vec<Row>) {
                     }
                 }
             }
-            // No branch in ParseLine: not used for thread states.
-            "sched_wakeup" | "sched_wakeup_new" => {}
+            // No branch in ParseLine: not used for thread states
+            // (sched_migrate_task has none either: it is skipped).
+            "sched_wakeup" | "sched_wakeup_new" | "sched_migrate_task" => {}
             other => panic!("the exporter writes no {other} lines"),
         }
     }

@@ -1,8 +1,9 @@
 //! The Chrome/Perfetto JSON trace format (Trace Event Format): one track
 //! per CPU in a "CPUs" process, run slices (`X`) named `comm[tid]`, wakeups
-//! as thread-scoped instants (`i`), `nr_running` and the root queue's
+//! and migrations (`migrate comm[tid]`, on the track of the CPU that moved
+//! the task) as thread-scoped instants (`i`), `nr_running` and the root queue's
 //! `min_vruntime` as counters (`C`, one series per CPU); plus, in
-//! `systemTraceEvents`, the same switches and wakeups as ftrace text, from
+//! `systemTraceEvents`, the same switches, wakeups and migrations as ftrace text, from
 //! which Perfetto builds its native CPU tracks and thread states.
 //!
 //! `ts`/`dur` are microseconds with three decimals (exact nanoseconds). The
@@ -10,6 +11,7 @@
 
 use super::{Item, Trace};
 use crate::ids::TaskId;
+use crate::sched::migrate::MigrateCause;
 use std::fmt::Write;
 
 /// The process all CPU tracks belong to, and the first CPU track's thread
@@ -87,6 +89,8 @@ pub fn write_json<W: Write>(t: &Trace, settings: &str, out: &mut W) -> std::fmt:
     let names: Vec<String> = (0..t.tasks.len()).map(|i| quote(&t.label(Some(TaskId(i as u32))))).collect();
     let wakeups: Vec<String> =
         (0..t.tasks.len()).map(|i| quote(&format!("wakeup {}", t.label(Some(TaskId(i as u32)))))).collect();
+    let migrations: Vec<String> =
+        (0..t.tasks.len()).map(|i| quote(&format!("migrate {}", t.label(Some(TaskId(i as u32)))))).collect();
     // `times`: the whole run, the wait before it and its scheduling delay,
     // known for runs that ended in the window.
     let slice = |ev: &mut Events<'_, W>, cpu: u16, task: TaskId, start: u64, end: u64, state: &str, times: Option<(u64, u64, u64)>| {
@@ -137,6 +141,21 @@ pub fn write_json<W: Write>(t: &Trace, settings: &str, out: &mut W) -> std::fmt:
             ));
             counters(&mut ev, rec.cpu.0, rec.at.ns(), rec.nr_running, rec.root_min_vruntime);
         }
+        Item::Migrate { rec, task, orig_cpu, dest_cpu, cause, .. } => {
+            // On the track of the CPU that moved it (where set_task_cpu ran),
+            // like the ftrace line.
+            ev.push(format_args!(
+                r#"{{"ph":"i","pid":{PID},"tid":{},"ts":{},"s":"t","name":{},"cat":"sched","args":{{"orig_cpu":{orig_cpu},"dest_cpu":{dest_cpu},"cause":"{}"}}}}"#,
+                cpu_track(rec.cpu.0),
+                Us(rec.at.ns()),
+                migrations[task.index()],
+                cause.name(),
+            ));
+            // The record's nr_running and min_vruntime are the destination's.
+            if t.shows(dest_cpu) {
+                counters(&mut ev, dest_cpu, rec.at.ns(), rec.nr_running, rec.root_min_vruntime);
+            }
+        }
     });
     for (cpu, o) in end.iter().enumerate() {
         if let Some(task) = o.task
@@ -179,8 +198,8 @@ impl<W: Write> Write for JsonString<'_, W> {
     }
 }
 
-/// ftrace text (`sched_switch`, `sched_waking`, `sched_wakeup` and
-/// `sched_wakeup_new` lines, µs timestamps as the kernel's default trace
+/// ftrace text (`sched_switch`, `sched_waking`, `sched_wakeup`,
+/// `sched_wakeup_new` and `sched_migrate_task` lines, µs timestamps as the kernel's default trace
 /// clock prints them).
 ///
 /// Wakeups are traced as Linux 4.4 traces them (`kernel/sched/core.c`):
@@ -205,6 +224,15 @@ impl<W: Write> Write for JsonString<'_, W> {
 /// `sched_wakeup_new` lines are not used for thread states. So a new
 /// task's wait for its first run is not shown as runnable, as with a real
 /// kernel's trace.
+///
+/// `sched_migrate_task` prints `comm=%s pid=%d prio=%d orig_cpu=%d
+/// dest_cpu=%d` (4.4 include/trace/events/sched.h), on the CPU that ran
+/// `set_task_cpu`. In `try_to_wake_up` it comes after `sched_waking` and
+/// before `sched_wakeup` (select_task_rq, then set_task_cpu, then
+/// ttwu_queue), so a wake-up's waking line is written with its migration.
+/// In `wake_up_new_task` it comes before `sched_wakeup_new`. The template's
+/// `target_cpu` is `task_cpu(p)` when the event fires: the previous CPU for
+/// `sched_waking`, the chosen one for `sched_wakeup`.
 pub fn systrace(t: &Trace) -> String {
     let mut out = String::new();
     let _ = write_systrace(t, &mut out);
@@ -227,6 +255,9 @@ fn write_systrace<W: Write>(t: &Trace, out: &mut W) -> std::fmt::Result {
         }
     };
     let mut result = Ok(());
+    // A wake-up whose sched_waking line was already written with its
+    // migration: (task, time).
+    let mut waking_written: Option<(TaskId, u64)> = None;
     t.replay(|item| {
         if result.is_err() {
             return;
@@ -244,26 +275,54 @@ fn write_systrace<W: Write>(t: &Trace, out: &mut W) -> std::fmt::Result {
                     secs(rec.at.ns()),
                 )
             }
-            Item::Wakeup { rec, task, curr, new_task, waker_cpu, waker, waker_shown, .. } => {
+            Item::Wakeup { rec, task, curr, new_task, waker_cpu, waker, waker_shown, prev_cpu, .. } => {
                 let cpu = rec.cpu.0;
                 let at = secs(rec.at.ns());
                 let (wc, wp, wprio) = who(Some(task), cpu);
-                let line = |out: &mut W, on: u16, running: Option<TaskId>, event: &str| {
+                // target_cpu is task_cpu(p) when the event fires: still the
+                // previous CPU for sched_waking (before select_task_rq).
+                let line = |out: &mut W, on: u16, running: Option<TaskId>, event: &str, target: u16| {
                     let (rc, rp, _) = who(running, on);
                     let prefix = if running.is_some() { rc } else { "<idle>" };
                     writeln!(
                         out,
-                        "{prefix:>16}-{rp:<5} [{on:03}] d..4 {at}: {event}: comm={wc} pid={wp} prio={wprio} target_cpu={cpu:03}"
+                        "{prefix:>16}-{rp:<5} [{on:03}] d..4 {at}: {event}: comm={wc} pid={wp} prio={wprio} target_cpu={target:03}"
                     )
                 };
                 if new_task {
-                    line(out, cpu, curr, "sched_wakeup_new")
+                    line(out, cpu, curr, "sched_wakeup_new", cpu)
+                } else if waking_written.take() == Some((task, rec.at.ns())) {
+                    line(out, cpu, curr, "sched_wakeup", cpu)
                 } else {
                     // A waker CPU left out of the trace: who ran there is
                     // unknown, so the waking is shown on the task's CPU.
                     let (on, running) = if waker_shown { (waker_cpu, waker) } else { (cpu, curr) };
-                    line(out, on, running, "sched_waking").and_then(|()| line(out, cpu, curr, "sched_wakeup"))
+                    line(out, on, running, "sched_waking", prev_cpu).and_then(|()| line(out, cpu, curr, "sched_wakeup", cpu))
                 }
+            }
+            Item::Migrate { rec, task, orig_cpu, dest_cpu, cause, curr } => {
+                let cpu = rec.cpu.0;
+                let at = secs(rec.at.ns());
+                let (mc, mp, mprio) = who(Some(task), cpu);
+                let (rc, rp, _) = who(curr, cpu);
+                let prefix = if curr.is_some() { rc } else { "<idle>" };
+                // try_to_wake_up: sched_waking, on the waker's CPU (where this
+                // record is), precedes set_task_cpu.
+                let waking = if cause.is_placement() && cause != MigrateCause::Fork {
+                    waking_written = Some((task, rec.at.ns()));
+                    writeln!(
+                        out,
+                        "{prefix:>16}-{rp:<5} [{cpu:03}] d..4 {at}: sched_waking: comm={mc} pid={mp} prio={mprio} target_cpu={orig_cpu:03}"
+                    )
+                } else {
+                    Ok(())
+                };
+                waking.and_then(|()| {
+                    writeln!(
+                        out,
+                        "{prefix:>16}-{rp:<5} [{cpu:03}] d..3 {at}: sched_migrate_task: comm={mc} pid={mp} prio={mprio} orig_cpu={orig_cpu} dest_cpu={dest_cpu}"
+                    )
+                })
             }
         };
     });

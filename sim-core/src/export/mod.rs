@@ -13,6 +13,7 @@ use crate::engine::Simulation;
 use crate::ids::TaskId;
 use crate::metrics::history::{PrevState, RecordKind, SchedRecord};
 use crate::metrics::recorder::TraceWindow;
+use crate::sched::migrate::MigrateCause;
 
 /// A task as traces name it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -74,6 +75,18 @@ pub enum Item<'a> {
         waker_cpu: u16,
         waker: Option<TaskId>,
         waker_shown: bool,
+        /// `task_cpu(p)` before the wake-up chose `rec.cpu`.
+        prev_cpu: u16,
+    },
+    /// `sched_migrate_task`: `task` moved from `orig_cpu` to `dest_cpu`,
+    /// done on `rec.cpu` while `curr` ran there.
+    Migrate {
+        rec: &'a SchedRecord,
+        task: TaskId,
+        orig_cpu: u16,
+        dest_cpu: u16,
+        cause: MigrateCause,
+        curr: Option<TaskId>,
     },
 }
 
@@ -186,11 +199,26 @@ impl Trace {
                     });
                     *c = Occupant { task: next, since_ns: rec.at.ns() };
                 }
-                RecordKind::Wakeup { task, vruntime, preempt, new_task, waker_cpu } => {
+                RecordKind::Wakeup { task, vruntime, preempt, new_task, waker_cpu, prev_cpu } => {
                     let curr = c.task;
                     let waker_shown = self.shows(waker_cpu.0);
                     let waker = if waker_shown { cpus[waker_cpu.index()].task } else { None };
-                    f(Item::Wakeup { rec, task, preempt, vruntime, curr, new_task, waker_cpu: waker_cpu.0, waker, waker_shown });
+                    f(Item::Wakeup {
+                        rec,
+                        task,
+                        preempt,
+                        vruntime,
+                        curr,
+                        new_task,
+                        waker_cpu: waker_cpu.0,
+                        waker,
+                        waker_shown,
+                        prev_cpu: prev_cpu.0,
+                    });
+                }
+                RecordKind::Migrate { task, orig_cpu, dest_cpu, cause } => {
+                    let curr = c.task;
+                    f(Item::Migrate { rec, task, orig_cpu: orig_cpu.0, dest_cpu: dest_cpu.0, cause, curr });
                 }
             }
         }

@@ -86,7 +86,10 @@ fn check_json(json: &str, t: &Trace) -> Vec<Vec<(u64, u64, String)>> {
             }
             "i" => {
                 let name = e["name"].as_str().unwrap();
-                assert!(names.iter().any(|n| name == format!("wakeup {n}")), "{name}");
+                assert!(
+                    names.iter().any(|n| name == format!("wakeup {n}") || name == format!("migrate {n}")),
+                    "{name}"
+                );
                 assert_eq!(e["s"], "t");
             }
             "C" => assert!(["nr_running", "min_vruntime"].contains(&e["name"].as_str().unwrap())),
@@ -166,6 +169,9 @@ fn systrace_lines_have_the_ftrace_shape_perfetto_parses() {
             "sched_switch" => {
                 switches += 1;
                 assert!(fields.starts_with("prev_comm=") && fields.contains(" ==> next_comm="), "{line}");
+            }
+            "sched_migrate_task" => {
+                assert!(fields.starts_with("comm=") && fields.contains(" orig_cpu=") && fields.contains(" dest_cpu="), "{line}");
             }
             "sched_waking" | "sched_wakeup" | "sched_wakeup_new" => {
                 assert!(fields.starts_with("comm=") && fields.contains(" target_cpu=0"), "{line}");
@@ -321,4 +327,149 @@ fn a_waking_is_on_the_wakers_cpu() {
     let wakings: Vec<_> = lines.iter().filter(|l| l.0 == "sched_waking" && l.4 == 2).collect();
     assert_eq!(wakings.len(), 2, "{lines:?}");
     assert!(wakings.iter().all(|w| w.2 == "001"), "{wakings:?}");
+}
+
+/// A hand-built trace with every kind of move: a fork placed on CPU 1, a
+/// wake-up pulled to the waker's CPU (wake_affine), and a periodic-balance
+/// pull by idle CPU 1. Records as the engine pushes them: the Migrate
+/// record (on the CPU doing the move) before the wakeup it leads to.
+fn migrations_trace() -> Trace {
+    use crate::ids::{CpuId, TaskId};
+    use crate::metrics::history::{PrevState, RecordKind, SchedRecord};
+    use crate::sched::migrate::MigrateCause;
+    let rec = |at: u64, cpu: u16, kind: RecordKind| SchedRecord {
+        at: SimTime(at),
+        cpu: CpuId(cpu),
+        min_vruntime: 0,
+        root_min_vruntime: 0,
+        nr_running: 1,
+        kind,
+    };
+    let switch = |prev: Option<u32>, prev_sched_in: u64, next: Option<u32>| RecordKind::Switch {
+        prev: prev.map(TaskId),
+        prev_state: PrevState::Sleeping,
+        prev_sched_in: SimTime(prev_sched_in),
+        prev_wait_ns: 0,
+        prev_sch_delay_ns: 0,
+        prev_vruntime: 0,
+        next: next.map(TaskId),
+        next_vruntime: 0,
+    };
+    let wakeup = |task: u32, new_task: bool, waker_cpu: u16, prev_cpu: u16| RecordKind::Wakeup {
+        task: TaskId(task),
+        vruntime: 0,
+        preempt: false,
+        new_task,
+        waker_cpu: CpuId(waker_cpu),
+        prev_cpu: CpuId(prev_cpu),
+    };
+    let migrate = |task: u32, orig: u16, dest: u16, cause| RecordKind::Migrate {
+        task: TaskId(task),
+        orig_cpu: CpuId(orig),
+        dest_cpu: CpuId(dest),
+        cause,
+    };
+    let records = vec![
+        // 1 ms: `a` runs on CPU 0.
+        rec(1_000_000, 0, switch(None, 0, Some(0))),
+        // 2 ms: `b` forked from CPU 0 onto CPU 1 (find_idlest_cpu).
+        rec(2_000_000, 0, migrate(1, 0, 1, MigrateCause::Fork)),
+        rec(2_000_000, 1, wakeup(1, true, 1, 0)),
+        rec(2_000_000, 1, switch(None, 0, Some(1))),
+        // 3 ms: `b` sleeps; `a` wakes it and wake_affine pulls it to CPU 0.
+        rec(3_000_000, 1, switch(Some(1), 2_000_000, None)),
+        rec(3_000_000, 0, migrate(1, 1, 0, MigrateCause::WakeAffine)),
+        rec(3_000_000, 0, wakeup(1, false, 0, 1)),
+        // 4 ms: idle CPU 1's periodic balance pulls `b` back.
+        rec(4_000_000, 1, migrate(1, 0, 1, MigrateCause::Periodic)),
+        rec(4_000_000, 1, switch(None, 3_000_000, Some(1))),
+    ];
+    Trace {
+        scenario: "moves".into(),
+        variant: None,
+        seed: 1,
+        cpus: 2,
+        tasks: vec![
+            super::TraceTask { comm: "a".into(), tid: 1, prio: 120 },
+            super::TraceTask { comm: "b".into(), tid: 2, prio: 120 },
+        ],
+        window: TraceWindow::all(100),
+        end_ns: 5_000_000,
+        capped_at_ns: None,
+        before: vec![None, None],
+        records,
+    }
+}
+
+/// `sched_migrate_task` as 4.4 prints it (include/trace/events/sched.h:
+/// `comm=%s pid=%d prio=%d orig_cpu=%d dest_cpu=%d`), on the CPU that ran
+/// `set_task_cpu`. try_to_wake_up: sched_waking (target_cpu = task_cpu(p),
+/// still the old CPU) comes before the move, sched_wakeup after it;
+/// wake_up_new_task: the move, then sched_wakeup_new.
+#[test]
+fn systrace_prints_migrations_between_waking_and_wakeup() {
+    let text = chrome::systrace(&migrations_trace());
+    let body: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+    expect![[r#"
+        |               a-1     [000] d..3 0.002000: sched_migrate_task: comm=b pid=2 prio=120 orig_cpu=0 dest_cpu=1
+        |          <idle>-0     [001] d..4 0.002000: sched_wakeup_new: comm=b pid=2 prio=120 target_cpu=001
+        |               a-1     [000] d..4 0.003000: sched_waking: comm=b pid=2 prio=120 target_cpu=001
+        |               a-1     [000] d..3 0.003000: sched_migrate_task: comm=b pid=2 prio=120 orig_cpu=1 dest_cpu=0
+        |               a-1     [000] d..4 0.003000: sched_wakeup: comm=b pid=2 prio=120 target_cpu=000
+        |          <idle>-0     [001] d..3 0.004000: sched_migrate_task: comm=b pid=2 prio=120 orig_cpu=0 dest_cpu=1
+    "#]]
+    .assert_eq(&body.iter().filter(|l| !l.contains("sched_switch")).map(|l| format!("|{l}\n")).collect::<String>());
+    // Exactly one waking for the one try_to_wake_up.
+    assert_eq!(body.iter().filter(|l| l.contains("sched_waking")).count(), 1);
+}
+
+/// `perf sched timehist -M`: a `migrated:` line with the task running on
+/// the CPU that moved it (timehist_print_migration_event).
+#[test]
+fn timehist_prints_migrated_lines() {
+    let text = timehist::render(&migrations_trace());
+    let moved: Vec<&str> = text.lines().filter(|l| l.contains("migrated:")).collect();
+    expect![[r#"
+        |       0.002000 [0000]  a[1]                                                             migrated: b[2] cpu 0 => 1
+        |       0.003000 [0000]  a[1]                                                             migrated: b[2] cpu 1 => 0
+        |       0.004000 [0001]  <idle>                                                           migrated: b[2] cpu 0 => 1
+    "#]]
+    .assert_eq(&moved.iter().map(|l| format!("|{l}\n")).collect::<String>());
+    // Same columns as the awakened: lines (timehist_print_wakeup_event).
+    let awakened = text.lines().find(|l| l.contains("awakened:")).unwrap();
+    assert_eq!(awakened.find("awakened:"), moved[0].find("migrated:"));
+}
+
+/// Migrations are thread-scoped instants on the moving CPU's track, with
+/// their CPUs and cause; the file stays valid for Perfetto.
+#[test]
+fn trace_json_has_migration_instants() {
+    let t = migrations_trace();
+    let json = chrome::to_json(&t, "test");
+    check_json(&json, &t);
+    let v: Value = serde_json::from_str(&json).unwrap();
+    let moves: Vec<(u64, String, u64, u64, String)> = v["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["name"].as_str().is_some_and(|n| n.starts_with("migrate ")))
+        .map(|e| {
+            (
+                e["tid"].as_u64().unwrap() - u64::from(chrome::PID),
+                e["name"].as_str().unwrap().to_string(),
+                e["args"]["orig_cpu"].as_u64().unwrap(),
+                e["args"]["dest_cpu"].as_u64().unwrap(),
+                e["args"]["cause"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let s = |x: &str| x.to_string();
+    assert_eq!(
+        moves,
+        vec![
+            (0, s("migrate b[2]"), 0, 1, s("fork")),
+            (0, s("migrate b[2]"), 1, 0, s("wake_affine")),
+            (1, s("migrate b[2]"), 0, 1, s("periodic")),
+        ]
+    );
 }

@@ -1,7 +1,9 @@
-//! The `perf sched timehist -w` listing of a trace: one line per context
+//! The `perf sched timehist -w -M` listing of a trace: one line per context
 //! switch for the task switched out (wait time, scheduling delay, run time,
 //! in perf's `msec.usec`), and an `awakened:` line per wakeup showing the
-//! task that was running on the CPU. Column layout from `timehist_header`,
+//! task that was running on the CPU, and (`-M`) a `migrated:` line per
+//! `sched_migrate_task`, showing the task running on the CPU that moved it
+//! (`timehist_print_migration_event`). Column layout from `timehist_header`,
 //! `timehist_print_sample` and `timehist_print_wakeup_event` in
 //! `tools/perf/builtin-sched.c` (comm width 30).
 
@@ -66,6 +68,21 @@ pub fn render(t: &Trace) -> String {
                 "",
                 "",
                 t.label(Some(task)),
+            );
+        }
+        Item::Migrate { rec, task, orig_cpu, dest_cpu, curr, .. } => {
+            let _ = writeln!(
+                out,
+                "{:>15} [{:04}]  {:<w$}   {:>9}  {:>9}  {:>9} migrated: {} cpu {} => {}",
+                secs(rec.at.ns()),
+                rec.cpu.0,
+                t.label(curr),
+                "",
+                "",
+                "",
+                t.label(Some(task)),
+                orig_cpu,
+                dest_cpu,
             );
         }
     });

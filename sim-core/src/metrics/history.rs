@@ -3,6 +3,7 @@
 //! timehist`-style table around the victim's worst delay.
 
 use crate::ids::{CpuId, TaskId};
+use crate::sched::migrate::MigrateCause;
 use crate::time::SimTime;
 
 /// Records kept per CPU. Bounds memory to the machine's size, not the run's length.
@@ -61,7 +62,29 @@ pub enum RecordKind {
         /// was armed or its interrupt is taken). The record's own `cpu` is
         /// the CPU the task was queued on.
         waker_cpu: CpuId,
+        /// `task_cpu(p)` before `select_task_rq`: where the task last ran
+        /// (for a new task, its parent's CPU). Differs from `cpu` when the
+        /// wake-up moved it; a `Migrate` record at the same instant says why.
+        prev_cpu: CpuId,
     },
+    /// `sched_migrate_task` (4.4 include/trace/events/sched.h, emitted in
+    /// `set_task_cpu`): `task` moves from `orig_cpu` to `dest_cpu`. The
+    /// record's own `cpu` is the CPU performing the move (the waker's CPU
+    /// for a wake-up, the balancing CPU for a pull, the busiest CPU's
+    /// stopper for active balance); `min_vruntime`, `root_min_vruntime` and
+    /// `nr_running` are those of `dest_cpu`.
+    Migrate { task: TaskId, orig_cpu: CpuId, dest_cpu: CpuId, cause: MigrateCause },
+}
+
+impl RecordKind {
+    /// The CPUs a `Migrate` record concerns besides its own `cpu` (the
+    /// source and the destination), so each one's history shows the move.
+    pub fn migrate_cpus(&self) -> Option<(CpuId, CpuId)> {
+        match *self {
+            RecordKind::Migrate { orig_cpu, dest_cpu, .. } => Some((orig_cpu, dest_cpu)),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -159,6 +182,8 @@ mod tests {
     #[test]
     fn a_record_stays_small() {
         assert!(std::mem::size_of::<super::SchedRecord>() <= 96, "{}", std::mem::size_of::<super::SchedRecord>());
+        // The migrate record and the wakeup's prev_cpu did not grow it.
+        assert!(std::mem::size_of::<super::RecordKind>() <= 64, "{}", std::mem::size_of::<super::RecordKind>());
     }
 
     #[test]
@@ -170,7 +195,14 @@ mod tests {
             min_vruntime: 0,
             root_min_vruntime: 0,
             nr_running: 0,
-            kind: RecordKind::Wakeup { task: TaskId(0), vruntime: 0, preempt: false, new_task: false, waker_cpu: CpuId(0) },
+            kind: RecordKind::Wakeup {
+                task: TaskId(0),
+                vruntime: 0,
+                preempt: false,
+                new_task: false,
+                waker_cpu: CpuId(0),
+                prev_cpu: CpuId(0),
+            },
         };
         let mut h = CpuHistory::default();
         for t in 0..100 {

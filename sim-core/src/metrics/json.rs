@@ -318,6 +318,10 @@ struct Task<'a> {
     io_stall: Option<Latency>,
     #[serde(skip_serializing_if = "Option::is_none")]
     io_wait_open_ns: Option<u64>,
+    /// Times the task changed CPU, keyed by cause (`wake_affine`,
+    /// `idle_sibling`, `wake_idlest`, `fork`, `periodic`, `newidle`, `nohz`,
+    /// `active`); causes that never occurred are omitted (`{}`: never moved).
+    migrations: BTreeMap<&'static str, u64>,
 }
 
 #[derive(Serialize)]
@@ -325,7 +329,16 @@ struct Task<'a> {
 struct Cpu {
     cpu: u16,
     busy_ns: u64,
+    /// `sim_time_ns - busy_ns`.
+    idle_ns: u64,
     switches: u64,
+    /// Tasks moved to this CPU (`dest_cpu` of `sched_migrate_task`).
+    migrations_in: u64,
+    /// Tasks moved away from this CPU (`orig_cpu`).
+    migrations_out: u64,
+    /// Time the CPU had tasks waiting (`nr_running >= 2`) while another CPU
+    /// of its balancing span was idle.
+    balance_gap_ns: u64,
 }
 
 #[derive(Serialize)]
@@ -372,6 +385,22 @@ enum Row<'a> {
         vruntime: i64,
         preempt: bool,
         min_vruntime: i64,
+        victim: bool,
+        /// Where the task last ran before this wake-up chose `cpu`.
+        prev_cpu: u16,
+        /// Why the wake-up moved it (a migration cause), when `prev_cpu != cpu`
+        /// and the move was recorded.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        placed_by: Option<&'static str>,
+    },
+    /// `sched_migrate_task`, done on `cpu`.
+    Migrate {
+        at_ns: u64,
+        cpu: u16,
+        task: &'a str,
+        orig_cpu: u16,
+        dest_cpu: u16,
+        cause: &'static str,
         victim: bool,
     },
 }
@@ -444,9 +473,22 @@ fn dto(r: &RunReport) -> Report<'_> {
                 io_wait: t.io_wait.as_ref().map(Latency::from),
                 io_stall: t.io_stall.as_ref().map(Latency::from),
                 io_wait_open_ns: t.io_wait_open_ns,
+                migrations: t.migrations.iter().copied().collect(),
             })
             .collect(),
-        cpus: r.cpus.iter().map(|c| Cpu { cpu: c.cpu, busy_ns: c.busy_ns, switches: c.switches }).collect(),
+        cpus: r
+            .cpus
+            .iter()
+            .map(|c| Cpu {
+                cpu: c.cpu,
+                busy_ns: c.busy_ns,
+                idle_ns: c.idle_ns,
+                switches: c.switches,
+                migrations_in: c.migrations_in,
+                migrations_out: c.migrations_out,
+                balance_gap_ns: c.balance_gap_ns,
+            })
+            .collect(),
         groups: r
             .groups
             .iter()
@@ -525,13 +567,26 @@ fn row(h: &HistoryRow) -> Row<'_> {
             min_vruntime: *min_vruntime,
             victim: *victim,
         },
-        HistoryRow::Wakeup { at_ns, cpu, task, vruntime, preempt, min_vruntime, victim } => Row::Wakeup {
+        HistoryRow::Wakeup { at_ns, cpu, task, vruntime, preempt, min_vruntime, victim, prev_cpu, placed_by } => {
+            Row::Wakeup {
+                at_ns: *at_ns,
+                cpu: *cpu,
+                task,
+                vruntime: *vruntime,
+                preempt: *preempt,
+                min_vruntime: *min_vruntime,
+                victim: *victim,
+                prev_cpu: *prev_cpu,
+                placed_by: *placed_by,
+            }
+        }
+        HistoryRow::Migrate { at_ns, cpu, task, orig_cpu, dest_cpu, cause, victim } => Row::Migrate {
             at_ns: *at_ns,
             cpu: *cpu,
             task,
-            vruntime: *vruntime,
-            preempt: *preempt,
-            min_vruntime: *min_vruntime,
+            orig_cpu: *orig_cpu,
+            dest_cpu: *dest_cpu,
+            cause,
             victim: *victim,
         },
     }

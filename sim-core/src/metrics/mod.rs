@@ -1,6 +1,7 @@
 //! Measurements: latency statistics, history rings, the recorder the engine
 //! feeds, the plain-data `RunReport`, and its `--json` form.
 
+pub mod balance;
 pub mod history;
 pub mod io;
 pub mod io_report;
@@ -8,7 +9,6 @@ pub mod json;
 pub mod latency;
 pub mod loglinear;
 pub mod recorder;
-mod recorder_stub;
 pub mod report;
 pub mod timeline;
 

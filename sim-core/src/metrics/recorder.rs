@@ -3,10 +3,12 @@
 //! captured around the victim's worst delay. Everything is bounded by the
 //! model's size, not by simulated duration.
 
+use super::balance::BalanceGap;
 use super::history::{CAPTURE_ROWS_MAX, CpuHistory, SchedRecord};
 use super::latency::{DELAY_BUCKETS, LatencyStats, delay_bucket};
 use crate::cpuset::CpuSet;
 use crate::ids::{CpuId, TaskId};
+use crate::sched::migrate::MigrateCause;
 use crate::time::SimTime;
 use std::collections::BTreeMap;
 
@@ -51,6 +53,8 @@ pub struct TaskMetrics {
     /// From blocking on I/O to running again: the I/O wait plus the
     /// scheduling delay after the wakeup.
     pub io_stall: LatencyStats,
+    /// Times the task changed CPU, per cause (`MigrateCause::index`).
+    pub migrations: [u64; MigrateCause::ALL.len()],
 }
 
 impl TaskMetrics {
@@ -90,6 +94,10 @@ impl GroupWeightStats {
 pub struct CpuMetrics {
     pub busy_ns: u64,
     pub switches: u64,
+    /// Tasks moved to this CPU (`dest_cpu` of `sched_migrate_task`).
+    pub migrations_in: u64,
+    /// Tasks moved away from this CPU (`orig_cpu`).
+    pub migrations_out: u64,
 }
 
 /// The history window around the victim's worst delay.
@@ -120,6 +128,8 @@ pub struct Recorder {
     pub capture: Capture,
     /// Every scheduling record in a window, when tracing is on.
     pub trace: Option<TraceBuffer>,
+    /// Per-CPU balance gap (time waiting while a CPU of the same span idled).
+    pub balance: BalanceGap,
 }
 
 /// Which scheduling records a trace keeps: those from `from` to `to`
@@ -160,8 +170,19 @@ pub struct TraceBuffer {
 }
 
 impl Recorder {
-    pub fn new(ntasks: usize, ncpus: usize, ngroups: usize, victim_range: (u32, u32), window_ns: u64) -> Recorder {
+    /// `balance_span[c]`: CPU `c`'s balancing span (CPUs load balancing can
+    /// move work between share an id; an isolated CPU has its own).
+    pub fn new(
+        ntasks: usize,
+        ncpus: usize,
+        ngroups: usize,
+        victim_range: (u32, u32),
+        window_ns: u64,
+        balance_span: Vec<u16>,
+    ) -> Recorder {
+        assert_eq!(balance_span.len(), ncpus, "one balancing span per CPU");
         Recorder {
+            balance: BalanceGap::new(&balance_span),
             tasks: vec![TaskMetrics { delay_buckets: vec![0; DELAY_BUCKETS], ..TaskMetrics::default() }; ntasks],
             cpus: vec![CpuMetrics::default(); ncpus],
             groups: vec![GroupWeightStats::default(); ngroups],
@@ -183,9 +204,35 @@ impl Recorder {
         self.trace = Some(TraceBuffer { window, before, records: Vec::new(), capped_at: None });
     }
 
+    /// Counts one migration (per task and cause; per CPU in/out). The engine
+    /// pushes the `Migrate` record separately through `push_record`.
+    pub fn count_migration(&mut self, task: TaskId, from: CpuId, to: CpuId, cause: MigrateCause) {
+        debug_assert_ne!(from, to, "a migration changes CPU");
+        self.tasks[task.index()].migrations[cause.index()] += 1;
+        self.cpus[from.index()].migrations_out += 1;
+        self.cpus[to.index()].migrations_in += 1;
+    }
+
+    /// Called by the engine after every change of a CPU's `nr_running`
+    /// (`rq->nr_running`, running task included) at `now`. O(1).
+    pub fn cpu_nr_running(&mut self, cpu: CpuId, nr_running: u32, now: SimTime) {
+        self.balance.set_nr_running(cpu, nr_running, now);
+    }
+
+    /// `cpu`'s balance gap up to `now` (its open wait included).
+    pub fn balance_gap_ns(&self, cpu: CpuId, now: SimTime) -> u64 {
+        self.balance.gap_ns(cpu, now)
+    }
+
+    /// Keeps `r` in the history ring of its CPU (a `Migrate` record also in
+    /// those of its source and destination CPUs, so the history around a
+    /// delay on either shows the move), in the capture window and in the
+    /// trace (once).
     pub fn push_record(&mut self, r: SchedRecord) {
+        let moved = r.kind.migrate_cpus();
+        let concerns = |cpu: CpuId| r.cpu == cpu || moved.is_some_and(|(o, d)| o == cpu || d == cpu);
         let c = &mut self.capture;
-        if c.cpu == Some(r.cpu) && r.at <= c.until && c.records.len() < CAPTURE_ROWS_MAX {
+        if c.cpu.is_some_and(concerns) && r.at <= c.until && c.records.len() < CAPTURE_ROWS_MAX {
             c.records.push(r);
         }
         if let Some(t) = &mut self.trace {
@@ -202,6 +249,14 @@ impl Recorder {
             }
         }
         self.history[r.cpu.index()].push(r);
+        if let Some((orig, dest)) = moved {
+            if orig != r.cpu {
+                self.history[orig.index()].push(r);
+            }
+            if dest != r.cpu && dest != orig {
+                self.history[dest.index()].push(r);
+            }
+        }
     }
 
     /// A task that waited since `from` on `cpu` is switched in at `now`.
@@ -239,5 +294,55 @@ impl Recorder {
                 truncated,
             };
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::history::RecordKind;
+
+    fn migrate(at: u64, on: u16, orig: u16, dest: u16) -> SchedRecord {
+        SchedRecord {
+            at: SimTime(at),
+            cpu: CpuId(on),
+            min_vruntime: 0,
+            root_min_vruntime: 0,
+            nr_running: 1,
+            kind: RecordKind::Migrate {
+                task: TaskId(1),
+                orig_cpu: CpuId(orig),
+                dest_cpu: CpuId(dest),
+                cause: MigrateCause::Nohz,
+            },
+        }
+    }
+
+    #[test]
+    fn a_migration_counts_per_task_cause_and_per_cpu_direction() {
+        let mut r = Recorder::new(2, 3, 1, (0, 1), 0, vec![0, 0, 0]);
+        r.count_migration(TaskId(1), CpuId(0), CpuId(2), MigrateCause::Periodic);
+        r.count_migration(TaskId(1), CpuId(2), CpuId(1), MigrateCause::WakeAffine);
+        assert_eq!(r.tasks[1].migrations[MigrateCause::Periodic.index()], 1);
+        assert_eq!(r.tasks[1].migrations[MigrateCause::WakeAffine.index()], 1);
+        assert_eq!(r.tasks[0].migrations, [0; 8]);
+        let io: Vec<(u64, u64)> = r.cpus.iter().map(|c| (c.migrations_in, c.migrations_out)).collect();
+        assert_eq!(io, vec![(0, 1), (1, 0), (1, 1)]);
+    }
+
+    /// nohz_idle_balance: CPU 1 (the idle balancer) moves a task from CPU 0
+    /// to CPU 2. The history of each of the three shows it (so the history
+    /// around a delay on the source or destination explains the move); a
+    /// trace keeps it once.
+    #[test]
+    fn a_migrate_record_is_in_the_rings_of_the_mover_source_and_destination() {
+        let mut r = Recorder::new(2, 4, 1, (0, 1), 0, vec![0; 4]);
+        r.enable_trace(TraceWindow::all(100));
+        r.push_record(migrate(5, 1, 0, 2));
+        // A pull by the destination itself: two rings.
+        r.push_record(migrate(6, 2, 0, 2));
+        let kept: Vec<usize> = r.history.iter().map(|h| h.since(SimTime::ZERO).0.len()).collect();
+        assert_eq!(kept, vec![2, 1, 2, 0]);
+        assert_eq!(r.trace.as_ref().unwrap().records.len(), 2);
     }
 }

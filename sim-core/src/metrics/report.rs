@@ -102,13 +102,24 @@ pub struct TaskReport {
     pub io_stall: Option<LatencySummary>,
     /// An I/O wait still open when the run stopped: its length so far.
     pub io_wait_open_ns: Option<u64>,
+    /// Times the task changed CPU, per cause (`MigrateCause::name`), only
+    /// the causes that occurred, in `MigrateCause::ALL` order.
+    pub migrations: Vec<(&'static str, u64)>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CpuReport {
     pub cpu: u16,
     pub busy_ns: u64,
+    /// Simulated time not busy: `sim_time_ns - busy_ns`.
+    pub idle_ns: u64,
     pub switches: u64,
+    /// Tasks moved to this CPU, and away from it (`sched_migrate_task`).
+    pub migrations_in: u64,
+    pub migrations_out: u64,
+    /// Time this CPU had tasks waiting (`nr_running >= 2`) while another CPU
+    /// of its balancing span was idle (`metrics::balance`).
+    pub balance_gap_ns: u64,
 }
 
 /// The scheduling delays of every instance of one declared task.
@@ -159,6 +170,22 @@ pub enum HistoryRow {
         preempt: bool,
         min_vruntime: i64,
         victim: bool,
+        /// Where the task last ran (`task_cpu(p)` before `select_task_rq`).
+        prev_cpu: u16,
+        /// Why the wake-up moved it from `prev_cpu` to `cpu` (the cause of a
+        /// placement `Migrate` record of the task at the same instant), if it did.
+        placed_by: Option<&'static str>,
+    },
+    /// `sched_migrate_task`: `task` moved from `orig_cpu` to `dest_cpu`,
+    /// done on `cpu`.
+    Migrate {
+        at_ns: u64,
+        cpu: u16,
+        task: String,
+        orig_cpu: u16,
+        dest_cpu: u16,
+        cause: &'static str,
+        victim: bool,
     },
 }
 
@@ -196,6 +223,7 @@ use super::latency::{DELAY_BUCKETS, LatencyStats, bucket_low_ns, delay_bucket};
 use super::recorder::Culprit;
 use crate::engine::Simulation;
 use crate::ids::{CpuId, TaskId};
+use crate::sched::migrate::MigrateCause;
 use std::collections::BTreeMap;
 
 /// Histogram buckets (1-2-5 per decade) counted as "long" delays for culprit shares.
@@ -265,15 +293,28 @@ impl RunReport {
                     io_wait: io_summary(&m.io_wait, io_wait_open),
                     io_stall: io_summary(&m.io_stall, io_stall_open),
                     io_wait_open_ns: io_wait_open,
+                    migrations: MigrateCause::ALL
+                        .iter()
+                        .map(|c| (c.name(), m.migrations[c.index()]))
+                        .filter(|&(_, n)| n > 0)
+                        .collect(),
                 }
             })
             .collect();
 
         let cpus = (0..spec.cpus)
-            .map(|c| CpuReport {
-                cpu: c,
-                busy_ns: sim.cpu_busy_ns(CpuId(c)),
-                switches: rec.cpus[usize::from(c)].switches,
+            .map(|c| {
+                let m = &rec.cpus[usize::from(c)];
+                let busy_ns = sim.cpu_busy_ns(CpuId(c));
+                CpuReport {
+                    cpu: c,
+                    busy_ns,
+                    idle_ns: sim.now().ns().saturating_sub(busy_ns),
+                    switches: m.switches,
+                    migrations_in: m.migrations_in,
+                    migrations_out: m.migrations_out,
+                    balance_gap_ns: rec.balance_gap_ns(CpuId(c), sim.now()),
+                }
             })
             .collect();
 
@@ -344,7 +385,8 @@ impl RunReport {
         let history = cap
             .records
             .iter()
-            .map(|r| match r.kind {
+            .enumerate()
+            .map(|(i, r)| match r.kind {
                 RecordKind::Switch {
                     prev,
                     prev_state,
@@ -368,13 +410,24 @@ impl RunReport {
                     min_vruntime: r.min_vruntime,
                     victim: is_victim(prev) || is_victim(next),
                 },
-                RecordKind::Wakeup { task, vruntime, preempt, .. } => HistoryRow::Wakeup {
+                RecordKind::Wakeup { task, vruntime, preempt, prev_cpu, .. } => HistoryRow::Wakeup {
                     at_ns: r.at.ns(),
                     cpu: r.cpu.0,
                     task: label(Some(task)),
                     vruntime,
                     preempt,
                     min_vruntime: r.min_vruntime,
+                    victim: is_victim(Some(task)),
+                    prev_cpu: prev_cpu.0,
+                    placed_by: if prev_cpu != r.cpu { placed_by(&cap.records[..i], task, r.at) } else { None },
+                },
+                RecordKind::Migrate { task, orig_cpu, dest_cpu, cause } => HistoryRow::Migrate {
+                    at_ns: r.at.ns(),
+                    cpu: r.cpu.0,
+                    task: label(Some(task)),
+                    orig_cpu: orig_cpu.0,
+                    dest_cpu: dest_cpu.0,
+                    cause: cause.name(),
                     victim: is_victim(Some(task)),
                 },
             })
@@ -463,6 +516,17 @@ impl RunReport {
     }
 }
 
+/// Why a wake-up at `at` moved `task`: the cause of its placement `Migrate`
+/// record (a `select_task_rq` cause: set_task_cpu runs just before the
+/// task is queued, 4.4 core.c:try_to_wake_up / wake_up_new_task) among the
+/// `earlier` records of the same instant.
+fn placed_by(earlier: &[super::history::SchedRecord], task: TaskId, at: crate::time::SimTime) -> Option<&'static str> {
+    earlier.iter().rev().take_while(|p| p.at == at).find_map(|p| match p.kind {
+        RecordKind::Migrate { task: t, cause, .. } if t == task && cause.is_placement() => Some(cause.name()),
+        _ => None,
+    })
+}
+
 /// `0-3,8` from a sorted list of CPUs.
 fn cpu_list(cpus: impl Iterator<Item = CpuId>) -> String {
     let mut out: Vec<String> = Vec::new();
@@ -481,4 +545,73 @@ fn cpu_list(cpus: impl Iterator<Item = CpuId>) -> String {
         out.push(if a == b { a.to_string() } else { format!("{a}-{b}") });
     }
     out.join(",")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::history::SchedRecord;
+    use crate::scenario::Scenario;
+    use crate::time::SimTime;
+
+    fn rec(at: u64, kind: RecordKind) -> SchedRecord {
+        SchedRecord { at: SimTime(at), cpu: CpuId(0), min_vruntime: 0, root_min_vruntime: 0, nr_running: 1, kind }
+    }
+
+    fn migrate(task: u32, cause: MigrateCause) -> RecordKind {
+        RecordKind::Migrate { task: TaskId(task), orig_cpu: CpuId(1), dest_cpu: CpuId(0), cause }
+    }
+
+    /// A wake-up's reason is the placement Migrate of the same task at the
+    /// same instant; a balancing pull (not a select_task_rq cause), another
+    /// task's move or an earlier instant's move is not it.
+    #[test]
+    fn a_wakeup_is_explained_by_its_own_placement_at_the_same_instant() {
+        let at = SimTime(10);
+        let earlier = [rec(5, migrate(1, MigrateCause::WakeAffine)), rec(10, migrate(1, MigrateCause::IdleSibling))];
+        assert_eq!(placed_by(&earlier, TaskId(1), at), Some("idle_sibling"));
+        assert_eq!(placed_by(&earlier[..1], TaskId(1), at), None);
+        let others = [rec(10, migrate(2, MigrateCause::WakeIdlest)), rec(10, migrate(1, MigrateCause::NewIdle))];
+        assert_eq!(placed_by(&others, TaskId(1), at), None);
+    }
+
+    /// What the engine reports through `count_migration` and
+    /// `cpu_nr_running` reaches the report and its JSON.
+    #[test]
+    fn migrations_and_balance_gap_reach_the_report_and_json() {
+        let toml = r#"
+            schema = 1
+            name = "two"
+            seed = 1
+            duration = "10ms"
+            [machine]
+            cpus = 2
+            [[tasks]]
+            name = "hog"
+            cpus = "0"
+            program = [{ run = "1s" }]
+        "#;
+        let s = Scenario::from_toml("two.toml", toml).unwrap();
+        let mut sim = crate::engine::Simulation::new(&s);
+        sim.run_to_end();
+        let hog = TaskId(0);
+        sim.recorder.count_migration(hog, CpuId(0), CpuId(1), MigrateCause::Periodic);
+        sim.recorder.count_migration(hog, CpuId(1), CpuId(0), MigrateCause::Active);
+        sim.recorder.count_migration(hog, CpuId(0), CpuId(1), MigrateCause::Periodic);
+        // CPU 0 waits from 2 ms to the end (10 ms) while CPU 1 idles until 6 ms.
+        sim.recorder.cpu_nr_running(CpuId(1), 0, SimTime(0));
+        sim.recorder.cpu_nr_running(CpuId(0), 2, SimTime(2_000_000));
+        sim.recorder.cpu_nr_running(CpuId(1), 1, SimTime(6_000_000));
+        let r = sim.report();
+        assert_eq!(r.sim_time_ns, 10_000_000);
+        let c: Vec<(u64, u64, u64)> =
+            r.cpus.iter().map(|c| (c.migrations_in, c.migrations_out, c.balance_gap_ns)).collect();
+        assert_eq!(c, vec![(1, 2, 4_000_000), (2, 1, 0)]);
+        assert_eq!(r.cpus[1].idle_ns, r.sim_time_ns - r.cpus[1].busy_ns);
+        assert_eq!(r.tasks[0].migrations, vec![("periodic", 2), ("active", 1)]);
+        let json: serde_json::Value = serde_json::from_str(&crate::metrics::json::report_json(&r)).unwrap();
+        assert_eq!(json["tasks"][0]["migrations"], serde_json::json!({"active": 1, "periodic": 2}));
+        assert_eq!(json["cpus"][0]["balance_gap_ns"], 4_000_000);
+        assert_eq!(json["cpus"][1]["migrations_in"], 2);
+    }
 }

@@ -34,6 +34,15 @@ pub fn render(sim: &Simulation, records: &[SchedRecord]) -> String {
                 "",
                 r.min_vruntime
             ),
+            RecordKind::Migrate { task, orig_cpu, dest_cpu, cause } => format!(
+                "{:>11} cpu{:<3} migrate {:<12} cpu{} -> cpu{} ({})",
+                SimTime(r.at.ns()).to_string(),
+                r.cpu.0,
+                name(Some(task)),
+                orig_cpu.0,
+                dest_cpu.0,
+                cause.name()
+            ),
         };
         out.push_str(line.trim_end());
         out.push('\n');

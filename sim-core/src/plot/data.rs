@@ -196,6 +196,9 @@ impl Timeline {
                         t.lag.push(LagPoint { row, at_ns: *at_ns, lag_ns: next_vruntime - min_vruntime });
                     }
                 }
+                // A move to or from this CPU changes no run or wait drawn here
+                // (the wakeup or switch that follows it does).
+                HistoryRow::Migrate { .. } => {}
             }
         }
         // Still running or waiting at the window's end.
