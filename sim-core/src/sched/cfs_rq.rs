@@ -34,13 +34,9 @@ pub struct CfsRq {
     pub runnable_load_avg: u64,
     /// `cfs_rq->runnable_load_sum` (4.4).
     pub runnable_load_sum: u64,
-    /// `cfs_rq->avg.util_sum`/`util_avg` (4.4): time with an entity running
-    /// (`cfs_rq->curr`), at full capacity scale; only the load balancer's
-    /// `cpu_util` reads it (root queues). An entity's own utilisation is not
-    /// tracked, so a migrating task does not carry its share (4.4 moves it
-    /// through `removed_util_avg`): the old CPU's value decays instead.
-    pub util_sum: u64,
-    pub util_avg: u64,
+    /// `cfs_rq->removed_util_avg` (4.4): utilisation of entities that left
+    /// (migrated or died), subtracted at the next update.
+    pub removed_util_avg: u64,
     /// `cfs_rq->h_load` (4.4 `update_cfs_rq_h_load`): this queue's share of
     /// its root queue's load, cached for one jiffy.
     pub h_load: u64,
@@ -82,8 +78,7 @@ impl CfsRq {
             avg: SchedAvg { attached: true, ..SchedAvg::default() },
             runnable_load_avg: 0,
             runnable_load_sum: 0,
-            util_sum: 0,
-            util_avg: 0,
+            removed_util_avg: 0,
             h_load: 0,
             h_load_next: None,
             last_h_load_update: None,

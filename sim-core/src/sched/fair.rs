@@ -34,7 +34,6 @@ use super::cfs_rq::CfsRq;
 use super::entity::SchedEntity;
 use super::group::{GroupLoad, MIN_SHARES, ROOT_GROUP, TaskGroup, calc_cfs_shares};
 use super::pelt::{self, LOAD_AVG_MAX};
-use super::topology::SCHED_CAPACITY_SCALE;
 use super::tunables::{CfsTunables, SchedFeatures};
 use super::weights::{LoadWeight, calc_delta, calc_delta_fair};
 use crate::cpuset::CpuSet;
@@ -340,16 +339,19 @@ impl Cfs {
             rq.avg.load_sum = rq.avg.load_sum.saturating_sub(r * LOAD_AVG_MAX);
             removed = true;
         }
+        if rq.removed_util_avg != 0 {
+            let r = std::mem::take(&mut rq.removed_util_avg);
+            rq.avg.util_avg = rq.avg.util_avg.saturating_sub(r);
+            rq.avg.util_sum = rq.avg.util_sum.saturating_sub(r * LOAD_AVG_MAX);
+        }
         let weight = rq.load.weight;
-        let util_w = if rq.curr.is_some() { SCHED_CAPACITY_SCALE } else { 0 };
-        let mut sums =
-            pelt::RqSums { runnable_load_sum: rq.runnable_load_sum, util_sum: rq.util_sum, util_w };
-        let decayed = pelt::update_cfs_rq_avg(now, &mut rq.avg, weight, &mut sums);
+        // running: cfs_rq->curr != NULL.
+        let running = rq.curr.is_some();
+        let mut sums = pelt::RqSums { runnable_load_sum: rq.runnable_load_sum };
+        let decayed = pelt::update_cfs_rq_avg(now, &mut rq.avg, weight, running, &mut sums);
         rq.runnable_load_sum = sums.runnable_load_sum;
-        rq.util_sum = sums.util_sum;
         if decayed {
             rq.runnable_load_avg = rq.runnable_load_sum / LOAD_AVG_MAX;
-            rq.util_avg = rq.util_sum / LOAD_AVG_MAX;
         }
         decayed || removed
     }
@@ -367,12 +369,14 @@ impl Cfs {
         }
     }
 
-    /// `__update_load_avg` of an entity: its weight counts while it is queued.
+    /// `__update_load_avg` of an entity: its weight counts while it is
+    /// queued, its running time while it is its queue's `curr`.
     fn update_entity_avg(&mut self, se: EntityId) {
         let now = self.clock;
+        let running = self.rq(self.se(se).cfs_rq).curr == Some(se);
         let e = self.se_mut(se);
         let weight = if e.on_rq { e.load.weight } else { 0 };
-        pelt::update_load_avg(now, &mut e.avg, weight);
+        pelt::update_load_avg(now, &mut e.avg, weight, running);
     }
 
     /// `update_load_avg` (4.4 fair.c): age the entity's and its queue's averages.
@@ -404,10 +408,12 @@ impl Cfs {
             let e = self.se_mut(se);
             e.avg.last_update_time = last;
             e.avg.attached = true;
-            let (load_avg, load_sum) = (e.avg.load_avg, e.avg.load_sum);
+            let (load_avg, load_sum, util_avg, util_sum) = (e.avg.load_avg, e.avg.load_sum, e.avg.util_avg, e.avg.util_sum);
             let rq = self.rq_mut(q);
             rq.avg.load_avg += load_avg;
             rq.avg.load_sum += load_sum;
+            rq.avg.util_avg += util_avg;
+            rq.avg.util_sum += util_sum;
         }
         if decayed || migrated {
             self.update_tg_load_avg(q, false);
@@ -433,9 +439,11 @@ impl Cfs {
         let q = self.cfs_rq_of(se);
         let last = self.rq(q).avg.last_update_time;
         let e = self.se_mut(se);
-        pelt::update_load_avg(last, &mut e.avg, 0);
-        let load_avg = e.avg.load_avg;
-        self.rq_mut(q).removed_load_avg += load_avg;
+        pelt::update_load_avg(last, &mut e.avg, 0, false);
+        let (load_avg, util_avg) = (e.avg.load_avg, e.avg.util_avg);
+        let rq = self.rq_mut(q);
+        rq.removed_load_avg += load_avg;
+        rq.removed_util_avg += util_avg;
     }
 
     /// `update_blocked_averages` (4.4 fair.c, `CONFIG_FAIR_GROUP_SCHED`): decay
@@ -790,7 +798,7 @@ impl Cfs {
     /// The root queue's `util_avg` (4.4 `cpu_util` caps it at the CPU's
     /// original capacity; the caller does).
     pub fn cpu_util(&self, cpu: CpuId) -> u64 {
-        self.rq(self.root_cfs_rq(cpu)).util_avg
+        self.rq(self.root_cfs_rq(cpu)).avg.util_avg
     }
 
     pub fn weighted_cpuload(&self, cpu: CpuId) -> u64 {

@@ -43,6 +43,10 @@ pub struct SchedAvg {
     pub load_avg: u64,
     /// Part of the current period already accounted, in 1024 ns units.
     pub period_contrib: u32,
+    /// Running time (at full capacity scale, `scale_cpu` = 1024 with no
+    /// SMT capacity in `arch_scale_cpu_capacity(NULL, cpu)`).
+    pub util_sum: u64,
+    pub util_avg: u64,
     /// Whether the average is attached to a run queue. The kernel encodes
     /// "detached" as `last_update_time == 0`; simulated time starts at 0, so
     /// the flag is explicit here.
@@ -58,10 +62,16 @@ impl SchedAvg {
             period_contrib: 1023,
             load_avg: weight,
             load_sum: weight * LOAD_AVG_MAX,
+            // sa->util_avg = scale_load_down(SCHED_LOAD_SCALE): fully busy.
+            util_avg: UTIL_SCALE,
+            util_sum: UTIL_SCALE * LOAD_AVG_MAX,
             attached: false,
         }
     }
 }
+
+/// `scale_cpu` for utilisation: SCHED_CAPACITY_SCALE.
+pub const UTIL_SCALE: u64 = 1024;
 
 /// `mul_u64_u32_shr(val, mul, 32)`.
 fn mul_shr32(val: u64, mul: u32) -> u64 {
@@ -110,26 +120,23 @@ fn compute_runnable_contrib(mut n: u64) -> u64 {
 /// since the last update, decaying whole periods. Returns whether a period
 /// boundary was crossed (`decayed`), which is when `load_avg` is recomputed.
 #[inline]
-pub fn update_load_avg(now: u64, sa: &mut SchedAvg, weight: u64) -> bool {
-    accrue::<false>(now, sa, weight, &mut RqSums::default())
+pub fn update_load_avg(now: u64, sa: &mut SchedAvg, weight: u64, running: bool) -> bool {
+    accrue::<false>(now, sa, weight, if running { UTIL_SCALE } else { 0 }, &mut RqSums::default())
 }
 
 /// What `__update_load_avg` accrues for a `cfs_rq` beside its `sched_avg`:
-/// `runnable_load_sum` (the queued entities' weight) and `util_sum`
-/// (`util_w` = `scale_cpu` = SCHED_CAPACITY_SCALE while `cfs_rq->curr` is set).
+/// `runnable_load_sum` (the queued entities' weight).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RqSums {
     pub runnable_load_sum: u64,
-    pub util_sum: u64,
-    pub util_w: u64,
 }
 
 /// `__update_load_avg` (4.4 fair.c) given the `cfs_rq` whose `avg` `sa` is:
 /// `runnable_load_sum` accrues the same `weight` and decays with it. Returns
 /// `decayed`; the caller then recomputes `runnable_load_avg` from the sum.
 #[inline]
-pub fn update_cfs_rq_avg(now: u64, sa: &mut SchedAvg, weight: u64, sums: &mut RqSums) -> bool {
-    accrue::<true>(now, sa, weight, sums)
+pub fn update_cfs_rq_avg(now: u64, sa: &mut SchedAvg, weight: u64, running: bool, sums: &mut RqSums) -> bool {
+    accrue::<true>(now, sa, weight, if running { UTIL_SCALE } else { 0 }, sums)
 }
 
 /// The body of `__update_load_avg`; `RQ` says whether a `cfs_rq` was given
@@ -137,7 +144,7 @@ pub fn update_cfs_rq_avg(now: u64, sa: &mut SchedAvg, weight: u64, sums: &mut Rq
 /// Inlined up to the common case, an update within the current period; the
 /// period crossing is out of line.
 #[inline(always)]
-fn accrue<const RQ: bool>(now: u64, sa: &mut SchedAvg, weight: u64, sums: &mut RqSums) -> bool {
+fn accrue<const RQ: bool>(now: u64, sa: &mut SchedAvg, weight: u64, util_w: u64, sums: &mut RqSums) -> bool {
     let Some(delta) = now.checked_sub(sa.last_update_time) else {
         // "This should only happen when time goes backwards".
         sa.last_update_time = now;
@@ -150,44 +157,45 @@ fn accrue<const RQ: bool>(now: u64, sa: &mut SchedAvg, weight: u64, sums: &mut R
     sa.last_update_time = now;
     if delta + u64::from(sa.period_contrib) < 1024 {
         sa.load_sum += weight * delta;
+        sa.util_sum += util_w * delta;
         if RQ {
             sums.runnable_load_sum += weight * delta;
-            sums.util_sum += sums.util_w * delta;
         }
         sa.period_contrib += delta as u32;
         return false;
     }
-    accrue_periods::<RQ>(sa, weight, sums, delta);
+    accrue_periods::<RQ>(sa, weight, util_w, sums, delta);
     true
 }
 
 /// The period-crossing part of `__update_load_avg` (`decayed = 1`).
 #[inline(never)]
-fn accrue_periods<const RQ: bool>(sa: &mut SchedAvg, weight: u64, sums: &mut RqSums, mut delta: u64) {
+fn accrue_periods<const RQ: bool>(sa: &mut SchedAvg, weight: u64, util_w: u64, sums: &mut RqSums, mut delta: u64) {
     // Finish the period that was under way.
     let delta_w = 1024 - u64::from(sa.period_contrib);
     sa.load_sum += weight * delta_w;
+    sa.util_sum += util_w * delta_w;
     if RQ {
         sums.runnable_load_sum += weight * delta_w;
-        sums.util_sum += sums.util_w * delta_w;
     }
     delta -= delta_w;
     let periods = delta / 1024;
     delta %= 1024;
     let contrib = compute_runnable_contrib(periods);
     sa.load_sum = decay_load(sa.load_sum, periods + 1) + weight * contrib;
+    sa.util_sum = decay_load(sa.util_sum, periods + 1) + util_w * contrib;
     if RQ {
         sums.runnable_load_sum = decay_load(sums.runnable_load_sum, periods + 1) + weight * contrib;
-        sums.util_sum = decay_load(sums.util_sum, periods + 1) + sums.util_w * contrib;
     }
     // Remainder of delta accrued against the new period.
     sa.load_sum += weight * delta;
+    sa.util_sum += util_w * delta;
     if RQ {
         sums.runnable_load_sum += weight * delta;
-        sums.util_sum += sums.util_w * delta;
     }
     sa.period_contrib = delta as u32;
     sa.load_avg = sa.load_sum / LOAD_AVG_MAX;
+    sa.util_avg = sa.util_sum / LOAD_AVG_MAX;
 }
 
 #[cfg(test)]
@@ -223,11 +231,11 @@ mod tests {
         let mut now = 0;
         for _ in 0..1000 {
             now += 1_000_000; // 1 ms updates, as a 1000 Hz tick does
-            update_load_avg(now, &mut sa, 1024);
+            update_load_avg(now, &mut sa, 1024, false);
         }
         assert!((1000..=1024).contains(&sa.load_avg), "converged to {}", sa.load_avg);
         let full = sa.load_avg;
-        update_load_avg(now + 32 * PERIOD_NS, &mut sa, 0);
+        update_load_avg(now + 32 * PERIOD_NS, &mut sa, 0, false);
         let half = sa.load_avg;
         assert!(half.abs_diff(full / 2) <= full / 50, "{full} → {half} after 32 periods");
     }
@@ -239,23 +247,22 @@ mod tests {
     fn runnable_load_sum_follows_the_queue_sum() {
         let mut sa = SchedAvg { attached: true, ..SchedAvg::default() };
         let mut plain = sa;
-        // util_w 1024 accrues as a weight of 1024 would.
-        let mut runnable = RqSums { util_w: 1024, ..RqSums::default() };
+        let mut runnable = RqSums::default();
         let mut busy = SchedAvg { attached: true, ..SchedAvg::default() };
         let mut now = 0;
         for step in 0..300u64 {
             now += 700_000 + step * 13_000;
             let weight = if step % 3 == 0 { 0 } else { 1024 + step };
-            let d = update_cfs_rq_avg(now, &mut sa, weight, &mut runnable);
-            assert_eq!(d, update_load_avg(now, &mut plain, weight));
-            update_load_avg(now, &mut busy, 1024);
+            let d = update_cfs_rq_avg(now, &mut sa, weight, true, &mut runnable);
+            assert_eq!(d, update_load_avg(now, &mut plain, weight, true));
+            update_load_avg(now, &mut busy, 1024, false);
         }
         assert_eq!(sa, plain, "the cfs_rq variant changes nothing in the queue's own average");
         assert_eq!(runnable.runnable_load_sum, sa.load_sum, "started equal (0), so they stay equal");
-        assert_eq!(runnable.util_sum, busy.load_sum, "util_sum accrues util_w like a weight");
+        assert_eq!(sa.util_sum, busy.load_sum, "running time accrues at scale 1024 like a weight of 1024");
         // A runnable sum that started higher decays towards the same value.
         let mut high = RqSums { runnable_load_sum: sa.load_sum + 1_000_000, ..RqSums::default() };
-        update_cfs_rq_avg(now + 64 * PERIOD_NS, &mut sa, 0, &mut high);
+        update_cfs_rq_avg(now + 64 * PERIOD_NS, &mut sa, 0, false, &mut high);
         // 64 periods: y^64 = 1/4, so the extra 1e6 is down to about 250000.
         let extra = high.runnable_load_sum - sa.load_sum;
         assert!((249_990..=250_002).contains(&extra), "{extra}");
@@ -265,7 +272,7 @@ mod tests {
     fn sub_microsecond_updates_change_nothing() {
         let mut sa = SchedAvg::new_entity(1024);
         sa.last_update_time = 5000;
-        assert!(!update_load_avg(5000 + 1023, &mut sa, 1024));
+        assert!(!update_load_avg(5000 + 1023, &mut sa, 1024, false));
         assert_eq!(sa.last_update_time, 5000, "last_update_time only moves once a 1024 ns unit passed");
     }
 }
