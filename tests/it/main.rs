@@ -8,5 +8,6 @@ mod fuzz;
 mod invariants;
 mod perfetto;
 mod scenarios;
+mod smp;
 mod sweep;
 mod tidy;

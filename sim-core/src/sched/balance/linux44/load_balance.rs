@@ -562,7 +562,6 @@ impl Smp44 {
             CpuIdleType::NewlyIdle => 2,
         };
         self.stats.lb_count[idle_index] += 1;
-        if std::env::var("DBG").is_ok() { eprintln!("LB t={} cpu={} lvl={} idle={:?} failed={} interval={}", m.clock_ns(), this_cpu, level, idle, self.sd[this_cpu.index()][level].nr_balance_failed, self.sd[this_cpu.index()][level].balance_interval); }
         let parent = if level + 1 < self.levels(this_cpu) { Some(self.dom(this_cpu, level + 1)) } else { None };
         let mut continue_balancing = true;
         let mut ld_moved = 0u32;
