@@ -562,10 +562,6 @@ impl Simulation {
             self.with_smp(|smp, sim| smp.idle_balance(sim, cpu));
         }
         let next = self.cfs.pick_next_task(root, prev.map(Self::se_of)).map(|se| TaskId(se.0));
-        if let Some(n) = next {
-            // pick_next_task_fair: list_move(&p->se.group_node, &rq->cfs_tasks).
-            self.cfs_tasks.move_head(cpu, n);
-        }
         if self.cfs.features.hrtick
             && let Some(n) = next
         {
@@ -743,7 +739,7 @@ impl Simulation {
         let nr = rq.nr_running;
         // While the policy runs (a pull), it notes the count itself.
         if let Some(smp) = self.smp.as_mut() {
-            smp.add_nr_running(cpu, nr);
+            smp.add_nr_running(cpu, nr - 1, nr);
         }
         self.recorder.cpu_nr_running(cpu, nr, self.now);
     }

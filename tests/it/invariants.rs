@@ -68,10 +68,19 @@ fn task(ncpus: usize, ntasks: usize) -> impl Strategy<Value = TaskGen> {
         })
 }
 
+/// Machine shapes for the swarm: (sockets, cores per socket, threads per
+/// core, NUMA nodes). Flat machines of 1–4 CPUs, SMT pairs, two sockets with
+/// and without NUMA.
+const SHAPES: [(u16, u16, u16, u16); 8] =
+    [(1, 1, 1, 1), (1, 2, 1, 1), (1, 3, 1, 1), (1, 4, 1, 1), (1, 2, 2, 1), (2, 2, 1, 1), (2, 1, 2, 2), (2, 2, 2, 2)];
+
 prop_compose! {
-    fn scenario()(ncpus in 1..=4usize, ntasks in 1..=5usize)(
-        ncpus in Just(ncpus),
-        tasks in proptest::collection::vec(task(ncpus, ntasks), ntasks),
+    fn scenario()(shape in 0..SHAPES.len(), ntasks in 1..=5usize)(
+        shape in Just(SHAPES[shape]),
+        ncpus in Just((SHAPES[shape].0 * SHAPES[shape].1 * SHAPES[shape].2) as usize),
+        isolcpus in proptest::collection::vec(prop_oneof![5 => Just(false), 1 => Just(true)], (SHAPES[shape].0 * SHAPES[shape].1 * SHAPES[shape].2) as usize),
+        nohz in prop_oneof![3 => Just(true), 1 => Just(false)],
+        tasks in proptest::collection::vec(task((SHAPES[shape].0 * SHAPES[shape].1 * SHAPES[shape].2) as usize, ntasks), ntasks),
         hz in prop_oneof![Just(100), Just(250), Just(300), Just(1000)],
         seed in any::<u32>(),
         duration_ms in 20..300u64,
@@ -88,6 +97,17 @@ prop_compose! {
         let mut t = format!(
             "schema = 1\nseed = {seed}\nduration = \"{duration_ms}ms\"\n[limits]\nevents_max = 40000\n[machine]\ncpus = {ncpus}\nhz = {hz}\ncontext_switch = \"{cs_us}us\"\n"
         );
+        let (sockets, cores, threads, nodes) = shape;
+        t += &format!("sockets = {sockets}\ncores_per_socket = {cores}\nthreads_per_core = {threads}\nnuma_nodes = {nodes}\nnohz = {nohz}\n");
+        // isolcpus may not cover every CPU: keep CPU 0 out of it then.
+        let mut isolated: Vec<usize> = isolcpus.iter().enumerate().filter(|(_, b)| **b).map(|(c, _)| c).collect();
+        if isolated.len() == ncpus {
+            isolated.remove(0);
+        }
+        if !isolated.is_empty() {
+            let list: Vec<String> = isolated.iter().map(|c| c.to_string()).collect();
+            t += &format!("isolcpus = \"{}\"\n", list.join(","));
+        }
         t += &format!("[cfs]\ngroup_load = \"{}\"\n", if instantaneous { "instantaneous" } else { "pelt" });
         if let Some((lat, gran, wake)) = tunables {
             t += &format!(
@@ -109,8 +129,12 @@ prop_compose! {
         let mut sources = String::new();
         for (i, g) in tasks.iter().enumerate() {
             let mut steps = g.steps.clone();
-            // A zero-length run does not take time; make sure something does.
-            if !steps.iter().any(|s| s.contains("sleep") || s.contains("wait") || s.contains("serve")) {
+            // A zero-length run or sleep (`0us`, `uniform(0us, 0us)`) does not
+            // take time; make sure something does.
+            let zero = |s: &str| s.contains("\"0us\"") || s.contains("(0us, 0us)");
+            if !steps.iter().any(|s| {
+                s.contains("sleep_until") || s.contains("wait") || s.contains("serve") || (s.contains("sleep") && !zero(s))
+            }) {
                 steps.push("{ run = \"100us\" }".into());
             }
             t += &format!("[[tasks]]\nname = \"t{i}\"\ncount = {}\nnice = {}\npolicy = \"{}\"\nstart = \"{}us\"\n", g.count, g.nice, g.policy, g.start_us);

@@ -110,12 +110,17 @@ fn active_balance_moves_a_running_task_off_a_pinned_pair() {
                  [[tasks]]\nname = \"pinned\"\ncpus = \"0\"\nnice = 19\nprogram = [{ run = \"10s\" }]\n\
                  [[tasks]]\nname = \"other\"\ncpus = \"1\"\niterations = 1\nprogram = [{ run = \"50ms\" }]\n\
                  [[tasks]]\nname = \"mover\"\nstart = \"1ms\"\nprogram = [{ run = \"10s\" }]\n");
-    assert_eq!(moves(&r, "mover", "active"), 1);
-    assert_eq!(all_moves(&r), 1);
-    // Four failed balances of CPU 1 at its 2 ms interval: CPU 1 is idle
-    // well under 20 ms, which is also the time CPU 0 had a task waiting.
-    let idle1 = r.cpus[1].idle_ns;
-    assert!(idle1 < 20_000_000, "cpu1 idle {idle1}");
+    assert!(moves(&r, "mover", "active") >= 1);
+    // 4.4 then lets CPU 0 (nice-19 load 15 against 1024) pull the mover
+    // back the same way every few busy balance intervals (fix_small_imbalance
+    // sets the imbalance to the busiest group's load per task), and CPU 1,
+    // newly idle, takes it straight back (migrate_task_rq_fair zeroes
+    // exec_start: the task is never cache hot after a move). Every move is
+    // one of those two.
+    assert_eq!(all_moves(&r), moves(&r, "mover", "active") + moves(&r, "mover", "newidle"));
+    assert!(busy_share(&r, 1) > 0.93, "{}", busy_share(&r, 1));
+    // Four failed balances of CPU 1 at its 2 ms interval: CPU 0 had a task
+    // waiting beside an idle CPU 1 for well under 20 ms.
     assert!(r.cpus[0].balance_gap_ns > 0 && r.cpus[0].balance_gap_ns < 20_000_000, "{}", r.cpus[0].balance_gap_ns);
 }
 

@@ -1,8 +1,9 @@
 //! `rq->cfs_tasks` (4.4 sched.h): per CPU, the fair tasks queued there, in
 //! the order the load balancer walks them. `account_entity_enqueue` adds a
-//! task at the head, `pick_next_task_fair` moves the picked task to the
-//! head, `detach_tasks` takes from the head and moves a task it skips to
-//! the tail. An intrusive doubly linked list over task ids keeps every one
+//! task at the head (the most recently enqueued first; 4.4's
+//! `pick_next_task_fair` does not reorder it, later kernels move the picked
+//! task to the head), `detach_tasks` takes from the head and moves a task
+//! it skips to the tail. An intrusive doubly linked list over task ids keeps every one
 //! of those O(1) whatever the number of tasks.
 
 use crate::ids::{CpuId, TaskId};

@@ -71,7 +71,7 @@ pub trait Machine {
     /// the task is its queue's next or last buddy.
     fn task_hot_inputs(&self, task: TaskId) -> TaskHotInputs;
     /// `rq->cfs_tasks` from its head: the fair tasks queued on `cpu`, the
-    /// most recently picked first.
+    /// most recently enqueued first.
     fn cfs_task_at(&self, cpu: CpuId, index_from_head: usize) -> Option<TaskId>;
     /// `list_move_tail(&p->se.group_node, &rq->cfs_tasks)`.
     fn cfs_tasks_move_tail(&mut self, cpu: CpuId, task: TaskId);

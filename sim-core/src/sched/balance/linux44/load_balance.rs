@@ -59,6 +59,8 @@ struct SdLbStats {
 /// `struct lb_env` (4.4 fair.c). `level` is the domain's index in the
 /// balancing CPU's domain list.
 struct LbEnv {
+    /// The balancing CPU, whose domain state is read (dst_cpu may change).
+    this_cpu: CpuId,
     level: usize,
     d: DomainId,
     src_cpu: CpuId,
@@ -74,6 +76,9 @@ struct LbEnv {
     loop_break: u32,
     loop_max: u32,
     cause: MigrateCause,
+    /// `env->dst_rq->nr_running` when `detach_tasks` began: 4.4 attaches
+    /// only after the walk, so CACHE_HOT_BUDDY sees the destination as it was.
+    dst_nr_running: u32,
 }
 
 /// How `load_balance` left without moving anything (its labels).
@@ -381,7 +386,7 @@ impl Smp44 {
         if h.sched_idle {
             return false;
         }
-        if self.cache_hot_buddy && m.nr_running(env.dst_cpu) > 0 && h.buddy {
+        if self.cache_hot_buddy && env.dst_nr_running > 0 && h.buddy {
             return true;
         }
         let delta = m.clock_ns() as i64 - h.exec_start_ns as i64;
@@ -414,7 +419,7 @@ impl Smp44 {
         }
         // migrate_degrades_locality: no NUMA balancing modelled (-1).
         let hot = self.task_hot(m, p, env);
-        let level_failed = self.sd[env.dst_cpu.index()][env.level].nr_balance_failed;
+        let level_failed = self.sd[env.this_cpu.index()][env.level].nr_balance_failed;
         !hot || level_failed > self.topo.domain(env.d).cache_nice_tries
     }
 
@@ -424,6 +429,7 @@ impl Smp44 {
         if env.imbalance <= 0 {
             return 0;
         }
+        env.dst_nr_running = m.nr_running(env.dst_cpu);
         let mut detached = 0;
         // Always the list's head: a skipped task goes to the tail, a moved
         // one leaves the list. env.loop_max bounds the walk.
@@ -465,6 +471,7 @@ impl Smp44 {
     pub(super) fn detach_one_task(&mut self, m: &mut impl Machine, dst: CpuId, level: usize, src: CpuId) -> bool {
         let d = self.topo.cpu_domains[dst.index()][level];
         let mut env = LbEnv {
+            this_cpu: dst,
             level,
             d,
             src_cpu: src,
@@ -479,6 +486,7 @@ impl Smp44 {
             loop_break: SCHED_NR_MIGRATE_BREAK,
             loop_max: 0,
             cause: MigrateCause::Active,
+            dst_nr_running: m.nr_running(dst),
         };
         let mut index = 0;
         let n = m.nr_running(src) as usize;
@@ -497,13 +505,14 @@ impl Smp44 {
 
     /// `add_nr_running` for a task this policy just moved.
     fn note_nr_running(&mut self, m: &impl Machine, cpu: CpuId) {
-        self.add_nr_running(cpu, m.nr_running(cpu));
+        let nr = m.nr_running(cpu);
+        self.add_nr_running(cpu, nr.saturating_sub(1), nr);
     }
 
     /// `need_active_balance` (4.4 fair.c): with no RT pressure and no
     /// asymmetric packing, only after `cache_nice_tries + 2` failures.
     fn need_active_balance(&self, env: &LbEnv) -> bool {
-        self.sd[env.dst_cpu.index()][env.level].nr_balance_failed > self.topo.domain(env.d).cache_nice_tries + 2
+        self.sd[env.this_cpu.index()][env.level].nr_balance_failed > self.topo.domain(env.d).cache_nice_tries + 2
     }
 
     /// `should_we_balance` (4.4 fair.c): in the local group, the first idle
@@ -541,6 +550,7 @@ impl Smp44 {
             cpus.remove(c);
         }
         let mut env = LbEnv {
+            this_cpu,
             level,
             d,
             src_cpu: this_cpu,
@@ -555,6 +565,7 @@ impl Smp44 {
             loop_break: SCHED_NR_MIGRATE_BREAK,
             loop_max: 0,
             cause,
+            dst_nr_running: 0,
         };
         let idle_index = match idle {
             CpuIdleType::Idle => 0,

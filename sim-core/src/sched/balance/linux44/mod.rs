@@ -432,10 +432,12 @@ impl Smp44 {
         }
     }
 
-    /// `add_nr_running` (4.4 sched.h): a run queue reaching two runnable
-    /// tasks marks the root domain overloaded.
-    pub fn add_nr_running(&mut self, cpu: CpuId, nr_running: u32) {
-        if nr_running >= 2 && !self.on_null_domain(cpu) {
+    /// `add_nr_running` (4.4 sched.h): a run queue crossing from fewer than
+    /// two runnable tasks to two or more marks the root domain overloaded
+    /// (the main one; isolated CPUs sit in the default root domain, whose
+    /// flag no balancer reads).
+    pub fn add_nr_running(&mut self, cpu: CpuId, prev_nr: u32, nr_running: u32) {
+        if prev_nr < 2 && nr_running >= 2 && !self.on_null_domain(cpu) {
             self.overload = true;
         }
     }
@@ -542,6 +544,12 @@ impl Smp44 {
     /// The kicked CPU's `scheduler_ipi` → SCHED_SOFTIRQ with
     /// `idle_balance = 1` → `run_rebalance_domains`.
     pub fn nohz_kick_received(&mut self, m: &mut impl Machine, ilb: CpuId) {
+        // got_nohz_idle_kick (4.4 core.c): a CPU that is no longer idle
+        // (a task arrived in the same instant) drops the kick.
+        if !m.idle_cpu(ilb) {
+            self.rqs[ilb.index()].balance_kick = false;
+            return;
+        }
         self.rqs[ilb.index()].idle_balance = true;
         self.nohz_idle_balance(m, ilb, CpuIdleType::Idle);
         self.rebalance_domains(m, ilb, CpuIdleType::Idle, MigrateCause::Nohz);
@@ -592,8 +600,11 @@ impl Smp44 {
             return;
         }
         let target = self.rqs[busiest.index()].push_cpu;
-        if m.nr_running(busiest) > 1 {
-            m.stopper_preempt(busiest);
+        // The stopper task runs on busiest, preempting its task; 4.4's
+        // `nr_running <= 1` counts the stopper, so it means "no fair task
+        // left" — a CPU's only task is what active balancing moves.
+        m.stopper_preempt(busiest);
+        if m.nr_running(busiest) >= 1 {
             let level = (0..self.levels(target)).find(|&l| {
                 let d = self.topo.domain(self.dom(target, l));
                 d.flags & SD_LOAD_BALANCE != 0 && d.span.contains(busiest)

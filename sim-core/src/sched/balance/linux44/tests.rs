@@ -408,7 +408,7 @@ fn newidle_balance_pulls_when_avg_idle_allows_and_skips_when_it_does_not() {
     m.lists[0].retain(|&t| t != TaskId(2));
     m.nr[0] = 2;
     let mut s = smp(flat(2), 3);
-    s.add_nr_running(CpuId(0), 2);
+    s.add_nr_running(CpuId(0), 1, 2);
     s.rqs[1].avg_idle = 1_000_000;
     assert!(s.idle_balance(&mut m, CpuId(1)));
     assert_eq!(m.moves, vec![(TaskId(1), CpuId(1), MigrateCause::NewIdle)]);
@@ -419,7 +419,7 @@ fn newidle_balance_pulls_when_avg_idle_allows_and_skips_when_it_does_not() {
     m.lists[0].retain(|&t| t != TaskId(2));
     m.nr[0] = 2;
     let mut s = smp(flat(2), 3);
-    s.add_nr_running(CpuId(0), 2);
+    s.add_nr_running(CpuId(0), 1, 2);
     s.rqs[1].avg_idle = 400_000;
     assert!(!s.idle_balance(&mut m, CpuId(1)));
     assert!(m.moves.is_empty());
@@ -505,4 +505,40 @@ fn a_busy_tick_kicks_the_first_tickless_idle_cpu() {
     // no second IPI.
     s.scheduler_tick(&mut m, CpuId(0));
     assert_eq!(m.kicks.len(), 1);
+}
+
+#[test]
+fn active_balance_moves_a_cpus_only_task_from_busy_siblings_to_an_idle_core() {
+    // One socket, two cores, two threads (core 0 = {0,2}, core 1 = {1,3}):
+    // hogs on CPU 0 and its sibling CPU 2, core 1 idle. CPU 1 balances MC:
+    // groups {1,3} (local, idle) and {0,2}: 2 tasks on weight 2, util
+    // 2·589 ≤ capacity: not overloaded by itself, but the child (SMT) has
+    // SD_PREFER_SIBLING and the local group has capacity, so {0,2} is
+    // treated as having none: Overloaded. avg_load = 2048·1024/1178 = 1780,
+    // sds avg = 2048·1024/2356 = 890; imbalance = min(890·1178, 890·1178)/1024
+    // = 1023 < load_per_task 1024, so fix_small_imbalance: 1780 + 890 ≥ 0 +
+    // 890·2 gives imbalance = 1024. find_busiest_queue keeps CPU 0 (wl 1024
+    // is not > 1024) although it runs its only task: no detach, a failure.
+    // On the 4th failure (> cache_nice_tries 1 + 2) CPU 0's stopper is
+    // queued; it preempts the hog and, counting itself in nr_running as
+    // 4.4 does, pushes it to CPU 1.
+    let mut m = Mock::new(4, 2);
+    m.queue(0, 0, true);
+    m.queue(1, 2, true);
+    m.util[0] = 589;
+    m.util[2] = 589;
+    let mut s = smp(smt_2x2(), 2);
+    let mc = s.topo.cpu_domains[1].len() - 1;
+    for failed in 1..=3 {
+        let out = s.load_balance(&mut m, CpuId(1), mc, CpuIdleType::Idle, MigrateCause::Periodic);
+        assert_eq!(out.moved, 0);
+        assert_eq!(s.domain_state(CpuId(1), mc).nr_balance_failed, failed);
+    }
+    s.load_balance(&mut m, CpuId(1), mc, CpuIdleType::Idle, MigrateCause::Periodic);
+    assert_eq!(m.active.len(), 1);
+    let busiest = m.active[0];
+    s.active_load_balance_cpu_stop(&mut m, busiest);
+    assert_eq!(m.moves.len(), 1);
+    assert_eq!(m.moves[0].1, CpuId(1));
+    assert_eq!(m.moves[0].2, MigrateCause::Active);
 }
