@@ -130,7 +130,8 @@ pub struct Simulation {
     cfs_tasks: CfsTasks,
     /// Placement and balancing (4.4 fair.c's SMP half) and its state.
     /// (Taken out while it runs: see `with_smp`.)
-    pub(crate) smp: Option<Smp44>,
+    /// Boxed so taking it out moves a pointer, not the whole state.
+    pub(crate) smp: Option<Box<Smp44>>,
     /// CONFIG_NO_HZ_IDLE: an idle CPU's tick stops.
     nohz: bool,
     pub(crate) tasks: Vec<Task>,
@@ -274,7 +275,7 @@ impl Simulation {
             }
         }
         let hz = u64::from(spec.hz);
-        let smp = Some(Smp44::new(topo, hz, tasks.len(), nohz));
+        let smp = Some(Box::new(Smp44::new(topo, hz, tasks.len(), nohz)));
         Simulation {
             cfs_tasks: CfsTasks::new(ncpus, tasks.len()),
             smp,
