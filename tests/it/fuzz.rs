@@ -10,13 +10,15 @@
 use proptest::prelude::*;
 use sim_core::{EventBudget, Scenario, Simulation};
 
-const SHIPPED: [(&str, &str); 6] = [
+const SHIPPED: [(&str, &str); 8] = [
     ("jmx.toml", include_str!("../../scenarios/jmx.toml")),
     ("two-hogs.toml", include_str!("../../scenarios/two-hogs.toml")),
     ("desktop-build.toml", include_str!("../../scenarios/desktop-build.toml")),
     ("autogroup-desktop.toml", include_str!("../../scenarios/autogroup-desktop.toml")),
     ("cfq-starvation.toml", include_str!("../../scenarios/cfq-starvation.toml")),
     ("mixed-rw.toml", include_str!("../../scenarios/mixed-rw.toml")),
+    ("isolcpus.toml", include_str!("../../scenarios/isolcpus.toml")),
+    ("threadpool.toml", include_str!("../../scenarios/threadpool.toml")),
 ];
 
 /// Values a careless or hostile user might type.

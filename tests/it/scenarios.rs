@@ -120,7 +120,8 @@ fn jmx_placement_decides_whether_the_tuned_sysctls_help() {
     let tuned = run(&base.with_variant("tuned").unwrap());
     assert!(tuned.victim.wakeup_delay.max_ns > 2 * tuned_same.victim.wakeup_delay.max_ns);
     let response = |r: &sim_core::RunReport| r.victim.response.expect("reactors serve").max_ns;
-    assert!(response(&tuned) > 10 * response(&tuned_same), "{} vs {}", response(&tuned), response(&tuned_same));
+    // JVM unpinned: 13-18 ms vs 1.9-2.4 ms over seeds 1-7 and 42.
+    assert!(response(&tuned) > 5 * response(&tuned_same), "{} vs {}", response(&tuned), response(&tuned_same));
     // Why: the group entities' weights when their tasks woke.
     let weight = |path: &str| tuned.groups.iter().find(|g| g.path == path).expect(path).weight_avg;
     assert!(weight("/autogroup-scylla") * 4 < weight("/autogroup-jmx"), "{:?}", tuned.groups);
@@ -178,6 +179,65 @@ fn autogroup_keeps_the_player_responsive_during_a_build() {
         "autogroup-desktop: render max delay on {} / off {} / same session {} ns",
         on.victim.delay.max_ns, off.victim.delay.max_ns, same.victim.delay.max_ns
     );
+}
+
+/// isolcpus.toml: a thread pinned to CPU 3 beside make -j32 on 4 cores x 2
+/// threads. Pinning the build away (taskset) sends every other unpinned
+/// wake-up to the only idle core, CPUs 3/7 (4.4 fair.c:select_idle_sibling),
+/// where a daemon with full sleeper credit delays the thread by milliseconds.
+/// With isolcpus=3,7 the CPUs are in no sched domain and sched_init_smp
+/// gives unbound tasks the other CPUs: nothing migrates to or from them and
+/// the thread waits only behind its own CPU's kthread.
+#[test]
+fn isolcpus_keeps_unbound_work_off_the_critical_core() {
+    let base = load("isolcpus");
+    let pinned = run(&base.with_variant("pinned").unwrap());
+    let iso = run(&base.with_variant("isolcpus").unwrap());
+    assert!(pinned.victim.wakeup_delay.max_ns > 1_000_000, "{:?}", pinned.victim.wakeup_delay);
+    let worst = pinned.victim.histogram.last().unwrap();
+    assert!(worst.culprits[0].0.starts_with("daemon"), "{:?}", worst.culprits);
+    assert!(iso.victim.wakeup_delay.max_ns < 200_000, "{:?}", iso.victim.wakeup_delay);
+    for c in [3, 7] {
+        let cpu = &iso.cpus[c];
+        assert_eq!((cpu.migrations_in, cpu.migrations_out, cpu.balance_gap_ns), (0, 0, 0), "cpu{c}: {cpu:?}");
+    }
+    for t in iso.tasks.iter().filter(|t| t.comm.starts_with("cc1") || t.comm.starts_with("daemon")) {
+        assert_eq!(t.cpus_allowed, "0-2,4-6", "{}", t.comm);
+    }
+    println!(
+        "isolcpus: md-feed max wakeup delay pinned {} / isolcpus {} ns",
+        pinned.victim.wakeup_delay.max_ns, iso.victim.wakeup_delay.max_ns
+    );
+}
+
+/// threadpool.toml: 24 workers woken at once on 8 CPUs. The first wakees
+/// take the idle CPUs, the rest queue on their previous CPU (once every CPU
+/// has a queued task select_idle_sibling finds none idle), and newidle
+/// balancing (fair.c:idle_balance) spreads them: newidle is the main cause of
+/// migration. With 32 CPUs (more CPUs than workers) each worker keeps an
+/// idle CPU of its own and hardly moves.
+#[test]
+fn threadpool_bursts_are_spread_by_newidle_pulls() {
+    let base = load("threadpool");
+    let causes = |r: &sim_core::RunReport| {
+        let mut m = std::collections::BTreeMap::<&str, u64>::new();
+        for t in r.tasks.iter().filter(|t| t.comm.starts_with("worker")) {
+            for (c, n) in &t.migrations {
+                *m.entry(*c).or_default() += n;
+            }
+        }
+        m
+    };
+    let r = run(&base);
+    let m = causes(&r);
+    let total: u64 = m.values().sum();
+    assert!(m["newidle"] * 2 > total, "{m:?}");
+    assert!(m["wake_affine"] > 0 && m["idle_sibling"] > 0, "{m:?}");
+    let wide = run(&base.with_variant("wide").unwrap());
+    let w = causes(&wide);
+    assert!(w.values().sum::<u64>() * 20 < total, "{w:?} vs {m:?}");
+    assert!(wide.victim.delay.max_ns < r.victim.delay.max_ns, "{:?} vs {:?}", wide.victim.delay, r.victim.delay);
+    println!("threadpool: worker migrations {m:?}; wide {w:?}");
 }
 
 /// cfq-starvation.toml, the incident behind commit 3932a86b4b9d: under 4.4's
