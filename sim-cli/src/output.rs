@@ -34,8 +34,8 @@ fn header(r: &RunReport, out: &mut String) {
     }
     let _ = writeln!(
         out,
-        "machine: {} CPUs, HZ={} (tick {}), context switch {}",
-        s.cpus,
+        "machine: {}, HZ={} (tick {}), context switch {}",
+        s.machine.describe(),
         s.hz,
         format_duration(s.tick_ns),
         format_duration(s.context_switch_ns)

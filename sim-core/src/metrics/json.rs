@@ -230,10 +230,24 @@ struct GroupWeight {
     max: u64,
 }
 
+/// `[machine]` as validated: topology, isolated CPUs, NO_HZ idle.
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+struct Machine {
+    sockets: u16,
+    cores_per_socket: u16,
+    threads_per_core: u16,
+    numa_nodes: u16,
+    /// Isolated CPUs as a `taskset` list, `""` for none.
+    isolcpus: String,
+    nohz: bool,
+}
+
 #[derive(Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct Settings {
     cpus: u16,
+    machine: Machine,
     hz: u32,
     tick_ns: u64,
     context_switch_ns: u64,
@@ -435,6 +449,14 @@ fn dto(r: &RunReport) -> Report<'_> {
         stop_reason: r.stop.name(),
         settings: Settings {
             cpus: s.cpus,
+            machine: Machine {
+                sockets: s.machine.shape.sockets,
+                cores_per_socket: s.machine.shape.cores_per_socket,
+                threads_per_core: s.machine.shape.threads_per_core,
+                numa_nodes: s.machine.shape.numa_nodes,
+                isolcpus: crate::sched::topology::cpu_list(&s.machine.isolcpus),
+                nohz: s.machine.nohz_idle,
+            },
             hz: s.hz,
             tick_ns: s.tick_ns,
             context_switch_ns: s.context_switch_ns,

@@ -54,6 +54,8 @@ pub struct GroupReport {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Settings {
     pub cpus: u16,
+    /// The machine's shape, isolated CPUs and tick mode (`[machine]`).
+    pub machine: crate::scenario::MachineSpec,
     pub hz: u32,
     pub tick_ns: u64,
     pub context_switch_ns: u64,
@@ -479,6 +481,7 @@ impl RunReport {
             stop: sim.finished().unwrap_or(StopReason::BudgetSpent),
             settings: Settings {
                 cpus: spec.cpus,
+                machine: spec.machine.clone(),
                 hz: spec.hz,
                 tick_ns: sim.tick_ns(),
                 context_switch_ns: spec.context_switch_ns,
