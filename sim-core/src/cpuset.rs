@@ -4,7 +4,7 @@
 use crate::ids::CpuId;
 
 /// A bitmap over CPU numbers.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CpuSet {
     words: Vec<u64>,
 }
@@ -36,20 +36,17 @@ impl CpuSet {
 
     /// CPUs in increasing order.
     pub fn iter(&self) -> impl Iterator<Item = CpuId> + '_ {
-        self.words
-            .iter()
-            .enumerate()
-            .flat_map(|(i, &w)| {
-                let mut rest = w;
-                std::iter::from_fn(move || {
-                    if rest == 0 {
-                        return None;
-                    }
-                    let b = rest.trailing_zeros() as usize;
-                    rest &= rest - 1;
-                    Some(CpuId((i * 64 + b) as u16))
-                })
+        self.words.iter().enumerate().flat_map(|(i, &w)| {
+            let mut rest = w;
+            std::iter::from_fn(move || {
+                if rest == 0 {
+                    return None;
+                }
+                let b = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                Some(CpuId((i * 64 + b) as u16))
             })
+        })
     }
 
     /// Adds every CPU of `other` (same machine size).

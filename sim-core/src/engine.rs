@@ -265,7 +265,6 @@ impl Simulation {
             topo.balance_span_ids(),
         );
         let seen_min_vruntime = cfs.cfs_rqs.iter().map(|q| q.min_vruntime).collect();
-        let mut rqs = rqs;
         if !spec.machine.nohz_idle {
             // A periodic tick on every CPU, idle or not, from the first one.
             let tick = tick_nsec(spec.hz);

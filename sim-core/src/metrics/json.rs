@@ -408,15 +408,7 @@ enum Row<'a> {
         placed_by: Option<&'static str>,
     },
     /// `sched_migrate_task`, done on `cpu`.
-    Migrate {
-        at_ns: u64,
-        cpu: u16,
-        task: &'a str,
-        orig_cpu: u16,
-        dest_cpu: u16,
-        cause: &'static str,
-        victim: bool,
-    },
+    Migrate { at_ns: u64, cpu: u16, task: &'a str, orig_cpu: u16, dest_cpu: u16, cause: &'static str, victim: bool },
 }
 
 #[derive(Serialize)]

@@ -180,15 +180,7 @@ pub enum HistoryRow {
     },
     /// `sched_migrate_task`: `task` moved from `orig_cpu` to `dest_cpu`,
     /// done on `cpu`.
-    Migrate {
-        at_ns: u64,
-        cpu: u16,
-        task: String,
-        orig_cpu: u16,
-        dest_cpu: u16,
-        cause: &'static str,
-        victim: bool,
-    },
+    Migrate { at_ns: u64, cpu: u16, task: String, orig_cpu: u16, dest_cpu: u16, cause: &'static str, victim: bool },
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -408,7 +408,8 @@ impl Cfs {
             let e = self.se_mut(se);
             e.avg.last_update_time = last;
             e.avg.attached = true;
-            let (load_avg, load_sum, util_avg, util_sum) = (e.avg.load_avg, e.avg.load_sum, e.avg.util_avg, e.avg.util_sum);
+            let (load_avg, load_sum, util_avg, util_sum) =
+                (e.avg.load_avg, e.avg.load_sum, e.avg.util_avg, e.avg.util_sum);
             let rq = self.rq_mut(q);
             rq.avg.load_avg += load_avg;
             rq.avg.load_sum += load_sum;

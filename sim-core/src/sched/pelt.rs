@@ -261,7 +261,7 @@ mod tests {
         assert_eq!(runnable.runnable_load_sum, sa.load_sum, "started equal (0), so they stay equal");
         assert_eq!(sa.util_sum, busy.load_sum, "running time accrues at scale 1024 like a weight of 1024");
         // A runnable sum that started higher decays towards the same value.
-        let mut high = RqSums { runnable_load_sum: sa.load_sum + 1_000_000, ..RqSums::default() };
+        let mut high = RqSums { runnable_load_sum: sa.load_sum + 1_000_000 };
         update_cfs_rq_avg(now + 64 * PERIOD_NS, &mut sa, 0, false, &mut high);
         // 64 periods: y^64 = 1/4, so the extra 1e6 is down to about 250000.
         let extra = high.runnable_load_sum - sa.load_sum;

@@ -4,7 +4,9 @@
 //! `fix_small_imbalance`, `find_busiest_queue`, `detach_tasks` with
 //! `can_migrate_task`/`task_hot`, and the decision to balance actively.
 
-use super::{MAX_PINNED_INTERVAL, SCHED_NR_MIGRATE_BREAK, SYSCTL_SCHED_MIGRATION_COST_NS, SYSCTL_SCHED_NR_MIGRATE, Smp44};
+use super::{
+    MAX_PINNED_INTERVAL, SCHED_NR_MIGRATE_BREAK, SYSCTL_SCHED_MIGRATION_COST_NS, SYSCTL_SCHED_NR_MIGRATE, Smp44,
+};
 use crate::cpuset::CpuSet;
 use crate::ids::{CpuId, TaskId};
 use crate::sched::balance::{CpuIdleType, Machine, MigrateCause};
@@ -65,8 +67,8 @@ struct LbEnv {
     d: DomainId,
     src_cpu: CpuId,
     dst_cpu: CpuId,
-    /// `dst_grpmask`: the local group's CPUs (None for newidle).
-    dst_grpmask: Option<CpuSet>,
+    /// `dst_grpmask`: the local group (its index in the domain; None for newidle).
+    dst_grpmask: Option<usize>,
     new_dst_cpu: CpuId,
     idle: CpuIdleType,
     imbalance: i64,
@@ -142,7 +144,15 @@ impl Smp44 {
     }
 
     /// `update_sg_lb_stats` (4.4 fair.c).
-    fn update_sg_lb_stats(&self, m: &impl Machine, env: &LbEnv, group: usize, load_idx: usize, local: bool, overload: &mut bool) -> SgLbStats {
+    fn update_sg_lb_stats(
+        &self,
+        m: &impl Machine,
+        env: &LbEnv,
+        group: usize,
+        load_idx: usize,
+        local: bool,
+        overload: &mut bool,
+    ) -> SgLbStats {
         let g = &self.topo.domain(env.d).groups[group];
         let mut sgs = SgLbStats::default();
         for i in g.span.iter().filter(|&c| env.cpus.contains(c)) {
@@ -293,10 +303,9 @@ impl Smp44 {
             }
         }
         let max_pull = (busiest.avg_load - sds.avg_load).min(load_above_capacity);
-        let imbalance = max_pull
-            .saturating_mul(busiest.group_capacity)
-            .min((sds.avg_load - local.avg_load) * local.group_capacity)
-            / SCHED_CAPACITY_SCALE;
+        let imbalance =
+            max_pull.saturating_mul(busiest.group_capacity).min((sds.avg_load - local.avg_load) * local.group_capacity)
+                / SCHED_CAPACITY_SCALE;
         env.imbalance = imbalance as i64;
         if env.imbalance < busiest.load_per_task as i64 {
             self.fix_small_imbalance(m, env, sds);
@@ -322,7 +331,8 @@ impl Smp44 {
                 break 'decide false;
             }
             // SD_BALANCE_NEWIDLE trumps SMP nice when underutilized and there's no imbalance.
-            if env.idle == CpuIdleType::NewlyIdle && self.group_has_capacity(env.d, &local) && busiest.group_no_capacity {
+            if env.idle == CpuIdleType::NewlyIdle && self.group_has_capacity(env.d, &local) && busiest.group_no_capacity
+            {
                 break 'decide false;
             }
             // The local group is already busier than the busiest or the average.
@@ -405,8 +415,9 @@ impl Smp44 {
             if env.idle == CpuIdleType::NewlyIdle || env.flags & LBF_DST_PINNED != 0 {
                 return false;
             }
-            if let Some(mask) = &env.dst_grpmask
-                && let Some(c) = mask.iter().find(|&c| env.cpus.contains(c) && allowed.contains(c))
+            if let Some(g) = env.dst_grpmask
+                && let Some(c) =
+                    self.topo.domain(env.d).groups[g].span.iter().find(|&c| env.cpus.contains(c) && allowed.contains(c))
             {
                 env.flags |= LBF_DST_PINNED;
                 env.new_dst_cpu = c;
@@ -433,8 +444,7 @@ impl Smp44 {
         let mut detached = 0;
         // Always the list's head: a skipped task goes to the tail, a moved
         // one leaves the list. env.loop_max bounds the walk.
-        loop {
-            let Some(p) = m.cfs_task_at(env.src_cpu, 0) else { break };
+        while let Some(p) = m.cfs_task_at(env.src_cpu, 0) {
             if env.idle != CpuIdleType::NotIdle && m.nr_running(env.src_cpu) <= 1 {
                 break;
             }
@@ -480,7 +490,7 @@ impl Smp44 {
             new_dst_cpu: dst,
             idle: CpuIdleType::Idle,
             imbalance: 0,
-            cpus: CpuSet::all(self.topo.cpus()),
+            cpus: self.active_cpus.clone(),
             flags: 0,
             loop_: 0,
             loop_break: SCHED_NR_MIGRATE_BREAK,
@@ -522,12 +532,8 @@ impl Smp44 {
             return true;
         }
         let g = &self.topo.domain(env.d).groups[self.topo.local_group(env.d, env.dst_cpu)];
-        let balance_cpu = g
-            .span
-            .iter()
-            .filter(|&c| env.cpus.contains(c))
-            .find(|&c| m.idle_cpu(c))
-            .or_else(|| g.span.iter().next());
+        let balance_cpu =
+            g.span.iter().filter(|&c| env.cpus.contains(c)).find(|&c| m.idle_cpu(c)).or_else(|| g.span.iter().next());
         balance_cpu == Some(env.dst_cpu)
     }
 
@@ -543,12 +549,10 @@ impl Smp44 {
     ) -> LbOutcome {
         let d = self.dom(this_cpu, level);
         let local_group = self.topo.local_group(d, this_cpu);
-        let dst_grpmask =
-            if idle == CpuIdleType::NewlyIdle { None } else { Some(self.topo.domain(d).groups[local_group].span.clone()) };
-        let mut cpus = CpuSet::all(self.topo.cpus());
-        for c in self.topo.isolated.iter() {
-            cpus.remove(c);
-        }
+        let dst_grpmask = if idle == CpuIdleType::NewlyIdle { None } else { Some(local_group) };
+        // `cpus` = cpu_active_mask, in a buffer kept between calls (no allocation).
+        let mut cpus = std::mem::take(&mut self.lb_scratch);
+        cpus.clone_from(&self.active_cpus);
         let mut env = LbEnv {
             this_cpu,
             level,
@@ -667,6 +671,7 @@ impl Smp44 {
             }
             break 'redo Ok(());
         };
+        self.lb_scratch = std::mem::take(&mut env.cpus);
         let st_max = self.topo.domain(d).max_interval;
         let min_interval = self.topo.domain(d).min_interval;
         match result {

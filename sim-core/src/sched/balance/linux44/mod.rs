@@ -124,6 +124,10 @@ pub struct Smp44 {
     pub max_load_balance_interval: u64,
     /// CONFIG_NO_HZ_IDLE on (idle CPUs stop their tick).
     pub nohz: bool,
+    /// `cpu_active_mask` less the isolated CPUs (no domain spans them), and
+    /// `load_balance`'s working copy of it (`load_balance_mask`).
+    pub active_cpus: CpuSet,
+    pub lb_scratch: CpuSet,
     /// Features `LB_BIAS` and `CACHE_HOT_BUDDY` (4.4 features.h: both on).
     pub lb_bias: bool,
     pub cache_hot_buddy: bool,
@@ -186,6 +190,14 @@ impl Smp44 {
             // update_max_interval (4.4 fair.c).
             max_load_balance_interval: (hz * n as u64 / 10).max(1),
             nohz,
+            active_cpus: {
+                let mut all = CpuSet::all(topo.cpus());
+                for c in topo.isolated.iter() {
+                    all.remove(c);
+                }
+                all
+            },
+            lb_scratch: CpuSet::empty(topo.cpus()),
             lb_bias: true,
             cache_hot_buddy: true,
             stats: BalanceStats::default(),
@@ -565,9 +577,9 @@ impl Smp44 {
         let jiffies = m.jiffies();
         let mut next_balance = jiffies + 60 * m.hz();
         let mut update_next = false;
-        let cpus: Vec<CpuId> = self.nohz_idle_cpus.iter().collect();
-        for cpu in cpus {
-            if cpu == this || !m.idle_cpu(cpu) {
+        for c in 0..self.topo.cpus() {
+            let cpu = CpuId(c);
+            if !self.nohz_idle_cpus.contains(cpu) || cpu == this || !m.idle_cpu(cpu) {
                 continue;
             }
             // need_resched(): a task queued on this CPU by an earlier pull.

@@ -105,9 +105,8 @@ impl Smp44 {
         let mut cpu = this_cpu;
         let mut new_cpu = prev_cpu;
         let mut cause = if sd_flag & SD_BALANCE_FORK != 0 { MigrateCause::Fork } else { MigrateCause::IdleSibling };
-        let want_affine = sd_flag & SD_BALANCE_WAKE != 0
-            && !self.wake_wide(current, this_cpu, p)
-            && m.cpus_allowed(p).contains(cpu);
+        let want_affine =
+            sd_flag & SD_BALANCE_WAKE != 0 && !self.wake_wide(current, this_cpu, p) && m.cpus_allowed(p).contains(cpu);
         let mut affine_sd: Option<DomainId> = None;
         // `sd` as a level index into cpu's domains (the walk below moves to
         // new_cpu's domains, so keep the CPU with it).
@@ -253,7 +252,14 @@ impl Smp44 {
     /// `find_idlest_group` (4.4 fair.c): the least loaded group (capacity
     /// scaled) with an allowed CPU, unless the local group is within half
     /// the imbalance margin. Returns the group's index in the domain.
-    fn find_idlest_group(&self, m: &impl Machine, d: DomainId, p: TaskId, this_cpu: CpuId, sd_flag: u32) -> Option<usize> {
+    fn find_idlest_group(
+        &self,
+        m: &impl Machine,
+        d: DomainId,
+        p: TaskId,
+        this_cpu: CpuId,
+        sd_flag: u32,
+    ) -> Option<usize> {
         let dom = self.topo.domain(d);
         let load_idx = if sd_flag & SD_BALANCE_WAKE != 0 { dom.wake_idx } else { dom.forkexec_idx };
         let imbalance = 100 + (u64::from(dom.imbalance_pct) - 100) / 2;
