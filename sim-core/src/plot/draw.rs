@@ -539,6 +539,9 @@ pub fn q2d<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, current: &[IoChart
     io_cdf(area, IoStage::Q2D, &[current, baseline])
 }
 
+/// The background of an isolated CPU's occupancy row.
+pub const ISOLATED_TINT: RGBColor = RGBColor(255, 222, 170);
+
 /// The occupancy shade of a busy share (per mille): white when idle, dark
 /// blue when busy the whole bucket; an isolated CPU's row in orange.
 pub fn occupancy_colour(permille: u16, isolated: bool) -> RGBColor {
@@ -559,13 +562,18 @@ pub fn occupancy<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, c: &Occupanc
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(if wide(area) { 170 } else { 110 })
-        .build_cartesian_2d(0.0..end, (0..n).into_segmented())
+        // Row i (from the bottom) spans [i, i + 1); its label sits at the centre.
+        .build_cartesian_2d(0.0..end, super::sweep::ValueAxis {
+            lo: 0.0,
+            hi: f64::from(n),
+            ticks: (0..n).map(|i| f64::from(i) + 0.5).collect(),
+        })
         .map_err(fail)?;
     // Row 0 at the top.
     let top = |row: usize| n - 1 - row as u32;
-    let label = |v: &SegmentValue<u32>| match v {
-        SegmentValue::CenterOf(y) if *y < n => {
-            let r = &c.rows[(n - 1 - y) as usize];
+    let label = |v: &f64| match libm::floor(*v) {
+        y if y >= 0.0 && y < f64::from(n) && !c.rows.is_empty() => {
+            let r = &c.rows[(n - 1 - y as u32) as usize];
             if wide(area) { r.label.clone() } else { format!("cpu {}{}", r.cpu, if r.isolated { " iso" } else { "" }) }
         }
         _ => String::new(),
@@ -583,8 +591,13 @@ pub fn occupancy<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, c: &Occupanc
     let w = c.bucket_ns as f64;
     for (row, r) in c.rows.iter().enumerate() {
         let y = top(row);
-        let lo = || SegmentValue::Exact(y);
-        let hi = || SegmentValue::Exact(y + 1);
+        let lo = || f64::from(y);
+        let hi = || f64::from(y + 1);
+        if r.isolated {
+            // An isolated CPU's row is tinted even where it idles.
+            let style = ISOLATED_TINT.filled();
+            chart.draw_series(std::iter::once(Rectangle::new([(0.0, lo()), (end, hi())], style))).map_err(fail)?;
+        }
         // Runs of equal shade as one rectangle (a hog's row is one).
         let mut i = 0;
         while i < r.permille.len() {
@@ -600,14 +613,9 @@ pub fn occupancy<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, c: &Occupanc
             }
             i = j;
         }
-        if r.isolated && r.permille.iter().all(|&p| p == 0) {
-            // An idle isolated CPU still shows as marked: a thin orange frame.
-            let style = occupancy_colour(600, true).stroke_width(1);
-            chart.draw_series(std::iter::once(Rectangle::new([(0.0, lo()), (end, hi())], style))).map_err(fail)?;
-        }
         // A line between sockets.
         if row > 0 && c.rows[row - 1].socket != r.socket {
-            let line = vec![(0.0, SegmentValue::Exact(y + 1)), (end, SegmentValue::Exact(y + 1))];
+            let line = vec![(0.0, f64::from(y + 1)), (end, f64::from(y + 1))];
             chart.draw_series(std::iter::once(PathElement::new(line, BLACK.stroke_width(2)))).map_err(fail)?;
         }
     }
@@ -836,6 +844,6 @@ mod tests {
         assert_eq!(out.matches(&format!("fill=\"{}\"", hex(full))).count(), 1, "one rectangle for the busy row");
         assert_eq!(out.matches(&format!("fill=\"{}\"", hex(half))).count(), 1, "{out}");
         assert!(out.contains("cpu 2 (isolated)"), "{out}");
-        assert!(out.contains(&format!("stroke=\"{}\"", hex(occupancy_colour(600, true)))), "isolated idle row framed");
+        assert_eq!(out.matches(&format!("fill=\"{}\"", hex(ISOLATED_TINT))).count(), 1, "the isolated row tinted");
     }
 }
