@@ -61,8 +61,9 @@ pub fn describe(base: &Scenario, cur: &Scenario) -> Value {
     let (b, c) = (&base.spec, &cur.spec);
     let mut controls = Vec::new();
     run_controls(&mut controls, b, c);
-    machine_controls(&mut controls, b, c);
     cfs_controls(&mut controls, b, c);
+    // After the CFS sliders: on a phone the first slider stays next to the histogram.
+    machine_controls(&mut controls, b, c);
     group_controls(&mut controls, b, c);
     device_controls(&mut controls, b, c);
     json!({
