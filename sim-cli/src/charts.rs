@@ -6,7 +6,7 @@ use anyhow::{Context, Result, anyhow};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use sim_core::RunReport;
-use sim_core::plot::data::{DelayChart, IoChart, Timeline, caption, io_charts};
+use sim_core::plot::data::{DelayChart, IoChart, OccupancyChart, Timeline, caption, io_charts};
 use sim_core::plot::draw::{self, CdfSeries, DrawResult, IoStage};
 use std::path::{Path, PathBuf};
 
@@ -61,6 +61,9 @@ pub fn run_charts(dir: &Path, r: &RunReport) -> Result<Vec<PathBuf>> {
     if let Some(t) = Timeline::from_report(r) {
         files.push(write_svg(dir, "timeline.svg", (SIZE.0, 640), &cap, |a| draw::timeline(a, &t))?);
     }
+    let occupancy = OccupancyChart::from_report(r);
+    let height = (120 + 16 * occupancy.rows.len() as u32).clamp(300, 1200);
+    files.push(write_svg(dir, "occupancy.svg", (SIZE.0, height), &cap, |a| draw::occupancy(a, &occupancy))?);
     Ok(files)
 }
 
@@ -141,7 +144,7 @@ mod tests {
         let names: Vec<String> = files.iter().map(|f| f.file_name().unwrap().to_string_lossy().into_owned()).collect();
         assert_eq!(
             names,
-            ["delay-hist-hog.svg", "delay-hist-sleeper.svg", "delay-cdf.svg", "q2d.svg", "q2c.svg", "timeline.svg"]
+            ["delay-hist-hog.svg", "delay-hist-sleeper.svg", "delay-cdf.svg", "q2d.svg", "q2c.svg", "timeline.svg", "occupancy.svg"]
         );
         for f in &names {
             let svg = read(&files, f);
@@ -153,6 +156,7 @@ mod tests {
         assert!(cdf.contains("Scheduling delay of sleeper") && cdf.contains("p99") && cdf.contains("\n1ms\n"), "tick labels carry units");
         assert!(read(&files, "q2c.svg").contains("base: sda (deadline)"));
         assert!(read(&files, "timeline.svg").contains("CPU 0 around the worst delay"));
+        assert!(read(&files, "occupancy.svg").contains("CPU occupancy") && read(&files, "occupancy.svg").contains("cpu 0 · s0 c0 t0"));
         std::fs::remove_dir_all(&d).ok();
     }
 

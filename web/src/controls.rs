@@ -6,7 +6,8 @@
 use serde_json::{Value, json};
 use sim_core::Scenario;
 use sim_core::sched::tunables::{HZ_CHOICES, SYSCTL_GRANULARITY_NS, SYSCTL_WAKEUP_GRANULARITY_NS};
-use sim_core::scenario::ScenarioSpec;
+use sim_core::scenario::{ScenarioSpec, limits};
+use sim_core::sched::topology::{THREADS_PER_CORE_MAX, cpu_list};
 
 /// Shortest and longest duration the duration slider offers.
 const DURATION_NS: (u64, u64) = (10_000_000, 60_000_000_000);
@@ -40,6 +41,13 @@ fn toggle(key: &str, label: &str, section: &str, value: bool, default: bool, hel
     json!({ "key": key, "label": label, "section": section, "kind": "bool", "value": value, "default": default, "help": help })
 }
 
+fn text(key: &str, label: &str, section: &str, value: &str, default: &str, placeholder: &str, help: &str) -> Value {
+    json!({
+        "key": key, "label": label, "section": section, "kind": "text",
+        "value": value, "default": default, "placeholder": placeholder, "help": help,
+    })
+}
+
 fn number(key: &str, label: &str, section: &str, value: impl Into<Value>, default: impl Into<Value>, range: (i64, i64), unit: &str) -> Value {
     json!({
         "key": key, "label": label, "section": section, "kind": "int",
@@ -54,6 +62,8 @@ pub fn describe(base: &Scenario, cur: &Scenario) -> Value {
     let mut controls = Vec::new();
     run_controls(&mut controls, b, c);
     cfs_controls(&mut controls, b, c);
+    // After the CFS sliders: on a phone the first slider stays next to the histogram.
+    machine_controls(&mut controls, b, c);
     group_controls(&mut controls, b, c);
     device_controls(&mut controls, b, c);
     json!({
@@ -80,6 +90,52 @@ fn run_controls(out: &mut Vec<Value>, b: &ScenarioSpec, c: &ScenarioSpec) {
         b.duration_ns,
         DURATION_NS,
         "Longer runs find rarer worst cases and take longer.",
+    ));
+}
+
+/// The machine: topology (the product of sockets, cores and threads must
+/// equal `cpus`; a shape key left out of the scenario is derived from the
+/// others, so changing one of sockets or threads keeps `cpus`), the
+/// `isolcpus=` list and the tick mode. A bad combination is the core's
+/// error, named by its key.
+fn machine_controls(out: &mut Vec<Value>, b: &ScenarioSpec, c: &ScenarioSpec) {
+    let (bm, cm) = (&b.machine, &c.machine);
+    let (bs, cs) = (&bm.shape, &cm.shape);
+    let max = limits::CPUS_MAX as i64;
+    let section = "Machine";
+    let mut n = |key: &str, label: &str, v: u16, d: u16, most: i64, help: &str| {
+        let mut ctl = number(&format!("machine.{key}"), label, section, v, d, (1, most), "");
+        ctl["help"] = help.into();
+        out.push(ctl);
+    };
+    n("cpus", "CPUs", c.cpus, b.cpus, max, "Logical CPUs: must equal sockets × cores per socket × threads per core.");
+    n("sockets", "sockets", cs.sockets, bs.sockets, max, "Sockets (an MC domain each: the LLC is the socket).");
+    n("cores_per_socket", "cores per socket", cs.cores_per_socket, bs.cores_per_socket, max, "Cores per socket.");
+    n(
+        "threads_per_core",
+        "threads per core",
+        cs.threads_per_core,
+        bs.threads_per_core,
+        i64::from(THREADS_PER_CORE_MAX),
+        "SMT siblings per core (an SMT domain when 2 or more).",
+    );
+    n("numa_nodes", "NUMA nodes", cs.numa_nodes, bs.numa_nodes, max, "Must divide sockets: a node holds whole sockets.");
+    out.push(text(
+        "machine.isolcpus",
+        "isolcpus",
+        section,
+        &cpu_list(&cm.isolcpus),
+        &cpu_list(&bm.isolcpus),
+        "e.g. 2-3,6",
+        "The isolcpus= boot parameter: these CPUs leave the sched domains (no load balancing) and the default affinity.",
+    ));
+    out.push(toggle(
+        "machine.nohz",
+        "nohz (idle CPUs stop their tick)",
+        section,
+        cm.nohz_idle,
+        bm.nohz_idle,
+        "CONFIG_NO_HZ_IDLE; an idle CPU's load is balanced by nohz_idle_balance.",
     ));
 }
 

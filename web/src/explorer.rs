@@ -6,7 +6,7 @@
 use crate::controls;
 use serde_json::{Value, json};
 use sim_core::metrics::LatencySummary;
-use sim_core::plot::{DelayChart, Timeline, io_charts};
+use sim_core::plot::{DelayChart, OccupancyChart, Timeline, io_charts};
 use sim_core::time::Secs;
 use sim_core::{EventBudget, RunReport, Scenario, ScenarioError, Simulation, StopReason, partial_warning, report_json};
 
@@ -334,7 +334,37 @@ impl Explorer {
                 io_charts(r, label).into_iter().zip(devices).map(|(c, d)| json!({ "label": c.label, "summary": percentiles(&d.q2d) }))
             })
             .collect();
-        json!({ "delay": delay, "timeline": timeline, "io": io })
+        // Per CPU (the current run): busy share, balance gap, migrations, and
+        // its occupancy row (socket, core, thread, isolated) for the table.
+        let cpus: Vec<Value> = self
+            .current
+            .as_ref()
+            .map(|r| {
+                let chart = OccupancyChart::from_report(r);
+                r.cpus
+                    .iter()
+                    .map(|c| {
+                        let row = chart.rows.iter().find(|x| x.cpu == c.cpu);
+                        json!({
+                            "cpu": c.cpu,
+                            "label": row.map(|x| x.label.clone()).unwrap_or_else(|| format!("cpu {}", c.cpu)),
+                            "isolated": row.is_some_and(|x| x.isolated),
+                            "busy_ns": c.busy_ns,
+                            "sim_time_ns": r.sim_time_ns,
+                            "switches": c.switches,
+                            "migrations_in": c.migrations_in,
+                            "migrations_out": c.migrations_out,
+                            "balance_gap_ns": c.balance_gap_ns,
+                        })
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let occupancy = self.current.as_ref().map(|r| {
+            let c = OccupancyChart::from_report(r);
+            json!({ "rows": c.rows.len(), "buckets": c.buckets(), "bucket_ns": c.bucket_ns })
+        });
+        json!({ "delay": delay, "timeline": timeline, "io": io, "cpus": cpus, "occupancy": occupancy })
     }
 }
 
@@ -582,5 +612,47 @@ mod tests {
                 assert_eq!(a["value"], b["value"], "{file}: {}", a["key"]);
             }
         }
+    }
+
+    /// The machine controls: topology, isolcpus and nohz write `machine.*`
+    /// keys; a bad combination is refused with the key at fault.
+    #[test]
+    fn machine_controls_write_topology_keys_and_bad_combos_name_their_key() {
+        let text = include_str!("../../scenarios/two-hogs.toml");
+        let mut e = Explorer::default();
+        let d = e.start("two-hogs.toml", text, None, "");
+        let keys: Vec<&str> = d["ok"]["controls"].as_array().unwrap().iter().filter_map(|c| c["key"].as_str()).collect();
+        for k in ["machine.cpus", "machine.sockets", "machine.cores_per_socket", "machine.threads_per_core", "machine.numa_nodes", "machine.isolcpus", "machine.nohz"] {
+            assert!(keys.contains(&k), "{k} not offered: {keys:?}");
+        }
+        let cpus = d["ok"]["controls"].as_array().unwrap().iter().find(|c| c["key"] == "machine.cpus").unwrap()["value"].as_u64().unwrap();
+        // Cores per socket that do not multiply to cpus: the core names machine.cpus.
+        let r = e.start("two-hogs.toml", text, None, &format!("machine.cores_per_socket={}", cpus + 1));
+        assert_eq!(r["error"]["key"], "machine.cpus", "{r}");
+        assert_eq!(r["error"]["origin"], "override");
+        let r = e.start("two-hogs.toml", text, None, &format!("machine.isolcpus=\"0-{}\"", cpus - 1));
+        assert_eq!(r["error"]["key"], "machine.isolcpus", "{r}");
+        let r = e.start("two-hogs.toml", text, None, "machine.cpus=4\nmachine.sockets=2\nmachine.numa_nodes=3");
+        assert_eq!(r["error"]["key"], "machine.numa_nodes", "{r}");
+    }
+
+    /// The CPU table and the occupancy chart's size come with every report.
+    #[test]
+    fn tables_list_each_cpu_with_busy_time_gap_and_migrations() {
+        let toml = TOML.replace("cpus = 1", "cpus = 2\nthreads_per_core = 2\nisolcpus = \"1\"");
+        let mut e = Explorer::default();
+        run_to_end(&mut e, "t.toml", &toml, None, "");
+        let t = e.tables();
+        let cpus = t["cpus"].as_array().unwrap();
+        assert_eq!(cpus.len(), 2, "{t}");
+        assert_eq!(cpus[1]["label"], "cpu 1 · s0 c0 t1 (isolated)");
+        assert_eq!(cpus[1]["isolated"], true);
+        assert!(cpus[0]["busy_ns"].as_u64().unwrap() > 0);
+        assert_eq!(cpus[1]["busy_ns"], 0, "no task may run on the isolated CPU");
+        for k in ["migrations_in", "migrations_out", "balance_gap_ns", "switches"] {
+            assert!(cpus[0][k].is_u64(), "{k}");
+        }
+        assert_eq!(t["occupancy"]["rows"], 2);
+        assert!(t["occupancy"]["buckets"].as_u64().unwrap() > 0);
     }
 }

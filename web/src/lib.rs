@@ -137,6 +137,14 @@ impl WebExplorer {
         canvas::draw(canvas_id, |area| sim_core::plot::draw::timeline(area, &t)).map(|()| true)
     }
 
+    /// Draws the per-CPU occupancy heat map of the current run; false with no report.
+    pub fn draw_occupancy(&self, canvas_id: &str) -> Result<bool, JsError> {
+        let Some(c) = self.inner.current().map(sim_core::plot::OccupancyChart::from_report) else {
+            return Ok(false);
+        };
+        canvas::draw(canvas_id, |area| sim_core::plot::draw::occupancy(area, &c)).map(|()| true)
+    }
+
     /// Draws Q2D per device and elevator; false when the scenario has no devices.
     pub fn draw_q2d(&self, canvas_id: &str) -> Result<bool, JsError> {
         let cur = self.inner.current().map(|r| sim_core::plot::io_charts(r, "current")).unwrap_or_default();

@@ -357,6 +357,70 @@ await test('I/O scenario: Q2D chart per elevator, switching CFQ to deadline', as
   await page.close();
 });
 
+/// Counts the occupancy canvas's busy (blue) and isolated (orange) pixels.
+const occupancyPixels = (page) => page.evaluate(() => {
+  const c = document.getElementById('chart-occupancy');
+  const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+  let blue = 0;
+  let orange = 0;
+  for (let i = 0; i < d.length; i += 4) {
+    const [r, g, b] = [d[i], d[i + 1], d[i + 2]];
+    if (b > 100 && r < 80 && b - r > 60) blue++;
+    if (r > 240 && g > 205 && g < 240 && b > 150 && b < 190) orange++; // ISOLATED_TINT (255, 222, 170)
+  }
+  return { blue, orange, height: c.height };
+});
+
+await test('topology controls: more CPUs, isolcpus, a bad NUMA split by its field; the occupancy chart', async () => {
+  const page = await open('?scenario=scenarios/two-hogs.toml');
+  assert(await page.isVisible('#fig-occupancy'), 'the occupancy figure is shown');
+  const one = await occupancyPixels(page);
+  assert(one.blue > 1000, `the busy CPU is shaded: ${JSON.stringify(one)}`);
+  // Two CPUs: cores per socket follow (the scenario gives only cpus); the CLI agrees byte for byte.
+  let state = await rerun(page, async () => {
+    await page.fill('[data-key="machine.cpus"]', '2');
+    await page.press('[data-key="machine.cpus"]', 'Enter');
+  });
+  assert(state === 'done', state);
+  const r = await report(page);
+  assert(r.settings.cpus === 2 && r.cpus.length === 2, `cpus ${r.settings.cpus}`);
+  assert(native(['scenarios/two-hogs.toml', '--set', 'machine.cpus=2']).json === await page.evaluate(() => window.schedlab.report), 'the report equals sim-cli run --set machine.cpus=2 --json');
+  assert((await page.inputValue('[data-key="machine.cores_per_socket"]')) === '2', 'cores per socket derived');
+  const two = await occupancyPixels(page);
+  assert(two.height > one.height, `a taller chart for more CPUs: ${one.height} -> ${two.height}`);
+  // CPU 1 isolated: marked in the chart (orange) and the table.
+  state = await rerun(page, async () => {
+    await page.fill('[data-key="machine.isolcpus"]', '1');
+    await page.press('[data-key="machine.isolcpus"]', 'Tab');
+  });
+  assert(state === 'done', state);
+  assert((await page.inputValue('#overrides')).includes('machine.isolcpus="1"'), await page.inputValue('#overrides'));
+  const iso = await occupancyPixels(page);
+  assert(iso.orange > 50 && iso.blue > 1000, `isolated CPU marked: ${JSON.stringify(iso)}`);
+  const rows = await page.locator('#table-cpus tbody tr').allTextContents();
+  assert(rows.length === 2 && rows[1].includes('(isolated)') && rows[0].includes('%'), rows.join(' | '));
+  // A NUMA split the sockets cannot take: the error sits under that control.
+  state = await rerun(page, async () => {
+    await page.fill('[data-key="machine.numa_nodes"]', '2');
+    await page.press('[data-key="machine.numa_nodes"]', 'Enter');
+  });
+  assert(state === 'error', state);
+  const err = await page.textContent('#error');
+  assert(err.includes('machine.numa_nodes') && err.includes('divide'), err);
+  const gap = await page.evaluate(() => document.getElementById('error').getBoundingClientRect().top - document.querySelector('[data-key="machine.numa_nodes"]').getBoundingClientRect().bottom);
+  assert(gap >= 0 && gap < 30, `the error box starts ${gap} px below the NUMA nodes control`);
+  assert((await page.getAttribute('[data-key="machine.numa_nodes"]', 'aria-invalid')) === 'true', 'the control is marked invalid');
+  // Back to one node: the error goes, the controls are rebuilt without it.
+  state = await rerun(page, async () => {
+    await page.fill('[data-key="machine.numa_nodes"]', '1');
+    await page.press('[data-key="machine.numa_nodes"]', 'Enter');
+  });
+  assert(state === 'done' && (await page.isHidden('#error')), `${state}: error cleared`);
+  await page.locator('#fig-occupancy').screenshot({ path: join(shots, '7-occupancy.png') });
+  assert(page.errors.length === 0, `page errors: ${page.errors}`);
+  await page.close();
+});
+
 await test('a long run shows progress and can be cancelled', async () => {
   const page = await open('?scenario=scenarios/jmx.toml');
   const slider = page.locator('[data-key="duration"]');

@@ -23,6 +23,8 @@ const ui = {
   description: null,
   runId: 0,
   changedAt: null, // performance.now() of the change being run
+  controlKey: null, // the control changed last (its errors show by it), until the override box is edited
+  occupancyRows: 1, // CPU rows of the occupancy chart (its canvas height)
 };
 
 let explorer;
@@ -97,7 +99,19 @@ function scenarioName() {
 
 /// The field an error comes from, which the error box is shown under: the
 /// override box, the TOML editor (an edited scenario) or the variant.
+/// The row of the control an error belongs to: the control with the
+/// error's key, else the control changed last (a topology that no longer
+/// multiplies to cpus is the core's error on machine.cpus).
+function controlField(err) {
+  if (err.origin !== 'override' || !ui.controlKey) return null;
+  const input = document.querySelector(`#controls [data-key="${CSS.escape(err.key)}"]`)
+    ?? document.querySelector(`#controls [data-key="${CSS.escape(ui.controlKey)}"]`);
+  return input?.closest('.control') ?? null;
+}
+
 function errorField(err) {
+  const control = controlField(err);
+  if (control) return control;
   if (err.origin === 'override') return $('overrides');
   if (ui.file === CUSTOM) {
     $('edit').open = true;
@@ -113,18 +127,22 @@ function showError(err) {
   if (!err) {
     box.hidden = true;
     box.textContent = '';
+    // Out of the controls, which are rebuilt on every run.
+    if (box.closest('#controls')) $('edit').after(box);
     return;
   }
   // Next to the field that caused it, so the message and the fix are in view together.
   const field = errorField(err) ?? $('edit');
   if (box.previousElementSibling !== field) field.after(box);
-  const input = err.origin === 'override' ? $('overrides') : ui.file === CUSTOM ? $('toml') : null;
+  const input = field.classList.contains('control') ? field.querySelector('[data-key]')
+    : err.origin === 'override' ? $('overrides') : ui.file === CUSTOM ? $('toml') : null;
   input?.setAttribute('aria-invalid', 'true');
   input?.setAttribute('aria-describedby', 'error');
   box.hidden = false;
   box.replaceChildren();
   const h = document.createElement('strong');
-  const fix = err.origin === 'override' ? 'fix the override above'
+  const fix = field.classList.contains('control') ? 'change the setting above'
+    : err.origin === 'override' ? 'fix the override above'
     : ui.file === CUSTOM ? 'fix the text above and run it again'
       : err.origin?.startsWith('variant') ? 'choose another variant' : 'pick another scenario';
   h.textContent = err.file ? `${err.file} was not run (${fix}): ` : 'Not run: ';
@@ -192,6 +210,13 @@ function controlRow(c) {
     input.type = 'checkbox';
     input.checked = c.value;
     row.classList.add('bool');
+  } else if (c.kind === 'text') {
+    input = document.createElement('input');
+    input.type = 'text';
+    input.value = c.value;
+    input.placeholder = c.placeholder ?? '';
+    input.spellcheck = false;
+    input.size = 10;
   } else if (c.kind === 'select') {
     input = document.createElement('select');
     for (const o of c.options) {
@@ -222,12 +247,17 @@ function controlRow(c) {
       text = input.checked === c.default ? null : String(input.checked);
     } else if (c.kind === 'select') {
       text = input.value === c.default ? null : input.value;
+    } else if (c.kind === 'text') {
+      // A TOML string (JSON's quoting is TOML's for a CPU list).
+      const v = input.value.trim();
+      text = v === c.default ? null : JSON.stringify(v);
     } else {
       const v = input.value.trim();
       text = v === '' || Number(v) === c.default ? null : v;
     }
     if (text === null) ui.overrides.delete(c.key);
     else ui.overrides.set(c.key, text);
+    ui.controlKey = c.key;
     rerun();
   };
   // Arrow keys, clicks and `change` run at once; a drag reruns after a pause.
@@ -375,7 +405,11 @@ function fitCanvases() {
   for (const c of document.querySelectorAll('#results canvas')) {
     const timeline = c.id === 'chart-timeline';
     const css = Math.max(timeline ? 640 : 300, Math.min(column, 1200)) - 2; // less the 1 px border
-    const cssH = timeline ? 520 : Math.round(Math.max(260, Math.min(420, css * 0.42)));
+    // The occupancy chart: 30 px per CPU row for the first 8, 12 px for more (up to 1000 px).
+    const rows = ui.occupancyRows;
+    const cssH = timeline ? 520 : c.id === 'chart-occupancy'
+      ? Math.min(1000, 140 + 30 * Math.min(rows, 8) + 12 * Math.max(0, rows - 8))
+      : Math.round(Math.max(260, Math.min(420, css * 0.42)));
     const w = Math.round(css * dpr);
     const h = Math.round(cssH * dpr);
     if (c.width !== w || c.height !== h) {
@@ -389,13 +423,16 @@ function fitCanvases() {
 }
 
 function drawAll() {
+  const tables = JSON.parse(explorer.tables());
+  ui.occupancyRows = tables.occupancy?.rows ?? 1;
   fitCanvases();
   explorer.draw_histogram('chart-hist');
   explorer.draw_cdf('chart-cdf');
   const hasTimeline = explorer.draw_timeline('chart-timeline');
   $('chart-timeline').closest('figure').hidden = !hasTimeline;
   $('fig-q2d').hidden = !explorer.draw_q2d('chart-q2d');
-  renderTables(JSON.parse(explorer.tables()));
+  $('fig-occupancy').hidden = !explorer.draw_occupancy('chart-occupancy');
+  renderTables(tables);
 }
 
 function table(el, head, rows) {
@@ -472,6 +509,10 @@ function renderTables(t) {
     if (s.open_count > 0 && s.open_max_ns > s.max_ns) return `> ${formatNs(s.open_max_ns)}, still waiting at end (${s.open_count} open)`;
     return formatNs(s.max_ns);
   };
+  // Per CPU: busy share of the run, balance gap, migrations (the report's figures).
+  const pct = (part, whole) => (whole ? `${(100 * part / whole).toFixed(1)} %` : '-');
+  table($('table-cpus'), ['CPU', 'busy', 'balance gap', 'migrations in', 'migrations out', 'switches'],
+    t.cpus.map((c) => [c.label, pct(c.busy_ns, c.sim_time_ns), formatNs(c.balance_gap_ns), c.migrations_in, c.migrations_out, c.switches]));
   table($('table-q2d'), ['run: device (elevator)', 'bios', 'p50', 'p99', 'max'],
     t.io.map((d) => [d.label, d.summary.count, d.summary.count ? formatNs(d.summary.p50_ns) : '-', d.summary.count ? formatNs(d.summary.p99_ns) : '-', q2dMax(d.summary)]));
 }
@@ -541,6 +582,7 @@ async function main() {
     rerun();
   });
   $('overrides').addEventListener('change', () => {
+    ui.controlKey = null;
     ui.overrides = new Map();
     for (const line of $('overrides').value.split('\n').map((l) => l.trim()).filter(Boolean)) {
       const i = line.indexOf('=');

@@ -130,6 +130,8 @@ pub struct Recorder {
     pub trace: Option<TraceBuffer>,
     /// Per-CPU balance gap (time waiting while a CPU of the same span idled).
     pub balance: BalanceGap,
+    /// Per-CPU busy share over time (`metrics::occupancy`).
+    pub occupancy: super::occupancy::Occupancy,
 }
 
 /// Which scheduling records a trace keeps: those from `from` to `to`
@@ -183,6 +185,7 @@ impl Recorder {
         assert_eq!(balance_span.len(), ncpus, "one balancing span per CPU");
         Recorder {
             balance: BalanceGap::new(&balance_span),
+            occupancy: super::occupancy::Occupancy::new(ncpus),
             tasks: vec![TaskMetrics { delay_buckets: vec![0; DELAY_BUCKETS], ..TaskMetrics::default() }; ntasks],
             cpus: vec![CpuMetrics::default(); ncpus],
             groups: vec![GroupWeightStats::default(); ngroups],
@@ -217,6 +220,7 @@ impl Recorder {
     /// (`rq->nr_running`, running task included) at `now`. O(1).
     pub fn cpu_nr_running(&mut self, cpu: CpuId, nr_running: u32, now: SimTime) {
         self.balance.set_nr_running(cpu, nr_running, now);
+        self.occupancy.set_nr_running(cpu, nr_running, now);
     }
 
     /// `cpu`'s balance gap up to `now` (its open wait included).

@@ -26,6 +26,9 @@ pub struct RunReport {
     pub task_delays: Vec<NamedDelay>,
     /// Block devices, when the scenario has any.
     pub io: Option<super::io_report::IoReport>,
+    /// Per-CPU busy share over time, with each CPU's place in the machine
+    /// (for the occupancy chart; not in the JSON report).
+    pub occupancy: super::occupancy::OccupancySeries,
 }
 
 /// A task group and how much weight its entities carried.
@@ -462,7 +465,24 @@ impl RunReport {
             m.0 += 1;
             m.1 += report.runtime_ns;
         }
+        let mut occupancy = rec.occupancy.series(sim.now());
+        let shape = &spec.machine.shape;
+        let cores = u32::from(shape.cores_per_socket).max(1);
+        let total = shape.total_cores().max(1);
+        occupancy.places = (0..spec.cpus)
+            .map(|c| {
+                // The enumeration of sched::topology: thread-major, then socket, then core.
+                let rem = u32::from(c) % total;
+                super::occupancy::CpuPlace {
+                    socket: (rem / cores) as u16,
+                    core: rem as u16,
+                    thread: (u32::from(c) / total) as u16,
+                    isolated: spec.machine.isolcpus.contains(CpuId(c)),
+                }
+            })
+            .collect();
         RunReport {
+            occupancy,
             io: super::io_report::IoReport::build(sim),
             task_delays,
             scenario: spec.name.clone(),

@@ -327,6 +327,71 @@ pub fn io_charts(r: &RunReport, label: &str) -> Vec<IoChart> {
         .collect()
 }
 
+/// One CPU's row of the occupancy heat map.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OccupancyRow {
+    pub cpu: u16,
+    pub socket: u16,
+    pub core: u16,
+    pub thread: u16,
+    pub isolated: bool,
+    /// `cpu 17 · s0 c1 t1`, with ` (isolated)` for an isolated CPU.
+    pub label: String,
+    /// Busy share of each bucket, in per mille of the bucket's length.
+    pub permille: Vec<u16>,
+    /// Busy share of the whole run (per mille), from the same buckets.
+    pub total_permille: u16,
+}
+
+/// Per-CPU occupancy over time: one row per CPU, SMT siblings next to each
+/// other, cores in socket order; time in `bucket_ns` buckets up to `end_ns`.
+/// Busy means `nr_running > 0` (see `metrics::occupancy`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OccupancyChart {
+    pub bucket_ns: u64,
+    pub end_ns: u64,
+    pub rows: Vec<OccupancyRow>,
+}
+
+fn permille(part: u64, whole: u64) -> u16 {
+    if whole == 0 { 0 } else { (u128::from(part.min(whole)) * 1000 / u128::from(whole)) as u16 }
+}
+
+impl OccupancyChart {
+    pub fn from_report(r: &RunReport) -> OccupancyChart {
+        let o = &r.occupancy;
+        let mut rows: Vec<OccupancyRow> = o
+            .busy
+            .iter()
+            .enumerate()
+            .map(|(cpu, busy)| {
+                let p = o.places.get(cpu).copied().unwrap_or_default();
+                let mut label = format!("cpu {cpu} · s{} c{} t{}", p.socket, p.core, p.thread);
+                if p.isolated {
+                    label.push_str(" (isolated)");
+                }
+                OccupancyRow {
+                    cpu: cpu as u16,
+                    socket: p.socket,
+                    core: p.core,
+                    thread: p.thread,
+                    isolated: p.isolated,
+                    label,
+                    permille: busy.iter().enumerate().map(|(i, &b)| permille(b, o.bucket_len_ns(i))).collect(),
+                    total_permille: permille(busy.iter().sum(), o.end_ns),
+                }
+            })
+            .collect();
+        rows.sort_by_key(|r| (r.socket, r.core, r.thread, r.cpu));
+        OccupancyChart { bucket_ns: o.bucket_ns, end_ns: o.end_ns, rows }
+    }
+
+    /// Buckets per row.
+    pub fn buckets(&self) -> usize {
+        self.rows.first().map_or(0, |r| r.permille.len())
+    }
+}
+
 /// The caption of a chart of `runs` (labelled): the seed, what was
 /// simulated and each run's effective settings, so a chart that travels
 /// without its command line still says what produced it. One line per entry.
@@ -482,5 +547,49 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Hand timeline through the report's series: shares per bucket in per
+    /// mille of each bucket (the last one short), rows grouped by core.
+    #[test]
+    fn occupancy_rows_are_shares_grouped_by_core() {
+        use crate::metrics::occupancy::{CpuPlace, OccupancySeries};
+        let s = Scenario::from_toml("t.toml", super::super::CHART_TEST_SCENARIO).unwrap();
+        let mut r = crate::run(&s);
+        // 2 cores x 2 threads: cpu 1 is core 1 thread 0, cpu 2 core 0 thread 1.
+        let place = |core, thread, isolated| CpuPlace { socket: 0, core, thread, isolated };
+        r.occupancy = OccupancySeries {
+            bucket_ns: 1_000,
+            end_ns: 2_500,
+            busy: vec![vec![1_000, 250, 0], vec![0, 0, 500], vec![500, 0, 0], vec![0; 3]],
+            places: vec![place(0, 0, false), place(1, 0, false), place(0, 1, true), place(1, 1, false)],
+        };
+        let c = OccupancyChart::from_report(&r);
+        assert_eq!(c.rows.iter().map(|r| r.cpu).collect::<Vec<_>>(), [0, 2, 1, 3], "siblings together");
+        assert_eq!(c.rows[0].permille, [1000, 250, 0]);
+        assert_eq!(c.rows[2].permille, [0, 0, 1000], "the last bucket is 500 ns long");
+        assert_eq!(c.rows[0].total_permille, 500);
+        assert!(c.rows[1].isolated && c.rows[1].label.ends_with("(isolated)"), "{:?}", c.rows[1]);
+        assert_eq!(c.rows[1].label, "cpu 2 · s0 c0 t1 (isolated)");
+        assert_eq!(c.buckets(), 3);
+    }
+
+    /// From a real run: a hog alone on one of two CPUs keeps its CPU busy
+    /// in every bucket (nr_running > 0 all along); the other CPU idles.
+    #[test]
+    fn a_lone_hog_fills_its_row() {
+        let toml = "schema = 1\nseed = 1\nduration = \"50ms\"\n[machine]\ncpus = 2\n[[tasks]]\nname = \"hog\"\ncpus = \"1\"\nprogram = [{ run = \"1s\" }]\n";
+        let r = crate::run(&Scenario::from_toml("t.toml", toml).unwrap());
+        let c = OccupancyChart::from_report(&r);
+        assert_eq!(c.end_ns, 50_000_000);
+        assert!(c.bucket_ns * c.buckets() as u64 >= c.end_ns && c.buckets() <= 256);
+        let hog = c.rows.iter().find(|r| r.cpu == 1).unwrap();
+        assert!(hog.permille[1..].iter().all(|&p| p == 1000), "{:?}", hog.permille);
+        assert!(hog.total_permille >= 999);
+        let idle = c.rows.iter().find(|r| r.cpu == 0).unwrap();
+        assert_eq!(idle.total_permille, 0, "{:?}", idle.permille);
+        // The series agrees with the exact busy time to within a bucket.
+        let busy: u64 = r.occupancy.busy[1].iter().sum();
+        assert!(busy.abs_diff(r.cpus[1].busy_ns) <= c.bucket_ns, "{busy} vs {}", r.cpus[1].busy_ns);
     }
 }

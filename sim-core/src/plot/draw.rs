@@ -3,7 +3,7 @@
 //! colour: the current run is filled or solid, the baseline hollow or dashed,
 //! and each task or device has its own marker shape.
 
-use super::data::{DelayChart, IoChart, Timeline, TimelineState};
+use super::data::{DelayChart, IoChart, OccupancyChart, Timeline, TimelineState};
 use crate::metrics::CdfPoint;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -539,6 +539,89 @@ pub fn q2d<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, current: &[IoChart
     io_cdf(area, IoStage::Q2D, &[current, baseline])
 }
 
+/// The background of an isolated CPU's occupancy row.
+pub const ISOLATED_TINT: RGBColor = RGBColor(255, 222, 170);
+
+/// The occupancy shade of a busy share (per mille): white when idle, dark
+/// blue when busy the whole bucket; an isolated CPU's row in orange.
+pub fn occupancy_colour(permille: u16, isolated: bool) -> RGBColor {
+    let t = f64::from(permille.min(1000)) / 1000.0;
+    let mix = |a: u8, b: u8| (f64::from(a) + (f64::from(b) - f64::from(a)) * t) as u8;
+    if isolated { RGBColor(mix(255, 190), mix(255, 90), mix(255, 0)) } else { RGBColor(mix(255, 20), mix(255, 60), mix(255, 140)) }
+}
+
+/// Per-CPU occupancy heat map: one row per CPU (SMT siblings together,
+/// sockets separated by a line, isolated CPUs in orange and named so), time
+/// on x, shade = busy share of each bucket (busy: `nr_running > 0`).
+pub fn occupancy<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, c: &OccupancyChart) -> DrawResult {
+    area.fill(&WHITE).map_err(fail)?;
+    let n = c.rows.len().max(1) as u32;
+    let end = c.end_ns.max(1) as f64;
+    let mut chart = ChartBuilder::on(area)
+        .caption(format!("CPU occupancy (busy share per {} bucket)", fmt_ns(c.bucket_ns as f64)), (FONT, 18))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(if wide(area) { 170 } else { 110 })
+        // Row i (from the bottom) spans [i, i + 1); its label sits at the centre.
+        .build_cartesian_2d(0.0..end, super::sweep::ValueAxis {
+            lo: 0.0,
+            hi: f64::from(n),
+            ticks: (0..n).map(|i| f64::from(i) + 0.5).collect(),
+        })
+        .map_err(fail)?;
+    // Row 0 at the top.
+    let top = |row: usize| n - 1 - row as u32;
+    let label = |v: &f64| match libm::floor(*v) {
+        y if y >= 0.0 && y < f64::from(n) && !c.rows.is_empty() => {
+            let r = &c.rows[(n - 1 - y as u32) as usize];
+            if wide(area) { r.label.clone() } else { format!("cpu {}{}", r.cpu, if r.isolated { " iso" } else { "" }) }
+        }
+        _ => String::new(),
+    };
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .x_desc("simulated time")
+        .x_label_formatter(&|v| fmt_ns(*v))
+        .y_labels(c.rows.len().min(64))
+        .y_label_formatter(&label)
+        .y_label_style((FONT, 11))
+        .draw()
+        .map_err(fail)?;
+    let w = c.bucket_ns as f64;
+    for (row, r) in c.rows.iter().enumerate() {
+        let y = top(row);
+        let lo = || f64::from(y);
+        let hi = || f64::from(y + 1);
+        if r.isolated {
+            // An isolated CPU's row is tinted even where it idles.
+            let style = ISOLATED_TINT.filled();
+            chart.draw_series(std::iter::once(Rectangle::new([(0.0, lo()), (end, hi())], style))).map_err(fail)?;
+        }
+        // Runs of equal shade as one rectangle (a hog's row is one).
+        let mut i = 0;
+        while i < r.permille.len() {
+            let p = r.permille[i];
+            let mut j = i + 1;
+            while j < r.permille.len() && r.permille[j] == p {
+                j += 1;
+            }
+            if p > 0 {
+                let (x0, x1) = (i as f64 * w, (j as f64 * w).min(end));
+                let style = occupancy_colour(p, r.isolated).filled();
+                chart.draw_series(std::iter::once(Rectangle::new([(x0, lo()), (x1, hi())], style))).map_err(fail)?;
+            }
+            i = j;
+        }
+        // A line between sockets.
+        if row > 0 && c.rows[row - 1].socket != r.socket {
+            let line = vec![(0.0, f64::from(y + 1)), (end, f64::from(y + 1))];
+            chart.draw_series(std::iter::once(PathElement::new(line, BLACK.stroke_width(2)))).map_err(fail)?;
+        }
+    }
+    Ok(())
+}
+
 /// Draws `lines` (`data::caption`) as a caption along the bottom of `area`,
 /// wrapped to its width, and returns the area above it for the chart.
 pub fn with_caption<DB: DrawingBackend>(
@@ -732,5 +815,35 @@ mod tests {
         let q2c = svg(900, 500, |root| io_cdf(root, IoStage::Q2C, &refs));
         assert!(q2c.contains("Q2C (queued to completed)") && q2c.contains("noop: sda (noop)"), "{q2c}");
         assert!(io[0][0].q2c_count > 0 && io[0][0].q2c_cdf.last().unwrap().count == io[0][0].q2c_count);
+    }
+
+    /// The heat map draws one shaded rectangle per run of equal shade, in
+    /// each row's colour, and names isolated CPUs.
+    #[test]
+    fn occupancy_shades_busy_buckets_and_marks_isolated_cpus() {
+        use crate::plot::data::{OccupancyChart, OccupancyRow};
+        let row = |cpu: u16, isolated: bool, permille: Vec<u16>| OccupancyRow {
+            cpu,
+            socket: cpu / 2,
+            core: cpu,
+            thread: 0,
+            isolated,
+            label: format!("cpu {cpu}{}", if isolated { " (isolated)" } else { "" }),
+            total_permille: 0,
+            permille,
+        };
+        let c = OccupancyChart {
+            bucket_ns: 1_000_000,
+            end_ns: 4_000_000,
+            rows: vec![row(0, false, vec![1000, 1000, 1000, 1000]), row(1, false, vec![0, 500, 0, 0]), row(2, true, vec![0; 4])],
+        };
+        let out = svg(800, 300, |root| occupancy(root, &c));
+        let full = occupancy_colour(1000, false);
+        let half = occupancy_colour(500, false);
+        let hex = |c: RGBColor| format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2);
+        assert_eq!(out.matches(&format!("fill=\"{}\"", hex(full))).count(), 1, "one rectangle for the busy row");
+        assert_eq!(out.matches(&format!("fill=\"{}\"", hex(half))).count(), 1, "{out}");
+        assert!(out.contains("cpu 2 (isolated)"), "{out}");
+        assert_eq!(out.matches(&format!("fill=\"{}\"", hex(ISOLATED_TINT))).count(), 1, "the isolated row tinted");
     }
 }

@@ -96,10 +96,10 @@ impl XScale {
 /// A linear f64 axis whose ticks are exactly the given values (thinned if
 /// there are more than fit), so every x label is a value that was run.
 /// plotters' own `with_key_points` cannot take a label formatter on f64.
-struct ValueAxis {
-    lo: f64,
-    hi: f64,
-    ticks: Vec<f64>,
+pub(crate) struct ValueAxis {
+    pub(crate) lo: f64,
+    pub(crate) hi: f64,
+    pub(crate) ticks: Vec<f64>,
 }
 
 impl Ranged for ValueAxis {
