@@ -143,9 +143,16 @@ fn whole_runs(c: &mut Criterion) {
         g.throughput(Throughput::Elements(events));
         bench_run(&mut g, format!("{name}{}", variant.map_or(String::new(), |v| format!("/{v}"))), &s);
     }
-    // A big machine: 256 CPUs, 1000 tasks (reactors with Poisson requests,
-    // kernel threads, a batch cgroup, agents and a JVM in autogroups); the
-    // file describes it. Mostly a test of per-CPU and per-task structures.
+    // NO_HZ idle off: every idle CPU ticks (and balances from its tick), the
+    // pair shows what the tickless idle CPUs save.
+    let s = scenario("jmx").with_overrides(&[("machine.nohz", "false")]).expect("override");
+    g.throughput(Throughput::Elements(sim_core::run(&s).events));
+    bench_run(&mut g, "jmx/nohz-off".to_string(), &s);
+    // A big machine: 256 CPUs (4 sockets x 32 cores x 2 threads, 4 NUMA
+    // nodes), 1000 tasks (pinned reactors with Poisson requests and kernel
+    // threads; a batch cgroup, agents and a JVM left to the balancer); the
+    // file describes it. A test of per-CPU and per-task structures and of
+    // balancing at scale.
     let s = scenario_file("benches/large-machine.toml");
     g.throughput(Throughput::Elements(sim_core::run(&s).events));
     bench_run(&mut g, "large-machine".to_string(), &s);

@@ -134,6 +134,8 @@ pub struct Simulation {
     pub(crate) smp: Option<Box<Smp44>>,
     /// CONFIG_NO_HZ_IDLE: an idle CPU's tick stops.
     nohz: bool,
+    /// `now / tick_ns`, updated when the clock moves.
+    jiffies: u64,
     pub(crate) tasks: Vec<Task>,
     sources: Vec<Source>,
     /// One request queue per block device, by `DeviceId`.
@@ -194,6 +196,7 @@ impl Simulation {
                     nice: ts.nice,
                     group: GroupId(ts.group as u32),
                     affinity: ts.affinity[i as usize].clone(),
+                    nr_cpus_allowed: ts.affinity[i as usize].len() as u32,
                     state: TaskState::Unstarted,
                     cpu: CpuId(0),
                     pc: 0,
@@ -277,6 +280,7 @@ impl Simulation {
         let smp = Some(Box::new(Smp44::new(topo, hz, tasks.len(), nohz)));
         Simulation {
             cfs_tasks: CfsTasks::new(ncpus, tasks.len()),
+            jiffies: 0,
             smp,
             nohz,
             tick_ns: tick_nsec(spec.hz),
@@ -355,6 +359,9 @@ impl Simulation {
                 }
             } else {
                 self.same_instant_events = 0;
+            }
+            if at != self.now {
+                self.jiffies = at.ns() / self.tick_ns;
             }
             self.now = at;
             self.cfs.clock = at.ns();
@@ -653,7 +660,8 @@ impl Simulation {
         };
         if was_idle && self.nohz {
             // tick_nohz_idle_exit → update_cpu_load_nohz.
-            self.with_smp(|smp, sim| smp.tick_restarted(sim, cpu));
+            let jiffies = self.jiffies();
+            self.smp_mut().tick_restarted(jiffies, cpu);
         }
         let t = &mut self.tasks[n.index()];
         t.state = TaskState::Running;
@@ -756,9 +764,9 @@ impl Simulation {
         self.smp.as_mut().expect("the SMP policy is not re-entered")
     }
 
-    /// `jiffies`: ticks since the run began.
+    /// `jiffies`: ticks since the run began (kept per event in `advance`).
     fn jiffies(&self) -> u64 {
-        self.now.ns() / self.tick_ns
+        self.jiffies
     }
 
     /// `set_task_cpu`'s bookkeeping: the task's CPU, the counters and the
@@ -841,20 +849,30 @@ impl Simulation {
         let current = self.rqs[waker_cpu.index()].curr;
         let (jiffies, hz) = (self.jiffies(), u64::from(self.spec.hz));
         self.smp_mut().record_wakee(jiffies, hz, current, waker_cpu, task);
-        let placed =
-            self.with_smp(|smp, sim| smp.select_task_rq(sim, task, prev_cpu, SD_BALANCE_WAKE, waker_cpu, current));
-        let cpu = placed.cpu;
+        let mut cause = MigrateCause::IdleSibling;
+        // select_task_rq (4.4 core.c) asks the class only if nr_cpus_allowed > 1.
+        let cpu = if self.tasks[task.index()].nr_cpus_allowed > 1 {
+            let placed =
+                self.with_smp(|smp, sim| smp.select_task_rq(sim, task, prev_cpu, SD_BALANCE_WAKE, waker_cpu, current));
+            if placed.cpu != prev_cpu {
+                cause = placed.cause;
+            }
+            placed.cpu
+        } else {
+            prev_cpu
+        };
         if cpu != prev_cpu {
             // set_task_cpu → migrate_task_rq_fair, then set_task_rq.
             self.cfs.migrate_task_rq(se);
             self.cfs.set_task_rq(se, self.tasks[task.index()].group, cpu);
-            self.note_migration(task, prev_cpu, cpu, placed.cause, waker_cpu);
+            self.note_migration(task, prev_cpu, cpu, cause, waker_cpu);
         }
         self.cfs.enqueue_task(se, ENQUEUE_WAKEUP | ENQUEUE_WAKING);
         self.cfs_tasks.push_head(cpu, task);
         self.add_nr_running(cpu);
         // ttwu_do_wakeup: the CPU's idle period ends (avg_idle).
-        self.with_smp(|smp, sim| smp.ttwu_do_wakeup(sim, cpu));
+        let now = self.now.ns();
+        self.smp_mut().ttwu_do_wakeup(now, cpu);
         let t = &mut self.tasks[task.index()];
         t.cpu = cpu;
         t.state = TaskState::Runnable;

@@ -101,6 +101,8 @@ pub struct Task {
     /// The task group it runs in (its cgroup, or its session's autogroup).
     pub group: GroupId,
     pub affinity: CpuSet,
+    /// `p->nr_cpus_allowed`: CPUs in `affinity`.
+    pub nr_cpus_allowed: u32,
     pub state: TaskState,
     /// `task_cpu()`: where it runs or last ran.
     pub cpu: CpuId,

@@ -672,6 +672,7 @@ impl Smp44 {
             break 'redo Ok(());
         };
         self.lb_scratch = std::mem::take(&mut env.cpus);
+        let hz = m.hz();
         let st_max = self.topo.domain(d).max_interval;
         let min_interval = self.topo.domain(d).min_interval;
         match result {
@@ -687,6 +688,7 @@ impl Smp44 {
                 if ld_moved > 0 {
                     self.stats.lb_moved[idle_index] += 1;
                 }
+                self.cache_interval(hz, this_cpu, level);
                 LbOutcome { moved: ld_moved, continue_balancing }
             }
             Err(exit) => {
@@ -708,6 +710,7 @@ impl Smp44 {
                 {
                     st.balance_interval *= 2;
                 }
+                self.cache_interval(hz, this_cpu, level);
                 LbOutcome { moved: 0, continue_balancing }
             }
         }

@@ -75,6 +75,10 @@ pub struct DomainState {
     pub next_decay_max_lb_cost: u64,
     /// `sd->nohz_idle` (only used on `sd_busy`).
     pub nohz_idle: bool,
+    /// `get_sd_balance_interval` in jiffies (idle, busy), valid while
+    /// `balance_interval == jiffies_for` (0 = never computed).
+    pub jiffies: [u64; 2],
+    pub jiffies_for: u64,
 }
 
 /// `task_struct`'s wakee-flip fields (4.4 fair.c:record_wakee).
@@ -150,6 +154,8 @@ impl Smp44 {
                             max_newidle_lb_cost: 0,
                             next_decay_max_lb_cost: 0,
                             nohz_idle: false,
+                            jiffies: [0; 2],
+                            jiffies_for: 0,
                         }
                     })
                     .collect()
@@ -208,6 +214,9 @@ impl Smp44 {
         for c in 0..n {
             smp.rqs[c].idle_stamp = Some(0);
             smp.tick_stopped(CpuId(c as u16));
+            for level in 0..smp.sd[c].len() {
+                smp.cache_interval(hz, CpuId(c as u16), level);
+            }
         }
         smp
     }
@@ -233,12 +242,31 @@ impl Smp44 {
     /// `get_sd_balance_interval` (4.4 fair.c): interval × busy_factor when
     /// busy, in jiffies, clamped to [1, max_load_balance_interval].
     fn get_sd_balance_interval(&self, m: &impl Machine, cpu: CpuId, level: usize, cpu_busy: bool) -> u64 {
+        let st = &self.sd[cpu.index()][level];
+        // Converted once per balance_interval value (see DomainState::jiffies).
+        if st.jiffies_for == st.balance_interval {
+            return st.jiffies[usize::from(cpu_busy)];
+        }
         let d = self.topo.domain(self.dom(cpu, level));
-        let mut interval = self.sd[cpu.index()][level].balance_interval;
+        let mut interval = st.balance_interval;
         if cpu_busy {
             interval *= u64::from(d.busy_factor);
         }
         Self::msecs_to_jiffies(interval, m.hz()).clamp(1, self.max_load_balance_interval)
+    }
+
+    /// Refreshes the cached jiffy intervals of a domain after its
+    /// `balance_interval` changed.
+    fn cache_interval(&mut self, hz: u64, cpu: CpuId, level: usize) {
+        let busy_factor = u64::from(self.topo.domain(self.dom(cpu, level)).busy_factor);
+        let max = self.max_load_balance_interval;
+        let st = &mut self.sd[cpu.index()][level];
+        let ms = st.balance_interval;
+        st.jiffies = [
+            Self::msecs_to_jiffies(ms, hz).clamp(1, max),
+            Self::msecs_to_jiffies(ms * busy_factor, hz).clamp(1, max),
+        ];
+        st.jiffies_for = ms;
     }
 
     /// `update_next_balance` (4.4 fair.c).
@@ -429,8 +457,7 @@ impl Smp44 {
 
     /// `ttwu_do_wakeup` (4.4 core.c): a task woken onto a CPU that went idle
     /// ends its idle period, which feeds `avg_idle`.
-    pub fn ttwu_do_wakeup(&mut self, m: &impl Machine, cpu: CpuId) {
-        let now = m.clock_ns();
+    pub fn ttwu_do_wakeup(&mut self, now: u64, cpu: CpuId) {
         let rq = &mut self.rqs[cpu.index()];
         if let Some(stamp) = rq.idle_stamp.take() {
             let delta = now.saturating_sub(stamp);
@@ -475,9 +502,10 @@ impl Smp44 {
     /// `update_cpu_load_nohz`): its `cpu_load[]` decays for the ticks it
     /// missed. Leaving `nohz.idle_cpus_mask` waits for its next tick
     /// (`nohz_kick_needed` → `nohz_balance_exit_idle`), as in 4.4.
-    pub fn tick_restarted(&mut self, m: &impl Machine, cpu: CpuId) {
-        let (load, nr, jiffies) = (Self::weighted_cpuload(m, cpu), m.nr_running(cpu), m.jiffies());
-        self.rqs[cpu.index()].load.update_cpu_load_nohz(load, nr, jiffies);
+    /// (4.4's `update_cpu_load_nohz` reads neither the load nor the run
+    /// queue: it decays with a load of 0.)
+    pub fn tick_restarted(&mut self, jiffies: u64, cpu: CpuId) {
+        self.rqs[cpu.index()].load.update_cpu_load_nohz(0, 0, jiffies);
     }
 
     /// `set_cpu_sd_state_busy` / `set_cpu_sd_state_idle` (4.4 fair.c).

@@ -431,13 +431,13 @@ fn avg_idle_is_an_eighth_weighted_average_capped_at_twice_the_max_cost() {
     let mut s = smp(flat(2), 1);
     s.rqs[0].avg_idle = 800_000;
     s.rqs[0].idle_stamp = Some(m.clock_ns - 400_000);
-    s.ttwu_do_wakeup(&m, CpuId(0));
+    s.ttwu_do_wakeup(m.clock_ns, CpuId(0));
     // 800,000 + (400,000 − 800,000)/8 = 750,000.
     assert_eq!(s.rqs[0].avg_idle, 750_000);
     assert_eq!(s.rqs[0].idle_stamp, None);
     m.clock_ns += 50_000_000;
     s.rqs[0].idle_stamp = Some(0);
-    s.ttwu_do_wakeup(&m, CpuId(0));
+    s.ttwu_do_wakeup(m.clock_ns, CpuId(0));
     // A long idle period is capped at 2·max_idle_balance_cost = 1 ms.
     assert_eq!(s.rqs[0].avg_idle, 1_000_000);
 }
