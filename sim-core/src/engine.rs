@@ -28,7 +28,7 @@ use crate::sched::SchedClass;
 use crate::sched::entity::SchedEntity;
 use crate::sched::fair::{Cfs, DEQUEUE_SLEEP, ENQUEUE_WAKEUP, ENQUEUE_WAKING, WF_FORK};
 use crate::sched::group::MIN_SHARES;
-use crate::sched::balance::linux44::Smp44;
+use crate::sched::balance::linux44::{Placement, Smp44};
 use crate::sched::balance::{Machine, MigrateCause, TaskHotInputs};
 use crate::sched::cfs_tasks::CfsTasks;
 use crate::sched::topology::{SD_BALANCE_FORK, SD_BALANCE_WAKE, Topology};
@@ -132,8 +132,6 @@ pub struct Simulation {
     /// (Taken out while it runs: see `with_smp`.)
     /// Boxed so taking it out moves a pointer, not the whole state.
     pub(crate) smp: Option<Box<Smp44>>,
-    /// CONFIG_NO_HZ_IDLE: an idle CPU's tick stops.
-    nohz: bool,
     /// `now / tick_ns`, updated when the clock moves.
     jiffies: u64,
     pub(crate) tasks: Vec<Task>,
@@ -257,7 +255,6 @@ impl Simulation {
             })
             .collect();
         let victim = &spec.tasks[spec.victim];
-        let nohz = spec.machine.nohz_idle;
         let topo = Topology::build(spec.machine.shape, &spec.machine.isolcpus);
         let recorder = Recorder::new(
             tasks.len(),
@@ -277,12 +274,11 @@ impl Simulation {
             }
         }
         let hz = u64::from(spec.hz);
-        let smp = Some(Box::new(Smp44::new(topo, hz, tasks.len(), nohz)));
+        let smp = Some(Box::new(Smp44::new(topo, hz, tasks.len(), spec.machine.nohz_idle)));
         Simulation {
             cfs_tasks: CfsTasks::new(ncpus, tasks.len()),
             jiffies: 0,
             smp,
-            nohz,
             tick_ns: tick_nsec(spec.hz),
             end: SimTime(spec.duration_ns),
             spec,
@@ -472,7 +468,7 @@ impl Simulation {
     fn scheduler_tick(&mut self, cpu: CpuId) {
         self.rqs[cpu.index()].tick_armed = false;
         let curr = self.rqs[cpu.index()].curr;
-        if curr.is_none() && self.nohz {
+        if curr.is_none() && self.spec.machine.nohz_idle {
             return; // stopped at idle entry (context_switch)
         }
         if let Some(curr) = curr {
@@ -651,14 +647,14 @@ impl Simulation {
         rq.curr = next;
         let Some(n) = next else {
             rq.idle_since = now;
-            if self.nohz && rq.nr_running == 0 {
+            if self.spec.machine.nohz_idle && rq.nr_running == 0 {
                 // tick_nohz_idle_enter: the tick stops and the CPU joins
                 // nohz.idle_cpus_mask (nohz_balance_enter_idle).
                 self.smp_mut().tick_stopped(cpu);
             }
             return;
         };
-        if was_idle && self.nohz {
+        if was_idle && self.spec.machine.nohz_idle {
             // tick_nohz_idle_exit → update_cpu_load_nohz.
             let jiffies = self.jiffies();
             self.smp_mut().tick_restarted(jiffies, cpu);
@@ -800,10 +796,8 @@ impl Simulation {
         self.cfs.set_task_rq(se, group, parent_cpu);
         let q = self.cfs.se(se).cfs_rq;
         self.cfs.task_fork(q, se);
-        let placed = self.with_smp(|smp, sim| {
-            smp.select_task_rq(sim, task, parent_cpu, SD_BALANCE_FORK, parent_cpu, sim.rqs[parent_cpu.index()].curr)
-        });
-        let cpu = placed.cpu;
+        let current = self.rqs[parent_cpu.index()].curr;
+        let cpu = self.select_task_rq(task, parent_cpu, SD_BALANCE_FORK, parent_cpu, current).cpu;
         if cpu != parent_cpu {
             // set_task_cpu → migrate_task_rq_fair (4.4 removes the new task's
             // never-attached average from the parent's queue: fixed in 4.6 by
@@ -849,18 +843,7 @@ impl Simulation {
         let current = self.rqs[waker_cpu.index()].curr;
         let (jiffies, hz) = (self.jiffies(), u64::from(self.spec.hz));
         self.smp_mut().record_wakee(jiffies, hz, current, waker_cpu, task);
-        let mut cause = MigrateCause::IdleSibling;
-        // select_task_rq (4.4 core.c) asks the class only if nr_cpus_allowed > 1.
-        let cpu = if self.tasks[task.index()].nr_cpus_allowed > 1 {
-            let placed =
-                self.with_smp(|smp, sim| smp.select_task_rq(sim, task, prev_cpu, SD_BALANCE_WAKE, waker_cpu, current));
-            if placed.cpu != prev_cpu {
-                cause = placed.cause;
-            }
-            placed.cpu
-        } else {
-            prev_cpu
-        };
+        let Placement { cpu, cause } = self.select_task_rq(task, prev_cpu, SD_BALANCE_WAKE, waker_cpu, current);
         if cpu != prev_cpu {
             // set_task_cpu → migrate_task_rq_fair, then set_task_rq.
             self.cfs.migrate_task_rq(se);
@@ -880,6 +863,34 @@ impl Simulation {
         self.hrtick_update(cpu);
         let preempt = self.check_preempt_curr(cpu, task, 0);
         self.record_wakeup(cpu, task, preempt, false, waker_cpu, prev_cpu);
+    }
+
+    /// `select_task_rq` (4.4 core.c): the class chooses only for a task
+    /// allowed on more than one CPU (`nr_cpus_allowed > 1`); a choice
+    /// outside the mask falls back (`select_fallback_rq`: the previous CPU
+    /// if allowed, else the first allowed CPU).
+    fn select_task_rq(
+        &mut self,
+        task: TaskId,
+        prev_cpu: CpuId,
+        sd_flag: u32,
+        this_cpu: CpuId,
+        current: Option<TaskId>,
+    ) -> Placement {
+        let cause = if sd_flag & SD_BALANCE_FORK != 0 { MigrateCause::Fork } else { MigrateCause::IdleSibling };
+        let mut placed = Placement { cpu: prev_cpu, cause };
+        if self.tasks[task.index()].nr_cpus_allowed > 1 {
+            placed =
+                self.with_smp(|smp, sim| smp.select_task_rq_fair(sim, task, prev_cpu, sd_flag, this_cpu, current));
+        }
+        let allowed = &self.tasks[task.index()].affinity;
+        if !allowed.contains(placed.cpu) {
+            placed = Placement { cpu: prev_cpu, cause };
+            if !allowed.contains(prev_cpu) {
+                placed.cpu = allowed.iter().next().expect("validated affinity is never empty");
+            }
+        }
+        placed
     }
 
     /// The running task blocks: it stops being `TASK_RUNNING` and asks for a

@@ -8,6 +8,7 @@
 //! `tools/perf/builtin-sched.c` (comm width 30).
 
 use super::{Item, Trace};
+use crate::metrics::history::SchedRecord;
 use std::fmt::Write;
 
 const COMM_WIDTH: usize = 30;
@@ -57,34 +58,33 @@ pub fn render(t: &Trace) -> String {
                 msecs(run_ns),
             );
         }
+        // perf's event lines: time, CPU and the task running there, the three
+        // columns left blank, then what happened.
         Item::Wakeup { rec, task, curr, .. } => {
-            let _ = writeln!(
-                out,
-                "{:>15} [{:04}]  {:<w$}   {:>9}  {:>9}  {:>9} awakened: {}",
-                secs(rec.at.ns()),
-                rec.cpu.0,
-                t.label(curr),
-                "",
-                "",
-                "",
-                t.label(Some(task)),
-            );
+            let what = format!("awakened: {}", t.label(Some(task)));
+            event_line(&mut out, rec, &t.label(curr), &what);
         }
         Item::Migrate { rec, task, orig_cpu, dest_cpu, curr, .. } => {
-            let _ = writeln!(
-                out,
-                "{:>15} [{:04}]  {:<w$}   {:>9}  {:>9}  {:>9} migrated: {} cpu {} => {}",
-                secs(rec.at.ns()),
-                rec.cpu.0,
-                t.label(curr),
-                "",
-                "",
-                "",
-                t.label(Some(task)),
-                orig_cpu,
-                dest_cpu,
-            );
+            let what = format!("migrated: {} cpu {} => {}", t.label(Some(task)), orig_cpu, dest_cpu);
+            event_line(&mut out, rec, &t.label(curr), &what);
         }
     });
     out
+}
+
+/// One of `perf sched timehist`'s event lines (`-w` wakeups, `-M`
+/// migrations): time, CPU, the task running there, blank time columns, the
+/// event.
+fn event_line(out: &mut String, rec: &SchedRecord, curr: &str, what: &str) {
+    let w = COMM_WIDTH;
+    let _ = writeln!(
+        out,
+        "{:>15} [{:04}]  {:<w$}   {:>9}  {:>9}  {:>9} {what}",
+        secs(rec.at.ns()),
+        rec.cpu.0,
+        curr,
+        "",
+        "",
+        ""
+    );
 }

@@ -467,18 +467,13 @@ impl RunReport {
         }
         let mut occupancy = rec.occupancy.series(sim.now());
         let shape = &spec.machine.shape;
-        let cores = u32::from(shape.cores_per_socket).max(1);
-        let total = shape.total_cores().max(1);
         occupancy.places = (0..spec.cpus)
-            .map(|c| {
-                // The enumeration of sched::topology: thread-major, then socket, then core.
-                let rem = u32::from(c) % total;
-                super::occupancy::CpuPlace {
-                    socket: (rem / cores) as u16,
-                    core: rem as u16,
-                    thread: (u32::from(c) / total) as u16,
-                    isolated: spec.machine.isolcpus.contains(CpuId(c)),
-                }
+            .map(CpuId)
+            .map(|cpu| super::occupancy::CpuPlace {
+                socket: shape.socket_of(cpu),
+                core: shape.core_of(cpu) as u16,
+                thread: shape.thread_of(cpu),
+                isolated: spec.machine.isolcpus.contains(cpu),
             })
             .collect();
         RunReport {

@@ -97,6 +97,21 @@ impl MachineShape {
         u32::from(self.sockets) * u32::from(self.cores_per_socket)
     }
 
+    /// Global core index of `cpu` (`socket * cores_per_socket + core`): the
+    /// numbering is thread-major, so CPU i's siblings are i + k·cores.
+    pub fn core_of(&self, cpu: CpuId) -> u32 {
+        u32::from(cpu.0) % self.total_cores()
+    }
+
+    pub fn socket_of(&self, cpu: CpuId) -> u16 {
+        (self.core_of(cpu) / u32::from(self.cores_per_socket)) as u16
+    }
+
+    /// Which hardware thread of its core `cpu` is.
+    pub fn thread_of(&self, cpu: CpuId) -> u16 {
+        (u32::from(cpu.0) / self.total_cores()) as u16
+    }
+
     /// Why this shape cannot be built, if it cannot: every size at least 1,
     /// at most `cpus_max` CPUs, at most `THREADS_PER_CORE_MAX` threads,
     /// `numa_nodes` dividing `sockets`. The message names the field.
@@ -617,11 +632,11 @@ impl Topology {
 
     /// Global core index: `socket * cores_per_socket + core`.
     pub fn core_of(&self, cpu: CpuId) -> u32 {
-        u32::from(cpu.0) % self.shape.total_cores()
+        self.shape.core_of(cpu)
     }
 
     pub fn socket_of(&self, cpu: CpuId) -> u16 {
-        (self.core_of(cpu) / u32::from(self.shape.cores_per_socket)) as u16
+        self.shape.socket_of(cpu)
     }
 
     /// `cpu_to_node`: sockets are spread evenly over the nodes.

@@ -122,10 +122,6 @@ pub struct SchedFeatures {
     pub wakeup_preemption: bool,
     pub hrtick: bool,
     pub double_tick: bool,
-    /// `LB_BIAS` (4.4 features.h, default on): `source_load`/`target_load` mix
-    /// in `cpu_load[]`. Not yet settable from `[features]` nor listed by
-    /// `iter` (that would change every report's feature list).
-    pub lb_bias: bool,
 }
 
 impl Default for SchedFeatures {
@@ -138,7 +134,6 @@ impl Default for SchedFeatures {
             wakeup_preemption: true,
             hrtick: false,
             double_tick: false,
-            lb_bias: true,
         }
     }
 }

@@ -571,12 +571,6 @@ impl Smp44 {
             cause,
             dst_nr_running: 0,
         };
-        let idle_index = match idle {
-            CpuIdleType::Idle => 0,
-            CpuIdleType::NotIdle => 1,
-            CpuIdleType::NewlyIdle => 2,
-        };
-        self.stats.lb_count[idle_index] += 1;
         let parent = if level + 1 < self.levels(this_cpu) { Some(self.dom(this_cpu, level + 1)) } else { None };
         let mut continue_balancing = true;
         let mut ld_moved = 0u32;
@@ -684,9 +678,6 @@ impl Smp44 {
                 } else if st.balance_interval < st_max {
                     // If we've begun active balancing, start to back off.
                     st.balance_interval *= 2;
-                }
-                if ld_moved > 0 {
-                    self.stats.lb_moved[idle_index] += 1;
                 }
                 self.cache_interval(hz, this_cpu, level);
                 LbOutcome { moved: ld_moved, continue_balancing }

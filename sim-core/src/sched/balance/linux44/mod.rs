@@ -21,9 +21,10 @@ use super::{CpuIdleType, Machine, MigrateCause};
 use crate::cpuset::CpuSet;
 use crate::ids::{CpuId, TaskId};
 use crate::sched::cpu_load::CpuLoad;
-use crate::sched::topology::{DomainId, SD_BALANCE_NEWIDLE, SD_LOAD_BALANCE, SD_SERIALIZE, Topology};
+use crate::sched::topology::{DomainId, SD_BALANCE_NEWIDLE, SD_LOAD_BALANCE, Topology};
 
 pub use load_balance::LbOutcome;
+pub use wake::Placement;
 
 /// `sysctl_sched_migration_cost` (4.4 fair.c): 0.5 ms.
 pub const SYSCTL_SCHED_MIGRATION_COST_NS: u64 = 500_000;
@@ -89,18 +90,6 @@ pub struct Wakee {
     pub last_wakee: Option<TaskId>,
 }
 
-/// Counters a report can show about balancing itself.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct BalanceStats {
-    /// `load_balance` calls by idle type (idle, not idle, newly idle).
-    pub lb_count: [u64; 3],
-    /// Of those, the ones that moved something.
-    pub lb_moved: [u64; 3],
-    pub active_balances: u64,
-    pub nohz_kicks: u64,
-    pub newidle_skipped: u64,
-}
-
 /// The 4.4 SMP policy and its state.
 #[derive(Clone, Debug)]
 pub struct Smp44 {
@@ -135,7 +124,6 @@ pub struct Smp44 {
     /// Features `LB_BIAS` and `CACHE_HOT_BUDDY` (4.4 features.h: both on).
     pub lb_bias: bool,
     pub cache_hot_buddy: bool,
-    pub stats: BalanceStats,
 }
 
 impl Smp44 {
@@ -206,7 +194,6 @@ impl Smp44 {
             lb_scratch: CpuSet::empty(topo.cpus()),
             lb_bias: true,
             cache_hot_buddy: true,
-            stats: BalanceStats::default(),
             topo,
         };
         // The machine starts idle: every CPU went idle at boot (idle_stamp
@@ -262,10 +249,8 @@ impl Smp44 {
         let max = self.max_load_balance_interval;
         let st = &mut self.sd[cpu.index()][level];
         let ms = st.balance_interval;
-        st.jiffies = [
-            Self::msecs_to_jiffies(ms, hz).clamp(1, max),
-            Self::msecs_to_jiffies(ms * busy_factor, hz).clamp(1, max),
-        ];
+        st.jiffies =
+            [Self::msecs_to_jiffies(ms, hz).clamp(1, max), Self::msecs_to_jiffies(ms * busy_factor, hz).clamp(1, max)];
         st.jiffies_for = ms;
     }
 
@@ -366,7 +351,6 @@ impl Smp44 {
             }
             // SD_SERIALIZE's `balancing` spinlock never contends: one CPU
             // balances at a time in a sequential model.
-            let _ = flags & SD_SERIALIZE;
             let mut interval = self.get_sd_balance_interval(m, cpu, level, idle != CpuIdleType::Idle);
             if jiffies >= self.sd[cpu.index()][level].last_balance + interval {
                 let outcome = self.load_balance(m, cpu, level, idle, cause);
@@ -412,7 +396,6 @@ impl Smp44 {
             return false;
         }
         if self.rqs[cpu.index()].avg_idle < SYSCTL_SCHED_MIGRATION_COST_NS || !self.overload {
-            self.stats.newidle_skipped += 1;
             self.update_next_balance(m, cpu, 0, false, &mut next_balance);
         } else {
             m.update_blocked_averages(cpu);
@@ -577,7 +560,6 @@ impl Smp44 {
             return;
         }
         self.rqs[ilb.index()].balance_kick = true;
-        self.stats.nohz_kicks += 1;
         m.kick_nohz_balancer(ilb);
     }
 
@@ -650,7 +632,6 @@ impl Smp44 {
                 d.flags & SD_LOAD_BALANCE != 0 && d.span.contains(busiest)
             });
             if let Some(level) = level {
-                self.stats.active_balances += 1;
                 self.detach_one_task(m, target, level, busiest);
             }
         }

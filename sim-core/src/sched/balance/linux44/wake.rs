@@ -60,40 +60,11 @@ impl Smp44 {
         !(slave < factor || master < slave * factor)
     }
 
-    /// `select_task_rq` (4.4 core.c) → `select_task_rq_fair` for a wake-up
-    /// (`SD_BALANCE_WAKE`) run on `this_cpu` by `current`, or a fork
-    /// (`SD_BALANCE_FORK`) run on `this_cpu`. A task allowed on one CPU is
-    /// not asked about (`nr_cpus_allowed > 1`).
-    pub fn select_task_rq(
-        &mut self,
-        m: &impl Machine,
-        p: TaskId,
-        prev_cpu: CpuId,
-        sd_flag: u32,
-        this_cpu: CpuId,
-        current: Option<TaskId>,
-    ) -> Placement {
-        let allowed = m.cpus_allowed(p);
-        let fallback = |cause| Placement { cpu: prev_cpu, cause };
-        let default_cause = if sd_flag & SD_BALANCE_FORK != 0 { MigrateCause::Fork } else { MigrateCause::IdleSibling };
-        if allowed.len() <= 1 {
-            let only = allowed.iter().next().unwrap_or(prev_cpu);
-            return Placement { cpu: only, cause: default_cause };
-        }
-        let mut placed = self.select_task_rq_fair(m, p, prev_cpu, sd_flag, this_cpu, current);
-        // select_task_rq: a CPU outside the mask goes through select_fallback_rq
-        // (the first allowed CPU, online and active, in 4.4's first pass: same node first).
-        if !m.cpus_allowed(p).contains(placed.cpu) {
-            placed = fallback(default_cause);
-            if !m.cpus_allowed(p).contains(placed.cpu) {
-                placed.cpu = m.cpus_allowed(p).iter().next().expect("validated affinity is never empty");
-            }
-        }
-        placed
-    }
-
-    /// `select_task_rq_fair` (4.4 fair.c).
-    fn select_task_rq_fair(
+    /// `select_task_rq_fair` (4.4 fair.c) for a wake-up (`SD_BALANCE_WAKE`)
+    /// run on `this_cpu` by `current`, or a fork (`SD_BALANCE_FORK`) run on
+    /// `this_cpu`. The core's `select_task_rq` (the engine) calls it only for
+    /// a task allowed on more than one CPU.
+    pub fn select_task_rq_fair(
         &self,
         m: &impl Machine,
         p: TaskId,
