@@ -40,6 +40,23 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         plot: Option<PathBuf>,
     },
+    /// Run the scenario's workload for real on this Linux machine (threads,
+    /// sleeps, wake-ups, affinity, nice, cgroups, sessions) and report its
+    /// scheduling delays in `run`'s shape, measured by the threads' own
+    /// timestamps and by `perf sched` where permitted.
+    Measure(MeasureArgs),
+    /// Measure K times, simulate the same scenario on the machine measured,
+    /// and compare the delay percentiles per task (error and a ±25% verdict).
+    Validate {
+        #[command(flatten)]
+        measure: MeasureArgs,
+        /// Measurements to take (the table shows their median and min–max).
+        #[arg(long, default_value_t = 3)]
+        repeat: u32,
+    },
+    /// The worker process of `measure` (started by it, not by hand).
+    #[command(name = "__measure-worker", hide = true)]
+    MeasureWorker,
     /// Run a grid of settings (`--vary`, in parallel over cores) and rank
     /// them by the target task's scheduling delay.
     Sweep(SweepArgs),
@@ -185,6 +202,35 @@ pub struct Common {
     /// Print the report as JSON (the documented schema) instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct MeasureArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Apply this `[variants.NAME]` section.
+    #[arg(long)]
+    pub variant: Option<String>,
+    /// How long to run (e.g. `5s`), instead of the scenario's duration.
+    #[arg(long)]
+    pub duration: Option<String>,
+    /// Host CPUs to run on (`0-3`): scenario CPU i runs on the i-th listed
+    /// CPU, wrapping when the scenario has more CPUs than listed.
+    #[arg(long, value_name = "LIST")]
+    pub cpus: Option<String>,
+    /// Write the sysctls and scheduler features the scenario sets (restored
+    /// afterwards, also on Ctrl-C and on error). Without it, such scenarios are refused.
+    #[arg(long)]
+    pub apply_sysctls: bool,
+    /// Directory for the I/O steps' files (I/O scenarios are refused for now).
+    #[arg(long, value_name = "DIR")]
+    pub io_dir: Option<PathBuf>,
+    /// Do not record with `perf sched`: the threads' own timestamps only.
+    #[arg(long)]
+    pub no_perf: bool,
+    /// List every task instance instead of merging instances by name.
+    #[arg(long)]
+    pub per_task: bool,
 }
 
 #[derive(Debug, Args)]

@@ -33,7 +33,8 @@ pub fn write_man_pages(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut cmd = Cli::command();
     cmd.build();
     let mut pages = vec![("sim-cli".to_string(), render(cmd.clone()))];
-    for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+    // No page for `help` or for hidden internals (`__measure-worker`).
+    for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help" && !s.is_hide_set()) {
         let name = format!("sim-cli-{}", sub.get_name());
         pages.push((name.clone(), render(sub.clone().name(name))));
     }
@@ -62,7 +63,7 @@ mod tests {
     use super::*;
 
     fn subcommands() -> Vec<String> {
-        Cli::command().get_subcommands().map(|s| s.get_name().to_string()).collect()
+        Cli::command().get_subcommands().filter(|s| !s.is_hide_set()).map(|s| s.get_name().to_string()).collect()
     }
 
     #[test]

@@ -27,6 +27,9 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = args::parse();
+    if let args::Command::MeasureWorker = cli.command {
+        return ExitCode::from(measure::worker::main());
+    }
     match run::execute(cli) {
         Ok(text) => match std::io::stdout().lock().write_all(text.as_bytes()) {
             // A reader that stops early (`| head`) is not an error.

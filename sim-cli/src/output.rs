@@ -16,6 +16,11 @@ fn pct(part: u64, whole: u64) -> String {
 }
 
 fn header(r: &RunReport, out: &mut String) {
+    if let sim_core::metrics::measured::ReportSource::Measured(m) = &r.source {
+        crate::measure::text::header(r, m, out);
+        tasks_line(r, out);
+        return;
+    }
     let s = &r.settings;
     let t = &s.tunables;
     let _ = writeln!(
@@ -224,6 +229,12 @@ const CPU_LINES_MAX: usize = 8;
 /// span idled). One line per CPU for small machines or the CPUs `selected`
 /// (`--cpus`); otherwise the compact utilisation listing and a summary.
 fn cpus(r: &RunReport, selected: Option<&[u16]>, out: &mut String) {
+    if let sim_core::metrics::measured::ReportSource::Measured(m) = &r.source
+        && m.delays_from != "perf"
+    {
+        let _ = writeln!(out, "\nCPUs: (per-CPU figures come from perf sched, which was not used)");
+        return;
+    }
     let moved: u64 = r.cpus.iter().map(|c| c.migrations_in).sum();
     if selected.is_some() || r.cpus.len() <= CPU_LINES_MAX {
         let _ = writeln!(out, "\nCPUs: utilisation, context switches, migrations and balance gap");
@@ -337,6 +348,9 @@ fn migrations(r: &RunReport, per_task: bool, out: &mut String) {
 /// Task groups: shares, CPU time, and the weight their per-CPU entities had
 /// when their tasks woke (what they competed with at the level above).
 fn groups(r: &RunReport, out: &mut String) {
+    if r.source.name() == "measured" {
+        return;
+    }
     let s = &r.settings;
     let _ = writeln!(
         out,
@@ -462,6 +476,10 @@ fn history(r: &RunReport, out: &mut String) {
         secs(w.start_ns),
         secs(w.end_ns)
     );
+    if v.history.is_empty() && r.source.name() == "measured" {
+        let _ = writeln!(out, "(a measured run has no vruntime history; `perf sched timehist` on a recording shows the CPU around it)");
+        return;
+    }
     let _ = writeln!(out, "History on CPU {} around it (perf sched timehist; * = victim; vruntimes in ns):", w.cpu);
     if v.history_truncated {
         let _ = writeln!(out, "  (older records had already left the history ring)");
@@ -566,6 +584,9 @@ pub fn run_text(r: &RunReport, per_task: bool, cpus: Option<&[u16]>) -> String {
     crate::io_output::io_text(r, &mut out);
     victim(r, &mut out);
     history(r, &mut out);
+    if let sim_core::metrics::measured::ReportSource::Measured(m) = &r.source {
+        crate::measure::text::views(m, &mut out);
+    }
     out
 }
 

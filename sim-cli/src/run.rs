@@ -15,6 +15,18 @@ const TRACE_RECORDS_MAX: usize = 20_000_000;
 
 pub fn execute(cli: Cli) -> Result<String> {
     match cli.command {
+        Command::Measure(m) => {
+            let opts = measure_options(&m);
+            let report = crate::measure::measure(&m.common.file, &opts)?;
+            if m.common.json {
+                return Ok(report_json(&report) + "\n");
+            }
+            Ok(output::run_text(&report, m.per_task, None))
+        }
+        Command::Validate { measure, repeat } => {
+            crate::measure::validate::validate(&measure.common.file, &measure_options(&measure), repeat, measure.common.json)
+        }
+        Command::MeasureWorker => bail!("`__measure-worker` is started by `measure`, not by hand"),
         Command::Run { common, variant, per_task, blkparse, export } => {
             let base = load(&common)?;
             let scenario = match &variant {
@@ -220,6 +232,19 @@ fn trace_window(export: &Export, scenario: &Scenario, quiet: bool) -> Result<Opt
         return Err(bad(&format!("the run ends at {}", sim_core::time::format_duration(duration))));
     }
     Ok(Some(TraceWindow { from: SimTime(from), to: SimTime(to), ..all }))
+}
+
+fn measure_options(m: &crate::args::MeasureArgs) -> crate::measure::Options {
+    crate::measure::Options {
+        variant: m.variant.clone(),
+        sets: m.common.set.clone(),
+        duration: m.duration.clone(),
+        cpus: m.cpus.clone(),
+        apply_sysctls: m.apply_sysctls,
+        io_dir: m.io_dir.clone(),
+        no_perf: m.no_perf,
+        progress: !m.common.json,
+    }
 }
 
 fn load(common: &Common) -> Result<Scenario> {

@@ -1,9 +1,386 @@
 //! `sim-cli measure` and `sim-cli validate`: run a scenario's workload on the
 //! real kernel this process runs on, and put the measurement beside the
-//! simulator's prediction. Everything here is I/O; `sim-core` stays pure.
+//! simulator's prediction. Everything here is I/O; `sim-core` stays pure and
+//! only turns the plain data measured into a report (`RunReport::measured`).
+//!
+//! A measurement: probe the host (`host`) → plan workers and refuse what the
+//! host cannot reproduce (`plan`) → restore what a killed run left behind →
+//! write sysctls (`sysctl`, only with `--apply-sysctls`) → create cgroups
+//! (`cgroup`) → FIFOs for wake-ups and work items → worker processes
+//! (`worker`, one per session and cgroup; their threads run the programs,
+//! `thread`) → `perf sched record` (`perf`) → go → results → `perf sched
+//! script` parsed (`perf_script`) → the report (`collect`). Cleanup runs on
+//! every path, Ctrl-C included (`signals`).
 
 pub mod cgroup;
+pub mod collect;
 pub mod host;
 pub mod perf;
 pub mod perf_script;
+pub mod plan;
+pub mod signals;
 pub mod sysctl;
+pub mod text;
+pub mod thread;
+pub mod validate;
+pub mod worker;
+
+use anyhow::{Context, Result, anyhow, bail};
+use plan::{Plan, WorkerInput};
+use sim_core::{RunReport, Scenario};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// Gaps longer than this inside a CPU burst count as preemption (the
+/// thread's own view): above timer-interrupt and VM-exit noise (a few µs),
+/// below any scheduling slice.
+pub const GAP_NS: u64 = 20_000;
+
+/// The longest `measure` run accepted.
+pub const DURATION_MAX_NS: u64 = 3_600_000_000_000;
+
+/// How a measurement is asked for.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    pub variant: Option<String>,
+    pub sets: Vec<String>,
+    /// `--duration`: replaces the scenario's duration.
+    pub duration: Option<String>,
+    pub cpus: Option<String>,
+    pub apply_sysctls: bool,
+    pub io_dir: Option<PathBuf>,
+    /// Do not record with perf (threads' timestamps only).
+    pub no_perf: bool,
+    /// Progress and notes on stderr.
+    pub progress: bool,
+}
+
+/// The scenario as `run` would build it, with `--duration` applied.
+pub fn scenario(file: &Path, opts: &Options) -> Result<(String, Scenario)> {
+    let (text, base) = crate::run::load_text(file)?;
+    let s = match &opts.variant {
+        Some(v) => base.with_variant(v)?,
+        None => base,
+    };
+    let mut sets = opts.sets.clone();
+    if let Some(d) = &opts.duration {
+        sets.push(format!("duration={d}"));
+    }
+    let s = crate::run::with_sets(&s, &sets)?;
+    if s.spec.duration_ns > DURATION_MAX_NS {
+        bail!("duration: a measurement runs in real time; at most 1h is accepted (use --duration)");
+    }
+    Ok((text, s))
+}
+
+/// The sets a worker applies: the user's, then the duration.
+fn all_sets(opts: &Options) -> Vec<String> {
+    let mut sets = opts.sets.clone();
+    if let Some(d) = &opts.duration {
+        sets.push(format!("duration={d}"));
+    }
+    sets
+}
+
+/// Checks everything `measure` would refuse, without running anything.
+pub fn preflight(file: &Path, opts: &Options) -> Result<(Scenario, host::HostInfo, Plan)> {
+    if !cfg!(target_os = "linux") {
+        bail!(plan::Refusal(
+            "`measure` runs the workload on the Linux kernel it runs on; this host is not Linux. Run it on the Linux machine you want to measure".into()
+        ));
+    }
+    let (_, scenario) = scenario(file, opts)?;
+    let host = host::probe().context("reading the host's kernel, CPUs and cgroups")?;
+    let plan = plan::plan(
+        &scenario,
+        &host,
+        &plan::PlanOptions { cpus: opts.cpus.as_deref(), apply_sysctls: opts.apply_sysctls, io_dir: opts.io_dir.as_deref() },
+    )?;
+    if !plan.groups.is_empty() {
+        cgroup::Cgroups::check_permission(&host).map_err(|why| {
+            anyhow!(plan::Refusal(format!(
+                "the scenario places tasks in cgroups ({}), and this process cannot create them: {why}",
+                plan.groups.iter().map(|g| g.0.as_str()).collect::<Vec<_>>().join(", ")
+            )))
+        })?;
+    }
+    Ok((scenario, host, plan))
+}
+
+/// A started worker process.
+struct Worker {
+    child: Child,
+    stdin: ChildStdin,
+    lines: mpsc::Receiver<String>,
+    pid: u32,
+}
+
+impl Worker {
+    fn send(&mut self, line: &str) -> Result<()> {
+        writeln!(self.stdin, "{line}").and_then(|()| self.stdin.flush()).context("writing to a worker process")
+    }
+
+    /// The next line, or an error naming the step (a worker's `{"error"}` included).
+    fn recv(&self, step: &str, timeout: Duration) -> Result<String> {
+        let line = self
+            .lines
+            .recv_timeout(timeout)
+            .map_err(|_| anyhow!("worker process {} did not answer at step `{step}`", self.pid))?;
+        if let Ok(v) = serde_json::from_str::<serde_json::Value>(&line)
+            && let Some(e) = v.get("error").and_then(|e| e.as_str())
+        {
+            bail!("worker process {} at step `{step}`: {e}", self.pid);
+        }
+        Ok(line)
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        // Only our own child, by its pid; reaped so no zombie is left.
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+        }
+        let _ = self.child.wait();
+    }
+}
+
+/// The run's FIFOs, removed with their directory on drop.
+struct FifoDir(PathBuf);
+
+impl FifoDir {
+    fn create(scenario: &Scenario) -> Result<FifoDir> {
+        let dir = std::env::temp_dir().join(format!("schedlab-measure-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        let d = FifoDir(dir);
+        let mode = rustix::fs::Mode::from_raw_mode(0o600);
+        for ts in &scenario.spec.tasks {
+            for i in 0..ts.count {
+                let t = ts.first.0 + i;
+                rustix::fs::mkfifoat(rustix::fs::CWD, d.0.join(format!("wake-{t}")), mode).context("mkfifo")?;
+                if ts.program.steps.contains(&sim_core::workload::Step::Serve) {
+                    rustix::fs::mkfifoat(rustix::fs::CWD, d.0.join(format!("items-{t}")), mode).context("mkfifo")?;
+                }
+            }
+        }
+        Ok(d)
+    }
+}
+
+impl Drop for FifoDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn spawn_worker(input: &WorkerInput) -> Result<Worker> {
+    let exe = std::env::current_exe().context("finding sim-cli's own executable to start a worker")?;
+    let mut child = Command::new(exe)
+        .arg("__measure-worker")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .context("starting a worker process")?;
+    let pid = child.id();
+    let stdin = child.stdin.take().ok_or_else(|| anyhow!("worker stdin"))?;
+    let stdout = child.stdout.take().ok_or_else(|| anyhow!("worker stdout"))?;
+    let (tx, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut w = Worker { child, stdin, lines, pid };
+    w.send(&serde_json::to_string(input)?)?;
+    Ok(w)
+}
+
+/// Everything one measured run produced, before it becomes a report.
+pub struct Raw {
+    pub t0: u64,
+    pub end: u64,
+    pub results: Vec<thread::ThreadResult>,
+    pub dropped: Vec<(u32, u64)>,
+    pub perf_text: Option<String>,
+    pub perf_missing: Option<String>,
+    pub applied: Vec<(String, String)>,
+}
+
+/// Runs the scenario's workload once on this host and reports it.
+pub fn measure(file: &Path, opts: &Options) -> Result<RunReport> {
+    let (scenario, host, plan) = preflight(file, opts)?;
+    let (text, _) = crate::run::load_text(file)?;
+    for w in &plan.warnings {
+        eprintln!("note: {w}");
+    }
+    let raw = run_once(file, &text, &scenario, &host, &plan, opts)?;
+    collect::report(&scenario, &host, &plan, raw)
+}
+
+/// One run: setup, workers, perf, go, results, cleanup (on every path).
+pub fn run_once(file: &Path, text: &str, scenario: &Scenario, host: &host::HostInfo, plan: &Plan, opts: &Options) -> Result<Raw> {
+    let flag = signals::install()?;
+    for g in cgroup::remove_stale().unwrap_or_default() {
+        eprintln!("note: removed the cgroup {} left by a killed run", g.display());
+    }
+    for s in sysctl::restore_stale().unwrap_or_default() {
+        eprintln!("note: restored {s}, left changed by a killed run");
+    }
+    let perf_missing = if opts.no_perf { Some("--no-perf was given".to_string()) } else { perf::check_available().err() };
+    if let (Some(why), true) = (&perf_missing, opts.progress) {
+        eprintln!("note: delays from the threads' own timestamps only; perf sched is not used: {why}");
+    }
+
+    let mut applied = Vec::new();
+    let mut located = Vec::new();
+    for (name, value) in &plan.settings {
+        let path = sysctl::locate(name, host).map_err(|why| anyhow!(plan::Refusal(format!("{name}: {why}"))))?;
+        located.push((path, value.clone()));
+        applied.push((name.clone(), value.clone()));
+    }
+    let guard = if located.is_empty() { None } else { Some(sysctl::SysctlGuard::apply(&located).context("writing the scenario's kernel settings")?) };
+    let cgroups = if plan.groups.is_empty() { None } else { Some(cgroup::Cgroups::create(host, &plan.groups).context("creating the scenario's cgroups")?) };
+    let fifos = FifoDir::create(scenario)?;
+
+    let use_perf = perf_missing.is_none();
+    let result = run_workers(file, text, scenario, plan, opts, cgroups.as_ref(), &fifos, &flag, use_perf);
+
+    // Cleanup on every path; the first error wins, cleanup errors are said.
+    drop(fifos);
+    let mut cleanup_errors = Vec::new();
+    if let Some(c) = cgroups
+        && let Err(e) = c.remove()
+    {
+        cleanup_errors.push(format!("removing the cgroups: {e:#}"));
+    }
+    if let Some(g) = guard
+        && let Err(e) = g.restore()
+    {
+        cleanup_errors.push(format!("restoring the kernel settings: {e:#}"));
+    }
+    for e in &cleanup_errors {
+        eprintln!("error: cleanup: {e}");
+    }
+    let (t0, end, results, dropped, perf_text) = result?;
+    if signals::interrupted() {
+        bail!("interrupted: the workload was stopped; cgroups and kernel settings were cleaned up");
+    }
+    if !cleanup_errors.is_empty() {
+        bail!("cleanup failed: {}", cleanup_errors.join("; "));
+    }
+    Ok(Raw { t0, end, results, dropped, perf_text, perf_missing, applied })
+}
+
+type WorkersOut = (u64, u64, Vec<thread::ThreadResult>, Vec<(u32, u64)>, Option<String>);
+
+#[allow(clippy::too_many_arguments)]
+fn run_workers(
+    file: &Path,
+    text: &str,
+    scenario: &Scenario,
+    plan: &Plan,
+    opts: &Options,
+    cgroups: Option<&cgroup::Cgroups>,
+    fifos: &FifoDir,
+    flag: &std::sync::atomic::AtomicBool,
+    use_perf: bool,
+) -> Result<WorkersOut> {
+    let setup = Duration::from_secs(10);
+    let mut workers = Vec::new();
+    for w in &plan.workers {
+        let input = WorkerInput {
+            file: file.display().to_string(),
+            text: text.to_string(),
+            variant: opts.variant.clone(),
+            sets: all_sets(opts),
+            worker: w.clone(),
+            cpu_map: plan.cpu_map.clone(),
+            waker_cpus: plan.waker_cpus.clone(),
+            fifo_dir: fifos.0.display().to_string(),
+            gap_ns: GAP_NS,
+        };
+        workers.push(spawn_worker(&input)?);
+    }
+    for (w, wp) in workers.iter().zip(&plan.workers) {
+        w.recv("setsid", setup)?;
+        if let Some(c) = cgroups
+            && wp.group != "/"
+        {
+            c.move_process(cgroup::CgTarget::Group(&wp.group), w.pid)
+                .with_context(|| format!("moving worker {} into the cgroup {}", w.pid, wp.group))?;
+        }
+    }
+    for w in &mut workers {
+        w.send("threads")?;
+    }
+    for w in &workers {
+        let line = w.recv("threads", setup)?;
+        let _: worker::Tids = serde_json::from_str(&line).context("reading a worker's thread ids")?;
+    }
+    let recorder =
+        if use_perf { Some(perf::PerfRecorder::start(&fifos.0).context("starting perf sched record")?) } else { None };
+    let t0 = thread::now_ns() + 50_000_000;
+    let end = t0 + scenario.spec.duration_ns;
+    for w in &mut workers {
+        w.send(&format!("go {t0} {end}"))?;
+    }
+    if opts.progress {
+        eprintln!(
+            "measuring {} for {:.1} s on this host ({} worker process{}, {} thread{})…",
+            if scenario.spec.name.is_empty() { file.display().to_string() } else { scenario.spec.name.clone() },
+            scenario.spec.duration_ns as f64 / 1e9,
+            workers.len(),
+            if workers.len() == 1 { "" } else { "es" },
+            scenario.spec.tasks.iter().map(|t| t.count).sum::<u32>(),
+            if scenario.spec.tasks.iter().map(|t| t.count).sum::<u32>() == 1 { "" } else { "s" },
+        );
+    }
+    let bar = crate::progress::bar(scenario.spec.duration_ns.div_ceil(1_000_000_000), "s", opts.progress);
+    let mut results = Vec::new();
+    let mut dropped = Vec::new();
+    let mut stopped = false;
+    for i in 0..workers.len() {
+        // Bounded: the run's length plus a grace period, polled in 200 ms steps.
+        let deadline = end + 10_000_000_000;
+        let line = loop {
+            bar.set_position(thread::now_ns().saturating_sub(t0) / 1_000_000_000);
+            if flag.load(std::sync::atomic::Ordering::Relaxed) && !stopped {
+                stopped = true;
+                for w in &mut workers {
+                    let _ = w.send("stop");
+                }
+            }
+            match workers[i].lines.recv_timeout(Duration::from_millis(200)) {
+                Ok(l) => break l,
+                Err(mpsc::RecvTimeoutError::Timeout) if thread::now_ns() < deadline => continue,
+                Err(_) => bail!("worker process {} ended without results", workers[i].pid),
+            }
+        };
+        if let Ok(v) = serde_json::from_str::<serde_json::Value>(&line)
+            && let Some(e) = v.get("error").and_then(|e| e.as_str())
+        {
+            bail!("worker process {}: {e}", workers[i].pid);
+        }
+        let r: worker::Results = serde_json::from_str(&line).context("reading a worker's results")?;
+        results.extend(r.results);
+        dropped.extend(r.dropped);
+    }
+    bar.finish_and_clear();
+    let perf_text = match recorder {
+        Some(r) => Some(r.stop().context("reading the perf sched recording")?),
+        None => None,
+    };
+    for mut w in workers {
+        let _ = w.child.wait();
+    }
+    results.sort_by_key(|r| r.task);
+    Ok((t0, end, results, dropped, perf_text))
+}

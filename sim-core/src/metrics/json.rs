@@ -17,6 +17,9 @@ pub const SCHEMA: u32 = 1;
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct Report<'a> {
     schema: u32,
+    /// `simulated`, or `measured` (`sim-cli measure`: the workload ran on
+    /// the real kernel described in `measurement.host`).
+    source: &'static str,
     scenario: &'a str,
     variant: Option<&'a str>,
     seed: u64,
@@ -30,6 +33,101 @@ struct Report<'a> {
     victim: Victim<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     io: Option<Io<'a>>,
+    /// Only in a measured report: the host and how the delays were seen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    measurement: Option<Measurement<'a>>,
+}
+
+/// The machine a measured run ran on (`sim-cli measure`).
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+struct Host<'a> {
+    kernel_release: &'a str,
+    /// `cfs` (before 6.6) or `eevdf`.
+    scheduler: &'a str,
+    hz: u32,
+    /// `config` or `measured`.
+    hz_source: &'a str,
+    nohz_idle: Option<bool>,
+    cpus_online: &'a str,
+    sockets: u16,
+    cores_per_socket: u16,
+    threads_per_core: u16,
+    numa_nodes: u16,
+    /// Host CPU that scenario CPU `i` ran on.
+    cpu_map: &'a [u16],
+    preempt: &'a str,
+    preempt_source: &'a str,
+    /// `v1`, `v2` or `none`.
+    cgroup: &'a str,
+    autogroup: Option<bool>,
+    cpu_model: &'a str,
+    virtualized: Option<&'a str>,
+}
+
+/// One declared task's delays from the threads' timestamps and from `perf sched`.
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+struct Views<'a> {
+    name: &'a str,
+    threads_wakeup: Latency,
+    threads_preempt: Latency,
+    perf_wakeup: Option<Latency>,
+    perf_preempt: Option<Latency>,
+    schedstat_run_delay_ns: u64,
+}
+
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+struct Measurement<'a> {
+    host: Host<'a>,
+    /// `perf` or `threads`: which view fills the report's delay figures.
+    delays_from: &'a str,
+    /// Why perf was not used, if it was not.
+    perf_missing: Option<&'a str>,
+    views: Vec<Views<'a>>,
+    /// Sysctls and scheduler features written for the run (restored after it).
+    applied: BTreeMap<&'a str, &'a str>,
+}
+
+fn measurement_dto(m: &super::measured::MeasuredInfo) -> Measurement<'_> {
+    let h = &m.host;
+    Measurement {
+        host: Host {
+            kernel_release: &h.kernel_release,
+            scheduler: &h.scheduler,
+            hz: h.hz,
+            hz_source: &h.hz_source,
+            nohz_idle: h.nohz_idle,
+            cpus_online: &h.cpus_online,
+            sockets: h.sockets,
+            cores_per_socket: h.cores_per_socket,
+            threads_per_core: h.threads_per_core,
+            numa_nodes: h.numa_nodes,
+            cpu_map: &h.cpu_map,
+            preempt: &h.preempt,
+            preempt_source: &h.preempt_source,
+            cgroup: &h.cgroup,
+            autogroup: h.autogroup,
+            cpu_model: &h.cpu_model,
+            virtualized: h.virtualized.as_deref(),
+        },
+        delays_from: &m.delays_from,
+        perf_missing: m.perf_missing.as_deref(),
+        views: m
+            .views
+            .iter()
+            .map(|v| Views {
+                name: &v.name,
+                threads_wakeup: (&v.threads_wakeup).into(),
+                threads_preempt: (&v.threads_preempt).into(),
+                perf_wakeup: v.perf_wakeup.as_ref().map(Latency::from),
+                perf_preempt: v.perf_preempt.as_ref().map(Latency::from),
+                schedstat_run_delay_ns: v.schedstat_run_delay_ns,
+            })
+            .collect(),
+        applied: m.applied.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect(),
+    }
 }
 
 #[derive(Serialize)]
@@ -433,6 +531,7 @@ fn dto(r: &RunReport) -> Report<'_> {
     let s = &r.settings;
     Report {
         schema: SCHEMA,
+        source: r.source.name(),
         scenario: &r.scenario,
         variant: r.variant.as_deref(),
         seed: r.seed,
@@ -549,6 +648,10 @@ fn dto(r: &RunReport) -> Report<'_> {
             history: r.victim.history.iter().map(row).collect(),
         },
         io: r.io.as_ref().map(io_dto),
+        measurement: match &r.source {
+            super::measured::ReportSource::Measured(m) => Some(measurement_dto(m)),
+            super::measured::ReportSource::Simulated => None,
+        },
     }
 }
 

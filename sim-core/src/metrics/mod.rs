@@ -8,6 +8,7 @@ pub mod io_report;
 pub mod json;
 pub mod latency;
 pub mod loglinear;
+pub mod measured;
 pub mod occupancy;
 pub mod recorder;
 pub mod report;

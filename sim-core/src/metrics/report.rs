@@ -29,6 +29,8 @@ pub struct RunReport {
     /// Per-CPU busy share over time, with each CPU's place in the machine
     /// (for the occupancy chart; not in the JSON report).
     pub occupancy: super::occupancy::OccupancySeries,
+    /// Simulated, or measured on a real kernel (with the host's facts).
+    pub source: super::measured::ReportSource,
 }
 
 /// A task group and how much weight its entities carried.
@@ -477,6 +479,7 @@ impl RunReport {
             })
             .collect();
         RunReport {
+            source: super::measured::ReportSource::Simulated,
             occupancy,
             io: super::io_report::IoReport::build(sim),
             task_delays,

@@ -1,0 +1,157 @@
+//! A measured run's raw results (threads' timestamps, `perf sched script`
+//! text) → `sim_core`'s plain `Measurement` → `RunReport::measured`.
+
+use super::host::HostInfo;
+use super::perf_script;
+use super::plan::{Plan, list_text};
+use super::{Raw, thread::ThreadResult};
+use anyhow::Result;
+use sim_core::metrics::measured::{
+    DelayViews, HostFacts, MeasuredCpu, MeasuredInfo, MeasuredTask, Measurement, summarize,
+};
+use sim_core::{RunReport, Scenario};
+use std::collections::BTreeSet;
+
+/// The host as the report records it.
+pub fn host_facts(host: &HostInfo, plan: &Plan) -> HostFacts {
+    HostFacts {
+        kernel_release: host.kernel_release.clone(),
+        scheduler: host.scheduler.to_string(),
+        hz: host.hz,
+        hz_source: host.hz_source.to_string(),
+        nohz_idle: host.nohz_idle,
+        cpus_online: list_text(&host.cpus_online),
+        sockets: host.topology.sockets,
+        cores_per_socket: host.topology.cores_per_socket,
+        threads_per_core: host.topology.threads_per_core,
+        numa_nodes: host.topology.numa_nodes,
+        cpu_map: plan.cpu_map.clone(),
+        preempt: host.preempt.clone(),
+        preempt_source: host.preempt_source.to_string(),
+        cgroup: match host.cgroup {
+            super::host::CgroupVersion::V1 { .. } => "v1",
+            super::host::CgroupVersion::V2 { .. } => "v2",
+            super::host::CgroupVersion::None => "none",
+        }
+        .to_string(),
+        autogroup: host.autogroup,
+        cpu_model: host.cpu_model.clone(),
+        virtualized: host.virtualized.clone(),
+    }
+}
+
+/// Samples `(absolute end, delay)` → `(end from t0, delay)`, inside the window.
+fn rel(samples: &[(u64, u64)], t0: u64) -> Vec<(u64, u64)> {
+    samples.iter().filter(|s| s.0 >= t0).map(|&(e, d)| (e - t0, d)).collect()
+}
+
+/// Builds the report of one measured run.
+pub fn report(scenario: &Scenario, host: &HostInfo, plan: &Plan, raw: Raw) -> Result<RunReport> {
+    Ok(RunReport::measured(scenario, measurement(scenario, host, plan, raw)))
+}
+
+/// The measurement of one run, both views filled.
+pub fn measurement(scenario: &Scenario, host: &HostInfo, plan: &Plan, raw: Raw) -> Measurement {
+    let spec = &scenario.spec;
+    let ntasks: usize = spec.tasks.iter().map(|t| t.count as usize).sum();
+    let scenario_cpu = |host_cpu: u16| plan.cpu_map.iter().position(|&c| c == host_cpu).map(|p| p as u16);
+    let mut threads: Vec<Option<&ThreadResult>> = vec![None; ntasks];
+    for r in &raw.results {
+        if let Some(slot) = threads.get_mut(r.task as usize) {
+            *slot = Some(r);
+        }
+    }
+    let mut tasks: Vec<MeasuredTask> = (0..ntasks)
+        .map(|t| {
+            let ts = spec.tasks.iter().find(|d| (t as u32) >= d.first.0 && (t as u32) < d.first.0 + d.count);
+            let cpus = ts.map_or_else(String::new, |d| {
+                let i = t - d.first.index();
+                list_text(&d.affinity[i].iter().map(|c| plan.cpu_map[usize::from(c.0)]).collect::<Vec<_>>())
+            });
+            match threads[t] {
+                Some(r) => MeasuredTask {
+                    tid: r.tid,
+                    cpus_allowed: cpus,
+                    runtime_ns: r.runtime_ns,
+                    switches: r.switches,
+                    wakeup_delays: r.wakeups.clone(),
+                    preempt_delays: r.preempts.clone(),
+                    responses: r.responses.clone(),
+                    dropped_items: raw.dropped.iter().filter(|d| d.0 as usize == t).map(|d| d.1).sum(),
+                    migrations: 0,
+                    open_wait_ns: None,
+                    worst_cpu: r.worst_cpu.and_then(scenario_cpu),
+                },
+                None => MeasuredTask { cpus_allowed: cpus, ..MeasuredTask::default() },
+            }
+        })
+        .collect();
+    let threads_view = tasks.clone();
+
+    // The kernel's view, when perf recorded it.
+    let mut perf_missing = raw.perf_missing.clone();
+    let summary = raw.perf_text.as_deref().and_then(|text| match perf_script::parse_script(text) {
+        Ok(records) => {
+            let tids: BTreeSet<u32> = tasks.iter().map(|t| t.tid).filter(|&t| t != 0).collect();
+            Some(perf_script::summarize(&records, raw.t0, raw.end, Some(&tids)))
+        }
+        Err(e) => {
+            perf_missing = Some(format!("the perf recording could not be read: {e}"));
+            None
+        }
+    });
+    let mut cpus = vec![MeasuredCpu::default(); usize::from(spec.cpus)];
+    if let Some(sum) = &summary {
+        for t in tasks.iter_mut() {
+            let Some(p) = sum.threads.get(&t.tid) else { continue };
+            t.wakeup_delays = rel(&p.wakeup_delays, raw.t0);
+            t.preempt_delays = rel(&p.preempt_delays, raw.t0);
+            t.runtime_ns = p.runtime_ns;
+            t.switches = p.switches;
+            t.migrations = p.migrations;
+            t.open_wait_ns = p.open_wait_ns;
+        }
+        for (i, c) in cpus.iter_mut().enumerate() {
+            if let Some(pc) = sum.cpus.iter().find(|pc| pc.cpu == plan.cpu_map[i]) {
+                *c = MeasuredCpu {
+                    busy_ns: pc.busy_ns,
+                    switches: pc.switches,
+                    migrations_in: pc.migrations_in,
+                    migrations_out: pc.migrations_out,
+                };
+            }
+        }
+    }
+
+    let views = spec
+        .tasks
+        .iter()
+        .map(|ts| {
+            let range = ts.first.index()..ts.first.index() + ts.count as usize;
+            let merge = |f: &dyn Fn(&MeasuredTask) -> &Vec<(u64, u64)>, from: &[MeasuredTask]| {
+                let all: Vec<(u64, u64)> = from[range.clone()].iter().flat_map(|t| f(t).iter().copied()).collect();
+                summarize(&all)
+            };
+            DelayViews {
+                name: ts.name.clone(),
+                threads_wakeup: merge(&|t| &t.wakeup_delays, &threads_view),
+                threads_preempt: merge(&|t| &t.preempt_delays, &threads_view),
+                perf_wakeup: summary.as_ref().map(|_| merge(&|t| &t.wakeup_delays, &tasks)),
+                perf_preempt: summary.as_ref().map(|_| merge(&|t| &t.preempt_delays, &tasks)),
+                schedstat_run_delay_ns: range.clone().filter_map(|t| threads[t]).map(|r| r.run_delay_ns).sum(),
+            }
+        })
+        .collect();
+    Measurement {
+        info: MeasuredInfo {
+            host: host_facts(host, plan),
+            delays_from: if summary.is_some() { "perf" } else { "threads" }.to_string(),
+            perf_missing,
+            views,
+            applied: raw.applied,
+        },
+        duration_ns: raw.end - raw.t0,
+        tasks,
+        cpus,
+    }
+}

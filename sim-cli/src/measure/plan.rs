@@ -1,0 +1,366 @@
+//! What a measurement will run, and where: the scenario's tasks grouped into
+//! worker processes (one per session and cgroup), scenario CPUs mapped onto
+//! host CPUs, the settings to write, and every reason the host cannot
+//! reproduce the scenario (a `Refusal`, exit 2).
+
+use super::host::HostInfo;
+use serde::{Deserialize, Serialize};
+use sim_core::Scenario;
+use sim_core::sched::tunables::{CfsTunables, SchedFeatures, TunableScaling, TunableValue};
+use sim_core::workload::Step;
+use std::collections::BTreeMap;
+
+/// Why the host cannot run the scenario as written, with what to do about it.
+#[derive(Debug)]
+pub struct Refusal(pub String);
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Refusal {}
+
+/// One worker process: the tasks of one (session, cgroup) pair.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct WorkerPlan {
+    /// `setsid()` first (a new session, so a new autogroup), when the tasks have one.
+    pub session: Option<String>,
+    /// Written to `/proc/self/autogroup` after `setsid`.
+    pub autogroup_nice: Option<i64>,
+    /// Scenario group path (`/` = the root task group).
+    pub group: String,
+    /// Task instances (`TaskId` index) this process runs.
+    pub tasks: Vec<u32>,
+    /// Sources `(source index, target instance)` whose waker threads live here.
+    pub sources: Vec<(u32, u32)>,
+}
+
+/// Everything a worker needs, sent as one JSON line on its stdin.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct WorkerInput {
+    pub file: String,
+    pub text: String,
+    pub variant: Option<String>,
+    pub sets: Vec<String>,
+    pub worker: WorkerPlan,
+    /// Host CPU of each scenario CPU.
+    pub cpu_map: Vec<u16>,
+    /// Host CPUs the sources' waker threads may use (outside the workload's CPUs when the host has any).
+    pub waker_cpus: Vec<u16>,
+    /// Directory of the FIFOs: `wake-<task>` and `items-<task>`.
+    pub fifo_dir: String,
+    /// Gaps longer than this inside a CPU burst count as time runnable but not running.
+    pub gap_ns: u64,
+}
+
+/// A measurement's plan.
+#[derive(Debug)]
+pub struct Plan {
+    pub workers: Vec<WorkerPlan>,
+    pub cpu_map: Vec<u16>,
+    pub waker_cpus: Vec<u16>,
+    /// `(setting name as the scenario says it, value)` to write with `--apply-sysctls`.
+    pub settings: Vec<(String, String)>,
+    /// Scenario groups other than `/`, with their shares.
+    pub groups: Vec<(String, u64)>,
+    /// Things measured differently from the model, said once on stderr.
+    pub warnings: Vec<String>,
+}
+
+/// Which host CPUs scenario CPUs run on: `--cpus LIST` (scenario CPU i runs
+/// on the i-th listed CPU, wrapping when the scenario has more), else the
+/// first online CPUs.
+pub fn cpu_map(scenario_cpus: u16, online: &[u16], cpus: Option<&str>) -> Result<(Vec<u16>, Vec<String>), Refusal> {
+    let mut warnings = Vec::new();
+    let list: Vec<u16> = match cpus {
+        Some(text) => {
+            // Parsed against the largest CPU number Linux allows, so an
+            // offline or absent CPU is named as such below.
+            let set = sim_core::cpuset::CpuSet::parse(text, 8192)
+                .map_err(|e| Refusal(format!("--cpus {text}: {e}; this host's online CPUs are {}", list_text(online))))?;
+            let list: Vec<u16> = set.iter().map(|c| c.0).collect();
+            if let Some(c) = list.iter().find(|c| !online.contains(c)) {
+                return Err(Refusal(format!(
+                    "--cpus {text}: CPU {c} is not online; this host's online CPUs are {}",
+                    list_text(online)
+                )));
+            }
+            if list.len() < usize::from(scenario_cpus) {
+                warnings.push(format!(
+                    "the scenario's {scenario_cpus} CPUs are folded onto {} host CPUs (--cpus {text}): scenario CPU i runs on the (i mod {})-th listed CPU, so each carries more load than the scenario says",
+                    list.len(),
+                    list.len()
+                ));
+            }
+            list
+        }
+        None => {
+            if online.len() < usize::from(scenario_cpus) {
+                return Err(Refusal(format!(
+                    "the scenario needs {scenario_cpus} CPUs; this host has {} online ({}). Run on a bigger machine, lower `machine.cpus` with --set (and the tasks' CPU lists), or fold the scenario onto the CPUs you have with --cpus LIST (e.g. --cpus {})",
+                    online.len(),
+                    list_text(online),
+                    list_text(online)
+                )));
+            }
+            online.to_vec()
+        }
+    };
+    if list.is_empty() {
+        return Err(Refusal("--cpus: the list is empty".into()));
+    }
+    Ok(((0..usize::from(scenario_cpus)).map(|i| list[i % list.len()]).collect(), warnings))
+}
+
+/// `0-3,8` from a list of CPUs.
+pub fn list_text(cpus: &[u16]) -> String {
+    let mut sorted = cpus.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < sorted.len() {
+        let mut j = i;
+        while j + 1 < sorted.len() && sorted[j + 1] == sorted[j] + 1 {
+            j += 1;
+        }
+        out.push(if i == j { sorted[i].to_string() } else { format!("{}-{}", sorted[i], sorted[j]) });
+        i = j + 1;
+    }
+    out.join(",")
+}
+
+/// Options of `measure` that decide the plan.
+pub struct PlanOptions<'a> {
+    pub cpus: Option<&'a str>,
+    pub apply_sysctls: bool,
+    pub io_dir: Option<&'a std::path::Path>,
+}
+
+/// Plans the measurement of `scenario` on `host`, or says why it cannot be done.
+pub fn plan(scenario: &Scenario, host: &HostInfo, opts: &PlanOptions<'_>) -> Result<Plan, Refusal> {
+    let spec = &scenario.spec;
+    let (cpu_map, mut warnings) = cpu_map(spec.cpus, &host.cpus_online, opts.cpus)?;
+    let used: Vec<u16> = {
+        let mut u = cpu_map.clone();
+        u.sort_unstable();
+        u.dedup();
+        u
+    };
+    let spare: Vec<u16> = host.cpus_online.iter().copied().filter(|c| !used.contains(c)).collect();
+    let waker_cpus = if spare.is_empty() {
+        warnings.push(
+            "no host CPU is left outside the workload's for the request sources' waker threads: they share the workload's CPUs (the simulator's sources take no CPU)"
+                .into(),
+        );
+        used.clone()
+    } else {
+        spare
+    };
+
+    // I/O steps (4.4 block layer model): not reproduced by this runner.
+    for ts in &spec.tasks {
+        if let Some(step) = ts.program.steps.iter().find(|s| matches!(s, Step::Io(_) | Step::Fdatasync | Step::WaitIo(_))) {
+            let what = match step {
+                Step::Io(_) => "an `io` step",
+                Step::Fdatasync => "an `fdatasync` step",
+                _ => "a `wait_io` step",
+            };
+            let dir = match opts.io_dir {
+                Some(d) => format!(" (--io-dir {} was given)", d.display()),
+                None => String::new(),
+            };
+            return Err(Refusal(format!(
+                "tasks.{}: {what}: `measure` does not run block I/O yet{dir}; it runs CPU, sleep, wake-up and request-source workloads. Measure I/O scenarios with fio and blktrace, and compare with `sim-cli run --blkparse`",
+                ts.name
+            )));
+        }
+    }
+    if !spec.devices.is_empty() {
+        return Err(Refusal(
+            "[devices]: `measure` does not run block I/O yet; it runs CPU, sleep, wake-up and request-source workloads"
+                .into(),
+        ));
+    }
+
+    // Boot-time and build-time settings: said, or refused when they change the answer.
+    if !spec.machine.isolcpus.is_empty() {
+        let want: Vec<u16> = spec.machine.isolcpus.iter().map(|c| cpu_map[usize::from(c.0)]).collect();
+        let host_iso = parse_list(&host.isolcpus);
+        if list_text(&want) != list_text(&host_iso) {
+            return Err(Refusal(format!(
+                "machine.isolcpus = \"{}\" is a boot parameter: this host was booted with isolcpus \"{}\" (its scenario CPUs map to host CPUs {}). Boot with isolcpus={}, or measure the variant without isolcpus",
+                sim_core::sched::topology::cpu_list(&spec.machine.isolcpus),
+                host.isolcpus,
+                list_text(&want),
+                list_text(&want)
+            )));
+        }
+    }
+    if spec.hz != host.hz {
+        warnings.push(format!(
+            "the scenario says HZ={}, this kernel ticks at HZ={} ({}); HZ is fixed when the kernel is built, so the measurement uses {}",
+            spec.hz, host.hz, host.hz_source, host.hz
+        ));
+    }
+    if let Some(nohz) = host.nohz_idle
+        && nohz != spec.machine.nohz_idle
+    {
+        warnings.push(format!(
+            "the scenario says machine.nohz = {}, this kernel has CONFIG_NO_HZ_IDLE {}",
+            spec.machine.nohz_idle,
+            if nohz { "on" } else { "off" }
+        ));
+    }
+    if spec.context_switch_ns > 0 {
+        warnings.push("machine.context_switch is a model parameter; the real switch costs what it costs".into());
+    }
+
+    // Sysctls and scheduler features the scenario sets.
+    let mut settings = Vec::new();
+    let default = CfsTunables::resolve(
+        spec.cpus,
+        TunableScaling::Log,
+        TunableValue::Default,
+        TunableValue::Default,
+        TunableValue::Default,
+    );
+    let t = &spec.tunables;
+    for (name, value, base) in [
+        ("sched_latency_ns", t.sched_latency_ns, default.sched_latency_ns),
+        ("sched_min_granularity_ns", t.sched_min_granularity_ns, default.sched_min_granularity_ns),
+        ("sched_wakeup_granularity_ns", t.sched_wakeup_granularity_ns, default.sched_wakeup_granularity_ns),
+    ] {
+        if value != base {
+            settings.push((name.to_string(), value.to_string()));
+        }
+    }
+    if t.scaling != TunableScaling::Log {
+        let code = match t.scaling {
+            TunableScaling::None => "0",
+            TunableScaling::Log => "1",
+            TunableScaling::Linear => "2",
+        };
+        settings.push(("sched_tunable_scaling".into(), code.into()));
+    }
+    for ((name, on), (_, default_on)) in spec.features.iter().zip(SchedFeatures::default().iter()) {
+        if on != default_on {
+            settings.push((format!("feature:{name}"), if on { name.to_string() } else { format!("NO_{name}") }));
+        }
+    }
+    let uses_sessions = spec.tasks.iter().any(|t| t.session.is_some());
+    if let Some(host_ag) = host.autogroup {
+        if host_ag != spec.groups.autogroup {
+            settings.push(("sched_autogroup_enabled".into(), if spec.groups.autogroup { "1" } else { "0" }.into()));
+        }
+    } else if spec.groups.autogroup && uses_sessions {
+        return Err(Refusal(
+            "the scenario's sessions run in autogroups, and this kernel has no autogroup (CONFIG_SCHED_AUTOGROUP off): set `autogroup.enabled = false` to measure it without".into(),
+        ));
+    }
+    for (name, _) in &settings {
+        if let Err(why) = super::sysctl::locate(name, host) {
+            return Err(Refusal(format!(
+                "the scenario sets {name}, which this host cannot reproduce: {why}. Measure the variant without it, or a kernel that has it"
+            )));
+        }
+    }
+    if !settings.is_empty() && !opts.apply_sysctls {
+        let list: Vec<String> = settings.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        return Err(Refusal(format!(
+            "the scenario changes kernel settings ({}); `measure` writes them only with --apply-sysctls (they are restored afterwards, also on Ctrl-C and on error)",
+            list.join(", ")
+        )));
+    }
+
+    // Groups and workers: one process per (session, group) pair.
+    let groups: Vec<(String, u64)> =
+        spec.groups.groups.iter().skip(1).filter(|g| g.session.is_none()).map(|g| (g.path.clone(), g.shares)).collect();
+    let mut by_key: BTreeMap<(Option<String>, String), WorkerPlan> = BTreeMap::new();
+    let mut task_worker = Vec::new();
+    for ts in &spec.tasks {
+        let cg = &spec.groups.groups[ts.cgroup];
+        let session = ts.session.clone().filter(|_| spec.groups.autogroup && ts.cgroup == 0);
+        let key = (session.clone(), cg.path.clone());
+        let nice = session.as_ref().and_then(|s| spec.groups.groups.iter().find(|g| g.session.as_deref() == Some(s.as_str())));
+        let w = by_key.entry(key).or_insert_with(|| WorkerPlan {
+            session: session.clone(),
+            autogroup_nice: nice.and_then(|g| autogroup_nice_of(g.shares)),
+            group: cg.path.clone(),
+            tasks: Vec::new(),
+            sources: Vec::new(),
+        });
+        for i in 0..ts.count {
+            w.tasks.push(ts.first.0 + i);
+        }
+        task_worker.push(w.group.clone());
+        if !matches!(ts.policy, sim_core::workload::Policy::Normal) {
+            // SCHED_BATCH / SCHED_IDLE are set per thread with sched_setscheduler.
+        }
+    }
+    let mut workers: Vec<WorkerPlan> = by_key.into_values().collect();
+    for (si, src) in spec.sources.iter().enumerate() {
+        let ts = &spec.tasks[src.target];
+        for i in 0..ts.count {
+            let target = ts.first.0 + i;
+            if let Some(w) = workers.iter_mut().find(|w| w.tasks.contains(&target)) {
+                w.sources.push((si as u32, target));
+            }
+        }
+    }
+    if spec.tasks.iter().any(|t| t.session.is_none()) && uses_sessions && spec.groups.autogroup {
+        warnings.push(
+            "tasks without a session run in sim-cli's own session, so in its autogroup; the model puts them in the root task group".into(),
+        );
+    }
+    Ok(Plan { workers, cpu_map, waker_cpus, settings, groups, warnings })
+}
+
+/// The autogroup nice that gives an autogroup these shares (`autogroup.nice`
+/// in the scenario), or None for the default 0.
+fn autogroup_nice_of(shares: u64) -> Option<i64> {
+    // 4.4 sched/auto_group.c:proc_sched_autogroup_set_nice: shares = prio_to_weight[nice + 20].
+    let weights = sim_core::sched::weights::PRIO_TO_WEIGHT;
+    weights.iter().position(|&w| w == shares).map(|i| i as i64 - 20).filter(|&n| n != 0)
+}
+
+/// Parses `0-3,8` (empty: none); malformed parts are skipped.
+pub fn parse_list(text: &str) -> Vec<u16> {
+    let mut out = Vec::new();
+    for part in text.trim().split(',').filter(|p| !p.is_empty()) {
+        match part.split_once('-') {
+            Some((a, b)) => {
+                if let (Ok(a), Ok(b)) = (a.trim().parse::<u16>(), b.trim().parse::<u16>()) {
+                    out.extend(a..=b.min(a.saturating_add(4096)));
+                }
+            }
+            None => {
+                if let Ok(c) = part.trim().parse() {
+                    out.push(c);
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_lists_and_maps() {
+        assert_eq!(parse_list("0-3,8"), vec![0, 1, 2, 3, 8]);
+        assert_eq!(list_text(&[3, 0, 1, 2, 8]), "0-3,8");
+        let (m, w) = cpu_map(2, &[0, 1], None).unwrap();
+        assert_eq!((m, w.len()), (vec![0, 1], 0));
+        let e = cpu_map(4, &[0, 1], None).unwrap_err().0;
+        assert!(e.contains("needs 4 CPUs") && e.contains("--cpus"), "{e}");
+        let (m, w) = cpu_map(4, &[0, 1], Some("1")).unwrap();
+        assert_eq!(m, vec![1, 1, 1, 1]);
+        assert!(w[0].contains("folded"), "{w:?}");
+        assert!(cpu_map(1, &[0, 1], Some("5")).unwrap_err().0.contains("not online"));
+    }
+}

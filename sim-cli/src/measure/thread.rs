@@ -1,0 +1,311 @@
+//! One task instance as a real thread: the scenario program's steps carried
+//! out on the host, timestamped with the vDSO clock.
+//!
+//! - `run`: spin in user space reading `CLOCK_MONOTONIC` (vDSO, no system
+//!   call, so the scheduler is not entered). A gap between two readings
+//!   longer than `gap_ns` is time the thread was off the CPU while runnable
+//!   (preempted); it is recorded as a preemption delay and not counted as work.
+//! - `sleep`, `sleep_until`: `clock_nanosleep(TIMER_ABSTIME)` on the deadline,
+//!   timer slack 1 ns; the wake-up delay is the first reading after it minus
+//!   the deadline.
+//! - `wait`/`wake`: 8-byte messages (the waker's timestamp) through a FIFO,
+//!   so the wake-up path is the kernel's pipe wake-up; one message is one
+//!   pending wake-up, as the model's counter.
+//! - `serve`: 16-byte items (send time, work) from a source's waker thread
+//!   through the task's item FIFO; the wake-up delay runs from the send of
+//!   the item that found the task blocked.
+
+use rustix::event::{PollFd, PollFlags, poll};
+use rustix::time::{ClockId, Timespec, clock_gettime};
+use serde::{Deserialize, Serialize};
+use sim_core::rng::SimRng;
+use sim_core::workload::{Program, Step};
+use std::fs::File;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Samples kept per thread and kind; beyond this they are counted, not kept.
+pub const SAMPLES_MAX: usize = 2_000_000;
+
+/// `CLOCK_MONOTONIC` in nanoseconds (vDSO).
+pub fn now_ns() -> u64 {
+    let t = clock_gettime(ClockId::Monotonic);
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
+}
+
+/// Sleeps until `deadline_ns` (`CLOCK_MONOTONIC`, absolute), retrying on EINTR.
+pub fn sleep_until(deadline_ns: u64) {
+    let ts = Timespec { tv_sec: (deadline_ns / 1_000_000_000) as i64, tv_nsec: (deadline_ns % 1_000_000_000) as _ };
+    // Bounded: each EINTR retry sleeps to the same deadline.
+    for _ in 0..1000 {
+        match rustix::thread::clock_nanosleep_absolute(ClockId::Monotonic, &ts) {
+            Err(rustix::io::Errno::INTR) => continue,
+            _ => return,
+        }
+    }
+}
+
+/// What one thread saw.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ThreadResult {
+    pub task: u32,
+    pub tid: u32,
+    /// `(end, delay)`, `end` from the run's start.
+    pub wakeups: Vec<(u64, u64)>,
+    pub preempts: Vec<(u64, u64)>,
+    pub responses: Vec<(u64, u64)>,
+    /// Samples beyond `SAMPLES_MAX`, not kept.
+    pub overflow: u64,
+    pub dropped_items: u64,
+    /// From `/proc/thread-self/schedstat`: CPU time and run-queue wait over the run.
+    pub runtime_ns: u64,
+    pub run_delay_ns: u64,
+    /// Voluntary + involuntary context switches over the run (`/proc/thread-self/status`).
+    pub switches: u64,
+    /// Host CPU the thread was on after its longest delay.
+    pub worst_cpu: Option<u16>,
+    /// Work items left unserved and wake-ups still pending at the end.
+    pub items_left: u64,
+}
+
+impl ThreadResult {
+    fn push(v: &mut Vec<(u64, u64)>, overflow: &mut u64, s: (u64, u64)) {
+        if v.len() < SAMPLES_MAX {
+            v.push(s);
+        } else {
+            *overflow += 1;
+        }
+    }
+}
+
+/// `(runtime, run_delay)` from `/proc/thread-self/schedstat`, zeros if unreadable.
+pub fn schedstat() -> (u64, u64) {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap_or_default();
+    let mut it = text.split_whitespace().map(|f| f.parse::<u64>().unwrap_or(0));
+    (it.next().unwrap_or(0), it.next().unwrap_or(0))
+}
+
+/// Voluntary + involuntary context switches from `/proc/thread-self/status`.
+pub fn ctxt_switches() -> u64 {
+    let text = std::fs::read_to_string("/proc/thread-self/status").unwrap_or_default();
+    text.lines()
+        .filter(|l| l.starts_with("voluntary_ctxt_switches") || l.starts_with("nonvoluntary_ctxt_switches"))
+        .filter_map(|l| l.split(':').nth(1)?.trim().parse::<u64>().ok())
+        .sum()
+}
+
+/// A thread's view of the run: clock origin, end, stop flag, its FIFOs.
+pub struct Ctx<'a> {
+    pub t0: u64,
+    pub end: u64,
+    pub stop: &'a AtomicBool,
+    pub gap_ns: u64,
+    pub rng: SimRng,
+    /// Its wake-up FIFO (read end, non-blocking).
+    pub wake_in: File,
+    /// Its item FIFO, if it serves.
+    pub items_in: Option<File>,
+    /// Every task's wake-up FIFO (write ends), by task index.
+    pub wake_out: &'a [File],
+    /// Which instance of its declaration it is (for `wake` targets).
+    pub instance: u32,
+}
+
+impl Ctx<'_> {
+    fn over(&self) -> bool {
+        self.stop.load(Ordering::Relaxed) || now_ns() >= self.end
+    }
+
+    /// Spins for `work_ns` of CPU time. Returns false if the run ended first.
+    fn spin(&self, work_ns: u64, out: &mut ThreadResult) -> bool {
+        let mut done = 0u64;
+        let mut last = now_ns();
+        let mut n = 0u32;
+        while done < work_ns {
+            let t = now_ns();
+            let d = t - last;
+            if d > self.gap_ns {
+                ThreadResult::push(&mut out.preempts, &mut out.overflow, (t - self.t0, d));
+            } else {
+                done += d;
+            }
+            last = t;
+            n = n.wrapping_add(1);
+            if t >= self.end || (n % 4096 == 0 && self.stop.load(Ordering::Relaxed)) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Blocks until `fd` is readable or the run ends. Returns false at the end.
+    fn block_on(&self, fd: &File) -> bool {
+        // Bounded: each pass either returns or waits until the end.
+        for _ in 0..1_000_000 {
+            let left = self.end.saturating_sub(now_ns());
+            if left == 0 || self.stop.load(Ordering::Relaxed) {
+                return false;
+            }
+            // Wake at least every 100 ms to notice a stop request.
+            let wait = left.min(100_000_000);
+            let ts = Timespec { tv_sec: (wait / 1_000_000_000) as i64, tv_nsec: (wait % 1_000_000_000) as _ };
+            let mut fds = [PollFd::new(fd, PollFlags::IN)];
+            match poll(&mut fds, Some(&ts)) {
+                Ok(n) if n > 0 => return true,
+                _ => continue,
+            }
+        }
+        false
+    }
+}
+
+/// Reads one message of `N` bytes if one is there (non-blocking).
+fn try_read<const N: usize>(f: &File) -> Option<[u8; N]> {
+    let mut buf = [0u8; N];
+    match rustix::io::read(f, &mut buf) {
+        Ok(n) if n == N => Some(buf),
+        _ => None,
+    }
+}
+
+fn word(b: &[u8], i: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&b[i * 8..i * 8 + 8]);
+    u64::from_le_bytes(w)
+}
+
+/// Runs `program` until its iterations are done or the run ends.
+pub fn run_program(ctx: &mut Ctx<'_>, program: &Program, out: &mut ThreadResult) {
+    let mut worst = 0u64;
+    let t0 = ctx.t0;
+    let mut note_wakeup = |out: &mut ThreadResult, t: u64, delay: u64| {
+        ThreadResult::push(&mut out.wakeups, &mut out.overflow, (t - t0, delay));
+        if delay >= worst {
+            worst = delay;
+            out.worst_cpu = Some(rustix::thread::sched_getcpu() as u16);
+        }
+    };
+    let passes = program.iterations.unwrap_or(u64::MAX);
+    let mut pass = 0u64;
+    'outer: while pass < passes {
+        pass += 1;
+        for step in &program.steps {
+            if ctx.over() {
+                break 'outer;
+            }
+            match step {
+                Step::Run(d) => {
+                    let w = d.sample(&mut ctx.rng);
+                    if !ctx.spin(w, out) {
+                        break 'outer;
+                    }
+                }
+                Step::Sleep(d) => {
+                    let deadline = now_ns().saturating_add(d.sample(&mut ctx.rng));
+                    if deadline >= ctx.end {
+                        sleep_until(ctx.end);
+                        break 'outer;
+                    }
+                    sleep_until(deadline);
+                    let t = now_ns();
+                    note_wakeup(out, t, t.saturating_sub(deadline));
+                }
+                Step::SleepUntil { period_ns, offset_ns } => {
+                    // As the model: the next multiple of the period after now, plus the offset.
+                    let now = now_ns() - ctx.t0;
+                    let k = if now < *offset_ns { 0 } else { (now - offset_ns) / period_ns + 1 };
+                    let deadline = ctx.t0 + k.saturating_mul(*period_ns).saturating_add(*offset_ns);
+                    if deadline >= ctx.end {
+                        sleep_until(ctx.end);
+                        break 'outer;
+                    }
+                    sleep_until(deadline);
+                    let t = now_ns();
+                    note_wakeup(out, t, t.saturating_sub(deadline));
+                }
+                Step::Wait => {
+                    if try_read::<8>(&ctx.wake_in).is_some() {
+                        continue;
+                    }
+                    if !ctx.block_on(&ctx.wake_in) {
+                        break 'outer;
+                    }
+                    let t = now_ns();
+                    if let Some(m) = try_read::<8>(&ctx.wake_in) {
+                        note_wakeup(out, t, t.saturating_sub(word(&m, 0)));
+                    }
+                }
+                Step::Wake(target) => {
+                    let to = target.resolve(ctx.instance).index();
+                    if let Some(f) = ctx.wake_out.get(to) {
+                        let _ = rustix::io::write(f, &now_ns().to_le_bytes());
+                    }
+                }
+                Step::Serve => {
+                    let Some(items) = ctx.items_in.as_ref() else { continue };
+                    let mut served = 0u64;
+                    // Bounded by the items that arrive before the end.
+                    loop {
+                        let item = match try_read::<16>(items) {
+                            Some(m) => m,
+                            None if served > 0 => break,
+                            None => {
+                                if !ctx.block_on(items) {
+                                    break 'outer;
+                                }
+                                let t = now_ns();
+                                let Some(m) = try_read::<16>(items) else { continue };
+                                note_wakeup(out, t, t.saturating_sub(word(&m, 0)));
+                                m
+                            }
+                        };
+                        let (sent, work) = (word(&item, 0), word(&item, 1));
+                        if !ctx.spin(work, out) {
+                            break 'outer;
+                        }
+                        let t = now_ns();
+                        ThreadResult::push(&mut out.responses, &mut out.overflow, (t - ctx.t0, t.saturating_sub(sent)));
+                        served += 1;
+                    }
+                }
+                Step::Yield => rustix::thread::sched_yield(),
+                // Refused by the plan.
+                Step::Io(_) | Step::Fdatasync | Step::WaitIo(_) => {}
+            }
+        }
+    }
+    if let Some(items) = ctx.items_in.as_ref() {
+        while try_read::<16>(items).is_some() && out.items_left < 10_000_000 {
+            out.items_left += 1;
+        }
+    }
+}
+
+/// A request source's waker thread: arrivals at the scenario's intervals,
+/// `burst` items each, written to the target's item FIFO (non-blocking: a
+/// full FIFO drops the item, as the model drops beyond its queue limit).
+pub fn run_source(
+    t0: u64,
+    end: u64,
+    stop: &AtomicBool,
+    src: &sim_core::scenario::SourceSpec,
+    rng: &mut SimRng,
+    fifo: &File,
+) -> u64 {
+    let mut dropped = 0;
+    let mut next = t0 + src.start_ns + src.interval.sample(rng);
+    // Bounded by the run's end: each pass moves `next` forward by at least 1 ns.
+    while next < end && !stop.load(Ordering::Relaxed) {
+        sleep_until(next);
+        for _ in 0..src.burst {
+            let work = src.work.sample(rng);
+            let mut msg = [0u8; 16];
+            msg[..8].copy_from_slice(&now_ns().to_le_bytes());
+            msg[8..].copy_from_slice(&work.to_le_bytes());
+            if rustix::io::write(fifo, &msg).is_err() {
+                dropped += 1;
+            }
+        }
+        next += src.interval.sample(rng).max(1);
+    }
+    dropped
+}

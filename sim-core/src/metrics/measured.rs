@@ -1,0 +1,374 @@
+//! A `RunReport` from a measurement on a real kernel (`sim-cli measure`):
+//! the same shape as a simulated run's, so the same text tables and JSON
+//! contract serve both. The CLI measures (threads' own timestamps, `perf
+//! sched`); this module only turns the plain data it hands over into a
+//! report. No I/O here.
+
+use super::latency::{DELAY_BUCKETS, LatencyStats, LatencySummary, bucket_low_ns, delay_bucket};
+use super::recorder::WaitKind;
+use super::report::{BucketRow, CpuReport, NamedDelay, RunReport, Settings, TaskReport, VictimReport, WorstDelay};
+use crate::engine::StopReason;
+use crate::scenario::Scenario;
+use crate::time::SimTime;
+
+/// Where a report's figures come from.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum ReportSource {
+    /// The simulator ran the scenario.
+    #[default]
+    Simulated,
+    /// The scenario's workload ran on a real kernel.
+    Measured(Box<MeasuredInfo>),
+}
+
+impl ReportSource {
+    pub fn name(&self) -> &'static str {
+        match self {
+            ReportSource::Simulated => "simulated",
+            ReportSource::Measured(_) => "measured",
+        }
+    }
+}
+
+/// The machine a measurement ran on, as the CLI found it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HostFacts {
+    /// `uname -r`.
+    pub kernel_release: String,
+    /// `cfs` (before 6.6) or `eevdf`.
+    pub scheduler: String,
+    pub hz: u32,
+    /// `config` (read from the kernel config) or `measured`.
+    pub hz_source: String,
+    /// CONFIG_NO_HZ_IDLE, when the config was readable.
+    pub nohz_idle: Option<bool>,
+    /// Online CPUs of the host, as a list (`0-3`).
+    pub cpus_online: String,
+    pub sockets: u16,
+    pub cores_per_socket: u16,
+    pub threads_per_core: u16,
+    pub numa_nodes: u16,
+    /// Host CPU of each scenario CPU (`scenario CPU i` ran on `cpu_map[i]`).
+    pub cpu_map: Vec<u16>,
+    /// `none`, `voluntary`, `full`, `lazy` or `rt`, and where that was read.
+    pub preempt: String,
+    pub preempt_source: String,
+    /// `v1`, `v2` or `none`.
+    pub cgroup: String,
+    /// `kernel.sched_autogroup_enabled`, if the kernel has it.
+    pub autogroup: Option<bool>,
+    pub cpu_model: String,
+    pub virtualized: Option<String>,
+}
+
+/// What the measurement adds to a report.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MeasuredInfo {
+    pub host: HostFacts,
+    /// Which view fills the report's delay figures: `perf` (`perf sched`
+    /// tracepoints, the kernel's view, as the simulator counts delays) or
+    /// `threads` (the threads' own timestamps).
+    pub delays_from: String,
+    /// Why `perf` was not used, when it was not.
+    pub perf_missing: Option<String>,
+    /// Per declared task: the delays seen from both views.
+    pub views: Vec<DelayViews>,
+    /// Sysctls and features written for the run (restored afterwards).
+    pub applied: Vec<(String, String)>,
+}
+
+/// One declared task's delays as its threads saw them and as `perf` saw them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DelayViews {
+    pub name: String,
+    /// Wake-ups: intended wake time (timer deadline, or the moment a waker
+    /// wrote to the pipe) → the thread's first instruction after it.
+    pub threads_wakeup: LatencySummary,
+    /// Gaps in the threads' CPU bursts longer than the detection threshold:
+    /// time runnable but not running.
+    pub threads_preempt: LatencySummary,
+    pub perf_wakeup: Option<LatencySummary>,
+    pub perf_preempt: Option<LatencySummary>,
+    /// `/proc/<tid>/schedstat` run_delay (the kernel's sum of the time the
+    /// threads waited on a run queue) over the run.
+    pub schedstat_run_delay_ns: u64,
+}
+
+/// One task instance, measured.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MeasuredTask {
+    pub tid: u32,
+    /// Host CPUs it was allowed on.
+    pub cpus_allowed: String,
+    pub runtime_ns: u64,
+    pub switches: u64,
+    /// `(end_ns, delay_ns)`, `end_ns` from the start of the run.
+    pub wakeup_delays: Vec<(u64, u64)>,
+    pub preempt_delays: Vec<(u64, u64)>,
+    /// Serve items: `(completion_ns, arrival → completion ns)`.
+    pub responses: Vec<(u64, u64)>,
+    pub dropped_items: u64,
+    pub migrations: u64,
+    /// A wait still open at the end: its length so far.
+    pub open_wait_ns: Option<u64>,
+    /// Scenario CPU on which the longest delay ended, if known.
+    pub worst_cpu: Option<u16>,
+}
+
+/// One scenario CPU, measured (from `perf`; zeros without it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MeasuredCpu {
+    pub busy_ns: u64,
+    pub switches: u64,
+    pub migrations_in: u64,
+    pub migrations_out: u64,
+}
+
+/// Everything measured in one run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Measurement {
+    pub info: MeasuredInfo,
+    /// Length of the measured window.
+    pub duration_ns: u64,
+    /// One per task instance, in the scenario's task order (`TaskId`).
+    pub tasks: Vec<MeasuredTask>,
+    /// One per scenario CPU.
+    pub cpus: Vec<MeasuredCpu>,
+}
+
+fn stats(samples: &[(u64, u64)]) -> LatencyStats {
+    let mut s = LatencyStats::default();
+    for &(end, ns) in samples {
+        s.record(ns, SimTime(end));
+    }
+    s
+}
+
+/// Summarises `(end, delay)` samples as the report does.
+pub fn summarize(samples: &[(u64, u64)]) -> LatencySummary {
+    stats(samples).summary()
+}
+
+impl RunReport {
+    /// The report of a measured run of `scenario` (with its variant and
+    /// overrides applied): the shape of `RunReport::build`, filled from the
+    /// measurement. What only a simulation knows (vruntime history, group
+    /// weights, culprits, events) is left empty.
+    pub fn measured(scenario: &Scenario, m: Measurement) -> RunReport {
+        let spec = &scenario.spec;
+        let mut instances = Vec::with_capacity(m.tasks.len());
+        for ts in &spec.tasks {
+            for i in 0..ts.count {
+                instances.push((ts, i));
+            }
+        }
+        let tasks: Vec<TaskReport> = instances
+            .iter()
+            .zip(&m.tasks)
+            .map(|(&(ts, i), mt)| {
+                let wake = stats(&mt.wakeup_delays);
+                let pre = stats(&mt.preempt_delays);
+                let mut all = wake.clone();
+                all.merge(&pre);
+                let open = mt.open_wait_ns.map_or((0, 0), |ns| (1, ns));
+                TaskReport {
+                    name: ts.name.clone(),
+                    comm: ts.comm(i),
+                    tid: mt.tid,
+                    group: spec.groups.groups[ts.group].path.clone(),
+                    nice: ts.nice,
+                    policy: ts.policy.name(),
+                    cpus_allowed: mt.cpus_allowed.clone(),
+                    runtime_ns: mt.runtime_ns,
+                    switches: mt.switches,
+                    delay: all.summary().with_open(open.0, open.1),
+                    wakeup_delay: wake.summary(),
+                    preempt_delay: pre.summary(),
+                    response: ts.program.steps.contains(&crate::workload::Step::Serve).then(|| summarize(&mt.responses)),
+                    dropped_items: mt.dropped_items,
+                    open_wait_ns: mt.open_wait_ns,
+                    long_delay_culprits: Vec::new(),
+                    io_wait: None,
+                    io_stall: None,
+                    io_wait_open_ns: None,
+                    migrations: if mt.migrations > 0 { vec![("measured", mt.migrations)] } else { Vec::new() },
+                }
+            })
+            .collect();
+
+        let mut first = 0usize;
+        let task_delays: Vec<NamedDelay> = spec
+            .tasks
+            .iter()
+            .map(|ts| {
+                let range = first..first + ts.count as usize;
+                first += ts.count as usize;
+                let mut all = LatencyStats::default();
+                let mut counts = vec![0u64; DELAY_BUCKETS];
+                for mt in &m.tasks[range.clone()] {
+                    for &(end, ns) in mt.wakeup_delays.iter().chain(&mt.preempt_delays) {
+                        all.record(ns, SimTime(end));
+                        counts[delay_bucket(ns)] += 1;
+                    }
+                }
+                let mut delay = all.summary();
+                for t in &tasks[range] {
+                    delay.add_open_of(&t.delay);
+                }
+                NamedDelay {
+                    name: ts.name.clone(),
+                    instances: ts.count,
+                    delay,
+                    cdf: all.cdf(),
+                    histogram: counts
+                        .iter()
+                        .enumerate()
+                        .filter(|&(_, &n)| n > 0)
+                        .map(|(b, &n)| (bucket_low_ns(b), bucket_low_ns(b + 1), n))
+                        .collect(),
+                }
+            })
+            .collect();
+
+        let vs = &spec.tasks[spec.victim];
+        let vrange = vs.first.index()..vs.first.index() + vs.count as usize;
+        let delays = &task_delays[spec.victim];
+        let mut wakeup = LatencyStats::default();
+        let mut response = LatencyStats::default();
+        let mut worst: Option<WorstDelay> = None;
+        for (k, mt) in m.tasks[vrange.clone()].iter().enumerate() {
+            wakeup.merge(&stats(&mt.wakeup_delays));
+            response.merge(&stats(&mt.responses));
+            let kinds = mt
+                .wakeup_delays
+                .iter()
+                .map(|&s| (s, WaitKind::Wakeup))
+                .chain(mt.preempt_delays.iter().map(|&s| (s, WaitKind::Preempt)));
+            for ((end, ns), kind) in kinds {
+                if worst.as_ref().is_none_or(|w| ns > w.end_ns - w.start_ns) {
+                    worst = Some(WorstDelay {
+                        comm: tasks[vrange.start + k].comm.clone(),
+                        cpu: mt.worst_cpu.unwrap_or(0),
+                        start_ns: end.saturating_sub(ns),
+                        end_ns: end,
+                        kind,
+                    });
+                }
+            }
+        }
+        let victim = VictimReport {
+            name: vs.name.clone(),
+            delay: delays.delay,
+            delay_cdf: delays.cdf.clone(),
+            wakeup_delay: wakeup.summary(),
+            response: vs.program.steps.contains(&crate::workload::Step::Serve).then(|| response.summary()),
+            worst,
+            histogram: delays
+                .histogram
+                .iter()
+                .map(|&(low_ns, high_ns, count)| BucketRow { low_ns, high_ns, count, culprits: Vec::new() })
+                .collect(),
+            history: Vec::new(),
+            history_truncated: false,
+            one_hog_bound_ns: spec.tunables.sched_latency_ns / 2
+                + 2 * crate::sched::tunables::tick_nsec(m.info.host.hz.max(1)),
+        };
+
+        let cpus = m
+            .cpus
+            .iter()
+            .enumerate()
+            .map(|(c, mc)| CpuReport {
+                cpu: c as u16,
+                busy_ns: mc.busy_ns,
+                idle_ns: m.duration_ns.saturating_sub(mc.busy_ns),
+                switches: mc.switches,
+                migrations_in: mc.migrations_in,
+                migrations_out: mc.migrations_out,
+                balance_gap_ns: 0,
+            })
+            .collect();
+        let hz = if m.info.host.hz > 0 { m.info.host.hz } else { spec.hz };
+        RunReport {
+            scenario: spec.name.clone(),
+            variant: scenario.variant().map(str::to_string),
+            seed: spec.seed,
+            sim_time_ns: m.duration_ns,
+            events: 0,
+            stop: StopReason::TimeLimit,
+            settings: Settings {
+                cpus: spec.cpus,
+                machine: spec.machine.clone(),
+                hz,
+                tick_ns: crate::sched::tunables::tick_nsec(hz),
+                context_switch_ns: 0,
+                duration_ns: m.duration_ns,
+                events_max: 0,
+                tunables: spec.tunables.clone(),
+                features: spec.features,
+                autogroup: m.info.host.autogroup.unwrap_or(spec.groups.autogroup),
+                group_load: spec.groups.group_load.name(),
+            },
+            groups: Vec::new(),
+            victim,
+            task_delays,
+            io: None,
+            occupancy: Default::default(),
+            source: ReportSource::Measured(Box::new(m.info)),
+            tasks,
+            cpus,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn measured_report_merges_instances_and_finds_the_worst_delay() {
+        let toml = r#"
+            schema = 1
+            seed = 1
+            duration = "1s"
+            [machine]
+            cpus = 1
+            [[tasks]]
+            name = "reactor"
+            count = 2
+            program = [{ sleep = "1ms" }, { run = "50us" }]
+            [[tasks]]
+            name = "hog"
+            program = [{ run = "1s" }]
+        "#;
+        let s = Scenario::from_toml("t.toml", toml).unwrap();
+        let task = |w: Vec<(u64, u64)>, p: Vec<(u64, u64)>| MeasuredTask {
+            tid: 7,
+            wakeup_delays: w,
+            preempt_delays: p,
+            worst_cpu: Some(0),
+            ..MeasuredTask::default()
+        };
+        let m = Measurement {
+            info: MeasuredInfo { delays_from: "threads".into(), ..MeasuredInfo::default() },
+            duration_ns: 1_000_000_000,
+            tasks: vec![
+                task(vec![(1_000, 10), (2_000, 30)], vec![(5_000, 4_000)]),
+                task(vec![(9_000, 20)], vec![]),
+                task(vec![], vec![(3_000, 900)]),
+            ],
+            cpus: vec![MeasuredCpu { busy_ns: 600_000_000, ..MeasuredCpu::default() }],
+        };
+        let r = RunReport::measured(&s, m);
+        assert_eq!(r.source.name(), "measured");
+        assert_eq!(r.tasks.len(), 3);
+        assert_eq!(r.tasks[1].comm, "reactor/1");
+        assert_eq!(r.task_delays[0].delay.count, 4);
+        assert_eq!(r.task_delays[0].delay.max_ns, 4_000);
+        assert_eq!(r.victim.wakeup_delay.count, 3);
+        let w = r.victim.worst.as_ref().unwrap();
+        assert_eq!((w.start_ns, w.end_ns, w.kind), (1_000, 5_000, WaitKind::Preempt));
+        assert_eq!(r.cpus[0].idle_ns, 400_000_000);
+        assert_eq!(r.task_delays[1].delay.max_ns, 900);
+    }
+}
