@@ -228,3 +228,19 @@ fn measure_refuses_what_the_host_cannot_reproduce() {
     assert!(leftovers().is_empty(), "left behind: {:?}", leftovers());
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn calibration_scenarios_run_in_the_simulator() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../scenarios/validation");
+    let mut files: Vec<_> = std::fs::read_dir(dir).expect("scenarios/validation").flatten().map(|e| e.path()).collect();
+    files.sort();
+    assert!(files.len() >= 10, "docs/validation.md needs at least 10 configurations: {files:?}");
+    for f in files {
+        let (code, out, err) = sim_cli(&["run", &f.display().to_string(), "--json", "--set", "duration=200ms"]);
+        assert_eq!(code, 0, "{}: {err}", f.display());
+        let r: Value = serde_json::from_str(&out).expect("JSON");
+        assert_eq!(r["victim"]["name"], "reactor", "{}", f.display());
+        assert!(r["victim"]["wakeup_delay"]["count"].as_u64().unwrap_or(0) >= 19, "{}: {}", f.display(), r["victim"]);
+        assert_eq!(r["settings"]["cpus"], 1);
+    }
+}

@@ -73,6 +73,9 @@ fn read_line(what: &str) -> Result<String> {
 
 /// The worker's main: returns the exit status.
 pub fn main() -> u8 {
+    // Ctrl-C reaches the whole foreground process group: the parent stops
+    // the run (`stop`) and collects what was measured, so a worker must not die of it.
+    let _ = super::signals::install();
     let mut out = std::io::stdout().lock();
     match work(&mut out) {
         Ok(()) => 0,
