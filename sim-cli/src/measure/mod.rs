@@ -6,4 +6,5 @@ pub mod cgroup;
 pub mod host;
 pub mod perf;
 pub mod perf_script;
+pub mod signals;
 pub mod sysctl;
