@@ -309,7 +309,14 @@ pub fn parse_debugfs_preempt(text: &str) -> Option<String> {
 /// config's choice, else the flags of `uname -v` (init/Makefile
 /// build-version: "PREEMPT_RT", "PREEMPT_DYNAMIC", "PREEMPT").
 fn preempt_model(config: Option<&str>, cmdline: &str, uname_version: &str) -> (String, &'static str) {
-    if let Ok(text) = std::fs::read_to_string("/sys/kernel/debug/sched/preempt")
+    // debugfs is mounted for the read if it was not (and unmounted again); a
+    // locked-down kernel refuses the read (EPERM) and we fall through.
+    let preempt_file = Path::new("/sys/kernel/debug/sched/preempt");
+    let debugfs_mount =
+        rustix::process::geteuid().is_root().then(super::sysctl::DebugfsMount::ensure).and_then(Result::ok);
+    let debugfs_text = std::fs::read_to_string(preempt_file);
+    drop(debugfs_mount);
+    if let Ok(text) = debugfs_text
         && let Some(mode) = parse_debugfs_preempt(&text)
     {
         return (mode, "debugfs");
@@ -549,6 +556,20 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn measured_hz_matches_the_config() {
+        if !rustix::process::geteuid().is_root() {
+            return println!("SKIPPED: /proc/timer_list needs root");
+        }
+        let release = rustix::system::uname().release().to_string_lossy().into_owned();
+        let Some(config_hz) = read_kernel_config(Path::new("/"), &release).as_deref().and_then(parse_config_hz) else {
+            return println!("SKIPPED: no readable kernel config to compare with");
+        };
+        let started = Instant::now();
+        assert_eq!(measure_hz().expect("measure_hz"), config_hz);
+        assert!(started.elapsed() < Duration::from_millis(500), "{:?}", started.elapsed());
+    }
+
+    #[test]
     fn probe_reads_this_host() {
         let host = probe().expect("probe");
         assert!(host.kernel_version.0 >= 3, "{host:?}");
@@ -559,6 +580,7 @@ pub(crate) mod tests {
             * u32::from(host.topology.threads_per_core);
         assert!(cores <= host.cpus_online.len() as u32, "{host:?}");
         let json = serde_json::to_value(&host).expect("json");
+        println!("{json}");
         assert!(json["cgroup"].is_string(), "{json}");
     }
 }
