@@ -139,11 +139,11 @@ pub fn probe() -> anyhow::Result<HostInfo> {
 }
 
 /// CONFIG_HZ measured when no config is readable: the jiffies counter that
-/// /proc/timer_list prints (root only; kernel/time/timer_list.c
-/// timer_list_show_tickdevices_header prints `jiffies`) is read twice around
+/// /proc/timer_list prints (root only; kernel/time/timer_list.c print_cpu
+/// prints `jiffies:` per CPU under CONFIG_TICK_ONESHOT) is read twice around
 /// a 300 ms CLOCK_MONOTONIC interval (`Instant`). With NO_HZ idle jiffies may
 /// lag while every CPU idles, but the reading CPU catches them up on idle exit
-/// (kernel/time/tick-sched.c tick_nohz_update_jiffies), so the difference is
+/// (kernel/time/tick-sched.c tick_do_update_jiffies64), so the difference is
 /// exact to a tick. 300 ms gives 30/75/90/300 ticks, far enough apart to round
 /// to the nearest of 100, 250, 300, 1000.
 pub fn measure_hz() -> anyhow::Result<u32> {
@@ -298,7 +298,7 @@ pub fn read_topology(root: &Path, cpus_online: &[u16]) -> HostTopology {
 }
 
 /// debugfs sched/preempt: "none (voluntary) full lazy" → "voluntary"
-/// (kernel/sched/core.c sched_dynamic_show brackets the current mode).
+/// (kernel/sched/debug.c sched_dynamic_show brackets the current mode).
 pub fn parse_debugfs_preempt(text: &str) -> Option<String> {
     text.split_whitespace().find_map(|word| word.strip_prefix('(')?.strip_suffix(')')).map(str::to_string)
 }
