@@ -33,7 +33,7 @@ pub fn header(r: &sim_core::RunReport, m: &MeasuredInfo, out: &mut String) {
         h.sockets,
         h.cores_per_socket,
         h.threads_per_core,
-        h.virtualized.as_ref().map_or(String::new(), |v| format!(", virtualized ({v})")),
+        h.virtualized.as_ref().map_or(String::new(), |v| format!(", virtualized: {v}")),
     );
     let map: Vec<String> = h.cpu_map.iter().enumerate().map(|(i, c)| format!("{i}→{c}")).collect();
     let _ = writeln!(out, "scenario CPU → host CPU: {}", map.join(" "));
