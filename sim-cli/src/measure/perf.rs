@@ -60,14 +60,7 @@ pub fn check_available() -> Result<(), String> {
         let path = "/proc/sys/kernel/perf_event_paranoid";
         let level = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read {path} ({e}) to see whether perf may record as non-root"))?;
-        let level: i32 = level.trim().parse().map_err(|_| format!("{path} holds `{}`, not a number", level.trim()))?;
-        if level > -1 {
-            return Err(format!(
-                "kernel.perf_event_paranoid is {level} and this process is not root: \
-                 run as root or `sysctl kernel.perf_event_paranoid=-1` \
-                 (system-wide scheduler tracepoints need -1 without root)"
-            ));
-        }
+        paranoid_allows_non_root(&level)?;
     }
     let Some(dir) = TRACEFS_EVENTS.iter().map(Path::new).find(|d| d.join("sched_switch").exists()) else {
         return Err(format!(
@@ -81,6 +74,21 @@ pub fn check_available() -> Result<(), String> {
             "no wake-up tracepoint ({0}/sched_waking and {0}/sched_wakeup are missing): \
              wakeup delays cannot be measured on this kernel",
             dir.display()
+        ));
+    }
+    Ok(())
+}
+
+/// Whether a non-root process may record raw scheduler tracepoints
+/// system-wide, given the text of `/proc/sys/kernel/perf_event_paranoid`.
+fn paranoid_allows_non_root(text: &str) -> Result<(), String> {
+    let path = "/proc/sys/kernel/perf_event_paranoid";
+    let level: i32 = text.trim().parse().map_err(|_| format!("{path} holds `{}`, not a number", text.trim()))?;
+    if level > -1 {
+        return Err(format!(
+            "kernel.perf_event_paranoid is {level} and this process is not root: \
+             run as root or `sysctl kernel.perf_event_paranoid=-1` \
+             (system-wide scheduler tracepoints need -1 without root or CAP_PERFMON)"
         ));
     }
     Ok(())
@@ -102,6 +110,13 @@ impl PerfRecorder {
     /// writing into `dir`, and returns once perf is really recording (bounded wait, ≤ 5 s, else Err).
     pub fn start(dir: &Path) -> anyhow::Result<PerfRecorder> {
         static SEQ: AtomicU64 = AtomicU64::new(0);
+        // perf splits `--control fifo:CTL,ACK` at the comma.
+        if dir.to_string_lossy().contains(',') {
+            bail!(
+                "perf record: the directory {} holds a `,`, which perf's --control option cannot take",
+                dir.display()
+            );
+        }
         let stem = format!("schedlab-perf-{}-{}", std::process::id(), SEQ.fetch_add(1, Ordering::Relaxed));
         let mut rec = PerfRecorder {
             child: None,
@@ -310,6 +325,24 @@ mod tests {
         let me = s.threads.get(&tid).expect("the child is in the summary");
         assert!(!me.wakeup_delays.is_empty(), "the sleeping child was woken at least once: {me:?}");
         assert!(me.runtime_ns > 0 && me.switches >= 1, "{me:?}");
+    }
+
+    #[test]
+    fn paranoid_levels_for_non_root() {
+        assert_eq!(paranoid_allows_non_root("-1\n"), Ok(()));
+        let err = paranoid_allows_non_root("2\n").expect_err("2 forbids tracepoints to non-root");
+        assert!(
+            err.starts_with("kernel.perf_event_paranoid is 2 and this process is not root: run as root or"),
+            "{err}"
+        );
+        assert!(paranoid_allows_non_root("0").is_err());
+        assert!(paranoid_allows_non_root("x").is_err_and(|e| e.contains("not a number")));
+    }
+
+    #[test]
+    fn start_refuses_a_directory_perf_cannot_name() {
+        let err = PerfRecorder::start(Path::new("/tmp/a,b")).err().expect("a comma in the path is refused");
+        assert!(err.to_string().contains("holds a `,`"), "{err}");
     }
 
     #[test]
