@@ -407,14 +407,17 @@ fn victim(r: &RunReport, out: &mut String) {
     let _ = writeln!(out, "\nVictim `{}` (group {group}): scheduling delay (wakeup or preemption to running)", v.name);
     let _ = writeln!(out, "{}", summary_line("all delays", &v.delay));
     let _ = writeln!(out, "{}", summary_line("wakeup delays", &v.wakeup_delay));
-    let _ = writeln!(
+    let measured = r.source.name() == "measured";
+    if !measured {
+        let _ = writeln!(
         out,
         "  one-hog bound (sched_latency/2 + 2 x tick) = {}; max wakeup delay {} is {} it",
         format_duration(v.one_hog_bound_ns),
         format_max(&v.wakeup_delay),
         if v.wakeup_delay.worst_ns() <= v.one_hog_bound_ns { "within" } else { "ABOVE" }
     );
-    if group != "/" {
+    }
+    if group != "/" && !measured {
         let _ = writeln!(
             out,
             "  (the bound assumes the victim and the hog share one run queue; in group {group} the credit and \

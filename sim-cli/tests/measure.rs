@@ -172,8 +172,11 @@ fn measure_with_cgroups_and_sessions_cleans_up() {
 
 fn sysctl_state() -> Vec<(String, String)> {
     let mut v = Vec::new();
-    for p in ["/proc/sys/kernel/sched_autogroup_enabled", "/sys/kernel/debug/sched/features", "/sys/kernel/debug/sched/base_slice_ns"]
-    {
+    for p in [
+        "/proc/sys/kernel/sched_autogroup_enabled",
+        "/sys/kernel/debug/sched/features",
+        "/sys/kernel/debug/sched/base_slice_ns",
+    ] {
         v.push((p.to_string(), std::fs::read_to_string(p).unwrap_or_default()));
     }
     v

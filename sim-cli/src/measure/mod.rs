@@ -97,7 +97,11 @@ pub fn preflight(file: &Path, opts: &Options) -> Result<(Scenario, host::HostInf
     let plan = plan::plan(
         &scenario,
         &host,
-        &plan::PlanOptions { cpus: opts.cpus.as_deref(), apply_sysctls: opts.apply_sysctls, io_dir: opts.io_dir.as_deref() },
+        &plan::PlanOptions {
+            cpus: opts.cpus.as_deref(),
+            apply_sysctls: opts.apply_sysctls,
+            io_dir: opts.io_dir.as_deref(),
+        },
     )?;
     if !plan.groups.is_empty() {
         cgroup::Cgroups::check_permission(&host).map_err(|why| {
@@ -226,7 +230,14 @@ pub fn measure(file: &Path, opts: &Options) -> Result<RunReport> {
 }
 
 /// One run: setup, workers, perf, go, results, cleanup (on every path).
-pub fn run_once(file: &Path, text: &str, scenario: &Scenario, host: &host::HostInfo, plan: &Plan, opts: &Options) -> Result<Raw> {
+pub fn run_once(
+    file: &Path,
+    text: &str,
+    scenario: &Scenario,
+    host: &host::HostInfo,
+    plan: &Plan,
+    opts: &Options,
+) -> Result<Raw> {
     let flag = signals::install()?;
     for g in cgroup::remove_stale().unwrap_or_default() {
         eprintln!("note: removed the cgroup {} left by a killed run", g.display());
@@ -234,7 +245,8 @@ pub fn run_once(file: &Path, text: &str, scenario: &Scenario, host: &host::HostI
     for s in sysctl::restore_stale().unwrap_or_default() {
         eprintln!("note: restored {s}, left changed by a killed run");
     }
-    let perf_missing = if opts.no_perf { Some("--no-perf was given".to_string()) } else { perf::check_available().err() };
+    let perf_missing =
+        if opts.no_perf { Some("--no-perf was given".to_string()) } else { perf::check_available().err() };
     if let (Some(why), true) = (&perf_missing, opts.progress) {
         eprintln!("note: delays from the threads' own timestamps only; perf sched is not used: {why}");
     }
@@ -246,8 +258,16 @@ pub fn run_once(file: &Path, text: &str, scenario: &Scenario, host: &host::HostI
         located.push((path, value.clone()));
         applied.push((name.clone(), value.clone()));
     }
-    let guard = if located.is_empty() { None } else { Some(sysctl::SysctlGuard::apply(&located).context("writing the scenario's kernel settings")?) };
-    let cgroups = if plan.groups.is_empty() { None } else { Some(cgroup::Cgroups::create(host, &plan.groups).context("creating the scenario's cgroups")?) };
+    let guard = if located.is_empty() {
+        None
+    } else {
+        Some(sysctl::SysctlGuard::apply(&located).context("writing the scenario's kernel settings")?)
+    };
+    let cgroups = if plan.groups.is_empty() {
+        None
+    } else {
+        Some(cgroup::Cgroups::create(host, &plan.groups).context("creating the scenario's cgroups")?)
+    };
     let fifos = FifoDir::create(scenario)?;
 
     let use_perf = perf_missing.is_none();
@@ -311,11 +331,19 @@ fn run_workers(
     }
     for (w, wp) in workers.iter().zip(&plan.workers) {
         w.recv("setsid", setup)?;
-        if let Some(c) = cgroups
-            && wp.group != "/"
-        {
-            c.move_process(cgroup::CgTarget::Group(&wp.group), w.pid)
-                .with_context(|| format!("moving worker {} into the cgroup {}", w.pid, wp.group))?;
+        // With cgroups: the scenario's groups live under our parent, which
+        // stands for the scenario's root `/`, so root tasks go into it too
+        // and meet the groups as in the scenario; a root task with a
+        // session goes to the host's root cgroup, where autogroup applies
+        // (`task_wants_autogroup`).
+        if let Some(c) = cgroups {
+            let target = match (wp.group.as_str(), &wp.session) {
+                ("/", Some(_)) => cgroup::CgTarget::HostRoot,
+                ("/", None) => cgroup::CgTarget::Parent,
+                (g, _) => cgroup::CgTarget::Group(g),
+            };
+            c.move_process(target, w.pid)
+                .with_context(|| format!("moving worker {} into the cgroup for {}", w.pid, wp.group))?;
         }
     }
     for w in &mut workers {

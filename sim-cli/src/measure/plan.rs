@@ -78,8 +78,9 @@ pub fn cpu_map(scenario_cpus: u16, online: &[u16], cpus: Option<&str>) -> Result
         Some(text) => {
             // Parsed against the largest CPU number Linux allows, so an
             // offline or absent CPU is named as such below.
-            let set = sim_core::cpuset::CpuSet::parse(text, 8192)
-                .map_err(|e| Refusal(format!("--cpus {text}: {e}; this host's online CPUs are {}", list_text(online))))?;
+            let set = sim_core::cpuset::CpuSet::parse(text, 8192).map_err(|e| {
+                Refusal(format!("--cpus {text}: {e}; this host's online CPUs are {}", list_text(online)))
+            })?;
             let list: Vec<u16> = set.iter().map(|c| c.0).collect();
             if let Some(c) = list.iter().find(|c| !online.contains(c)) {
                 return Err(Refusal(format!(
@@ -162,7 +163,9 @@ pub fn plan(scenario: &Scenario, host: &HostInfo, opts: &PlanOptions<'_>) -> Res
 
     // I/O steps (4.4 block layer model): not reproduced by this runner.
     for ts in &spec.tasks {
-        if let Some(step) = ts.program.steps.iter().find(|s| matches!(s, Step::Io(_) | Step::Fdatasync | Step::WaitIo(_))) {
+        if let Some(step) =
+            ts.program.steps.iter().find(|s| matches!(s, Step::Io(_) | Step::Fdatasync | Step::WaitIo(_)))
+        {
             let what = match step {
                 Step::Io(_) => "an `io` step",
                 Step::Fdatasync => "an `fdatasync` step",
@@ -284,7 +287,8 @@ pub fn plan(scenario: &Scenario, host: &HostInfo, opts: &PlanOptions<'_>) -> Res
         let cg = &spec.groups.groups[ts.cgroup];
         let session = ts.session.clone().filter(|_| spec.groups.autogroup && ts.cgroup == 0);
         let key = (session.clone(), cg.path.clone());
-        let nice = session.as_ref().and_then(|s| spec.groups.groups.iter().find(|g| g.session.as_deref() == Some(s.as_str())));
+        let nice =
+            session.as_ref().and_then(|s| spec.groups.groups.iter().find(|g| g.session.as_deref() == Some(s.as_str())));
         let w = by_key.entry(key).or_insert_with(|| WorkerPlan {
             session: session.clone(),
             autogroup_nice: nice.and_then(|g| autogroup_nice_of(g.shares)),

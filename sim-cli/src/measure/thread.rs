@@ -130,7 +130,7 @@ impl Ctx<'_> {
             }
             last = t;
             n = n.wrapping_add(1);
-            if t >= self.end || (n % 4096 == 0 && self.stop.load(Ordering::Relaxed)) {
+            if t >= self.end || (n.is_multiple_of(4096) && self.stop.load(Ordering::Relaxed)) {
                 return false;
             }
         }

@@ -17,8 +17,11 @@ pub const TOLERANCE_PCT: f64 = 25.0;
 /// The most repeats accepted.
 pub const REPEAT_MAX: u32 = 100;
 
+/// One statistic of a delay distribution.
+type Stat = fn(&LatencySummary) -> u64;
+
 /// The statistics compared.
-const STATS: [(&str, fn(&LatencySummary) -> u64); 4] =
+const STATS: [(&str, Stat); 4] =
     [("p50", |s| s.p50_ns), ("p90", |s| s.p90_ns), ("p99", |s| s.p99_ns), ("max", |s| s.max_ns)];
 
 #[derive(Debug, Serialize, Clone)]
@@ -129,7 +132,8 @@ pub fn validate(file: &Path, opts: &Options, repeat: u32, json: bool) -> Result<
         measured.push(collect::report(&scenario, &host, &plan, raw)?);
     }
     let overrides = sim_overrides(&scenario, &host);
-    let sim_scenario = crate::run::with_sets(&scenario, &overrides).context("applying the measured machine to the scenario")?;
+    let sim_scenario =
+        crate::run::with_sets(&scenario, &overrides).context("applying the measured machine to the scenario")?;
     let mut sim = sim_core::Simulation::new(&sim_scenario);
     crate::progress::run_to_end(&mut sim, "prediction", opts.progress);
     let predicted = sim.report();

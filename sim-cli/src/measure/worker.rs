@@ -114,11 +114,16 @@ fn setup_thread(s: &Setup) -> Result<()> {
         let prio = thread_priority::ThreadPriority::Crossplatform(
             thread_priority::ThreadPriorityValue::try_from(50u8).map_err(|e| anyhow!("{e}"))?,
         );
-        thread_priority::unix::set_thread_priority_and_policy(thread_priority::unix::thread_native_id(), prio, P::Normal(p))
-            .map_err(|e| anyhow!("{}: sched_setscheduler({p:?}): {e:?}", s.name))?;
+        thread_priority::unix::set_thread_priority_and_policy(
+            thread_priority::unix::thread_native_id(),
+            prio,
+            P::Normal(p),
+        )
+        .map_err(|e| anyhow!("{}: sched_setscheduler({p:?}): {e:?}", s.name))?;
     }
     // setpriority(PRIO_PROCESS, 0): on Linux, the calling thread only.
-    rustix::process::setpriority_process(None, s.nice).with_context(|| format!("{}: setpriority(nice {})", s.name, s.nice))?;
+    rustix::process::setpriority_process(None, s.nice)
+        .with_context(|| format!("{}: setpriority(nice {})", s.name, s.nice))?;
     Ok(())
 }
 
@@ -221,7 +226,8 @@ fn work(out: &mut impl Write) -> Result<()> {
 
     let mut waker_handles = Vec::new();
     for &(source, target) in &plan.worker.sources {
-        let src = spec.sources.get(source as usize).ok_or_else(|| anyhow!("source {source} is not in the scenario"))?.clone();
+        let src =
+            spec.sources.get(source as usize).ok_or_else(|| anyhow!("source {source} is not in the scenario"))?.clone();
         let ts = &spec.tasks[src.target];
         let comm = ts.comm(target - ts.first.0);
         let mut rng = root_rng.stream(&format!("source/{}/{}", src.name, comm));

@@ -184,7 +184,11 @@ impl RunReport {
                     delay: all.summary().with_open(open.0, open.1),
                     wakeup_delay: wake.summary(),
                     preempt_delay: pre.summary(),
-                    response: ts.program.steps.contains(&crate::workload::Step::Serve).then(|| summarize(&mt.responses)),
+                    response: ts
+                        .program
+                        .steps
+                        .contains(&crate::workload::Step::Serve)
+                        .then(|| summarize(&mt.responses)),
                     dropped_items: mt.dropped_items,
                     open_wait_ns: mt.open_wait_ns,
                     long_delay_culprits: Vec::new(),
