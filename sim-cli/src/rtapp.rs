@@ -51,11 +51,6 @@ use std::path::Path;
 pub fn export(scenario: &Scenario) -> Result<(Value, Vec<String>)> {
     let spec = &scenario.spec;
     let mut warnings = Vec::new();
-    warnings.push(format!(
-        "machine: {} ({} HZ, CFS tunables and features): rt-app runs on the host as it is; boot or tune it to match",
-        spec.machine.describe(),
-        spec.hz
-    ));
     let split = split_declarations(spec);
     let names = ObjectNames { spec, split: &split };
     let serve_work = serve_work_us(spec);
@@ -171,6 +166,28 @@ pub fn export(scenario: &Scenario) -> Result<(Value, Vec<String>)> {
         }
     }
 
+    // rt-app refuses a `cpus` entry the host does not have.
+    let pinned_max = spec
+        .tasks
+        .iter()
+        .filter(|t| !omitted.contains(&t.name))
+        .flat_map(|t| t.affinity.iter())
+        .filter(|set| set.len() != usize::from(spec.cpus))
+        .filter_map(|set| set.iter().map(|c| c.0).max())
+        .max();
+    let need = match pinned_max {
+        Some(c) => format!("; the `cpus` lists name CPUs up to {c}, which the host must have"),
+        None => String::new(),
+    };
+    warnings.insert(
+        0,
+        format!(
+            "machine: {} ({} HZ, CFS tunables and features): rt-app runs on the host as it is; boot or tune it to \
+             match{need}",
+            spec.machine.describe(),
+            spec.hz
+        ),
+    );
     let secs = spec.duration_ns.div_ceil(1_000_000_000);
     if !spec.duration_ns.is_multiple_of(1_000_000_000) {
         warnings.push(format!(
@@ -530,6 +547,7 @@ program = [{ run = "50us" }, { sleep_until = "1ms" }]
         );
         assert_eq!(doc["global"]["duration"], json!(1));
         assert_eq!(doc["global"]["calibration"], json!("CPU0"));
+        assert!(warnings[0].ends_with("name CPUs up to 0, which the host must have"), "{warnings:#?}");
         // The shares cannot be said in rt-app: warned, naming task and group.
         assert!(
             warnings.iter().any(|w| w.contains("task tick") && w.contains("/a") && w.contains("cpu.shares 256")),
