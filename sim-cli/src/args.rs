@@ -104,6 +104,24 @@ pub enum Command {
         #[arg(long, default_value_t = 8000)]
         port: u16,
     },
+    /// Write the scenario (base or `--variant`, `--set` applied) as an rt-app
+    /// JSON workload; each approximation is a `warning:` line on stderr.
+    Export {
+        /// Scenario file (TOML).
+        file: PathBuf,
+        /// The format: rt-app JSON (the only one so far).
+        #[arg(long, required = true)]
+        rt_app: bool,
+        /// Apply this `[variants.NAME]` section.
+        #[arg(long)]
+        variant: Option<String>,
+        /// Override a scalar: `--set cfs.sched_latency_ns=1ms` (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// Write the JSON here instead of stdout.
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
 }
 
 /// Parses the command line, exiting as clap does on an error, except that an

@@ -1,1 +1,796 @@
-//! (being written)
+//! `sim-cli export --rt-app`: a scenario (base or variant, `--set` applied as
+//! `run` applies them) written as an rt-app JSON workload, so LISA users can
+//! run our scenarios on a real kernel with their own tools.
+//!
+//! The grammar is rt-app's own (doc/tutorial.txt and src/rt-app_parse_config.c
+//! of scheduler-tools/rt-app): `global` (duration in s, calibration,
+//! default_policy, lock_pages, log_basename) and `tasks`, one thread object
+//! per task declaration (`instance`, `cpus`, `policy`, `priority` = nice for
+//! the fair policies, `taskgroup`, `delay` in µs, `loop`) holding events with
+//! µs values: `run`, `sleep`, `timer` (`ref`, `period`), `suspend`/`resume`,
+//! `yield`.
+//!
+//! Why the event keys look like `run0`, `timer1`: rt-app runs a phase's
+//! events in the order its JSON parser (json-c) meets the keys, matching each
+//! key by its prefix; serde_json here is built without `preserve_order`, so
+//! an object's keys come out sorted. Each key is the event name plus a
+//! zero-padded index, and consecutive events stay in one phase only while
+//! their keys sort in program order; otherwise a new phase starts (the
+//! `phases` object's keys `p0`, `p1`, … sort too). The same sorting puts
+//! `global` before `tasks`.
+//!
+//! What rt-app cannot say exactly is approximated, each time with one
+//! `warning:` line naming the task and step: a distribution becomes its mean,
+//! durations are rounded to µs (the duration up to whole seconds), a `wait`
+//! becomes `suspend` (rt-app's resume is a condition-variable broadcast: one
+//! sent while the thread is not suspended is lost, where the simulator keeps
+//! it pending), a source becomes a periodic thread resuming its target every
+//! mean interval (the target runs the mean work of one arrival after each
+//! resume), I/O steps are left out, autogroup sessions and `cpu.shares` are
+//! not in the grammar, and the machine (CPU count, topology, HZ, CFS
+//! tunables) is the host's. Not warned: a `sleep_until` that overruns its
+//! period skips to the next multiple in the simulator, while rt-app's
+//! (relative) timer restarts its period from the late wake-up.
+//!
+//! Instances of a declaration share one rt-app thread object, unless they
+//! must be told apart: different affinities, or a `wake`/source that targets
+//! one instance (rt-app's `resume` wakes every thread of an object). Then each
+//! instance gets its own object, `NAME_I`.
+
+use anyhow::{Context, Result, bail};
+use serde_json::{Map, Value, json};
+use sim_core::Scenario;
+use sim_core::ids::TaskId;
+use sim_core::scenario::{ScenarioSpec, TaskSpec};
+use sim_core::workload::{Dist, Policy, Step};
+use std::path::Path;
+
+/// The scenario as an rt-app JSON document, and one line per approximation
+/// (without the `warning: ` prefix). An error says why nothing could be
+/// exported (every task is I/O-only, or two thread names collide).
+pub fn export(scenario: &Scenario) -> Result<(Value, Vec<String>)> {
+    let spec = &scenario.spec;
+    let mut warnings = Vec::new();
+    let split = split_declarations(spec);
+    let names = ObjectNames { spec, split: &split };
+    let serve_work = serve_work_us(spec);
+
+    let mut tasks = Map::new();
+    let mut omitted = Vec::new();
+    let mut warned_groups = Vec::new();
+    for (d, t) in spec.tasks.iter().enumerate() {
+        let instances: Vec<Option<u32>> = if split[d] { (0..t.count).map(Some).collect() } else { vec![None] };
+        let mut kept = true;
+        for (k, inst) in instances.iter().enumerate() {
+            // Warnings are the declaration's: say them once, not per instance.
+            let mut sink = Vec::new();
+            let events = task_events(spec, d, inst.unwrap_or(0), &names, serve_work[d], &mut sink);
+            if k == 0 {
+                warnings.append(&mut sink);
+            }
+            if !keeps(t, &events) {
+                if k == 0 {
+                    warnings.push(format!(
+                        "task {}: left out: it is I/O-bound (it blocks only on I/O), and without its I/O steps it \
+                         would spin on the CPU in rt-app",
+                        t.name
+                    ));
+                    omitted.push(t.name.clone());
+                }
+                kept = false;
+                break;
+            }
+            let mut obj = thread_props(spec, t, inst.map_or(0, |i| i as usize));
+            if inst.is_none() && t.count > 1 {
+                obj.insert("instance".into(), json!(t.count));
+            }
+            add_events(&mut obj, events);
+            insert_unique(&mut tasks, names.object(d, inst.unwrap_or(0)), Value::Object(obj))?;
+        }
+        if !kept {
+            continue;
+        }
+        let g = &spec.groups.groups[t.group];
+        if t.group != t.cgroup {
+            warnings.push(format!(
+                "task {}: session {} runs in autogroup {} (cpu.shares {}) in the simulator; rt-app has no sessions: \
+                 start it under setsid, or the threads share rt-app's own autogroup",
+                t.name,
+                t.session.as_deref().unwrap_or("?"),
+                g.path,
+                g.shares
+            ));
+        }
+        // cpu.shares of the cgroup and its ancestors: rt-app creates the
+        // directories but writes no shares.
+        let mut gi = Some(t.cgroup);
+        while let Some(i) = gi.filter(|&i| i != 0) {
+            let grp = &spec.groups.groups[i];
+            if grp.shares != 1024 && !warned_groups.contains(&i) {
+                warned_groups.push(i);
+                warnings.push(format!(
+                    "task {}: taskgroup {} has cpu.shares {} in the scenario; rt-app creates the group but cannot set \
+                     its shares: write {} to its cpu.shares before the run",
+                    t.name, grp.path, grp.shares, grp.shares
+                ));
+            }
+            gi = grp.parent;
+        }
+    }
+    if tasks.is_empty() {
+        bail!(
+            "{}: nothing to export as rt-app: every task is I/O-only ({}); rt-app has no block-device steps",
+            scenario.file(),
+            omitted.join(", ")
+        );
+    }
+
+    for s in &spec.sources {
+        let t = &spec.tasks[s.target];
+        if omitted.contains(&t.name) {
+            continue;
+        }
+        let period = s.interval.mean_ns();
+        let exact = matches!(s.interval, Dist::Const(_));
+        warnings.push(format!(
+            "source {}: {} arrivals{} become a periodic thread resuming {} every {} us; the target runs the mean work \
+             of one arrival ({} us) after each resume, and a resume that finds it busy is lost (the simulator queues \
+             items)",
+            s.name,
+            if exact { "periodic" } else { "random" },
+            if exact { String::new() } else { format!(" (interval {})", dist_text(&s.interval)) },
+            t.name,
+            ns_to_us(period as u64),
+            serve_work[s.target]
+        ));
+        let targets: Vec<Option<u32>> = if split[s.target] { (0..t.count).map(Some).collect() } else { vec![None] };
+        for inst in targets {
+            let target = names.object(s.target, inst.unwrap_or(0));
+            let mut obj = Map::new();
+            if s.start_ns > 0 {
+                obj.insert("delay".into(), json!(ns_to_us(s.start_ns)));
+            }
+            add_events(
+                &mut obj,
+                // Resume first: the keys then sort in event order (one phase).
+                vec![
+                    ("resume", Value::String(target.clone())),
+                    ("timer", json!({ "ref": "unique", "period": ns_to_us(period as u64).max(1) })),
+                ],
+            );
+            let name = match inst {
+                Some(i) => format!("source-{}_{i}", s.name),
+                None => format!("source-{}", s.name),
+            };
+            insert_unique(&mut tasks, name, Value::Object(obj))?;
+        }
+    }
+
+    // rt-app refuses a `cpus` entry the host does not have.
+    let pinned_max = spec
+        .tasks
+        .iter()
+        .filter(|t| !omitted.contains(&t.name))
+        .flat_map(|t| t.affinity.iter())
+        .filter(|set| set.len() != usize::from(spec.cpus))
+        .filter_map(|set| set.iter().map(|c| c.0).max())
+        .max();
+    let need = match pinned_max {
+        Some(c) => format!("; the `cpus` lists name CPUs up to {c}, which the host must have"),
+        None => String::new(),
+    };
+    warnings.insert(
+        0,
+        format!(
+            "machine: {} ({} HZ, CFS tunables and features): rt-app runs on the host as it is; boot or tune it to \
+             match{need}",
+            spec.machine.describe(),
+            spec.hz
+        ),
+    );
+    let secs = spec.duration_ns.div_ceil(1_000_000_000);
+    if !spec.duration_ns.is_multiple_of(1_000_000_000) {
+        warnings.push(format!(
+            "duration: {} is not whole seconds; rt-app's duration is in seconds: {secs} s",
+            sim_core::time::format_duration(spec.duration_ns)
+        ));
+    }
+    let basename = if spec.name.is_empty() { "rt-app".to_string() } else { format!("rt-app-{}", spec.name) };
+    let global = json!({
+        "duration": secs,
+        "calibration": "CPU0",
+        "default_policy": "SCHED_OTHER",
+        "lock_pages": false,
+        "log_basename": basename,
+    });
+    Ok((json!({ "global": global, "tasks": tasks }), warnings))
+}
+
+/// `sim-cli export FILE --rt-app`: loads the scenario as `run` does, writes
+/// the JSON to stdout (returned) or to `output`, the warnings to stderr.
+pub fn command(file: &Path, variant: Option<&str>, sets: &[String], output: Option<&Path>) -> Result<String> {
+    let (_, base) = crate::run::load_text(file)?;
+    let scenario = match variant {
+        Some(v) => base.with_variant(v)?,
+        None => base,
+    };
+    let scenario = crate::run::with_sets(&scenario, sets)?;
+    let (doc, warnings) = export(&scenario)?;
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
+    let text = serde_json::to_string_pretty(&doc).context("export --rt-app: formatting the JSON")? + "\n";
+    match output {
+        None => Ok(text),
+        Some(path) => {
+            std::fs::write(path, text).with_context(|| format!("-o {}: cannot write the file", path.display()))?;
+            eprintln!("wrote {} (rt-app JSON)", path.display());
+            Ok(String::new())
+        }
+    }
+}
+
+/// Which declarations get one thread object per instance.
+fn split_declarations(spec: &ScenarioSpec) -> Vec<bool> {
+    let mut split: Vec<bool> =
+        spec.tasks.iter().map(|t| t.count > 1 && t.affinity.windows(2).any(|w| w[0] != w[1])).collect();
+    for s in &spec.sources {
+        // Each instance of a served declaration has its own source.
+        split[s.target] |= spec.tasks[s.target].count > 1;
+    }
+    for t in &spec.tasks {
+        for step in &t.program.steps {
+            if let Step::Wake(target) = step {
+                let (d, _) = declaration_of(spec, target.resolve(0));
+                // A wake names one instance; rt-app's resume wakes a whole object.
+                split[d] |= spec.tasks[d].count > 1;
+            }
+        }
+    }
+    // A waker whose instances wake different objects needs one object each.
+    for (d, t) in spec.tasks.iter().enumerate() {
+        let wakes_split = t.program.steps.iter().any(|s| match s {
+            Step::Wake(target) => split[declaration_of(spec, target.resolve(0)).0],
+            _ => false,
+        });
+        split[d] |= t.count > 1 && wakes_split;
+    }
+    split
+}
+
+/// The declaration and instance of a task id.
+fn declaration_of(spec: &ScenarioSpec, id: TaskId) -> (usize, u32) {
+    for (d, t) in spec.tasks.iter().enumerate() {
+        if id.0 >= t.first.0 && id.0 < t.first.0 + t.count {
+            return (d, id.0 - t.first.0);
+        }
+    }
+    // Validation resolves every wake target to a declared task.
+    (0, 0)
+}
+
+struct ObjectNames<'a> {
+    spec: &'a ScenarioSpec,
+    split: &'a [bool],
+}
+
+impl ObjectNames<'_> {
+    /// The rt-app thread object of instance `i` of declaration `d`.
+    fn object(&self, d: usize, i: u32) -> String {
+        let name = &self.spec.tasks[d].name;
+        if self.split[d] { format!("{name}_{i}") } else { name.clone() }
+    }
+}
+
+/// Per declaration: the mean CPU work of one source arrival, in µs (the
+/// arrival rates weight the sources that feed it).
+fn serve_work_us(spec: &ScenarioSpec) -> Vec<u64> {
+    let mut out = vec![0; spec.tasks.len()];
+    for (d, slot) in out.iter_mut().enumerate() {
+        let (mut rate, mut work) = (0.0, 0.0);
+        for s in spec.sources.iter().filter(|s| s.target == d) {
+            let r = 1.0 / s.interval.mean_ns().max(1.0);
+            rate += r;
+            work += r * f64::from(s.burst) * s.work.mean_ns();
+        }
+        if rate > 0.0 {
+            *slot = ns_to_us((work / rate).round() as u64);
+        }
+    }
+    out
+}
+
+/// Nanoseconds to rt-app's µs, rounded to nearest.
+fn ns_to_us(ns: u64) -> u64 {
+    ns.saturating_add(500) / 1000
+}
+
+fn dist_text(d: &Dist) -> String {
+    let f = sim_core::time::format_duration;
+    match d {
+        Dist::Const(v) => f(*v),
+        Dist::Uniform { low, high } => format!("uniform({}, {})", f(*low), f(*high)),
+        Dist::Exp { mean } => format!("exp({})", f(*mean)),
+        Dist::Normal { mean, sd } => format!("normal({}, {})", f(*mean), f(*sd)),
+        Dist::LogNormal { median, sigma } => format!("lognormal({}, {sigma})", f(*median)),
+        Dist::Pareto { scale, shape } => format!("pareto({}, {shape})", f(*scale)),
+    }
+}
+
+/// A duration step's value in µs, with a warning when it is not exact.
+fn duration_us(d: &Dist, what: &str, warn: &mut Vec<String>) -> u64 {
+    let mean = d.mean_ns();
+    let us = ns_to_us(mean.round() as u64);
+    match d {
+        Dist::Const(ns) if ns % 1000 == 0 => {}
+        Dist::Const(ns) => {
+            warn.push(format!("{what}: {} rounded to {us} us (rt-app counts µs)", sim_core::time::format_duration(*ns)))
+        }
+        _ => warn.push(format!("{what}: {} becomes its mean, {us} us", dist_text(d))),
+    }
+    us
+}
+
+/// Thread properties of one object: policy, nice, affinity, group, delay.
+fn thread_props(spec: &ScenarioSpec, t: &TaskSpec, instance: usize) -> Map<String, Value> {
+    let mut obj = Map::new();
+    let policy = match t.policy {
+        Policy::Normal => "SCHED_OTHER",
+        Policy::Batch => "SCHED_BATCH",
+        Policy::Idle => "SCHED_IDLE",
+    };
+    obj.insert("policy".into(), json!(policy));
+    // For the fair policies rt-app's priority is the nice value (sched_nice).
+    obj.insert("priority".into(), json!(t.nice));
+    let set = &t.affinity[instance.min(t.affinity.len().saturating_sub(1))];
+    if set.len() != usize::from(spec.cpus) {
+        let cpus: Vec<u16> = set.iter().map(|c| c.0).collect();
+        obj.insert("cpus".into(), json!(cpus));
+    }
+    if t.cgroup != 0 {
+        obj.insert("taskgroup".into(), json!(spec.groups.groups[t.cgroup].path));
+    }
+    if t.start_ns > 0 {
+        obj.insert("delay".into(), json!(ns_to_us(t.start_ns)));
+    }
+    if let Some(n) = t.program.iterations {
+        obj.insert("loop".into(), json!(n));
+    }
+    obj
+}
+
+/// The rt-app events of instance `inst` of declaration `d`, in program order.
+fn task_events(
+    spec: &ScenarioSpec,
+    d: usize,
+    inst: u32,
+    names: &ObjectNames,
+    serve_work: u64,
+    warn: &mut Vec<String>,
+) -> Vec<(&'static str, Value)> {
+    let t = &spec.tasks[d];
+    let own = names.object(d, inst);
+    let periods: Vec<u64> = t
+        .program
+        .steps
+        .iter()
+        .filter_map(|s| match s {
+            Step::SleepUntil { period_ns, .. } => Some(*period_ns),
+            _ => None,
+        })
+        .collect();
+    let one_period = periods.windows(2).all(|w| w[0] == w[1]);
+    let mut out = Vec::new();
+    for (j, step) in t.program.steps.iter().enumerate() {
+        let what = format!("task {} step {j}", t.name);
+        match step {
+            Step::Run(dist) => out.push(("run", json!(duration_us(dist, &format!("{what} (run)"), warn)))),
+            Step::Sleep(dist) => out.push(("sleep", json!(duration_us(dist, &format!("{what} (sleep)"), warn)))),
+            Step::SleepUntil { period_ns, offset_ns } => {
+                let period = duration_us(&Dist::Const(*period_ns), &format!("{what} (sleep_until)"), warn).max(1);
+                if *offset_ns != 0 || !t.start_ns.is_multiple_of(*period_ns) {
+                    warn.push(format!(
+                        "{what} (sleep_until): the phase (offset {}, start {}) is not kept: rt-app's timer counts \
+                         periods from the thread's start",
+                        sim_core::time::format_duration(*offset_ns),
+                        sim_core::time::format_duration(t.start_ns)
+                    ));
+                }
+                // One timer per thread and period ("unique…": not shared
+                // between instances), as every sleep_until of one period
+                // shares the simulator's grid.
+                let timer = if one_period { "unique".to_string() } else { format!("unique_{period}us") };
+                out.push(("timer", json!({ "ref": timer, "period": period })));
+            }
+            Step::Wait => {
+                warn.push(format!(
+                    "{what} (wait): becomes suspend; a resume sent before it suspends is lost in rt-app (the \
+                     simulator keeps it pending)"
+                ));
+                out.push(("suspend", Value::String(own.clone())));
+            }
+            Step::Wake(target) => {
+                let (td, ti) = declaration_of(spec, target.resolve(inst));
+                out.push(("resume", Value::String(names.object(td, ti))));
+            }
+            Step::Serve => {
+                warn.push(format!(
+                    "{what} (serve): becomes suspend, then run {serve_work} us (one arrival's mean work) per resume"
+                ));
+                out.push(("suspend", Value::String(own.clone())));
+                if serve_work > 0 {
+                    out.push(("run", json!(serve_work)));
+                }
+            }
+            Step::Yield => out.push(("yield", Value::String(String::new()))),
+            Step::Io(io) => warn.push(format!(
+                "{what} ({} {} bytes{}): left out: rt-app has no block-device I/O",
+                if io.flags.op == sim_core::block::Op::Read { "read" } else { "write" },
+                io.size.mean_ns() as u64,
+                if io.wait { ", waited for" } else { "" }
+            )),
+            Step::Fdatasync => warn.push(format!("{what} (fdatasync): left out: rt-app has no block-device I/O")),
+            Step::WaitIo(_) => warn.push(format!("{what} (wait_io): left out: rt-app has no block-device I/O")),
+        }
+    }
+    out
+}
+
+/// Whether a task's events are worth a thread: they block somewhere, or the
+/// task never blocked on I/O and so is a CPU hog in the simulator too. A task
+/// that blocked only on I/O would become a hog without its I/O steps.
+fn keeps(t: &TaskSpec, events: &[(&'static str, Value)]) -> bool {
+    let blocks = |e: &(&'static str, Value)| match e.0 {
+        "sleep" => e.1.as_u64().is_some_and(|v| v > 0),
+        "timer" | "suspend" => true,
+        _ => false,
+    };
+    let runs = |e: &(&'static str, Value)| e.0 == "run" && e.1.as_u64().is_some_and(|v| v > 0);
+    let io_blocked = t.program.steps.iter().any(|s| match s {
+        Step::Io(io) => io.wait || io.depth > 0,
+        Step::Fdatasync | Step::WaitIo(_) => true,
+        _ => false,
+    });
+    events.iter().any(blocks) || (!io_blocked && events.iter().any(runs))
+}
+
+/// Puts the events into the thread object: inline when their keys sort in
+/// program order, else in phases (see the module comment).
+fn add_events(obj: &mut Map<String, Value>, events: Vec<(&'static str, Value)>) {
+    let width = events.len().saturating_sub(1).to_string().len();
+    let mut phases: Vec<Map<String, Value>> = Vec::new();
+    let mut last = String::new();
+    for (i, (kind, value)) in events.into_iter().enumerate() {
+        let key = format!("{kind}{i:0width$}");
+        if phases.is_empty() || key <= last {
+            phases.push(Map::new());
+        }
+        last = key.clone();
+        if let Some(p) = phases.last_mut() {
+            p.insert(key, value);
+        }
+    }
+    if phases.len() == 1 {
+        obj.extend(phases.remove(0));
+    } else {
+        let width = (phases.len() - 1).to_string().len();
+        let all: Map<String, Value> =
+            phases.into_iter().enumerate().map(|(i, p)| (format!("p{i:0width$}"), Value::Object(p))).collect();
+        obj.insert("phases".into(), Value::Object(all));
+    }
+}
+
+fn insert_unique(tasks: &mut Map<String, Value>, name: String, obj: Value) -> Result<()> {
+    if tasks.contains_key(&name) {
+        bail!("export --rt-app: two rt-app threads would be named `{name}`; rename a task or source");
+    }
+    tasks.insert(name, obj);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scenario(toml: &str) -> Scenario {
+        Scenario::from_toml("test.toml", toml).expect("the test scenario is valid")
+    }
+
+    /// A thread's events in the order rt-app runs them (phases in key order,
+    /// events in key order within each).
+    fn events(t: &Value) -> Vec<(String, Value)> {
+        let obj = t.as_object().expect("a thread object");
+        let phases: Vec<&Map<String, Value>> = match obj.get("phases") {
+            Some(p) => p.as_object().expect("phases").values().map(|v| v.as_object().expect("a phase")).collect(),
+            None => vec![obj],
+        };
+        const PROPS: &[&str] = &["instance", "cpus", "policy", "priority", "taskgroup", "delay", "loop", "phases"];
+        phases
+            .into_iter()
+            .flat_map(|p| p.iter().filter(|(k, _)| !PROPS.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())))
+            .collect()
+    }
+
+    fn ev(list: &[(&str, Value)]) -> Vec<(String, Value)> {
+        list.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()
+    }
+
+    const PERIODIC: &str = r#"
+schema = 1
+seed = 1
+duration = "1s"
+[machine]
+cpus = 2
+[groups."/a"]
+shares = 256
+[[tasks]]
+name = "tick"
+cpus = "0"
+nice = -5
+group = "/a"
+program = [{ run = "50us" }, { sleep_until = "1ms" }]
+"#;
+
+    #[test]
+    fn periodic_task_exports_exactly() {
+        let (doc, warnings) = export(&scenario(PERIODIC)).expect("exports");
+        assert_eq!(
+            doc["tasks"]["tick"],
+            json!({
+                "cpus": [0],
+                "policy": "SCHED_OTHER",
+                "priority": -5,
+                "taskgroup": "/a",
+                "run0": 50,
+                "timer1": { "ref": "unique", "period": 1000 },
+            })
+        );
+        assert_eq!(doc["global"]["duration"], json!(1));
+        assert_eq!(doc["global"]["calibration"], json!("CPU0"));
+        assert!(warnings[0].ends_with("name CPUs up to 0, which the host must have"), "{warnings:#?}");
+        // The shares cannot be said in rt-app: warned, naming task and group.
+        assert!(
+            warnings.iter().any(|w| w.contains("task tick") && w.contains("/a") && w.contains("cpu.shares 256")),
+            "{warnings:#?}"
+        );
+        // Nothing else about the task is approximate.
+        assert_eq!(warnings.iter().filter(|w| w.contains("tick")).count(), 1, "{warnings:#?}");
+        // rt-app runs events in file order: run before timer, global first.
+        let text = serde_json::to_string_pretty(&doc).expect("serializes");
+        let at = |k: &str| text.find(k).unwrap_or(usize::MAX);
+        assert!(at("\"global\"") < at("\"tasks\""));
+        assert!(at("\"run0\"") < at("\"timer1\""), "{text}");
+    }
+
+    #[test]
+    fn events_whose_keys_do_not_sort_go_into_ordered_phases() {
+        let toml = PERIODIC
+            .replace(r#"[{ run = "50us" }, { sleep_until = "1ms" }]"#, r#"[{ sleep_until = "1ms" }, { run = "50us" }]"#)
+            .replace("program", "iterations = 3\nprogram");
+        let (doc, _) = export(&scenario(&toml)).expect("exports");
+        let t = &doc["tasks"]["tick"];
+        assert_eq!(t["phases"]["p0"], json!({ "timer0": { "ref": "unique", "period": 1000 } }));
+        assert_eq!(t["phases"]["p1"], json!({ "run1": 50 }));
+        assert_eq!(t["loop"], json!(3));
+        assert_eq!(t.get("run1"), None);
+    }
+
+    #[test]
+    fn wake_and_wait_become_resume_and_suspend() {
+        let (doc, warnings) = export(&scenario(
+            r#"
+schema = 1
+seed = 1
+duration = "2500ms"
+[machine]
+cpus = 2
+[[tasks]]
+name = "waker"
+program = [{ sleep = "exp(1ms)" }, { wake = "sleeper" }]
+[[tasks]]
+name = "sleeper"
+policy = "batch"
+program = ["wait", { run = "100us" }, "yield"]
+"#,
+        ))
+        .expect("exports");
+        let tasks = &doc["tasks"];
+        assert_eq!(events(&tasks["waker"]), ev(&[("sleep0", json!(1000)), ("resume1", json!("sleeper"))]));
+        assert_eq!(
+            events(&tasks["sleeper"]),
+            ev(&[("suspend0", json!("sleeper")), ("run1", json!(100)), ("yield2", json!(""))])
+        );
+        assert_eq!(tasks["sleeper"]["policy"], json!("SCHED_BATCH"));
+        assert_eq!(doc["global"]["duration"], json!(3));
+        for want in ["task waker step 0 (sleep): exp(1ms) becomes its mean", "task sleeper step 0 (wait)", "duration"] {
+            assert!(warnings.iter().any(|w| w.starts_with(want)), "{want}: {warnings:#?}");
+        }
+    }
+
+    #[test]
+    fn instances_woken_one_by_one_get_their_own_objects() {
+        let (doc, _) = export(&scenario(
+            r#"
+schema = 1
+seed = 1
+duration = "1s"
+[machine]
+cpus = 2
+[[tasks]]
+name = "waker"
+count = 2
+program = [{ sleep = "1ms" }, { wake = "sleeper" }]
+[[tasks]]
+name = "sleeper"
+count = 2
+program = ["wait", { run = "100us" }]
+[[tasks]]
+name = "pinned"
+count = 2
+cpus = "0-1"
+pin_each = true
+program = [{ run = "1ms" }, { sleep = "1ms" }]
+"#,
+        ))
+        .expect("exports");
+        let tasks = doc["tasks"].as_object().expect("an object");
+        let names: Vec<&str> = tasks.keys().map(String::as_str).collect();
+        assert_eq!(names, ["pinned_0", "pinned_1", "sleeper_0", "sleeper_1", "waker_0", "waker_1"]);
+        assert_eq!(events(&tasks["waker_1"]), ev(&[("sleep0", json!(1000)), ("resume1", json!("sleeper_1"))]));
+        assert_eq!(events(&tasks["sleeper_1"]), ev(&[("suspend0", json!("sleeper_1")), ("run1", json!(100))]));
+        assert_eq!(tasks["pinned_1"]["cpus"], json!([1]));
+        assert_eq!(tasks["pinned_1"].get("instance"), None);
+    }
+
+    #[test]
+    fn a_source_becomes_a_periodic_thread_with_a_warning() {
+        let (doc, warnings) = export(&scenario(
+            r#"
+schema = 1
+seed = 1
+duration = "1s"
+[machine]
+cpus = 2
+[[tasks]]
+name = "server"
+count = 3
+program = ["serve"]
+[[sources]]
+name = "req"
+target = "server"
+rate_per_s = 1000
+burst = 2
+work = "exp(20us)"
+start = "5ms"
+"#,
+        ))
+        .expect("exports");
+        let tasks = &doc["tasks"];
+        for i in 0..3 {
+            assert_eq!(
+                tasks[format!("source-req_{i}")],
+                json!({
+                    "delay": 5000,
+                    "resume0": format!("server_{i}"),
+                    "timer1": { "ref": "unique", "period": 1000 },
+                })
+            );
+            // One arrival: a burst of 2 items of 20 us mean work.
+            assert_eq!(
+                events(&tasks[format!("server_{i}")]),
+                ev(&[("suspend0", json!(format!("server_{i}"))), ("run1", json!(40))])
+            );
+        }
+        assert!(
+            warnings.iter().any(|w| w.starts_with("source req: random arrivals") && w.contains("every 1000 us")),
+            "{warnings:#?}"
+        );
+        assert!(warnings.iter().any(|w| w.starts_with("task server step 0 (serve)")), "{warnings:#?}");
+    }
+
+    #[test]
+    fn io_only_scenario_is_refused_and_io_steps_are_left_out() {
+        let io = |tasks: &str| {
+            format!(
+                r#"
+schema = 1
+seed = 1
+duration = "1s"
+[machine]
+cpus = 2
+[devices.sda]
+kind = "ssd"
+{tasks}
+"#
+            )
+        };
+        let only_io = io(r#"
+[[tasks]]
+name = "writer"
+program = [{ write = "128KiB", wait = false, depth = 4 }, { run = "10us" }]
+[[tasks]]
+name = "syncer"
+program = [{ write = "4KiB" }, "fdatasync"]
+"#);
+        let err = export(&scenario(&only_io)).expect_err("refused").to_string();
+        assert!(err.contains("every task is I/O-only (writer, syncer)"), "{err}");
+
+        let (doc, warnings) = export(&scenario(&io(r#"
+[[tasks]]
+name = "reader"
+program = [{ read = "4KiB" }, { run = "50us" }, { sleep_until = "10ms" }]
+"#)))
+        .expect("exports");
+        assert_eq!(
+            events(&doc["tasks"]["reader"]),
+            ev(&[("run0", json!(50)), ("timer1", json!({ "ref": "unique", "period": 10_000 }))])
+        );
+        assert!(
+            warnings.iter().any(|w| w.starts_with("task reader step 0 (read 4096 bytes, waited for): left out")),
+            "{warnings:#?}"
+        );
+    }
+
+    /// Every shipped scenario and variant exports; which tasks rt-app gets.
+    #[test]
+    fn every_shipped_scenario_exports() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .expect("scenarios/ is readable")
+            .map(|e| e.expect("a directory entry").path())
+            .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+            .collect();
+        files.sort();
+        assert!(files.len() >= 8, "{files:?}");
+        for f in &files {
+            let text = std::fs::read_to_string(f).expect("readable");
+            let base = Scenario::from_toml(&f.display().to_string(), &text).expect("valid");
+            let variants: Vec<Scenario> =
+                base.variant_names().iter().map(|v| base.with_variant(v).expect("valid variant")).collect();
+            let runs = std::iter::once(base.clone()).chain(variants);
+            for s in runs {
+                let what = format!("{} {:?}", f.display(), s.variant());
+                let (doc, warnings) = export(&s).unwrap_or_else(|e| panic!("{what}: {e:#}"));
+                assert!(warnings[0].starts_with("machine:"), "{what}");
+                let tasks = doc["tasks"].as_object().expect("tasks");
+                assert!(!tasks.is_empty(), "{what}");
+                for (name, t) in tasks {
+                    check_thread(&format!("{what} {name}"), t, tasks);
+                }
+                // The I/O-bound tasks are left out, and said so.
+                let stem = f.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+                let left_out: &[&str] = match stem {
+                    "cfq-starvation" => &["commitlog"],
+                    "mixed-rw" => &["writer"],
+                    _ => &[],
+                };
+                for t in left_out {
+                    assert!(!tasks.contains_key(*t), "{what}: {t}");
+                    assert!(warnings.iter().any(|w| w.starts_with(&format!("task {t}: left out"))), "{what}");
+                }
+            }
+        }
+    }
+
+    /// Each thread object: event keys rt-app knows, a step that lets time
+    /// pass, resume targets that exist.
+    fn check_thread(what: &str, t: &Value, tasks: &Map<String, Value>) {
+        let mut timed = false;
+        let list = events(t);
+        assert!(!list.is_empty(), "{what}: no events");
+        for (n, (k, v)) in list.iter().enumerate() {
+            let kind = ["run", "sleep", "timer", "suspend", "resume", "yield"]
+                .into_iter()
+                .find(|e| k.starts_with(e) && k[e.len()..].chars().all(|c| c.is_ascii_digit()))
+                .unwrap_or_else(|| panic!("{what}: unknown key {k}"));
+            // The order rt-app meets the keys in is the program's order.
+            assert_eq!(k[kind.len()..].parse::<usize>().ok(), Some(n), "{what}: {k} out of order");
+            timed |= matches!(kind, "run" | "sleep" | "timer" | "suspend");
+            if kind == "resume" {
+                let target = v.as_str().expect("a thread name");
+                assert!(tasks.contains_key(target), "{what}: resume {target}");
+            }
+        }
+        assert!(timed, "{what}: no event takes time");
+    }
+}
