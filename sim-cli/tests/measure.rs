@@ -104,6 +104,15 @@ fn measure_runs_a_tiny_scenario_for_a_second() {
     let (code, out, err) = sim_cli(&["measure", &file, "--json"]);
     assert_eq!(code, 0, "measure failed: {err}");
     let r: Value = serde_json::from_str(&out).expect("the report is JSON");
+    // The same contract as `run --json`: the committed report schema accepts it.
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/schema/report.schema.json"))
+            .expect("docs/schema/report.schema.json"),
+    )
+    .expect("schema JSON");
+    let validator = jsonschema::validator_for(&schema).expect("a valid schema");
+    let errors: Vec<String> = validator.iter_errors(&r).map(|e| format!("{e} at {}", e.instance_path())).collect();
+    assert!(errors.is_empty(), "the measured report breaks the schema: {errors:?}");
     assert_eq!(r["schema"], 1);
     assert_eq!(r["source"], "measured");
     let m = &r["measurement"];
