@@ -1,6 +1,7 @@
 //! A measured run's raw results (threads' timestamps, `perf sched script`
 //! text) → `sim_core`'s plain `Measurement` → `RunReport::measured`.
 
+use super::culprits::CpuSpans;
 use super::host::HostInfo;
 use super::perf_script;
 use super::plan::{Plan, list_text};
@@ -10,7 +11,7 @@ use sim_core::metrics::measured::{
     DelayViews, HostFacts, MeasuredCpu, MeasuredInfo, MeasuredTask, Measurement, summarize,
 };
 use sim_core::{RunReport, Scenario};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The host as the report records it.
 pub fn host_facts(host: &HostInfo, plan: &Plan) -> HostFacts {
@@ -81,6 +82,7 @@ pub fn measurement(scenario: &Scenario, host: &HostInfo, plan: &Plan, raw: Raw) 
                     migrations: 0,
                     open_wait_ns: None,
                     worst_cpu: r.worst_cpu.and_then(scenario_cpu),
+                    culprits: Vec::new(),
                 },
                 None => MeasuredTask { cpus_allowed: cpus, ..MeasuredTask::default() },
             }
@@ -90,16 +92,21 @@ pub fn measurement(scenario: &Scenario, host: &HostInfo, plan: &Plan, raw: Raw) 
 
     // The kernel's view, when perf recorded it.
     let mut perf_missing = raw.perf_missing.clone();
-    let summary = raw.perf_text.as_deref().and_then(|text| match perf_script::parse_script(text) {
+    let parsed = raw.perf_text.as_deref().and_then(|text| match perf_script::parse_script(text) {
         Ok(records) => {
             let tids: BTreeSet<u32> = tasks.iter().map(|t| t.tid).filter(|&t| t != 0).collect();
-            Some(perf_script::summarize(&records, raw.t0, raw.end, Some(&tids)))
+            let summary = perf_script::summarize(&records, raw.t0, raw.end, Some(&tids));
+            Some((summary, CpuSpans::build(&records)))
         }
         Err(e) => {
             perf_missing = Some(format!("the perf recording could not be read: {e}"));
             None
         }
     });
+    let (summary, spans) = match parsed {
+        Some((s, sp)) => (Some(s), Some(sp)),
+        None => (None, None),
+    };
     let mut cpus = vec![MeasuredCpu::default(); usize::from(spec.cpus)];
     if let Some(sum) = &summary {
         for t in tasks.iter_mut() {
@@ -110,6 +117,9 @@ pub fn measurement(scenario: &Scenario, host: &HostInfo, plan: &Plan, raw: Raw) 
             t.switches = p.switches;
             t.migrations = p.migrations;
             t.open_wait_ns = p.open_wait_ns;
+        }
+        if let Some(spans) = &spans {
+            attribute(&mut tasks, spans, spec, plan, raw.t0);
         }
         for (i, c) in cpus.iter_mut().enumerate() {
             if let Some(pc) = sum.cpus.iter().find(|pc| pc.cpu == plan.cpu_map[i]) {
@@ -153,5 +163,45 @@ pub fn measurement(scenario: &Scenario, host: &HostInfo, plan: &Plan, raw: Raw) 
         duration_ns: raw.end - raw.t0,
         tasks,
         cpus,
+    }
+}
+
+/// Fills each task's culprits (who held its CPU while it waited) and the
+/// CPU of its longest delay, from the perf view's delays and the CPUs' run spans.
+fn attribute(
+    tasks: &mut [MeasuredTask],
+    spans: &CpuSpans,
+    spec: &sim_core::scenario::ScenarioSpec,
+    plan: &Plan,
+    t0: u64,
+) {
+    // Our threads by tid: (declared name, comm).
+    let mut ours: BTreeMap<u32, (String, String)> = BTreeMap::new();
+    for ts in &spec.tasks {
+        for i in 0..ts.count {
+            if let Some(t) = tasks.get((ts.first.0 + i) as usize) {
+                ours.insert(t.tid, (ts.name.clone(), ts.comm(i)));
+            }
+        }
+    }
+    for t in tasks.iter_mut() {
+        let mut agg: BTreeMap<(usize, String, String), u64> = BTreeMap::new();
+        let mut worst: Option<(u64, u16)> = None;
+        for &(end, delay) in t.wakeup_delays.iter().chain(&t.preempt_delays) {
+            let at = end + t0;
+            let Some(cpu) = spans.cpu_of_switch_in(t.tid, at) else { continue };
+            if worst.is_none_or(|w| delay > w.0) {
+                worst = Some((delay, cpu));
+            }
+            let bucket = sim_core::metrics::latency::delay_bucket(delay);
+            for (tid, comm, ns) in spans.holders(cpu, at.saturating_sub(delay), at, t.tid) {
+                let (name, c) = ours.get(&tid).cloned().unwrap_or_else(|| (comm.clone(), comm));
+                *agg.entry((bucket, name, c)).or_insert(0) += ns;
+            }
+        }
+        t.culprits = agg.into_iter().map(|((b, n, c), ns)| (b, n, c, ns)).collect();
+        if let Some((_, cpu)) = worst {
+            t.worst_cpu = plan.cpu_map.iter().position(|&c| c == cpu).map(|p| p as u16);
+        }
     }
 }

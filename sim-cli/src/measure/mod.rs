@@ -14,6 +14,7 @@
 
 pub mod cgroup;
 pub mod collect;
+pub mod culprits;
 pub mod host;
 pub mod perf;
 pub mod perf_script;

@@ -10,6 +10,7 @@ use super::report::{BucketRow, CpuReport, NamedDelay, RunReport, Settings, TaskR
 use crate::engine::StopReason;
 use crate::scenario::Scenario;
 use crate::time::SimTime;
+use std::collections::BTreeMap;
 
 /// Where a report's figures come from.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -113,6 +114,9 @@ pub struct MeasuredTask {
     pub open_wait_ns: Option<u64>,
     /// Scenario CPU on which the longest delay ended, if known.
     pub worst_cpu: Option<u16>,
+    /// Who held the CPU while it waited: `(delay bucket, holder's declared
+    /// name (or comm, for a task outside the scenario), holder's comm, ns)`.
+    pub culprits: Vec<(usize, String, String, u64)>,
 }
 
 /// One scenario CPU, measured (from `perf`; zeros without it).
@@ -142,6 +146,25 @@ fn stats(samples: &[(u64, u64)]) -> LatencyStats {
         s.record(ns, SimTime(end));
     }
     s
+}
+
+/// `(name, ns)`, largest first (ties by name), as the simulator's report sorts culprits.
+fn sorted(m: BTreeMap<&str, u64>) -> Vec<(String, u64)> {
+    let mut v: Vec<(String, u64)> = m.into_iter().map(|(k, ns)| (k.to_string(), ns)).collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    v
+}
+
+/// Who held the CPU during the task's long delays (its top three 1-2-5
+/// buckets, as `RunReport::build` counts them), by comm.
+fn long_culprits(mt: &MeasuredTask) -> Vec<(String, u64)> {
+    let top = mt.wakeup_delays.iter().chain(&mt.preempt_delays).map(|&(_, ns)| delay_bucket(ns)).max();
+    let Some(top) = top else { return Vec::new() };
+    let mut by_comm: BTreeMap<&str, u64> = BTreeMap::new();
+    for (_, _, comm, ns) in mt.culprits.iter().filter(|c| c.0 + 2 >= top) {
+        *by_comm.entry(comm).or_insert(0) += ns;
+    }
+    sorted(by_comm)
 }
 
 /// Summarises `(end, delay)` samples as the report does.
@@ -191,7 +214,7 @@ impl RunReport {
                         .then(|| summarize(&mt.responses)),
                     dropped_items: mt.dropped_items,
                     open_wait_ns: mt.open_wait_ns,
-                    long_delay_culprits: Vec::new(),
+                    long_delay_culprits: long_culprits(mt),
                     io_wait: None,
                     io_stall: None,
                     io_wait_open_ns: None,
@@ -270,7 +293,16 @@ impl RunReport {
             histogram: delays
                 .histogram
                 .iter()
-                .map(|&(low_ns, high_ns, count)| BucketRow { low_ns, high_ns, count, culprits: Vec::new() })
+                .map(|&(low_ns, high_ns, count)| {
+                    let b = delay_bucket(low_ns);
+                    let mut by_name: BTreeMap<&str, u64> = BTreeMap::new();
+                    for (_, name, _, ns) in
+                        m.tasks[vrange.clone()].iter().flat_map(|t| &t.culprits).filter(|c| c.0 == b)
+                    {
+                        *by_name.entry(name).or_insert(0) += ns;
+                    }
+                    BucketRow { low_ns, high_ns, count, culprits: sorted(by_name) }
+                })
                 .collect(),
             history: Vec::new(),
             history_truncated: false,
