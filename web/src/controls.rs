@@ -5,9 +5,9 @@
 
 use serde_json::{Value, json};
 use sim_core::Scenario;
-use sim_core::sched::tunables::{HZ_CHOICES, SYSCTL_GRANULARITY_NS, SYSCTL_WAKEUP_GRANULARITY_NS};
 use sim_core::scenario::{ScenarioSpec, limits};
 use sim_core::sched::topology::{THREADS_PER_CORE_MAX, cpu_list};
+use sim_core::sched::tunables::{HZ_CHOICES, SYSCTL_GRANULARITY_NS, SYSCTL_WAKEUP_GRANULARITY_NS};
 
 /// Shortest and longest duration the duration slider offers.
 const DURATION_NS: (u64, u64) = (10_000_000, 60_000_000_000);
@@ -29,7 +29,15 @@ fn log_slider(key: &str, label: &str, section: &str, value: u64, default: u64, r
     })
 }
 
-fn select(key: &str, label: &str, section: &str, value: &str, default: &str, options: &[(String, String)], help: &str) -> Value {
+fn select(
+    key: &str,
+    label: &str,
+    section: &str,
+    value: &str,
+    default: &str,
+    options: &[(String, String)],
+    help: &str,
+) -> Value {
     let options: Vec<Value> = options.iter().map(|(v, l)| json!({ "value": v, "label": l })).collect();
     json!({
         "key": key, "label": label, "section": section, "kind": "select",
@@ -48,7 +56,15 @@ fn text(key: &str, label: &str, section: &str, value: &str, default: &str, place
     })
 }
 
-fn number(key: &str, label: &str, section: &str, value: impl Into<Value>, default: impl Into<Value>, range: (i64, i64), unit: &str) -> Value {
+fn number(
+    key: &str,
+    label: &str,
+    section: &str,
+    value: impl Into<Value>,
+    default: impl Into<Value>,
+    range: (i64, i64),
+    unit: &str,
+) -> Value {
     json!({
         "key": key, "label": label, "section": section, "kind": "int",
         "value": value.into(), "default": default.into(), "min": range.0, "max": range.1, "unit": unit,
@@ -119,7 +135,14 @@ fn machine_controls(out: &mut Vec<Value>, b: &ScenarioSpec, c: &ScenarioSpec) {
         i64::from(THREADS_PER_CORE_MAX),
         "SMT siblings per core (an SMT domain when 2 or more).",
     );
-    n("numa_nodes", "NUMA nodes", cs.numa_nodes, bs.numa_nodes, max, "Must divide sockets: a node holds whole sockets.");
+    n(
+        "numa_nodes",
+        "NUMA nodes",
+        cs.numa_nodes,
+        bs.numa_nodes,
+        max,
+        "Must divide sockets: a node holds whole sockets.",
+    );
     out.push(text(
         "machine.isolcpus",
         "isolcpus",
@@ -208,11 +231,18 @@ fn group_controls(out: &mut Vec<Value>, b: &ScenarioSpec, c: &ScenarioSpec) {
         "Each session gets its own task group (autogroup_task_group), like its own cgroup.",
     ));
     // Declared cgroups (autogroups come and go with sessions).
-    let declared: Vec<&str> =
-        c.groups.groups.iter().filter(|g| g.session.is_none()).map(|g| g.path.as_str()).collect();
+    let declared: Vec<&str> = c.groups.groups.iter().filter(|g| g.session.is_none()).map(|g| g.path.as_str()).collect();
     for g in c.groups.groups.iter().filter(|g| g.session.is_none() && g.path != "/") {
         let default = b.groups.groups.iter().find(|x| x.path == g.path).map_or(1024, |x| x.shares);
-        out.push(number(&group_key(&g.path), &format!("{} cpu.shares", g.path), "Groups", g.shares, default, (2, 262_144), ""));
+        out.push(number(
+            &group_key(&g.path),
+            &format!("{} cpu.shares", g.path),
+            "Groups",
+            g.shares,
+            default,
+            (2, 262_144),
+            "",
+        ));
     }
     let mut sessions: Vec<&str> = b.tasks.iter().chain(&c.tasks).filter_map(|t| t.session.as_deref()).collect();
     sessions.sort_unstable();
@@ -267,12 +297,31 @@ fn device_controls(out: &mut Vec<Value>, b: &ScenarioSpec, c: &ScenarioSpec) {
                 sim_core::block::ElevatorSpec::Cfq(bt) => bt.behaviour.name(),
                 _ => "fixed",
             };
-            let options = [(quoted("4.4"), "4.4.0 (starves async)".to_string()), (quoted("fixed"), "fixed (3932a86b4b9d)".to_string())];
-            out.push(select(&key("cfq_behaviour"), "CFQ version", &section, &quoted(t.behaviour.name()), &quoted(default), &options, ""));
+            let options = [
+                (quoted("4.4"), "4.4.0 (starves async)".to_string()),
+                (quoted("fixed"), "fixed (3932a86b4b9d)".to_string()),
+            ];
+            out.push(select(
+                &key("cfq_behaviour"),
+                "CFQ version",
+                &section,
+                &quoted(t.behaviour.name()),
+                &quoted(default),
+                &options,
+                "",
+            ));
         }
         let main: &[&str] = match elv {
             "deadline" => &["read_expire", "write_expire", "fifo_batch", "writes_starved"],
-            "cfq" => &["slice_sync", "slice_async", "slice_idle", "quantum", "fifo_expire_sync", "fifo_expire_async", "low_latency"],
+            "cfq" => &[
+                "slice_sync",
+                "slice_async",
+                "slice_idle",
+                "quantum",
+                "fifo_expire_sync",
+                "fifo_expire_async",
+                "low_latency",
+            ],
             _ => &[],
         };
         let bs = if bd.elevator.name() == elv { bd.elevator.sysfs(b.hz) } else { Vec::new() };
@@ -282,7 +331,15 @@ fn device_controls(out: &mut Vec<Value>, b: &ScenarioSpec, c: &ScenarioSpec) {
             // The lower bound is the core's own: 0 where `set` accepts it.
             let min = i64::from(cd.elevator.clone().set(name, 0, c.hz).is_err());
             let range = if name == "low_latency" { (0, 1) } else { (min, 100_000) };
-            out.push(number(&key(&format!("{elv}.{name}")), name, &section, value, default, range, if ms { "ms" } else { "" }));
+            out.push(number(
+                &key(&format!("{elv}.{name}")),
+                name,
+                &section,
+                value,
+                default,
+                range,
+                if ms { "ms" } else { "" },
+            ));
         }
     }
 }

@@ -65,7 +65,9 @@ pub fn edited_name(toml: &str, based_on: &str) -> String {
         .lines()
         .map(str::trim)
         .take_while(|l| !l.starts_with('['))
-        .filter_map(|l| l.strip_prefix("name")?.trim_start().strip_prefix('=')?.trim().strip_prefix('"')?.split_once('"'))
+        .filter_map(|l| {
+            l.strip_prefix("name")?.trim_start().strip_prefix('=')?.trim().strip_prefix('"')?.split_once('"')
+        })
         .map(|(name, _)| name.trim())
         .find(|name| !name.is_empty() && !name.contains('\\'));
     match (declared, based_on.is_empty()) {
@@ -265,7 +267,11 @@ impl Explorer {
         let v = &r.victim;
         let mut s = String::new();
         if self.partial {
-            s += &format!("So far ({:.2} s of {:.2} s simulated): ", r.sim_time_ns as f64 / 1e9, r.settings.duration_ns as f64 / 1e9);
+            s += &format!(
+                "So far ({:.2} s of {:.2} s simulated): ",
+                r.sim_time_ns as f64 / 1e9,
+                r.settings.duration_ns as f64 / 1e9
+            );
         } else if let Some(why) = match r.stop {
             StopReason::EventLimit => Some("the event budget ran out"),
             StopReason::Stalled => Some("simulated time stalled"),
@@ -304,8 +310,11 @@ impl Explorer {
             .iter()
             .map(|(label, r)| {
                 let c = DelayChart::from_report(r, label);
-                let bars: Vec<Value> =
-                    c.histogram.iter().map(|b| json!({ "low_ns": b.low_ns, "high_ns": b.high_ns, "count": b.count })).collect();
+                let bars: Vec<Value> = c
+                    .histogram
+                    .iter()
+                    .map(|b| json!({ "low_ns": b.low_ns, "high_ns": b.high_ns, "count": b.count }))
+                    .collect();
                 json!({ "label": label, "summary": percentiles(&r.victim.delay), "histogram": bars })
             })
             .collect();
@@ -331,7 +340,10 @@ impl Explorer {
             .iter()
             .flat_map(|(label, r)| {
                 let devices = r.io.as_ref().map(|io| io.devices.as_slice()).unwrap_or_default();
-                io_charts(r, label).into_iter().zip(devices).map(|(c, d)| json!({ "label": c.label, "summary": percentiles(&d.q2d) }))
+                io_charts(r, label)
+                    .into_iter()
+                    .zip(devices)
+                    .map(|(c, d)| json!({ "label": c.label, "summary": percentiles(&d.q2d) }))
             })
             .collect();
         // Per CPU (the current run): busy share, balance gap, migrations, and
@@ -391,7 +403,8 @@ fn max_ms(s: &LatencySummary) -> String {
 fn io_summary(r: &RunReport) -> String {
     let Some(io) = &r.io else { return String::new() };
     let mut s = String::new();
-    let stall = r.tasks.iter().filter(|t| t.name == r.victim.name).filter_map(|t| t.io_stall).max_by_key(|l| l.worst_ns());
+    let stall =
+        r.tasks.iter().filter(|t| t.name == r.victim.name).filter_map(|t| t.io_stall).max_by_key(|l| l.worst_ns());
     if let Some(l) = stall {
         s += &format!("; longest I/O stall {}", max_ms(&l));
     }
@@ -506,7 +519,11 @@ mod tests {
         let charts: Vec<String> = e.delay_charts().into_iter().map(|c| c.label).collect();
         assert_eq!(charts, ["current", label]);
         assert_eq!(e.tables()["delay"][1]["label"], label);
-        assert!(e.summary().contains(". Baseline (sleeper, variant fast, sched_latency_ns=\"6ms\"): worst"), "{}", e.summary());
+        assert!(
+            e.summary().contains(". Baseline (sleeper, variant fast, sched_latency_ns=\"6ms\"): worst"),
+            "{}",
+            e.summary()
+        );
         assert!(e.pin());
         assert_eq!(e.baseline_label().as_deref(), Some("baseline: sleeper, 3 overrides"));
         // Edited text is another scenario: the pin goes, even before the run ends.
@@ -527,7 +544,10 @@ mod tests {
     #[test]
     fn an_edited_scenario_goes_by_its_declared_name() {
         assert_eq!(edited_name("schema = 1\nname = \"jmx\" # x\n", "scenarios/jmx.toml"), "jmx (edited)");
-        assert_eq!(edited_name("schema = 1\nseed = \n[[tasks]]\nname = \"hog\"\n", "scenarios/jmx.toml"), "edited scenario (based on scenarios/jmx.toml)");
+        assert_eq!(
+            edited_name("schema = 1\nseed = \n[[tasks]]\nname = \"hog\"\n", "scenarios/jmx.toml"),
+            "edited scenario (based on scenarios/jmx.toml)"
+        );
         assert_eq!(edited_name("name = 3", ""), "edited scenario");
         assert_eq!(edited_name("  name=\"x y\"", ""), "x y (edited)");
     }
@@ -607,7 +627,11 @@ mod tests {
                 lines += &format!("{}={}\n", c["key"].as_str().unwrap(), text);
             }
             let again = e.start(file, text, None, &lines);
-            let same: Vec<&Value> = again["ok"]["controls"].as_array().unwrap_or_else(|| panic!("{file}: {again}\n{lines}")).iter().collect();
+            let same: Vec<&Value> = again["ok"]["controls"]
+                .as_array()
+                .unwrap_or_else(|| panic!("{file}: {again}\n{lines}"))
+                .iter()
+                .collect();
             for (a, b) in controls.iter().zip(same) {
                 assert_eq!(a["value"], b["value"], "{file}: {}", a["key"]);
             }
@@ -621,11 +645,23 @@ mod tests {
         let text = include_str!("../../scenarios/two-hogs.toml");
         let mut e = Explorer::default();
         let d = e.start("two-hogs.toml", text, None, "");
-        let keys: Vec<&str> = d["ok"]["controls"].as_array().unwrap().iter().filter_map(|c| c["key"].as_str()).collect();
-        for k in ["machine.cpus", "machine.sockets", "machine.cores_per_socket", "machine.threads_per_core", "machine.numa_nodes", "machine.isolcpus", "machine.nohz"] {
+        let keys: Vec<&str> =
+            d["ok"]["controls"].as_array().unwrap().iter().filter_map(|c| c["key"].as_str()).collect();
+        for k in [
+            "machine.cpus",
+            "machine.sockets",
+            "machine.cores_per_socket",
+            "machine.threads_per_core",
+            "machine.numa_nodes",
+            "machine.isolcpus",
+            "machine.nohz",
+        ] {
             assert!(keys.contains(&k), "{k} not offered: {keys:?}");
         }
-        let cpus = d["ok"]["controls"].as_array().unwrap().iter().find(|c| c["key"] == "machine.cpus").unwrap()["value"].as_u64().unwrap();
+        let cpus =
+            d["ok"]["controls"].as_array().unwrap().iter().find(|c| c["key"] == "machine.cpus").unwrap()["value"]
+                .as_u64()
+                .unwrap();
         // Cores per socket that do not multiply to cpus: the core names machine.cpus.
         let r = e.start("two-hogs.toml", text, None, &format!("machine.cores_per_socket={}", cpus + 1));
         assert_eq!(r["error"]["key"], "machine.cpus", "{r}");

@@ -153,6 +153,39 @@ impl Drop for Worker {
     }
 }
 
+/// Cleans up after runs that were killed (SIGKILL): their FIFO directories
+/// (`schedlab-measure-PID` in the temp dir, PID no longer alive) and any
+/// process still naming such a directory on its command line (the `timeout
+/// perf sched record` that run started, which stops at its limit anyway).
+/// Returns what it did.
+pub fn remove_stale_runs() -> Vec<String> {
+    let mut done = Vec::new();
+    let Ok(rd) = std::fs::read_dir(std::env::temp_dir()) else { return done };
+    for e in rd.flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        let Some(pid) = name.strip_prefix("schedlab-measure-").and_then(|p| p.parse::<u32>().ok()) else { continue };
+        if Path::new(&format!("/proc/{pid}")).exists() {
+            continue;
+        }
+        let dir = e.path();
+        let needle = dir.display().to_string();
+        for p in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+            let Some(other) = p.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else { continue };
+            let cmdline = std::fs::read(p.path().join("cmdline")).unwrap_or_default();
+            if String::from_utf8_lossy(&cmdline).contains(&needle)
+                && let Some(pid) = rustix::process::Pid::from_raw(other)
+                && rustix::process::kill_process(pid, rustix::process::Signal::TERM).is_ok()
+            {
+                done.push(format!("ended process {other}, left running by a killed run"));
+            }
+        }
+        if std::fs::remove_dir_all(&dir).is_ok() {
+            done.push(format!("removed {}, left by a killed run", dir.display()));
+        }
+    }
+    done
+}
+
 /// The run's FIFOs, removed with their directory on drop.
 struct FifoDir(PathBuf);
 
@@ -245,6 +278,9 @@ pub fn run_once(
     }
     for s in sysctl::restore_stale().unwrap_or_default() {
         eprintln!("note: restored {s}, left changed by a killed run");
+    }
+    for s in remove_stale_runs() {
+        eprintln!("note: {s}");
     }
     let perf_missing =
         if opts.no_perf { Some("--no-perf was given".to_string()) } else { perf::check_available().err() };
@@ -354,8 +390,13 @@ fn run_workers(
         let line = w.recv("threads", setup)?;
         let _: worker::Tids = serde_json::from_str(&line).context("reading a worker's thread ids")?;
     }
-    let recorder =
-        if use_perf { Some(perf::PerfRecorder::start(&fifos.0).context("starting perf sched record")?) } else { None };
+    let recorder = if use_perf {
+        // Bounded even if this process is killed: the run, plus a minute.
+        let limit = Duration::from_nanos(scenario.spec.duration_ns) + Duration::from_secs(60);
+        Some(perf::PerfRecorder::start(&fifos.0, limit).context("starting perf sched record")?)
+    } else {
+        None
+    };
     let t0 = thread::now_ns() + 50_000_000;
     let end = t0 + scenario.spec.duration_ns;
     for w in &mut workers {

@@ -108,7 +108,10 @@ impl PerfRecorder {
     /// Spawns system-wide `perf sched record` with CLOCK_MONOTONIC timestamps (`-k CLOCK_MONOTONIC` —
     /// verify it works here, and that sched_waking is recorded; add `-e sched:sched_waking` if not),
     /// writing into `dir`, and returns once perf is really recording (bounded wait, ≤ 5 s, else Err).
-    pub fn start(dir: &Path) -> anyhow::Result<PerfRecorder> {
+    /// `limit` bounds the recording even if this process dies without
+    /// stopping it (SIGKILL): perf runs under coreutils' `timeout`, which
+    /// forwards `stop`'s SIGINT to it and sends SIGINT itself at the limit.
+    pub fn start(dir: &Path, limit: std::time::Duration) -> anyhow::Result<PerfRecorder> {
         static SEQ: AtomicU64 = AtomicU64::new(0);
         // perf splits `--control fifo:CTL,ACK` at the comma.
         if dir.to_string_lossy().contains(',') {
@@ -141,8 +144,10 @@ impl PerfRecorder {
         let log = File::create(&rec.log)
             .with_context(|| format!("perf record: creating its log file {}", rec.log.display()))?;
         let control = format!("fifo:{},{}", rec.ctl.display(), rec.ack.display());
-        let child = Command::new("perf")
-            .args(["sched", "record", "-k", "CLOCK_MONOTONIC", "-D", "-1", "--control", &control, "-B", "-o"])
+        let child = Command::new("timeout")
+            .args(["--signal=INT", "--kill-after=10"])
+            .arg(format!("{}s", limit.as_secs().max(1)))
+            .args(["perf", "sched", "record", "-k", "CLOCK_MONOTONIC", "-D", "-1", "--control", &control, "-B", "-o"])
             .arg(&rec.data)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -251,7 +256,13 @@ impl Drop for PerfRecorder {
         if let Some(mut child) = self.child.take()
             && matches!(child.try_wait(), Ok(None))
         {
-            // Child::kill sends SIGKILL to this child's pid only.
+            // SIGTERM to our `timeout`, which forwards it to perf; SIGKILL
+            // (this child's pid only) if that has not ended it within 5 s.
+            let _ = rustix::process::kill_process(Pid::from_child(&child), Signal::TERM);
+            let deadline = Instant::now() + Duration::from_secs(5);
+            while matches!(child.try_wait(), Ok(None)) && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(10));
+            }
             let _ = child.kill();
             let _ = child.wait();
         }
@@ -293,7 +304,7 @@ mod tests {
         }
         let dir = scratch_dir("perf-record");
         let before = monotonic_ns();
-        let rec = PerfRecorder::start(&dir).expect("perf starts recording");
+        let rec = PerfRecorder::start(&dir, Duration::from_secs(60)).expect("perf starts recording");
         let before_spawn = monotonic_ns();
         let mut child = Command::new("sleep").arg("0.3").spawn().expect("spawn sleep");
         let after_spawn = monotonic_ns();
@@ -341,7 +352,9 @@ mod tests {
 
     #[test]
     fn start_refuses_a_directory_perf_cannot_name() {
-        let err = PerfRecorder::start(Path::new("/tmp/a,b")).err().expect("a comma in the path is refused");
+        let err = PerfRecorder::start(Path::new("/tmp/a,b"), Duration::from_secs(60))
+            .err()
+            .expect("a comma in the path is refused");
         assert!(err.to_string().contains("holds a `,`"), "{err}");
     }
 
@@ -352,7 +365,7 @@ mod tests {
             return;
         }
         let dir = scratch_dir("perf-drop");
-        let rec = PerfRecorder::start(&dir).expect("perf starts recording");
+        let rec = PerfRecorder::start(&dir, Duration::from_secs(60)).expect("perf starts recording");
         let pid = rec.child.as_ref().map(Child::id).expect("perf runs");
         assert!(Path::new(&format!("/proc/{pid}")).exists());
         drop(rec);
