@@ -110,7 +110,12 @@ pub fn measurement(scenario: &Scenario, host: &HostInfo, plan: &Plan, raw: Raw) 
     let mut cpus = vec![MeasuredCpu::default(); usize::from(spec.cpus)];
     if let Some(sum) = &summary {
         for t in tasks.iter_mut() {
-            let Some(p) = sum.threads.get(&t.tid) else { continue };
+            let Some(p) = sum.threads.get(&t.tid) else {
+                // perf saw nothing of it in the window: no perf figures, rather than the threads' under perf's name.
+                t.wakeup_delays.clear();
+                t.preempt_delays.clear();
+                continue;
+            };
             t.wakeup_delays = rel(&p.wakeup_delays, raw.t0);
             t.preempt_delays = rel(&p.preempt_delays, raw.t0);
             t.runtime_ns = p.runtime_ns;
@@ -122,6 +127,10 @@ pub fn measurement(scenario: &Scenario, host: &HostInfo, plan: &Plan, raw: Raw) 
             attribute(&mut tasks, spans, spec, plan, raw.t0);
         }
         for (i, c) in cpus.iter_mut().enumerate() {
+            // A host CPU that several scenario CPUs fold onto (--cpus) is counted once, for the first.
+            if plan.cpu_map[..i].contains(&plan.cpu_map[i]) {
+                continue;
+            }
             if let Some(pc) = sum.cpus.iter().find(|pc| pc.cpu == plan.cpu_map[i]) {
                 *c = MeasuredCpu {
                     busy_ns: pc.busy_ns,

@@ -168,7 +168,8 @@ pub fn remove_stale_runs() -> Vec<String> {
             continue;
         }
         let dir = e.path();
-        let needle = dir.display().to_string();
+        // The directory and a separator: `…-12/` must not match a live `…-123/`.
+        let needle = format!("{}/", dir.display());
         for p in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
             let Some(other) = p.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else { continue };
             let cmdline = std::fs::read(p.path().join("cmdline")).unwrap_or_default();
@@ -326,9 +327,23 @@ pub fn run_once(
     for e in &cleanup_errors {
         eprintln!("error: cleanup: {e}");
     }
+    let interrupted = signals::interrupted();
+    // Ctrl-C goes back to its default (validate's prediction, the report).
+    signals::uninstall();
     let (t0, end, results, dropped, perf_text) = result?;
-    if signals::interrupted() {
+    if interrupted {
         bail!("interrupted: the workload was stopped; cgroups and kernel settings were cleaned up");
+    }
+    let lost: u64 = results.iter().map(|r| r.overflow).sum();
+    if lost > 0 {
+        eprintln!(
+            "note: {lost} delay samples beyond {} per thread were not kept (the figures cover the rest)",
+            thread::SAMPLES_MAX
+        );
+    }
+    let left: u64 = results.iter().map(|r| r.items_left).sum();
+    if left > 0 {
+        eprintln!("note: {left} work items were still queued when the run ended");
     }
     if !cleanup_errors.is_empty() {
         bail!("cleanup failed: {}", cleanup_errors.join("; "));
@@ -373,9 +388,13 @@ fn run_workers(
         // and meet the groups as in the scenario; a root task with a
         // session goes to the host's root cgroup, where autogroup applies
         // (`task_wants_autogroup`).
+        // When the scenario has sessions, every root task stays at the
+        // host's root, where the autogroups are its siblings as in the model.
+        let sessions = plan.workers.iter().any(|w| w.session.is_some());
         if let Some(c) = cgroups {
             let target = match (wp.group.as_str(), &wp.session) {
                 ("/", Some(_)) => cgroup::CgTarget::HostRoot,
+                ("/", None) if sessions => cgroup::CgTarget::HostRoot,
                 ("/", None) => cgroup::CgTarget::Parent,
                 (g, _) => cgroup::CgTarget::Group(g),
             };
@@ -416,16 +435,26 @@ fn run_workers(
     let bar = crate::progress::bar(scenario.spec.duration_ns.div_ceil(1_000_000_000), "s", opts.progress);
     let mut results = Vec::new();
     let mut dropped = Vec::new();
-    let mut stopped = false;
+    let mut stopped: Option<u64> = None;
     for i in 0..workers.len() {
         // Bounded: the run's length plus a grace period, polled in 200 ms steps.
         let deadline = end + 10_000_000_000;
         let line = loop {
             bar.set_position(thread::now_ns().saturating_sub(t0) / 1_000_000_000);
-            if flag.load(std::sync::atomic::Ordering::Relaxed) && !stopped {
-                stopped = true;
-                for w in &mut workers {
-                    let _ = w.send("stop");
+            if flag.load(std::sync::atomic::Ordering::Relaxed) {
+                match stopped {
+                    None => {
+                        stopped = Some(thread::now_ns());
+                        for w in &mut workers {
+                            let _ = w.send("stop");
+                        }
+                    }
+                    // A thread in a long sleep does not see `stop`: after a
+                    // second the workers are killed (ours, by pid, on drop).
+                    Some(at) if thread::now_ns() > at + 1_000_000_000 => {
+                        bail!("interrupted: the workload was stopped; cgroups and kernel settings were cleaned up")
+                    }
+                    Some(_) => {}
                 }
             }
             match workers[i].lines.recv_timeout(Duration::from_millis(200)) {

@@ -145,7 +145,8 @@ impl PerfRecorder {
             .with_context(|| format!("perf record: creating its log file {}", rec.log.display()))?;
         let control = format!("fifo:{},{}", rec.ctl.display(), rec.ack.display());
         let child = Command::new("timeout")
-            .args(["--signal=INT", "--kill-after=10"])
+            // --kill-after beyond STOP_TIMEOUT: stop() decides when perf has taken too long.
+            .args(["--signal=INT", "--kill-after=60"])
             .arg(format!("{}s", limit.as_secs().max(1)))
             .args(["perf", "sched", "record", "-k", "CLOCK_MONOTONIC", "-D", "-1", "--control", &control, "-B", "-o"])
             .arg(&rec.data)
@@ -199,7 +200,8 @@ impl PerfRecorder {
                 break status;
             }
             if Instant::now() >= deadline {
-                // Child::kill signals this child's pid only.
+                // `timeout` and perf share a process group (timeout's own): end both.
+                let _ = rustix::process::kill_process_group(pid, Signal::KILL);
                 let _ = child.kill();
                 let _ = child.wait();
                 bail!(
@@ -263,6 +265,8 @@ impl Drop for PerfRecorder {
             while matches!(child.try_wait(), Ok(None)) && Instant::now() < deadline {
                 std::thread::sleep(Duration::from_millis(10));
             }
+            // `timeout` runs in its own process group with perf: end both.
+            let _ = rustix::process::kill_process_group(Pid::from_child(&child), Signal::KILL);
             let _ = child.kill();
             let _ = child.wait();
         }

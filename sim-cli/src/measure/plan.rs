@@ -112,8 +112,17 @@ pub fn cpu_map(scenario_cpus: u16, online: &[u16], cpus: Option<&str>) -> Result
     if list.is_empty() {
         return Err(Refusal("--cpus: the list is empty".into()));
     }
+    if let Some(c) = list.iter().find(|&&c| c >= AFFINITY_CPUS_MAX) {
+        return Err(Refusal(format!(
+            "host CPU {c}: `measure` sets affinity for CPUs 0-{} only; list lower CPUs with --cpus",
+            AFFINITY_CPUS_MAX - 1
+        )));
+    }
     Ok(((0..usize::from(scenario_cpus)).map(|i| list[i % list.len()]).collect(), warnings))
 }
+
+/// CPUs an affinity mask can name here (rustix's fixed `cpu_set_t`).
+pub const AFFINITY_CPUS_MAX: u16 = 1024;
 
 /// `0-3,8` from a list of CPUs.
 pub fn list_text(cpus: &[u16]) -> String {
@@ -150,7 +159,8 @@ pub fn plan(scenario: &Scenario, host: &HostInfo, opts: &PlanOptions<'_>) -> Res
         u.dedup();
         u
     };
-    let spare: Vec<u16> = host.cpus_online.iter().copied().filter(|c| !used.contains(c)).collect();
+    let spare: Vec<u16> =
+        host.cpus_online.iter().copied().filter(|&c| !used.contains(&c) && c < AFFINITY_CPUS_MAX).collect();
     let waker_cpus = if spare.is_empty() {
         warnings.push(
             "no host CPU is left outside the workload's for the request sources' waker threads: they share the workload's CPUs (the simulator's sources take no CPU)"
@@ -278,6 +288,41 @@ pub fn plan(scenario: &Scenario, host: &HostInfo, opts: &PlanOptions<'_>) -> Res
         )));
     }
 
+    // Raising priority needs CAP_SYS_NICE (root here).
+    if !rustix::process::geteuid().is_root() {
+        if let Some(t) = spec.tasks.iter().find(|t| t.nice < 0) {
+            return Err(Refusal(format!(
+                "tasks.{}: nice {} needs root (or CAP_SYS_NICE) to set; run sim-cli measure as root",
+                t.name, t.nice
+            )));
+        }
+        if let Some(g) = spec
+            .groups
+            .groups
+            .iter()
+            .find(|g| g.session.is_some() && autogroup_nice_of(g.shares).is_some_and(|n| n < 0))
+        {
+            return Err(Refusal(format!(
+                "autogroup.nice for {}: a negative autogroup nice needs root (or CAP_SYS_NICE); run sim-cli measure as root",
+                g.path
+            )));
+        }
+    }
+    if !spec.sources.is_empty() {
+        warnings.push(
+            "a serving task's FIFO holds at most 65,536 waiting items (fs.pipe-max-size permitting); the model queues up to 100,000 before it drops".into(),
+        );
+    }
+    if uses_sessions && spec.groups.autogroup {
+        let own = own_cpu_cgroup();
+        if own.as_deref().is_some_and(|p| p != "/") {
+            warnings.push(format!(
+                "sim-cli runs in the cpu cgroup {}, outside the root, so without scenario groups its sessions' autogroups do not apply (4.4 auto_group.h:task_wants_autogroup): run it from the root cgroup",
+                own.unwrap_or_default()
+            ));
+        }
+    }
+
     // Groups and workers: one process per (session, group) pair.
     let groups: Vec<(String, u64)> =
         spec.groups.groups.iter().skip(1).filter(|g| g.session.is_none()).map(|g| (g.path.clone(), g.shares)).collect();
@@ -328,6 +373,17 @@ fn autogroup_nice_of(shares: u64) -> Option<i64> {
     // 4.4 sched/auto_group.c:proc_sched_autogroup_set_nice: shares = prio_to_weight[nice + 20].
     let weights = sim_core::sched::weights::PRIO_TO_WEIGHT;
     weights.iter().position(|&w| w == shares).map(|i| i as i64 - 20).filter(|&n| n != 0)
+}
+
+/// This process's cpu cgroup path: the v1 `cpu` controller's line of
+/// `/proc/self/cgroup`, else the v2 `0::` line.
+fn own_cpu_cgroup() -> Option<String> {
+    let text = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let field = |l: &str| l.splitn(3, ':').nth(2).map(str::to_string);
+    text.lines()
+        .find(|l| l.split(':').nth(1).is_some_and(|c| c.split(',').any(|c| c == "cpu")))
+        .and_then(field)
+        .or_else(|| text.lines().find(|l| l.starts_with("0::")).and_then(field))
 }
 
 /// Parses `0-3,8` (empty: none); malformed parts are skipped.

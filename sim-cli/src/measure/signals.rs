@@ -1,44 +1,66 @@
 //! Ctrl-C, SIGTERM and SIGHUP during `sim-cli measure`: instead of dying with
 //! cgroups created and sysctls changed, the process sets a flag that the
 //! runner polls; it then stops its workers and runs the normal cleanup
-//! (`Cgroups::remove`, `SysctlGuard::restore`).
+//! (`Cgroups::remove`, `SysctlGuard::restore`). Once the host is restored,
+//! `uninstall` makes the signals end the process again (exit status 130).
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use anyhow::Context as _;
 
-/// The one flag of this process, once `install` has succeeded.
-static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
-/// Serializes `install` so two callers never register the handlers twice.
-static INSTALL: Mutex<()> = Mutex::new(());
+/// The flag the runner polls, and whether a signal now ends the process.
+struct State {
+    flag: Arc<AtomicBool>,
+    exit_now: Arc<AtomicBool>,
+}
+
+static STATE: Mutex<Option<State>> = Mutex::new(None);
 
 /// SIGINT, SIGTERM and SIGHUP set a flag (signal-hook) instead of killing us;
-/// returns it. Idempotent: later calls return the same flag and register
-/// nothing more.
+/// returns it, cleared. The handlers are registered once per process;
+/// later calls (after `uninstall`, for the next run) re-arm them.
 pub fn install() -> anyhow::Result<Arc<AtomicBool>> {
-    let _serial = INSTALL.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some(flag) = FLAG.get() {
-        return Ok(Arc::clone(flag));
+    let mut state = STATE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(s) = state.as_ref() {
+        if s.exit_now.load(Ordering::SeqCst) {
+            s.flag.store(false, Ordering::SeqCst);
+            s.exit_now.store(false, Ordering::SeqCst);
+        }
+        return Ok(Arc::clone(&s.flag));
     }
-    let flag = Arc::new(AtomicBool::new(false));
+    let s = State { flag: Arc::new(AtomicBool::new(false)), exit_now: Arc::new(AtomicBool::new(false)) };
     for (signal, name) in [
         (signal_hook::consts::SIGINT, "SIGINT"),
         (signal_hook::consts::SIGTERM, "SIGTERM"),
         (signal_hook::consts::SIGHUP, "SIGHUP"),
     ] {
-        signal_hook::flag::register(signal, Arc::clone(&flag))
+        // The shutdown action first: once `exit_now` is set, the signal ends the process.
+        signal_hook::flag::register_conditional_shutdown(signal, 130, Arc::clone(&s.exit_now))
+            .and_then(|_| signal_hook::flag::register(signal, Arc::clone(&s.flag)))
             .with_context(|| format!("installing the {name} handler (signal-hook)"))?;
     }
-    // Only reached once: the mutex is held and FLAG was empty.
-    let _ = FLAG.set(Arc::clone(&flag));
+    let flag = Arc::clone(&s.flag);
+    *state = Some(s);
     Ok(flag)
 }
 
-/// True once SIGINT, SIGTERM or SIGHUP arrived after `install`; false before
-/// `install`.
+/// From now on SIGINT, SIGTERM and SIGHUP end the process (status 130), as
+/// before `install`: for what runs after the host was restored.
+pub fn uninstall() {
+    if let Some(s) = STATE.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).as_ref() {
+        s.exit_now.store(true, Ordering::SeqCst);
+    }
+}
+
+/// True once SIGINT, SIGTERM or SIGHUP arrived while installed; false before
+/// `install` and after `uninstall`.
 pub fn interrupted() -> bool {
-    FLAG.get().is_some_and(|flag| flag.load(Ordering::SeqCst))
+    STATE
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .as_ref()
+        .is_some_and(|s| !s.exit_now.load(Ordering::SeqCst) && s.flag.load(Ordering::SeqCst))
 }
 
 #[cfg(test)]
@@ -55,7 +77,10 @@ mod tests {
         signal_hook::low_level::raise(signal_hook::consts::SIGHUP).expect("raise SIGHUP");
         assert!(interrupted());
         assert!(first.load(Ordering::SeqCst));
-        first.store(false, Ordering::SeqCst);
+        uninstall();
+        assert!(!interrupted(), "after uninstall nothing is interrupted");
+        let again = install().expect("install after uninstall");
+        assert!(Arc::ptr_eq(&first, &again) && !again.load(Ordering::SeqCst), "re-armed and cleared");
         assert!(!interrupted());
     }
 }

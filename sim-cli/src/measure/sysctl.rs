@@ -332,9 +332,14 @@ impl SysctlGuard {
         guard.journal = Some(write_journal(dir, &journal)?);
         guard.journal_dir = Some(dir.to_path_buf());
         for ((path, value), saved) in settings.iter().zip(old) {
-            // A refused write leaves a single-value file unchanged, so only
-            // successful writes are undone.
+            // Saved before the write: a write that lands but reads back
+            // clamped is undone too (restoring an unchanged value is harmless).
+            guard.saved.push(saved);
             if let Err(error) = write_checked(path, value) {
+                // A refused write left the value as it was: nothing to undo there.
+                if guard.saved.last().is_some_and(|last| read_current(path, value).is_ok_and(|now| now == last.old)) {
+                    guard.saved.pop();
+                }
                 let undo = guard.restore_inner();
                 guard.restored = true;
                 let error = error.context("applying scheduler settings");
@@ -343,7 +348,6 @@ impl SysctlGuard {
                     Err(undo) => error.context(format!("and restoring the others failed: {undo:#}")),
                 });
             }
-            guard.saved.push(saved);
         }
         Ok(guard)
     }

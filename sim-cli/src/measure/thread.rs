@@ -24,7 +24,7 @@ use std::fs::File;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Samples kept per thread and kind; beyond this they are counted, not kept.
-pub const SAMPLES_MAX: usize = 2_000_000;
+pub const SAMPLES_MAX: usize = 10_000_000;
 
 /// `CLOCK_MONOTONIC` in nanoseconds (vDSO).
 pub fn now_ns() -> u64 {
@@ -55,7 +55,6 @@ pub struct ThreadResult {
     pub responses: Vec<(u64, u64)>,
     /// Samples beyond `SAMPLES_MAX`, not kept.
     pub overflow: u64,
-    pub dropped_items: u64,
     /// From `/proc/thread-self/schedstat`: CPU time and run-queue wait over the run.
     pub runtime_ns: u64,
     pub run_delay_ns: u64,
@@ -138,16 +137,16 @@ impl Ctx<'_> {
     }
 
     /// Blocks until `fd` is readable or the run ends. Returns false at the end.
+    /// One `poll` until the end (no periodic wake-up, which would be a real
+    /// wake-up in the measurement); a stop request ends the worker process.
     fn block_on(&self, fd: &File) -> bool {
-        // Bounded: each pass either returns or waits until the end.
-        for _ in 0..1_000_000 {
+        // Bounded: each pass either returns or waits until the end (EINTR retries).
+        for _ in 0..1000 {
             let left = self.end.saturating_sub(now_ns());
             if left == 0 || self.stop.load(Ordering::Relaxed) {
                 return false;
             }
-            // Wake at least every 100 ms to notice a stop request.
-            let wait = left.min(100_000_000);
-            let ts = Timespec { tv_sec: (wait / 1_000_000_000) as i64, tv_nsec: (wait % 1_000_000_000) as _ };
+            let ts = Timespec { tv_sec: (left / 1_000_000_000) as i64, tv_nsec: (left % 1_000_000_000) as _ };
             let mut fds = [PollFd::new(fd, PollFlags::IN)];
             match poll(&mut fds, Some(&ts)) {
                 Ok(n) if n > 0 => return true,

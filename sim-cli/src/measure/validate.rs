@@ -1,5 +1,6 @@
 //! `sim-cli validate`: `measure` K times, `run` once with the machine the
-//! measurement found (HZ, NO_HZ, CPU count), and per task the predicted
+//! measurement found (HZ, NO_HZ; the scenario's CPUs are measured one to one
+//! unless `--cpus` folds them, which `measure` says), and per task the predicted
 //! against the measured delay percentiles, with an error and a verdict.
 
 use super::{Options, collect, host::HostInfo, plan::Plan};

@@ -76,6 +76,14 @@ pub fn main() -> u8 {
     // Ctrl-C reaches the whole foreground process group: the parent stops
     // the run (`stop`) and collects what was measured, so a worker must not die of it.
     let _ = super::signals::install();
+    // Every worker opens every task's wake-up FIFO: room for large scenarios.
+    let limit = rustix::process::getrlimit(rustix::process::Resource::Nofile);
+    if let Some(max) = limit.maximum {
+        let _ = rustix::process::setrlimit(
+            rustix::process::Resource::Nofile,
+            rustix::process::Rlimit { current: Some(max), maximum: Some(max) },
+        );
+    }
     let mut out = std::io::stdout().lock();
     match work(&mut out) {
         Ok(()) => 0,
@@ -92,6 +100,13 @@ struct Setup {
     cpus: Vec<u16>,
     nice: i32,
     policy: sim_core::workload::Policy,
+}
+
+/// The nice value thread-priority 3.1 gives a `Crossplatform(p)` priority
+/// under a normal policy (its unix.rs `to_posix`: 39 steps from nice 19 at
+/// p = 0 to nice -20 at p = 99).
+fn crossplatform_nice(p: u8) -> i32 {
+    i32::from((39.0f32 * (1.0 - f32::from(p) / 99.0)) as i8) - 20
 }
 
 /// Applies a thread's settings to the calling thread.
@@ -111,8 +126,12 @@ fn setup_thread(s: &Setup) -> Result<()> {
         Policy::Idle => Some(N::Idle),
     };
     if let Some(p) = policy {
+        // thread-priority sets the policy and then the nice value its 0..=99
+        // priority maps to: take the one that maps to this task's nice, so
+        // no step asks for more priority than the task has (which needs CAP_SYS_NICE).
+        let value = (0u8..=99).find(|&v| crossplatform_nice(v) == s.nice).unwrap_or(48);
         let prio = thread_priority::ThreadPriority::Crossplatform(
-            thread_priority::ThreadPriorityValue::try_from(50u8).map_err(|e| anyhow!("{e}"))?,
+            thread_priority::ThreadPriorityValue::try_from(value).map_err(|e| anyhow!("{e}"))?,
         );
         thread_priority::unix::set_thread_priority_and_policy(
             thread_priority::unix::thread_native_id(),
