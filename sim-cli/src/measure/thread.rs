@@ -136,6 +136,17 @@ impl Ctx<'_> {
         true
     }
 
+    /// Sleeps until `deadline` and returns the time it ran again, or sleeps
+    /// to the end of the run and returns None when the deadline is past it.
+    fn sleep_to(&self, deadline: u64) -> Option<u64> {
+        if deadline >= self.end {
+            sleep_until(self.end);
+            return None;
+        }
+        sleep_until(deadline);
+        Some(now_ns())
+    }
+
     /// Blocks until `fd` is readable or the run ends. Returns false at the end.
     /// One `poll` until the end (no periodic wake-up, which would be a real
     /// wake-up in the measurement); a stop request ends the worker process.
@@ -200,12 +211,7 @@ pub fn run_program(ctx: &mut Ctx<'_>, program: &Program, out: &mut ThreadResult)
                 }
                 Step::Sleep(d) => {
                     let deadline = now_ns().saturating_add(d.sample(&mut ctx.rng));
-                    if deadline >= ctx.end {
-                        sleep_until(ctx.end);
-                        break 'outer;
-                    }
-                    sleep_until(deadline);
-                    let t = now_ns();
+                    let Some(t) = ctx.sleep_to(deadline) else { break 'outer };
                     note_wakeup(out, t, t.saturating_sub(deadline));
                 }
                 Step::SleepUntil { period_ns, offset_ns } => {
@@ -213,12 +219,7 @@ pub fn run_program(ctx: &mut Ctx<'_>, program: &Program, out: &mut ThreadResult)
                     let now = now_ns() - ctx.t0;
                     let k = if now < *offset_ns { 0 } else { (now - offset_ns) / period_ns + 1 };
                     let deadline = ctx.t0 + k.saturating_mul(*period_ns).saturating_add(*offset_ns);
-                    if deadline >= ctx.end {
-                        sleep_until(ctx.end);
-                        break 'outer;
-                    }
-                    sleep_until(deadline);
-                    let t = now_ns();
+                    let Some(t) = ctx.sleep_to(deadline) else { break 'outer };
                     note_wakeup(out, t, t.saturating_sub(deadline));
                 }
                 Step::Wait => {

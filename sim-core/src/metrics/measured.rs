@@ -4,7 +4,7 @@
 //! sched`); this module only turns the plain data it hands over into a
 //! report. No I/O here.
 
-use super::latency::{DELAY_BUCKETS, LatencyStats, LatencySummary, bucket_low_ns, delay_bucket};
+use super::latency::{DELAY_BUCKETS, LatencyStats, LatencySummary, delay_bucket};
 use super::recorder::WaitKind;
 use super::report::{BucketRow, CpuReport, NamedDelay, RunReport, Settings, TaskReport, VictimReport, WorstDelay};
 use crate::engine::StopReason;
@@ -238,22 +238,7 @@ impl RunReport {
                         counts[delay_bucket(ns)] += 1;
                     }
                 }
-                let mut delay = all.summary();
-                for t in &tasks[range] {
-                    delay.add_open_of(&t.delay);
-                }
-                NamedDelay {
-                    name: ts.name.clone(),
-                    instances: ts.count,
-                    delay,
-                    cdf: all.cdf(),
-                    histogram: counts
-                        .iter()
-                        .enumerate()
-                        .filter(|&(_, &n)| n > 0)
-                        .map(|(b, &n)| (bucket_low_ns(b), bucket_low_ns(b + 1), n))
-                        .collect(),
-                }
+                NamedDelay::merged(&ts.name, &all, &counts, &tasks[range])
             })
             .collect();
 

@@ -140,6 +140,29 @@ pub struct NamedDelay {
     pub histogram: Vec<(u64, u64, u64)>,
 }
 
+impl NamedDelay {
+    /// One declaration's delays: its instances' merged distribution, their
+    /// 1-2-5 bucket counts, and their task reports (for waits still open).
+    pub fn merged(name: &str, all: &LatencyStats, counts: &[u64], instances: &[TaskReport]) -> NamedDelay {
+        let mut delay = all.summary();
+        for t in instances {
+            delay.add_open_of(&t.delay);
+        }
+        NamedDelay {
+            name: name.to_string(),
+            instances: instances.len() as u32,
+            delay,
+            cdf: all.cdf(),
+            histogram: counts
+                .iter()
+                .enumerate()
+                .filter(|&(_, &n)| n > 0)
+                .map(|(b, &n)| (bucket_low_ns(b), bucket_low_ns(b + 1), n))
+                .collect(),
+        }
+    }
+}
+
 /// One row of the victim's delay histogram, with who held the CPU.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BucketRow {
@@ -331,22 +354,12 @@ impl RunReport {
                         counts[b] += n;
                     }
                 }
-                let mut delay = all.summary();
-                for t in &tasks[ts.first.index()..ts.first.index() + ts.count as usize] {
-                    delay.add_open_of(&t.delay);
-                }
-                NamedDelay {
-                    name: ts.name.clone(),
-                    instances: ts.count,
-                    delay,
-                    cdf: all.cdf(),
-                    histogram: counts
-                        .iter()
-                        .enumerate()
-                        .filter(|&(_, &n)| n > 0)
-                        .map(|(b, &n)| (bucket_low_ns(b), bucket_low_ns(b + 1), n))
-                        .collect(),
-                }
+                NamedDelay::merged(
+                    &ts.name,
+                    &all,
+                    &counts,
+                    &tasks[ts.first.index()..ts.first.index() + ts.count as usize],
+                )
             })
             .collect();
 
