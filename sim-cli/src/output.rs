@@ -39,6 +39,12 @@ fn header(r: &RunReport, out: &mut String) {
     }
     let _ = writeln!(
         out,
+        "kernel model: Linux {} ({}; [kernel] version)",
+        s.kernel.version(),
+        s.kernel.fair_class().to_uppercase()
+    );
+    let _ = writeln!(
+        out,
         "machine: {}, HZ={} (tick {}), context switch {}",
         s.machine.describe(),
         s.hz,
@@ -410,12 +416,12 @@ fn victim(r: &RunReport, out: &mut String) {
     let measured = r.source.name() == "measured";
     if !measured {
         let _ = writeln!(
-        out,
-        "  one-hog bound (sched_latency/2 + 2 x tick) = {}; max wakeup delay {} is {} it",
-        format_duration(v.one_hog_bound_ns),
-        format_max(&v.wakeup_delay),
-        if v.wakeup_delay.worst_ns() <= v.one_hog_bound_ns { "within" } else { "ABOVE" }
-    );
+            out,
+            "  one-hog bound (sched_latency/2 + 2 x tick) = {}; max wakeup delay {} is {} it",
+            format_duration(v.one_hog_bound_ns),
+            format_max(&v.wakeup_delay),
+            if v.wakeup_delay.worst_ns() <= v.one_hog_bound_ns { "within" } else { "ABOVE" }
+        );
     }
     if group != "/" && !measured {
         let _ = writeln!(
@@ -480,7 +486,10 @@ fn history(r: &RunReport, out: &mut String) {
         secs(w.end_ns)
     );
     if v.history.is_empty() && r.source.name() == "measured" {
-        let _ = writeln!(out, "(a measured run has no vruntime history; `perf sched timehist` on a recording shows the CPU around it)");
+        let _ = writeln!(
+            out,
+            "(a measured run has no vruntime history; `perf sched timehist` on a recording shows the CPU around it)"
+        );
         return;
     }
     let _ = writeln!(out, "History on CPU {} around it (perf sched timehist; * = victim; vruntimes in ns):", w.cpu);
@@ -643,9 +652,15 @@ pub fn compare_text(runs: &[RunReport]) -> String {
     line(
         "  max wakeup delay within the bound",
         runs.iter()
-            .map(|r| {
-                if r.victim.wakeup_delay.worst_ns() <= r.victim.one_hog_bound_ns { "yes".into() } else { "NO".into() }
-            })
+            .map(
+                |r| {
+                    if r.victim.wakeup_delay.worst_ns() <= r.victim.one_hog_bound_ns {
+                        "yes".into()
+                    } else {
+                        "NO".into()
+                    }
+                },
+            )
             .collect(),
     );
     line("victim max delay (wakeup or preempt)", runs.iter().map(|r| format_max(&r.victim.delay)).collect());
@@ -759,7 +774,10 @@ mod tests {
         let one: Vec<&str> = cpus[3].split_whitespace().collect();
         assert_eq!((one[0], one[3], one[4], one[5]), ("cpu1", "3", "0", "1.500"), "{}", cpus[3]);
         let moved = section(&text, "Migrations");
-        assert_eq!(moved[1].split_whitespace().collect::<Vec<_>>(), ["w:(2)", "7", "wake_affine", "2,", "fork", "1,", "periodic", "4"]);
+        assert_eq!(
+            moved[1].split_whitespace().collect::<Vec<_>>(),
+            ["w:(2)", "7", "wake_affine", "2,", "fork", "1,", "periodic", "4"]
+        );
         // --cpus 1: only that CPU's line.
         let only = run_text(&r, false, Some(&[1]));
         assert_eq!(section(&only, "CPUs:").len(), 3);

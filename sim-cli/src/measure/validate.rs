@@ -44,8 +44,8 @@ pub struct Validation {
     pub scenario: String,
     pub variant: Option<String>,
     pub repeats: u32,
-    /// The model that predicted (the only one today).
-    pub model: &'static str,
+    /// The model that predicted (`[kernel] version`): `linux-4.4-cfs`.
+    pub model: String,
     /// The `--set` overrides that gave the simulator the measured machine.
     pub sim_overrides: Vec<String>,
     pub host: serde_json::Value,
@@ -142,7 +142,7 @@ pub fn validate(file: &Path, opts: &Options, repeat: u32, json: bool) -> Result<
         scenario: scenario.spec.name.clone(),
         variant: opts.variant.clone(),
         repeats: repeat,
-        model: "linux-4.4-cfs",
+        model: scenario.spec.kernel.label(),
         sim_overrides: overrides,
         host: host_json(&host, &plan),
         delays_from: measured.iter().map(delays_from).collect(),

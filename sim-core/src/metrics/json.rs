@@ -347,6 +347,10 @@ struct Settings {
     cpus: u16,
     machine: Machine,
     hz: u32,
+    /// The modelled kernel version (`[kernel] version`), e.g. `4.4`.
+    kernel: &'static str,
+    /// Its fair class: `cfs`.
+    fair_class: &'static str,
     tick_ns: u64,
     context_switch_ns: u64,
     duration_ns: u64,
@@ -549,6 +553,8 @@ fn dto(r: &RunReport) -> Report<'_> {
                 nohz: s.machine.nohz_idle,
             },
             hz: s.hz,
+            kernel: s.kernel.version(),
+            fair_class: s.kernel.fair_class(),
             tick_ns: s.tick_ns,
             context_switch_ns: s.context_switch_ns,
             duration_ns: s.duration_ns,

@@ -321,6 +321,7 @@ impl RunReport {
                 cpus: spec.cpus,
                 machine: spec.machine.clone(),
                 hz,
+                kernel: spec.kernel,
                 tick_ns: crate::sched::tunables::tick_nsec(hz),
                 context_switch_ns: 0,
                 duration_ns: m.duration_ns,

@@ -62,6 +62,8 @@ pub struct Settings {
     /// The machine's shape, isolated CPUs and tick mode (`[machine]`).
     pub machine: crate::scenario::MachineSpec,
     pub hz: u32,
+    /// The modelled kernel (`[kernel] version`).
+    pub kernel: crate::sched::model::KernelModel,
     pub tick_ns: u64,
     pub context_switch_ns: u64,
     pub duration_ns: u64,
@@ -506,6 +508,7 @@ impl RunReport {
                 cpus: spec.cpus,
                 machine: spec.machine.clone(),
                 hz: spec.hz,
+                kernel: spec.kernel,
                 tick_ns: sim.tick_ns(),
                 context_switch_ns: spec.context_switch_ns,
                 duration_ns: spec.duration_ns,

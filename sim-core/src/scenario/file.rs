@@ -20,6 +20,9 @@ pub struct ScenarioFile {
     #[cfg_attr(feature = "schema", schemars(with = "crate::schema::Duration"))]
     pub duration: Value,
     pub machine: MachineFile,
+    /// The kernel whose scheduler runs the scenario.
+    #[serde(default)]
+    pub kernel: KernelFile,
     #[serde(default)]
     pub cfs: CfsFile,
     /// Scheduler feature bits by kernel name, e.g. `GENTLE_FAIR_SLEEPERS = false`.
@@ -79,6 +82,17 @@ pub struct MachineFile {
     #[serde(default)]
     #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Duration>"))]
     pub context_switch: Option<Value>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct KernelFile {
+    /// The modelled kernel version, a string: `"4.4"` (the default; the
+    /// only model so far). Read by `validate.rs` so a wrong value can be
+    /// answered with the versions this build models.
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
+    pub version: Option<Value>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -46,6 +46,8 @@ pub struct ScenarioSpec {
     /// Topology, isolcpus and tick mode (`[machine]`); `machine.shape.cpus() == cpus`.
     pub machine: MachineSpec,
     pub hz: u32,
+    /// The kernel whose scheduler is modelled (`[kernel] version`).
+    pub kernel: crate::sched::model::KernelModel,
     pub context_switch_ns: u64,
     pub tunables: CfsTunables,
     pub features: SchedFeatures,
@@ -300,6 +302,36 @@ fn hz_value(v: Option<&Value>) -> Result<u32, KeyError> {
     }
 }
 
+/// `[kernel] version`: a version this build models.
+fn kernel_model(v: Option<&Value>) -> Result<crate::sched::model::KernelModel, KeyError> {
+    use crate::sched::model::KernelModel;
+    let key = "kernel.version";
+    let allowed = KernelModel::allowed();
+    // `--set kernel.version=4.4` reads as a TOML float: take its shortest
+    // spelling (4.4, 6.12), which is how versions are written.
+    let text = match v {
+        Some(Value::Float(x)) => Some(Value::String(format!("{x}"))),
+        _ => None,
+    };
+    match text.as_ref().or(v) {
+        None => Ok(KernelModel::default()),
+        Some(Value::String(s)) => KernelModel::parse(s).ok_or_else(|| {
+            if KernelModel::NOT_YET.contains(&s.as_str()) {
+                KeyError::new(key, format!("Linux {s} is not modelled yet; this build models {allowed}"))
+            } else {
+                KeyError::new(key, format!("unknown kernel version {s:?}; this build models {allowed}"))
+            }
+        }),
+        Some(other) => Err(KeyError::new(
+            key,
+            format!(
+                "expected a version string such as \"4.4\" (found {}); this build models {allowed}",
+                other.type_str()
+            ),
+        )),
+    }
+}
+
 fn opt_duration(v: &Option<Value>, key: &str, default: u64) -> Result<u64, KeyError> {
     v.as_ref().map_or(Ok(default), |v| duration_value(v, key))
 }
@@ -366,6 +398,7 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
     let machine = machine_spec(f)?;
     let cpus = machine.shape.cpus();
     let hz = hz_value(f.machine.hz.as_ref())?;
+    let kernel = kernel_model(f.kernel.version.as_ref())?;
     let context_switch_ns = opt_duration(&f.machine.context_switch, "machine.context_switch", 0)?;
     if context_switch_ns > 1_000_000 {
         return Err(KeyError::new("machine.context_switch", "must be at most 1ms"));
@@ -524,6 +557,7 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
         cpus,
         machine,
         hz,
+        kernel,
         context_switch_ns,
         tunables,
         features,

@@ -16,6 +16,7 @@ pub mod entity;
 pub mod fair;
 pub mod group;
 pub mod migrate;
+pub mod model;
 pub mod pelt;
 pub mod topology;
 pub mod tunables;
