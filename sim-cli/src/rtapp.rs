@@ -260,13 +260,8 @@ fn split_declarations(spec: &ScenarioSpec) -> Vec<bool> {
 
 /// The declaration and instance of a task id.
 fn declaration_of(spec: &ScenarioSpec, id: TaskId) -> (usize, u32) {
-    for (d, t) in spec.tasks.iter().enumerate() {
-        if id.0 >= t.first.0 && id.0 < t.first.0 + t.count {
-            return (d, id.0 - t.first.0);
-        }
-    }
     // Validation resolves every wake target to a declared task.
-    (0, 0)
+    spec.declaration_of(id).unwrap_or((0, 0))
 }
 
 struct ObjectNames<'a> {

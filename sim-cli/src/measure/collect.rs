@@ -55,7 +55,6 @@ pub fn report(scenario: &Scenario, host: &HostInfo, plan: &Plan, raw: Raw) -> Re
 pub fn measurement(scenario: &Scenario, host: &HostInfo, plan: &Plan, raw: Raw) -> Measurement {
     let spec = &scenario.spec;
     let ntasks: usize = spec.tasks.iter().map(|t| t.count as usize).sum();
-    let scenario_cpu = |host_cpu: u16| plan.cpu_map.iter().position(|&c| c == host_cpu).map(|p| p as u16);
     let mut threads: Vec<Option<&ThreadResult>> = vec![None; ntasks];
     for r in &raw.results {
         if let Some(slot) = threads.get_mut(r.task as usize) {
@@ -64,10 +63,10 @@ pub fn measurement(scenario: &Scenario, host: &HostInfo, plan: &Plan, raw: Raw) 
     }
     let mut tasks: Vec<MeasuredTask> = (0..ntasks)
         .map(|t| {
-            let ts = spec.tasks.iter().find(|d| (t as u32) >= d.first.0 && (t as u32) < d.first.0 + d.count);
-            let cpus = ts.map_or_else(String::new, |d| {
-                let i = t - d.first.index();
-                list_text(&d.affinity[i].iter().map(|c| plan.cpu_map[usize::from(c.0)]).collect::<Vec<_>>())
+            let cpus = spec.declaration_of(sim_core::ids::TaskId(t as u32)).map_or_else(String::new, |(d, i)| {
+                let host: Vec<u16> =
+                    spec.tasks[d].affinity[i as usize].iter().map(|c| plan.cpu_map[usize::from(c.0)]).collect();
+                list_text(&host)
             });
             match threads[t] {
                 Some(r) => MeasuredTask {
@@ -81,7 +80,7 @@ pub fn measurement(scenario: &Scenario, host: &HostInfo, plan: &Plan, raw: Raw) 
                     dropped_items: raw.dropped.iter().filter(|d| d.0 as usize == t).map(|d| d.1).sum(),
                     migrations: 0,
                     open_wait_ns: None,
-                    worst_cpu: r.worst_cpu.and_then(scenario_cpu),
+                    worst_cpu: r.worst_cpu.and_then(|c| plan.scenario_cpu(c)),
                     culprits: Vec::new(),
                 },
                 None => MeasuredTask { cpus_allowed: cpus, ..MeasuredTask::default() },
@@ -210,7 +209,7 @@ fn attribute(
         }
         t.culprits = agg.into_iter().map(|((b, n, c), ns)| (b, n, c, ns)).collect();
         if let Some((_, cpu)) = worst {
-            t.worst_cpu = plan.cpu_map.iter().position(|&c| c == cpu).map(|p| p as u16);
+            t.worst_cpu = plan.scenario_cpu(cpu);
         }
     }
 }

@@ -59,18 +59,15 @@ pub struct Options {
     pub progress: bool,
 }
 
-/// The scenario as `run` would build it, with `--duration` applied.
-pub fn scenario(file: &Path, opts: &Options) -> Result<(String, Scenario)> {
+/// The scenario as `run` would build it, with `--duration` applied, and
+/// the file's text (which the workers parse the same way).
+fn scenario(file: &Path, opts: &Options) -> Result<(String, Scenario)> {
     let (text, base) = crate::run::load_text(file)?;
     let s = match &opts.variant {
         Some(v) => base.with_variant(v)?,
         None => base,
     };
-    let mut sets = opts.sets.clone();
-    if let Some(d) = &opts.duration {
-        sets.push(format!("duration={d}"));
-    }
-    let s = crate::run::with_sets(&s, &sets)?;
+    let s = crate::run::with_sets(&s, &all_sets(opts))?;
     if s.spec.duration_ns > DURATION_MAX_NS {
         bail!("duration: a measurement runs in real time; at most 1h is accepted (use --duration)");
     }
@@ -87,13 +84,14 @@ fn all_sets(opts: &Options) -> Vec<String> {
 }
 
 /// Checks everything `measure` would refuse, without running anything.
-pub fn preflight(file: &Path, opts: &Options) -> Result<(Scenario, host::HostInfo, Plan)> {
+/// Returns the file's text with what was built from it.
+pub fn preflight(file: &Path, opts: &Options) -> Result<(String, Scenario, host::HostInfo, Plan)> {
     if !cfg!(target_os = "linux") {
         bail!(plan::Refusal(
             "`measure` runs the workload on the Linux kernel it runs on; this host is not Linux. Run it on the Linux machine you want to measure".into()
         ));
     }
-    let (_, scenario) = scenario(file, opts)?;
+    let (text, scenario) = scenario(file, opts)?;
     let host = host::probe().context("reading the host's kernel, CPUs and cgroups")?;
     let plan = plan::plan(
         &scenario,
@@ -112,7 +110,7 @@ pub fn preflight(file: &Path, opts: &Options) -> Result<(Scenario, host::HostInf
             )))
         })?;
     }
-    Ok((scenario, host, plan))
+    Ok((text, scenario, host, plan))
 }
 
 /// A started worker process.
@@ -255,8 +253,7 @@ pub struct Raw {
 
 /// Runs the scenario's workload once on this host and reports it.
 pub fn measure(file: &Path, opts: &Options) -> Result<RunReport> {
-    let (scenario, host, plan) = preflight(file, opts)?;
-    let (text, _) = crate::run::load_text(file)?;
+    let (text, scenario, host, plan) = preflight(file, opts)?;
     for w in &plan.warnings {
         eprintln!("note: {w}");
     }

@@ -124,22 +124,19 @@ pub fn cpu_map(scenario_cpus: u16, online: &[u16], cpus: Option<&str>) -> Result
 /// CPUs an affinity mask can name here (rustix's fixed `cpu_set_t`).
 pub const AFFINITY_CPUS_MAX: u16 = 1024;
 
-/// `0-3,8` from a list of CPUs.
+/// `0-3,8` from a list of CPUs in any order.
 pub fn list_text(cpus: &[u16]) -> String {
     let mut sorted = cpus.to_vec();
     sorted.sort_unstable();
     sorted.dedup();
-    let mut out: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < sorted.len() {
-        let mut j = i;
-        while j + 1 < sorted.len() && sorted[j + 1] == sorted[j] + 1 {
-            j += 1;
-        }
-        out.push(if i == j { sorted[i].to_string() } else { format!("{}-{}", sorted[i], sorted[j]) });
-        i = j + 1;
+    sim_core::sched::topology::cpus_text(sorted)
+}
+
+impl Plan {
+    /// The first scenario CPU that runs on `host_cpu`.
+    pub fn scenario_cpu(&self, host_cpu: u16) -> Option<u16> {
+        self.cpu_map.iter().position(|&c| c == host_cpu).map(|p| p as u16)
     }
-    out.join(",")
 }
 
 /// Options of `measure` that decide the plan.
@@ -201,7 +198,8 @@ pub fn plan(scenario: &Scenario, host: &HostInfo, opts: &PlanOptions<'_>) -> Res
     // Boot-time and build-time settings: said, or refused when they change the answer.
     if !spec.machine.isolcpus.is_empty() {
         let want: Vec<u16> = spec.machine.isolcpus.iter().map(|c| cpu_map[usize::from(c.0)]).collect();
-        let host_iso = parse_list(&host.isolcpus);
+        let host_iso = super::host::parse_cpu_list(&host.isolcpus)
+            .map_err(|e| Refusal(format!("reading the host's isolated CPUs {:?}: {e:#}", host.isolcpus)))?;
         if list_text(&want) != list_text(&host_iso) {
             return Err(Refusal(format!(
                 "machine.isolcpus = \"{}\" is a boot parameter: this host was booted with isolcpus \"{}\" (its scenario CPUs map to host CPUs {}). Boot with isolcpus={}, or measure the variant without isolcpus",
@@ -386,33 +384,12 @@ fn own_cpu_cgroup() -> Option<String> {
         .or_else(|| text.lines().find(|l| l.starts_with("0::")).and_then(field))
 }
 
-/// Parses `0-3,8` (empty: none); malformed parts are skipped.
-pub fn parse_list(text: &str) -> Vec<u16> {
-    let mut out = Vec::new();
-    for part in text.trim().split(',').filter(|p| !p.is_empty()) {
-        match part.split_once('-') {
-            Some((a, b)) => {
-                if let (Ok(a), Ok(b)) = (a.trim().parse::<u16>(), b.trim().parse::<u16>()) {
-                    out.extend(a..=b.min(a.saturating_add(4096)));
-                }
-            }
-            None => {
-                if let Ok(c) = part.trim().parse() {
-                    out.push(c);
-                }
-            }
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn cpu_lists_and_maps() {
-        assert_eq!(parse_list("0-3,8"), vec![0, 1, 2, 3, 8]);
         assert_eq!(list_text(&[3, 0, 1, 2, 8]), "0-3,8");
         let (m, w) = cpu_map(2, &[0, 1], None).unwrap();
         assert_eq!((m, w.len()), (vec![0, 1], 0));

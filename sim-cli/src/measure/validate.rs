@@ -119,8 +119,7 @@ pub fn validate(file: &Path, opts: &Options, repeat: u32, json: bool) -> Result<
     if repeat == 0 || repeat > REPEAT_MAX {
         bail!("--repeat {repeat}: must be 1 to {REPEAT_MAX}");
     }
-    let (scenario, host, plan) = super::preflight(file, opts)?;
-    let (text, _) = crate::run::load_text(file)?;
+    let (text, scenario, host, plan) = super::preflight(file, opts)?;
     for w in &plan.warnings {
         eprintln!("note: {w}");
     }

@@ -183,13 +183,10 @@ fn work(out: &mut impl Write) -> Result<()> {
     let mut handles = Vec::new();
 
     for &task in &plan.worker.tasks {
-        let (si, ts) = spec
-            .tasks
-            .iter()
-            .enumerate()
-            .find(|(_, t)| task >= t.first.0 && task < t.first.0 + t.count)
+        let (si, instance) = spec
+            .declaration_of(sim_core::ids::TaskId(task))
             .ok_or_else(|| anyhow!("task {task} is not in the scenario"))?;
-        let instance = task - ts.first.0;
+        let ts = &spec.tasks[si];
         let comm = ts.comm(instance);
         let setup = Setup {
             name: comm.clone(),

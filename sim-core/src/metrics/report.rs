@@ -304,7 +304,7 @@ impl RunReport {
                     group: spec.groups.groups[ts.group].path.clone(),
                     nice: t.nice,
                     policy: t.policy.name(),
-                    cpus_allowed: cpu_list(t.affinity.iter()),
+                    cpus_allowed: crate::sched::topology::cpu_list(&t.affinity),
                     runtime_ns: sim.task_runtime_ns(TaskId(i as u32)),
                     switches: t.switches,
                     delay: with_open(m.delay().summary(), open_of(None)),
@@ -554,26 +554,6 @@ fn placed_by(earlier: &[super::history::SchedRecord], task: TaskId, at: crate::t
         RecordKind::Migrate { task: t, cause, .. } if t == task && cause.is_placement() => Some(cause.name()),
         _ => None,
     })
-}
-
-/// `0-3,8` from a sorted list of CPUs.
-fn cpu_list(cpus: impl Iterator<Item = CpuId>) -> String {
-    let mut out: Vec<String> = Vec::new();
-    let mut run: Option<(u16, u16)> = None;
-    for c in cpus {
-        run = match run {
-            Some((a, b)) if c.0 == b + 1 => Some((a, c.0)),
-            Some((a, b)) => {
-                out.push(if a == b { a.to_string() } else { format!("{a}-{b}") });
-                Some((c.0, c.0))
-            }
-            None => Some((c.0, c.0)),
-        };
-    }
-    if let Some((a, b)) = run {
-        out.push(if a == b { a.to_string() } else { format!("{a}-{b}") });
-    }
-    out.join(",")
 }
 
 #[cfg(test)]

@@ -63,6 +63,17 @@ pub struct ScenarioSpec {
     pub history_window_ns: u64,
 }
 
+impl ScenarioSpec {
+    /// The declaration a task instance belongs to, and which instance of it
+    /// it is: `(index into tasks, instance)`.
+    pub fn declaration_of(&self, id: TaskId) -> Option<(usize, u32)> {
+        self.tasks
+            .iter()
+            .position(|t| id.0 >= t.first.0 && id.0 < t.first.0 + t.count)
+            .map(|d| (d, id.0 - self.tasks[d].first.0))
+    }
+}
+
 /// The `[machine]` keys beyond `cpus`: the topology the sched domains are
 /// built from, the `isolcpus=` boot parameter and the tick mode.
 #[derive(Clone, Debug, PartialEq)]

@@ -353,6 +353,11 @@ fn sd_parent_degenerate(child: &ChainLink, parent: &ChainLink, nr_node_ids: u16)
 
 /// `"0-7,16-23"`: a CPU set in the taskset/cpulist syntax.
 pub fn cpu_list(set: &CpuSet) -> String {
+    cpus_text(set.iter().map(|c| c.0))
+}
+
+/// `"0-7,16-23"` from CPU numbers in ascending order (each once).
+pub fn cpus_text(cpus: impl IntoIterator<Item = u16>) -> String {
     let mut out = String::new();
     let mut run: Option<(u16, u16)> = None;
     let flush = |out: &mut String, (a, b): (u16, u16)| {
@@ -365,14 +370,14 @@ pub fn cpu_list(set: &CpuSet) -> String {
             out.push_str(&format!("{a}-{b}"));
         }
     };
-    for c in set.iter() {
+    for c in cpus {
         run = match run {
-            Some((a, b)) if c.0 == b + 1 => Some((a, c.0)),
+            Some((a, b)) if c == b + 1 => Some((a, c)),
             Some(r) => {
                 flush(&mut out, r);
-                Some((c.0, c.0))
+                Some((c, c))
             }
-            None => Some((c.0, c.0)),
+            None => Some((c, c)),
         };
     }
     if let Some(r) = run {
