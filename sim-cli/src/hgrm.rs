@@ -77,6 +77,8 @@ mod tests {
         schema = 1
         seed = 3
         duration = "1s"
+        [kernel]
+        version = "4.4"
         [machine]
         cpus = 1
         hz = 1000

@@ -334,7 +334,7 @@ mod tests {
     /// scheduling delay: the victim's max delay rows count it.
     #[test]
     fn compare_victim_delay_counts_a_wait_still_open() {
-        let toml = "schema = 1\nseed = 1\nduration = \"9500us\"\n[machine]\ncpus = 1\nhz = 100\n[features]\nWAKEUP_PREEMPTION = false\n[report]\nvictim = \"s\"\n[[tasks]]\nname = \"hog\"\nprogram = [{ run = \"1s\" }]\n[[tasks]]\nname = \"s\"\nprogram = [{ sleep_until = \"9ms\" }, { run = \"50us\" }]\n";
+        let toml = "schema = 1\nseed = 1\nduration = \"9500us\"\n[kernel]\nversion = \"4.4\"\n[machine]\ncpus = 1\nhz = 100\n[features]\nWAKEUP_PREEMPTION = false\n[report]\nvictim = \"s\"\n[[tasks]]\nname = \"hog\"\nprogram = [{ run = \"1s\" }]\n[[tasks]]\nname = \"s\"\nprogram = [{ sleep_until = \"9ms\" }, { run = \"50us\" }]\n";
         let r = sim_core::run(&sim_core::Scenario::from_toml("t.toml", toml).unwrap());
         // The hog holds the only CPU for the whole run (no tick before 10 ms, no wakeup preemption).
         assert_eq!(r.tasks[1].open_wait_ns, Some(9_500_000));

@@ -720,7 +720,7 @@ mod tests {
     /// line) but not task-level ones such as `tasks.jvm-gc.nice=5`.
     #[test]
     fn the_header_shows_task_level_overrides() {
-        let toml = "schema = 1\nseed = 1\nduration = \"20ms\"\n[machine]\ncpus = 2\n\
+        let toml = "schema = 1\nseed = 1\nduration = \"20ms\"\n[kernel]\nversion = \"4.4\"\n[machine]\ncpus = 2\n\
             [[tasks]]\nname = \"reactor\"\nprogram = [{ run = \"1ms\" }, { sleep = \"1ms\" }]\n\
             [[tasks]]\nname = \"jvm-gc\"\ncount = 2\nprogram = [{ run = \"2ms\" }, { sleep = \"3ms\" }]\n";
         let header = |sets: &[(&str, &str)]| {
@@ -739,7 +739,7 @@ mod tests {
 
     fn report(cpus: u16) -> RunReport {
         let toml = format!(
-            "schema = 1\nseed = 1\nduration = \"10ms\"\n[machine]\ncpus = {cpus}\n\
+            "schema = 1\nseed = 1\nduration = \"10ms\"\n[kernel]\nversion = \"4.4\"\n[machine]\ncpus = {cpus}\n\
              [[tasks]]\nname = \"w\"\ncount = 3\nprogram = [{{ run = \"1ms\" }}, {{ sleep = \"1ms\" }}]\n"
         );
         sim_core::run(&Scenario::from_toml("t.toml", &toml).unwrap())

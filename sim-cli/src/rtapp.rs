@@ -379,7 +379,12 @@ fn task_events(
     for (j, step) in t.program.steps.iter().enumerate() {
         let what = format!("task {} step {j}", t.name);
         match step {
-            Step::Run(dist) => out.push(("run", json!(duration_us(dist, &format!("{what} (run)"), warn)))),
+            Step::Run { work: dist, enter_kernel_every_ns } => {
+                if enter_kernel_every_ns.is_some() {
+                    warn.push(format!("{what} (run): enter_kernel_every is not kept: rt-app's run spins in user space"));
+                }
+                out.push(("run", json!(duration_us(dist, &format!("{what} (run)"), warn))))
+            }
             Step::Sleep(dist) => out.push(("sleep", json!(duration_us(dist, &format!("{what} (sleep)"), warn)))),
             Step::SleepUntil { period_ns, offset_ns } => {
                 let period = duration_us(&Dist::Const(*period_ns), &format!("{what} (sleep_until)"), warn).max(1);
@@ -514,6 +519,8 @@ mod tests {
 schema = 1
 seed = 1
 duration = "1s"
+[kernel]
+version = "4.4"
 [machine]
 cpus = 2
 [groups."/a"]
@@ -577,6 +584,8 @@ program = [{ run = "50us" }, { sleep_until = "1ms" }]
 schema = 1
 seed = 1
 duration = "2500ms"
+[kernel]
+version = "4.4"
 [machine]
 cpus = 2
 [[tasks]]
@@ -609,6 +618,8 @@ program = ["wait", { run = "100us" }, "yield"]
 schema = 1
 seed = 1
 duration = "1s"
+[kernel]
+version = "4.4"
 [machine]
 cpus = 2
 [[tasks]]
@@ -644,6 +655,8 @@ program = [{ run = "1ms" }, { sleep = "1ms" }]
 schema = 1
 seed = 1
 duration = "1s"
+[kernel]
+version = "4.4"
 [machine]
 cpus = 2
 [[tasks]]
@@ -691,6 +704,8 @@ start = "5ms"
 schema = 1
 seed = 1
 duration = "1s"
+[kernel]
+version = "4.4"
 [machine]
 cpus = 2
 [devices.sda]

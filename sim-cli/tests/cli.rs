@@ -76,7 +76,7 @@ fn bad_input_exits_2_naming_file_and_key_and_explosive_input_stops_at_the_budget
     let dir = std::env::temp_dir().join(format!("sim-cli-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let bad = dir.join("bad.toml");
-    std::fs::write(&bad, "schema = 1\nseed = 1\nduration = \"1s\"\n[machine]\ncpus = 2\nhz = 999\n[[tasks]]\nname = \"t\"\nprogram = [\"wait\"]\n").unwrap();
+    std::fs::write(&bad, "schema = 1\nseed = 1\nduration = \"1s\"\n[kernel]\nversion = \"4.4\"\n[machine]\ncpus = 2\nhz = 999\n[[tasks]]\nname = \"t\"\nprogram = [\"wait\"]\n").unwrap();
     let (code, out, err) = sim_cli(&["run", bad.to_str().unwrap()]);
     assert_eq!(code, 2);
     assert!(out.is_empty());

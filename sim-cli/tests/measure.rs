@@ -67,6 +67,8 @@ schema = 1
 name = "tiny"
 seed = 1
 duration = "1s"
+[kernel]
+version = "4.4"
 [machine]
 cpus = 1
 [report]

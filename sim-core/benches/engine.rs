@@ -187,6 +187,8 @@ fn scaling_toml(cpus: u16, tasks: u32) -> String {
         name = "scaling-{cpus}cpus-{tasks}tasks"
         seed = 1
         duration = "3600s"
+        [kernel]
+        version = "4.4"
         [machine]
         cpus = {cpus}
         hz = 1000

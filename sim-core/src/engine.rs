@@ -945,7 +945,7 @@ impl Simulation {
             let step = program.steps[t.pc].clone();
             let t = &mut self.tasks[task.index()];
             match step {
-                Step::Run(d) => {
+                Step::Run { work: d, .. } => {
                     let work = d.sample(&mut t.rng);
                     self.advance_pc(task);
                     if work > 0 {

@@ -1,5 +1,6 @@
-//! schedlab's deterministic core: a discrete-event simulator of the Linux 4.4
-//! CFS scheduler on a multi-CPU machine, driven by scenario files.
+//! schedlab's deterministic core: a discrete-event simulator of the Linux
+//! fair scheduler (CFS of 4.4, EEVDF of 6.6, 6.12 and 6.18) on a multi-CPU
+//! machine, driven by scenario files.
 //!
 //! One API serves every front end:
 //!
@@ -10,6 +11,8 @@
 //!     schema = 1
 //!     seed = 1
 //!     duration = "100ms"
+//!     [kernel]
+//!     version = "6.18"
 //!     [machine]
 //!     cpus = 1
 //!     hz = 1000
@@ -19,7 +22,7 @@
 //!     program = [{ run = "1s" }]
 //! "#;
 //! let scenario = Scenario::from_toml("doc.toml", toml)?
-//!     .with_overrides(&[("cfs.sched_latency_ns", "4ms")])?;
+//!     .with_overrides(&[("cfs.base_slice_ns", "3ms")])?;
 //! let mut sim = Simulation::new(&scenario);
 //! while !sim.advance(EventBudget(10_000)).is_final() {}
 //! let report = sim.report();

@@ -63,7 +63,7 @@ mod tests {
         run(&Scenario::from_toml("t.toml", toml).unwrap())
     }
 
-    const HEAD: &str = "schema = 1\nseed = 1\nduration = \"1s\"\n[machine]\ncpus = 1\nhz = 1000\n";
+    const HEAD: &str = "schema = 1\nseed = 1\nduration = \"1s\"\n[kernel]\nversion = \"4.4\"\n[machine]\ncpus = 1\nhz = 1000\n";
 
     #[test]
     fn an_event_budget_that_ran_out_is_explained_with_the_rate() {

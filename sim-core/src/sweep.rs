@@ -536,6 +536,8 @@ mod tests {
             schema = 1
             seed = 1
             duration = "59ms"
+            [kernel]
+            version = "4.4"
             [machine]
             cpus = 1
             hz = 100

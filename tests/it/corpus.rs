@@ -70,7 +70,7 @@ fn every_broken_file_gets_one_clear_line_naming_file_and_key() {
 fn oversized_programs_are_refused() {
     let steps = vec![r#"{ run = "1us" }"#; sim_core::scenario::limits::STEPS_MAX + 1].join(", ");
     let text = format!(
-        "schema = 1\nseed = 1\nduration = \"1s\"\n[machine]\ncpus = 1\n[[tasks]]\nname = \"t\"\nprogram = [{steps}]\n"
+        "schema = 1\nseed = 1\nduration = \"1s\"\n[kernel]\nversion = \"4.4\"\n[machine]\ncpus = 1\n[[tasks]]\nname = \"t\"\nprogram = [{steps}]\n"
     );
     let msg = Scenario::from_toml("long.toml", &text).map(|_| ()).unwrap_err().to_string();
     assert!(msg.contains("long.toml") && msg.contains("tasks.t.program") && msg.contains("1000"), "{msg}");

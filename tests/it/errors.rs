@@ -6,6 +6,8 @@ const GOOD: &str = r#"
 schema = 1
 seed = 1
 duration = "1s"
+[kernel]
+version = "4.4"
 [machine]
 cpus = 2
 [[tasks]]

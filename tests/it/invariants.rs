@@ -95,7 +95,7 @@ prop_compose! {
         instantaneous in any::<bool>(),
     ) -> String {
         let mut t = format!(
-            "schema = 1\nseed = {seed}\nduration = \"{duration_ms}ms\"\n[limits]\nevents_max = 40000\n[machine]\ncpus = {ncpus}\nhz = {hz}\ncontext_switch = \"{cs_us}us\"\n"
+            "schema = 1\nseed = {seed}\nduration = \"{duration_ms}ms\"\n[limits]\nevents_max = 40000\n[kernel]\nversion = \"4.4\"\n[machine]\ncpus = {ncpus}\nhz = {hz}\ncontext_switch = \"{cs_us}us\"\n"
         );
         let (sockets, cores, threads, nodes) = shape;
         t += &format!("sockets = {sockets}\ncores_per_socket = {cores}\nthreads_per_core = {threads}\nnuma_nodes = {nodes}\nnohz = {nohz}\n");
@@ -208,7 +208,7 @@ proptest! {
     /// weights, within 2 percentage points over 3 s at HZ=1000.
     #[test]
     fn long_run_shares_follow_weights(nices in proptest::collection::vec(-5..=5i32, 2..=4)) {
-        let mut text = "schema = 1\nseed = 1\nduration = \"3s\"\n[machine]\ncpus = 1\nhz = 1000\n".to_string();
+        let mut text = "schema = 1\nseed = 1\nduration = \"3s\"\n[kernel]\nversion = \"4.4\"\n[machine]\ncpus = 1\nhz = 1000\n".to_string();
         for (i, n) in nices.iter().enumerate() {
             text += &format!("[[tasks]]\nname = \"h{i}\"\nnice = {n}\nprogram = [{{ run = \"10s\" }}]\n");
         }
@@ -265,7 +265,7 @@ prop_compose! {
         duration_ms in 50..400u64,
     ) -> String {
         let mut t = format!(
-            "schema = 1\nseed = {seed}\nduration = \"{duration_ms}ms\"\n[limits]\nevents_max = 30000\n[machine]\ncpus = 2\nhz = {hz}\n"
+            "schema = 1\nseed = {seed}\nduration = \"{duration_ms}ms\"\n[limits]\nevents_max = 30000\n[kernel]\nversion = \"4.4\"\n[machine]\ncpus = 2\nhz = {hz}\n"
         );
         for d in 0..ndev {
             let kind = if kinds[d] { "hdd" } else { "ssd" };

@@ -43,7 +43,7 @@ fn sleep_first_hogs_spread_over_every_cpu() {
         ("sockets = 2\ncores_per_socket = 4\nthreads_per_core = 1", 9),
     ] {
         let r = run(&format!(
-            "schema = 1\nseed = 3\nduration = \"1s\"\n[machine]\n{machine}\n\
+            "schema = 1\nseed = 3\nduration = \"1s\"\n[kernel]\nversion = \"4.4\"\n[machine]\n{machine}\n\
              [[tasks]]\nname = \"hog\"\ncount = {hogs}\nprogram = [{{ sleep = \"1ms\" }}, {{ run = \"10s\" }}]\n"
         ));
         for c in 0..r.cpus.len() {
@@ -56,7 +56,7 @@ fn sleep_first_hogs_spread_over_every_cpu() {
 /// the first tenth of a second already has every CPU busy.
 #[test]
 fn eight_hogs_on_four_cpus_spread_within_100ms() {
-    let r = run("schema = 1\nseed = 1\nduration = \"100ms\"\n[machine]\ncpus = 4\n\
+    let r = run("schema = 1\nseed = 1\nduration = \"100ms\"\n[kernel]\nversion = \"4.4\"\n[machine]\ncpus = 4\n\
                  [[tasks]]\nname = \"hog\"\ncount = 8\nprogram = [{ sleep = \"1ms\" }, { run = \"10s\" }]\n");
     for c in 0..4 {
         assert!(busy_share(&r, c) >= 0.9, "cpu{c} busy {:.3}", busy_share(&r, c));
@@ -69,7 +69,7 @@ fn eight_hogs_on_four_cpus_spread_within_100ms() {
 /// holds two tasks) finds CPU 0 overloaded and pulls the queued worker.
 #[test]
 fn unpinned_worker_leaves_the_pinned_hogs_cpu_when_another_goes_idle() {
-    let r = run("schema = 1\nseed = 1\nduration = \"1s\"\n[machine]\ncpus = 2\n\
+    let r = run("schema = 1\nseed = 1\nduration = \"1s\"\n[kernel]\nversion = \"4.4\"\n[machine]\ncpus = 2\n\
                  [[tasks]]\nname = \"pinned\"\ncpus = \"0\"\nprogram = [{ run = \"10s\" }]\n\
                  [[tasks]]\nname = \"other\"\ncpus = \"1\"\niterations = 1\nprogram = [{ run = \"100ms\" }]\n\
                  [[tasks]]\nname = \"worker\"\nstart = \"1ms\"\nprogram = [{ run = \"10s\" }]\n");
@@ -90,7 +90,7 @@ fn unpinned_worker_leaves_the_pinned_hogs_cpu_when_another_goes_idle() {
 /// migrations, one hog per CPU, nothing else moves.
 #[test]
 fn forks_spread_through_find_idlest_group() {
-    let r = run("schema = 1\nseed = 1\nduration = \"200ms\"\n[machine]\ncpus = 4\n\
+    let r = run("schema = 1\nseed = 1\nduration = \"200ms\"\n[kernel]\nversion = \"4.4\"\n[machine]\ncpus = 4\n\
                  [[tasks]]\nname = \"hog\"\ncount = 4\nprogram = [{ run = \"10s\" }]\n");
     assert_eq!(moves(&r, "hog", "fork"), 3);
     assert_eq!(all_moves(&r), 3);
@@ -106,7 +106,7 @@ fn forks_spread_through_find_idlest_group() {
 /// CPU 0's stopper pushes the running task to CPU 1.
 #[test]
 fn active_balance_moves_a_running_task_off_a_pinned_pair() {
-    let r = run("schema = 1\nseed = 1\nduration = \"1s\"\n[machine]\ncpus = 2\nhz = 1000\n\
+    let r = run("schema = 1\nseed = 1\nduration = \"1s\"\n[kernel]\nversion = \"4.4\"\n[machine]\ncpus = 2\nhz = 1000\n\
                  [[tasks]]\nname = \"pinned\"\ncpus = \"0\"\nnice = 19\nprogram = [{ run = \"10s\" }]\n\
                  [[tasks]]\nname = \"other\"\ncpus = \"1\"\niterations = 1\nprogram = [{ run = \"50ms\" }]\n\
                  [[tasks]]\nname = \"mover\"\nstart = \"1ms\"\nprogram = [{ run = \"10s\" }]\n");
@@ -129,7 +129,7 @@ fn active_balance_moves_a_running_task_off_a_pinned_pair() {
 /// work queues up elsewhere; a task pinned there runs there.
 #[test]
 fn isolated_cpus_run_only_what_is_pinned_there() {
-    let r = run("schema = 1\nseed = 1\nduration = \"500ms\"\n[machine]\ncpus = 4\nisolcpus = \"2-3\"\n\
+    let r = run("schema = 1\nseed = 1\nduration = \"500ms\"\n[kernel]\nversion = \"4.4\"\n[machine]\ncpus = 4\nisolcpus = \"2-3\"\n\
                  [[tasks]]\nname = \"hog\"\ncount = 6\nprogram = [{ sleep = \"1ms\" }, { run = \"10s\" }]\n\
                  [[tasks]]\nname = \"rt\"\ncpus = \"3\"\nprogram = [{ sleep = \"1ms\" }, { run = \"100us\" }]\n");
     assert_eq!(r.cpus[2].busy_ns, 0, "nothing may run on isolated CPU 2");
@@ -148,7 +148,7 @@ fn isolated_cpus_run_only_what_is_pinned_there() {
 fn nohz_idle_removes_idle_ticks() {
     let toml = |nohz: bool| {
         format!(
-            "schema = 1\nseed = 1\nduration = \"1s\"\n[machine]\ncpus = 8\nhz = 1000\nnohz = {nohz}\n\
+            "schema = 1\nseed = 1\nduration = \"1s\"\n[kernel]\nversion = \"4.4\"\n[machine]\ncpus = 8\nhz = 1000\nnohz = {nohz}\n\
              [[tasks]]\nname = \"w\"\ncount = 2\nprogram = [{{ run = \"200us\" }}, {{ sleep = \"5ms\" }}]\n"
         )
     };

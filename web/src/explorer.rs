@@ -433,7 +433,7 @@ fn holder(r: &RunReport) -> Option<(String, u64)> {
 mod tests {
     use super::*;
 
-    const TOML: &str = "schema = 1\nseed = 3\nduration = \"200ms\"\n[machine]\ncpus = 1\nhz = 250\n[features]\nWAKEUP_PREEMPTION = false\n[report]\nvictim = \"s\"\n[[tasks]]\nname = \"hog\"\nprogram = [{ run = \"1s\" }]\n[[tasks]]\nname = \"s\"\nsession = \"x\"\nprogram = [{ sleep = \"exp(5ms)\" }, { run = \"50us\" }]\n[variants.fast]\n\"machine.hz\" = 1000\n";
+    const TOML: &str = "schema = 1\nseed = 3\nduration = \"200ms\"\n[kernel]\nversion = \"4.4\"\n[machine]\ncpus = 1\nhz = 250\n[features]\nWAKEUP_PREEMPTION = false\n[report]\nvictim = \"s\"\n[[tasks]]\nname = \"hog\"\nprogram = [{ run = \"1s\" }]\n[[tasks]]\nname = \"s\"\nsession = \"x\"\nprogram = [{ sleep = \"exp(5ms)\" }, { run = \"50us\" }]\n[variants.fast]\n\"machine.hz\" = 1000\n";
 
     #[test]
     fn chunked_run_reports_what_one_call_does() {
@@ -473,7 +473,7 @@ mod tests {
     /// the longest finished wait (CPU, time, holder) as if it were that one.
     #[test]
     fn an_open_worst_wait_is_not_explained_by_a_finished_one() {
-        let toml = "schema = 1\nseed = 1\nduration = \"59ms\"\n[machine]\ncpus = 1\nhz = 100\n[features]\nWAKEUP_PREEMPTION = false\n[report]\nvictim = \"s\"\n[[tasks]]\nname = \"s\"\niterations = 1\nprogram = [{ sleep = \"4ms\" }, { run = \"50us\" }, { sleep_until = \"51ms\" }, { run = \"50us\" }]\n[[tasks]]\nname = \"hog\"\nprogram = [{ run = \"1s\" }]\n";
+        let toml = "schema = 1\nseed = 1\nduration = \"59ms\"\n[kernel]\nversion = \"4.4\"\n[machine]\ncpus = 1\nhz = 100\n[features]\nWAKEUP_PREEMPTION = false\n[report]\nvictim = \"s\"\n[[tasks]]\nname = \"s\"\niterations = 1\nprogram = [{ sleep = \"4ms\" }, { run = \"50us\" }, { sleep_until = \"51ms\" }, { run = \"50us\" }]\n[[tasks]]\nname = \"hog\"\nprogram = [{ run = \"1s\" }]\n";
         let mut e = Explorer::default();
         assert!(e.start("t.toml", toml, None, "").get("ok").is_some());
         while e.step(100_000) < 1.0 {}

@@ -203,7 +203,7 @@ pub fn run_program(ctx: &mut Ctx<'_>, program: &Program, out: &mut ThreadResult)
                 break 'outer;
             }
             match step {
-                Step::Run(d) => {
+                Step::Run { work: d, .. } => {
                     let w = d.sample(&mut ctx.rng);
                     if !ctx.spin(w, out) {
                         break 'outer;

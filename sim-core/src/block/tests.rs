@@ -646,6 +646,8 @@ fn cfq_4_4_starves_an_async_write_behind_a_sync_stream_and_the_fix_bounds_it() {
             schema = 1
             seed = 1
             duration = "3s"
+            [kernel]
+            version = "4.4"
             [machine]
             cpus = 3
             hz = 1000

@@ -16,6 +16,8 @@ const SMALL: &str = r#"
     name = "small"
     seed = 7
     duration = "40ms"
+    [kernel]
+    version = "4.4"
     [machine]
     cpus = 2
     hz = 1000
@@ -291,6 +293,8 @@ fn a_waking_is_on_the_wakers_cpu() {
         name = "wakes"
         seed = 1
         duration = "5ms"
+        [kernel]
+        version = "4.4"
         [machine]
         cpus = 2
         hz = 1000

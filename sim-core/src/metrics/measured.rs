@@ -353,6 +353,8 @@ mod tests {
             schema = 1
             seed = 1
             duration = "1s"
+            [kernel]
+            version = "4.4"
             [machine]
             cpus = 1
             [[tasks]]

@@ -593,6 +593,8 @@ mod tests {
             name = "two"
             seed = 1
             duration = "10ms"
+            [kernel]
+            version = "4.4"
             [machine]
             cpus = 2
             [[tasks]]

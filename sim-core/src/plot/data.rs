@@ -512,6 +512,8 @@ mod tests {
                     schema = 1
                     seed = 1
                     duration = "100ms"
+                    [kernel]
+                    version = "4.4"
                     [machine]
                     cpus = 1
                     hz = 1000
@@ -578,7 +580,7 @@ mod tests {
     /// in every bucket (nr_running > 0 all along); the other CPU idles.
     #[test]
     fn a_lone_hog_fills_its_row() {
-        let toml = "schema = 1\nseed = 1\nduration = \"50ms\"\n[machine]\ncpus = 2\n[[tasks]]\nname = \"hog\"\ncpus = \"1\"\nprogram = [{ run = \"1s\" }]\n";
+        let toml = "schema = 1\nseed = 1\nduration = \"50ms\"\n[kernel]\nversion = \"4.4\"\n[machine]\ncpus = 2\n[[tasks]]\nname = \"hog\"\ncpus = \"1\"\nprogram = [{ run = \"1s\" }]\n";
         let r = crate::run(&Scenario::from_toml("t.toml", toml).unwrap());
         let c = OccupancyChart::from_report(&r);
         assert_eq!(c.end_ns, 50_000_000);

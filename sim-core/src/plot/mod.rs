@@ -18,6 +18,8 @@ pub const CHART_TEST_SCENARIO: &str = r#"
     schema = 1
     seed = 1
     duration = "300ms"
+    [kernel]
+    version = "4.4"
     [machine]
     cpus = 1
     hz = 1000

@@ -82,6 +82,19 @@ pub struct MachineFile {
     #[serde(default)]
     #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Duration>"))]
     pub context_switch: Option<Value>,
+    /// Offset of the tick grid: ticks fall at `tick_offset + k × TICK_NSEC`
+    /// (default 0). The phase between the tick and periodic wake-ups decides
+    /// how long a wake-up that must wait for a tick waits.
+    #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Duration>"))]
+    pub tick_offset: Option<Value>,
+    /// Machine noise: the latency between a wake-up that reschedules a CPU
+    /// and that CPU switching (timer and IPI delivery, idle exit, VM exits).
+    /// A duration or a distribution; default 0. Reported apart from the
+    /// scheduler's share of each delay.
+    #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Dist>"))]
+    pub wakeup_latency: Option<Value>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -109,6 +122,9 @@ pub struct CfsFile {
     /// `none`, `log` (default) or `linear` (or 0, 1, 2 as the sysctl takes).
     #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Scaling>"))]
     pub sched_tunable_scaling: Option<Value>,
+    /// EEVDF (6.6+): debugfs `base_slice_ns`, the effective slice.
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Duration>"))]
+    pub base_slice_ns: Option<Value>,
     /// Unscaled (`normalized_sysctl_*`) values, multiplied by the scaling factor.
     #[serde(default)]
     pub base: CfsBaseFile,
@@ -185,6 +201,9 @@ pub struct CfsBaseFile {
     pub sched_min_granularity_ns: Option<Value>,
     #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Duration>"))]
     pub sched_wakeup_granularity_ns: Option<Value>,
+    /// EEVDF (6.6+): `normalized_sysctl_sched_base_slice`, scaled at boot.
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Duration>"))]
+    pub base_slice_ns: Option<Value>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -227,6 +246,9 @@ pub struct TaskFile {
     pub session: Option<String>,
     #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Duration>"))]
     pub start: Option<Value>,
+    /// EEVDF 6.12+: the task's own slice (`sched_setattr` `sched_runtime`), 0.1 to 100 ms.
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Duration>"))]
+    pub slice: Option<Value>,
     pub iterations: Option<u64>,
     #[cfg_attr(feature = "schema", schemars(with = "Vec<crate::schema::Step>"))]
     pub program: Vec<Value>,

@@ -11,9 +11,10 @@ use crate::cpuset::CpuSet;
 use crate::ids::DeviceId;
 use crate::ids::TaskId;
 use crate::sched::topology::{MachineShape, THREADS_PER_CORE_MAX, cpu_list};
+use crate::sched::model::KernelModel;
 use crate::sched::tunables::{
-    CfsTunables, HZ_CHOICES, SYSCTL_GRANULARITY_NS, SYSCTL_WAKEUP_GRANULARITY_NS, SchedFeatures, TunableScaling,
-    TunableValue,
+    BASE_SLICE_NS, BASE_SLICE_NS_618, CUSTOM_SLICE_NS, CfsTunables, EevdfFeatures, EevdfTunables, HZ_CHOICES,
+    SYSCTL_GRANULARITY_NS, SYSCTL_WAKEUP_GRANULARITY_NS, SchedFeatures, TunableScaling, TunableValue,
 };
 use crate::time::format_duration;
 use crate::workload::dist::parse_size;
@@ -49,8 +50,15 @@ pub struct ScenarioSpec {
     /// The kernel whose scheduler is modelled (`[kernel] version`).
     pub kernel: crate::sched::model::KernelModel,
     pub context_switch_ns: u64,
+    /// The 4.4 tunables (CFS); for an EEVDF model they keep their defaults
+    /// and nothing reads them.
     pub tunables: CfsTunables,
+    /// The 4.4 feature bits.
     pub features: SchedFeatures,
+    /// The EEVDF tunables (6.6+); for 4.4 the defaults, unread.
+    pub eevdf: EevdfTunables,
+    /// The EEVDF feature bits of the model's version.
+    pub eevdf_features: EevdfFeatures,
     pub tasks: Vec<TaskSpec>,
     pub sources: Vec<SourceSpec>,
     /// Task groups (index 0 is the root), autogroup and the shares model.
@@ -83,6 +91,10 @@ pub struct MachineSpec {
     pub isolcpus: CpuSet,
     /// `CONFIG_NO_HZ_IDLE`: an idle CPU stops its tick.
     pub nohz_idle: bool,
+    /// Ticks fall at `tick_offset_ns + k × TICK_NSEC` (below one tick).
+    pub tick_offset_ns: u64,
+    /// Machine noise between a rescheduling wake-up and the switch; `None`: none.
+    pub wakeup_latency: Option<Dist>,
 }
 
 impl MachineSpec {
@@ -216,7 +228,24 @@ fn machine_spec(f: &ScenarioFile) -> Result<MachineSpec, KeyError> {
             ),
         ));
     }
-    Ok(MachineSpec { shape, isolcpus, nohz_idle: m.nohz.unwrap_or(true) })
+    let tick_offset_ns = opt_duration(&m.tick_offset, "machine.tick_offset", 0)?;
+    let wakeup_latency = match &m.wakeup_latency {
+        None => None,
+        Some(v) => {
+            let d = dist_value(v, "machine.wakeup_latency")?;
+            if d.mean_ns() > WAKEUP_LATENCY_MAX_NS as f64 {
+                return Err(KeyError::new(
+                    "machine.wakeup_latency",
+                    format!(
+                        "its mean must be at most {} (a wake-up latency, not a delay; samples are cut there too)",
+                        format_duration(WAKEUP_LATENCY_MAX_NS)
+                    ),
+                ));
+            }
+            (!d.is_always_zero()).then_some(d)
+        }
+    };
+    Ok(MachineSpec { shape, isolcpus, nohz_idle: m.nohz.unwrap_or(true), tick_offset_ns, wakeup_latency })
 }
 
 /// One `[[tasks]]` declaration (`count` instances).
@@ -237,6 +266,8 @@ pub struct TaskSpec {
     /// Its session (`setsid`), if declared.
     pub session: Option<String>,
     pub start_ns: u64,
+    /// Its own EEVDF slice (6.12+ `sched_attr.sched_runtime`), if set.
+    pub slice_ns: Option<u64>,
     pub program: Program,
 }
 
@@ -313,9 +344,11 @@ fn hz_value(v: Option<&Value>) -> Result<u32, KeyError> {
     }
 }
 
+/// The largest `machine.wakeup_latency` accepted: 10 ms.
+pub const WAKEUP_LATENCY_MAX_NS: u64 = 10_000_000;
+
 /// `[kernel] version`: a version this build models.
-fn kernel_model(v: Option<&Value>) -> Result<crate::sched::model::KernelModel, KeyError> {
-    use crate::sched::model::KernelModel;
+fn kernel_model(v: Option<&Value>) -> Result<KernelModel, KeyError> {
     let key = "kernel.version";
     let allowed = KernelModel::allowed();
     // `--set kernel.version=4.4` reads as a TOML float: take its shortest
@@ -326,13 +359,8 @@ fn kernel_model(v: Option<&Value>) -> Result<crate::sched::model::KernelModel, K
     };
     match text.as_ref().or(v) {
         None => Ok(KernelModel::default()),
-        Some(Value::String(s)) => KernelModel::parse(s).ok_or_else(|| {
-            if KernelModel::NOT_YET.contains(&s.as_str()) {
-                KeyError::new(key, format!("Linux {s} is not modelled yet; this build models {allowed}"))
-            } else {
-                KeyError::new(key, format!("unknown kernel version {s:?}; this build models {allowed}"))
-            }
-        }),
+        Some(Value::String(s)) => KernelModel::parse(s)
+            .ok_or_else(|| KeyError::new(key, format!("unknown kernel version {s:?}; this build models {allowed}"))),
         Some(other) => Err(KeyError::new(
             key,
             format!(
@@ -397,6 +425,101 @@ fn scaling(v: &Option<Value>) -> Result<TunableScaling, KeyError> {
     }
 }
 
+/// `[cfs]` and `[features]` for the chosen model: the 4.4 tunables and
+/// feature bits, or the EEVDF ones. A knob the model's kernel lacks is an
+/// error naming the model and what it has.
+fn fair_settings(
+    f: &ScenarioFile,
+    kernel: KernelModel,
+    cpus: u16,
+) -> Result<(CfsTunables, SchedFeatures, EevdfTunables, EevdfFeatures), KeyError> {
+    let c = &f.cfs;
+    let scaling = scaling(&c.sched_tunable_scaling)?;
+    let d = TunableValue::Default;
+    let normalized = if kernel >= KernelModel::Linux618 { BASE_SLICE_NS_618 } else { BASE_SLICE_NS };
+    if !kernel.is_eevdf() {
+        if let Some(key) = [("cfs.base_slice_ns", &c.base_slice_ns), ("cfs.base.base_slice_ns", &c.base.base_slice_ns)]
+            .into_iter()
+            .find_map(|(k, v)| v.is_some().then_some(k))
+        {
+            return Err(KeyError::new(
+                key,
+                "does not exist in the Linux 4.4 model (CFS); base_slice_ns came with EEVDF in 6.6 (kernel.version \
+                 = \"6.6\" or later). The 4.4 model has sched_latency_ns, sched_min_granularity_ns, \
+                 sched_wakeup_granularity_ns, sched_tunable_scaling",
+            ));
+        }
+        let tunables = CfsTunables::resolve(
+            cpus,
+            scaling,
+            tunable(&c.sched_latency_ns, &c.base.sched_latency_ns, "sched_latency_ns", SYSCTL_GRANULARITY_NS)?,
+            tunable(
+                &c.sched_min_granularity_ns,
+                &c.base.sched_min_granularity_ns,
+                "sched_min_granularity_ns",
+                SYSCTL_GRANULARITY_NS,
+            )?,
+            tunable(
+                &c.sched_wakeup_granularity_ns,
+                &c.base.sched_wakeup_granularity_ns,
+                "sched_wakeup_granularity_ns",
+                SYSCTL_WAKEUP_GRANULARITY_NS,
+            )?,
+        );
+        let mut features = SchedFeatures::default();
+        for (name, &on) in &f.features {
+            let slot = features.get_mut(name).ok_or_else(|| {
+                let other = EevdfFeatures::names(KernelModel::LATEST).contains(&name.as_str());
+                let why = if other { "an EEVDF feature (6.6+), not in the Linux 4.4 model" } else { "unknown or unmodelled scheduler feature" };
+                KeyError::new(format!("features.{name}"), format!("{why}; the 4.4 model has: {}", SchedFeatures::NAMES.join(", ")))
+            })?;
+            *slot = on;
+        }
+        let eevdf = EevdfTunables::resolve(cpus, scaling, normalized, d);
+        return Ok((tunables, features, eevdf, EevdfFeatures::defaults(kernel)));
+    }
+    let model = kernel.describe();
+    for (name, eff, base) in [
+        ("sched_latency_ns", &c.sched_latency_ns, &c.base.sched_latency_ns),
+        ("sched_min_granularity_ns", &c.sched_min_granularity_ns, &c.base.sched_min_granularity_ns),
+        ("sched_wakeup_granularity_ns", &c.sched_wakeup_granularity_ns, &c.base.sched_wakeup_granularity_ns),
+    ] {
+        let key = if eff.is_some() { Some(format!("cfs.{name}")) } else { base.is_some().then(|| format!("cfs.base.{name}")) };
+        if let Some(key) = key {
+            return Err(KeyError::new(
+                key,
+                format!(
+                    "does not exist in the {model} model: EEVDF removed it in 6.6. This model has base_slice_ns \
+                     (debugfs /sys/kernel/debug/sched/base_slice_ns) and sched_tunable_scaling; or choose \
+                     kernel.version = \"4.4\""
+                ),
+            ));
+        }
+    }
+    // debugfs `base_slice_ns` is a plain u32 (debug.c:sched_init_debug).
+    let slice = tunable(&c.base_slice_ns, &c.base.base_slice_ns, "base_slice_ns", (0, u64::from(u32::MAX)))?;
+    let eevdf = EevdfTunables::resolve(cpus, scaling, normalized, slice);
+    let mut eevdf_features = EevdfFeatures::defaults(kernel);
+    for (name, &on) in &f.features {
+        let slot = eevdf_features.get_mut(kernel, name).ok_or_else(|| {
+            let why = if SchedFeatures::NAMES.contains(&name.as_str()) {
+                format!("a Linux 4.4 (CFS) feature, gone in the {model} model")
+            } else if EevdfFeatures::names(KernelModel::LATEST).contains(&name.as_str()) {
+                format!("not in the {model} model (a later kernel's feature)")
+            } else {
+                "unknown or unmodelled scheduler feature".to_string()
+            };
+            KeyError::new(
+                format!("features.{name}"),
+                format!("{why}; the {model} model has: {}", EevdfFeatures::names(kernel).join(", ")),
+            )
+        })?;
+        *slot = on;
+    }
+    let tunables = CfsTunables::resolve(cpus, scaling, d, d, d);
+    Ok((tunables, SchedFeatures::default(), eevdf, eevdf_features))
+}
+
 /// Validates a deserialized file into a `ScenarioSpec`.
 pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
     if f.schema != 1 {
@@ -410,40 +533,19 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
     let cpus = machine.shape.cpus();
     let hz = hz_value(f.machine.hz.as_ref())?;
     let kernel = kernel_model(f.kernel.version.as_ref())?;
+    let tick = crate::sched::tunables::tick_nsec(hz);
+    if machine.tick_offset_ns >= tick {
+        return Err(KeyError::new(
+            "machine.tick_offset",
+            format!("must be below one tick ({} at HZ={hz})", format_duration(tick)),
+        ));
+    }
     let context_switch_ns = opt_duration(&f.machine.context_switch, "machine.context_switch", 0)?;
     if context_switch_ns > 1_000_000 {
         return Err(KeyError::new("machine.context_switch", "must be at most 1ms"));
     }
 
-    let c = &f.cfs;
-    let tunables = CfsTunables::resolve(
-        cpus,
-        scaling(&c.sched_tunable_scaling)?,
-        tunable(&c.sched_latency_ns, &c.base.sched_latency_ns, "sched_latency_ns", SYSCTL_GRANULARITY_NS)?,
-        tunable(
-            &c.sched_min_granularity_ns,
-            &c.base.sched_min_granularity_ns,
-            "sched_min_granularity_ns",
-            SYSCTL_GRANULARITY_NS,
-        )?,
-        tunable(
-            &c.sched_wakeup_granularity_ns,
-            &c.base.sched_wakeup_granularity_ns,
-            "sched_wakeup_granularity_ns",
-            SYSCTL_WAKEUP_GRANULARITY_NS,
-        )?,
-    );
-
-    let mut features = SchedFeatures::default();
-    for (name, &on) in &f.features {
-        let slot = features.get_mut(name).ok_or_else(|| {
-            KeyError::new(
-                format!("features.{name}"),
-                format!("unknown or unmodelled scheduler feature; allowed: {}", SchedFeatures::NAMES.join(", ")),
-            )
-        })?;
-        *slot = on;
-    }
+    let (tunables, features, eevdf, eevdf_features) = fair_settings(f, kernel, cpus)?;
 
     let events_max = f.limits.events_max.unwrap_or(limits::EVENTS_DEFAULT);
     if events_max == 0 || events_max > limits::EVENTS_MAX {
@@ -483,7 +585,7 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
     let default_affinity = machine.default_affinity();
     let mut tasks = Vec::with_capacity(f.tasks.len());
     for (i, t) in f.tasks.iter().enumerate() {
-        tasks.push(task_spec(f, t, heads[i], cpus, &default_affinity)?);
+        tasks.push(task_spec(f, t, heads[i], cpus, &default_affinity, kernel)?);
     }
     let groups = groups::resolve(f, &mut tasks, cpus)?;
     let devices = super::devices::resolve(f, hz)?;
@@ -570,6 +672,8 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
         hz,
         kernel,
         context_switch_ns,
+        eevdf,
+        eevdf_features,
         tunables,
         features,
         tasks,
@@ -626,8 +730,39 @@ fn task_spec(
     head: (TaskId, u32),
     cpus: u16,
     default_affinity: &CpuSet,
+    kernel: KernelModel,
 ) -> Result<TaskSpec, KeyError> {
     let key = task_key(&t.name);
+    let slice_ns = match &t.slice {
+        None => None,
+        Some(v) => {
+            let k = format!("{key}.slice");
+            if kernel < KernelModel::Linux612 {
+                return Err(KeyError::new(
+                    k,
+                    format!(
+                        "the {} model has no per-task slice: custom slices (sched_setattr sched_runtime for fair \
+                         tasks) came in 6.12 (kernel.version = \"6.12\" or \"6.18\")",
+                        kernel.describe()
+                    ),
+                ));
+            }
+            let ns = duration_value(v, &k)?;
+            let (lo, hi) = CUSTOM_SLICE_NS;
+            if !(lo..=hi).contains(&ns) {
+                return Err(KeyError::new(
+                    k,
+                    format!(
+                        "{} is outside the kernel's range for sched_runtime, {} to {}",
+                        format_duration(ns),
+                        format_duration(lo),
+                        format_duration(hi)
+                    ),
+                ));
+            }
+            Some(ns)
+        }
+    };
     let (first, count) = head;
     let affinity = match &t.cpus {
         // 4.4 core.c:sched_init_smp: init runs on non_isolated_cpus; tasks inherit it
@@ -726,9 +861,13 @@ fn task_spec(
         cgroup: 0,
         session: t.session.clone(),
         start_ns: opt_duration(&t.start, &format!("{key}.start"), 0)?,
+        slice_ns,
         program: Program { steps, iterations: t.iterations },
     })
 }
+
+/// The shortest interval between kernel entries of a `run` step: 1 µs.
+const ENTER_KERNEL_EVERY_MIN_NS: u64 = 1_000;
 
 const STEP_KINDS: &str = "run, sleep, sleep_until, wait, wake, serve, yield, read, write, fdatasync, wait_io";
 const STEP_TABLE_KINDS: &[&str] =
@@ -788,6 +927,7 @@ fn step(f: &ScenarioFile, v: &Value, key: &str) -> Result<Step, KeyError> {
     let sub = format!("{key}.{kind}");
     let options: &[&str] = match kind {
         "sleep_until" => &["offset"],
+        "run" => &["enter_kernel_every"],
         "read" | "write" => IO_OPTIONS,
         _ => &[],
     };
@@ -796,7 +936,23 @@ fn step(f: &ScenarioFile, v: &Value, key: &str) -> Result<Step, KeyError> {
         return Err(KeyError::new(format!("{key}.{extra}"), format!("not an option of `{kind}`; allowed: {allowed}")));
     }
     Ok(match kind {
-        "run" => Step::Run(dist_value(val, &sub)?),
+        "run" => {
+            let enter_kernel_every_ns = match table.get("enter_kernel_every") {
+                None => None,
+                Some(e) => {
+                    let k = format!("{key}.enter_kernel_every");
+                    let ns = duration_value(e, &k)?;
+                    if ns < ENTER_KERNEL_EVERY_MIN_NS {
+                        return Err(KeyError::new(
+                            k,
+                            format!("must be at least {} (each entry is an event)", format_duration(ENTER_KERNEL_EVERY_MIN_NS)),
+                        ));
+                    }
+                    Some(ns)
+                }
+            };
+            Step::Run { work: dist_value(val, &sub)?, enter_kernel_every_ns }
+        }
         "sleep" => Step::Sleep(dist_value(val, &sub)?),
         "sleep_until" => {
             let period_ns = duration_value(val, &sub)?;

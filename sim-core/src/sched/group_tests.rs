@@ -11,7 +11,7 @@ use crate::sched::tests::{switch_ins, traced as run};
 const MS: u64 = 1_000_000;
 
 fn header(cpus: u16, duration: &str, extra: &str) -> String {
-    format!("schema = 1\nseed = 1\nduration = \"{duration}\"\n[machine]\ncpus = {cpus}\nhz = 1000\n{extra}\n")
+    format!("schema = 1\nseed = 1\nduration = \"{duration}\"\n[kernel]\nversion = \"4.4\"\n[machine]\ncpus = {cpus}\nhz = 1000\n{extra}\n")
 }
 
 fn hog(name: &str, group: &str, extra: &str) -> String {

@@ -2,33 +2,52 @@
 //! Chosen once, when the simulation is built; one model per code path.
 
 /// A modelled kernel version.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum KernelModel {
     /// Linux 4.4: the CFS fair class (`kernel/sched/fair.c` of 4.4), 4.4 SMP.
-    #[default]
     Linux44,
+    /// Linux 6.6 (read from 6.6.9): EEVDF, the tree keyed by vruntime.
+    Linux66,
+    /// Linux 6.12: EEVDF keyed by deadline, DELAY_DEQUEUE, PREEMPT_SHORT, custom slices.
+    Linux612,
+    /// Linux 6.18 (read from 6.18.2): as 6.12, with the 0.70 ms base slice,
+    /// slice protection through `vprot`, PICK_BUDDY and lazy rescheduling.
+    Linux618,
+}
+
+/// The newest model: what a scenario without `[kernel] version` runs under.
+impl Default for KernelModel {
+    fn default() -> Self {
+        KernelModel::LATEST
+    }
 }
 
 impl KernelModel {
     /// Every model this build has, as `[kernel] version` spells it.
-    pub const ALL: [KernelModel; 1] = [KernelModel::Linux44];
+    pub const ALL: [KernelModel; 4] =
+        [KernelModel::Linux44, KernelModel::Linux66, KernelModel::Linux612, KernelModel::Linux618];
 
-    /// Versions that exist in Linux but are not modelled yet (the answer
-    /// names them rather than calling them unknown).
-    pub const NOT_YET: [&'static str; 3] = ["6.6", "6.12", "6.18"];
+    /// The default for scenarios that do not say.
+    pub const LATEST: KernelModel = KernelModel::Linux618;
 
     /// The version as `[kernel] version` spells it.
     pub fn version(self) -> &'static str {
         match self {
             KernelModel::Linux44 => "4.4",
+            KernelModel::Linux66 => "6.6",
+            KernelModel::Linux612 => "6.12",
+            KernelModel::Linux618 => "6.18",
         }
     }
 
     /// The fair class it models.
     pub fn fair_class(self) -> &'static str {
-        match self {
-            KernelModel::Linux44 => "cfs",
-        }
+        if self.is_eevdf() { "eevdf" } else { "cfs" }
+    }
+
+    /// The fair class is EEVDF (6.6 and later).
+    pub fn is_eevdf(self) -> bool {
+        self != KernelModel::Linux44
     }
 
     /// `linux-4.4-cfs`: how reports and `validate` name the model.
@@ -36,11 +55,19 @@ impl KernelModel {
         format!("linux-{}-{}", self.version(), self.fair_class())
     }
 
+    /// The header line of a text report.
+    pub fn describe(self) -> String {
+        match self {
+            KernelModel::Linux44 => "Linux 4.4 (CFS)".to_string(),
+            m => format!("Linux {} (EEVDF)", m.version()),
+        }
+    }
+
     pub fn parse(version: &str) -> Option<KernelModel> {
         Self::ALL.into_iter().find(|m| m.version() == version)
     }
 
-    /// `4.4` (or `4.4, 6.6` …): the versions accepted.
+    /// `"4.4", "6.6", …`: the versions accepted.
     pub fn allowed() -> String {
         Self::ALL.iter().map(|m| format!("\"{}\"", m.version())).collect::<Vec<_>>().join(", ")
     }
@@ -55,8 +82,10 @@ mod tests {
         for m in KernelModel::ALL {
             assert_eq!(KernelModel::parse(m.version()), Some(m));
         }
-        assert_eq!(KernelModel::parse("6.18"), None);
-        assert_eq!(KernelModel::default().label(), "linux-4.4-cfs");
-        assert_eq!(KernelModel::allowed(), "\"4.4\"");
+        assert_eq!(KernelModel::parse("6.10"), None);
+        assert_eq!(KernelModel::default().label(), "linux-6.18-eevdf");
+        assert_eq!(KernelModel::Linux44.label(), "linux-4.4-cfs");
+        assert_eq!(KernelModel::allowed(), "\"4.4\", \"6.6\", \"6.12\", \"6.18\"");
+        assert!(KernelModel::Linux44 < KernelModel::Linux66 && KernelModel::Linux612 < KernelModel::Linux618);
     }
 }

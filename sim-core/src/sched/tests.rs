@@ -51,6 +51,8 @@ fn two_hogs(hz: u32, extra: &str) -> String {
         schema = 1
         seed = 1
         duration = "20ms"
+        [kernel]
+        version = "4.4"
         [machine]
         cpus = 1
         hz = {hz}
@@ -151,6 +153,8 @@ fn sleeper(gran: &str, sleeper_nice: i32, gentle: bool) -> u64 {
         schema = 1
         seed = 1
         duration = "20ms"
+        [kernel]
+        version = "4.4"
         [machine]
         cpus = 1
         hz = 1000
@@ -208,6 +212,8 @@ fn tick_preempts_a_task_far_ahead_in_vruntime_before_its_slice_ends() {
         schema = 1
         seed = 1
         duration = "20ms"
+        [kernel]
+        version = "4.4"
         [machine]
         cpus = 1
         hz = 1000
@@ -249,6 +255,8 @@ fn context_switch_cost_delays_progress_and_is_charged() {
         schema = 1
         seed = 1
         duration = "5ms"
+        [kernel]
+        version = "4.4"
         [machine]
         cpus = 1
         hz = 1000
@@ -275,6 +283,8 @@ fn periodic_wakeups_and_request_response_times() {
         schema = 1
         seed = 1
         duration = "50ms"
+        [kernel]
+        version = "4.4"
         [machine]
         cpus = 1
         hz = 1000
@@ -405,6 +415,8 @@ fn a_wakeup_that_races_with_blocking_keeps_the_task_running() {
         schema = 1
         seed = 1
         duration = "10ms"
+        [kernel]
+        version = "4.4"
         [machine]
         cpus = 2
         hz = 1000
@@ -456,6 +468,8 @@ fn zero_time_loops_stop_as_stalled() {
         schema = 1
         seed = 1
         duration = "10ms"
+        [kernel]
+        version = "4.4"
         [machine]
         cpus = 1
         [[tasks]]

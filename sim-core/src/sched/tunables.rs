@@ -178,6 +178,134 @@ impl SchedFeatures {
     }
 }
 
+/// `normalized_sysctl_sched_base_slice` (6.6 and 6.12 fair.c:78/:76): 0.75 ms.
+pub const BASE_SLICE_NS: u64 = 750_000;
+/// The same in 6.18 (fair.c:79): 0.70 ms.
+pub const BASE_SLICE_NS_618: u64 = 700_000;
+/// A task's own slice (`sched_attr.sched_runtime`, 6.12+): the kernel
+/// clamps it to 0.1..=100 ms (6.12 syscalls.c `__setscheduler_params`,
+/// 6.18 fair.c `__setparam_fair`); a scenario outside the range is refused.
+pub const CUSTOM_SLICE_NS: (u64, u64) = (100_000, 100_000_000);
+
+/// The EEVDF tunables a run uses (6.6+ fair.c, `debug.c:sched_init_debug`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EevdfTunables {
+    /// `sysctl_sched_base_slice`: the slice every task gets unless it has its own.
+    pub base_slice_ns: u64,
+    /// `normalized_sysctl_sched_base_slice` (unscaled; 6.18 `set_protect_slice`
+    /// uses it when RUN_TO_PARITY is off).
+    pub normalized_base_slice_ns: u64,
+    pub scaling: TunableScaling,
+    pub factor: u64,
+}
+
+impl EevdfTunables {
+    /// `update_sysctl` (6.x fair.c): base × factor, unless debugfs
+    /// `base_slice_ns` was written (an effective value, used as is).
+    pub fn resolve(ncpus: u16, scaling: TunableScaling, normalized_default: u64, slice: TunableValue) -> EevdfTunables {
+        let factor = scaling.factor(ncpus);
+        let (base_slice_ns, normalized_base_slice_ns) = match slice {
+            TunableValue::Default => (normalized_default * factor, normalized_default),
+            TunableValue::Base(b) => (b * factor, b),
+            // A debugfs write sets sysctl_sched_base_slice only.
+            TunableValue::Effective(e) => (e, normalized_default),
+        };
+        EevdfTunables { base_slice_ns, normalized_base_slice_ns, scaling, factor }
+    }
+}
+
+/// EEVDF feature bits (6.x `features.h`), under the kernel's names; which
+/// exist depends on the version (`EevdfFeatures::names`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EevdfFeatures {
+    pub place_lag: bool,
+    pub place_deadline_initial: bool,
+    /// 6.12+.
+    pub place_rel_deadline: bool,
+    pub run_to_parity: bool,
+    /// 6.12+.
+    pub preempt_short: bool,
+    pub next_buddy: bool,
+    /// 6.18.
+    pub pick_buddy: bool,
+    /// 6.12+.
+    pub delay_dequeue: bool,
+    /// 6.12+.
+    pub delay_zero: bool,
+    pub wakeup_preemption: bool,
+    pub hrtick: bool,
+}
+
+impl EevdfFeatures {
+    /// The defaults of `features.h` for a model (6.6: the 6.12 features off).
+    pub fn defaults(model: super::model::KernelModel) -> EevdfFeatures {
+        use super::model::KernelModel as M;
+        let since_612 = model >= M::Linux612;
+        EevdfFeatures {
+            place_lag: true,
+            place_deadline_initial: true,
+            place_rel_deadline: since_612,
+            run_to_parity: true,
+            preempt_short: since_612,
+            next_buddy: false,
+            pick_buddy: model >= M::Linux618,
+            delay_dequeue: since_612,
+            delay_zero: since_612,
+            wakeup_preemption: true,
+            hrtick: false,
+        }
+    }
+
+    /// The names a model has, in `features.h` order.
+    pub fn names(model: super::model::KernelModel) -> Vec<&'static str> {
+        use super::model::KernelModel as M;
+        let mut v = vec!["PLACE_LAG", "PLACE_DEADLINE_INITIAL"];
+        if model >= M::Linux612 {
+            v.push("PLACE_REL_DEADLINE");
+        }
+        v.push("RUN_TO_PARITY");
+        if model >= M::Linux612 {
+            v.push("PREEMPT_SHORT");
+        }
+        v.push("NEXT_BUDDY");
+        if model >= M::Linux618 {
+            v.push("PICK_BUDDY");
+        }
+        if model >= M::Linux612 {
+            v.extend(["DELAY_DEQUEUE", "DELAY_ZERO"]);
+        }
+        v.extend(["WAKEUP_PREEMPTION", "HRTICK"]);
+        v
+    }
+
+    /// The switch for `name`, if the model has that feature.
+    pub fn get_mut(&mut self, model: super::model::KernelModel, name: &str) -> Option<&mut bool> {
+        if !Self::names(model).contains(&name) {
+            return None;
+        }
+        Some(match name {
+            "PLACE_LAG" => &mut self.place_lag,
+            "PLACE_DEADLINE_INITIAL" => &mut self.place_deadline_initial,
+            "PLACE_REL_DEADLINE" => &mut self.place_rel_deadline,
+            "RUN_TO_PARITY" => &mut self.run_to_parity,
+            "PREEMPT_SHORT" => &mut self.preempt_short,
+            "NEXT_BUDDY" => &mut self.next_buddy,
+            "PICK_BUDDY" => &mut self.pick_buddy,
+            "DELAY_DEQUEUE" => &mut self.delay_dequeue,
+            "DELAY_ZERO" => &mut self.delay_zero,
+            "WAKEUP_PREEMPTION" => &mut self.wakeup_preemption,
+            "HRTICK" => &mut self.hrtick,
+            _ => return None,
+        })
+    }
+
+    /// `(name, enabled)` pairs of the model's features.
+    pub fn iter(&self, model: super::model::KernelModel) -> Vec<(&'static str, bool)> {
+        let mut copy = *self;
+        Self::names(model).into_iter().map(|n| (n, *copy.get_mut(model, n).expect("listed name"))).collect()
+    }
+}
+
 /// The tick period for a HZ value: `TICK_NSEC = (NSEC_PER_SEC + HZ/2) / HZ`
 /// (include/linux/jiffies.h), e.g. 3333333 ns at HZ=300.
 pub fn tick_nsec(hz: u32) -> u64 {
@@ -227,6 +355,21 @@ mod tests {
             TunableValue::Default,
         );
         assert_eq!((b.sched_latency_ns, b.sched_nr_latency), (4_000_000, 8));
+    }
+
+    #[test]
+    fn eevdf_base_slice_scales_with_cpus() {
+        use crate::sched::model::KernelModel;
+        let d = TunableValue::Default;
+        let t = EevdfTunables::resolve(2, TunableScaling::Log, BASE_SLICE_NS_618, d);
+        assert_eq!((t.base_slice_ns, t.normalized_base_slice_ns), (1_400_000, 700_000));
+        let t = EevdfTunables::resolve(32, TunableScaling::Log, BASE_SLICE_NS, d);
+        assert_eq!(t.base_slice_ns, 3_000_000);
+        let t = EevdfTunables::resolve(32, TunableScaling::Log, BASE_SLICE_NS, TunableValue::Effective(1_000_000));
+        assert_eq!((t.base_slice_ns, t.normalized_base_slice_ns), (1_000_000, 750_000));
+        assert!(!EevdfFeatures::names(KernelModel::Linux66).contains(&"DELAY_DEQUEUE"));
+        assert!(EevdfFeatures::names(KernelModel::Linux618).contains(&"PICK_BUDDY"));
+        assert!(!EevdfFeatures::defaults(KernelModel::Linux612).pick_buddy);
     }
 
     #[test]

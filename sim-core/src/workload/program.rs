@@ -11,8 +11,11 @@ use crate::ids::{DeviceId, TaskId};
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Step {
-    /// A CPU burst of the sampled length.
-    Run(Dist),
+    /// A CPU burst of the sampled length. With `enter_kernel_every_ns` the
+    /// burst enters the kernel that often (a system call, a page fault, a
+    /// `CLOCK_THREAD_CPUTIME_ID` read), and each entry runs `update_curr`;
+    /// `None` is a pure user-space spin, seen only at ticks and events.
+    Run { work: Dist, enter_kernel_every_ns: Option<u64> },
     /// Sleep for the sampled duration (`nanosleep`).
     Sleep(Dist),
     /// Sleep until the next multiple of `period_ns` after now, plus `offset_ns`
@@ -71,7 +74,7 @@ impl Step {
     /// A `run` or `sleep` whose every sample is 0 does not count.
     pub fn takes_time(&self) -> bool {
         match self {
-            Step::Run(d) | Step::Sleep(d) => !d.is_always_zero(),
+            Step::Run { work: d, .. } | Step::Sleep(d) => !d.is_always_zero(),
             Step::Wake(_) | Step::Yield | Step::Fdatasync | Step::WaitIo(_) => false,
             Step::Io(io) => io.wait || io.depth > 0,
             Step::SleepUntil { .. } | Step::Wait | Step::Serve => true,
