@@ -25,12 +25,13 @@ use crate::rng::SimRng;
 use crate::scenario::validate::IO_SIZE_MAX;
 use crate::scenario::{Scenario, ScenarioSpec};
 use crate::sched::SchedClass;
-use crate::sched::entity::SchedEntity;
-use crate::sched::fair::{Cfs, DEQUEUE_SLEEP, ENQUEUE_WAKEUP, ENQUEUE_WAKING, WF_FORK};
-use crate::sched::group::MIN_SHARES;
 use crate::sched::balance::linux44::{Placement, Smp44};
 use crate::sched::balance::{Machine, MigrateCause, TaskHotInputs};
 use crate::sched::cfs_tasks::CfsTasks;
+use crate::sched::eevdf::{DEQUEUE_DELAYED, ENQUEUE_DELAYED};
+use crate::sched::entity::SchedEntity;
+use crate::sched::fair::{Cfs, DEQUEUE_SLEEP, ENQUEUE_WAKEUP, ENQUEUE_WAKING, FairConfig, WF_FORK};
+use crate::sched::group::MIN_SHARES;
 use crate::sched::topology::{SD_BALANCE_FORK, SD_BALANCE_WAKE, Topology};
 use crate::sched::tunables::tick_nsec;
 use crate::sched::weights::LoadWeight;
@@ -158,7 +159,15 @@ impl Simulation {
     pub fn new(scenario: &Scenario) -> Simulation {
         let spec = scenario.spec.clone();
         let ncpus = usize::from(spec.cpus);
-        let mut cfs = Cfs::new(spec.tunables.clone(), spec.features, spec.groups.group_load, spec.cpus);
+        let config = FairConfig {
+            model: spec.kernel,
+            tunables: spec.tunables.clone(),
+            features: spec.features,
+            eevdf: spec.eevdf,
+            features_eevdf: spec.eevdf_features,
+            tick_nsec: crate::sched::tunables::tick_nsec(spec.hz),
+        };
+        let mut cfs = Cfs::new(config, spec.groups.group_load, spec.cpus);
         let mut rqs = Vec::with_capacity(ncpus);
         for c in 0..spec.cpus {
             rqs.push(Rq {
@@ -184,6 +193,9 @@ impl Simulation {
                 let comm = ts.comm(i);
                 let load = LoadWeight::for_task(ts.policy, ts.nice);
                 cfs.entities.push(SchedEntity::new(load, CfsRqId(0), ts.policy));
+                if let Some(slice) = ts.slice_ns {
+                    cfs.set_custom_slice(EntityId(id.0), slice);
+                }
                 tasks.push(Task {
                     rng: root_rng.stream(&format!("task/{comm}")),
                     comm,
@@ -431,6 +443,28 @@ impl Simulation {
         }
     }
 
+    /// Applies the reschedules the fair class asked for from inside its last
+    /// call (EEVDF's `update_curr` at a slice end, `resched_curr_lazy`).
+    fn apply_class_resched(&mut self) {
+        while let Some(cpu) = self.cfs.resched.pop() {
+            if self.rqs[cpu.index()].curr.is_some() {
+                self.resched_curr(cpu);
+            }
+        }
+    }
+
+    /// Tasks whose delayed dequeue the pick on `cpu` completed (6.12+
+    /// `pick_next_entity` → `dequeue_entities(DEQUEUE_DELAYED)` → `__block_task`)
+    /// leave the CPU's run-queue counts.
+    fn finish_delayed_dequeues(&mut self, cpu: CpuId) {
+        while let Some(se) = self.cfs.delayed_done.pop() {
+            let t = TaskId(se.0);
+            debug_assert_eq!(self.tasks[t.index()].cpu, cpu);
+            self.cfs_tasks.remove(cpu, t);
+            self.sub_nr_running(cpu);
+        }
+    }
+
     /// Runs the preemption points flagged during this event.
     fn settle(&mut self) {
         let mut calls = 0u32;
@@ -476,6 +510,7 @@ impl Simulation {
             if self.cfs.task_tick(Self::se_of(curr), false, hrtick_active) {
                 self.resched_curr(cpu);
             }
+            self.apply_class_resched();
         }
         self.with_smp(|smp, sim| smp.scheduler_tick(sim, cpu));
         self.arm_tick(cpu);
@@ -508,6 +543,7 @@ impl Simulation {
         if self.cfs.task_tick(Self::se_of(curr), true, false) {
             self.resched_curr(cpu);
         }
+        self.apply_class_resched();
     }
 
     /// `hrtick_start_fair` (4.4 fair.c) with `hrtick_start`'s 10 µs minimum.
@@ -529,7 +565,7 @@ impl Simulation {
 
     /// `hrtick_update` (4.4 fair.c), after an enqueue or dequeue on `cpu`.
     fn hrtick_update(&mut self, cpu: CpuId) {
-        if !self.cfs.features.hrtick {
+        if !self.cfs.hrtick_enabled() {
             return;
         }
         if let Some(curr) = self.rqs[cpu.index()].curr
@@ -544,7 +580,7 @@ impl Simulation {
     /// next one is picked.
     fn schedule(&mut self, cpu: CpuId) {
         let rq = &mut self.rqs[cpu.index()];
-        if self.cfs.features.hrtick {
+        if self.cfs.hrtick_enabled() {
             rq.hrtick_armed = false; // hrtick_clear
         }
         let prev = rq.curr;
@@ -553,19 +589,43 @@ impl Simulation {
             && !matches!(self.tasks[p.index()].state, TaskState::Running)
         {
             // __schedule: prev is no longer TASK_RUNNING: deactivate_task(DEQUEUE_SLEEP).
-            self.cfs.dequeue_task(Self::se_of(p), DEQUEUE_SLEEP);
-            self.cfs_tasks.remove(cpu, p);
-            self.sub_nr_running(cpu);
-            if self.tasks[p.index()].state == TaskState::Exited {
-                self.cfs.remove_entity_load_avg(Self::se_of(p)); // task_dead_fair
+            let exiting = self.tasks[p.index()].state == TaskState::Exited;
+            let se = Self::se_of(p);
+            if self.cfs.dequeue_task(se, DEQUEUE_SLEEP) {
+                self.cfs_tasks.remove(cpu, p);
+                self.sub_nr_running(cpu);
+            } else if exiting {
+                // A dying task does not stay delayed (6.12+ task_dead_fair
+                // finishes the dequeue); the others stay queued until picked or woken.
+                self.cfs.dequeue_task(se, DEQUEUE_SLEEP | DEQUEUE_DELAYED);
+                self.cfs.delayed_done.clear();
+                self.cfs_tasks.remove(cpu, p);
+                self.sub_nr_running(cpu);
             }
+            if exiting {
+                self.cfs.remove_entity_load_avg(se); // task_dead_fair
+            }
+            self.apply_class_resched();
         }
+        let mut balanced = false;
         if self.rqs[cpu.index()].nr_running == 0 {
             // pick_next_task_fair finds nothing: idle_balance (4.4 fair.c) may pull.
             self.with_smp(|smp, sim| smp.idle_balance(sim, cpu));
+            balanced = true;
         }
-        let next = self.cfs.pick_next_task(root, prev.map(Self::se_of)).map(|se| TaskId(se.0));
-        if self.cfs.features.hrtick
+        let mut next = self.cfs.pick_next_task(root, prev.map(Self::se_of)).map(|se| TaskId(se.0));
+        self.finish_delayed_dequeues(cpu);
+        if next.is_none() && !balanced {
+            // Only delayed tasks were left (EEVDF, 6.12+): the pick dequeued
+            // them, then the CPU goes idle through the balancer as above.
+            self.with_smp(|smp, sim| smp.idle_balance(sim, cpu));
+            if self.rqs[cpu.index()].nr_running > 0 {
+                next = self.cfs.pick_next_task(root, None).map(|se| TaskId(se.0));
+                self.finish_delayed_dequeues(cpu);
+            }
+        }
+        self.apply_class_resched();
+        if self.cfs.hrtick_enabled()
             && let Some(n) = next
         {
             self.hrtick_start_fair(cpu, n);
@@ -641,7 +701,14 @@ impl Simulation {
         }
         let rq = &self.rqs[cpu.index()];
         let (root_min_vruntime, nr_running) = (self.cfs.rq(rq.root).min_vruntime, rq.nr_running);
-        self.recorder.push_record(SchedRecord { at: now, cpu, min_vruntime, root_min_vruntime, nr_running, kind: record });
+        self.recorder.push_record(SchedRecord {
+            at: now,
+            cpu,
+            min_vruntime,
+            root_min_vruntime,
+            nr_running,
+            kind: record,
+        });
         let rq = &mut self.rqs[cpu.index()];
         let was_idle = rq.curr.is_none();
         rq.curr = next;
@@ -700,7 +767,12 @@ impl Simulation {
                 self.resched_curr(cpu);
                 return false;
             }
-            Some(curr) => self.cfs.wakeup_preempt(Self::se_of(curr), Self::se_of(woken), wake_flags, rq.need_resched),
+            Some(curr) => {
+                let need_resched = rq.need_resched;
+                let p = self.cfs.wakeup_preempt(Self::se_of(curr), Self::se_of(woken), wake_flags, need_resched);
+                self.apply_class_resched();
+                p
+            }
         };
         if preempt {
             self.resched_curr(cpu);
@@ -710,7 +782,15 @@ impl Simulation {
 
     /// The `sched_wakeup`/`sched_wakeup_new` record of `task` queued on
     /// `cpu`; `waker_cpu` is where `try_to_wake_up` ran (see `RecordKind::Wakeup`).
-    fn record_wakeup(&mut self, cpu: CpuId, task: TaskId, preempt: bool, new_task: bool, waker_cpu: CpuId, prev_cpu: CpuId) {
+    fn record_wakeup(
+        &mut self,
+        cpu: CpuId,
+        task: TaskId,
+        preempt: bool,
+        new_task: bool,
+        waker_cpu: CpuId,
+        prev_cpu: CpuId,
+    ) {
         let mut up = self.cfs.se(Self::se_of(task)).parent;
         while let Some(g) = up {
             let e = self.cfs.se(g);
@@ -806,7 +886,9 @@ impl Simulation {
             self.cfs.set_task_rq(se, group, cpu);
             self.note_migration(task, parent_cpu, cpu, MigrateCause::Fork, parent_cpu);
         }
-        self.cfs.enqueue_task(se, 0);
+        let flags = self.cfs.new_task_enqueue_flags();
+        self.cfs.enqueue_task(se, flags);
+        self.apply_class_resched();
         self.cfs_tasks.push_head(cpu, task);
         self.add_nr_running(cpu);
         let t = &mut self.tasks[task.index()];
@@ -829,6 +911,19 @@ impl Simulation {
         debug_assert!(matches!(t.state, TaskState::Blocked(_)), "waking a task that is not blocked");
         let prev_cpu = t.cpu;
         let waker_cpu = waker.unwrap_or(prev_cpu);
+        if self.cfs.se(Self::se_of(task)).sched_delayed {
+            // ttwu_runnable (6.12+ core.c): still queued by DELAY_DEQUEUE on
+            // its CPU; requeued in place (ENQUEUE_DELAYED), no CPU selection.
+            self.cfs.enqueue_task(Self::se_of(task), ENQUEUE_DELAYED);
+            self.apply_class_resched();
+            let t = &mut self.tasks[task.index()];
+            t.state = TaskState::Runnable;
+            t.waiting = Some((self.now, WaitKind::Wakeup));
+            self.hrtick_update(prev_cpu);
+            let preempt = self.check_preempt_curr(prev_cpu, task, 0);
+            self.record_wakeup(prev_cpu, task, preempt, false, waker_cpu, prev_cpu);
+            return;
+        }
         if self.cfs.se(Self::se_of(task)).on_rq {
             // Blocked in this instant but not yet dequeued by its CPU's
             // schedule(): `ttwu_remote` (4.4 core.c) just makes it running again.
@@ -851,6 +946,7 @@ impl Simulation {
             self.note_migration(task, prev_cpu, cpu, cause, waker_cpu);
         }
         self.cfs.enqueue_task(se, ENQUEUE_WAKEUP | ENQUEUE_WAKING);
+        self.apply_class_resched();
         self.cfs_tasks.push_head(cpu, task);
         self.add_nr_running(cpu);
         // ttwu_do_wakeup: the CPU's idle period ends (avg_idle).
@@ -880,8 +976,7 @@ impl Simulation {
         let cause = if sd_flag & SD_BALANCE_FORK != 0 { MigrateCause::Fork } else { MigrateCause::IdleSibling };
         let mut placed = Placement { cpu: prev_cpu, cause };
         if self.tasks[task.index()].nr_cpus_allowed > 1 {
-            placed =
-                self.with_smp(|smp, sim| smp.select_task_rq_fair(sim, task, prev_cpu, sd_flag, this_cpu, current));
+            placed = self.with_smp(|smp, sim| smp.select_task_rq_fair(sim, task, prev_cpu, sd_flag, this_cpu, current));
         }
         let allowed = &self.tasks[task.index()].affinity;
         if !allowed.contains(placed.cpu) {
@@ -999,6 +1094,7 @@ impl Simulation {
                 Step::Yield => {
                     self.advance_pc(task);
                     self.cfs.yield_task(Self::se_of(task), self.rqs[cpu.index()].nr_running);
+                    self.apply_class_resched();
                     self.resched_curr(cpu);
                     return;
                 }
@@ -1561,6 +1657,7 @@ impl Machine for Simulation {
         let e = self.cfs.se(se);
         let q = self.cfs.rq(e.cfs_rq);
         TaskHotInputs {
+            sched_delayed: e.sched_delayed,
             sched_idle: e.policy == crate::workload::Policy::Idle,
             exec_start_ns: e.exec_start,
             buddy: q.next == Some(se) || q.last == Some(se),
@@ -1598,9 +1695,10 @@ impl Machine for Simulation {
         let relative = self.cfs.se(se).vruntime;
         let new_min = self.cfs.rq(self.cfs.se(se).cfs_rq).min_vruntime;
         self.cfs.enqueue_task(se, 0);
-        assert_eq!(
-            self.cfs.se(se).vruntime,
-            relative + new_min,
+        self.apply_class_resched();
+        // 4.4 only: EEVDF keeps vruntime absolute and places by the saved lag.
+        assert!(
+            self.cfs.model.is_eevdf() || self.cfs.se(se).vruntime == relative + new_min,
             "vruntime not rebased on migration: seed {} at {}",
             self.spec.seed,
             self.now.ns()

@@ -10,8 +10,8 @@ use crate::block::{DeviceSpec, Op, ReqFlags};
 use crate::cpuset::CpuSet;
 use crate::ids::DeviceId;
 use crate::ids::TaskId;
-use crate::sched::topology::{MachineShape, THREADS_PER_CORE_MAX, cpu_list};
 use crate::sched::model::KernelModel;
+use crate::sched::topology::{MachineShape, THREADS_PER_CORE_MAX, cpu_list};
 use crate::sched::tunables::{
     BASE_SLICE_NS, BASE_SLICE_NS_618, CUSTOM_SLICE_NS, CfsTunables, EevdfFeatures, EevdfTunables, HZ_CHOICES,
     SYSCTL_GRANULARITY_NS, SYSCTL_WAKEUP_GRANULARITY_NS, SchedFeatures, TunableScaling, TunableValue,
@@ -470,8 +470,15 @@ fn fair_settings(
         for (name, &on) in &f.features {
             let slot = features.get_mut(name).ok_or_else(|| {
                 let other = EevdfFeatures::names(KernelModel::LATEST).contains(&name.as_str());
-                let why = if other { "an EEVDF feature (6.6+), not in the Linux 4.4 model" } else { "unknown or unmodelled scheduler feature" };
-                KeyError::new(format!("features.{name}"), format!("{why}; the 4.4 model has: {}", SchedFeatures::NAMES.join(", ")))
+                let why = if other {
+                    "an EEVDF feature (6.6+), not in the Linux 4.4 model"
+                } else {
+                    "unknown or unmodelled scheduler feature"
+                };
+                KeyError::new(
+                    format!("features.{name}"),
+                    format!("{why}; the 4.4 model has: {}", SchedFeatures::NAMES.join(", ")),
+                )
             })?;
             *slot = on;
         }
@@ -484,7 +491,11 @@ fn fair_settings(
         ("sched_min_granularity_ns", &c.sched_min_granularity_ns, &c.base.sched_min_granularity_ns),
         ("sched_wakeup_granularity_ns", &c.sched_wakeup_granularity_ns, &c.base.sched_wakeup_granularity_ns),
     ] {
-        let key = if eff.is_some() { Some(format!("cfs.{name}")) } else { base.is_some().then(|| format!("cfs.base.{name}")) };
+        let key = if eff.is_some() {
+            Some(format!("cfs.{name}"))
+        } else {
+            base.is_some().then(|| format!("cfs.base.{name}"))
+        };
         if let Some(key) = key {
             return Err(KeyError::new(
                 key,
@@ -945,7 +956,10 @@ fn step(f: &ScenarioFile, v: &Value, key: &str) -> Result<Step, KeyError> {
                     if ns < ENTER_KERNEL_EVERY_MIN_NS {
                         return Err(KeyError::new(
                             k,
-                            format!("must be at least {} (each entry is an event)", format_duration(ENTER_KERNEL_EVERY_MIN_NS)),
+                            format!(
+                                "must be at least {} (each entry is an event)",
+                                format_duration(ENTER_KERNEL_EVERY_MIN_NS)
+                            ),
                         ));
                     }
                     Some(ns)

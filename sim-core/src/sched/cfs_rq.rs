@@ -61,6 +61,11 @@ pub struct CfsRq {
     /// Tasks queued here and below (`h_nr_running`).
     pub h_nr_running: u32,
     pub min_vruntime: i64,
+    /// EEVDF: `Σ (v_i - min_vruntime) · w_i` over the entities in the
+    /// timeline (not `curr`) (`cfs_rq->avg_vruntime`).
+    pub avg_vruntime: i64,
+    /// EEVDF: `Σ w_i` over the same entities (`cfs_rq->avg_load`).
+    pub avg_load: i64,
     pub curr: Option<EntityId>,
     pub next: Option<EntityId>,
     pub last: Option<EntityId>,
@@ -89,6 +94,8 @@ impl CfsRq {
             nr_running: 0,
             h_nr_running: 0,
             min_vruntime: INITIAL_MIN_VRUNTIME,
+            avg_vruntime: 0,
+            avg_load: 0,
             curr: None,
             next: None,
             last: None,

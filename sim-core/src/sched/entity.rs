@@ -31,6 +31,21 @@ pub struct SchedEntity {
     /// Load tracking (`se->avg`), for every entity (tasks and group entities,
     /// in root and group run queues).
     pub avg: SchedAvg,
+    /// EEVDF (6.6+): the virtual deadline `vd_i = ve_i + r_i / w_i`.
+    pub deadline: i64,
+    /// EEVDF: the lag saved at dequeue, `V - v_i` clamped (`se->vlag`); 6.6
+    /// and 6.12 also use it as the RUN_TO_PARITY marker (`vlag == deadline`).
+    pub vlag: i64,
+    /// EEVDF: the requested slice `r_i` in ns (`se->slice`).
+    pub slice: u64,
+    /// EEVDF 6.12+: the slice was set by `sched_setattr` (or pushed down to a group entity).
+    pub custom_slice: bool,
+    /// EEVDF 6.12+: DELAY_DEQUEUE kept this sleeping entity queued (`se->sched_delayed`).
+    pub sched_delayed: bool,
+    /// EEVDF 6.12+: `deadline` holds `deadline - vruntime` (`se->rel_deadline`).
+    pub rel_deadline: bool,
+    /// EEVDF 6.18: the vruntime up to which the running entity is protected (`se->vprot`).
+    pub vprot: i64,
     /// Insertion number of the current timeline node, which breaks vruntime ties
     /// so that equal keys go right, as `__enqueue_entity` does.
     pub(crate) tree_seq: u64,
@@ -51,6 +66,13 @@ impl SchedEntity {
             depth: 0,
             policy,
             avg: SchedAvg::new_entity(load.weight),
+            deadline: 0,
+            vlag: 0,
+            slice: 0,
+            custom_slice: false,
+            sched_delayed: false,
+            rel_deadline: false,
+            vprot: 0,
             tree_seq: 0,
         }
     }

@@ -33,8 +33,9 @@ use super::SchedClass;
 use super::cfs_rq::CfsRq;
 use super::entity::SchedEntity;
 use super::group::{GroupLoad, MIN_SHARES, ROOT_GROUP, TaskGroup, calc_cfs_shares};
+use super::model::KernelModel;
 use super::pelt::{self, LOAD_AVG_MAX};
-use super::tunables::{CfsTunables, SchedFeatures};
+use super::tunables::{CfsTunables, EevdfFeatures, EevdfTunables, SchedFeatures};
 use super::weights::{LoadWeight, calc_delta, calc_delta_fair};
 use crate::cpuset::CpuSet;
 use crate::ids::{CfsRqId, CpuId, EntityId, GroupId};
@@ -49,11 +50,56 @@ pub const DEQUEUE_SLEEP: u32 = 1;
 /// `WF_FORK` (4.4 sched.h): the wakee was just forked.
 pub const WF_FORK: u32 = 2;
 
-/// The CFS state of the whole machine.
+/// What the fair class is built from: the model and its settings.
 #[derive(Clone, Debug)]
-pub struct Cfs {
+pub struct FairConfig {
+    pub model: KernelModel,
     pub tunables: CfsTunables,
     pub features: SchedFeatures,
+    pub eevdf: EevdfTunables,
+    pub features_eevdf: EevdfFeatures,
+    pub tick_nsec: u64,
+}
+
+impl FairConfig {
+    /// The 4.4 CFS class with these tunables and the default features, HZ 250.
+    pub fn linux44(tunables: CfsTunables) -> FairConfig {
+        let eevdf = EevdfTunables::resolve(
+            1,
+            super::tunables::TunableScaling::None,
+            super::tunables::BASE_SLICE_NS,
+            super::tunables::TunableValue::Default,
+        );
+        FairConfig {
+            model: KernelModel::Linux44,
+            tunables,
+            features: SchedFeatures::default(),
+            eevdf,
+            features_eevdf: EevdfFeatures::defaults(KernelModel::Linux44),
+            tick_nsec: super::tunables::tick_nsec(250),
+        }
+    }
+}
+
+/// The fair-class state of the whole machine (CFS 4.4 or EEVDF 6.x rules).
+#[derive(Clone, Debug)]
+pub struct Cfs {
+    /// The kernel modelled: 4.4 runs the CFS rules of this file, 6.x the
+    /// EEVDF rules of `eevdf.rs` on the same state. Fixed at build.
+    pub model: KernelModel,
+    pub tunables: CfsTunables,
+    pub features: SchedFeatures,
+    /// EEVDF tunables and feature bits (read only by 6.x models).
+    pub eevdf: EevdfTunables,
+    pub features_eevdf: EevdfFeatures,
+    /// `TICK_NSEC` (the EEVDF lag clamp is at least one tick).
+    pub tick_nsec: u64,
+    /// CPUs the class asked to reschedule from inside a call (EEVDF's
+    /// `update_curr` at a slice end); the engine applies and clears them.
+    pub resched: Vec<CpuId>,
+    /// Tasks whose delayed dequeue (6.12+) completed during a call: the
+    /// engine takes them off its run-queue counts.
+    pub delayed_done: Vec<EntityId>,
     pub entities: Vec<SchedEntity>,
     pub cfs_rqs: Vec<CfsRq>,
     /// Task groups; index 0 is the root group.
@@ -69,7 +115,8 @@ pub struct Cfs {
 impl Cfs {
     /// A machine of `ncpus` CPUs, each with its root run queue (`CfsRqId(cpu)`)
     /// in the root group.
-    pub fn new(tunables: CfsTunables, features: SchedFeatures, group_load: GroupLoad, ncpus: u16) -> Cfs {
+    pub fn new(config: FairConfig, group_load: GroupLoad, ncpus: u16) -> Cfs {
+        let FairConfig { model, tunables, features, eevdf, features_eevdf, tick_nsec } = config;
         let cfs_rqs: Vec<CfsRq> = (0..ncpus).map(|c| CfsRq::new(CpuId(c), ROOT_GROUP, None)).collect();
         let root = TaskGroup {
             path: "/".to_string(),
@@ -81,8 +128,14 @@ impl Cfs {
             se: vec![None; usize::from(ncpus)],
         };
         Cfs {
+            model,
             tunables,
             features,
+            eevdf,
+            features_eevdf,
+            tick_nsec,
+            resched: Vec::new(),
+            delayed_done: Vec::new(),
             entities: Vec::new(),
             cfs_rqs,
             groups: vec![root],
@@ -145,19 +198,19 @@ impl Cfs {
         &self.cfs_rqs[q.index()]
     }
 
-    fn se_mut(&mut self, se: EntityId) -> &mut SchedEntity {
+    pub(crate) fn se_mut(&mut self, se: EntityId) -> &mut SchedEntity {
         &mut self.entities[se.index()]
     }
 
-    fn rq_mut(&mut self, q: CfsRqId) -> &mut CfsRq {
+    pub(crate) fn rq_mut(&mut self, q: CfsRqId) -> &mut CfsRq {
         &mut self.cfs_rqs[q.index()]
     }
 
-    fn cfs_rq_of(&self, se: EntityId) -> CfsRqId {
+    pub(crate) fn cfs_rq_of(&self, se: EntityId) -> CfsRqId {
         self.entities[se.index()].cfs_rq
     }
 
-    fn parent(&self, se: EntityId) -> Option<EntityId> {
+    pub(crate) fn parent(&self, se: EntityId) -> Option<EntityId> {
         self.entities[se.index()].parent
     }
 
@@ -166,13 +219,16 @@ impl Cfs {
         self.se(a).vruntime < self.se(b).vruntime
     }
 
+    /// The timeline's order: vruntime (4.4, and 6.6's EEVDF tree), or the
+    /// virtual deadline (6.12+ `entity_before`).
     fn key(&self, se: EntityId) -> (i64, u64, EntityId) {
         let e = self.se(se);
-        (e.vruntime, e.tree_seq, se)
+        let k = if self.model >= KernelModel::Linux612 { e.deadline } else { e.vruntime };
+        (k, e.tree_seq, se)
     }
 
     /// `__enqueue_entity`: insert into the timeline (ties go right).
-    fn enqueue_timeline(&mut self, q: CfsRqId, se: EntityId) {
+    pub(crate) fn enqueue_timeline(&mut self, q: CfsRqId, se: EntityId) {
         self.tree_seq += 1;
         let seq = self.tree_seq;
         self.se_mut(se).tree_seq = seq;
@@ -181,7 +237,7 @@ impl Cfs {
     }
 
     /// `__dequeue_entity`.
-    fn dequeue_timeline(&mut self, q: CfsRqId, se: EntityId) {
+    pub(crate) fn dequeue_timeline(&mut self, q: CfsRqId, se: EntityId) {
         let key = self.key(se);
         self.rq_mut(q).remove(key);
     }
@@ -270,7 +326,7 @@ impl Cfs {
     }
 
     /// `account_entity_enqueue`.
-    fn account_entity_enqueue(&mut self, q: CfsRqId, se: EntityId) {
+    pub(crate) fn account_entity_enqueue(&mut self, q: CfsRqId, se: EntityId) {
         let w = self.se(se).load.weight;
         let rq = self.rq_mut(q);
         rq.load.add(w);
@@ -282,7 +338,7 @@ impl Cfs {
     }
 
     /// `account_entity_dequeue`.
-    fn account_entity_dequeue(&mut self, q: CfsRqId, se: EntityId) {
+    pub(crate) fn account_entity_dequeue(&mut self, q: CfsRqId, se: EntityId) {
         let w = self.se(se).load.weight;
         let rq = self.rq_mut(q);
         rq.load.sub(w);
@@ -380,7 +436,7 @@ impl Cfs {
     }
 
     /// `update_load_avg` (4.4 fair.c): age the entity's and its queue's averages.
-    fn update_load_avg(&mut self, se: EntityId, update_tg: bool) {
+    pub(crate) fn update_load_avg(&mut self, se: EntityId, update_tg: bool) {
         let q = self.cfs_rq_of(se);
         self.update_entity_avg(se);
         if self.update_cfs_rq_load_avg(q) && update_tg {
@@ -390,7 +446,7 @@ impl Cfs {
 
     /// `enqueue_entity_load_avg` (4.4 fair.c): an entity arriving from another
     /// CPU (or new) brings its average with it (`attach_entity_load_avg`).
-    fn enqueue_entity_load_avg(&mut self, q: CfsRqId, se: EntityId) {
+    pub(crate) fn enqueue_entity_load_avg(&mut self, q: CfsRqId, se: EntityId) {
         // 4.4: migrated = !se->avg.last_update_time (cleared by migrate_task_rq_fair).
         let migrated = !self.se(se).avg.attached;
         if !migrated {
@@ -424,7 +480,7 @@ impl Cfs {
     /// `dequeue_entity_load_avg` (4.4 fair.c): age the entity and its queue,
     /// then take the entity's average out of the queue's runnable average
     /// (clamped at 0). The entity stays attached to `cfs_rq->avg`.
-    fn dequeue_entity_load_avg(&mut self, q: CfsRqId, se: EntityId) {
+    pub(crate) fn dequeue_entity_load_avg(&mut self, q: CfsRqId, se: EntityId) {
         self.update_load_avg(se, true);
         let (load_avg, load_sum) = (self.se(se).avg.load_avg, self.se(se).avg.load_sum);
         let rq = self.rq_mut(q);
@@ -489,7 +545,7 @@ impl Cfs {
     /// for good, before its parent if the parent is already on it (children
     /// come first). The order does not change any value: each queue's
     /// `update_blocked_averages` step reads only that queue.
-    fn list_add_leaf_cfs_rq(&mut self, q: CfsRqId) {
+    pub(crate) fn list_add_leaf_cfs_rq(&mut self, q: CfsRqId) {
         let rq = self.rq(q);
         if rq.on_list {
             return;
@@ -701,7 +757,7 @@ impl Cfs {
 
     /// `find_matching_se` (4.4 fair.c): walk both entities up until they are
     /// siblings in one run queue.
-    fn find_matching_se(&self, mut se: EntityId, mut pse: EntityId) -> (EntityId, EntityId) {
+    pub(crate) fn find_matching_se(&self, mut se: EntityId, mut pse: EntityId) -> (EntityId, EntityId) {
         let up = |e: EntityId| self.parent(e).expect("entity above the root");
         let (mut d, mut pd) = (self.se(se).depth, self.se(pse).depth);
         while d > pd {
@@ -743,6 +799,14 @@ impl Cfs {
     /// START_DEBIT. Leaves the vruntime relative, as the kernel does before
     /// `wake_up_new_task` enqueues it (which adds `min_vruntime` back).
     pub fn task_fork(&mut self, q: CfsRqId, se: EntityId) {
+        if self.model.is_eevdf() {
+            // 6.6 task_fork_fair: update_curr, then a placement that the
+            // enqueue overwrites; 6.12+ places only at enqueue.
+            if self.model == KernelModel::Linux66 {
+                self.eevdf_update_curr(q);
+            }
+            return self.eevdf_sched_fork(se);
+        }
         self.update_curr(q);
         let min = self.rq(q).min_vruntime;
         self.se_mut(se).vruntime = min;
@@ -753,6 +817,9 @@ impl Cfs {
     /// `task_waking_fair` (4.4 fair.c): make a waking task's vruntime relative to
     /// its old queue, so `enqueue_entity(ENQUEUE_WAKING)` can rebase it on the new one.
     pub fn task_waking(&mut self, se: EntityId) {
+        if self.model.is_eevdf() {
+            return; // 6.x keeps vruntime absolute; placement uses the saved lag
+        }
         let min = self.rq(self.cfs_rq_of(se)).min_vruntime;
         self.se_mut(se).vruntime -= min;
     }
@@ -907,6 +974,9 @@ impl Cfs {
     /// `yield_task_fair` (4.4 fair.c): charge the caller and mark it as the skip
     /// buddy. `nr_running` is the run queue's task count.
     pub fn yield_task(&mut self, curr: EntityId, nr_running: u32) {
+        if self.model.is_eevdf() {
+            return self.eevdf_yield_task(curr, nr_running);
+        }
         if nr_running == 1 {
             return;
         }
@@ -922,6 +992,10 @@ impl Cfs {
     /// with: slice minus what already ran, if the queue has company. `Some(d < 0)`
     /// means the slice is already used up (resched now).
     pub fn hrtick_delay(&self, curr: EntityId) -> Option<i64> {
+        if self.model.is_eevdf() {
+            let cpu = self.rq(self.cfs_rq_of(curr)).cpu;
+            return self.eevdf_hrtick_delay(curr, self.root_cfs_rq(cpu));
+        }
         let q = self.cfs_rq_of(curr);
         if self.rq(q).nr_running <= 1 {
             return None;
@@ -932,9 +1006,23 @@ impl Cfs {
         Some(slice as i64 - ran as i64)
     }
 
+    /// The HRTICK feature of the model (off by default in every version).
+    pub fn hrtick_enabled(&self) -> bool {
+        if self.model.is_eevdf() { self.features_eevdf.hrtick } else { self.features.hrtick }
+    }
+
+    /// The flags `wake_up_new_task` enqueues a new task with: ENQUEUE_INITIAL
+    /// from 6.12 (core.c), so it gets half a slice; 4.4 and 6.6 pass none.
+    pub fn new_task_enqueue_flags(&self) -> u32 {
+        if self.model >= KernelModel::Linux612 { super::eevdf::ENQUEUE_INITIAL } else { 0 }
+    }
+
     /// Whether `hrtick_update` (4.4 fair.c) re-arms the timer after an
     /// enqueue/dequeue: only while the running task's queue is below nr_latency.
     pub fn hrtick_update_wanted(&self, curr: EntityId) -> bool {
+        if self.model.is_eevdf() {
+            return true; // 6.x hrtick_update re-arms whenever curr is fair
+        }
         u64::from(self.rq(self.cfs_rq_of(curr)).nr_running) < self.tunables.sched_nr_latency
     }
 }
@@ -943,6 +1031,9 @@ impl SchedClass for Cfs {
     /// `enqueue_task_fair` (4.4 fair.c): enqueue up the hierarchy until an
     /// ancestor is already queued; parents are enqueued as wakeups.
     fn enqueue_task(&mut self, se: EntityId, mut flags: u32) {
+        if self.model.is_eevdf() {
+            return self.eevdf_enqueue_task(se, flags);
+        }
         let mut cur = Some(se);
         while let Some(s) = cur {
             if self.se(s).on_rq {
@@ -966,7 +1057,10 @@ impl SchedClass for Cfs {
     /// `dequeue_task_fair` (4.4 fair.c): dequeue up the hierarchy while the
     /// parent's queue becomes empty; a sleeping task makes its group the `next`
     /// buddy of the level above, to finish the group's slice.
-    fn dequeue_task(&mut self, se: EntityId, mut flags: u32) {
+    fn dequeue_task(&mut self, se: EntityId, mut flags: u32) -> bool {
+        if self.model.is_eevdf() {
+            return self.eevdf_dequeue_task(se, flags);
+        }
         let task_sleep = flags & DEQUEUE_SLEEP != 0;
         let mut cur = Some(se);
         while let Some(s) = cur {
@@ -992,12 +1086,16 @@ impl SchedClass for Cfs {
             self.update_cfs_shares(q);
             cur = self.parent(s);
         }
+        true
     }
 
     /// `pick_next_task_fair` (4.4 fair.c, `CONFIG_FAIR_GROUP_SCHED` path when the
     /// previous task was fair, the `simple:` path otherwise). When the same task
     /// is picked again nothing is put or set, so its slice is not restarted.
     fn pick_next_task(&mut self, root: CfsRqId, prev: Option<EntityId>) -> Option<EntityId> {
+        if self.model.is_eevdf() {
+            return self.eevdf_pick_next_task(root, prev);
+        }
         if self.rq(root).nr_running == 0 {
             // pick_next_task_idle puts prev.
             if let Some(p) = prev {
@@ -1055,6 +1153,9 @@ impl SchedClass for Cfs {
 
     /// `put_prev_task_fair` (4.4 fair.c): put every level of the path.
     fn put_prev_task(&mut self, prev: EntityId) {
+        if self.model.is_eevdf() {
+            return self.eevdf_put_prev_task(prev);
+        }
         let mut cur = Some(prev);
         while let Some(s) = cur {
             self.put_prev_entity(self.cfs_rq_of(s), s);
@@ -1065,6 +1166,9 @@ impl SchedClass for Cfs {
     /// `task_tick_fair` (4.4 fair.c): `entity_tick` at every level of the running
     /// task's path. Returns true to resched.
     fn task_tick(&mut self, curr: EntityId, queued: bool, hrtick_active: bool) -> bool {
+        if self.model.is_eevdf() {
+            return self.eevdf_task_tick(curr, queued);
+        }
         let mut resched = false;
         let mut cur = Some(curr);
         while let Some(s) = cur {
@@ -1079,6 +1183,9 @@ impl SchedClass for Cfs {
     /// already has a resched pending; `nr_running` counts tasks in curr's queue
     /// for the buddy scaling test. Returns true to resched.
     fn wakeup_preempt(&mut self, curr: EntityId, woken: EntityId, wake_flags: u32, need_resched: bool) -> bool {
+        if self.model.is_eevdf() {
+            return self.check_preempt_wakeup_fair(curr, woken, wake_flags, need_resched);
+        }
         if curr == woken {
             return false;
         }

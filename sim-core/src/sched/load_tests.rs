@@ -6,7 +6,7 @@ use super::SchedClass;
 use super::entity::SchedEntity;
 use super::fair::{Cfs, DEQUEUE_SLEEP, ENQUEUE_WAKEUP, ENQUEUE_WAKING};
 use super::group::{GroupLoad, ROOT_GROUP};
-use super::tunables::{CfsTunables, SchedFeatures, TunableScaling, TunableValue};
+use super::tunables::{CfsTunables, TunableScaling, TunableValue};
 use super::weights::{LoadWeight, NICE_0_LOAD};
 use crate::cpuset::CpuSet;
 use crate::ids::{CfsRqId, CpuId, EntityId, GroupId};
@@ -17,7 +17,7 @@ const MS: u64 = 1_000_000;
 fn cfs(ncpus: u16) -> Cfs {
     let d = TunableValue::Default;
     let t = CfsTunables::resolve(ncpus, TunableScaling::None, d, d, d);
-    Cfs::new(t, SchedFeatures::default(), GroupLoad::Pelt, ncpus)
+    Cfs::new(crate::sched::fair::FairConfig::linux44(t), GroupLoad::Pelt, ncpus)
 }
 
 /// A nice-0 task entity placed on `group`'s queue on `cpu` (not queued).

@@ -1,9 +1,12 @@
-//! CPU scheduling: the CFS fair class of Linux 4.4 and the pieces it is built from.
+//! CPU scheduling: the fair class of Linux 4.4 (CFS) and of 6.6–6.18 (EEVDF),
+//! and the pieces they are built from.
 //!
 //! - `weights`: nice/weight tables and `calc_delta` fixed-point arithmetic.
 //! - `tunables`: `sched_latency_ns` & co., their CPU-count scaling, feature bits.
 //! - `entity`, `cfs_rq`: `struct sched_entity` and `struct cfs_rq`.
-//! - `fair`: the fair class itself (placement, slices, tick and wakeup preemption, pick).
+//! - `fair`: the fair class state and the 4.4 CFS rules (placement, slices, tick and wakeup preemption, pick).
+//! - `eevdf`: the 6.x EEVDF rules on the same state (V, lag, deadlines, `pick_eevdf`, delayed dequeue).
+//! - `model`: which kernel a run models.
 //! - `group`: task groups (cgroups, autogroups) and `calc_cfs_shares`.
 //! - `pelt`: per-entity load tracking, which feeds the group shares.
 //! - `placement`: which CPU a waking or new task goes to.
@@ -12,6 +15,7 @@ pub mod balance;
 pub mod cfs_rq;
 pub mod cfs_tasks;
 pub mod cpu_load;
+pub mod eevdf;
 pub mod entity;
 pub mod fair;
 pub mod group;
@@ -37,7 +41,9 @@ use crate::ids::{CfsRqId, EntityId};
 /// preemption point.
 pub trait SchedClass {
     fn enqueue_task(&mut self, se: EntityId, flags: u32);
-    fn dequeue_task(&mut self, se: EntityId, flags: u32);
+    /// Returns false when the class keeps the sleeping task queued instead
+    /// (EEVDF DELAY_DEQUEUE, 6.12+): it still counts on its CPU.
+    fn dequeue_task(&mut self, se: EntityId, flags: u32) -> bool;
     /// Puts `prev` (the task that was running, if fair) and picks the next task.
     fn pick_next_task(&mut self, root: CfsRqId, prev: Option<EntityId>) -> Option<EntityId>;
     fn put_prev_task(&mut self, prev: EntityId);

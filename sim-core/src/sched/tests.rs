@@ -12,7 +12,7 @@ use crate::sched::cfs_rq::INITIAL_MIN_VRUNTIME;
 use crate::sched::entity::SchedEntity;
 use crate::sched::fair::Cfs;
 use crate::sched::group::GroupLoad;
-use crate::sched::tunables::{CfsTunables, SchedFeatures, TunableScaling, TunableValue};
+use crate::sched::tunables::{CfsTunables, TunableScaling, TunableValue};
 use crate::sched::weights::LoadWeight;
 use crate::workload::Policy;
 use expect_test::expect;
@@ -319,7 +319,7 @@ fn periodic_wakeups_and_request_response_times() {
 }
 
 fn cfs_with(vruntimes: &[i64], tunables: CfsTunables) -> (Cfs, CfsRqId) {
-    let mut cfs = Cfs::new(tunables, SchedFeatures::default(), GroupLoad::Pelt, 1);
+    let mut cfs = Cfs::new(crate::sched::fair::FairConfig::linux44(tunables), GroupLoad::Pelt, 1);
     let q = CfsRqId(0);
     for &v in vruntimes {
         let id = EntityId(cfs.entities.len() as u32);

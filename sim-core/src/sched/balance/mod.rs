@@ -28,6 +28,8 @@ pub enum CpuIdleType {
 /// What `task_hot` (4.4 fair.c) reads of a task.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TaskHotInputs {
+    /// Kept queued by EEVDF's DELAY_DEQUEUE (6.12+): asleep, not moved.
+    pub sched_delayed: bool,
     pub sched_idle: bool,
     pub exec_start_ns: u64,
     pub buddy: bool,

@@ -428,6 +428,11 @@ impl Smp44 {
         if m.curr(env.src_cpu) == Some(p) {
             return false; // task_running
         }
+        if m.task_hot_inputs(p).sched_delayed {
+            // Under a 6.12+ model a delayed-dequeue task is asleep: this
+            // balancer (4.4's, used for every model) leaves it alone.
+            return false;
+        }
         // migrate_degrades_locality: no NUMA balancing modelled (-1).
         let hot = self.task_hot(m, p, env);
         let level_failed = self.sd[env.this_cpu.index()][env.level].nr_balance_failed;
