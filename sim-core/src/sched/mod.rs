@@ -12,6 +12,7 @@ pub mod balance;
 pub mod cfs_rq;
 pub mod cfs_tasks;
 pub mod cpu_load;
+pub mod eevdf_tree;
 pub mod entity;
 pub mod fair;
 pub mod group;
