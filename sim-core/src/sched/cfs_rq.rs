@@ -9,6 +9,7 @@
 //! and a `Vec` that keeps its capacity never allocates on the hot path (a
 //! B-tree allocates a node whenever a queue goes from empty to one entity).
 
+use super::eevdf_tree::EevdfTree;
 use super::pelt::SchedAvg;
 use super::weights::LoadWeight;
 use crate::ids::{CpuId, EntityId, GroupId};
@@ -70,8 +71,11 @@ pub struct CfsRq {
     pub next: Option<EntityId>,
     pub last: Option<EntityId>,
     pub skip: Option<EntityId>,
-    /// Descending by key: `timeline.last()` is the leftmost entity.
+    /// Descending by key: `timeline.last()` is the leftmost entity (4.4).
     timeline: Vec<Key>,
+    /// The EEVDF timeline (6.x models), augmented for `pick_eevdf`; a run
+    /// uses either this or `timeline`, never both.
+    pub(crate) tree: EevdfTree,
 }
 
 impl CfsRq {
@@ -101,12 +105,16 @@ impl CfsRq {
             last: None,
             skip: None,
             timeline: Vec::new(),
+            tree: EevdfTree::new(),
         }
     }
 
-    /// `__pick_first_entity`: the leftmost queued entity.
+    /// `__pick_first_entity`: the leftmost queued entity, with its key.
     pub fn first(&self) -> Option<(i64, EntityId)> {
-        self.timeline.last().map(|&(v, _, e)| (v, e))
+        match self.timeline.last() {
+            Some(&(v, _, e)) => Some((v, e)),
+            None => self.tree.first().map(|i| (i.key, i.se)),
+        }
     }
 
     /// Position of `key` (or where it would go) in the descending vector.
@@ -145,13 +153,13 @@ impl CfsRq {
         }
     }
 
-    /// Entities in the timeline (queued and not running), in pick order.
+    /// Entities in the timeline (queued and not running), in key order.
     pub fn queued(&self) -> impl Iterator<Item = (i64, EntityId)> + '_ {
-        self.timeline.iter().rev().map(|&(v, _, e)| (v, e))
+        self.timeline.iter().rev().map(|&(v, _, e)| (v, e)).chain(self.tree.iter().map(|i| (i.key, i.se)))
     }
 
     pub fn timeline_len(&self) -> usize {
-        self.timeline.len()
+        self.timeline.len() + self.tree.len()
     }
 }
 

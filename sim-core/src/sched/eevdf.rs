@@ -138,11 +138,9 @@ impl Cfs {
 
     /// The smallest vruntime in the timeline (curr excluded).
     fn timeline_min_vruntime(&self, q: CfsRqId) -> Option<i64> {
-        let rq = self.rq(q);
-        if self.model() == KernelModel::Linux66 {
-            return rq.first().map(|(v, _)| v); // ordered by vruntime
-        }
-        rq.queued().map(|(_, e)| self.se(e).vruntime).min()
+        // 6.6: the leftmost of a vruntime-ordered tree; 6.12+: the root's
+        // augmented min_vruntime. Both are the smallest vruntime queued.
+        self.rq(q).tree.min_vruntime()
     }
 
     /// `cfs_rq_min_slice` (6.12 :785): the shortest slice of curr (if
@@ -155,7 +153,7 @@ impl Cfs {
         {
             min = self.se(c).slice;
         }
-        rq.queued().map(|(_, e)| self.se(e).slice).fold(min, u64::min)
+        rq.tree.min_slice().map_or(min, |m| min.min(m))
     }
 
     /// `update_deadline` (6.6 :1019, 6.12 :1007, 6.18 :1041): when the
@@ -309,32 +307,21 @@ impl Cfs {
                 return Some(c);
             }
         }
-        let best = if model == KernelModel::Linux66 {
-            // Tree by vruntime: the eligible entities are a prefix; the
-            // earliest deadline among them (ties: the earlier candidate).
-            let mut best: Option<EntityId> = None;
-            for (_, e) in rq.queued() {
-                if !self.entity_eligible(q, e) {
-                    break;
-                }
-                if best.is_none_or(|b| self.se(e).deadline.wrapping_sub(self.se(b).deadline) < 0) {
-                    best = Some(e);
-                }
-            }
-            // Curr is a candidate too; it wins only with a strictly earlier deadline.
-            match (best, curr) {
-                (Some(b), Some(c)) if self.se(c).deadline.wrapping_sub(self.se(b).deadline) < 0 => Some(c),
-                (None, Some(c)) => Some(c),
-                (b, _) => b,
-            }
+        let eligible = |v: i64| self.vruntime_eligible(q, v);
+        let found = if model == KernelModel::Linux66 {
+            // Tree by vruntime, augmented with min_deadline (6.6 :875).
+            rq.tree.earliest_deadline_eligible(eligible)
         } else {
-            // Tree by deadline: the first eligible entity in deadline order.
-            let best = rq.queued().map(|(_, e)| e).find(|&e| self.entity_eligible(q, e));
-            match (best, curr) {
-                (None, c) => c,
-                (Some(b), Some(c)) if self.se(c).deadline.wrapping_sub(self.se(b).deadline) < 0 => Some(c),
-                (b, _) => b,
-            }
+            // Tree by deadline, augmented with min_vruntime: the first
+            // eligible entity in deadline order (6.12 :907).
+            rq.tree.first_eligible(eligible)
+        }
+        .map(|i| i.se);
+        // Curr is a candidate too; it wins only with a strictly earlier deadline.
+        let best = match (found, curr) {
+            (None, c) => c,
+            (Some(b), Some(c)) if self.se(c).deadline.wrapping_sub(self.se(b).deadline) < 0 => Some(c),
+            (b, _) => b,
         };
         // 6.6 pick_eevdf: nothing found (rounding) → the leftmost.
         if best.is_none() && model == KernelModel::Linux66 {
@@ -742,11 +729,28 @@ impl Cfs {
             self.update_load_avg(s, true);
             self.update_cfs_group(s);
             if custom_slices {
-                self.se_mut(s).slice = slice;
+                self.set_group_slice(q, s, slice);
             }
             slice = self.cfs_rq_min_slice(q);
             self.rq_mut(q).h_nr_running += 1;
             cur = self.parent(s);
+        }
+    }
+
+    /// `se->slice = slice` for a queued group entity (6.12+
+    /// `enqueue_task_fair`/`dequeue_entities`). 6.18 then refreshes the
+    /// tree's augmented `min_slice` (`min_vruntime_cb_propagate`); 6.12 does
+    /// not, so the tree keeps the slice the entity was queued with.
+    fn set_group_slice(&mut self, q: CfsRqId, se: EntityId, slice: u64) {
+        self.se_mut(se).slice = slice;
+        if self.model() >= KernelModel::Linux618 && self.se(se).on_rq && self.rq(q).curr != Some(se) {
+            let e = self.se(se);
+            let (key, seq) = (if self.model() >= KernelModel::Linux612 { e.deadline } else { e.vruntime }, e.tree_seq);
+            let rq = self.rq_mut(q);
+            if let Some(mut item) = rq.tree.remove(key, seq) {
+                item.slice = slice;
+                rq.tree.insert(item);
+            }
         }
     }
 
@@ -796,7 +800,7 @@ impl Cfs {
             self.update_load_avg(s, true);
             self.update_cfs_group(s);
             if custom_slices {
-                self.se_mut(s).slice = slice;
+                self.set_group_slice(q, s, slice);
             }
             slice = self.cfs_rq_min_slice(q);
             self.rq_mut(q).h_nr_running -= h;

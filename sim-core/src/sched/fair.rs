@@ -31,6 +31,7 @@
 
 use super::SchedClass;
 use super::cfs_rq::CfsRq;
+use super::eevdf_tree::Item;
 use super::entity::SchedEntity;
 use super::group::{GroupLoad, MIN_SHARES, ROOT_GROUP, TaskGroup, calc_cfs_shares};
 use super::model::KernelModel;
@@ -227,19 +228,31 @@ impl Cfs {
         (k, e.tree_seq, se)
     }
 
-    /// `__enqueue_entity`: insert into the timeline (ties go right).
+    /// `__enqueue_entity`: insert into the timeline (ties go right); EEVDF
+    /// models use the augmented tree, with the values `pick_eevdf` searches.
     pub(crate) fn enqueue_timeline(&mut self, q: CfsRqId, se: EntityId) {
         self.tree_seq += 1;
         let seq = self.tree_seq;
         self.se_mut(se).tree_seq = seq;
         let key = self.key(se);
-        self.rq_mut(q).insert(key);
+        if self.model.is_eevdf() {
+            let e = self.se(se);
+            let item = Item { key: key.0, seq, se, vruntime: e.vruntime, deadline: e.deadline, slice: e.slice };
+            self.rq_mut(q).tree.insert(item);
+        } else {
+            self.rq_mut(q).insert(key);
+        }
     }
 
     /// `__dequeue_entity`.
     pub(crate) fn dequeue_timeline(&mut self, q: CfsRqId, se: EntityId) {
         let key = self.key(se);
-        self.rq_mut(q).remove(key);
+        if self.model.is_eevdf() {
+            let removed = self.rq_mut(q).tree.remove(key.0, key.1);
+            debug_assert!(removed.is_some_and(|i| i.se == se), "dequeue of an entity not in the tree");
+        } else {
+            self.rq_mut(q).remove(key);
+        }
     }
 
     /// `update_min_vruntime` (4.4 fair.c). 4.4 uses `curr` even while it is being

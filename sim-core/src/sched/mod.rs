@@ -6,6 +6,7 @@
 //! - `entity`, `cfs_rq`: `struct sched_entity` and `struct cfs_rq`.
 //! - `fair`: the fair class state and the 4.4 CFS rules (placement, slices, tick and wakeup preemption, pick).
 //! - `eevdf`: the 6.x EEVDF rules on the same state (V, lag, deadlines, `pick_eevdf`, delayed dequeue).
+//! - `eevdf_tree`: the EEVDF timeline, an augmented treap (`__pick_eevdf` in O(log n)).
 //! - `model`: which kernel a run models.
 //! - `group`: task groups (cgroups, autogroups) and `calc_cfs_shares`.
 //! - `pelt`: per-entity load tracking, which feeds the group shares.
@@ -16,6 +17,7 @@ pub mod cfs_rq;
 pub mod cfs_tasks;
 pub mod cpu_load;
 pub mod eevdf;
+pub mod eevdf_tree;
 pub mod entity;
 pub mod fair;
 pub mod group;
