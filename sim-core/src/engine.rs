@@ -102,6 +102,9 @@ struct Rq {
     nr_running: u32,
     need_resched: bool,
     tick_armed: bool,
+    /// A wake-up's resched is held back by the machine's wake-up latency
+    /// (`machine.wakeup_latency`): a `Resume` event delivers it.
+    resched_deferred: bool,
     hrtick_armed: bool,
     hrtick_generation: u32,
     idle_since: SimTime,
@@ -152,6 +155,9 @@ pub struct Simulation {
     /// Events dispatched in a row without the clock moving, and the limit.
     same_instant_events: u64,
     same_instant_max: u64,
+    /// `machine.wakeup_latency` samples (its own stream: noise never shifts
+    /// the tasks' draws).
+    noise_rng: SimRng,
 }
 
 impl Simulation {
@@ -179,6 +185,7 @@ impl Simulation {
                 hrtick_armed: false,
                 hrtick_generation: 0,
                 idle_since: SimTime::ZERO,
+                resched_deferred: false,
             });
         }
         let root_rng = SimRng::new(spec.seed);
@@ -215,6 +222,9 @@ impl Simulation {
                     work_left_ns: 0,
                     progress_from: SimTime::ZERO,
                     burst_generation: 0,
+                    kernel_every_ns: None,
+                    noise_ns: 0,
+                    burst_end_at: SimTime::ZERO,
                     timer_generation: 0,
                     pending_wakeups: 0,
                     items: VecDeque::new(),
@@ -282,7 +292,8 @@ impl Simulation {
             let tick = tick_nsec(spec.hz);
             for (c, rq) in rqs.iter_mut().enumerate() {
                 rq.tick_armed = true;
-                queue.push(SimTime(tick), Event::Tick { cpu: CpuId(c as u16) });
+                let first = if spec.machine.tick_offset_ns > 0 { spec.machine.tick_offset_ns } else { tick };
+                queue.push(SimTime(first), Event::Tick { cpu: CpuId(c as u16) });
             }
         }
         let hz = u64::from(spec.hz);
@@ -310,6 +321,7 @@ impl Simulation {
             seen_now: SimTime::ZERO,
             steps_left: STEPS_PER_EVENT,
             same_instant_events: 0,
+            noise_rng: root_rng.stream("machine/wakeup_latency"),
             same_instant_max: SAME_INSTANT_EVENTS + 4 * (task_count + source_instances + ncpus) as u64,
         }
     }
@@ -369,7 +381,9 @@ impl Simulation {
                 self.same_instant_events = 0;
             }
             if at != self.now {
-                self.jiffies = at.ns() / self.tick_ns;
+                // Ticks fall at tick_offset + k·TICK_NSEC; jiffies counts them.
+                let off = self.spec.machine.tick_offset_ns;
+                self.jiffies = (at.ns() + (self.tick_ns - off) % self.tick_ns) / self.tick_ns;
             }
             self.now = at;
             self.cfs.clock = at.ns();
@@ -395,7 +409,7 @@ impl Simulation {
     /// Cancelled events are dropped without counting or moving the clock.
     fn is_stale(&self, event: &Event) -> bool {
         match *event {
-            Event::BurstEnd { task, generation } => {
+            Event::BurstEnd { task, generation } | Event::KernelEntry { task, generation } => {
                 let t = &self.tasks[task.index()];
                 generation != t.burst_generation || t.state != TaskState::Running
             }
@@ -419,6 +433,7 @@ impl Simulation {
             Event::HrTick { cpu, .. } => self.hrtick(cpu),
             Event::TaskStart { task } => self.wake_up_new_task(task),
             Event::BurstEnd { task, .. } => self.burst_end(task),
+            Event::KernelEntry { task, .. } => self.kernel_entry(task),
             Event::TimerExpired { task, .. } => self.try_to_wake_up(task, None),
             Event::Arrival { source } => self.arrival(source),
             Event::Resume { cpu } => self.resume(cpu),
@@ -489,9 +504,11 @@ impl Simulation {
         let rq = &mut self.rqs[cpu.index()];
         if !rq.tick_armed {
             rq.tick_armed = true;
-            // Ticks fall on multiples of TICK_NSEC on every CPU (sched_skew_tick=0);
-            // an idle CPU's tick is stopped (NO_HZ idle) and restarts at the next one.
-            let next = (self.now.ns() / self.tick_ns + 1) * self.tick_ns;
+            // Ticks fall at tick_offset + k·TICK_NSEC on every CPU
+            // (sched_skew_tick=0); an idle CPU's tick is stopped (NO_HZ idle)
+            // and restarts at the next one.
+            let (now, off, tick) = (self.now.ns(), self.spec.machine.tick_offset_ns, self.tick_ns);
+            let next = if now < off { off } else { ((now - off) / tick + 1) * tick + off };
             self.queue.push(SimTime(next), Event::Tick { cpu });
         }
     }
@@ -585,6 +602,7 @@ impl Simulation {
         }
         let prev = rq.curr;
         let root = rq.root;
+        rq.resched_deferred = false;
         if let Some(p) = prev
             && !matches!(self.tasks[p.index()].state, TaskState::Running)
         {
@@ -739,7 +757,11 @@ impl Simulation {
         let waited = t.waiting.take();
         if let Some((from, kind)) = waited {
             t.last_sch_delay_ns = now.since(from);
+            let noise = std::mem::take(&mut t.noise_ns).min(now.since(from));
             self.recorder.record_delay(n, cpu, from, now, kind);
+            if self.spec.machine.wakeup_latency.is_some() && kind == WaitKind::Wakeup {
+                self.recorder.tasks[n.index()].wakeup_noise.record(noise, now);
+            }
         }
         self.arm_tick(cpu);
         let t = &mut self.tasks[n.index()];
@@ -751,7 +773,10 @@ impl Simulation {
         if t.in_burst {
             let at = t.progress_from.after(t.work_left_ns);
             let generation = t.burst_generation;
+            t.burst_end_at = at;
             self.queue.push(at, Event::BurstEnd { task: n, generation });
+            let from = t.progress_from;
+            self.next_kernel_entry(n, from);
         } else {
             self.run_steps(n);
         }
@@ -957,8 +982,31 @@ impl Simulation {
         t.state = TaskState::Runnable;
         t.waiting = Some((self.now, WaitKind::Wakeup));
         self.hrtick_update(cpu);
+        let resched_before = self.rqs[cpu.index()].need_resched;
         let preempt = self.check_preempt_curr(cpu, task, 0);
+        self.wakeup_noise(cpu, task, resched_before);
         self.record_wakeup(cpu, task, preempt, false, waker_cpu, prev_cpu);
+    }
+
+    /// Machine noise (`machine.wakeup_latency`): when this wake-up made its
+    /// CPU reschedule (idle exit or preemption), the switch waits for the
+    /// sampled latency (timer and IPI delivery, idle exit, VM exits). The
+    /// task's delay includes it; the recorder keeps the noise share apart.
+    fn wakeup_noise(&mut self, cpu: CpuId, task: TaskId, resched_before: bool) {
+        let Some(dist) = self.spec.machine.wakeup_latency.clone() else { return };
+        let rq = &self.rqs[cpu.index()];
+        if resched_before || !rq.need_resched || rq.resched_deferred {
+            return;
+        }
+        let ns = dist.sample(&mut self.noise_rng).min(crate::scenario::validate::WAKEUP_LATENCY_MAX_NS);
+        if ns == 0 {
+            return;
+        }
+        let rq = &mut self.rqs[cpu.index()];
+        rq.need_resched = false; // the settle queue skips it
+        rq.resched_deferred = true;
+        self.tasks[task.index()].noise_ns = ns;
+        self.queue.push(self.now.after(ns), Event::Resume { cpu });
     }
 
     /// `select_task_rq` (4.4 core.c): the class chooses only for a task
@@ -1014,9 +1062,35 @@ impl Simulation {
         t.in_burst = true;
         t.work_left_ns = work_ns;
         t.burst_generation = t.burst_generation.wrapping_add(1);
-        let at = t.progress_from.max(now).after(work_ns);
+        let from = t.progress_from.max(now);
+        let at = from.after(work_ns);
         let generation = t.burst_generation;
+        t.burst_end_at = at;
         self.queue.push(at, Event::BurstEnd { task, generation });
+        self.next_kernel_entry(task, from);
+    }
+
+    /// Schedules the running task's next kernel entry, `kernel_every_ns` of
+    /// work after `from`, if that falls before its burst ends.
+    fn next_kernel_entry(&mut self, task: TaskId, from: SimTime) {
+        let t = &self.tasks[task.index()];
+        let Some(every) = t.kernel_every_ns else { return };
+        let at = from.after(every);
+        if at < t.burst_end_at {
+            let generation = t.burst_generation;
+            self.queue.push(at, Event::KernelEntry { task, generation });
+        }
+    }
+
+    /// The running task enters the kernel and reads its CPU time
+    /// (`clock_gettime(CLOCK_THREAD_CPUTIME_ID)` → `task_sched_runtime` →
+    /// `update_curr`); on the way back to user space a resched the update
+    /// raised (an EEVDF slice end) is honoured (`exit_to_user_mode_loop`).
+    fn kernel_entry(&mut self, task: TaskId) {
+        self.cfs.kernel_entry(Self::se_of(task));
+        self.apply_class_resched();
+        let now = self.now;
+        self.next_kernel_entry(task, now);
     }
 
     /// Executes the running task's steps from its program counter until one
@@ -1040,8 +1114,9 @@ impl Simulation {
             let step = program.steps[t.pc].clone();
             let t = &mut self.tasks[task.index()];
             match step {
-                Step::Run { work: d, .. } => {
+                Step::Run { work: d, enter_kernel_every_ns } => {
                     let work = d.sample(&mut t.rng);
+                    t.kernel_every_ns = enter_kernel_every_ns;
                     self.advance_pc(task);
                     if work > 0 {
                         self.start_burst(task, work);
@@ -1079,6 +1154,7 @@ impl Simulation {
                 }
                 Step::Serve => {
                     if let Some(item) = t.items.pop_front() {
+                        t.kernel_every_ns = None;
                         t.serving = Some(item);
                         t.served_this_pass = true;
                         self.start_burst(task, item.work_ns);
@@ -1325,6 +1401,12 @@ impl Simulation {
     }
 
     fn resume(&mut self, cpu: CpuId) {
+        if self.rqs[cpu.index()].resched_deferred {
+            // The wake-up's IPI or interrupt return arrives (machine noise).
+            self.rqs[cpu.index()].resched_deferred = false;
+            self.resched_curr(cpu);
+            return;
+        }
         if self.rqs[cpu.index()].need_resched {
             self.resched.push_back(cpu);
         } else if let Some(t) = self.rqs[cpu.index()].curr
@@ -1368,6 +1450,14 @@ impl Simulation {
                     }
                     if t.waiting.is_none() {
                         return Err(format!("{} is Runnable with no wait start ({ctx})", t.comm));
+                    }
+                    nr[t.cpu.index()] += 1;
+                }
+                _ if se.sched_delayed => {
+                    // EEVDF DELAY_DEQUEUE (6.12+): asleep but still queued and
+                    // counted, never running, until picked or woken.
+                    if is_curr || !se.on_rq || !self.cfs.model.is_eevdf() {
+                        return Err(format!("{} is delayed but running or not queued ({ctx})", t.comm));
                     }
                     nr[t.cpu.index()] += 1;
                 }
@@ -1430,11 +1520,14 @@ impl Simulation {
                     nr[c]
                 ));
             }
-            if rq.curr.is_none() && q.nr_running > 0 {
+            if rq.curr.is_none() && q.nr_running > 0 && !rq.resched_deferred {
                 return Err(format!("cpu {c} is idle with {} runnable tasks queued ({ctx})", q.nr_running));
             }
         }
         self.check_queues().map_err(|e| format!("{e} ({ctx})"))?;
+        if self.cfs.model.is_eevdf() {
+            self.cfs.eevdf_invariants().map_err(|e| format!("{e} ({ctx})"))?;
+        }
         for q in &self.queues {
             q.check(self.now).map_err(|e| format!("{e} ({ctx})"))?;
         }
@@ -1505,7 +1598,9 @@ impl Simulation {
             }
             if let Some(owner) = q.owner {
                 let se = cfs.se(owner);
-                if se.on_rq != (q.nr_running > 0) {
+                // A group entity stays queued with an empty queue only when
+                // EEVDF's DELAY_DEQUEUE (6.12+) delayed it.
+                if se.on_rq != (q.nr_running > 0) && !(se.sched_delayed && q.nr_running == 0) {
                     return Err(format!(
                         "group entity {owner} on_rq={} with {} entities in its queue",
                         se.on_rq, q.nr_running

@@ -20,6 +20,9 @@ pub enum Event {
     TaskStart { task: TaskId },
     /// The running task finished the CPU work of its current step.
     BurstEnd { task: TaskId, generation: u32 },
+    /// The running task enters the kernel mid-burst (`enter_kernel_every`):
+    /// `update_curr` runs, and a pending resched takes effect on return.
+    KernelEntry { task: TaskId, generation: u32 },
     /// A sleeping task's timer expired (`hrtimer_wakeup`).
     TimerExpired { task: TaskId, generation: u32 },
     /// An arrival source delivers work items to its task.

@@ -116,8 +116,14 @@ pub struct Task {
     /// When work started counting in the current run segment (after any
     /// context-switch cost).
     pub progress_from: SimTime,
-    /// Invalidates a scheduled `BurstEnd` once the task is switched out.
+    /// Invalidates a scheduled `BurstEnd` (and `KernelEntry`) once the task is switched out.
     pub burst_generation: u32,
+    /// The current burst enters the kernel every this many ns of its work.
+    pub kernel_every_ns: Option<u64>,
+    /// Machine wake-up latency drawn for the current wait (0: none).
+    pub noise_ns: u64,
+    /// When the current burst ends if it keeps the CPU (its `BurstEnd`).
+    pub burst_end_at: SimTime,
     /// Invalidates a scheduled `TimerExpired`.
     pub timer_generation: u32,
     /// Wakeups received while not waiting (consumed by `wait` steps).

@@ -19,7 +19,8 @@ fn dur(max_us: u64) -> impl Strategy<Value = String> {
 
 fn step(ntasks: usize) -> impl Strategy<Value = String> {
     prop_oneof![
-        4 => dur(3000).prop_map(|d| format!("{{ run = {d} }}")),
+        3 => dur(3000).prop_map(|d| format!("{{ run = {d} }}")),
+        1 => (dur(3000), 5..300u64).prop_map(|(d, e)| format!("{{ run = {d}, enter_kernel_every = \"{e}us\" }}")),
         3 => dur(5000).prop_map(|d| format!("{{ sleep = {d} }}")),
         1 => (1..20_000u64, 0..1000u64).prop_map(|(p, o)| format!("{{ sleep_until = \"{p}us\", offset = \"{}us\" }}", o % p)),
         1 => Just("\"wait\"".to_string()),
@@ -93,10 +94,27 @@ prop_compose! {
         shares in proptest::collection::vec(prop_oneof![Just(2u64), Just(1024), 2..300_000u64], 5),
         autogroup in any::<bool>(),
         instantaneous in any::<bool>(),
+        // The kernel model, and for EEVDF its knobs: features, base slice,
+        // per-task slices (6.12+), the tick phase and machine noise.
+        kernel in 0..4usize,
+        eevdf_features in proptest::collection::vec(any::<bool>(), 11),
+        base_slice_us in proptest::option::of(100..5_000u64),
+        slices_us in proptest::collection::vec(proptest::option::of(100..20_000u64), 5),
+        tick_offset_permille in 0..1000u64,
+        noise_us in proptest::option::of(1..100u64),
     ) -> String {
+        let version = ["4.4", "6.6", "6.12", "6.18"][kernel];
+        let eevdf = kernel > 0;
+        let tick_us = 1_000_000 / hz;
         let mut t = format!(
-            "schema = 1\nseed = {seed}\nduration = \"{duration_ms}ms\"\n[limits]\nevents_max = 40000\n[kernel]\nversion = \"4.4\"\n[machine]\ncpus = {ncpus}\nhz = {hz}\ncontext_switch = \"{cs_us}us\"\n"
+            "schema = 1\nseed = {seed}\nduration = \"{duration_ms}ms\"\n[limits]\nevents_max = 40000\n[kernel]\nversion = \"{version}\"\n[machine]\ncpus = {ncpus}\nhz = {hz}\ncontext_switch = \"{cs_us}us\"\n"
         );
+        if eevdf {
+            t += &format!("tick_offset = \"{}us\"\n", tick_us * tick_offset_permille / 1000);
+            if let Some(n) = noise_us {
+                t += &format!("wakeup_latency = \"exp({n}us)\"\n");
+            }
+        }
         let (sockets, cores, threads, nodes) = shape;
         t += &format!("sockets = {sockets}\ncores_per_socket = {cores}\nthreads_per_core = {threads}\nnuma_nodes = {nodes}\nnohz = {nohz}\n");
         // isolcpus may not cover every CPU: keep CPU 0 out of it then.
@@ -109,7 +127,11 @@ prop_compose! {
             t += &format!("isolcpus = \"{}\"\n", list.join(","));
         }
         t += &format!("[cfs]\ngroup_load = \"{}\"\n", if instantaneous { "instantaneous" } else { "pelt" });
-        if let Some((lat, gran, wake)) = tunables {
+        if eevdf {
+            if let Some(b) = base_slice_us {
+                t += &format!("base_slice_ns = \"{b}us\"\n");
+            }
+        } else if let Some((lat, gran, wake)) = tunables {
             t += &format!(
                 "sched_latency_ns = \"{lat}us\"\nsched_min_granularity_ns = \"{gran}us\"\nsched_wakeup_granularity_ns = \"{wake}us\"\n"
             );
@@ -123,8 +145,15 @@ prop_compose! {
             paths.push(path);
         }
         t += "[features]\n";
-        for (name, on) in ["GENTLE_FAIR_SLEEPERS", "START_DEBIT", "NEXT_BUDDY", "LAST_BUDDY", "WAKEUP_PREEMPTION", "HRTICK", "DOUBLE_TICK"].iter().zip(&features) {
-            t += &format!("{name} = {on}\n");
+        if eevdf {
+            let model = sim_core::sched::model::KernelModel::parse(version).expect("a modelled version");
+            for (name, on) in sim_core::sched::tunables::EevdfFeatures::names(model).iter().zip(&eevdf_features) {
+                t += &format!("{name} = {on}\n");
+            }
+        } else {
+            for (name, on) in ["GENTLE_FAIR_SLEEPERS", "START_DEBIT", "NEXT_BUDDY", "LAST_BUDDY", "WAKEUP_PREEMPTION", "HRTICK", "DOUBLE_TICK"].iter().zip(&features) {
+                t += &format!("{name} = {on}\n");
+            }
         }
         let mut sources = String::new();
         for (i, g) in tasks.iter().enumerate() {
@@ -146,6 +175,9 @@ prop_compose! {
             }
             if let Some(n) = g.iterations {
                 t += &format!("iterations = {n}\n");
+            }
+            if kernel >= 2 && let Some(us) = slices_us[i % slices_us.len()] {
+                t += &format!("slice = \"{us}us\"\n");
             }
             let group = g.group % paths.len();
             if group > 0 {
@@ -178,7 +210,9 @@ fn run_checked(text: &str) -> Result<Simulation, TestCaseError> {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
-    /// After every event, with random task-group hierarchies (up to 5 groups,
+    /// After every event, under every kernel model (4.4 CFS, EEVDF 6.6,
+    /// 6.12, 6.18 with random feature bits, base and per-task slices, tick
+    /// phase, machine noise and kernel entries), with random task-group hierarchies (up to 5 groups,
     /// any nesting, shares from MIN_SHARES to past MAX_SHARES, autogroup on or
     /// off, either group-load model): time and min_vruntime of every run
     /// queue (group queues included) never go backwards; no CPU idles while
@@ -187,7 +221,11 @@ proptest! {
     /// timeline match its queued entities; a group entity is queued iff its
     /// own queue has entities; group entity weights lie in [MIN_SHARES,
     /// shares]; `tg->load_avg` is the sum of the published contributions;
-    /// CPU time is conserved.
+    /// CPU time is conserved. Under EEVDF also (`eevdf_invariants`): the
+    /// queues' V sums match their trees, Σ w·(V − v) lies in (−W, 0], some
+    /// queued entity is eligible, every pick was eligible or allowed by a
+    /// rule (the single-entity shortcut, 6.6's fallback), lags off the
+    /// queues stay within their clamp.
     #[test]
     fn invariants_hold_after_every_event(text in scenario()) {
         let sim = run_checked(&text)?;

@@ -53,6 +53,9 @@ pub struct TaskMetrics {
     /// From blocking on I/O to running again: the I/O wait plus the
     /// scheduling delay after the wakeup.
     pub io_stall: LatencyStats,
+    /// With `machine.wakeup_latency`: the machine's share of each wake-up
+    /// delay (the latency drawn, or the whole delay if shorter).
+    pub wakeup_noise: LatencyStats,
     /// Times the task changed CPU, per cause (`MigrateCause::index`).
     pub migrations: [u64; MigrateCause::ALL.len()],
 }

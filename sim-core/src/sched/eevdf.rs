@@ -330,6 +330,17 @@ impl Cfs {
         best
     }
 
+    /// Why `pick_eevdf` may return an ineligible entity: it is alone (6.12+,
+    /// delayed ones counted), or it is curr under RUN_TO_PARITY / `vprot`
+    /// (which need it eligible, so never), or 6.6's fallback to the leftmost.
+    fn pick_exempt(&self, q: CfsRqId, se: EntityId) -> bool {
+        let rq = self.rq(q);
+        match self.model() {
+            KernelModel::Linux66 => rq.first().map(|(_, e)| e) == Some(se),
+            _ => rq.nr_running == 1,
+        }
+    }
+
     // ------------------------------------------------------------- placement
 
     /// `place_entity` (6.6 :5063, 6.12 :5266, 6.18 :5128): at V, minus the
@@ -427,13 +438,14 @@ impl Cfs {
         self.dequeue_entity_load_avg(q, se);
         self.clear_buddies(q, se);
         self.update_entity_lag(q, se);
+        // Out of the tree before the deadline (its key from 6.12) changes.
+        if self.rq(q).curr != Some(se) {
+            self.eevdf_dequeue_timeline(q, se);
+        }
         if self.model() >= KernelModel::Linux612 && self.features_eevdf.place_rel_deadline && !sleep {
             let e = self.se_mut(se);
             e.deadline = e.deadline.wrapping_sub(e.vruntime);
             e.rel_deadline = true;
-        }
-        if self.rq(q).curr != Some(se) {
-            self.eevdf_dequeue_timeline(q, se);
         }
         self.se_mut(se).on_rq = false;
         self.account_entity_dequeue(q, se);
@@ -519,14 +531,16 @@ impl Cfs {
             self.eevdf_update_curr(q);
             if model >= KernelModel::Linux618 {
                 self.update_entity_lag(q, se);
-                let e = self.se_mut(se);
-                e.deadline = e.deadline.wrapping_sub(e.vruntime);
-                e.rel_deadline = true;
             } else {
                 avruntime = self.avg_vruntime(q);
             }
             if !curr {
                 self.eevdf_dequeue_timeline(q, se);
+            }
+            if model >= KernelModel::Linux618 {
+                let e = self.se_mut(se);
+                e.deadline = e.deadline.wrapping_sub(e.vruntime);
+                e.rel_deadline = true;
             }
             self.account_entity_dequeue(q, se);
         }
@@ -615,6 +629,9 @@ impl Cfs {
             return Some(next);
         }
         let se = self.pick_eevdf(q, true).expect("pick_eevdf on a non-empty cfs_rq");
+        if !self.entity_eligible(q, se) && !self.pick_exempt(q, se) {
+            self.pick_violations += 1;
+        }
         if self.se(se).sched_delayed {
             self.eevdf_dequeue_entities(se, DEQUEUE_SLEEP | DEQUEUE_DELAYED);
             return None;
@@ -764,6 +781,7 @@ impl Cfs {
     /// Dequeued delayed tasks are listed in `delayed_done` for the engine.
     fn eevdf_dequeue_entities(&mut self, se: EntityId, mut flags: u32) -> bool {
         let task_sleep = flags & DEQUEUE_SLEEP != 0;
+        let task_delayed = flags & DEQUEUE_DELAYED != 0;
         let is_task = self.se(se).is_task();
         let h = u32::from(is_task);
         let custom_slices = self.model() >= KernelModel::Linux612;
@@ -806,7 +824,7 @@ impl Cfs {
             self.rq_mut(q).h_nr_running -= h;
             cur = self.parent(s);
         }
-        if is_task && flags & DEQUEUE_DELAYED != 0 {
+        if is_task && task_delayed {
             self.delayed_done.push(se);
         }
         true
@@ -987,6 +1005,52 @@ impl Cfs {
         let e = self.se(curr);
         let ran = e.sum_exec_runtime - e.prev_sum_exec_runtime;
         Some(e.slice as i64 - ran as i64)
+    }
+
+    /// The EEVDF invariants, for `check_invariants`: on every queue the sums
+    /// match the tree; `Σ w·(V − v)` over the queued entities (curr
+    /// included) lies in `(−W, 0]` (V is the floor of the weighted mean);
+    /// some queued entity is eligible; every task off the queues has its
+    /// lag within the clamp (`update_entity_lag`); no pick took an ineligible entity without a rule allowing it.
+    pub fn eevdf_invariants(&self) -> Result<(), String> {
+        if self.pick_violations > 0 {
+            return Err(format!("{} picks of an ineligible entity without a rule for it", self.pick_violations));
+        }
+        for i in 0..self.cfs_rqs.len() {
+            let q = CfsRqId(i as u32);
+            self.eevdf_check(q)?;
+            let rq = self.rq(q);
+            let v_avg = self.avg_vruntime(q) as i128;
+            let mut members: Vec<EntityId> = rq.queued().map(|(_, e)| e).collect();
+            if let Some(c) = rq.curr.filter(|&c| self.se(c).on_rq) {
+                members.push(c);
+            }
+            if members.is_empty() {
+                continue;
+            }
+            let w_total: i128 = members.iter().map(|&e| self.weight_of(e) as i128).sum();
+            let lag_sum: i128 =
+                members.iter().map(|&e| self.weight_of(e) as i128 * (v_avg - self.se(e).vruntime as i128)).sum();
+            if lag_sum > 0 || lag_sum <= -w_total {
+                return Err(format!("cfs_rq {i}: Σ w·(V − v) = {lag_sum}, outside (−{w_total}, 0]"));
+            }
+            if !members.iter().any(|&e| self.entity_eligible(q, e)) {
+                return Err(format!("cfs_rq {i}: no queued entity is eligible"));
+            }
+        }
+        // Task entities only: a group entity's slice and weight move while it
+        // is off the queue (the shortest slice below it; reweights), so its
+        // saved lag is not bound by today's clamp.
+        for (i, e) in self.entities.iter().enumerate() {
+            if e.on_rq || e.slice == 0 || !e.is_task() {
+                continue;
+            }
+            let limit = calc_delta_fair((2 * e.slice).max(self.tick_nsec), &e.load) as i64;
+            if e.vlag.abs() > limit {
+                return Err(format!("entity {i}: vlag {} outside ±{limit}", e.vlag));
+            }
+        }
+        Ok(())
     }
 
     /// Invariants of one queue's EEVDF sums, for `check_invariants`:

@@ -101,6 +101,9 @@ pub struct Cfs {
     /// Tasks whose delayed dequeue (6.12+) completed during a call: the
     /// engine takes them off its run-queue counts.
     pub delayed_done: Vec<EntityId>,
+    /// EEVDF picks of an ineligible entity that no kernel rule explains
+    /// (checked by `eevdf_invariants`; stays 0).
+    pub pick_violations: u64,
     pub entities: Vec<SchedEntity>,
     pub cfs_rqs: Vec<CfsRq>,
     /// Task groups; index 0 is the root group.
@@ -137,6 +140,7 @@ impl Cfs {
             tick_nsec,
             resched: Vec::new(),
             delayed_done: Vec::new(),
+            pick_violations: 0,
             entities: Vec::new(),
             cfs_rqs,
             groups: vec![root],
