@@ -53,6 +53,10 @@ pub enum Command {
         /// Measurements to take (the table shows their median and min–max).
         #[arg(long, default_value_t = 3)]
         repeat: u32,
+        /// Also predict with this kernel model (`4.4`, `6.6`, `6.12`, `6.18`)
+        /// and show it in a column beside the scenario's model.
+        #[arg(long, value_name = "VERSION")]
+        also_kernel: Option<String>,
     },
     /// The worker process of `measure` (started by it, not by hand).
     #[command(name = "__measure-worker", hide = true)]

@@ -188,6 +188,15 @@ pub fn export(scenario: &Scenario) -> Result<(Value, Vec<String>)> {
             spec.hz
         ),
     );
+    if spec.machine.tick_offset_ns > 0 {
+        warnings.push(format!(
+            "machine.tick_offset: {} is not kept: rt-app starts wherever the host's tick grid is (`sim-cli measure` aligns it)",
+            sim_core::time::format_duration(spec.machine.tick_offset_ns)
+        ));
+    }
+    if spec.machine.wakeup_latency.is_some() {
+        warnings.push("machine.wakeup_latency is a model input: the host has its own wake-up latency".into());
+    }
     let secs = spec.duration_ns.div_ceil(1_000_000_000);
     if !spec.duration_ns.is_multiple_of(1_000_000_000) {
         warnings.push(format!(
@@ -381,7 +390,9 @@ fn task_events(
         match step {
             Step::Run { work: dist, enter_kernel_every_ns } => {
                 if enter_kernel_every_ns.is_some() {
-                    warn.push(format!("{what} (run): enter_kernel_every is not kept: rt-app's run spins in user space"));
+                    warn.push(format!(
+                        "{what} (run): enter_kernel_every is not kept: rt-app's run spins in user space"
+                    ));
                 }
                 out.push(("run", json!(duration_us(dist, &format!("{what} (run)"), warn))))
             }
@@ -532,6 +543,17 @@ nice = -5
 group = "/a"
 program = [{ run = "50us" }, { sleep_until = "1ms" }]
 "#;
+
+    #[test]
+    fn model_only_machine_keys_are_said() {
+        let text = PERIODIC
+            .replace("cpus = 2\n", "cpus = 2\ntick_offset = \"1ms\"\nwakeup_latency = \"lognormal(20us, 0.5)\"\n");
+        let (_, warnings) = export(&scenario(&text)).expect("exports");
+        assert!(warnings.iter().any(|w| w.starts_with("machine.tick_offset: 1ms is not kept")), "{warnings:?}");
+        assert!(warnings.iter().any(|w| w.starts_with("machine.wakeup_latency is a model input")), "{warnings:?}");
+        let (_, plain) = export(&scenario(PERIODIC)).expect("exports");
+        assert!(!plain.iter().any(|w| w.contains("tick_offset") || w.contains("wakeup_latency")), "{plain:?}");
+    }
 
     #[test]
     fn periodic_task_exports_exactly() {

@@ -23,9 +23,13 @@ pub fn execute(cli: Cli) -> Result<String> {
             }
             Ok(output::run_text(&report, m.per_task, None))
         }
-        Command::Validate { measure, repeat } => {
-            crate::measure::validate::validate(&measure.common.file, &measure_options(&measure), repeat, measure.common.json)
-        }
+        Command::Validate { measure, repeat, also_kernel } => crate::measure::validate::validate(
+            &measure.common.file,
+            &measure_options(&measure),
+            repeat,
+            also_kernel.as_deref(),
+            measure.common.json,
+        ),
         Command::MeasureWorker => bail!("`__measure-worker` is started by `measure`, not by hand"),
         Command::Run { common, variant, per_task, blkparse, export } => {
             let base = load(&common)?;

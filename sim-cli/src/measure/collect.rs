@@ -38,6 +38,9 @@ pub fn host_facts(host: &HostInfo, plan: &Plan) -> HostFacts {
         autogroup: host.autogroup,
         cpu_model: host.cpu_model.clone(),
         virtualized: host.virtualized.clone(),
+        tick_grid_ns: None,
+        tick_offset_ns: None,
+        tick_grid_missing: None,
     }
 }
 
@@ -162,7 +165,12 @@ pub fn measurement(scenario: &Scenario, host: &HostInfo, plan: &Plan, raw: Raw) 
         .collect();
     Measurement {
         info: MeasuredInfo {
-            host: host_facts(host, plan),
+            host: HostFacts {
+                tick_grid_ns: raw.tick.grid.map(|g| g.phase_ns),
+                tick_offset_ns: raw.tick.tick_offset_ns,
+                tick_grid_missing: raw.tick.missing.clone(),
+                ..host_facts(host, plan)
+            },
             delays_from: if summary.is_some() { "perf" } else { "threads" }.to_string(),
             perf_missing,
             views,

@@ -23,6 +23,7 @@ pub mod signals;
 pub mod sysctl;
 pub mod text;
 pub mod thread;
+pub mod tick;
 pub mod validate;
 pub mod worker;
 
@@ -249,6 +250,8 @@ pub struct Raw {
     pub perf_text: Option<String>,
     pub perf_missing: Option<String>,
     pub applied: Vec<(String, String)>,
+    /// How `t0` sits on the host's tick grid.
+    pub tick: tick::Alignment,
 }
 
 /// Runs the scenario's workload once on this host and reports it.
@@ -306,7 +309,7 @@ pub fn run_once(
     let fifos = FifoDir::create(scenario)?;
 
     let use_perf = perf_missing.is_none();
-    let result = run_workers(file, text, scenario, plan, opts, cgroups.as_ref(), &fifos, &flag, use_perf);
+    let result = run_workers(file, text, scenario, host, plan, opts, cgroups.as_ref(), &fifos, &flag, use_perf);
 
     // Cleanup on every path; the first error wins, cleanup errors are said.
     drop(fifos);
@@ -327,7 +330,8 @@ pub fn run_once(
     let interrupted = signals::interrupted();
     // Ctrl-C goes back to its default (validate's prediction, the report).
     signals::uninstall();
-    let (t0, end, results, dropped, perf_text) = result?;
+    let (tick, end, results, dropped, perf_text) = result?;
+    let t0 = tick.t0;
     if interrupted {
         bail!("interrupted: the workload was stopped; cgroups and kernel settings were cleaned up");
     }
@@ -345,16 +349,20 @@ pub fn run_once(
     if !cleanup_errors.is_empty() {
         bail!("cleanup failed: {}", cleanup_errors.join("; "));
     }
-    Ok(Raw { t0, end, results, dropped, perf_text, perf_missing, applied })
+    if let Some(why) = &tick.missing {
+        eprintln!("note: {why}");
+    }
+    Ok(Raw { t0, end, results, dropped, perf_text, perf_missing, applied, tick })
 }
 
-type WorkersOut = (u64, u64, Vec<thread::ThreadResult>, Vec<(u32, u64)>, Option<String>);
+type WorkersOut = (tick::Alignment, u64, Vec<thread::ThreadResult>, Vec<(u32, u64)>, Option<String>);
 
 #[allow(clippy::too_many_arguments)]
 fn run_workers(
     file: &Path,
     text: &str,
     scenario: &Scenario,
+    host: &host::HostInfo,
     plan: &Plan,
     opts: &Options,
     cgroups: Option<&cgroup::Cgroups>,
@@ -413,7 +421,12 @@ fn run_workers(
     } else {
         None
     };
-    let t0 = thread::now_ns() + 50_000_000;
+    // The workload starts at least 50 ms from now (every thread waiting at
+    // its barrier), on the host's tick grid where it can be read, so that
+    // the host ticks where the model does (`machine.tick_offset`).
+    let grid = tick::read_grid(host.hz);
+    let tick = tick::choose_t0(thread::now_ns() + 50_000_000, grid, scenario.spec.machine.tick_offset_ns);
+    let t0 = tick.t0;
     let end = t0 + scenario.spec.duration_ns;
     for w in &mut workers {
         w.send(&format!("go {t0} {end}"))?;
@@ -478,5 +491,5 @@ fn run_workers(
         let _ = w.child.wait();
     }
     results.sort_by_key(|r| r.task);
-    Ok((t0, end, results, dropped, perf_text))
+    Ok((tick, end, results, dropped, perf_text))
 }

@@ -228,6 +228,13 @@ pub fn plan(scenario: &Scenario, host: &HostInfo, opts: &PlanOptions<'_>) -> Res
     if spec.context_switch_ns > 0 {
         warnings.push("machine.context_switch is a model parameter; the real switch costs what it costs".into());
     }
+    if spec.machine.wakeup_latency.is_some() {
+        // Not refused: validate passes its --set to the prediction and the measurement alike.
+        warnings.push(
+            "machine.wakeup_latency is a model input (the simulated machine's wake-up noise); the real machine has its own"
+                .into(),
+        );
+    }
 
     // Sysctls and scheduler features the scenario sets.
     let mut settings = Vec::new();

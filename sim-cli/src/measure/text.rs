@@ -37,6 +37,20 @@ pub fn header(r: &sim_core::RunReport, m: &MeasuredInfo, out: &mut String) {
     );
     let map: Vec<String> = h.cpu_map.iter().enumerate().map(|(i, c)| format!("{i}→{c}")).collect();
     let _ = writeln!(out, "scenario CPU → host CPU: {}", map.join(" "));
+    match (h.tick_grid_ns, h.tick_offset_ns, &h.tick_grid_missing) {
+        (Some(g), Some(o), _) => {
+            let _ = writeln!(
+                out,
+                "tick grid: host ticks at {} into each period (CLOCK_MONOTONIC); the run started so that they fell at start + {} + k × tick",
+                format_duration(g),
+                format_duration(o)
+            );
+        }
+        (_, _, Some(why)) => {
+            let _ = writeln!(out, "warning: {why}");
+        }
+        _ => {}
+    }
     let _ = writeln!(
         out,
         "delays from: {}{}",

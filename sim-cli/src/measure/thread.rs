@@ -5,6 +5,10 @@
 //!   call, so the scheduler is not entered). A gap between two readings
 //!   longer than `gap_ns` is time the thread was off the CPU while runnable
 //!   (preempted); it is recorded as a preemption delay and not counted as work.
+//!   With `enter_kernel_every`, every that much of the work the thread reads
+//!   `CLOCK_THREAD_CPUTIME_ID`, a real system call on x86 that updates the
+//!   scheduler's accounting (`task_sched_runtime` → `update_curr`) and may
+//!   reschedule on its way out, as a program's system calls do.
 //! - `sleep`, `sleep_until`: `clock_nanosleep(TIMER_ABSTIME)` on the deadline,
 //!   timer slack 1 ns; the wake-up delay is the first reading after it minus
 //!   the deadline.
@@ -64,6 +68,9 @@ pub struct ThreadResult {
     pub worst_cpu: Option<u16>,
     /// Work items left unserved and wake-ups still pending at the end.
     pub items_left: u64,
+    /// Kernel entries made for `enter_kernel_every` during CPU bursts.
+    #[serde(default)]
+    pub kernel_entries: u64,
 }
 
 impl ThreadResult {
@@ -114,12 +121,24 @@ impl Ctx<'_> {
         self.stop.load(Ordering::Relaxed) || now_ns() >= self.end
     }
 
-    /// Spins for `work_ns` of CPU time. Returns false if the run ended first.
-    fn spin(&self, work_ns: u64, out: &mut ThreadResult) -> bool {
+    /// Spins for `work_ns` of CPU time, entering the kernel every
+    /// `enter_kernel_every_ns` of it when given. Returns false if the run ended first.
+    fn spin(&self, work_ns: u64, enter_kernel_every_ns: Option<u64>, out: &mut ThreadResult) -> bool {
         let mut done = 0u64;
         let mut last = now_ns();
         let mut n = 0u32;
+        // The work done (time on the CPU, gaps excluded) at which to enter the kernel next.
+        let every = enter_kernel_every_ns.filter(|&e| e > 0);
+        let mut next_entry = every.unwrap_or(u64::MAX);
         while done < work_ns {
+            if done >= next_entry {
+                // The value is not needed: the call is the point. Its own
+                // cost is CPU time of the thread, counted as work; a
+                // reschedule on its return shows as a gap below.
+                let _ = clock_gettime(ClockId::ThreadCPUTime);
+                out.kernel_entries += 1;
+                next_entry = every.map_or(u64::MAX, |e| done.saturating_add(e));
+            }
             let t = now_ns();
             let d = t - last;
             if d > self.gap_ns {
@@ -203,9 +222,9 @@ pub fn run_program(ctx: &mut Ctx<'_>, program: &Program, out: &mut ThreadResult)
                 break 'outer;
             }
             match step {
-                Step::Run { work: d, .. } => {
+                Step::Run { work: d, enter_kernel_every_ns } => {
                     let w = d.sample(&mut ctx.rng);
-                    if !ctx.spin(w, out) {
+                    if !ctx.spin(w, *enter_kernel_every_ns, out) {
                         break 'outer;
                     }
                 }
@@ -259,7 +278,7 @@ pub fn run_program(ctx: &mut Ctx<'_>, program: &Program, out: &mut ThreadResult)
                             }
                         };
                         let (sent, work) = (word(&item, 0), word(&item, 1));
-                        if !ctx.spin(work, out) {
+                        if !ctx.spin(work, None, out) {
                             break 'outer;
                         }
                         let t = now_ns();
@@ -308,4 +327,44 @@ pub fn run_source(
         next += src.interval.sample(rng).max(1);
     }
     dropped
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctx<'a>(stop: &'a AtomicBool, wake_in: File) -> Ctx<'a> {
+        let t0 = now_ns();
+        Ctx {
+            t0,
+            end: t0 + 10_000_000_000,
+            stop,
+            gap_ns: 20_000,
+            rng: SimRng::new(1),
+            wake_in,
+            items_in: None,
+            wake_out: &[],
+            instance: 0,
+        }
+    }
+
+    #[test]
+    fn spin_enters_the_kernel_every_n_of_work() {
+        let stop = AtomicBool::new(false);
+        let (r, _w) = rustix::pipe::pipe().expect("a pipe");
+        let c = ctx(&stop, File::from(r));
+        let mut out = ThreadResult::default();
+        // 1 ms of work, an entry every 100 µs of it: at 100, 200, … 900 µs,
+        // each counted from the previous one, which a reading late by at
+        // most one gap (20 µs) can push back (so 8 or 9).
+        assert!(c.spin(1_000_000, Some(100_000), &mut out));
+        assert!((8..=9).contains(&out.kernel_entries), "{} entries", out.kernel_entries);
+        let mut pure = ThreadResult::default();
+        assert!(c.spin(1_000_000, None, &mut pure));
+        assert_eq!(pure.kernel_entries, 0);
+        // Work longer than the run stops at its end.
+        stop.store(true, Ordering::Relaxed);
+        let mut cut = ThreadResult::default();
+        assert!(!c.spin(u64::MAX, Some(1_000), &mut cut));
+    }
 }

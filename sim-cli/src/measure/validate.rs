@@ -2,11 +2,16 @@
 //! measurement found (HZ, NO_HZ; the scenario's CPUs are measured one to one
 //! unless `--cpus` folds them, which `measure` says), and per task the predicted
 //! against the measured delay percentiles, with an error and a verdict.
+//! `--also-kernel V` adds a second prediction, by another kernel model, as a
+//! column beside the first. Each task's measured wake-up delays are also
+//! fitted with a log-normal (`machine.wakeup_latency`'s syntax), which
+//! docs/validation.sh takes from a task alone on its CPU as the machine's noise.
 
-use super::{Options, collect, host::HostInfo, plan::Plan};
+use super::{Options, collect, host::HostInfo};
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 use sim_core::metrics::LatencySummary;
+use sim_core::metrics::measured::{MeasuredInfo, ReportSource};
 use sim_core::time::format_duration;
 use sim_core::{RunReport, Scenario};
 use std::fmt::Write;
@@ -30,6 +35,9 @@ pub struct Row {
     pub task: String,
     pub stat: &'static str,
     pub predicted_ns: u64,
+    /// The `--also-kernel` model's prediction.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub predicted_also_ns: Option<u64>,
     /// Median over the repeats.
     pub measured_ns: u64,
     pub measured_min_ns: u64,
@@ -46,12 +54,83 @@ pub struct Validation {
     pub repeats: u32,
     /// The model that predicted (`[kernel] version`): `linux-4.4-cfs`.
     pub model: String,
+    /// The `--also-kernel` version (`4.4`) and model (`linux-4.4-cfs`), when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub also_kernel: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub also_model: Option<String>,
+    /// The user's `--set` overrides (and `--duration`): the measurement and
+    /// the predictions all run the scenario with them.
+    pub sets: Vec<String>,
     /// The `--set` overrides that gave the simulator the measured machine.
     pub sim_overrides: Vec<String>,
     pub host: serde_json::Value,
     /// Which view the measured figures come from, per repeat (`perf` or `threads`).
     pub delays_from: Vec<String>,
     pub rows: Vec<Row>,
+    /// Per declared task with measured wake-ups: a log-normal fitted to them.
+    pub wakeup_fits: Vec<WakeupFit>,
+}
+
+/// A task's measured wake-up delays as a `machine.wakeup_latency` distribution.
+#[derive(Debug, Serialize, Clone, PartialEq)]
+pub struct WakeupFit {
+    pub task: String,
+    /// `perf` or `threads`: the view the wake-up delays come from.
+    pub from: String,
+    /// Medians over the repeats.
+    pub p50_ns: u64,
+    pub p99_ns: u64,
+    /// `lognormal(MEDIANns, SIGMA)` (or a constant when p99 ≤ p50), for `--set machine.wakeup_latency=…`.
+    pub dist: String,
+}
+
+/// z of the 99th percentile of the standard normal.
+const Z_P99: f64 = 2.326;
+
+/// A log-normal with median `p50_ns` whose 99th percentile is `p99_ns`:
+/// σ = ln(p99 / p50) / z₀.₉₉. A constant when p99 ≤ p50 (σ would be 0 or
+/// less); None when the median is 0 (no latency to model).
+pub fn lognormal_fit(p50_ns: u64, p99_ns: u64) -> Option<String> {
+    if p50_ns == 0 {
+        return None;
+    }
+    let sigma = (p99_ns as f64 / p50_ns as f64).ln() / Z_P99;
+    // `Dist` accepts σ in (0, 100]; three decimals are what is printed.
+    if sigma < 0.0005 {
+        return Some(format!("{p50_ns}ns"));
+    }
+    Some(format!("lognormal({p50_ns}ns, {:.3})", sigma.min(100.0)))
+}
+
+/// The fits of every declared task whose wake-ups were measured, from the
+/// perf view where there is one (as the report's figures), else the threads'.
+pub fn wakeup_fits(infos: &[&MeasuredInfo]) -> Vec<WakeupFit> {
+    let Some(first) = infos.first() else { return Vec::new() };
+    let mut fits = Vec::new();
+    for (i, v) in first.views.iter().enumerate() {
+        let mut from = "perf";
+        let mut sums = Vec::new();
+        for info in infos {
+            let Some(w) = info.views.get(i) else { continue };
+            match &w.perf_wakeup {
+                Some(p) => sums.push(*p),
+                None => {
+                    from = "threads";
+                    sums.push(w.threads_wakeup);
+                }
+            }
+        }
+        if sums.iter().all(|s| s.count == 0) {
+            continue;
+        }
+        let p50 = median(sums.iter().map(|s| s.p50_ns).collect());
+        let p99 = median(sums.iter().map(|s| s.p99_ns).collect());
+        if let Some(dist) = lognormal_fit(p50, p99) {
+            fits.push(WakeupFit { task: v.name.clone(), from: from.into(), p50_ns: p50, p99_ns: p99, dist });
+        }
+    }
+    fits
 }
 
 /// The verdict for one comparison.
@@ -90,8 +169,9 @@ fn median(mut v: Vec<u64>) -> u64 {
     if v.is_empty() { 0 } else { v[(v.len() - 1) / 2] }
 }
 
-/// Compares a prediction with K measured reports, per declared task.
-pub fn rows(predicted: &RunReport, measured: &[RunReport]) -> Vec<Row> {
+/// Compares a prediction (and the `--also-kernel` one) with K measured
+/// reports, per declared task.
+pub fn rows(predicted: &RunReport, also: Option<&RunReport>, measured: &[RunReport]) -> Vec<Row> {
     let mut rows = Vec::new();
     for (i, p) in predicted.task_delays.iter().enumerate() {
         for (stat, f) in STATS {
@@ -103,6 +183,7 @@ pub fn rows(predicted: &RunReport, measured: &[RunReport]) -> Vec<Row> {
                 task: p.name.clone(),
                 stat,
                 predicted_ns: pred,
+                predicted_also_ns: also.and_then(|a| a.task_delays.get(i)).map(|d| f(&d.delay)),
                 measured_ns: med,
                 measured_min_ns: m.iter().copied().min().unwrap_or(0),
                 measured_max_ns: m.iter().copied().max().unwrap_or(0),
@@ -115,11 +196,23 @@ pub fn rows(predicted: &RunReport, measured: &[RunReport]) -> Vec<Row> {
 }
 
 /// Runs the validation and returns the table (or JSON).
-pub fn validate(file: &Path, opts: &Options, repeat: u32, json: bool) -> Result<String> {
+pub fn validate(file: &Path, opts: &Options, repeat: u32, also_kernel: Option<&str>, json: bool) -> Result<String> {
     if repeat == 0 || repeat > REPEAT_MAX {
         bail!("--repeat {repeat}: must be 1 to {REPEAT_MAX}");
     }
     let (text, scenario, host, plan) = super::preflight(file, opts)?;
+    let overrides = sim_overrides(&scenario, &host);
+    let sim_scenario =
+        crate::run::with_sets(&scenario, &overrides).context("applying the measured machine to the scenario")?;
+    // Refused before measuring: a model the scenario's keys do not fit.
+    let also_scenario = match also_kernel {
+        Some(v) => {
+            Some(crate::run::with_sets(&sim_scenario, &[format!("kernel.version={v}")]).with_context(|| {
+                format!("--also-kernel {v}: the scenario (with its --set) does not run on that model")
+            })?)
+        }
+        None => None,
+    };
     for w in &plan.warnings {
         eprintln!("note: {w}");
     }
@@ -131,21 +224,34 @@ pub fn validate(file: &Path, opts: &Options, repeat: u32, json: bool) -> Result<
         let raw = super::run_once(file, &text, &scenario, &host, &plan, opts)?;
         measured.push(collect::report(&scenario, &host, &plan, raw)?);
     }
-    let overrides = sim_overrides(&scenario, &host);
-    let sim_scenario =
-        crate::run::with_sets(&scenario, &overrides).context("applying the measured machine to the scenario")?;
-    let mut sim = sim_core::Simulation::new(&sim_scenario);
-    crate::progress::run_to_end(&mut sim, "prediction", opts.progress);
-    let predicted = sim.report();
+    let predict = |s: &Scenario, what: &str| {
+        let mut sim = sim_core::Simulation::new(s);
+        crate::progress::run_to_end(&mut sim, what, opts.progress);
+        sim.report()
+    };
+    let predicted = predict(&sim_scenario, "prediction");
+    let also = also_scenario.as_ref().map(|s| predict(s, "prediction (--also-kernel)"));
+    let infos: Vec<&MeasuredInfo> = measured
+        .iter()
+        .filter_map(|r| match &r.source {
+            ReportSource::Measured(m) => Some(&**m),
+            ReportSource::Simulated => None,
+        })
+        .collect();
+    let facts = infos.first().map_or_else(|| collect::host_facts(&host, &plan), |m| m.host.clone());
     let v = Validation {
         scenario: scenario.spec.name.clone(),
         variant: opts.variant.clone(),
         repeats: repeat,
         model: scenario.spec.kernel.label(),
+        also_kernel: also_scenario.as_ref().map(|s| s.spec.kernel.version().to_string()),
+        also_model: also_scenario.as_ref().map(|s| s.spec.kernel.label()),
+        sets: super::all_sets(opts),
         sim_overrides: overrides,
-        host: host_json(&host, &plan),
+        host: host_json(&facts),
         delays_from: measured.iter().map(delays_from).collect(),
-        rows: rows(&predicted, &measured),
+        rows: rows(&predicted, also.as_ref(), &measured),
+        wakeup_fits: wakeup_fits(&infos),
     };
     Ok(if json { serde_json::to_string_pretty(&v)? + "\n" } else { table(&v) })
 }
@@ -157,12 +263,12 @@ fn delays_from(r: &RunReport) -> String {
     }
 }
 
-fn host_json(host: &HostInfo, plan: &Plan) -> serde_json::Value {
-    let f = collect::host_facts(host, plan);
+fn host_json(f: &sim_core::metrics::measured::HostFacts) -> serde_json::Value {
     serde_json::json!({
         "kernel_release": f.kernel_release, "scheduler": f.scheduler, "hz": f.hz, "hz_source": f.hz_source,
         "preempt": f.preempt, "cgroup": f.cgroup, "autogroup": f.autogroup, "cpus_online": f.cpus_online,
         "cpu_map": f.cpu_map, "cpu_model": f.cpu_model, "virtualized": f.virtualized,
+        "tick_grid_ns": f.tick_grid_ns, "tick_offset_ns": f.tick_offset_ns, "tick_grid_missing": f.tick_grid_missing,
     })
 }
 
@@ -187,21 +293,60 @@ pub fn table(v: &Validation) -> String {
             d.join("/")
         }
     );
+    if !v.sets.is_empty() {
+        let _ = writeln!(out, "measured and predicted with --set {}", v.sets.join(" --set "));
+    }
     if !v.sim_overrides.is_empty() {
         let _ = writeln!(out, "prediction run with --set {}", v.sim_overrides.join(" --set "));
     }
+    if let (Some(k), Some(m)) = (&v.also_kernel, &v.also_model) {
+        let _ = writeln!(out, "column \"predicted {k}\": the same machine predicted by model {m} (no verdict)");
+    }
+    match (v.host["tick_offset_ns"].as_u64(), v.host["tick_grid_missing"].as_str()) {
+        (Some(o), _) => {
+            let _ = writeln!(out, "host ticks aligned: start + {} + k × tick, as the model's", format_duration(o));
+        }
+        (None, Some(why)) => {
+            let _ = writeln!(out, "warning: {why}");
+        }
+        _ => {}
+    }
+    for f in &v.wakeup_fits {
+        let _ = writeln!(
+            out,
+            "measured wake-ups of {} ({}): p50 {}, p99 {} → machine.wakeup_latency=\"{}\"",
+            f.task,
+            f.from,
+            format_duration(f.p50_ns),
+            format_duration(f.p99_ns),
+            f.dist
+        );
+    }
+    let also_head = v.also_kernel.as_ref().map(|k| format!("predicted {k}"));
+    let also_cell = |r: &Row| match (&also_head, r.predicted_also_ns) {
+        (Some(h), Some(ns)) => format!(" {:>w$}", format_duration(ns), w = h.chars().count().max(11)),
+        (Some(h), None) => format!(" {:>w$}", "-", w = h.chars().count().max(11)),
+        (None, _) => String::new(),
+    };
     let _ = writeln!(
         out,
-        "\n{:<14} {:<4} {:>11} {:>11} {:>23} {:>9}  verdict",
-        "task", "stat", "predicted", "measured", "measured min–max", "error"
+        "\n{:<14} {:<4} {:>11}{} {:>11} {:>23} {:>9}  verdict",
+        "task",
+        "stat",
+        "predicted",
+        also_head.as_ref().map_or(String::new(), |h| format!(" {h:>11}")),
+        "measured",
+        "measured min–max",
+        "error"
     );
     for r in &v.rows {
         let _ = writeln!(
             out,
-            "{:<14} {:<4} {:>11} {:>11} {:>23} {:>9}  {}",
+            "{:<14} {:<4} {:>11}{} {:>11} {:>23} {:>9}  {}",
             r.task,
             r.stat,
             format_duration(r.predicted_ns),
+            also_cell(r),
             format_duration(r.measured_ns),
             format!("{}–{}", format_duration(r.measured_min_ns), format_duration(r.measured_max_ns)),
             r.error_pct.map_or("-".into(), |e| format!("{e:+.0}%")),
@@ -232,5 +377,51 @@ mod tests {
         assert_eq!(verdict(5, 0).1, "measured 0");
         assert_eq!(median(vec![5, 1, 3]), 3);
         assert_eq!(median(vec![4, 1, 3, 2]), 2);
+    }
+
+    #[test]
+    fn lognormal_from_median_and_p99() {
+        // σ = ln(q/m)/2.326: a p99 e^2.326 times the median is σ = 1.
+        let q = (20_000.0 * 2.326f64.exp()).round() as u64;
+        assert_eq!(lognormal_fit(20_000, q).as_deref(), Some("lognormal(20000ns, 1.000)"));
+        // ln(60/20)/2.326 = 0.4723…
+        assert_eq!(lognormal_fit(20_000, 60_000).as_deref(), Some("lognormal(20000ns, 0.472)"));
+        // No spread: a constant; no median: nothing.
+        assert_eq!(lognormal_fit(20_000, 20_000).as_deref(), Some("20000ns"));
+        assert_eq!(lognormal_fit(20_000, 10_000).as_deref(), Some("20000ns"));
+        assert_eq!(lognormal_fit(0, 10_000), None);
+        // What is printed parses as the scenario key's distribution, with that median.
+        let d = sim_core::workload::Dist::parse("lognormal(20000ns, 0.472)").expect("parses");
+        assert_eq!(d, sim_core::workload::Dist::LogNormal { median: 20_000, sigma: 0.472 });
+    }
+
+    fn measured(p50: u64, p99: u64, perf: bool) -> MeasuredInfo {
+        use sim_core::metrics::measured::DelayViews;
+        let s = sim_core::metrics::LatencySummary { count: 10, p50_ns: p50, p99_ns: p99, ..Default::default() };
+        let view = DelayViews {
+            name: "reactor".into(),
+            threads_wakeup: s,
+            perf_wakeup: perf.then_some(s),
+            ..Default::default()
+        };
+        MeasuredInfo {
+            views: vec![view, DelayViews { name: "idle".into(), ..Default::default() }],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn wakeup_fits_take_medians_over_repeats() {
+        let runs = [measured(10_000, 30_000, true), measured(20_000, 60_000, true), measured(90, 90, true)];
+        let fits = wakeup_fits(&runs.iter().collect::<Vec<_>>());
+        // Medians 10 µs and 30 µs; the task without wake-ups has no fit.
+        assert_eq!(fits.len(), 1);
+        assert_eq!(
+            (fits[0].task.as_str(), fits[0].from.as_str(), fits[0].p50_ns, fits[0].p99_ns),
+            ("reactor", "perf", 10_000, 30_000)
+        );
+        assert_eq!(fits[0].dist, "lognormal(10000ns, 0.472)");
+        assert_eq!(wakeup_fits(&[&measured(10_000, 30_000, false)])[0].from, "threads");
+        assert!(wakeup_fits(&[]).is_empty());
     }
 }

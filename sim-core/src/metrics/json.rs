@@ -63,6 +63,12 @@ struct Host<'a> {
     autogroup: Option<bool>,
     cpu_model: &'a str,
     virtualized: Option<&'a str>,
+    /// Every host CPU's tick expiry modulo the tick period (`CLOCK_MONOTONIC`), when readable.
+    tick_grid_ns: Option<u64>,
+    /// The host's ticks fell at the run's start + this + k × tick (`machine.tick_offset`); null when not aligned.
+    tick_offset_ns: Option<u64>,
+    /// Why the start was not aligned with the host's ticks.
+    tick_grid_missing: Option<&'a str>,
 }
 
 /// One declared task's delays from the threads' timestamps and from `perf sched`.
@@ -111,6 +117,9 @@ fn measurement_dto(m: &super::measured::MeasuredInfo) -> Measurement<'_> {
             autogroup: h.autogroup,
             cpu_model: &h.cpu_model,
             virtualized: h.virtualized.as_deref(),
+            tick_grid_ns: h.tick_grid_ns,
+            tick_offset_ns: h.tick_offset_ns,
+            tick_grid_missing: h.tick_grid_missing.as_deref(),
         },
         delays_from: &m.delays_from,
         perf_missing: m.perf_missing.as_deref(),

@@ -60,6 +60,14 @@ pub struct HostFacts {
     pub autogroup: Option<bool>,
     pub cpu_model: String,
     pub virtualized: Option<String>,
+    /// The host's tick grid: every CPU's tick expiry modulo the tick period
+    /// (`CLOCK_MONOTONIC`), when `/proc/timer_list` could be read.
+    pub tick_grid_ns: Option<u64>,
+    /// The host's ticks fell at `start + tick_offset_ns + k × tick` (the
+    /// scenario's `machine.tick_offset`); None when the start was not aligned.
+    pub tick_offset_ns: Option<u64>,
+    /// Why the start was not aligned with the host's ticks, when it was not.
+    pub tick_grid_missing: Option<String>,
 }
 
 /// What the measurement adds to a report.
