@@ -39,6 +39,12 @@ pub enum Command {
         /// timeline, and Q2D/Q2C per elevator for I/O scenarios.
         #[arg(long, value_name = "DIR")]
         plot: Option<PathBuf>,
+        /// Instead of the base and its variants, run the base scenario once
+        /// per kernel model (`--kernels 4.4,6.18`: `--set kernel.version=X`
+        /// for each, after the other `--set`s); columns are named by the
+        /// model (`linux-6.18-eevdf`). The file's variants are not run.
+        #[arg(long, value_name = "LIST")]
+        kernels: Option<String>,
     },
     /// Run the scenario's workload for real on this Linux machine (threads,
     /// sleeps, wake-ups, affinity, nice, cgroups, sessions) and report its

@@ -57,7 +57,7 @@ pub fn run_charts(dir: &Path, r: &RunReport) -> Result<Vec<PathBuf>> {
             draw::delay_histogram(a, &d.name, &[&chart])
         })?);
     }
-    files.extend(comparison_charts(dir, &[r])?);
+    files.extend(comparison_charts(dir, &[r], std::slice::from_ref(&label))?);
     if let Some(t) = Timeline::from_report(r) {
         files.push(write_svg(dir, "timeline.svg", (SIZE.0, 640), &cap, |a| draw::timeline(a, &t))?);
     }
@@ -68,18 +68,25 @@ pub fn run_charts(dir: &Path, r: &RunReport) -> Result<Vec<PathBuf>> {
 }
 
 /// The charts comparing runs (the base and its variants); returns the files.
+#[cfg(test)]
 pub fn compare_charts(dir: &Path, runs: &[RunReport]) -> Result<Vec<PathBuf>> {
+    let labels: Vec<String> = runs.iter().map(run_label).collect();
+    compare_charts_labelled(dir, runs, &labels)
+}
+
+/// The charts comparing runs, each named by its label in `labels` (`base`
+/// and the variants, or the kernel models of `compare --kernels`).
+pub fn compare_charts_labelled(dir: &Path, runs: &[RunReport], labels: &[String]) -> Result<Vec<PathBuf>> {
     make_dir(dir)?;
-    let mut files = comparison_charts(dir, &runs.iter().collect::<Vec<_>>())?;
-    for r in runs {
-        let label = run_label(r);
-        let cap = caption(&[(&label, r)]);
-        let chart = DelayChart::from_report(r, &label);
-        files.push(write_svg(dir, &format!("delay-hist-{}.svg", file_part(&label)), SIZE, &cap, |a| {
+    let mut files = comparison_charts(dir, &runs.iter().collect::<Vec<_>>(), labels)?;
+    for (r, label) in runs.iter().zip(labels) {
+        let cap = caption(&[(label, r)]);
+        let chart = DelayChart::from_report(r, label);
+        files.push(write_svg(dir, &format!("delay-hist-{}.svg", file_part(label)), SIZE, &cap, |a| {
             draw::delay_histogram(a, &r.victim.name, &[&chart])
         })?);
         if let Some(t) = Timeline::from_report(r) {
-            files.push(write_svg(dir, &format!("timeline-{}.svg", file_part(&label)), (SIZE.0, 640), &cap, |a| {
+            files.push(write_svg(dir, &format!("timeline-{}.svg", file_part(label)), (SIZE.0, 640), &cap, |a| {
                 draw::timeline(a, &t)
             })?);
         }
@@ -88,23 +95,18 @@ pub fn compare_charts(dir: &Path, runs: &[RunReport]) -> Result<Vec<PathBuf>> {
 }
 
 /// Charts with one line per run: the victim's delay CDF, and Q2D/Q2C.
-fn comparison_charts(dir: &Path, runs: &[&RunReport]) -> Result<Vec<PathBuf>> {
+fn comparison_charts(dir: &Path, runs: &[&RunReport], labels: &[String]) -> Result<Vec<PathBuf>> {
     let Some(first) = runs.first() else { return Ok(Vec::new()) };
-    let labels: Vec<String> = runs.iter().map(|r| run_label(r)).collect();
     let labelled: Vec<(&str, &RunReport)> = labels.iter().map(String::as_str).zip(runs.iter().copied()).collect();
     let cap = caption(&labelled);
-    let charts: Vec<DelayChart> = runs.iter().zip(&labels).map(|(r, l)| DelayChart::from_report(r, l)).collect();
-    let series: Vec<CdfSeries> = charts
-        .iter()
-        .enumerate()
-        .map(|(i, c)| c.series(i))
-        .collect();
+    let charts: Vec<DelayChart> = runs.iter().zip(labels).map(|(r, l)| DelayChart::from_report(r, l)).collect();
+    let series: Vec<CdfSeries> = charts.iter().enumerate().map(|(i, c)| c.series(i)).collect();
     let title = format!("Scheduling delay of {}: distribution", first.victim.name);
     let mut files = vec![write_svg(dir, "delay-cdf.svg", SIZE, &cap, |a| {
         draw::cdf(a, &title, "delay (wakeup or preemption to running)", &series)
     })?];
     if first.io.is_some() {
-        let io: Vec<Vec<IoChart>> = runs.iter().zip(&labels).map(|(r, l)| io_charts(r, l)).collect();
+        let io: Vec<Vec<IoChart>> = runs.iter().zip(labels).map(|(r, l)| io_charts(r, l)).collect();
         let refs: Vec<&[IoChart]> = io.iter().map(Vec::as_slice).collect();
         files.push(write_svg(dir, "q2d.svg", SIZE, &cap, |a| draw::io_cdf(a, IoStage::Q2D, &refs))?);
         files.push(write_svg(dir, "q2c.svg", SIZE, &cap, |a| draw::io_cdf(a, IoStage::Q2C, &refs))?);
@@ -144,7 +146,15 @@ mod tests {
         let names: Vec<String> = files.iter().map(|f| f.file_name().unwrap().to_string_lossy().into_owned()).collect();
         assert_eq!(
             names,
-            ["delay-hist-hog.svg", "delay-hist-sleeper.svg", "delay-cdf.svg", "q2d.svg", "q2c.svg", "timeline.svg", "occupancy.svg"]
+            [
+                "delay-hist-hog.svg",
+                "delay-hist-sleeper.svg",
+                "delay-cdf.svg",
+                "q2d.svg",
+                "q2c.svg",
+                "timeline.svg",
+                "occupancy.svg"
+            ]
         );
         for f in &names {
             let svg = read(&files, f);
@@ -153,10 +163,16 @@ mod tests {
         let hist = read(&files, "delay-hist-hog.svg");
         assert!(hist.contains("Scheduling delay of hog: histogram") && hist.contains("base ("), "{hist}");
         let cdf = read(&files, "delay-cdf.svg");
-        assert!(cdf.contains("Scheduling delay of sleeper") && cdf.contains("p99") && cdf.contains("\n1ms\n"), "tick labels carry units");
+        assert!(
+            cdf.contains("Scheduling delay of sleeper") && cdf.contains("p99") && cdf.contains("\n1ms\n"),
+            "tick labels carry units"
+        );
         assert!(read(&files, "q2c.svg").contains("base: sda (deadline)"));
         assert!(read(&files, "timeline.svg").contains("CPU 0 around the worst delay"));
-        assert!(read(&files, "occupancy.svg").contains("CPU occupancy") && read(&files, "occupancy.svg").contains("cpu 0 · s0 c0 t0"));
+        assert!(
+            read(&files, "occupancy.svg").contains("CPU occupancy")
+                && read(&files, "occupancy.svg").contains("cpu 0 · s0 c0 t0")
+        );
         std::fs::remove_dir_all(&d).ok();
     }
 
@@ -173,7 +189,10 @@ mod tests {
         for label in ["base (n=", "noop (n=", "no-wakeup-preemption (n="] {
             assert_eq!(cdf.matches(label).count(), 1, "{label} once in the legend");
         }
-        assert!(cdf.contains("no-wakeup-preemption: HZ=1000") && cdf.contains("NO_WAKEUP_PREEMPTION"), "caption per run");
+        assert!(
+            cdf.contains("no-wakeup-preemption: HZ=1000") && cdf.contains("NO_WAKEUP_PREEMPTION"),
+            "caption per run"
+        );
         let q2d = read(&files, "q2d.svg");
         assert!(q2d.contains("base: sda (deadline)") && q2d.contains("noop: sda (noop)"));
         for v in ["base", "noop", "no-wakeup-preemption"] {
@@ -190,7 +209,10 @@ mod tests {
     fn q2d_chart_marks_the_writes_still_queued_at_the_end() {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../scenarios/cfq-starvation.toml");
         let s = sim_core::Scenario::from_toml("cfq-starvation.toml", &std::fs::read_to_string(path).unwrap()).unwrap();
-        let runs = vec![sim_core::run(&s.with_variant("cfq-4.4").unwrap()), sim_core::run(&s.with_variant("deadline").unwrap())];
+        let runs = vec![
+            sim_core::run(&s.with_variant("cfq-4.4").unwrap()),
+            sim_core::run(&s.with_variant("deadline").unwrap()),
+        ];
         let q = runs[0].io.as_ref().unwrap().devices[0].q2d;
         // The finished Q2Ds are the commit log's, all 0 ns.
         assert!(q.count > 0 && q.max_ns == 0 && q.open_count > 0, "{q:?}");
@@ -198,8 +220,9 @@ mod tests {
         let files = compare_charts(&d, &runs).unwrap();
         let q2d = read(&files, "q2d.svg");
         let (n, open) = (q.count, q.open_count);
-        let legend =
-            format!("cfq-4.4: nvme0 (cfq 4.4) (n={n}, {n} of 0 ns at the left edge; {open} still waiting at end, oldest 19.9s)");
+        let legend = format!(
+            "cfq-4.4: nvme0 (cfq 4.4) (n={n}, {n} of 0 ns at the left edge; {open} still waiting at end, oldest 19.9s)"
+        );
         assert!(q2d.contains(&legend), "{legend}\n{q2d}");
         assert!(q2d.contains("deadline: nvme0 (deadline) (n=") && q2d.contains("<polygon"), "{q2d}");
         std::fs::remove_dir_all(&d).ok();

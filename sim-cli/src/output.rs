@@ -602,8 +602,16 @@ pub fn run_text(r: &RunReport, per_task: bool, cpus: Option<&[u16]>) -> String {
     out
 }
 
-/// Runs side by side: one column per run.
+/// Runs side by side: one column per run, named `base` or by its variant.
+#[cfg(test)]
 pub fn compare_text(runs: &[RunReport]) -> String {
+    let names: Vec<String> = runs.iter().map(|r| r.variant.clone().unwrap_or_else(|| "base".into())).collect();
+    compare_text_named(runs, &names)
+}
+
+/// Runs side by side: one column per run, headed by `names` (`base` and the
+/// variants, or the kernel models of `compare --kernels`).
+pub fn compare_text_named(runs: &[RunReport], names: &[String]) -> String {
     let mut out = String::new();
     let first = &runs[0];
     let _ = writeln!(
@@ -615,7 +623,6 @@ pub fn compare_text(runs: &[RunReport]) -> String {
         secs(first.sim_time_ns),
         first.victim.name
     );
-    let names: Vec<String> = runs.iter().map(|r| r.variant.clone().unwrap_or_else(|| "base".into())).collect();
     for (name, r) in names.iter().zip(runs) {
         if let Some(w) = sim_core::partial_warning(r) {
             let _ = writeln!(out, "warning: {name}: {w}\n");
@@ -625,11 +632,18 @@ pub fn compare_text(runs: &[RunReport]) -> String {
     // (a wait still open at the end makes a long one).
     let mut table: Vec<(String, Vec<String>)> = Vec::new();
     let mut line = |label: &str, cells: Vec<String>| table.push((label.to_string(), cells));
-    line("", names.clone());
+    line("", names.to_vec());
+    line("kernel", runs.iter().map(|r| r.settings.kernel.label()).collect());
     let d = |f: &dyn Fn(&RunReport) -> u64| runs.iter().map(|r| format_duration(f(r))).collect::<Vec<_>>();
-    line("sched_latency_ns", d(&|r| r.settings.tunables.sched_latency_ns));
-    line("sched_min_granularity_ns", d(&|r| r.settings.tunables.sched_min_granularity_ns));
-    line("sched_wakeup_granularity_ns", d(&|r| r.settings.tunables.sched_wakeup_granularity_ns));
+    // The CFS knobs exist in the 4.4 model only (6.x keeps unread defaults).
+    let cfs = |f: &dyn Fn(&RunReport) -> u64| {
+        runs.iter()
+            .map(|r| if r.settings.kernel.is_eevdf() { "-".to_string() } else { format_duration(f(r)) })
+            .collect::<Vec<_>>()
+    };
+    line("sched_latency_ns", cfs(&|r| r.settings.tunables.sched_latency_ns));
+    line("sched_min_granularity_ns", cfs(&|r| r.settings.tunables.sched_min_granularity_ns));
+    line("sched_wakeup_granularity_ns", cfs(&|r| r.settings.tunables.sched_wakeup_granularity_ns));
     line("HZ", runs.iter().map(|r| r.settings.hz.to_string()).collect());
     let group_of = |r: &RunReport, name: &str| {
         r.tasks.iter().find(|t| t.name == name).map_or("-".to_string(), |t| t.group.clone())

@@ -45,7 +45,10 @@ pub fn execute(cli: Cli) -> Result<String> {
             }
             // Open what will be written before the run, so a bad path fails at once.
             let trace_file = match &export.trace {
-                Some(f) => Some(std::fs::File::create(f).with_context(|| format!("--trace {}: cannot create the file", f.display()))?),
+                Some(f) => Some(
+                    std::fs::File::create(f)
+                        .with_context(|| format!("--trace {}: cannot create the file", f.display()))?,
+                ),
                 None => None,
             };
             if let Some(dir) = &export.plot {
@@ -63,7 +66,8 @@ pub fn execute(cli: Cli) -> Result<String> {
             }
             let trace = Trace::from_sim(&mut sim);
             if let (Some(file), Some(out), Some(t)) = (&export.trace, trace_file, &trace) {
-                let settings = sim_core::plot::data::caption(&[(variant.as_deref().unwrap_or("base"), &report)]).join(" | ");
+                let settings =
+                    sim_core::plot::data::caption(&[(variant.as_deref().unwrap_or("base"), &report)]).join(" | ");
                 write_trace(file, out, t, &settings)?;
                 eprintln!("wrote {}: {}", file.display(), t.bound_text());
             }
@@ -95,35 +99,45 @@ pub fn execute(cli: Cli) -> Result<String> {
             }
             Ok(text)
         }
-        Command::Compare { common, plot } => {
+        Command::Compare { common, plot, kernels } => {
             let base = load(&common)?;
+            let planned = match &kernels {
+                Some(list) => {
+                    let variants = base.variant_names();
+                    if !variants.is_empty() {
+                        eprintln!(
+                            "note: --kernels runs the base scenario only; the variants of {} ({}) are not run (one variant \
+                             under one kernel: sim-cli run {} --variant NAME --set kernel.version=X)",
+                            common.file.display(),
+                            variants.join(", "),
+                            common.file.display()
+                        );
+                    }
+                    kernel_scenarios(&base, list, &common.set)?
+                }
+                None => variant_scenarios(&base, &common.set)?,
+            };
             if let Some(dir) = &plot {
                 charts::make_dir(dir)?;
             }
-            let mut runs: Vec<RunReport> = Vec::new();
-            let names: Vec<Option<String>> =
-                std::iter::once(None).chain(base.variant_names().into_iter().map(|v| Some(v.to_string()))).collect();
-            for name in names {
-                let s = match &name {
-                    Some(v) => base.with_variant(v)?,
-                    None => base.clone(),
-                };
-                let s = with_sets(&s, &common.set)?;
-                let mut sim = Simulation::new(&s);
-                progress::run_to_end(&mut sim, name.as_deref().unwrap_or("base"), !common.json);
+            let mut runs: Vec<RunReport> = Vec::with_capacity(planned.len());
+            for (label, s) in &planned {
+                let mut sim = Simulation::new(s);
+                progress::run_to_end(&mut sim, label, !common.json);
                 runs.push(sim.report());
             }
+            let labels: Vec<String> = planned.into_iter().map(|(label, _)| label).collect();
             if let Some(dir) = &plot {
-                let files = charts::compare_charts(dir, &runs)?;
+                let files = charts::compare_charts_labelled(dir, &runs, &labels)?;
                 eprintln!("wrote {} charts to {}", files.len(), dir.display());
             }
             if common.json {
-                for r in &runs {
-                    warn_partial(r, Some(r.variant.as_deref().unwrap_or("base")));
+                for (r, label) in runs.iter().zip(&labels) {
+                    warn_partial(r, Some(label));
                 }
                 return Ok(runs_json(&runs) + "\n");
             }
-            Ok(output::compare_text(&runs))
+            Ok(output::compare_text_named(&runs, &labels))
         }
         Command::Sweep(args) => crate::sweep::sweep(args),
         Command::Merge { files, budget, json, plot } => {
@@ -172,7 +186,8 @@ fn write_trace(file: &std::path::Path, out: std::fs::File, t: &Trace, settings: 
     let what = || format!("--trace {}: cannot write the file", file.display());
     let mut sink = Sink(std::io::BufWriter::new(out), None);
     if chrome::write_json(t, settings, &mut sink).is_err() {
-        return Err(sink.1.map_or_else(|| anyhow::anyhow!("formatting failed"), anyhow::Error::from)).with_context(what);
+        return Err(sink.1.map_or_else(|| anyhow::anyhow!("formatting failed"), anyhow::Error::from))
+            .with_context(what);
     }
     sink.0.flush().with_context(what)
 }
@@ -194,7 +209,8 @@ fn trace_window(export: &Export, scenario: &Scenario, quiet: bool) -> Result<Opt
     }
     let cpus = match &export.cpus {
         Some(list) => Some(
-            sim_core::cpuset::CpuSet::parse(list, scenario.spec.cpus).map_err(|e| anyhow::anyhow!("--cpus {list}: {e}"))?,
+            sim_core::cpuset::CpuSet::parse(list, scenario.spec.cpus)
+                .map_err(|e| anyhow::anyhow!("--cpus {list}: {e}"))?,
         ),
         None => None,
     };
@@ -207,7 +223,10 @@ fn trace_window(export: &Export, scenario: &Scenario, quiet: bool) -> Result<Opt
         progress::run_to_end(&mut sim, "finding the worst delay", !quiet);
         let r = sim.report();
         let Some(w) = r.victim.worst.as_ref().filter(|w| w.end_ns > w.start_ns) else {
-            bail!("--window worst: {} was never delayed in this run, so there is no worst delay to centre on", r.victim.name);
+            bail!(
+                "--window worst: {} was never delayed in this run, so there is no worst delay to centre on",
+                r.victim.name
+            );
         };
         // The scenario's history window either side, else one sched_latency.
         let margin = match scenario.spec.history_window_ns {
@@ -220,7 +239,11 @@ fn trace_window(export: &Export, scenario: &Scenario, quiet: bool) -> Result<Opt
             ..all
         }));
     }
-    let bad = |why: &str| anyhow::anyhow!("--window {text}: {why}; expected FROM..TO with durations (e.g. 9.2s..9.3s, either end optional) or `worst`");
+    let bad = |why: &str| {
+        anyhow::anyhow!(
+            "--window {text}: {why}; expected FROM..TO with durations (e.g. 9.2s..9.3s, either end optional) or `worst`"
+        )
+    };
     let (a, b) = text.split_once("..").ok_or_else(|| bad("no `..`"))?;
     let parse = |s: &str, default: u64| -> Result<u64> {
         match s.trim() {
@@ -276,6 +299,48 @@ pub fn load_text(path: &std::path::Path) -> Result<(String, Scenario)> {
     Ok((text, scenario))
 }
 
+/// `compare`: the base and every variant, each with `--set` applied, named
+/// `base` and by the variant. Every run is built before any starts, so a bad
+/// variant fails at once.
+fn variant_scenarios(base: &Scenario, sets: &[String]) -> Result<Vec<(String, Scenario)>> {
+    let mut out = vec![("base".to_string(), with_sets(base, sets)?)];
+    for v in base.variant_names() {
+        out.push((v.to_string(), with_sets(&base.with_variant(v)?, sets)?));
+    }
+    Ok(out)
+}
+
+/// `compare --kernels 4.4,6.18`: the base scenario with `--set` and then
+/// `kernel.version=X` (the same override), once per listed version, each
+/// named by its model (`linux-6.18-eevdf`). A version this build does not
+/// model is the scenario's own error, naming the versions it has; so is a
+/// setting the model lacks (`cfs.sched_latency_ns` on 6.x, naming file and
+/// key). Every run is built before any starts.
+pub fn kernel_scenarios(base: &Scenario, list: &str, sets: &[String]) -> Result<Vec<(String, Scenario)>> {
+    let allowed = sim_core::sched::model::KernelModel::allowed();
+    if let Some(kv) = sets.iter().find(|kv| kv.split_once('=').is_some_and(|(k, _)| k.trim() == "kernel.version")) {
+        bail!(
+            "--set {kv} and --kernels {list} both choose the kernel; give one (--kernels runs the base under each version listed)"
+        );
+    }
+    let versions: Vec<&str> = list.split(',').map(str::trim).collect();
+    if versions.iter().any(|v| v.is_empty()) {
+        bail!("--kernels {list}: expected versions separated by commas, e.g. 4.4,6.18; this build models {allowed}");
+    }
+    let mut out: Vec<(String, Scenario)> = Vec::with_capacity(versions.len());
+    for v in versions {
+        let mut all = sets.to_vec();
+        all.push(format!("kernel.version=\"{v}\""));
+        let s = with_sets(base, &all).with_context(|| format!("--kernels {list}: kernel {v}"))?;
+        let label = s.spec.kernel.label();
+        if out.iter().any(|(l, _)| *l == label) {
+            bail!("--kernels {list}: {v} is listed twice");
+        }
+        out.push((label, s));
+    }
+    Ok(out)
+}
+
 pub fn with_sets(s: &Scenario, sets: &[String]) -> Result<Scenario> {
     if sets.is_empty() {
         return Ok(s.clone());
@@ -288,4 +353,101 @@ pub fn with_sets(s: &Scenario, sets: &[String]) -> Result<Scenario> {
         pairs.push((k, v));
     }
     Ok(s.with_overrides(&pairs)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One CPU, a hog and a sleeper, 4.4, with a variant that moves it to 6.18.
+    const TOML: &str = "schema = 1\nseed = 3\nduration = \"100ms\"\n[kernel]\nversion = \"4.4\"\n[machine]\ncpus = 1\n[report]\nvictim = \"s\"\n[[tasks]]\nname = \"hog\"\nprogram = [{ run = \"1s\" }]\n[[tasks]]\nname = \"s\"\nprogram = [{ sleep = \"exp(5ms)\" }, { run = \"50us\" }]\n[variants.new]\n\"kernel.version\" = \"6.18\"\n";
+
+    fn scenario(text: &str) -> Scenario {
+        Scenario::from_toml("t.toml", text).unwrap()
+    }
+
+    #[test]
+    fn kernels_run_the_base_once_per_model_named_by_it() {
+        let sets = vec!["seed=9".to_string()];
+        let planned = kernel_scenarios(&scenario(TOML), "4.4, 6.6,6.12,6.18", &sets).unwrap();
+        let labels: Vec<&str> = planned.iter().map(|(l, _)| l.as_str()).collect();
+        assert_eq!(labels, ["linux-4.4-cfs", "linux-6.6-eevdf", "linux-6.12-eevdf", "linux-6.18-eevdf"]);
+        for (label, s) in &planned {
+            assert_eq!(&s.spec.kernel.label(), label);
+            assert_eq!(s.spec.seed, 9, "--set applies to every kernel");
+            assert_eq!(s.variant(), None, "the base, not a variant");
+        }
+        // The same scenario as `--set kernel.version=6.18`.
+        let by_set = with_sets(&scenario(TOML), &["seed=9".into(), "kernel.version=6.18".into()]).unwrap();
+        assert_eq!(planned[3].1.spec, by_set.spec);
+        // The table names each column by its model and shows which knobs it has.
+        let runs: Vec<RunReport> = [&planned[0].1, &planned[3].1].into_iter().map(sim_core::run).collect();
+        let labels = vec![planned[0].0.clone(), planned[3].0.clone()];
+        let text = output::compare_text_named(&runs, &labels);
+        let row = |name: &str| text.lines().find(|l| l.trim_start().starts_with(name)).unwrap_or_default().to_string();
+        let head = text.lines().nth(2).unwrap_or_default();
+        assert!(
+            head.contains("linux-4.4-cfs") && head.contains("linux-6.18-eevdf") && !head.contains("base"),
+            "{text}"
+        );
+        assert!(row("kernel").ends_with("linux-4.4-cfs  linux-6.18-eevdf"), "{text}");
+        // The CFS knob is in the 4.4 column only (1 CPU: the 6 ms default).
+        let cells: Vec<String> = row("sched_latency_ns").split_whitespace().skip(1).map(String::from).collect();
+        assert_eq!(cells, ["6ms", "-"], "{text}");
+    }
+
+    #[test]
+    fn kernels_refuse_an_unknown_version_naming_the_allowed_ones() {
+        let e = format!("{:#}", kernel_scenarios(&scenario(TOML), "4.4,6.10", &[]).unwrap_err());
+        assert!(e.contains("--kernels 4.4,6.10: kernel 6.10: t.toml"), "{e}");
+        assert!(e.contains("kernel.version") && e.contains("\"6.10\""), "{e}");
+        assert!(e.contains("\"4.4\", \"6.6\", \"6.12\", \"6.18\""), "{e}");
+        for (list, sets, needle) in [
+            ("6.18,6.18", vec![], "6.18 is listed twice"),
+            ("4.4,,6.6", vec![], "separated by commas"),
+            ("6.6", vec!["kernel.version=4.4".to_string()], "both choose the kernel"),
+        ] {
+            let e = format!("{:#}", kernel_scenarios(&scenario(TOML), list, &sets).unwrap_err());
+            assert!(e.contains(needle), "{list}: {e}");
+        }
+    }
+
+    /// A scenario with CFS tunables runs under 4.4 only: on 6.x validation
+    /// refuses it, naming the file, the key and what the model has instead.
+    #[test]
+    fn kernels_refuse_cfs_tunables_on_eevdf_naming_file_and_key() {
+        // (Without the variant: it would move these tunables to 6.18 too.)
+        let base = TOML.split("[variants.").next().unwrap_or_default();
+        let text = base.replace("[machine]", "[cfs]\nsched_latency_ns = \"6ms\"\n[machine]");
+        assert!(kernel_scenarios(&scenario(&text), "4.4", &[]).is_ok());
+        let e = format!("{:#}", kernel_scenarios(&scenario(&text), "4.4,6.18", &[]).unwrap_err());
+        assert!(e.contains("kernel 6.18: t.toml") && e.contains("cfs.sched_latency_ns"), "{e}");
+        assert!(e.contains("base_slice_ns"), "{e}");
+        // The same for a tunable given with --set.
+        let e = format!(
+            "{:#}",
+            kernel_scenarios(&scenario(TOML), "6.6", &["cfs.sched_min_granularity_ns=1ms".into()]).unwrap_err()
+        );
+        assert!(e.contains("cfs.sched_min_granularity_ns") && e.contains("6.6"), "{e}");
+    }
+
+    /// A variant may choose the kernel: `compare` runs it under that model
+    /// end to end (the report's settings and the table's kernel row).
+    #[test]
+    fn a_variant_setting_kernel_version_runs_under_that_model() {
+        let planned = variant_scenarios(&scenario(TOML), &[]).unwrap();
+        let labels: Vec<String> = planned.iter().map(|(l, _)| l.clone()).collect();
+        assert_eq!(labels, ["base", "new"]);
+        let runs: Vec<RunReport> = planned.iter().map(|(_, s)| sim_core::run(s)).collect();
+        assert_eq!(runs[0].settings.kernel.version(), "4.4");
+        assert_eq!(runs[1].settings.kernel.version(), "6.18");
+        let json: serde_json::Value = serde_json::from_str(&runs_json(&runs)).unwrap();
+        assert_eq!(json["runs"][1]["settings"]["kernel"], "6.18");
+        assert_eq!(json["runs"][1]["settings"]["fair_class"], "eevdf");
+        assert_eq!(json["runs"][1]["variant"], "new");
+        assert_eq!(json["runs"][0]["settings"]["kernel"], "4.4");
+        let text = output::compare_text_named(&runs, &labels);
+        let kernel = text.lines().find(|l| l.trim_start().starts_with("kernel")).unwrap_or_default();
+        assert!(kernel.ends_with("linux-4.4-cfs  linux-6.18-eevdf"), "{text}");
+    }
 }

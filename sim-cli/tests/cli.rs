@@ -165,6 +165,22 @@ fn compare_and_sweep_print_their_tables() {
     for needle in ["base", "defaults", "tuned", "victim max wakeup delay", "one-hog bound", "2.5ms", "14ms"] {
         assert!(out.contains(needle), "compare output lacks `{needle}`:\n{out}");
     }
+    // One column per kernel model; an unknown version is refused with the allowed ones.
+    let (code, out, err) =
+        sim_cli(&["compare", "scenarios/two-hogs.toml", "--kernels", "4.4,6.18", "--set", "duration=200ms", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("stdout is the JSON document alone");
+    let kernels: Vec<&str> =
+        v["runs"].as_array().unwrap().iter().filter_map(|r| r["settings"]["kernel"].as_str()).collect();
+    assert_eq!(kernels, ["4.4", "6.18"]);
+    let (code, _, err) = sim_cli(&["compare", "scenarios/two-hogs.toml", "--kernels", "4.4,6.10"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("scenarios/two-hogs.toml")
+            && err.contains("kernel.version")
+            && err.contains("\"4.4\", \"6.6\", \"6.12\", \"6.18\""),
+        "{err}"
+    );
     let sweep =
         ["sweep", "scenarios/two-hogs.toml", "--set", "machine.hz=1000", "--vary", "cfs.sched_latency_ns=2ms,4ms"];
     let (code, out, err) = sim_cli(&[&sweep[..], &["--budget", "1.5ms", "--jobs", "2"]].concat());

@@ -6,8 +6,13 @@
 use serde_json::{Value, json};
 use sim_core::Scenario;
 use sim_core::scenario::{ScenarioSpec, limits};
+use sim_core::sched::model::KernelModel;
 use sim_core::sched::topology::{THREADS_PER_CORE_MAX, cpu_list};
 use sim_core::sched::tunables::{HZ_CHOICES, SYSCTL_GRANULARITY_NS, SYSCTL_WAKEUP_GRANULARITY_NS};
+
+/// The range the `cfs.base_slice_ns` slider offers: 10 µs up to what the
+/// kernel's u32 debugfs file holds (the core accepts 0 too; a log slider cannot).
+const BASE_SLICE_NS: (u64, u64) = (10_000, u32::MAX as u64);
 
 /// Shortest and longest duration the duration slider offers.
 const DURATION_NS: (u64, u64) = (10_000_000, 60_000_000_000);
@@ -73,11 +78,23 @@ fn number(
 
 /// The page's description of `cur` (with the page's overrides) against `base`
 /// (the same file and variant without them): variants, victim, and controls.
+///
+/// The fair-class controls follow the model `cur` runs (`kernel.version`):
+/// the CFS knobs and feature bits on 4.4, `base_slice_ns` and the model's
+/// EEVDF features on 6.x. Their defaults are the scenario's under that model
+/// (`base` with only `kernel.version` overridden), so a control left alone
+/// sends no override. They carry `"model_specific": true`, and the kernel
+/// selector `"switches_model": true`: the page drops the former's overrides
+/// when the latter changes (a CFS knob would be refused on 6.x).
 pub fn describe(base: &Scenario, cur: &Scenario) -> Value {
     let (b, c) = (&base.spec, &cur.spec);
+    let under_model = (b.kernel != c.kernel)
+        .then(|| base.with_overrides(&[("kernel.version", quoted(c.kernel.version()).as_str())]).ok())
+        .flatten();
+    let mb = under_model.as_ref().map_or(b, |s| &s.spec);
     let mut controls = Vec::new();
     run_controls(&mut controls, b, c);
-    cfs_controls(&mut controls, b, c);
+    fair_controls(&mut controls, b, mb, c);
     // After the CFS sliders: on a phone the first slider stays next to the histogram.
     machine_controls(&mut controls, b, c);
     group_controls(&mut controls, b, c);
@@ -91,6 +108,8 @@ pub fn describe(base: &Scenario, cur: &Scenario) -> Value {
         "victim": c.tasks[c.victim].name,
         "has_io": !c.devices.is_empty(),
         "duration_ns": c.duration_ns,
+        "kernel": c.kernel.version(),
+        "model": c.kernel.label(),
         "controls": controls,
     })
 }
@@ -162,50 +181,111 @@ fn machine_controls(out: &mut Vec<Value>, b: &ScenarioSpec, c: &ScenarioSpec) {
     ));
 }
 
-fn cfs_controls(out: &mut Vec<Value>, b: &ScenarioSpec, c: &ScenarioSpec) {
-    let (bt, ct) = (&b.tunables, &c.tunables);
-    out.push(log_slider(
-        "cfs.sched_latency_ns",
-        "sched_latency",
-        "CFS",
-        ct.sched_latency_ns,
-        bt.sched_latency_ns,
-        SYSCTL_GRANULARITY_NS,
-        "Targeted preemption latency: the period in which every runnable task runs once (sched_slice).",
-    ));
-    out.push(log_slider(
-        "cfs.sched_min_granularity_ns",
-        "sched_min_granularity",
-        "CFS",
-        ct.sched_min_granularity_ns,
-        bt.sched_min_granularity_ns,
-        SYSCTL_GRANULARITY_NS,
-        "Shortest slice; with many tasks the period stretches to nr_running × this.",
-    ));
-    out.push(log_slider(
-        "cfs.sched_wakeup_granularity_ns",
-        "sched_wakeup_granularity",
-        "CFS",
-        ct.sched_wakeup_granularity_ns,
-        bt.sched_wakeup_granularity_ns,
-        (10_000, SYSCTL_WAKEUP_GRANULARITY_NS.1),
-        "A waking task preempts only if its vruntime leads by more than this (wakeup_preempt_entity).",
-    ));
+/// A control whose key exists in one model only (its override is dropped
+/// when the kernel changes).
+fn model_specific(mut ctl: Value) -> Value {
+    ctl["model_specific"] = true.into();
+    ctl
+}
+
+/// The kernel selector, the model's tunables, HZ and the model's feature
+/// bits. `b` is the scenario as given (the selector's default), `mb` the
+/// scenario under `c`'s model (the other controls' defaults).
+fn fair_controls(out: &mut Vec<Value>, b: &ScenarioSpec, mb: &ScenarioSpec, c: &ScenarioSpec) {
+    let section = c.kernel.describe();
+    let section = section.as_str();
+    if c.kernel.is_eevdf() {
+        out.push(model_specific(log_slider(
+            "cfs.base_slice_ns",
+            "base_slice",
+            section,
+            c.eevdf.base_slice_ns,
+            mb.eevdf.base_slice_ns,
+            BASE_SLICE_NS,
+            "EEVDF's request size: the slice a task runs before its deadline (debugfs base_slice_ns; \
+             default 0.75 ms, 0.70 ms on 6.18, times 1 + ilog2(min(CPUs, 8))).",
+        )));
+    } else {
+        let (bt, ct) = (&mb.tunables, &c.tunables);
+        out.push(model_specific(log_slider(
+            "cfs.sched_latency_ns",
+            "sched_latency",
+            section,
+            ct.sched_latency_ns,
+            bt.sched_latency_ns,
+            SYSCTL_GRANULARITY_NS,
+            "Targeted preemption latency: the period in which every runnable task runs once (sched_slice).",
+        )));
+        out.push(model_specific(log_slider(
+            "cfs.sched_min_granularity_ns",
+            "sched_min_granularity",
+            section,
+            ct.sched_min_granularity_ns,
+            bt.sched_min_granularity_ns,
+            SYSCTL_GRANULARITY_NS,
+            "Shortest slice; with many tasks the period stretches to nr_running × this.",
+        )));
+        out.push(model_specific(log_slider(
+            "cfs.sched_wakeup_granularity_ns",
+            "sched_wakeup_granularity",
+            section,
+            ct.sched_wakeup_granularity_ns,
+            bt.sched_wakeup_granularity_ns,
+            (10_000, SYSCTL_WAKEUP_GRANULARITY_NS.1),
+            "A waking task preempts only if its vruntime leads by more than this (wakeup_preempt_entity).",
+        )));
+    }
+    let kernels: Vec<(String, String)> = KernelModel::ALL.iter().map(|m| (quoted(m.version()), m.describe())).collect();
+    let mut kernel = select(
+        "kernel.version",
+        "kernel",
+        section,
+        &quoted(c.kernel.version()),
+        &quoted(b.kernel.version()),
+        &kernels,
+        "The kernel whose fair class is modelled: CFS (4.4) or EEVDF (6.6, 6.12, 6.18). Its tunables and \
+         features replace the ones above.",
+    );
+    kernel["switches_model"] = true.into();
+    out.push(kernel);
     let hz: Vec<(String, String)> = HZ_CHOICES.iter().map(|h| (h.to_string(), format!("{h} Hz"))).collect();
     out.push(select(
         "machine.hz",
         "HZ (tick)",
-        "CFS",
+        section,
         &c.hz.to_string(),
         &b.hz.to_string(),
         &hz,
         "The tick that notices a slice overrun (check_preempt_tick).",
     ));
-    let bf: Vec<(&str, bool)> = b.features.iter().collect();
-    for (name, on) in c.features.iter() {
-        let default = bf.iter().find(|(n, _)| *n == name).is_some_and(|(_, v)| *v);
-        out.push(toggle(&format!("features.{name}"), name, "Features", on, default, feature_help(name)));
+    let (current, defaults) = if c.kernel.is_eevdf() {
+        (c.eevdf_features.iter(c.kernel), mb.eevdf_features.iter(c.kernel))
+    } else {
+        (c.features.iter().collect(), mb.features.iter().collect::<Vec<_>>())
+    };
+    for (name, on) in current {
+        let default = defaults.iter().find(|(n, _)| *n == name).is_some_and(|(_, v)| *v);
+        out.push(model_specific(toggle(
+            &format!("features.{name}"),
+            name,
+            "Features",
+            on,
+            default,
+            feature_help(name),
+        )));
     }
+}
+
+/// The feature names of a kernel version, in the kernel's order
+/// (`SchedFeatures::NAMES` on 4.4, `EevdfFeatures::names` on 6.x); `None`
+/// for a version this build does not model.
+pub fn feature_names(version: &str) -> Option<Vec<&'static str>> {
+    let model = KernelModel::parse(version)?;
+    Some(if model.is_eevdf() {
+        sim_core::sched::tunables::EevdfFeatures::names(model)
+    } else {
+        sim_core::sched::tunables::SchedFeatures::NAMES.to_vec()
+    })
 }
 
 fn feature_help(name: &str) -> &'static str {
@@ -217,6 +297,14 @@ fn feature_help(name: &str) -> &'static str {
         "NEXT_BUDDY" => "Prefer the last woken task (pick_next_entity).",
         "LAST_BUDDY" => "Prefer the task a wakeup preempted (pick_next_entity).",
         "DOUBLE_TICK" => "Also check preemption when the tick finds the task sharing its queue.",
+        "PLACE_LAG" => "A waking task keeps the lag it had when it slept (place_entity).",
+        "PLACE_DEADLINE_INITIAL" => "A new task starts with half a slice to its deadline (place_entity).",
+        "PLACE_REL_DEADLINE" => "A migrating task keeps its deadline relative to vruntime.",
+        "RUN_TO_PARITY" => "The running task is not preempted before its slice (or lag) is used.",
+        "PREEMPT_SHORT" => "A waking task with a shorter slice may preempt the running one.",
+        "PICK_BUDDY" => "Prefer the next buddy when picking, if it is eligible.",
+        "DELAY_DEQUEUE" => "A sleeping task with negative lag stays queued until its lag is paid.",
+        "DELAY_ZERO" => "A delayed task's lag is clipped to 0 when it leaves the queue.",
         _ => "",
     }
 }

@@ -37,6 +37,20 @@ pub fn scenario_text(file: &str) -> Option<String> {
     SCENARIOS.iter().find(|(f, _)| *f == file).map(|(_, t)| (*t).to_string())
 }
 
+/// The kernel versions the explorer can model, as `kernel.version` spells
+/// them (`4.4`, `6.6`, `6.12`, `6.18`).
+#[wasm_bindgen]
+pub fn kernel_versions() -> Vec<String> {
+    sim_core::sched::model::KernelModel::ALL.iter().map(|m| m.version().to_string()).collect()
+}
+
+/// The scheduler feature names of a kernel version (`features.NAME`), in
+/// the kernel's order; undefined for a version this build does not model.
+#[wasm_bindgen]
+pub fn kernel_features(version: &str) -> Option<Vec<String>> {
+    controls::feature_names(version).map(|v| v.into_iter().map(str::to_string).collect())
+}
+
 /// The explorer for JS: start a run, step it in chunks, finish, pin, draw.
 #[wasm_bindgen(js_name = Explorer)]
 #[derive(Default)]

@@ -12,7 +12,8 @@
 // a scenario switch; the layout (a phone: slider and chart on one screen,
 // readable chart text; a desktop: one scrolling document, no horizontal
 // overflow); no request fails (favicon); errors sit by the field at fault,
-// naming the scenario; the share link. Prints timings (change to chart,
+// naming the scenario; the share link; the kernel selector (settings.kernel,
+// the model's sliders and features, the CLI's bytes under --set kernel.version). Prints timings (change to chart,
 // wasm/native) and the screenshot folder, then "N passed, N failed".
 
 import { chromium } from 'playwright-core';
@@ -271,6 +272,55 @@ await test('every shipped scenario runs in the page and reruns on a seed change'
     times.push(`${f.replace('scenarios/', '')} ${s.lastLatencyMs.toFixed(0)} ms`);
   }
   figures.push(`seed change to final chart: ${times.join(', ')}`);
+  assert(page.errors.length === 0, `page errors: ${page.errors}`);
+  await page.close();
+});
+
+await test('the kernel selector switches the model: settings.kernel, the sliders and features follow, reports equal the CLI', async () => {
+  const file = 'scenarios/two-hogs.toml';
+  const page = await open(`?scenario=${file}`);
+  const initial = await page.evaluate(() => window.schedlab.report);
+  const kernel = '[data-key="kernel.version"]';
+  assert((await report(page)).settings.kernel === '4.4', 'two-hogs states 4.4');
+  assert((await page.inputValue(kernel)) === '"4.4"', 'the scenario\'s own version is preselected');
+  const options = await page.$$eval(`${kernel} option`, (os) => os.map((o) => o.value));
+  assert(JSON.stringify(options) === JSON.stringify(['"4.4"', '"6.6"', '"6.12"', '"6.18"']), `kernels offered: ${options}`);
+  const count = (key) => page.locator(`[data-key="${key}"]`).count();
+  assert((await count('cfs.sched_latency_ns')) === 1 && (await count('cfs.base_slice_ns')) === 0, 'CFS sliders on 4.4');
+  // A CFS knob changed on 4.4 is dropped when the kernel changes (6.x would refuse it).
+  const latency = page.locator('[data-key="cfs.sched_latency_ns"]');
+  await latency.focus();
+  let state = await rerun(page, () => page.keyboard.press('PageDown'));
+  assert(state === 'done' && (await page.inputValue('#overrides')).includes('cfs.sched_latency_ns'), state);
+  state = await rerun(page, () => page.selectOption(kernel, '"6.18"'));
+  assert(state === 'done', `${state}: ${await page.textContent('#error')}`);
+  let r = await report(page);
+  assert(r.settings.kernel === '6.18' && r.settings.fair_class === 'eevdf', `settings.kernel ${r.settings.kernel}`);
+  assert((await page.inputValue('#overrides')) === 'kernel.version="6.18"', `overrides: ${await page.inputValue('#overrides')}`);
+  assert(page.url().includes('set=kernel.version'), page.url());
+  assert((await page.evaluate(() => window.schedlab.report)) === native([file, '--set', 'kernel.version=6.18']).json,
+    'the report equals sim-cli run --set kernel.version=6.18 --json byte for byte');
+  assert((await count('cfs.sched_latency_ns')) === 0 && (await count('cfs.base_slice_ns')) === 1, 'base_slice instead of the CFS sliders');
+  // The feature toggles are the model's, as the wasm module names them.
+  const toggles = await page.$$eval('[data-key^="features."]', (es) => es.map((e) => e.dataset.key.slice('features.'.length)));
+  const names = await page.evaluate(async () => (await import('./pkg/web.js')).kernel_features('6.18'));
+  assert(JSON.stringify(toggles) === JSON.stringify(names) && names.includes('RUN_TO_PARITY'), `toggles ${toggles}, model ${names}`);
+  // The base_slice slider goes through the same override path.
+  await page.locator('[data-key="cfs.base_slice_ns"]').focus();
+  state = await rerun(page, () => page.keyboard.press('PageDown'));
+  assert(state === 'done', state);
+  const sets = (await page.inputValue('#overrides')).split('\n').filter(Boolean);
+  assert(sets.some((l) => l.startsWith('cfs.base_slice_ns=')), `overrides: ${sets}`);
+  r = await report(page);
+  assert(r.settings.kernel === '6.18', `settings.kernel ${r.settings.kernel}`);
+  assert((await page.evaluate(() => window.schedlab.report)) === native([file, ...sets.flatMap((kv) => ['--set', kv])]).json,
+    `the report equals sim-cli run ${sets.map((kv) => `--set '${kv}'`).join(' ')} --json`);
+  figures.push(`two-hogs under 4.4 -> 6.18: victim worst delay ${ms(worst(JSON.parse(initial)))} -> ${ms(worst(r))} (${sets.join(', ')})`);
+  // Back to the scenario's own kernel: no override left, the first report again.
+  state = await rerun(page, () => page.selectOption(kernel, '"4.4"'));
+  assert(state === 'done' && (await page.inputValue('#overrides')) === '', `${state}: ${await page.inputValue('#overrides')}`);
+  assert((await page.evaluate(() => window.schedlab.report)) === initial, 'the 4.4 report again');
+  await page.screenshot({ path: join(shots, '12-kernel-selector.png'), fullPage: true });
   assert(page.errors.length === 0, `page errors: ${page.errors}`);
   await page.close();
 });

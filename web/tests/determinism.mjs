@@ -1,6 +1,9 @@
 // Cross-target determinism: every shipped scenario (scenarios/*.toml), its
 // base and every variant it declares, at full duration, plus the explosive
-// scenarios (tests/explosive/*.toml, partial reports), run twice: natively by
+// scenarios (tests/explosive/*.toml, partial reports), and each shipped
+// scenario's base under kernel 6.18 (`--set kernel.version=6.18` natively,
+// the same override in the page's module; equality only, whatever the
+// EEVDF model does), run twice: natively by
 // the release `sim-cli run FILE [--variant V] --json`, and as wasm32 by the
 // page's own module (web/www/pkg, built by web/build.sh) under Node, through
 // the same Explorer start/step/finish calls the page makes. The two JSON
@@ -88,16 +91,16 @@ function describeDifference(native, wasm) {
   ].join('\n');
 }
 
-function runNative(file, variant) {
-  const args = ['run', file, ...(variant ? ['--variant', variant] : []), '--json'];
+function runNative(file, variant, sets = []) {
+  const args = ['run', file, ...(variant ? ['--variant', variant] : []), ...sets.flatMap((kv) => ['--set', kv]), '--json'];
   const t0 = process.hrtime.bigint();
   const out = execFileSync(cli, args, { cwd: repo, maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'pipe'] });
   return { bytes: out, ms: Number(process.hrtime.bigint() - t0) / 1e6 };
 }
 
-function runWasm(explorer, file, text, variant) {
+function runWasm(explorer, file, text, variant, overrides = '') {
   const t0 = performance.now();
-  const started = JSON.parse(explorer.start(file, text, variant ?? undefined, ''));
+  const started = JSON.parse(explorer.start(file, text, variant ?? undefined, overrides));
   if (started.error) throw new Error(`the wasm build refused it: ${started.error.text}`);
   let chunks = 0;
   while (explorer.step(CHUNK) < 1) {
@@ -153,17 +156,21 @@ for (const file of [...shipped, ...explosive]) {
     record(file, `cannot list its variants: ${e.message}`);
     continue;
   }
-  for (const variant of [null, ...variants]) {
-    const name = `${file} ${variant ? `--variant ${variant}` : '(base)'}`;
+  // Each shipped scenario's base under the newest kernel too: the page's
+  // kernel selector sends this override, the CLI's --set the same.
+  const kernel618 = shipped.includes(file) ? [{ variant: null, kernel: '6.18' }] : [];
+  for (const { variant, kernel } of [...[null, ...variants].map((v) => ({ variant: v, kernel: null })), ...kernel618]) {
+    const name = `${file} ${variant ? `--variant ${variant}` : '(base)'}${kernel ? ` --set kernel.version=${kernel}` : ''}`;
     try {
-      const native = runNative(file, variant);
-      const wasm = runWasm(explorer, file, text, variant);
+      const native = runNative(file, variant, kernel ? [`kernel.version=${kernel}`] : []);
+      const wasm = runWasm(explorer, file, text, variant, kernel ? `kernel.version="${kernel}"` : '');
       nativeMs += native.ms;
       wasmMs += wasm.ms;
       runs++;
       const report = JSON.parse(native.bytes.toString('utf8'));
       events += report.events;
       if (report.variant !== variant) throw new Error(`native report is for variant ${report.variant}`);
+      if (kernel && report.settings.kernel !== kernel) throw new Error(`native report is for kernel ${report.settings.kernel}`);
       if (firstDifference(native.bytes, wasm.bytes) !== -1) throw new Error(describeDifference(native.bytes, wasm.bytes));
       record(`${name}: ${native.bytes.length} bytes equal, ${report.events.toLocaleString('en')} events, ${report.stop_reason} (native ${native.ms.toFixed(0)} ms, wasm ${wasm.ms.toFixed(0)} ms)`, null);
     } catch (e) {

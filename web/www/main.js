@@ -257,6 +257,11 @@ function controlRow(c) {
     }
     if (text === null) ui.overrides.delete(c.key);
     else ui.overrides.set(c.key, text);
+    // Another kernel: the tunables and features of the model left go (a CFS
+    // knob is refused on 6.x); the core describes the new model's controls.
+    if (c.switches_model) {
+      for (const o of ui.description?.controls ?? []) if (o.model_specific) ui.overrides.delete(o.key);
+    }
     ui.controlKey = c.key;
     rerun();
   };
