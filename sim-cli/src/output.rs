@@ -51,19 +51,44 @@ fn header(r: &RunReport, out: &mut String) {
         format_duration(s.tick_ns),
         format_duration(s.context_switch_ns)
     );
-    let _ = writeln!(
-        out,
-        "cfs (effective): sched_latency_ns={} sched_min_granularity_ns={} sched_wakeup_granularity_ns={} sched_nr_latency={} (scaling {}, factor {})",
-        t.sched_latency_ns,
-        t.sched_min_granularity_ns,
-        t.sched_wakeup_granularity_ns,
-        t.sched_nr_latency,
-        t.scaling.name(),
-        t.factor
-    );
+    let m = &s.machine;
+    if m.tick_offset_ns != 0 || m.wakeup_latency.is_some() {
+        let mut parts = Vec::new();
+        if m.tick_offset_ns != 0 {
+            parts.push(format!("ticks at {} + k x tick", format_duration(m.tick_offset_ns)));
+        }
+        if let Some(d) = &m.wakeup_latency {
+            parts.push(format!("wake-up latency {d} (modelled machine noise, reported apart below)"));
+        }
+        let _ = writeln!(out, "machine timing: {}", parts.join("; "));
+    }
+    let features: Vec<(&str, bool)> = if s.kernel.is_eevdf() {
+        let e = &s.eevdf;
+        let _ = writeln!(
+            out,
+            "eevdf (effective): base_slice_ns={} (normalized {}, scaling {}, factor {})",
+            e.base_slice_ns,
+            e.normalized_base_slice_ns,
+            e.scaling.name(),
+            e.factor
+        );
+        s.eevdf_features.iter(s.kernel)
+    } else {
+        let _ = writeln!(
+            out,
+            "cfs (effective): sched_latency_ns={} sched_min_granularity_ns={} sched_wakeup_granularity_ns={} sched_nr_latency={} (scaling {}, factor {})",
+            t.sched_latency_ns,
+            t.sched_min_granularity_ns,
+            t.sched_wakeup_granularity_ns,
+            t.sched_nr_latency,
+            t.scaling.name(),
+            t.factor
+        );
+        s.features.iter().collect()
+    };
     tasks_line(r, out);
-    let on: Vec<&str> = s.features.iter().filter(|f| f.1).map(|f| f.0).collect();
-    let off: Vec<&str> = s.features.iter().filter(|f| !f.1).map(|f| f.0).collect();
+    let on: Vec<&str> = features.iter().filter(|f| f.1).map(|f| f.0).collect();
+    let off: Vec<&str> = features.iter().filter(|f| !f.1).map(|f| f.0).collect();
     let _ = writeln!(out, "features: {} (off: {})", on.join(" "), off.join(" "));
 }
 
@@ -417,10 +442,20 @@ fn victim(r: &RunReport, out: &mut String) {
     if !measured {
         let _ = writeln!(
             out,
-            "  one-hog bound (sched_latency/2 + 2 x tick) = {}; max wakeup delay {} is {} it",
+            "  one-hog bound ({} + 2 x tick) = {}; max wakeup delay {} is {} it",
+            if r.settings.kernel.is_eevdf() { "base_slice" } else { "sched_latency/2" },
             format_duration(v.one_hog_bound_ns),
             format_max(&v.wakeup_delay),
             if v.wakeup_delay.worst_ns() <= v.one_hog_bound_ns { "within" } else { "ABOVE" }
+        );
+    }
+    // The first instance's share (a victim is usually one task).
+    if let Some(noise) = r.tasks.iter().filter(|t| t.name == v.name).find_map(|t| t.wakeup_noise) {
+        let _ = writeln!(out, "{}", summary_line("of them machine noise", &noise));
+        let _ = writeln!(
+            out,
+            "  (the modelled wake-up latency, machine.wakeup_latency: timer/IPI delivery and idle exit, not the \
+             scheduler; it is inside the delays above, as perf sched would see it)"
         );
     }
     if group != "/" && !measured {
@@ -662,7 +697,7 @@ pub fn compare_text_named(runs: &[RunReport], names: &[String]) -> String {
     line("  victim group entity weight (avg)", runs.iter().map(|r| weight(r, Some(r.victim.name.clone()))).collect());
     line("  culprit group entity weight (avg)", runs.iter().map(|r| weight(r, culprit(r))).collect());
     line("victim max wakeup delay", runs.iter().map(|r| format_max(&r.victim.wakeup_delay)).collect());
-    line("one-hog bound: latency/2 + 2 x tick", d(&|r| r.victim.one_hog_bound_ns));
+    line("one-hog bound: latency/2 (4.4) or base_slice (6.x) + 2 x tick", d(&|r| r.victim.one_hog_bound_ns));
     line(
         "  max wakeup delay within the bound",
         runs.iter()

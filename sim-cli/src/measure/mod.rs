@@ -424,7 +424,7 @@ fn run_workers(
     // The workload starts at least 50 ms from now (every thread waiting at
     // its barrier), on the host's tick grid where it can be read, so that
     // the host ticks where the model does (`machine.tick_offset`).
-    let grid = tick::read_grid(host.hz);
+    let grid = tick::read_grid(host.hz, &plan.cpu_map);
     let tick = tick::choose_t0(thread::now_ns() + 50_000_000, grid, scenario.spec.machine.tick_offset_ns);
     let t0 = tick.t0;
     let end = t0 + scenario.spec.duration_ns;

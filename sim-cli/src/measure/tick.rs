@@ -83,14 +83,45 @@ pub fn grid_of(expiries: &[(u32, u64)], tick_ns: u64) -> Result<TickGrid> {
     Ok(TickGrid { tick_ns, phase_ns, cpus: cpus.len() as u32 })
 }
 
-/// Reads the host's tick grid (`/proc/timer_list`, root only).
-pub fn read_grid(hz: u32) -> Result<TickGrid> {
+/// Reads the host's tick grid (`/proc/timer_list`, root only) on the host
+/// CPUs the workload uses (`cpus`; all when empty): another CPU's tick may
+/// sit on its own grid (this VM's CPU 1 does, 3.2 ms into the period).
+pub fn read_grid(hz: u32, cpus: &[u16]) -> Result<TickGrid> {
     let path = "/proc/timer_list";
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| anyhow::anyhow!("reading {path} for the host's tick grid: {e} (it needs root)"))?;
     let tick_ns = if hz == 0 { 0 } else { 1_000_000_000 / u64::from(hz) };
-    grid_of(&parse_tick_expiries(&text), tick_ns).map_err(|e| anyhow::anyhow!("{path}: {e}"))
+    // A CPU whose tick is stopped (NO_HZ idle) shows its next timer event,
+    // off the grid, for a while: read again, a bounded number of times,
+    // until every CPU's tick timer agrees.
+    let mut last = None;
+    for _ in 0..GRID_READS {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| anyhow::anyhow!("reading {path} for the host's tick grid: {e} (it needs root)"))?;
+        let mut expiries = parse_tick_expiries(&text);
+        if !cpus.is_empty() {
+            expiries.retain(|&(c, _)| cpus.iter().any(|&w| u32::from(w) == c));
+        }
+        match grid_of(&expiries, tick_ns) {
+            Ok(g) => return Ok(g),
+            Err(e) => last = Some((e, expiries)),
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    // Still no agreement: a stopped tick's timer is programmed for a later
+    // event, while a running tick is due within one period, so the earliest
+    // expiry is on the grid.
+    match last {
+        Some((_, expiries)) if tick_ns > 0 && !expiries.is_empty() => {
+            let &(_, first) = expiries.iter().min_by_key(|&&(_, e)| e).expect("not empty");
+            let cpus = expiries.iter().filter(|&&(_, e)| e % tick_ns == first % tick_ns).count() as u32;
+            Ok(TickGrid { tick_ns, phase_ns: first % tick_ns, cpus })
+        }
+        Some((e, _)) => Err(anyhow::anyhow!("{path}: {e} (in each of {GRID_READS} reads)")),
+        None => Err(anyhow::anyhow!("{path}: not read")),
+    }
 }
+
+/// How often `read_grid` reads /proc/timer_list before giving up.
+const GRID_READS: u32 = 50;
 
 /// The first instant after `after` at which the host's ticks fall at
 /// `t0 + tick_offset_ns + k × tick_ns`: `t0 ≡ phase − tick_offset (mod tick)`.

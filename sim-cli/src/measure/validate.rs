@@ -164,6 +164,22 @@ pub fn sim_overrides(scenario: &Scenario, host: &HostInfo) -> Vec<String> {
     sets
 }
 
+/// Under an EEVDF model, the base slice the host runs with: the kernel
+/// scales `normalized_sysctl_sched_base_slice` by 1 + ilog2(min(online
+/// CPUs, 8)) (`update_sysctl`, 6.x fair.c), and the host has more CPUs
+/// online than a one-CPU scenario declares. Left alone when the scenario
+/// sets its own slice or the model is CFS.
+pub fn host_base_slice(scenario: &Scenario, host: &HostInfo) -> Option<String> {
+    let spec = &scenario.spec;
+    let e = &spec.eevdf;
+    let online = u16::try_from(host.cpus_online.len()).unwrap_or(u16::MAX).max(1);
+    let default_here = e.normalized_base_slice_ns * e.scaling.factor(spec.cpus);
+    if !spec.kernel.is_eevdf() || e.base_slice_ns != default_here || online == spec.cpus {
+        return None;
+    }
+    Some(format!("cfs.base_slice_ns={}ns", e.normalized_base_slice_ns * e.scaling.factor(online)))
+}
+
 fn median(mut v: Vec<u64>) -> u64 {
     v.sort_unstable();
     if v.is_empty() { 0 } else { v[(v.len() - 1) / 2] }
@@ -201,13 +217,17 @@ pub fn validate(file: &Path, opts: &Options, repeat: u32, also_kernel: Option<&s
         bail!("--repeat {repeat}: must be 1 to {REPEAT_MAX}");
     }
     let (text, scenario, host, plan) = super::preflight(file, opts)?;
-    let overrides = sim_overrides(&scenario, &host);
+    let mut overrides = sim_overrides(&scenario, &host);
+    let machine_only = overrides.clone();
+    overrides.extend(host_base_slice(&scenario, &host));
     let sim_scenario =
         crate::run::with_sets(&scenario, &overrides).context("applying the measured machine to the scenario")?;
     // Refused before measuring: a model the scenario's keys do not fit.
     let also_scenario = match also_kernel {
         Some(v) => {
-            Some(crate::run::with_sets(&sim_scenario, &[format!("kernel.version={v}")]).with_context(|| {
+            let mut sets = machine_only;
+            sets.push(format!("kernel.version={v}"));
+            Some(crate::run::with_sets(&scenario, &sets).with_context(|| {
                 format!("--also-kernel {v}: the scenario (with its --set) does not run on that model")
             })?)
         }

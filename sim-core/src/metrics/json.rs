@@ -348,6 +348,12 @@ struct Machine {
     /// Isolated CPUs as a `taskset` list, `""` for none.
     isolcpus: String,
     nohz: bool,
+    /// The tick grid's offset (`machine.tick_offset`), when not 0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tick_offset_ns: Option<u64>,
+    /// The modelled wake-up latency (`machine.wakeup_latency`), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    wakeup_latency: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -358,18 +364,27 @@ struct Settings {
     hz: u32,
     /// The modelled kernel version (`[kernel] version`), e.g. `4.4`.
     kernel: &'static str,
-    /// Its fair class: `cfs`.
+    /// Its fair class: `cfs` (4.4) or `eevdf` (6.6+).
     fair_class: &'static str,
     tick_ns: u64,
     context_switch_ns: u64,
     duration_ns: u64,
     events_max: u64,
-    sched_latency_ns: u64,
-    sched_min_granularity_ns: u64,
-    sched_wakeup_granularity_ns: u64,
-    sched_nr_latency: u64,
+    /// CFS (4.4) only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sched_latency_ns: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sched_min_granularity_ns: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sched_wakeup_granularity_ns: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sched_nr_latency: Option<u64>,
+    /// EEVDF (6.6+) only: `sysctl_sched_base_slice`, scaled.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    base_slice_ns: Option<u64>,
     sched_tunable_scaling: &'static str,
     tunable_scaling_factor: u64,
+    /// The model's scheduler features (`features.h` names).
     features: BTreeMap<&'static str, bool>,
     autogroup: bool,
     group_load: &'static str,
@@ -441,6 +456,10 @@ struct Task<'a> {
     io_wait: Option<Latency>,
     #[serde(skip_serializing_if = "Option::is_none")]
     io_stall: Option<Latency>,
+    /// With `machine.wakeup_latency`: the modelled machine's share of the
+    /// wake-up delays (already inside `wakeup_delay`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    wakeup_noise: Option<Latency>,
     #[serde(skip_serializing_if = "Option::is_none")]
     io_wait_open_ns: Option<u64>,
     /// Times the task changed CPU, keyed by cause (`wake_affine`,
@@ -542,6 +561,7 @@ fn culprits(list: &[(String, u64)]) -> Vec<Culprit<'_>> {
 
 fn dto(r: &RunReport) -> Report<'_> {
     let s = &r.settings;
+    let cfs = !s.kernel.is_eevdf();
     Report {
         schema: SCHEMA,
         source: r.source.name(),
@@ -560,6 +580,8 @@ fn dto(r: &RunReport) -> Report<'_> {
                 numa_nodes: s.machine.shape.numa_nodes,
                 isolcpus: crate::sched::topology::cpu_list(&s.machine.isolcpus),
                 nohz: s.machine.nohz_idle,
+                tick_offset_ns: (s.machine.tick_offset_ns != 0).then_some(s.machine.tick_offset_ns),
+                wakeup_latency: s.machine.wakeup_latency.as_ref().map(|d| d.to_string()),
             },
             hz: s.hz,
             kernel: s.kernel.version(),
@@ -568,13 +590,14 @@ fn dto(r: &RunReport) -> Report<'_> {
             context_switch_ns: s.context_switch_ns,
             duration_ns: s.duration_ns,
             events_max: s.events_max,
-            sched_latency_ns: s.tunables.sched_latency_ns,
-            sched_min_granularity_ns: s.tunables.sched_min_granularity_ns,
-            sched_wakeup_granularity_ns: s.tunables.sched_wakeup_granularity_ns,
-            sched_nr_latency: s.tunables.sched_nr_latency,
+            sched_latency_ns: cfs.then_some(s.tunables.sched_latency_ns),
+            sched_min_granularity_ns: cfs.then_some(s.tunables.sched_min_granularity_ns),
+            sched_wakeup_granularity_ns: cfs.then_some(s.tunables.sched_wakeup_granularity_ns),
+            sched_nr_latency: cfs.then_some(s.tunables.sched_nr_latency),
+            base_slice_ns: (!cfs).then_some(s.eevdf.base_slice_ns),
             sched_tunable_scaling: s.tunables.scaling.name(),
             tunable_scaling_factor: s.tunables.factor,
-            features: s.features.iter().collect(),
+            features: if cfs { s.features.iter().collect() } else { s.eevdf_features.iter(s.kernel).into_iter().collect() },
             autogroup: s.autogroup,
             group_load: s.group_load,
         },
@@ -600,6 +623,7 @@ fn dto(r: &RunReport) -> Report<'_> {
                 long_delay_culprits: culprits(&t.long_delay_culprits),
                 io_wait: t.io_wait.as_ref().map(Latency::from),
                 io_stall: t.io_stall.as_ref().map(Latency::from),
+                wakeup_noise: t.wakeup_noise.as_ref().map(Latency::from),
                 io_wait_open_ns: t.io_wait_open_ns,
                 migrations: t.migrations.iter().copied().collect(),
             })

@@ -225,6 +225,7 @@ impl RunReport {
                     long_delay_culprits: long_culprits(mt),
                     io_wait: None,
                     io_stall: None,
+                    wakeup_noise: None,
                     io_wait_open_ns: None,
                     migrations: if mt.migrations > 0 { vec![("measured", mt.migrations)] } else { Vec::new() },
                 }
@@ -299,8 +300,10 @@ impl RunReport {
                 .collect(),
             history: Vec::new(),
             history_truncated: false,
-            one_hog_bound_ns: spec.tunables.sched_latency_ns / 2
-                + 2 * crate::sched::tunables::tick_nsec(m.info.host.hz.max(1)),
+            one_hog_bound_ns: super::report::one_hog_bound_ns(
+                spec,
+                crate::sched::tunables::tick_nsec(m.info.host.hz.max(1)),
+            ),
         };
 
         let cpus = m
@@ -336,6 +339,8 @@ impl RunReport {
                 events_max: 0,
                 tunables: spec.tunables.clone(),
                 features: spec.features,
+                eevdf: spec.eevdf,
+                eevdf_features: spec.eevdf_features,
                 autogroup: m.info.host.autogroup.unwrap_or(spec.groups.autogroup),
                 group_load: spec.groups.group_load.name(),
             },

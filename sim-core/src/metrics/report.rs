@@ -55,6 +55,18 @@ pub struct GroupReport {
     pub load_avg: i64,
 }
 
+/// The longest wake-up delay a victim should see beside one CPU hog on its
+/// CPU. CFS 4.4: its sleeper credit (half the latency) plus two ticks for the
+/// preemption to be noticed. EEVDF: the hog's protected slice (one base
+/// slice) plus two ticks, the slice end being noticed at a tick.
+pub fn one_hog_bound_ns(spec: &crate::scenario::ScenarioSpec, tick_ns: u64) -> u64 {
+    if spec.kernel.is_eevdf() {
+        spec.eevdf.base_slice_ns + 2 * tick_ns
+    } else {
+        spec.tunables.sched_latency_ns / 2 + 2 * tick_ns
+    }
+}
+
 /// The effective settings a run used.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Settings {
@@ -70,6 +82,9 @@ pub struct Settings {
     pub events_max: u64,
     pub tunables: CfsTunables,
     pub features: SchedFeatures,
+    /// The EEVDF tunables and feature bits (6.x models).
+    pub eevdf: crate::sched::tunables::EevdfTunables,
+    pub eevdf_features: crate::sched::tunables::EevdfFeatures,
     /// `kernel.sched_autogroup_enabled`.
     pub autogroup: bool,
     /// How group shares read the group's load: `pelt` or `instantaneous`.
@@ -109,6 +124,10 @@ pub struct TaskReport {
     pub io_wait: Option<LatencySummary>,
     /// From blocking on I/O to running again (I/O wait + scheduling delay).
     pub io_stall: Option<LatencySummary>,
+    /// With `machine.wakeup_latency`: the machine's share of the wake-up
+    /// delays (inside `wakeup_delay`, reported apart so it is not taken for
+    /// scheduler delay).
+    pub wakeup_noise: Option<LatencySummary>,
     /// An I/O wait still open when the run stopped: its length so far.
     pub io_wait_open_ns: Option<u64>,
     /// Times the task changed CPU, per cause (`MigrateCause::name`), only
@@ -316,6 +335,7 @@ impl RunReport {
                     long_delay_culprits: long,
                     io_wait: io_summary(&m.io_wait, io_wait_open),
                     io_stall: io_summary(&m.io_stall, io_stall_open),
+                    wakeup_noise: spec.machine.wakeup_latency.is_some().then(|| m.wakeup_noise.summary()),
                     io_wait_open_ns: io_wait_open,
                     migrations: MigrateCause::ALL
                         .iter()
@@ -472,7 +492,7 @@ impl RunReport {
             histogram,
             history,
             history_truncated: cap.truncated,
-            one_hog_bound_ns: spec.tunables.sched_latency_ns / 2 + 2 * sim.tick_ns(),
+            one_hog_bound_ns: one_hog_bound_ns(spec, sim.tick_ns()),
         };
 
         // Tasks and CPU time per group, in one pass over the tasks.
@@ -515,6 +535,8 @@ impl RunReport {
                 events_max: spec.events_max,
                 tunables: spec.tunables.clone(),
                 features: spec.features,
+                eevdf: spec.eevdf,
+                eevdf_features: spec.eevdf_features,
                 autogroup: spec.groups.autogroup,
                 group_load: spec.groups.group_load.name(),
             },

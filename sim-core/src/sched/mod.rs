@@ -29,6 +29,8 @@ pub mod tunables;
 pub mod weights;
 
 #[cfg(test)]
+mod eevdf_tests;
+#[cfg(test)]
 mod group_tests;
 #[cfg(test)]
 mod load_tests;

@@ -159,6 +159,21 @@ impl Dist {
     }
 }
 
+/// The distribution as a scenario writes it (`"exp(1ms)"`, `"20us"`).
+impl std::fmt::Display for Dist {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let d = crate::time::format_duration;
+        match *self {
+            Dist::Const(v) => write!(f, "{}", d(v)),
+            Dist::Uniform { low, high } => write!(f, "uniform({}, {})", d(low), d(high)),
+            Dist::Exp { mean } => write!(f, "exp({})", d(mean)),
+            Dist::Normal { mean, sd } => write!(f, "normal({}, {})", d(mean), d(sd)),
+            Dist::LogNormal { median, sigma } => write!(f, "lognormal({}, {sigma})", d(median)),
+            Dist::Pareto { scale, shape } => write!(f, "pareto({}, {shape})", d(scale)),
+        }
+    }
+}
+
 /// Box–Muller with `libm` (one value per call; the pair's twin is discarded to
 /// keep draws per sample fixed).
 fn standard_normal(rng: &mut SimRng) -> f64 {
