@@ -255,5 +255,22 @@ fn trace_exports(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, event_queue, cfs_cycles, whole_runs, scaling, io_runs, trace_exports);
+/// The same scenarios under each kernel model: CFS 4.4 against EEVDF 6.6,
+/// 6.12 and 6.18 (the budget: EEVDF events/s within 1.25x of CFS).
+/// Throughput is each model's own event count, so the figures compare
+/// events per second; `bench_table` prints them side by side.
+fn kernel_models(c: &mut Criterion) {
+    let mut g = c.benchmark_group("kernel_models");
+    g.sample_size(10);
+    for name in ["jmx", "desktop-build", "two-hogs"] {
+        for version in ["4.4", "6.6", "6.12", "6.18"] {
+            let s = scenario(name).with_overrides(&[("kernel.version", version)]).expect("kernel override");
+            g.throughput(Throughput::Elements(sim_core::run(&s).events));
+            bench_run(&mut g, format!("{name}/{version}"), &s);
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, event_queue, cfs_cycles, whole_runs, scaling, io_runs, trace_exports, kernel_models);
 criterion_main!(benches);

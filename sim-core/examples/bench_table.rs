@@ -38,7 +38,10 @@ fn main() {
     let mut found = Vec::new();
     collect(&dir, &mut found);
     if found.is_empty() {
-        eprintln!("no criterion results under {}: run `cargo bench -p schedlab-core --bench engine` first", dir.display());
+        eprintln!(
+            "no criterion results under {}: run `cargo bench -p schedlab-core --bench engine` first",
+            dir.display()
+        );
         std::process::exit(2);
     }
     found.sort_by_cached_key(|m| natural_key(&m.id));
@@ -66,6 +69,24 @@ fn main() {
                 .map_or("–".into(), |m| format!("{} ({:.0} ns)", si(m.rate().unwrap_or(0.0)), m.time_ns))
         };
         println!("| {n} | {} | {} |", cell("flat"), cell("group"));
+    }
+
+    println!(
+        "\nSimulated events per second by kernel model, `kernel_models/NAME/VERSION` (EEVDF / CFS 4.4 in brackets):\n"
+    );
+    println!("| scenario | 4.4 (CFS) | 6.6 | 6.12 | 6.18 |");
+    println!("|---|---:|---:|---:|---:|");
+    for name in ["jmx", "desktop-build", "two-hogs"] {
+        let rate = |v: &str| get(&format!("kernel_models/{name}/{v}")).and_then(Measured::rate);
+        let cfs = rate("4.4");
+        let cells: Vec<String> = ["6.6", "6.12", "6.18"]
+            .iter()
+            .map(|v| match (rate(v), cfs) {
+                (Some(r), Some(c)) => format!("{} ({:.2}x)", si(r), r / c),
+                _ => "–".into(),
+            })
+            .collect();
+        println!("| {name} | {} | {} |", cfs.map_or("–".into(), si), cells.join(" | "));
     }
 
     println!("\nEvery benchmark (time per iteration; `thrpt` = elements per iteration / time):\n");

@@ -597,7 +597,11 @@ fn dto(r: &RunReport) -> Report<'_> {
             base_slice_ns: (!cfs).then_some(s.eevdf.base_slice_ns),
             sched_tunable_scaling: s.tunables.scaling.name(),
             tunable_scaling_factor: s.tunables.factor,
-            features: if cfs { s.features.iter().collect() } else { s.eevdf_features.iter(s.kernel).into_iter().collect() },
+            features: if cfs {
+                s.features.iter().collect()
+            } else {
+                s.eevdf_features.iter(s.kernel).into_iter().collect()
+            },
             autogroup: s.autogroup,
             group_load: s.group_load,
         },

@@ -11,9 +11,7 @@ use crate::sched::entity::SchedEntity;
 use crate::sched::fair::{Cfs, DEQUEUE_SLEEP, ENQUEUE_WAKEUP, FairConfig};
 use crate::sched::group::GroupLoad;
 use crate::sched::model::KernelModel;
-use crate::sched::tunables::{
-    CfsTunables, EevdfFeatures, EevdfTunables, TunableScaling, TunableValue, tick_nsec,
-};
+use crate::sched::tunables::{CfsTunables, EevdfFeatures, EevdfTunables, TunableScaling, TunableValue, tick_nsec};
 use crate::sched::weights::LoadWeight;
 use crate::workload::Policy;
 
