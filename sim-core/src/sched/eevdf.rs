@@ -96,8 +96,15 @@ impl Cfs {
     /// `vruntime_eligible` (6.12 :726; 6.6 `entity_eligible` :738): `V ≥ v`
     /// without dividing, ties eligible.
     pub fn vruntime_eligible(&self, q: CfsRqId, vruntime: i64) -> bool {
+        self.eligibility(q)(vruntime)
+    }
+
+    /// The eligibility test of `q` as it stands, with its sums computed
+    /// once (a pick tests several vruntimes against the same V).
+    fn eligibility(&self, q: CfsRqId) -> impl Fn(i64) -> bool + use<> {
         let (avg, load) = self.avg_sums(q);
-        avg >= vruntime.wrapping_sub(self.rq(q).min_vruntime).wrapping_mul(load)
+        let min = self.rq(q).min_vruntime;
+        move |v: i64| avg >= v.wrapping_sub(min).wrapping_mul(load)
     }
 
     pub fn entity_eligible(&self, q: CfsRqId, se: EntityId) -> bool {
@@ -289,8 +296,9 @@ impl Cfs {
                 _ => leftmost,
             };
         }
+        let eligible = self.eligibility(q);
         if let Some(c) = curr
-            && (!self.se(c).on_rq || !self.entity_eligible(q, c))
+            && (!self.se(c).on_rq || !eligible(self.se(c).vruntime))
         {
             curr = None;
         }
@@ -307,7 +315,6 @@ impl Cfs {
                 return Some(c);
             }
         }
-        let eligible = |v: i64| self.vruntime_eligible(q, v);
         let found = if model == KernelModel::Linux66 {
             // Tree by vruntime, augmented with min_deadline (6.6 :875).
             rq.tree.earliest_deadline_eligible(eligible)
@@ -629,7 +636,8 @@ impl Cfs {
             return Some(next);
         }
         let se = self.pick_eevdf(q, true).expect("pick_eevdf on a non-empty cfs_rq");
-        if !self.entity_eligible(q, se) && !self.pick_exempt(q, se) {
+        // Checked in builds with debug assertions (tests): it costs a second V.
+        if cfg!(debug_assertions) && !self.entity_eligible(q, se) && !self.pick_exempt(q, se) {
             self.pick_violations += 1;
         }
         if self.se(se).sched_delayed {
