@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Cross-target determinism (web/tests/determinism.mjs): every shipped
-# scenario, base and variants, each base under kernel 6.18 too (an override),
+# scenario, base and variants, each base under kernels 6.6, 6.12 and 6.18 too (an override),
 # and the explosive scenarios, run natively by
 # the release sim-cli and as wasm32 by the page's module under Node; the JSON
 # reports must match byte for byte. Run after web/build.sh (which builds the

@@ -1,7 +1,7 @@
 // Cross-target determinism: every shipped scenario (scenarios/*.toml), its
 // base and every variant it declares, at full duration, plus the explosive
 // scenarios (tests/explosive/*.toml, partial reports), and each shipped
-// scenario's base under kernel 6.18 (`--set kernel.version=6.18` natively,
+// scenario's base under kernels 6.6, 6.12 and 6.18 (`--set kernel.version=X` natively,
 // the same override in the page's module; equality only, whatever the
 // EEVDF model does), run twice: natively by
 // the release `sim-cli run FILE [--variant V] --json`, and as wasm32 by the
@@ -156,10 +156,10 @@ for (const file of [...shipped, ...explosive]) {
     record(file, `cannot list its variants: ${e.message}`);
     continue;
   }
-  // Each shipped scenario's base under the newest kernel too: the page's
+  // Each shipped scenario's base under every EEVDF model too: the page's
   // kernel selector sends this override, the CLI's --set the same.
-  const kernel618 = shipped.includes(file) ? [{ variant: null, kernel: '6.18' }] : [];
-  for (const { variant, kernel } of [...[null, ...variants].map((v) => ({ variant: v, kernel: null })), ...kernel618]) {
+  const eevdf = shipped.includes(file) ? ['6.6', '6.12', '6.18'].map((k) => ({ variant: null, kernel: k })) : [];
+  for (const { variant, kernel } of [...[null, ...variants].map((v) => ({ variant: v, kernel: null })), ...eevdf]) {
     const name = `${file} ${variant ? `--variant ${variant}` : '(base)'}${kernel ? ` --set kernel.version=${kernel}` : ''}`;
     try {
       const native = runNative(file, variant, kernel ? [`kernel.version=${kernel}`] : []);
