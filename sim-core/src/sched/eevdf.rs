@@ -688,21 +688,7 @@ impl Cfs {
             return Some(p);
         };
         if p != prev {
-            let (mut se, mut pse) = (p, prev);
-            while self.cfs_rq_of(se) != self.cfs_rq_of(pse) {
-                let (sd, pd) = (self.se(se).depth, self.se(pse).depth);
-                if sd <= pd {
-                    self.eevdf_put_prev_entity(self.cfs_rq_of(pse), pse);
-                    pse = self.parent(pse).expect("prev below the root");
-                }
-                if sd >= pd {
-                    self.eevdf_set_next_entity(self.cfs_rq_of(se), se);
-                    se = self.parent(se).expect("next below the root");
-                }
-            }
-            let q = self.cfs_rq_of(se);
-            self.eevdf_put_prev_entity(q, pse);
-            self.eevdf_set_next_entity(q, se);
+            self.switch_path(p, prev, Cfs::eevdf_put_prev_entity, Cfs::eevdf_set_next_entity);
         }
         Some(p)
     }
@@ -749,6 +735,15 @@ impl Cfs {
             flags = ENQUEUE_WAKEUP;
             cur = self.parent(s);
         }
+        self.update_ancestors(cur, slice, 1);
+    }
+
+    /// The second loop of `enqueue_task_fair` / `dequeue_entities` (6.x):
+    /// the levels above the last one enqueued or dequeued get their load
+    /// average, group weight and (6.12+) the shortest slice below them, and
+    /// count the task (`delta` = +1, −1, or 0 for a group entity).
+    fn update_ancestors(&mut self, mut cur: Option<EntityId>, mut slice: u64, delta: i32) {
+        let custom_slices = self.model() >= KernelModel::Linux612;
         while let Some(s) = cur {
             let q = self.cfs_rq_of(s);
             self.update_load_avg(s, true);
@@ -757,7 +752,8 @@ impl Cfs {
                 self.set_group_slice(q, s, slice);
             }
             slice = self.cfs_rq_min_slice(q);
-            self.rq_mut(q).h_nr_running += 1;
+            let rq = self.rq_mut(q);
+            rq.h_nr_running = rq.h_nr_running.wrapping_add_signed(delta);
             cur = self.parent(s);
         }
     }
@@ -792,7 +788,6 @@ impl Cfs {
         let task_delayed = flags & DEQUEUE_DELAYED != 0;
         let is_task = self.se(se).is_task();
         let h = u32::from(is_task);
-        let custom_slices = self.model() >= KernelModel::Linux612;
         let mut slice = match self.se(se).my_q {
             Some(gq) => self.cfs_rq_min_slice(gq),
             None => 0,
@@ -821,17 +816,7 @@ impl Cfs {
             flags &= !DEQUEUE_DELAYED;
             cur = self.parent(s);
         }
-        while let Some(s) = cur {
-            let q = self.cfs_rq_of(s);
-            self.update_load_avg(s, true);
-            self.update_cfs_group(s);
-            if custom_slices {
-                self.set_group_slice(q, s, slice);
-            }
-            slice = self.cfs_rq_min_slice(q);
-            self.rq_mut(q).h_nr_running -= h;
-            cur = self.parent(s);
-        }
+        self.update_ancestors(cur, slice, -(h as i32));
         if is_task && task_delayed {
             self.delayed_done.push(se);
         }

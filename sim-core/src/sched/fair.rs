@@ -647,6 +647,34 @@ impl Cfs {
         delta as u64 > ideal_runtime
     }
 
+    /// The tail of `pick_next_task_fair` (4.4 and 6.x alike) when the pick
+    /// changed task: put `prev`'s path and set `p`'s, level by level, from
+    /// the deepest up to the queue they share.
+    pub(crate) fn switch_path(
+        &mut self,
+        p: EntityId,
+        prev: EntityId,
+        put: fn(&mut Cfs, CfsRqId, EntityId),
+        set: fn(&mut Cfs, CfsRqId, EntityId),
+    ) {
+        let (mut se, mut pse) = (p, prev);
+        // Bounded by the hierarchy depth.
+        while self.cfs_rq_of(se) != self.cfs_rq_of(pse) {
+            let (sd, pd) = (self.se(se).depth, self.se(pse).depth);
+            if sd <= pd {
+                put(self, self.cfs_rq_of(pse), pse);
+                pse = self.parent(pse).expect("prev below the root");
+            }
+            if sd >= pd {
+                set(self, self.cfs_rq_of(se), se);
+                se = self.parent(se).expect("next below the root");
+            }
+        }
+        let q = self.cfs_rq_of(se);
+        put(self, q, pse);
+        set(self, q, se);
+    }
+
     /// `set_next_entity` (4.4 fair.c): make `se` the running entity of `q`.
     pub fn set_next_entity(&mut self, q: CfsRqId, se: EntityId) {
         if self.se(se).on_rq {
@@ -1149,21 +1177,7 @@ impl SchedClass for Cfs {
             }
         };
         if p != prev {
-            let (mut se, mut pse) = (p, prev);
-            while self.cfs_rq_of(se) != self.cfs_rq_of(pse) {
-                let (sd, pd) = (self.se(se).depth, self.se(pse).depth);
-                if sd <= pd {
-                    self.put_prev_entity(self.cfs_rq_of(pse), pse);
-                    pse = self.parent(pse).expect("prev below the root");
-                }
-                if sd >= pd {
-                    self.set_next_entity(self.cfs_rq_of(se), se);
-                    se = self.parent(se).expect("next below the root");
-                }
-            }
-            let q = self.cfs_rq_of(se);
-            self.put_prev_entity(q, pse);
-            self.set_next_entity(q, se);
+            self.switch_path(p, prev, Cfs::put_prev_entity, Cfs::set_next_entity);
         }
         Some(p)
     }
