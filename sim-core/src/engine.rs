@@ -945,7 +945,9 @@ impl Simulation {
             t.state = TaskState::Runnable;
             t.waiting = Some((self.now, WaitKind::Wakeup));
             self.hrtick_update(prev_cpu);
+            let resched_before = self.rqs[prev_cpu.index()].need_resched;
             let preempt = self.check_preempt_curr(prev_cpu, task, 0);
+            self.wakeup_noise(prev_cpu, task, resched_before);
             self.record_wakeup(prev_cpu, task, preempt, false, waker_cpu, prev_cpu);
             return;
         }

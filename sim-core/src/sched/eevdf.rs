@@ -799,6 +799,11 @@ impl Cfs {
                 if s == se && is_task {
                     return false;
                 }
+                // A delayed group entity: 6.18 takes the shortest slice of its
+                // queue for the levels above (fair.c:7079); 6.12 keeps 0.
+                if self.model() >= KernelModel::Linux618 {
+                    slice = self.cfs_rq_min_slice(q);
+                }
                 break;
             }
             self.rq_mut(q).h_nr_running -= h;
