@@ -941,14 +941,7 @@ impl Simulation {
             // its CPU; requeued in place (ENQUEUE_DELAYED), no CPU selection.
             self.cfs.enqueue_task(Self::se_of(task), ENQUEUE_DELAYED);
             self.apply_class_resched();
-            let t = &mut self.tasks[task.index()];
-            t.state = TaskState::Runnable;
-            t.waiting = Some((self.now, WaitKind::Wakeup));
-            self.hrtick_update(prev_cpu);
-            let resched_before = self.rqs[prev_cpu.index()].need_resched;
-            let preempt = self.check_preempt_curr(prev_cpu, task, 0);
-            self.wakeup_noise(prev_cpu, task, resched_before);
-            self.record_wakeup(prev_cpu, task, preempt, false, waker_cpu, prev_cpu);
+            self.ttwu_runnable_on(prev_cpu, task, waker_cpu, prev_cpu);
             return;
         }
         if self.cfs.se(Self::se_of(task)).on_rq {
@@ -979,8 +972,16 @@ impl Simulation {
         // ttwu_do_wakeup: the CPU's idle period ends (avg_idle).
         let now = self.now.ns();
         self.smp_mut().ttwu_do_wakeup(now, cpu);
+        self.tasks[task.index()].cpu = cpu;
+        self.ttwu_runnable_on(cpu, task, waker_cpu, prev_cpu);
+    }
+
+    /// The end of every wake-up, once the task is queued on `cpu`: it is
+    /// runnable and waiting, the HRTICK is updated (`enqueue_task_fair`
+    /// ends with `hrtick_update`), `check_preempt_curr` runs, the machine's
+    /// wake-up latency applies, and the `sched_wakeup` record is written.
+    fn ttwu_runnable_on(&mut self, cpu: CpuId, task: TaskId, waker_cpu: CpuId, prev_cpu: CpuId) {
         let t = &mut self.tasks[task.index()];
-        t.cpu = cpu;
         t.state = TaskState::Runnable;
         t.waiting = Some((self.now, WaitKind::Wakeup));
         self.hrtick_update(cpu);
