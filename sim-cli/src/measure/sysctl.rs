@@ -521,11 +521,13 @@ mod tests {
         let tree = TempDir::new("sysctl-fail");
         tree.write("knob_a", "1\n");
         let journals = tree.0.join("journals");
-        // /proc/self/stat reads fine but takes no writes.
+        // /proc/version reads fine, takes no writes, and does not change
+        // between reads (/proc/self/stat did: its CPU times move, so the
+        // refused write looked like a change to undo, and the undo failed).
         let settings =
-            vec![(tree.0.join("knob_a"), "0".to_string()), (PathBuf::from("/proc/self/stat"), "1".to_string())];
+            vec![(tree.0.join("knob_a"), "0".to_string()), (PathBuf::from("/proc/version"), "1".to_string())];
         let error = SysctlGuard::apply_journaled(&settings, &journals).expect_err("the second write fails");
-        assert!(format!("{error:#}").contains("/proc/self/stat"), "{error:#}");
+        assert!(format!("{error:#}").contains("/proc/version"), "{error:#}");
         assert_eq!(std::fs::read_to_string(tree.0.join("knob_a")).expect("read"), "1");
         // The journal and its then empty dir are gone.
         assert!(!journals.exists(), "journal must be removed");
