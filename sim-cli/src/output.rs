@@ -417,6 +417,30 @@ fn groups(r: &RunReport, out: &mut String) {
             g.load_avg
         );
     }
+    let limited: Vec<_> = r.groups.iter().filter_map(|g| g.cpu_stat.map(|c| (g, c))).collect();
+    if limited.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\nCPU quota (cpu.max; bandwidth rules of Linux {}) and cpu.stat", r.settings.cfs_bandwidth);
+    let _ = writeln!(
+        out,
+        "  {:<28} {:>18} {:>10} {:>10} {:>12} {:>14} {:>9} {:>12}",
+        "group", "cpu.max (µs)", "burst µs", "nr_periods", "nr_throttled", "throttled_usec", "nr_bursts", "burst_usec"
+    );
+    for (g, c) in limited {
+        let _ = writeln!(
+            out,
+            "  {:<28} {:>18} {:>10} {:>10} {:>12} {:>14} {:>9} {:>12}",
+            g.path,
+            format!("{} {}", c.quota_ns / 1_000, c.period_ns / 1_000),
+            c.burst_ns / 1_000,
+            c.nr_periods,
+            c.nr_throttled,
+            c.throttled_time_ns / 1_000,
+            c.nr_bursts,
+            c.burst_time_ns / 1_000
+        );
+    }
 }
 
 /// A bar on a log scale: every doubling of the count adds the same length, so
@@ -515,6 +539,7 @@ fn history(r: &RunReport, out: &mut String) {
         match w.kind {
             sim_core::metrics::recorder::WaitKind::Wakeup => "after a wakeup",
             sim_core::metrics::recorder::WaitKind::Preempt => "after being preempted",
+            sim_core::metrics::recorder::WaitKind::Throttled => "while its group was throttled (out of CPU quota)",
         },
         w.cpu,
         secs(w.start_ns),
@@ -613,6 +638,10 @@ fn history(r: &RunReport, out: &mut String) {
                     dest_cpu,
                     cause
                 );
+            }
+            HistoryRow::Throttle { at_ns, cpu, group, throttled } => {
+                let what = if *throttled { "throttled (out of quota)" } else { "unthrottled (runtime granted)" };
+                let _ = writeln!(out, "  {:>15} [{:04}]  {group} {what}", secs(*at_ns), cpu);
             }
         }
     }

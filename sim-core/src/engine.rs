@@ -27,6 +27,7 @@ use crate::scenario::{Scenario, ScenarioSpec};
 use crate::sched::SchedClass;
 use crate::sched::balance::linux44::{Placement, Smp44};
 use crate::sched::balance::{Machine, MigrateCause, TaskHotInputs};
+use crate::sched::bandwidth::BandwidthRules;
 use crate::sched::cfs_tasks::CfsTasks;
 use crate::sched::eevdf::{DEQUEUE_DELAYED, ENQUEUE_DELAYED};
 use crate::sched::entity::SchedEntity;
@@ -172,6 +173,7 @@ impl Simulation {
             eevdf: spec.eevdf,
             features_eevdf: spec.eevdf_features,
             tick_nsec: crate::sched::tunables::tick_nsec(spec.hz),
+            bandwidth: (spec.bandwidth_rules, spec.bandwidth_slice_us),
         };
         let mut cfs = Cfs::new(config, spec.groups.group_load, spec.cpus);
         let mut rqs = Vec::with_capacity(ncpus);
@@ -246,6 +248,24 @@ impl Simulation {
         for g in &spec.groups.groups[1..] {
             let parent = GroupId(g.parent.expect("only the root has no parent") as u32);
             cfs.create_group(g.path.clone(), parent, g.shares, &g.cpus);
+        }
+        // tg_set_cfs_bandwidth at t = 0. 6.6+ starts the period timer at a
+        // random point of the period (init_cfs_bandwidth); earlier kernels on
+        // the period grid.
+        for (i, g) in spec.groups.groups.iter().enumerate() {
+            let Some(b) = g.bandwidth else { continue };
+            let phase = if spec.bandwidth_rules >= BandwidthRules::Linux66 {
+                root_rng.stream(&format!("cfs_bandwidth/{}", g.path)).range_inclusive(0, b.period_ns - 1)
+            } else {
+                0
+            };
+            cfs.set_cfs_bandwidth(GroupId(i as u32), b, phase);
+        }
+        for t in cfs.bw.timers.drain(..) {
+            queue.push(
+                SimTime(t.at),
+                Event::BandwidthTimer { group: t.group, slack: t.slack, generation: t.generation },
+            );
         }
         let mut sources = Vec::new();
         for s in &spec.sources {
@@ -441,6 +461,14 @@ impl Simulation {
             Event::IoTimer { device, generation } => self.io_timer(device, generation),
             Event::NohzKick { cpu } => self.nohz_kick(cpu),
             Event::ActiveBalance { cpu } => self.active_balance(cpu),
+            Event::BandwidthTimer { group, slack, generation } => {
+                if slack {
+                    self.cfs.cfs_slack_timer(group, generation);
+                } else {
+                    self.cfs.cfs_period_timer(group, generation);
+                }
+                self.apply_class_resched();
+            }
         }
     }
 
@@ -460,11 +488,58 @@ impl Simulation {
 
     /// Applies the reschedules the fair class asked for from inside its last
     /// call (EEVDF's `update_curr` at a slice end, `resched_curr_lazy`).
+    /// Also drains the bandwidth outboxes: timers to arm, and throttles and
+    /// unthrottles, which change the CPU's `nr_running` and the cause of its
+    /// waiting tasks' delays.
     fn apply_class_resched(&mut self) {
         while let Some(cpu) = self.cfs.resched.pop() {
             if self.rqs[cpu.index()].curr.is_some() {
                 self.resched_curr(cpu);
             }
+        }
+        if self.cfs.bw.used {
+            self.apply_bandwidth();
+        }
+    }
+
+    fn apply_bandwidth(&mut self) {
+        for t in std::mem::take(&mut self.cfs.bw.timers) {
+            let event = Event::BandwidthTimer { group: t.group, slack: t.slack, generation: t.generation };
+            self.queue.push(SimTime(t.at), event);
+        }
+        for e in std::mem::take(&mut self.cfs.bw.events) {
+            for _ in 0..e.nr_delta.unsigned_abs() {
+                if e.nr_delta > 0 {
+                    self.add_nr_running(e.cpu);
+                } else {
+                    self.sub_nr_running(e.cpu);
+                }
+            }
+            if e.throttled {
+                // The tasks waiting below the throttled queue now wait for runtime.
+                for t in self.tasks.iter_mut() {
+                    if t.cpu == e.cpu
+                        && t.state == TaskState::Runnable
+                        && let Some((_, kind)) = t.waiting.as_mut()
+                        && self.cfs.group_is_under(t.group, e.group)
+                    {
+                        *kind = WaitKind::Throttled;
+                    }
+                }
+            } else if self.rqs[e.cpu.index()].curr.is_none() && self.rqs[e.cpu.index()].nr_running > 0 {
+                // unthrottle_cfs_rq: wake up a potentially idle CPU.
+                self.resched_curr(e.cpu);
+            }
+            let rq = &self.rqs[e.cpu.index()];
+            let root_min_vruntime = self.cfs.rq(rq.root).min_vruntime;
+            self.recorder.push_record(SchedRecord {
+                at: self.now,
+                cpu: e.cpu,
+                min_vruntime: root_min_vruntime,
+                root_min_vruntime,
+                nr_running: rq.nr_running,
+                kind: RecordKind::Throttle { group: e.group, throttled: e.throttled },
+            });
         }
     }
 
@@ -633,6 +708,8 @@ impl Simulation {
         }
         let mut next = self.cfs.pick_next_task(root, prev.map(Self::se_of)).map(|se| TaskId(se.0));
         self.finish_delayed_dequeues(cpu);
+        // A throttle in the pick took tasks off this CPU's count.
+        self.apply_class_resched();
         if next.is_none() && !balanced {
             // Only delayed tasks were left (EEVDF, 6.12+): the pick dequeued
             // them, then the CPU goes idle through the balancer as above.
@@ -694,6 +771,10 @@ impl Simulation {
                 TaskState::Running => {
                     t.state = TaskState::Runnable;
                     t.waiting = Some((now, WaitKind::Preempt));
+                    if self.cfs.bw.used && self.cfs.throttled_hierarchy(self.cfs.se(Self::se_of(p)).cfs_rq) {
+                        // Switched out because its queue (or an ancestor's) ran out of quota.
+                        t.waiting = Some((now, WaitKind::Throttled));
+                    }
                     PrevState::Preempted
                 }
                 TaskState::Exited => PrevState::Dead,
@@ -912,10 +993,12 @@ impl Simulation {
             self.note_migration(task, parent_cpu, cpu, MigrateCause::Fork, parent_cpu);
         }
         let flags = self.cfs.new_task_enqueue_flags();
-        self.cfs.enqueue_task(se, flags);
+        let counted = self.cfs.enqueue_task(se, flags);
         self.apply_class_resched();
         self.cfs_tasks.push_head(cpu, task);
-        self.add_nr_running(cpu);
+        if counted {
+            self.add_nr_running(cpu);
+        }
         let t = &mut self.tasks[task.index()];
         t.cpu = cpu;
         t.state = TaskState::Runnable;
@@ -965,10 +1048,12 @@ impl Simulation {
             self.cfs.set_task_rq(se, self.tasks[task.index()].group, cpu);
             self.note_migration(task, prev_cpu, cpu, cause, waker_cpu);
         }
-        self.cfs.enqueue_task(se, ENQUEUE_WAKEUP | ENQUEUE_WAKING);
+        let counted = self.cfs.enqueue_task(se, ENQUEUE_WAKEUP | ENQUEUE_WAKING);
         self.apply_class_resched();
         self.cfs_tasks.push_head(cpu, task);
-        self.add_nr_running(cpu);
+        if counted {
+            self.add_nr_running(cpu);
+        }
         // ttwu_do_wakeup: the CPU's idle period ends (avg_idle).
         let now = self.now.ns();
         self.smp_mut().ttwu_do_wakeup(now, cpu);
@@ -981,9 +1066,10 @@ impl Simulation {
     /// ends with `hrtick_update`), `check_preempt_curr` runs, the machine's
     /// wake-up latency applies, and the `sched_wakeup` record is written.
     fn ttwu_runnable_on(&mut self, cpu: CpuId, task: TaskId, waker_cpu: CpuId, prev_cpu: CpuId) {
+        let throttled = self.cfs.bw.used && self.cfs.throttled_hierarchy(self.cfs.se(Self::se_of(task)).cfs_rq);
         let t = &mut self.tasks[task.index()];
         t.state = TaskState::Runnable;
-        t.waiting = Some((self.now, WaitKind::Wakeup));
+        t.waiting = Some((self.now, if throttled { WaitKind::Throttled } else { WaitKind::Wakeup }));
         self.hrtick_update(cpu);
         let resched_before = self.rqs[cpu.index()].need_resched;
         let preempt = self.check_preempt_curr(cpu, task, 0);
@@ -1435,9 +1521,18 @@ impl Simulation {
             }
             self.seen_min_vruntime[i] = q.min_vruntime;
         }
+        // Queued tasks per CPU (cfs_tasks), and those counted in nr_running:
+        // not those below a throttled queue.
         let mut nr = vec![0u32; self.rqs.len()];
+        let mut throttled = vec![0u32; self.rqs.len()];
         for (i, t) in self.tasks.iter().enumerate() {
             let se = self.cfs.se(EntityId(i as u32));
+            if se.on_rq && self.cfs.throttled_hierarchy(se.cfs_rq) {
+                if t.state == TaskState::Running {
+                    return Err(format!("{} runs in a throttled hierarchy ({ctx})", t.comm));
+                }
+                throttled[t.cpu.index()] += 1;
+            }
             let rq = &self.rqs[t.cpu.index()];
             let is_curr = rq.curr == Some(TaskId(i as u32));
             match t.state {
@@ -1510,10 +1605,11 @@ impl Simulation {
                 }
             }
             let q = self.cfs.rq(rq.root);
-            if rq.nr_running != nr[c] || q.h_nr_running != nr[c] {
+            let counted = nr[c] - throttled[c];
+            if rq.nr_running != counted || q.h_nr_running != counted {
                 return Err(format!(
-                    "cpu {c}: nr_running {} / h_nr_running {} but {} tasks ({ctx})",
-                    rq.nr_running, q.h_nr_running, nr[c]
+                    "cpu {c}: nr_running {} / h_nr_running {} but {} tasks ({} throttled) ({ctx})",
+                    rq.nr_running, q.h_nr_running, counted, throttled[c]
                 ));
             }
             if self.cfs_tasks.len(CpuId(c as u16)) != nr[c] {
@@ -1531,6 +1627,7 @@ impl Simulation {
         if self.cfs.model.is_eevdf() {
             self.cfs.eevdf_invariants().map_err(|e| format!("{e} ({ctx})"))?;
         }
+        self.cfs.bandwidth_invariants().map_err(|e| format!("{e} ({ctx})"))?;
         for q in &self.queues {
             q.check(self.now).map_err(|e| format!("{e} ({ctx})"))?;
         }
@@ -1580,6 +1677,10 @@ impl Simulation {
                 let mut up = Some(se.cfs_rq);
                 while let Some(q) = up {
                     tasks_below[q.index()] += 1;
+                    // A throttled queue's tasks are not counted above it.
+                    if cfs.cfs_rq_throttled(q) {
+                        break;
+                    }
                     up = cfs.rq(q).owner.map(|o| cfs.se(o).cfs_rq);
                 }
             }
@@ -1603,7 +1704,9 @@ impl Simulation {
                 let se = cfs.se(owner);
                 // A group entity stays queued with an empty queue only when
                 // EEVDF's DELAY_DEQUEUE (6.12+) delayed it.
-                if se.on_rq != (q.nr_running > 0) && !(se.sched_delayed && q.nr_running == 0) {
+                // A throttled queue's entity is off its parent (throttle_cfs_rq).
+                let expected = q.nr_running > 0 && !cfs.cfs_rq_throttled(CfsRqId(i as u32));
+                if se.on_rq != expected && !(se.sched_delayed && q.nr_running == 0) {
                     return Err(format!(
                         "group entity {owner} on_rq={} with {} entities in its queue",
                         se.on_rq, q.nr_running
@@ -1762,6 +1865,14 @@ impl Machine for Simulation {
         }
     }
 
+    fn throttled_lb_pair(&self, task: TaskId, src: CpuId, dst: CpuId) -> bool {
+        if !self.cfs.bw.used {
+            return false;
+        }
+        let g = &self.cfs.groups[self.tasks[task.index()].group.index()];
+        [src, dst].iter().any(|c| g.cfs_rq[c.index()].is_some_and(|q| self.cfs.throttled_hierarchy(q)))
+    }
+
     fn cfs_task_at(&self, cpu: CpuId, index_from_head: usize) -> Option<TaskId> {
         self.cfs_tasks.at(cpu, index_from_head)
     }
@@ -1792,7 +1903,8 @@ impl Machine for Simulation {
         // stands before its update_curr, which may be a tick stale, as in 4.4).
         let relative = self.cfs.se(se).vruntime;
         let new_min = self.cfs.rq(self.cfs.se(se).cfs_rq).min_vruntime;
-        self.cfs.enqueue_task(se, 0);
+        let counted = self.cfs.enqueue_task(se, 0);
+        debug_assert!(counted, "the balancer moved a task into a throttled hierarchy");
         self.apply_class_resched();
         // 4.4 only: EEVDF keeps vruntime absolute and places by the saved lag.
         assert!(
@@ -1823,6 +1935,7 @@ impl Machine for Simulation {
             return;
         }
         self.cfs.put_prev_task(Self::se_of(curr));
+        self.apply_class_resched();
         self.context_switch(cpu, Some(curr), None);
         self.resched_curr(cpu);
     }

@@ -6,7 +6,7 @@
 //! short by preemption, a re-armed timer) are not removed from the heap; each
 //! carries a generation number that the engine compares on pop.
 
-use crate::ids::{CpuId, DeviceId, RequestId, SourceId, TaskId};
+use crate::ids::{CpuId, DeviceId, GroupId, RequestId, SourceId, TaskId};
 use crate::time::SimTime;
 
 /// Everything that can happen in a run. Dispatched by one `match` in `engine.rs`.
@@ -38,6 +38,9 @@ pub enum Event {
     NohzKick { cpu: CpuId },
     /// `cpu`'s stopper runs `active_load_balance_cpu_stop` (4.4 fair.c).
     ActiveBalance { cpu: CpuId },
+    /// A CPU-limited group's period timer (`sched_cfs_period_timer`) or
+    /// slack timer (`sched_cfs_slack_timer`); the class ignores a stale generation.
+    BandwidthTimer { group: GroupId, slack: bool, generation: u32 },
 }
 
 /// A queued event with its sort key: time in the high 64 bits, insertion

@@ -44,7 +44,6 @@ pub struct Trace {
     pub records: Vec<SchedRecord>,
 }
 
-
 /// One record replayed with the state of its CPU.
 #[derive(Clone, Copy, Debug)]
 pub enum Item<'a> {
@@ -138,10 +137,13 @@ impl Trace {
 
     /// `comm[tid]`, or `<idle>`: perf's names.
     pub fn label(&self, t: Option<TaskId>) -> String {
-        t.map_or_else(|| "<idle>".to_string(), |t| {
-            let t = &self.tasks[t.index()];
-            format!("{}[{}]", t.comm, t.tid)
-        })
+        t.map_or_else(
+            || "<idle>".to_string(),
+            |t| {
+                let t = &self.tasks[t.index()];
+                format!("{}[{}]", t.comm, t.tid)
+            },
+        )
     }
 
     /// Who ran on each CPU when the window opened: the last switch before
@@ -160,10 +162,9 @@ impl Trace {
                     })
                 };
                 match before.map(|r| r.kind) {
-                    Some(RecordKind::Switch { next, .. }) => Occupant {
-                        task: next,
-                        since_ns: before.map_or(0, |r| r.at.ns()).max(from),
-                    },
+                    Some(RecordKind::Switch { next, .. }) => {
+                        Occupant { task: next, since_ns: before.map_or(0, |r| r.at.ns()).max(from) }
+                    }
                     _ => first().unwrap_or(Occupant { task: None, since_ns: from }),
                 }
             })
@@ -179,13 +180,7 @@ impl Trace {
             let c = &mut cpus[rec.cpu.index()];
             match rec.kind {
                 RecordKind::Switch {
-                    prev,
-                    prev_state,
-                    prev_sched_in,
-                    prev_wait_ns,
-                    prev_sch_delay_ns,
-                    next,
-                    ..
+                    prev, prev_state, prev_sched_in, prev_wait_ns, prev_sch_delay_ns, next, ..
                 } => {
                     f(Item::Switch {
                         rec,
@@ -220,6 +215,8 @@ impl Trace {
                     let curr = c.task;
                     f(Item::Migrate { rec, task, orig_cpu: orig_cpu.0, dest_cpu: dest_cpu.0, cause, curr });
                 }
+                // No ftrace event: perf and Perfetto see a throttle only as the switch it causes.
+                RecordKind::Throttle { .. } => {}
             }
         }
         cpus

@@ -74,6 +74,9 @@ pub enum RecordKind {
     /// stopper for active balance); `min_vruntime`, `root_min_vruntime` and
     /// `nr_running` are those of `dest_cpu`.
     Migrate { task: TaskId, orig_cpu: CpuId, dest_cpu: CpuId, cause: MigrateCause },
+    /// CFS bandwidth control: `group`'s queue on this CPU was throttled (out
+    /// of quota, `throttle_cfs_rq`) or unthrottled (`unthrottle_cfs_rq`).
+    Throttle { group: crate::ids::GroupId, throttled: bool },
 }
 
 impl RecordKind {

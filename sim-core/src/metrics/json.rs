@@ -326,6 +326,28 @@ struct Group<'a> {
     runtime_ns: u64,
     weight_at_wakeup: GroupWeight,
     load_avg: i64,
+    /// For a CPU-limited group: its quota and `cpu.stat`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cpu_stat: Option<CpuStat>,
+}
+
+/// `cpu.stat` as cgroup v1 (`throttled_time`, ns) and v2 (`*_usec`) show it.
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+struct CpuStat {
+    quota_us: u64,
+    period_us: u64,
+    burst_us: u64,
+    nr_periods: u64,
+    nr_throttled: u64,
+    throttled_time: u64,
+    throttled_usec: u64,
+    nr_bursts: u64,
+    burst_usec: u64,
+    /// Not in cpu.stat: runtime drawn from the pool by CPUs (net of slack returned).
+    runtime_granted_ns: u64,
+    /// Not in cpu.stat: runtime CPUs held that expired or was dropped (4.4 to 5.3 rules).
+    runtime_expired_ns: u64,
 }
 
 #[derive(Serialize)]
@@ -388,6 +410,11 @@ struct Settings {
     features: BTreeMap<&'static str, bool>,
     autogroup: bool,
     group_load: &'static str,
+    /// With a CPU-limited group: whose bandwidth rules ran and the slice.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cfs_bandwidth: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sched_cfs_bandwidth_slice_us: Option<u64>,
 }
 
 #[derive(Serialize)]
@@ -448,6 +475,9 @@ struct Task<'a> {
     delay: Latency,
     wakeup_delay: Latency,
     preempt_delay: Latency,
+    /// Waits while the task's group was throttled (CPU quota), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    throttled_delay: Option<Latency>,
     response: Option<Latency>,
     dropped_items: u64,
     open_wait_ns: Option<u64>,
@@ -539,6 +569,8 @@ enum Row<'a> {
     },
     /// `sched_migrate_task`, done on `cpu`.
     Migrate { at_ns: u64, cpu: u16, task: &'a str, orig_cpu: u16, dest_cpu: u16, cause: &'static str, victim: bool },
+    /// CFS bandwidth control: the group's queue on `cpu` was throttled or unthrottled.
+    Throttle { at_ns: u64, cpu: u16, group: &'a str, throttled: bool },
 }
 
 #[derive(Serialize)]
@@ -604,6 +636,8 @@ fn dto(r: &RunReport) -> Report<'_> {
             },
             autogroup: s.autogroup,
             group_load: s.group_load,
+            cfs_bandwidth: s.bandwidth_slice_us.map(|_| s.cfs_bandwidth),
+            sched_cfs_bandwidth_slice_us: s.bandwidth_slice_us,
         },
         tasks: r
             .tasks
@@ -621,6 +655,7 @@ fn dto(r: &RunReport) -> Report<'_> {
                 delay: (&t.delay).into(),
                 wakeup_delay: (&t.wakeup_delay).into(),
                 preempt_delay: (&t.preempt_delay).into(),
+                throttled_delay: t.throttled_delay.as_ref().map(Latency::from),
                 response: t.response.as_ref().map(Latency::from),
                 dropped_items: t.dropped_items,
                 open_wait_ns: t.open_wait_ns,
@@ -661,6 +696,19 @@ fn dto(r: &RunReport) -> Report<'_> {
                     max: g.weight_max,
                 },
                 load_avg: g.load_avg,
+                cpu_stat: g.cpu_stat.map(|c| CpuStat {
+                    quota_us: c.quota_ns / 1_000,
+                    period_us: c.period_ns / 1_000,
+                    burst_us: c.burst_ns / 1_000,
+                    nr_periods: c.nr_periods,
+                    nr_throttled: c.nr_throttled,
+                    throttled_time: c.throttled_time_ns,
+                    throttled_usec: c.throttled_time_ns / 1_000,
+                    nr_bursts: c.nr_bursts,
+                    burst_usec: c.burst_time_ns / 1_000,
+                    runtime_granted_ns: c.runtime_granted_ns,
+                    runtime_expired_ns: c.runtime_expired_ns,
+                }),
             })
             .collect(),
         victim: Victim {
@@ -749,6 +797,9 @@ fn row(h: &HistoryRow) -> Row<'_> {
             cause,
             victim: *victim,
         },
+        HistoryRow::Throttle { at_ns, cpu, group, throttled } => {
+            Row::Throttle { at_ns: *at_ns, cpu: *cpu, group, throttled: *throttled }
+        }
     }
 }
 

@@ -215,6 +215,7 @@ impl RunReport {
                     delay: all.summary().with_open(open.0, open.1),
                     wakeup_delay: wake.summary(),
                     preempt_delay: pre.summary(),
+                    throttled_delay: None,
                     response: ts
                         .program
                         .steps
@@ -343,6 +344,13 @@ impl RunReport {
                 eevdf_features: spec.eevdf_features,
                 autogroup: m.info.host.autogroup.unwrap_or(spec.groups.autogroup),
                 group_load: spec.groups.group_load.name(),
+                cfs_bandwidth: spec.bandwidth_rules.version(),
+                bandwidth_slice_us: spec
+                    .groups
+                    .groups
+                    .iter()
+                    .any(|g| g.bandwidth.is_some_and(|b| b.quota_ns.is_some()))
+                    .then_some(spec.bandwidth_slice_us),
             },
             groups: Vec::new(),
             victim,

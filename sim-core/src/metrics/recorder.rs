@@ -19,6 +19,9 @@ pub enum WaitKind {
     Wakeup,
     /// It was preempted while runnable and waited to run again.
     Preempt,
+    /// Its group ran out of CPU quota while it waited (CFS bandwidth
+    /// control): it was throttled, or woke or waited in a throttled group.
+    Throttled,
 }
 
 impl WaitKind {
@@ -26,6 +29,7 @@ impl WaitKind {
         match self {
             WaitKind::Wakeup => "wakeup",
             WaitKind::Preempt => "preempt",
+            WaitKind::Throttled => "throttled",
         }
     }
 }
@@ -38,6 +42,8 @@ pub type Culprit = Option<TaskId>;
 pub struct TaskMetrics {
     pub wakeup_delay: LatencyStats,
     pub preempt_delay: LatencyStats,
+    /// Waits during which the task's group was throttled (CFS bandwidth).
+    pub throttled_delay: LatencyStats,
     /// Request response times (arrival to completion), for tasks that serve.
     pub response: LatencyStats,
     /// Exact count of delays per 1-2-5 bucket (`latency::delay_bucket`).
@@ -61,11 +67,12 @@ pub struct TaskMetrics {
 }
 
 impl TaskMetrics {
-    /// All delays, wakeup and preemption together (merged on demand so the
+    /// All delays, wakeup, preemption and throttled together (merged on demand so the
     /// hot path records each delay once).
     pub fn delay(&self) -> LatencyStats {
         let mut all = self.wakeup_delay.clone();
         all.merge(&self.preempt_delay);
+        all.merge(&self.throttled_delay);
         all
     }
 
@@ -274,6 +281,7 @@ impl Recorder {
         match kind {
             WaitKind::Wakeup => m.wakeup_delay.record(ns, now),
             WaitKind::Preempt => m.preempt_delay.record(ns, now),
+            WaitKind::Throttled => m.throttled_delay.record(ns, now),
         }
         m.delay_buckets[usize::from(bucket)] += 1;
         if ns > 0 {

@@ -53,6 +53,26 @@ pub struct GroupReport {
     pub weight_max: u64,
     /// `tg->load_avg` at the end of the run.
     pub load_avg: i64,
+    /// CPU quota and what `cpu.stat` shows, for a limited group.
+    pub cpu_stat: Option<GroupCpuStat>,
+}
+
+/// A limited group's quota and its `cpu.stat` at the end of the run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GroupCpuStat {
+    pub quota_ns: u64,
+    pub period_ns: u64,
+    pub burst_ns: u64,
+    pub nr_periods: u64,
+    pub nr_throttled: u64,
+    /// Summed over CPUs (v1 `throttled_time`; v2 `throttled_usec` in µs).
+    pub throttled_time_ns: u64,
+    pub nr_bursts: u64,
+    pub burst_time_ns: u64,
+    /// Runtime handed to its CPUs from the pool (net of slack returned).
+    pub runtime_granted_ns: u64,
+    /// Runtime CPUs held that expired or was dropped (4.4 to 5.3 rules).
+    pub runtime_expired_ns: u64,
 }
 
 /// The longest wake-up delay a victim should see beside one CPU hog on its
@@ -89,6 +109,10 @@ pub struct Settings {
     pub autogroup: bool,
     /// How group shares read the group's load: `pelt` or `instantaneous`.
     pub group_load: &'static str,
+    /// Whose CFS bandwidth rules ran (`[kernel] cfs_bandwidth`), e.g. `5.4`.
+    pub cfs_bandwidth: &'static str,
+    /// `sched_cfs_bandwidth_slice_us`, when some group has a quota.
+    pub bandwidth_slice_us: Option<u64>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -110,6 +134,9 @@ pub struct TaskReport {
     pub delay: LatencySummary,
     pub wakeup_delay: LatencySummary,
     pub preempt_delay: LatencySummary,
+    /// Waits during which the task's group was out of CPU quota (throttled),
+    /// when it had any: not in `wakeup_delay` or `preempt_delay`.
+    pub throttled_delay: Option<LatencySummary>,
     pub response: Option<LatencySummary>,
     pub dropped_items: u64,
     /// A wait still open when the run stopped (runnable, never picked since):
@@ -230,6 +257,9 @@ pub enum HistoryRow {
     /// `sched_migrate_task`: `task` moved from `orig_cpu` to `dest_cpu`,
     /// done on `cpu`.
     Migrate { at_ns: u64, cpu: u16, task: String, orig_cpu: u16, dest_cpu: u16, cause: &'static str, victim: bool },
+    /// CFS bandwidth control: `group` ran out of quota on `cpu` and its
+    /// tasks there stopped (`throttled`), or got runtime again.
+    Throttle { at_ns: u64, cpu: u16, group: String, throttled: bool },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -329,6 +359,11 @@ impl RunReport {
                     delay: with_open(m.delay().summary(), open_of(None)),
                     wakeup_delay: with_open(m.wakeup_delay.summary(), open_of(Some(WaitKind::Wakeup))),
                     preempt_delay: with_open(m.preempt_delay.summary(), open_of(Some(WaitKind::Preempt))),
+                    throttled_delay: {
+                        let open = open_of(Some(WaitKind::Throttled));
+                        (m.throttled_delay.count() > 0 || open.0 > 0)
+                            .then(|| with_open(m.throttled_delay.summary(), open))
+                    },
                     response: ts.program.steps.contains(&crate::workload::Step::Serve).then(|| m.response.summary()),
                     dropped_items: m.dropped_items,
                     open_wait_ns: t.waiting.map(|(from, _)| sim.now().since(from)),
@@ -372,6 +407,7 @@ impl RunReport {
                 for m in &rec.tasks[ts.first.index()..ts.first.index() + ts.count as usize] {
                     all.merge(&m.wakeup_delay);
                     all.merge(&m.preempt_delay);
+                    all.merge(&m.throttled_delay);
                     for (b, n) in m.delay_buckets.iter().enumerate() {
                         counts[b] += n;
                     }
@@ -464,6 +500,12 @@ impl RunReport {
                     cause: cause.name(),
                     victim: is_victim(Some(task)),
                 },
+                RecordKind::Throttle { group, throttled } => HistoryRow::Throttle {
+                    at_ns: r.at.ns(),
+                    cpu: r.cpu.0,
+                    group: spec.groups.groups[group.index()].path.clone(),
+                    throttled,
+                },
             })
             .collect();
         let worst = match (cap.victim, cap.cpu, cap.kind) {
@@ -539,6 +581,13 @@ impl RunReport {
                 eevdf_features: spec.eevdf_features,
                 autogroup: spec.groups.autogroup,
                 group_load: spec.groups.group_load.name(),
+                cfs_bandwidth: spec.bandwidth_rules.version(),
+                bandwidth_slice_us: spec
+                    .groups
+                    .groups
+                    .iter()
+                    .any(|g| g.bandwidth.is_some_and(|b| b.quota_ns.is_some()))
+                    .then_some(spec.bandwidth_slice_us),
             },
             groups: spec.groups.groups[1..]
                 .iter()
@@ -557,6 +606,20 @@ impl RunReport {
                         weight_min: w.min,
                         weight_max: w.max,
                         load_avg: sim.cfs().groups[id].load_avg,
+                        cpu_stat: sim.cfs().cpu_stat(crate::ids::GroupId(id as u32)).and_then(|(b, st, granted)| {
+                            Some(GroupCpuStat {
+                                quota_ns: b.quota_ns?,
+                                period_ns: b.period_ns,
+                                burst_ns: b.burst_ns,
+                                nr_periods: st.nr_periods,
+                                nr_throttled: st.nr_throttled,
+                                throttled_time_ns: st.throttled_time_ns,
+                                nr_bursts: st.nr_bursts,
+                                burst_time_ns: st.burst_time_ns,
+                                runtime_granted_ns: granted,
+                                runtime_expired_ns: st.expired_ns,
+                            })
+                        }),
                     }
                 })
                 .collect(),

@@ -43,6 +43,13 @@ pub fn render(sim: &Simulation, records: &[SchedRecord]) -> String {
                 dest_cpu.0,
                 cause.name()
             ),
+            RecordKind::Throttle { group, throttled } => format!(
+                "{:>11} cpu{:<3} {} group {}",
+                SimTime(r.at.ns()).to_string(),
+                r.cpu.0,
+                if throttled { "throttle" } else { "unthrottle" },
+                group.0
+            ),
         };
         out.push_str(line.trim_end());
         out.push('\n');

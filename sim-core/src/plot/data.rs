@@ -3,9 +3,9 @@
 //! worst delay (who ran, who waited, wakeups, vruntime lag), and each block
 //! device's Q2D distribution.
 
+use crate::metrics::history::PrevState;
 use crate::metrics::report::HistoryRow;
 use crate::metrics::{CdfPoint, RunReport};
-use crate::metrics::history::PrevState;
 
 /// One bar of a delay histogram (1-2-5 buckets per decade).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,7 +35,11 @@ impl DelayChart {
         let v = &r.victim;
         DelayChart {
             label: label.to_string(),
-            histogram: v.histogram.iter().map(|b| Bar { low_ns: b.low_ns, high_ns: b.high_ns, count: b.count }).collect(),
+            histogram: v
+                .histogram
+                .iter()
+                .map(|b| Bar { low_ns: b.low_ns, high_ns: b.high_ns, count: b.count })
+                .collect(),
             cdf: v.delay_cdf.clone(),
             count: v.delay.count,
             p99_ns: v.delay.p99_ns,
@@ -170,7 +174,15 @@ impl Timeline {
                     }
                 }
                 HistoryRow::Switch {
-                    at_ns, task, run_ns, sch_delay_ns, state, next, next_vruntime, min_vruntime, ..
+                    at_ns,
+                    task,
+                    run_ns,
+                    sch_delay_ns,
+                    state,
+                    next,
+                    next_vruntime,
+                    min_vruntime,
+                    ..
                 } => {
                     let start = at_ns.saturating_sub(*run_ns);
                     t.from_ns = t.from_ns.min(start);
@@ -198,7 +210,7 @@ impl Timeline {
                 }
                 // A move to or from this CPU changes no run or wait drawn here
                 // (the wakeup or switch that follows it does).
-                HistoryRow::Migrate { .. } => {}
+                HistoryRow::Migrate { .. } | HistoryRow::Throttle { .. } => {}
             }
         }
         // Still running or waiting at the window's end.
@@ -487,7 +499,9 @@ mod tests {
         for p in e.windows(2) {
             assert_ne!(p[0], p[1], "a row is repeated: {:?}", p[0]);
         }
-        assert!(e.iter().all(|x| x.start_ns >= t.from_ns && x.end_ns.is_none_or(|end| end <= t.to_ns && end >= x.start_ns)));
+        assert!(
+            e.iter().all(|x| x.start_ns >= t.from_ns && x.end_ns.is_none_or(|end| end <= t.to_ns && end >= x.start_ns))
+        );
         assert_eq!(e.iter().filter(|x| x.state == TimelineState::WorstWait).count(), 1, "{e:?}");
         for row in 0..t.rows.len() {
             let mut waits: Vec<&Span> = t.runnable.iter().filter(|s| s.row == row).collect();

@@ -101,11 +101,15 @@ pub struct MachineFile {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct KernelFile {
-    /// The modelled kernel version, a string: `"4.4"` (the default; the
-    /// only model so far). Read by `validate.rs` so a wrong value can be
+    /// The modelled kernel version, a string: `"4.4"`, `"6.6"`, `"6.12"` or
+    /// `"6.18"` (the default). Read by `validate.rs` so a wrong value can be
     /// answered with the versions this build models.
     #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
     pub version: Option<Value>,
+    /// Whose CFS bandwidth-control rules to run: the model's own version by
+    /// default; with the 4.4 fair class also `"4.18"`, `"5.4"` or `"5.14"`.
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
+    pub cfs_bandwidth: Option<Value>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -130,6 +134,9 @@ pub struct CfsFile {
     pub base: CfsBaseFile,
     /// How `calc_cfs_shares` sees a group's load: `pelt` (4.4, default) or `instantaneous`.
     pub group_load: Option<String>,
+    /// `kernel.sched_cfs_bandwidth_slice_us` (default 5000): the runtime a
+    /// CPU draws from a limited group's pool at a time.
+    pub sched_cfs_bandwidth_slice_us: Option<i64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -138,6 +145,19 @@ pub struct CfsFile {
 pub struct GroupFile {
     /// `cpu.shares` (default 1024); the kernel clamps it to [2, 262144].
     pub shares: Option<i64>,
+    /// cgroup v1 `cpu.cfs_quota_us` (-1: unlimited, the default).
+    pub cfs_quota_us: Option<i64>,
+    /// cgroup v1 `cpu.cfs_period_us` (default 100000).
+    pub cfs_period_us: Option<i64>,
+    /// cgroup v1 `cpu.cfs_burst_us` (5.14 and later rules).
+    pub cfs_burst_us: Option<i64>,
+    /// cgroup v2 `cpu.max`: `"QUOTA PERIOD"`, `"max PERIOD"`, `"QUOTA"` or `"max"` (µs).
+    #[serde(rename = "cpu.max")]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
+    pub cpu_max: Option<Value>,
+    /// cgroup v2 `cpu.max.burst` (µs; 5.14 and later rules).
+    #[serde(rename = "cpu.max.burst")]
+    pub cpu_max_burst: Option<i64>,
 }
 
 /// A block device: the disk model and its elevator.

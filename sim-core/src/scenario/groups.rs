@@ -33,6 +33,8 @@ pub struct GroupSpec {
     pub session: Option<String>,
     /// CPUs the group's tasks and its descendants' tasks may run on.
     pub cpus: CpuSet,
+    /// CPU quota (`cpu.cfs_quota_us` / `cpu.max`), when set.
+    pub bandwidth: Option<crate::sched::bandwidth::BandwidthSpec>,
 }
 
 /// The resolved group settings of a scenario.
@@ -83,8 +85,14 @@ pub fn resolve(f: &ScenarioFile, tasks: &mut [TaskSpec], cpus: u16) -> Result<Gr
         }
     };
     let autogroup = f.autogroup.enabled.unwrap_or(true);
-    let root =
-        GroupSpec { path: "/".into(), parent: None, shares: NICE_0_LOAD, session: None, cpus: CpuSet::empty(cpus) };
+    let root = GroupSpec {
+        path: "/".into(),
+        parent: None,
+        shares: NICE_0_LOAD,
+        session: None,
+        cpus: CpuSet::empty(cpus),
+        bandwidth: None,
+    };
     let mut groups = vec![root];
     // BTreeMap order puts every parent before its children (a prefix sorts first).
     for (path, g) in &f.groups {
@@ -115,12 +123,14 @@ pub fn resolve(f: &ScenarioFile, tasks: &mut [TaskSpec], cpus: u16) -> Result<Gr
             // sched_group_set_shares (4.4 core.c) clamps to [MIN_SHARES, MAX_SHARES].
             Some(s) => (s as u64).clamp(MIN_SHARES, MAX_SHARES),
         };
+        let bandwidth = super::bandwidth::group_bandwidth(g, &key)?;
         groups.push(GroupSpec {
             path: path.clone(),
             parent: Some(parent),
             shares,
             session: None,
             cpus: CpuSet::empty(cpus),
+            bandwidth,
         });
         if groups.len() > limits::GROUPS_MAX {
             return Err(KeyError::new("groups", format!("more than {} groups", limits::GROUPS_MAX)));
@@ -158,6 +168,7 @@ pub fn resolve(f: &ScenarioFile, tasks: &mut [TaskSpec], cpus: u16) -> Result<Gr
                             shares: autogroup_shares(nice as i8),
                             session: Some(session.clone()),
                             cpus: CpuSet::empty(cpus),
+                            bandwidth: None,
                         });
                         if groups.len() > limits::GROUPS_MAX {
                             return Err(KeyError::new(key, format!("more than {} groups", limits::GROUPS_MAX)));

@@ -6,6 +6,7 @@
 //! (`overrides.rs`) and go through the same two stages again, so an override
 //! can never produce a scenario the file format could not.
 
+pub mod bandwidth;
 pub mod devices;
 pub mod error;
 pub mod file;

@@ -49,6 +49,10 @@ pub struct ScenarioSpec {
     pub hz: u32,
     /// The kernel whose scheduler is modelled (`[kernel] version`).
     pub kernel: crate::sched::model::KernelModel,
+    /// Whose CFS bandwidth-control rules run (`[kernel] cfs_bandwidth`).
+    pub bandwidth_rules: crate::sched::bandwidth::BandwidthRules,
+    /// `sched_cfs_bandwidth_slice_us`.
+    pub bandwidth_slice_us: u64,
     pub context_switch_ns: u64,
     /// The 4.4 tunables (CFS); for an EEVDF model they keep their defaults
     /// and nothing reads them.
@@ -599,6 +603,9 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
         tasks.push(task_spec(f, t, heads[i], cpus, &default_affinity, kernel)?);
     }
     let groups = groups::resolve(f, &mut tasks, cpus)?;
+    let bandwidth_rules = super::bandwidth::rules(f, kernel)?;
+    let bandwidth_slice_us = super::bandwidth::slice_us(f)?;
+    super::bandwidth::check(f, &groups.groups, bandwidth_rules)?;
     let devices = super::devices::resolve(f, hz)?;
     check_io_regions(&tasks, &devices)?;
 
@@ -682,6 +689,8 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
         machine,
         hz,
         kernel,
+        bandwidth_rules,
+        bandwidth_slice_us,
         context_switch_ns,
         eevdf,
         eevdf_features,

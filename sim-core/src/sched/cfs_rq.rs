@@ -76,6 +76,8 @@ pub struct CfsRq {
     /// The EEVDF timeline (6.x models), augmented for `pick_eevdf`; a run
     /// uses either this or `timeline`, never both.
     pub(crate) tree: EevdfTree,
+    /// Bandwidth control (`runtime_remaining`, `throttled`, `throttle_count`).
+    pub rt: super::bandwidth::RqRuntime,
 }
 
 impl CfsRq {
@@ -106,6 +108,7 @@ impl CfsRq {
             skip: None,
             timeline: Vec::new(),
             tree: EevdfTree::new(),
+            rt: Default::default(),
         }
     }
 

@@ -32,6 +32,8 @@ pub const ENQUEUE_INITIAL: u32 = 0x80;
 pub const ENQUEUE_DELAYED: u32 = 0x200;
 /// `DEQUEUE_DELAYED` (6.12+): the final dequeue of a delayed entity.
 pub const DEQUEUE_DELAYED: u32 = 0x200;
+/// `DEQUEUE_SPECIAL` (6.12+): never delayed (`throttle_cfs_rq` uses it).
+pub const DEQUEUE_SPECIAL: u32 = 0x10;
 
 impl Cfs {
     fn model(&self) -> KernelModel {
@@ -201,6 +203,7 @@ impl Cfs {
         se.vruntime = se.vruntime.wrapping_add(calc_delta_fair(delta_exec as u64, &se.load) as i64);
         let resched = self.update_deadline(q, curr);
         self.eevdf_update_min_vruntime(q);
+        self.account_cfs_rq_runtime(q, delta_exec as u64);
         if self.model() == KernelModel::Linux66 || self.rq(q).nr_running == 1 {
             return;
         }
@@ -401,7 +404,7 @@ impl Cfs {
 
     /// `enqueue_entity` (6.x): curr is placed before `update_curr`, others
     /// after their group weight is brought up to date (`update_cfs_group`).
-    fn eevdf_enqueue_entity(&mut self, q: CfsRqId, se: EntityId, flags: u32) {
+    pub(crate) fn eevdf_enqueue_entity(&mut self, q: CfsRqId, se: EntityId, flags: u32) {
         let curr = self.rq(q).curr == Some(se);
         if curr {
             self.eevdf_place_entity(q, se, flags);
@@ -419,15 +422,17 @@ impl Cfs {
         self.se_mut(se).on_rq = true;
         if self.rq(q).nr_running == 1 {
             self.list_add_leaf_cfs_rq(q);
+            self.check_enqueue_throttle(q);
+            self.note_enqueue_throttled(q);
         }
     }
 
     /// `dequeue_entity` (6.x). Returns false when DELAY_DEQUEUE (6.12+)
     /// keeps a sleeping, ineligible entity queued instead.
-    fn eevdf_dequeue_entity(&mut self, q: CfsRqId, se: EntityId, flags: u32) -> bool {
+    pub(crate) fn eevdf_dequeue_entity(&mut self, q: CfsRqId, se: EntityId, flags: u32) -> bool {
         let sleep = flags & DEQUEUE_SLEEP != 0;
         self.eevdf_update_curr(q);
-        if flags & DEQUEUE_DELAYED == 0
+        if flags & (DEQUEUE_DELAYED | DEQUEUE_SPECIAL) == 0
             && sleep
             && self.features_eevdf.delay_dequeue
             && self.model() >= KernelModel::Linux612
@@ -456,6 +461,8 @@ impl Cfs {
         }
         self.se_mut(se).on_rq = false;
         self.account_entity_dequeue(q, se);
+        // Return excess runtime on last dequeue.
+        self.return_cfs_rq_runtime(q);
         self.update_cfs_group(se);
         self.eevdf_update_min_vruntime(q);
         if flags & DEQUEUE_DELAYED != 0 {
@@ -506,6 +513,9 @@ impl Cfs {
     /// [MIN_SHARES, shares]).
     fn update_cfs_group(&mut self, se: EntityId) {
         let Some(gq) = self.se(se).my_q else { return };
+        if self.throttled_hierarchy(gq) {
+            return;
+        }
         let rq = self.rq(gq);
         let tg = &self.groups[rq.tg.index()];
         let load = rq.load.weight.max(rq.avg.load_avg) as i64;
@@ -614,6 +624,10 @@ impl Cfs {
     fn eevdf_put_prev_entity(&mut self, q: CfsRqId, prev: EntityId) {
         if self.se(prev).on_rq {
             self.eevdf_update_curr(q);
+        }
+        // Throttle cfs_rqs exceeding runtime.
+        self.check_cfs_rq_runtime(q);
+        if self.se(prev).on_rq {
             self.eevdf_enqueue_timeline(q, prev);
             self.update_load_avg(prev, false);
         }
@@ -660,10 +674,18 @@ impl Cfs {
             }
             let mut q = root;
             loop {
-                if let Some(c) = self.rq(q).curr
+                let curr = self.rq(q).curr;
+                if let Some(c) = curr
                     && self.se(c).on_rq
                 {
                     self.eevdf_update_curr(q);
+                }
+                // A level out of runtime is throttled and the pick starts
+                // over: 6.12+ check every level (pick_task_fair), 6.6 those
+                // with a curr (pick_next_task_fair, then its `simple:` pick,
+                // which gives the same entity here).
+                if (curr.is_some() || self.model() >= KernelModel::Linux612) && self.check_cfs_rq_runtime(q) {
+                    continue 'again;
                 }
                 let Some(se) = self.eevdf_pick_next_entity(q) else { continue 'again };
                 match self.se(se).my_q {
@@ -708,10 +730,11 @@ impl Cfs {
     /// (ENQUEUE_DELAYED); otherwise enqueue up the hierarchy, requeueing a
     /// delayed ancestor met on the way, and push the shortest slice up to
     /// the group entities (6.12+).
-    pub(crate) fn eevdf_enqueue_task(&mut self, se: EntityId, mut flags: u32) {
+    pub(crate) fn eevdf_enqueue_task(&mut self, se: EntityId, mut flags: u32) -> bool {
         if flags & ENQUEUE_DELAYED != 0 {
+            // Still counted where it is; the engine adds nothing.
             self.requeue_delayed_entity(se);
-            return;
+            return true;
         }
         let custom_slices = self.model() >= KernelModel::Linux612;
         let mut slice = 0u64;
@@ -732,17 +755,22 @@ impl Cfs {
             self.eevdf_enqueue_entity(q, s, flags);
             slice = self.cfs_rq_min_slice(q);
             self.rq_mut(q).h_nr_running += 1;
+            // End evaluation on encountering a throttled cfs_rq.
+            if self.cfs_rq_throttled(q) {
+                return false;
+            }
             flags = ENQUEUE_WAKEUP;
             cur = self.parent(s);
         }
-        self.update_ancestors(cur, slice, 1);
+        self.update_ancestors(cur, slice, 1)
     }
 
     /// The second loop of `enqueue_task_fair` / `dequeue_entities` (6.x):
     /// the levels above the last one enqueued or dequeued get their load
     /// average, group weight and (6.12+) the shortest slice below them, and
     /// count the task (`delta` = +1, −1, or 0 for a group entity).
-    fn update_ancestors(&mut self, mut cur: Option<EntityId>, mut slice: u64, delta: i32) {
+    /// Stops after a throttled level; returns whether it reached the root.
+    fn update_ancestors(&mut self, mut cur: Option<EntityId>, mut slice: u64, delta: i32) -> bool {
         let custom_slices = self.model() >= KernelModel::Linux612;
         while let Some(s) = cur {
             let q = self.cfs_rq_of(s);
@@ -754,8 +782,12 @@ impl Cfs {
             slice = self.cfs_rq_min_slice(q);
             let rq = self.rq_mut(q);
             rq.h_nr_running = rq.h_nr_running.wrapping_add_signed(delta);
+            if self.cfs_rq_throttled(q) {
+                return false;
+            }
             cur = self.parent(s);
         }
+        true
     }
 
     /// `se->slice = slice` for a queued group entity (6.12+
@@ -807,11 +839,18 @@ impl Cfs {
                 break;
             }
             self.rq_mut(q).h_nr_running -= h;
+            // End evaluation on encountering a throttled cfs_rq.
+            if self.cfs_rq_throttled(q) {
+                return true;
+            }
             if self.rq(q).load.weight != 0 {
                 slice = self.cfs_rq_min_slice(q);
                 let parent = self.parent(s);
                 // Bias the pick towards this group while the sleeper's slice lasts.
-                if task_sleep && let Some(p) = parent {
+                if task_sleep
+                    && let Some(p) = parent
+                    && !self.throttled_hierarchy(q)
+                {
                     self.set_next_buddy(p);
                 }
                 cur = parent;
@@ -872,6 +911,10 @@ impl Cfs {
         need_resched: bool,
     ) -> bool {
         if curr == woken {
+            return false;
+        }
+        // An enqueue that led to a throttle: saves work and a false next buddy.
+        if self.throttled_hierarchy(self.cfs_rq_of(woken)) {
             return false;
         }
         let model = self.model();

@@ -32,6 +32,7 @@ fn eevdf(model: KernelModel, nices: &[i8], tweak: impl FnOnce(&mut EevdfFeatures
         eevdf: EevdfTunables::resolve(1, TunableScaling::None, 3_000_000, d),
         features_eevdf,
         tick_nsec: tick_nsec(250),
+        bandwidth: (crate::sched::bandwidth::BandwidthRules::Linux66, 5_000),
     };
     let mut cfs = Cfs::new(config, GroupLoad::Pelt, 1);
     for &nice in nices {

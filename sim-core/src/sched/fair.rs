@@ -30,6 +30,7 @@
 //! Time: `clock` plays `rq_clock_task()`; the engine sets it before each call.
 
 use super::SchedClass;
+use super::bandwidth::{Bandwidth, BandwidthRules, DEFAULT_BANDWIDTH_SLICE_US};
 use super::cfs_rq::CfsRq;
 use super::eevdf_tree::Item;
 use super::entity::SchedEntity;
@@ -60,6 +61,8 @@ pub struct FairConfig {
     pub eevdf: EevdfTunables,
     pub features_eevdf: EevdfFeatures,
     pub tick_nsec: u64,
+    /// Bandwidth control: whose rules, and `sched_cfs_bandwidth_slice_us`.
+    pub bandwidth: (BandwidthRules, u64),
 }
 
 impl FairConfig {
@@ -78,6 +81,7 @@ impl FairConfig {
             eevdf,
             features_eevdf: EevdfFeatures::defaults(KernelModel::Linux44),
             tick_nsec: super::tunables::tick_nsec(250),
+            bandwidth: (BandwidthRules::Linux44, DEFAULT_BANDWIDTH_SLICE_US),
         }
     }
 }
@@ -114,13 +118,15 @@ pub struct Cfs {
     /// `rq_clock_task` of the run queue being operated on.
     pub clock: u64,
     tree_seq: u64,
+    /// CFS bandwidth control (`bandwidth.rs`): the groups' pools and timers.
+    pub bw: Bandwidth,
 }
 
 impl Cfs {
     /// A machine of `ncpus` CPUs, each with its root run queue (`CfsRqId(cpu)`)
     /// in the root group.
     pub fn new(config: FairConfig, group_load: GroupLoad, ncpus: u16) -> Cfs {
-        let FairConfig { model, tunables, features, eevdf, features_eevdf, tick_nsec } = config;
+        let FairConfig { model, tunables, features, eevdf, features_eevdf, tick_nsec, bandwidth } = config;
         let cfs_rqs: Vec<CfsRq> = (0..ncpus).map(|c| CfsRq::new(CpuId(c), ROOT_GROUP, None)).collect();
         let root = TaskGroup {
             path: "/".to_string(),
@@ -148,6 +154,7 @@ impl Cfs {
             leaf: vec![Vec::new(); usize::from(ncpus)],
             clock: 0,
             tree_seq: 0,
+            bw: Bandwidth::new(bandwidth.0, bandwidth.1),
         }
     }
 
@@ -290,6 +297,7 @@ impl Cfs {
         se.sum_exec_runtime += delta_exec;
         se.vruntime += calc_delta_fair(delta_exec, &se.load) as i64;
         self.update_min_vruntime(q);
+        self.account_cfs_rq_runtime(q, delta_exec);
     }
 
     /// `__sched_period` (4.4 fair.c): the targeted latency, stretched to
@@ -387,6 +395,9 @@ impl Cfs {
     fn update_cfs_shares(&mut self, q: CfsRqId) {
         let rq = self.rq(q);
         let Some(se) = rq.owner else { return };
+        if self.throttled_hierarchy(q) {
+            return;
+        }
         let tg = &self.groups[rq.tg.index()];
         let tg_weight = match self.group_load {
             // calc_tg_weight: this CPU's real-time load instead of its last contribution.
@@ -555,6 +566,7 @@ impl Cfs {
         self.se_mut(se).on_rq = true;
         if self.rq(q).nr_running == 1 {
             self.list_add_leaf_cfs_rq(q);
+            self.check_enqueue_throttle(q);
         }
     }
 
@@ -619,6 +631,8 @@ impl Cfs {
             let min = self.rq(q).min_vruntime;
             self.se_mut(se).vruntime -= min;
         }
+        // Return excess runtime on last dequeue.
+        self.return_cfs_rq_runtime(q);
         self.update_min_vruntime(q);
         self.update_cfs_shares(q);
     }
@@ -693,6 +707,10 @@ impl Cfs {
     pub fn put_prev_entity(&mut self, q: CfsRqId, prev: EntityId) {
         if self.se(prev).on_rq {
             self.update_curr(q);
+        }
+        // Throttle cfs_rqs exceeding runtime.
+        self.check_cfs_rq_runtime(q);
+        if self.se(prev).on_rq {
             self.enqueue_timeline(q, prev);
             self.update_load_avg(prev, false);
         }
@@ -1070,12 +1088,27 @@ impl Cfs {
         }
         u64::from(self.rq(self.cfs_rq_of(curr)).nr_running) < self.tunables.sched_nr_latency
     }
+
+    /// `pick_next_task_fair`'s `simple:` path (4.4): pick and set top-down,
+    /// nothing running. The root queue is not empty.
+    fn pick_simple(&mut self, root: CfsRqId) -> EntityId {
+        let mut q = root;
+        // Bounded by the hierarchy depth.
+        loop {
+            let se = self.pick_next_entity(q, None);
+            self.set_next_entity(q, se);
+            match self.se(se).my_q {
+                Some(child) => q = child,
+                None => return se,
+            }
+        }
+    }
 }
 
 impl SchedClass for Cfs {
     /// `enqueue_task_fair` (4.4 fair.c): enqueue up the hierarchy until an
     /// ancestor is already queued; parents are enqueued as wakeups.
-    fn enqueue_task(&mut self, se: EntityId, mut flags: u32) {
+    fn enqueue_task(&mut self, se: EntityId, mut flags: u32) -> bool {
         if self.model.is_eevdf() {
             return self.eevdf_enqueue_task(se, flags);
         }
@@ -1086,6 +1119,11 @@ impl SchedClass for Cfs {
             }
             let q = self.cfs_rq_of(s);
             self.enqueue_entity(q, s, flags);
+            // End evaluation on encountering a throttled cfs_rq; the second
+            // loop posts its h_nr_running increment.
+            if self.cfs_rq_throttled(q) {
+                break;
+            }
             self.rq_mut(q).h_nr_running += 1;
             flags = ENQUEUE_WAKEUP;
             cur = self.parent(s);
@@ -1093,10 +1131,14 @@ impl SchedClass for Cfs {
         while let Some(s) = cur {
             let q = self.cfs_rq_of(s);
             self.rq_mut(q).h_nr_running += 1;
+            if self.cfs_rq_throttled(q) {
+                return false;
+            }
             self.update_load_avg(s, true);
             self.update_cfs_shares(q);
             cur = self.parent(s);
         }
+        true
     }
 
     /// `dequeue_task_fair` (4.4 fair.c): dequeue up the hierarchy while the
@@ -1111,11 +1153,18 @@ impl SchedClass for Cfs {
         while let Some(s) = cur {
             let q = self.cfs_rq_of(s);
             self.dequeue_entity(q, s, flags);
+            // End evaluation on encountering a throttled cfs_rq.
+            if self.cfs_rq_throttled(q) {
+                break;
+            }
             self.rq_mut(q).h_nr_running -= 1;
             if self.rq(q).load.weight != 0 {
                 // Don't dequeue the parent: it has other entities besides us.
                 let parent = self.parent(s);
-                if task_sleep && let Some(p) = parent {
+                if task_sleep
+                    && let Some(p) = parent
+                    && !self.throttled_hierarchy(q)
+                {
                     self.set_next_buddy(p);
                 }
                 cur = parent;
@@ -1127,6 +1176,9 @@ impl SchedClass for Cfs {
         while let Some(s) = cur {
             let q = self.cfs_rq_of(s);
             self.rq_mut(q).h_nr_running -= 1;
+            if self.cfs_rq_throttled(q) {
+                break;
+            }
             self.update_load_avg(s, true);
             self.update_cfs_shares(q);
             cur = self.parent(s);
@@ -1150,15 +1202,7 @@ impl SchedClass for Cfs {
         }
         let Some(prev) = prev else {
             // simple: put_prev_task (nothing fair to put) and pick top-down.
-            let mut q = root;
-            loop {
-                let se = self.pick_next_entity(q, None);
-                self.set_next_entity(q, se);
-                match self.se(se).my_q {
-                    Some(child) => q = child,
-                    None => return Some(se),
-                }
-            }
+            return Some(self.pick_simple(root));
         };
         let mut q = root;
         let p = loop {
@@ -1168,6 +1212,20 @@ impl SchedClass for Cfs {
                     self.update_curr(q);
                 } else {
                     curr = None;
+                }
+                // This call to check_cfs_rq_runtime() will do the throttle and
+                // dequeue its entity in the parent(s); then `simple:`.
+                if self.check_cfs_rq_runtime(q) {
+                    if self.rq(root).nr_running == 0 {
+                        // goto idle: pick_next_task_idle puts prev.
+                        self.put_prev_task(prev);
+                        return None;
+                    }
+                    self.put_prev_task(prev);
+                    if self.rq(root).nr_running == 0 {
+                        return None;
+                    }
+                    return Some(self.pick_simple(root));
                 }
             }
             let se = self.pick_next_entity(q, curr);
@@ -1218,6 +1276,10 @@ impl SchedClass for Cfs {
             return self.check_preempt_wakeup_fair(curr, woken, wake_flags, need_resched);
         }
         if curr == woken {
+            return false;
+        }
+        // An enqueue that led to a throttle: saves work and a false next buddy.
+        if self.throttled_hierarchy(self.cfs_rq_of(woken)) {
             return false;
         }
         let curr_q = self.cfs_rq_of(curr);

@@ -8,11 +8,13 @@
 //! - `eevdf`: the 6.x EEVDF rules on the same state (V, lag, deadlines, `pick_eevdf`, delayed dequeue).
 //! - `eevdf_tree`: the EEVDF timeline, an augmented treap (`__pick_eevdf` in O(log n)).
 //! - `model`: which kernel a run models.
+//! - `bandwidth`: CFS bandwidth control (cgroup CPU quota): runtime pools, throttling, the period and slack timers.
 //! - `group`: task groups (cgroups, autogroups) and `calc_cfs_shares`.
 //! - `pelt`: per-entity load tracking, which feeds the group shares.
 //! - `placement`: which CPU a waking or new task goes to.
 
 pub mod balance;
+pub mod bandwidth;
 pub mod cfs_rq;
 pub mod cfs_tasks;
 pub mod cpu_load;
@@ -29,6 +31,8 @@ pub mod tunables;
 pub mod weights;
 
 #[cfg(test)]
+mod bandwidth_tests;
+#[cfg(test)]
 mod eevdf_tests;
 #[cfg(test)]
 mod group_tests;
@@ -44,7 +48,9 @@ use crate::ids::{CfsRqId, EntityId};
 /// returned as `true`; the engine turns them into a `schedule()` at the next
 /// preemption point.
 pub trait SchedClass {
-    fn enqueue_task(&mut self, se: EntityId, flags: u32);
+    /// Returns whether the task now counts in `rq->nr_running` (false: it
+    /// joined a throttled hierarchy, `enqueue_task_fair`'s `if (!se)`).
+    fn enqueue_task(&mut self, se: EntityId, flags: u32) -> bool;
     /// Returns false when the class keeps the sleeping task queued instead
     /// (EEVDF DELAY_DEQUEUE, 6.12+): it still counts on its CPU.
     fn dequeue_task(&mut self, se: EntityId, flags: u32) -> bool;

@@ -38,6 +38,11 @@ pub struct TaskHotInputs {
 /// What the placement and balancing policy reads and does on the machine.
 /// The engine implements it; the policy never sees the engine's types.
 pub trait Machine {
+    /// `throttled_lb_pair` (4.4 fair.c): the task's group is throttled (CFS
+    /// bandwidth) on the source or the destination CPU.
+    fn throttled_lb_pair(&self, _task: TaskId, _src: CpuId, _dst: CpuId) -> bool {
+        false
+    }
     /// `rq_clock` in ns (one clock for the whole machine).
     fn clock_ns(&self) -> u64;
     /// `jiffies`: ticks since boot.

@@ -407,7 +407,9 @@ impl Smp44 {
     /// another CPU of the destination group that would take it), not
     /// running, and not cache hot unless balancing keeps failing.
     fn can_migrate_task(&self, m: &impl Machine, p: TaskId, env: &mut LbEnv) -> bool {
-        // throttled_lb_pair: no bandwidth control modelled.
+        if m.throttled_lb_pair(p, env.src_cpu, env.dst_cpu) {
+            return false;
+        }
         let allowed = m.cpus_allowed(p);
         if !allowed.contains(env.dst_cpu) {
             env.flags |= LBF_SOME_PINNED;

@@ -105,7 +105,12 @@ impl Machine for Mock {
     }
     fn update_blocked_averages(&mut self, _cpu: CpuId) {}
     fn task_hot_inputs(&self, task: TaskId) -> TaskHotInputs {
-        TaskHotInputs { sched_delayed: false, sched_idle: false, exec_start_ns: self.exec_start[task.index()], buddy: false }
+        TaskHotInputs {
+            sched_delayed: false,
+            sched_idle: false,
+            exec_start_ns: self.exec_start[task.index()],
+            buddy: false,
+        }
     }
     fn cfs_task_at(&self, cpu: CpuId, index_from_head: usize) -> Option<TaskId> {
         self.lists[cpu.index()].get(index_from_head).copied()
