@@ -462,6 +462,9 @@ fn victim(r: &RunReport, out: &mut String) {
     let _ = writeln!(out, "\nVictim `{}` (group {group}): scheduling delay (wakeup or preemption to running)", v.name);
     let _ = writeln!(out, "{}", summary_line("all delays", &v.delay));
     let _ = writeln!(out, "{}", summary_line("wakeup delays", &v.wakeup_delay));
+    if let Some(t) = &v.throttled_delay {
+        let _ = writeln!(out, "{}", summary_line("throttled (quota)", t));
+    }
     let measured = r.source.name() == "measured";
     if !measured {
         let _ = writeln!(

@@ -1903,8 +1903,9 @@ impl Machine for Simulation {
         // stands before its update_curr, which may be a tick stale, as in 4.4).
         let relative = self.cfs.se(se).vruntime;
         let new_min = self.cfs.rq(self.cfs.se(se).cfs_rq).min_vruntime;
+        // The destination queue may throttle at this enqueue (an empty group
+        // queue without runtime there: check_enqueue_throttle).
         let counted = self.cfs.enqueue_task(se, 0);
-        debug_assert!(counted, "the balancer moved a task into a throttled hierarchy");
         self.apply_class_resched();
         // 4.4 only: EEVDF keeps vruntime absolute and places by the saved lag.
         assert!(
@@ -1914,7 +1915,9 @@ impl Machine for Simulation {
             self.now.ns()
         );
         self.cfs_tasks.push_head(to, task);
-        self.add_nr_running(to);
+        if counted {
+            self.add_nr_running(to);
+        }
         self.hrtick_update(to);
         self.check_preempt_curr(to, task, 0);
     }

@@ -102,12 +102,20 @@ prop_compose! {
         slices_us in proptest::collection::vec(proptest::option::of(100..20_000u64), 5),
         tick_offset_permille in 0..1000u64,
         noise_us in proptest::option::of(1..100u64),
+        // CPU quotas (cpu.max: quota, period in ms; burst share) on some
+        // groups, and the bandwidth rules for the 4.4 fair class.
+        quotas in proptest::collection::vec(proptest::option::of((1..60u64, 2..100u64, 0..3u64)), 5),
+        bw_rules in 0..4usize,
+        bw_slice_us in prop_oneof![3 => Just(5000u64), 1 => 500..10_000u64],
     ) -> String {
         let version = ["4.4", "6.6", "6.12", "6.18"][kernel];
         let eevdf = kernel > 0;
+        let rules = if eevdf { "6.6" } else { ["4.4", "4.18", "5.4", "5.14"][bw_rules] };
+        let burst_ok = eevdf || bw_rules == 3;
+        let bw_kernel = if eevdf { String::new() } else { format!("cfs_bandwidth = \"{rules}\"\n") };
         let tick_us = 1_000_000 / hz;
         let mut t = format!(
-            "schema = 1\nseed = {seed}\nduration = \"{duration_ms}ms\"\n[limits]\nevents_max = 40000\n[kernel]\nversion = \"{version}\"\n[machine]\ncpus = {ncpus}\nhz = {hz}\ncontext_switch = \"{cs_us}us\"\n"
+            "schema = 1\nseed = {seed}\nduration = \"{duration_ms}ms\"\n[limits]\nevents_max = 40000\n[kernel]\nversion = \"{version}\"\n{bw_kernel}[machine]\ncpus = {ncpus}\nhz = {hz}\ncontext_switch = \"{cs_us}us\"\n"
         );
         if eevdf {
             t += &format!("tick_offset = \"{}us\"\n", tick_us * tick_offset_permille / 1000);
@@ -126,7 +134,7 @@ prop_compose! {
             let list: Vec<String> = isolated.iter().map(|c| c.to_string()).collect();
             t += &format!("isolcpus = \"{}\"\n", list.join(","));
         }
-        t += &format!("[cfs]\ngroup_load = \"{}\"\n", if instantaneous { "instantaneous" } else { "pelt" });
+        t += &format!("[cfs]\ngroup_load = \"{}\"\nsched_cfs_bandwidth_slice_us = {bw_slice_us}\n", if instantaneous { "instantaneous" } else { "pelt" });
         if eevdf {
             if let Some(b) = base_slice_us {
                 t += &format!("base_slice_ns = \"{b}us\"\n");
@@ -142,6 +150,13 @@ prop_compose! {
             let parent = &paths[p.index(i + 1)];
             let path = if parent == "/" { format!("/g{i}") } else { format!("{parent}/g{i}") };
             t += &format!("[groups.\"{path}\"]\nshares = {}\n", shares[i]);
+            if let Some((q, p, b)) = quotas[i] {
+                // v2 `cpu.max`: a child may exceed its parent (v1 refuses that).
+                t += &format!("\"cpu.max\" = \"{} {}\"\n", q * 1000, p * 1000);
+                if burst_ok && b > 0 {
+                    t += &format!("\"cpu.max.burst\" = {}\n", q * 1000 / b);
+                }
+            }
             paths.push(path);
         }
         t += "[features]\n";
@@ -237,7 +252,8 @@ proptest! {
             let d = t.delay;
             prop_assert!(d.p50_ns <= d.p90_ns && d.p90_ns <= d.p99_ns && d.p99_ns <= d.p999_ns && d.p999_ns <= d.max_ns);
             prop_assert!(d.max_at_ns <= r.sim_time_ns);
-            prop_assert_eq!(d.count, t.wakeup_delay.count + t.preempt_delay.count);
+            let throttled = t.throttled_delay.map_or(0, |d| d.count);
+            prop_assert_eq!(d.count, t.wakeup_delay.count + t.preempt_delay.count + throttled);
             prop_assert!(t.runtime_ns <= r.sim_time_ns);
         }
     }
@@ -346,6 +362,118 @@ proptest! {
             prop_assert!(d.completed[0] <= d.dispatched[0] && d.completed[1] <= d.dispatched[1]);
             prop_assert!(d.q2d.max_ns <= d.q2c.max_ns || d.q2c.count == 0 || d.q2d.count > d.q2c.count);
             prop_assert_eq!(d.dispatched[0] + d.dispatched[1] - d.completed[0] - d.completed[1] + d.pending - (d.dispatched[0] + d.dispatched[1] - d.completed[0] - d.completed[1]), d.pending);
+        }
+    }
+}
+
+prop_compose! {
+    /// One CPU-limited group `/pod` (and maybe a limited child `/pod/c`)
+    /// with random tasks, plus unlimited neighbours, under a random model.
+    fn quota_scenario()(ntasks in 1..=5usize)(
+        kernel in 0..4usize,
+        bw_rules in 0..4usize,
+        ncpus in 1..=4usize,
+        hz in prop_oneof![Just(100), Just(250), Just(1000)],
+        seed in any::<u32>(),
+        duration_ms in 200..800u64,
+        quota_ms in 1..60u64,
+        period_ms in 2..100u64,
+        burst_div in 0..3u64,
+        child in proptest::option::of((1..40u64, 2..100u64)),
+        slice_us in prop_oneof![3 => Just(5000u64), 1 => 500..10_000u64],
+        programs in proptest::collection::vec(proptest::collection::vec(step(ntasks), 1..4), ntasks),
+        placement in proptest::collection::vec(0..3usize, ntasks),
+        counts in proptest::collection::vec(1..=3u32, ntasks),
+    ) -> String {
+        let version = ["4.4", "6.6", "6.12", "6.18"][kernel];
+        let eevdf = kernel > 0;
+        let rules = ["4.4", "4.18", "5.4", "5.14"][bw_rules];
+        let burst_ok = eevdf || bw_rules == 3;
+        let bw_kernel = if eevdf { String::new() } else { format!("cfs_bandwidth = \"{rules}\"\n") };
+        let mut t = format!(
+            "schema = 1\nseed = {seed}\nduration = \"{duration_ms}ms\"\n[limits]\nevents_max = 60000\n[kernel]\nversion = \"{version}\"\n{bw_kernel}[machine]\ncpus = {ncpus}\nhz = {hz}\n[cfs]\nsched_cfs_bandwidth_slice_us = {slice_us}\n"
+        );
+        t += &format!("[groups.\"/pod\"]\n\"cpu.max\" = \"{} {}\"\n", quota_ms * 1000, period_ms * 1000);
+        if burst_ok && burst_div > 0 {
+            t += &format!("\"cpu.max.burst\" = {}\n", quota_ms * 1000 / burst_div);
+        }
+        if let Some((q, p)) = child {
+            t += &format!("[groups.\"/pod/c\"]\n\"cpu.max\" = \"{} {}\"\n", q * 1000, p * 1000);
+        }
+        for (i, steps) in programs.iter().enumerate() {
+            let mut steps = steps.clone();
+            steps.push("{ run = \"3ms\" }".into());
+            steps.push("{ sleep = \"exp(2ms)\" }".into());
+            let group = ["/pod", "/pod/c", "/"][placement[i]];
+            let group = if group == "/pod/c" && child.is_none() { "/pod" } else { group };
+            t += &format!("[[tasks]]\nname = \"t{i}\"\ncount = {}\ngroup = \"{group}\"\nprogram = [{}]\n", counts[i], steps.join(", "));
+        }
+        t
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    /// CFS bandwidth control, checked after every event (the invariants
+    /// above: no task of a throttled queue runs or is counted in its CPU's
+    /// nr_running, a throttled queue's entity is off its parent, throttle
+    /// counts match the hierarchy, no CPU idles while it has runnable work)
+    /// and per period: between two refills (`phase + k × period`) a limited
+    /// group's tasks run at most
+    ///   quota + burst + CPUs × (sched_cfs_bandwidth_slice + one tick).
+    /// From the code: a period can use the pool it starts with (≤ quota +
+    /// burst; slack returned within it was handed out first), what each CPU
+    /// held at its start (`assign_cfs_rq_runtime` tops a queue up to one
+    /// slice, never more), and the overshoot of a queue that ran past zero
+    /// before the next charge noticed it (≤ the time since the last
+    /// `update_curr`, one tick), which is repaid from the next pool.
+    #[test]
+    fn a_limited_group_uses_at_most_its_quota_per_period(text in quota_scenario()) {
+        let s = Scenario::from_toml("quota.toml", &text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+        let mut sim = Simulation::new(&s);
+        sim.enable_trace(sim_core::metrics::recorder::TraceWindow::all(2_000_000));
+        loop {
+            let r = sim.advance(EventBudget(1));
+            sim.check_invariants().map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+            if r.is_final() {
+                break;
+            }
+        }
+        let spec = sim.spec().clone();
+        let tick = sim.tick_ns();
+        let end = sim.now().ns();
+        for (gi, g) in spec.groups.groups.iter().enumerate().skip(1) {
+            let Some(b) = g.bandwidth else { continue };
+            let quota = b.quota_ns.expect("limited");
+            let gid = sim_core::ids::GroupId(gi as u32);
+            let phase = sim.cfs().period_phase(gid).expect("limited");
+            // Run intervals of the tasks under the group.
+            let under = |t: sim_core::ids::TaskId| {
+                let path = &spec.groups.groups[spec.tasks[spec.declaration_of(t).expect("task").0].group].path;
+                path == &g.path || path.starts_with(&format!("{}/", g.path))
+            };
+            let mut runs = Vec::new();
+            let mut open = vec![None; spec.cpus as usize];
+            for r in sim.trace() {
+                if let sim_core::metrics::history::RecordKind::Switch { prev, prev_sched_in, next, .. } = r.kind {
+                    if let Some(p) = prev && under(p) {
+                        runs.push((prev_sched_in.ns(), r.at.ns()));
+                    }
+                    open[r.cpu.index()] = next.filter(|&n| under(n)).map(|_| r.at.ns());
+                }
+            }
+            runs.extend(open.iter().flatten().map(|&from| (from, end)));
+            let cpus = g.cpus.len() as u64;
+            let bound = quota + b.burst_ns + cpus * (spec.bandwidth_slice_us * 1000 + tick);
+            let mut from = 0;
+            let mut to = if phase == 0 { b.period_ns } else { phase };
+            while from < end {
+                let used: u64 = runs.iter().map(|&(s, e)| e.min(to).saturating_sub(s.max(from))).sum();
+                prop_assert!(used <= bound, "{}: {} ns used in [{from}, {to}), bound {bound}\n{text}", g.path, used);
+                from = to;
+                to += b.period_ns;
+            }
         }
     }
 }

@@ -579,6 +579,9 @@ struct Victim<'a> {
     name: &'a str,
     delay: Latency,
     wakeup_delay: Latency,
+    /// Waits while its group was throttled (CPU quota), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    throttled_delay: Option<Latency>,
     response: Option<Latency>,
     one_hog_bound_ns: u64,
     worst: Option<Worst<'a>>,
@@ -715,6 +718,7 @@ fn dto(r: &RunReport) -> Report<'_> {
             name: &r.victim.name,
             delay: (&r.victim.delay).into(),
             wakeup_delay: (&r.victim.wakeup_delay).into(),
+            throttled_delay: r.victim.throttled_delay.as_ref().map(Latency::from),
             response: r.victim.response.as_ref().map(Latency::from),
             one_hog_bound_ns: r.victim.one_hog_bound_ns,
             worst: r.victim.worst.as_ref().map(|w| Worst {

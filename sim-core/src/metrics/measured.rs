@@ -283,6 +283,7 @@ impl RunReport {
             delay: delays.delay,
             delay_cdf: delays.cdf.clone(),
             wakeup_delay: wakeup.summary(),
+            throttled_delay: None,
             response: vs.program.steps.contains(&crate::workload::Step::Serve).then(|| response.summary()),
             worst,
             histogram: delays

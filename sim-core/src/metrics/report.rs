@@ -279,6 +279,8 @@ pub struct VictimReport {
     /// The whole delay distribution, for CDF and histogram charts.
     pub delay_cdf: Vec<CdfPoint>,
     pub wakeup_delay: LatencySummary,
+    /// Waits while its group was throttled (CPU quota), if it had any.
+    pub throttled_delay: Option<LatencySummary>,
     pub response: Option<LatencySummary>,
     pub worst: Option<WorstDelay>,
     pub histogram: Vec<BucketRow>,
@@ -426,10 +428,12 @@ impl RunReport {
         let range = vs.first.index()..vs.first.index() + vs.count as usize;
         let delays = &task_delays[spec.victim];
         let mut wakeup = LatencyStats::default();
+        let mut throttled = LatencyStats::default();
         let mut response = LatencyStats::default();
         let mut by_name: Vec<BTreeMap<String, u64>> = vec![BTreeMap::new(); DELAY_BUCKETS];
         for m in &rec.tasks[range] {
             wakeup.merge(&m.wakeup_delay);
+            throttled.merge(&m.throttled_delay);
             response.merge(&m.response);
             for (&(b, who), &ns) in &m.culprits {
                 *by_name[usize::from(b)].entry(name_of(who)).or_insert(0) += ns;
@@ -528,6 +532,17 @@ impl RunReport {
                     w.add_open_of(&t.wakeup_delay);
                 }
                 w
+            },
+            throttled_delay: {
+                let mut w = throttled.summary();
+                let mut any = throttled.count() > 0;
+                for t in &tasks[vs.first.index()..vs.first.index() + vs.count as usize] {
+                    if let Some(d) = &t.throttled_delay {
+                        w.add_open_of(d);
+                        any = true;
+                    }
+                }
+                any.then_some(w)
             },
             response: vs.program.steps.contains(&crate::workload::Step::Serve).then(|| response.summary()),
             worst,

@@ -70,7 +70,7 @@ pub fn group_bandwidth(g: &GroupFile, key: &str) -> Result<Option<BandwidthSpec>
             None => (None, None),
             Some(v) => cpu_max(v, &format!("{key}.\"cpu.max\""))?,
         };
-        (q, p, g.cpu_max_burst, ["\"cpu.max\" quota", "\"cpu.max\" period", "\"cpu.max.burst\""])
+        (q, p, g.cpu_max_burst, ["\"cpu.max\"", "\"cpu.max\"", "\"cpu.max.burst\""])
     } else if v1 {
         // -1 (any negative value in 4.4 tg_set_cfs_quota) means unlimited; the
         // issue asks that other negatives be refused.
@@ -88,9 +88,7 @@ pub fn group_bandwidth(g: &GroupFile, key: &str) -> Result<Option<BandwidthSpec>
     } else {
         return Ok(None);
     };
-    let key_of = |i: usize| {
-        if v2 && i < 2 { format!("{key}.\"cpu.max\"") } else { format!("{key}.{}", names[i].trim_matches('"')) }
-    };
+    let key_of = |i: usize| format!("{key}.{}", names[i]);
     let period_us = period_us.unwrap_or((DEFAULT_CFS_PERIOD_NS / 1_000) as i64);
     let (min_p, max_p) = (MIN_CFS_QUOTA_PERIOD_NS / 1_000, MAX_CFS_QUOTA_PERIOD_NS / 1_000);
     if period_us < min_p as i64 || period_us > max_p as i64 {

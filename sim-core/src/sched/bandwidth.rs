@@ -803,6 +803,13 @@ impl Cfs {
         }
     }
 
+    /// Where a limited group's refills fall: `phase + k × period` (the
+    /// period timer's grid, which `hrtimer_forward_now` keeps).
+    pub fn period_phase(&self, g: GroupId) -> Option<u64> {
+        let b = self.bw.groups.get(g.index())?.as_ref()?;
+        Some(b.timer_at % b.spec.period_ns)
+    }
+
     /// `cpu.stat` of a group, if it is limited.
     pub fn cpu_stat(&self, g: GroupId) -> Option<(BandwidthSpec, CpuStat, u64)> {
         let b = self.bw.groups.get(g.index())?.as_ref()?;
