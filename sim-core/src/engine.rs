@@ -249,13 +249,15 @@ impl Simulation {
             let parent = GroupId(g.parent.expect("only the root has no parent") as u32);
             cfs.create_group(g.path.clone(), parent, g.shares, &g.cpus);
         }
-        // tg_set_cfs_bandwidth at t = 0. 6.6+ starts the period timer at a
-        // random point of the period (init_cfs_bandwidth); earlier kernels on
-        // the period grid.
+        // tg_set_cfs_bandwidth at t = 0. 6.6+ arms the period timer at a
+        // random point of the default 100 ms period (init_cfs_bandwidth,
+        // get_random_u32_below), which tg_set's period then forwards from;
+        // earlier kernels start on the period grid.
         for (i, g) in spec.groups.groups.iter().enumerate() {
             let Some(b) = g.bandwidth else { continue };
             let phase = if spec.bandwidth_rules >= BandwidthRules::Linux66 {
-                root_rng.stream(&format!("cfs_bandwidth/{}", g.path)).range_inclusive(0, b.period_ns - 1)
+                let mut r = root_rng.stream(&format!("cfs_bandwidth/{}", g.path));
+                r.range_inclusive(0, crate::sched::bandwidth::DEFAULT_CFS_PERIOD_NS - 1) % b.period_ns
             } else {
                 0
             };
@@ -684,6 +686,10 @@ impl Simulation {
             // __schedule: prev is no longer TASK_RUNNING: deactivate_task(DEQUEUE_SLEEP).
             let exiting = self.tasks[p.index()].state == TaskState::Exited;
             let se = Self::se_of(p);
+            // A task that just ran is never below a throttled queue (its
+            // levels have a curr, which check_enqueue_throttle skips), so the
+            // dequeue reaches the root and the CPU's count drops by one.
+            debug_assert!(!self.cfs.throttled_hierarchy(self.cfs.se(se).cfs_rq), "a sleeper below a throttled queue");
             if self.cfs.dequeue_task(se, DEQUEUE_SLEEP) {
                 self.cfs_tasks.remove(cpu, p);
                 self.sub_nr_running(cpu);
@@ -1002,7 +1008,7 @@ impl Simulation {
         let t = &mut self.tasks[task.index()];
         t.cpu = cpu;
         t.state = TaskState::Runnable;
-        t.waiting = Some((self.now, WaitKind::Wakeup));
+        t.waiting = Some((self.now, if counted { WaitKind::Wakeup } else { WaitKind::Throttled }));
         t.sched_out_at = self.now;
         // enqueue_task_fair ends with hrtick_update, before check_preempt_curr.
         self.hrtick_update(cpu);
@@ -1890,6 +1896,7 @@ impl Machine for Simulation {
         debug_assert_ne!(self.rqs[from.index()].curr, Some(task), "moving a running task");
         debug_assert!(self.tasks[task.index()].affinity.contains(to), "moving a task outside its affinity");
         let se = Self::se_of(task);
+        debug_assert!(!self.cfs.throttled_hierarchy(self.cfs.se(se).cfs_rq), "throttled_lb_pair lets no such task go");
         self.cfs.dequeue_task(se, 0);
         self.cfs_tasks.remove(from, task);
         self.sub_nr_running(from);

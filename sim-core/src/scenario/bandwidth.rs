@@ -110,17 +110,23 @@ pub fn group_bandwidth(g: &GroupFile, key: &str) -> Result<Option<BandwidthSpec>
         Some(q) => Some(q as u64 * 1_000),
     };
     let burst_us = burst_us.unwrap_or(0);
-    if burst_us < 0 {
-        return Err(KeyError::new(key_of(2), format!("{burst_us}: a burst is 0 or more µs")));
+    if burst_us < 0 || burst_us as u64 > MAX_CFS_RUNTIME_US {
+        return Err(KeyError::new(key_of(2), format!("{burst_us}: a burst is 0 to {MAX_CFS_RUNTIME_US} µs")));
     }
-    if burst_us > 0 {
-        let Some(q) = quota_ns else {
-            return Err(KeyError::new(key_of(2), "a burst needs a quota (the group is unlimited)"));
-        };
+    // The kernel checks a burst only against a quota (tg_set_cfs_bandwidth,
+    // 6.6 core.c: `quota != RUNTIME_INF && (burst > quota || burst + quota >
+    // max_cfs_runtime)`); with an unlimited group it is kept and unused.
+    if let Some(q) = quota_ns {
         if burst_us as u64 * 1_000 > q {
             return Err(KeyError::new(
                 key_of(2),
                 format!("{burst_us} µs is above the quota ({} µs): a burst is at most the quota", q / 1_000),
+            ));
+        }
+        if burst_us as u64 * 1_000 + q > MAX_CFS_RUNTIME_US * 1_000 {
+            return Err(KeyError::new(
+                key_of(2),
+                format!("{burst_us} µs plus the quota exceeds {MAX_CFS_RUNTIME_US} µs"),
             ));
         }
     }

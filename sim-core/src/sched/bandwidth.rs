@@ -21,11 +21,14 @@
 //! - 4.18 (512ac999d275, "Fix bandwidth timer clock drift condition"; kernels
 //!   4.18 to 5.3): the expiry compares period sequence numbers, so a slice
 //!   left from an earlier period really expires at the first charge after the
-//!   refill: the over-throttling of de53fd7aedb1's message.
-//! - 5.4 (de53fd7aedb1): no expiry; throttling first asks the pool for 1 ns
-//!   (`__assign_cfs_rq_runtime(cfs_b, cfs_rq, 1)`), queues are served oldest
-//!   first, a throttled queue does not ask for more, and an armed slack timer
-//!   is not pushed back (`slack_started`).
+//!   refill: the over-throttling of de53fd7aedb1's message. Throttled queues
+//!   join the tail of the list as from 4.19 (baa9be4ffb55; 4.18.x itself
+//!   still added at the head).
+//! - 5.4 (de53fd7aedb1), as in 5.4.69+ stable (e98fa02c4f2e backported; 5.7
+//!   upstream): no expiry; throttling first asks the pool for 1 ns
+//!   (`__assign_cfs_rq_runtime(cfs_b, cfs_rq, 1)`), a throttled queue does
+//!   not ask for more, and an armed slack timer is not pushed back
+//!   (`slack_started`).
 //! - 5.14 (f4183717b370): `cpu.max.burst`; the refill adds the quota to what
 //!   is left, capped at quota + burst, and happens even when the timer goes idle.
 //! - 6.6: burst statistics (`nr_bursts`, `burst_time`, 9525616d056e),
@@ -65,9 +68,9 @@ pub const CFS_BANDWIDTH_SLACK_PERIOD_NS: u64 = 5_000_000;
 pub enum BandwidthRules {
     /// 4.4.155 as read.
     Linux44,
-    /// 4.18 to 5.3: `expires_seq` (512ac999d275).
+    /// 4.18 to 5.3: `expires_seq` (512ac999d275), tail insertion (4.19).
     Linux418,
-    /// 5.4 to 5.13: no expiry (de53fd7aedb1).
+    /// 5.4.69+ to 5.13: no expiry (de53fd7aedb1), 1 ns re-check (e98fa02c4f2e).
     Linux54,
     /// 5.14 to 6.5: burst (f4183717b370).
     Linux514,
@@ -109,10 +112,16 @@ impl BandwidthRules {
         self <= BandwidthRules::Linux418
     }
 
-    /// 5.4+: FIFO throttled list, 1 ns re-check before throttling, no assign
-    /// while throttled, `slack_started`.
-    fn fifo(self) -> bool {
+    /// 5.4+: 1 ns re-check before throttling, no assign while throttled,
+    /// `slack_started`.
+    fn v54(self) -> bool {
         self >= BandwidthRules::Linux54
+    }
+
+    /// Throttled queues join the tail of the list, so distribution serves
+    /// the oldest first (4.19 baa9be4ffb55; 4.4 adds at the head).
+    fn tail_insert(self) -> bool {
+        self >= BandwidthRules::Linux418
     }
 
     /// `cpu.max.burst` exists (5.14+).
@@ -421,7 +430,7 @@ impl Cfs {
             return;
         }
         // 5.4+: a throttled queue waits for distribution.
-        if self.bw.rules.fifo() && self.rq(q).rt.throttled {
+        if self.bw.rules.v54() && self.rq(q).rt.throttled {
             return;
         }
         let slice = self.bw.slice_ns;
@@ -526,9 +535,9 @@ impl Cfs {
         if self.runtime_refresh_within(g, CFS_BANDWIDTH_SLACK_PERIOD_NS + MIN_BANDWIDTH_EXPIRATION_NS) {
             return;
         }
-        let (now, fifo) = (self.clock, self.bw.rules.fifo());
+        let (now, v54) = (self.clock, self.bw.rules.v54());
         let b = self.cfs_b_mut(g);
-        if fifo && b.slack_at.is_some() {
+        if v54 && b.slack_at.is_some() {
             return;
         }
         b.slack_generation = b.slack_generation.wrapping_add(1);
@@ -545,7 +554,7 @@ impl Cfs {
     fn throttle_cfs_rq(&mut self, q: CfsRqId) -> bool {
         let g = self.rq(q).tg;
         let rules = self.bw.rules;
-        if rules.fifo() {
+        if rules.v54() {
             // This will start the period timer if necessary.
             if self.assign_cfs_rq_runtime(q, 1) {
                 return false;
@@ -591,12 +600,16 @@ impl Cfs {
         rt.throttled = true;
         // 6.6+: the throttled time starts when the queue holds something.
         rt.throttled_clock = if rules < BandwidthRules::Linux66 || nr_queued > 0 { Some(now) } else { None };
-        if !rules.fifo() {
-            // Add to the _head_ of the list, so that an already-started
-            // distribute_cfs_runtime will not see us.
+        if !rules.v54() {
+            // 4.4: add to the _head_ of the list, so that an already-started
+            // distribute_cfs_runtime will not see us; 4.19+ to the tail.
             let b = self.cfs_b_mut(g);
             let empty = b.throttled.is_empty();
-            b.throttled.push_front(q);
+            if rules.tail_insert() {
+                b.throttled.push_back(q);
+            } else {
+                b.throttled.push_front(q);
+            }
             if empty {
                 self.start_cfs_bandwidth(g);
             }

@@ -169,8 +169,6 @@ fn expiry_loses_runtime_that_54_keeps() {
         sim.cfs().cpu_stat(GroupId(1)).expect("limited").1
     };
     let (s44, s418, s54) = (stat("4.4"), stat("4.18"), stat("5.4"));
-    eprintln!("expired ns: 4.4 {} 4.18 {} 5.4 {}", s44.expired_ns, s418.expired_ns, s54.expired_ns);
-    eprintln!("nr_throttled: 4.4 {} 4.18 {} 5.4 {}", s44.nr_throttled, s418.nr_throttled, s54.nr_throttled);
     // Period 1 throttles under every rule: 8 CPUs drawing 5 ms slices ask
     // for 40 ms from a 24 ms pool. After that, only 4.18 throttles: at each
     // of the 19 refills (100 ms .. 1.9 s).

@@ -667,7 +667,9 @@ impl Cfs {
     /// meet. Re-picking the running task sets nothing, so neither the
     /// RUN_TO_PARITY marker nor `vprot` is re-armed.
     pub(crate) fn eevdf_pick_next_task(&mut self, root: CfsRqId, prev: Option<EntityId>) -> Option<EntityId> {
-        // Each restart dequeues one delayed entity for good: bounded by their number.
+        // Each restart dequeues one delayed entity for good or throttles a
+        // queue: bounded by their number.
+        let mut simple = false;
         let p = 'again: loop {
             if self.rq(root).nr_running == 0 {
                 break None;
@@ -680,12 +682,16 @@ impl Cfs {
                 {
                     self.eevdf_update_curr(q);
                 }
-                // A level out of runtime is throttled and the pick starts
-                // over: 6.12+ check every level (pick_task_fair), 6.6 those
-                // with a curr (pick_next_task_fair, then its `simple:` pick,
-                // which gives the same entity here).
-                if (curr.is_some() || self.model() >= KernelModel::Linux612) && self.check_cfs_rq_runtime(q) {
-                    continue 'again;
+                // A level out of runtime is throttled: 6.12+ check every
+                // level and start over (pick_task_fair); 6.6 checks those
+                // with a curr and takes the `simple:` path (pick_next_task_fair).
+                if self.model() >= KernelModel::Linux612 {
+                    if self.check_cfs_rq_runtime(q) {
+                        continue 'again;
+                    }
+                } else if curr.is_some() && self.check_cfs_rq_runtime(q) {
+                    simple = true;
+                    break 'again None;
                 }
                 let Some(se) = self.eevdf_pick_next_entity(q) else { continue 'again };
                 match self.se(se).my_q {
@@ -697,6 +703,19 @@ impl Cfs {
         let Some(p) = p else {
             if let Some(prev) = prev {
                 self.eevdf_put_prev_task(prev);
+            }
+            if simple && self.rq(root).nr_running > 0 {
+                // simple: put_prev_task, then pick and set top-down (6.6 has
+                // no delayed entities, so every pick is a real one).
+                let mut q = root;
+                loop {
+                    let se = self.eevdf_pick_next_entity(q).expect("6.6 picks no delayed entity");
+                    self.eevdf_set_next_entity(q, se);
+                    match self.se(se).my_q {
+                        Some(child) => q = child,
+                        None => return Some(se),
+                    }
+                }
             }
             return None;
         };

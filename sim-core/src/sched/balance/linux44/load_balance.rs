@@ -505,10 +505,10 @@ impl Smp44 {
             cause: MigrateCause::Active,
             dst_nr_running: m.nr_running(dst),
         };
+        // detach_one_task walks the whole cfs_tasks list (throttled tasks are
+        // on it but not in nr_running); bounded by the list's length.
         let mut index = 0;
-        let n = m.nr_running(src) as usize;
-        while index < n {
-            let Some(p) = m.cfs_task_at(src, index) else { break };
+        while let Some(p) = m.cfs_task_at(src, index) {
             index += 1;
             if !self.can_migrate_task(m, p, &mut env) {
                 continue;
