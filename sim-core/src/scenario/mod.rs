@@ -10,6 +10,7 @@ pub mod devices;
 pub mod error;
 pub mod file;
 pub mod groups;
+pub mod hops;
 pub mod overrides;
 pub mod validate;
 
