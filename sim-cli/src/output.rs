@@ -252,6 +252,51 @@ fn requests(r: &RunReport, out: &mut String) {
     }
 }
 
+/// Requests that cross thread hops (`forward`): per source, end-to-end
+/// latency against the scheduling delay of the tasks on its route, and the
+/// amplification (p99 latency / p99 scheduling delay).
+fn request_hops(r: &RunReport, out: &mut String) {
+    if r.requests.is_empty() {
+        return;
+    }
+    let line = "-".repeat(112);
+    let _ = writeln!(out, "
+Requests across hops: arrival at the first task to the end of the sink's burst");
+    let _ = writeln!(out, " {line}");
+    let _ = writeln!(
+        out,
+        "  {:<24}| Hops | Completed | In flight | Dropped | p99 latency ms | p99 sched ms | Amplification |",
+        "Source"
+    );
+    let _ = writeln!(out, " {line}");
+    for q in &r.requests {
+        let ampl = q.amplification_x100.map_or("-".to_string(), |a| format!("{}.{:02}x", a / 100, a % 100));
+        let _ = writeln!(
+            out,
+            "  {:<24}| {:>4} | {:>9} | {:>9} | {:>7} | {:>14} | {:>12} | {:>13} |",
+            q.source,
+            q.route.len() - 1,
+            q.completed,
+            q.in_flight,
+            q.dropped,
+            format_ms(q.latency.p99_ns),
+            format_ms(q.sched_delay_p99_ns),
+            ampl
+        );
+    }
+    let _ = writeln!(out, " {line}");
+    for q in &r.requests {
+        let _ = writeln!(out, "{}", summary_line(&q.source, &q.latency));
+        let hops: Vec<String> = q
+            .route
+            .iter()
+            .zip(&q.hop_delay_p99_ns)
+            .map(|(t, &p)| format!("{t} (sched p99 {})", format_duration(p)))
+            .collect();
+        let _ = writeln!(out, "    route: {}", hops.join(" → "));
+    }
+}
+
 /// CPUs shown one line each without `--cpus`: more would drown the report.
 const CPU_LINES_MAX: usize = 8;
 
@@ -626,6 +671,7 @@ pub fn run_text(r: &RunReport, per_task: bool, cpus: Option<&[u16]>) -> String {
     latency_table(r, per_task, &mut out);
     migrations(r, per_task, &mut out);
     requests(r, &mut out);
+    request_hops(r, &mut out);
     self::cpus(r, cpus, &mut out);
     groups(r, &mut out);
     crate::io_output::io_text(r, &mut out);
@@ -722,6 +768,16 @@ pub fn compare_text_named(runs: &[RunReport], names: &[String]) -> String {
         };
         line("victim request p99 response", resp(&|s| s.p99_ns));
         line("victim request max response", resp(&|s| s.max_ns));
+    }
+    // Requests across hops: one row per source every run has.
+    for q in &first.requests {
+        let of = |r: &RunReport| r.requests.iter().find(|o| o.source == q.source).map(|o| o.latency.p99_ns);
+        if runs.iter().all(|r| of(r).is_some()) {
+            line(
+                &format!("request p99 end to end ({})", q.source),
+                runs.iter().map(|r| format_duration(of(r).unwrap_or(0))).collect(),
+            );
+        }
     }
 
     crate::io_output::compare_rows(runs, &mut line);
