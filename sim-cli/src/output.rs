@@ -260,8 +260,11 @@ fn request_hops(r: &RunReport, out: &mut String) {
         return;
     }
     let line = "-".repeat(112);
-    let _ = writeln!(out, "
-Requests across hops: arrival at the first task to the end of the sink's burst");
+    let _ = writeln!(
+        out,
+        "
+Requests across hops: arrival at the first task to the end of the sink's burst"
+    );
     let _ = writeln!(out, " {line}");
     let _ = writeln!(
         out,
@@ -852,6 +855,32 @@ mod tests {
 
     fn section<'a>(text: &'a str, title: &str) -> Vec<&'a str> {
         text.lines().skip_while(|l| !l.starts_with(title)).take_while(|l| !l.is_empty()).collect()
+    }
+
+    /// Requests across hops: the table after the per-task one, with the
+    /// route and each hop's p99 below it; compare gets a request p99 row;
+    /// a scenario without `forward` has neither.
+    #[test]
+    fn request_hops_get_their_table_and_compare_row() {
+        let toml = "schema = 1\nseed = 1\nduration = \"50ms\"\n[kernel]\nversion = \"4.4\"\n[machine]\ncpus = 1\n\
+             [features]\nWAKEUP_PREEMPTION = false\n\
+             [[tasks]]\nname = \"front\"\nprogram = [\"serve\"]\nforward = \"back\"\n\
+             [[tasks]]\nname = \"back\"\ncount = 2\nprogram = [\"serve\"]\nhop_work = \"200us\"\n\
+             [[tasks]]\nname = \"hog\"\nprogram = [{ run = \"3ms\" }, { sleep = \"1ms\" }]\n\
+             [[sources]]\nname = \"rpc\"\ntarget = \"front\"\ninterval = \"1ms\"\nwork = \"100us\"\n";
+        let r = sim_core::run(&Scenario::from_toml("t.toml", toml).unwrap());
+        let q = &r.requests[0];
+        assert!(q.completed > 10 && q.sched_delay_p99_ns > 0, "{q:?}");
+        let text = run_text(&r, false, None);
+        let table = section(&text, "Requests across hops");
+        assert!(table[4].starts_with("  rpc ") && table[4].contains("|    1 |"), "{}", table.join("\n"));
+        let ampl = q.amplification_x100.unwrap();
+        assert!(table[4].contains(&format!("{}.{:02}x", ampl / 100, ampl % 100)), "{}", table[4]);
+        assert!(table[7].contains("route: front (sched p99") && table[7].contains("→ back (sched p99"), "{}", table[7]);
+        let cmp = compare_text(&[r.clone(), r]);
+        assert!(cmp.lines().any(|l| l.trim_start().starts_with("request p99 end to end (rpc)")), "{cmp}");
+        let plain = run_text(&report(1), false, None);
+        assert!(!plain.contains("Requests across hops") && !compare_text(&[report(1)]).contains("request p99 end"));
     }
 
     /// Up to 8 CPUs (or those --cpus names): one line each with busy share,

@@ -576,4 +576,38 @@ mod tests {
         assert_eq!((r.max_ns, r.metric_ns), (8_000_000, 8_000_000), "{r:?}");
         assert!(within_budget(&[r], 7_000_000).is_empty());
     }
+
+    /// `request-p99` ranks by the end-to-end latency of the first source
+    /// with hops; the other columns stay the target's scheduling delays.
+    #[test]
+    fn request_p99_ranks_by_end_to_end_latency() {
+        assert_eq!(Metric::parse("request-p99"), Ok(Metric::RequestP99));
+        assert!(Metric::parse("request").unwrap_err().contains("request-p99"));
+        let toml = r#"
+            schema = 1
+            seed = 1
+            duration = "50ms"
+            [machine]
+            cpus = 1
+            [[tasks]]
+            name = "a"
+            program = ["serve"]
+            forward = "b"
+            [[tasks]]
+            name = "b"
+            program = ["serve"]
+            hop_work = "300us"
+            [[sources]]
+            name = "req"
+            target = "a"
+            interval = "1ms"
+            work = "100us"
+        "#;
+        let base = Scenario::from_toml("t.toml", toml).unwrap();
+        let grid = Grid::new(vec![Axis::parse("seed=1").unwrap()]).unwrap();
+        let r = run_point(&base, &grid, 0, Metric::RequestP99).unwrap();
+        let report = crate::run(&base);
+        assert_eq!(r.metric_ns, report.requests[0].latency.p99_ns);
+        assert!(r.metric_ns >= 390_000 && r.p99_ns < r.metric_ns, "{r:?}");
+    }
 }

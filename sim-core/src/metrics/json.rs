@@ -36,6 +36,7 @@ struct Report<'a> {
     /// Sources whose requests cross at least one hop (`forward`); absent
     /// when none does.
     #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "schema", schemars(default))]
     requests: Vec<Request<'a>>,
     /// Only in a measured report: the host and how the delays were seen.
     #[serde(skip_serializing_if = "Option::is_none")]
