@@ -1484,7 +1484,7 @@ impl Simulation {
             return;
         };
         let target = TaskId(ts.first.0 + i);
-        let work_ns = match (&ts.hop_work, &mut self.hops.rng[target.index()]) {
+        let work_ns = match (&ts.hop_work, self.hops.rng.get_mut(&target.0)) {
             (Some(d), Some(rng)) => d.sample(rng),
             _ => item.work_ns,
         };

@@ -12,6 +12,7 @@
 use crate::metrics::latency::LatencyStats;
 use crate::rng::SimRng;
 use crate::scenario::ScenarioSpec;
+use std::collections::BTreeMap;
 
 /// Completions a request log keeps at most (`Simulation::enable_request_log`).
 pub const REQUEST_LOG_MAX: usize = 1_000_000;
@@ -45,9 +46,10 @@ pub struct Hops {
     /// Per task declaration: the round-robin cursor for ties between its
     /// instances (the instance tried first next time).
     pub(crate) cursor: Vec<u32>,
-    /// Per task (by id): the `hop_work` stream (`hop/<name>/<instance>`),
-    /// for declarations that have `hop_work`.
-    pub(crate) rng: Vec<Option<SimRng>>,
+    /// The `hop_work` stream (`hop/<name>/<instance>`) of each task (by id)
+    /// whose declaration has `hop_work`; a map, so tasks without one cost
+    /// nothing.
+    pub(crate) rng: BTreeMap<u32, SimRng>,
     /// The next request id (run-wide).
     pub(crate) next_request: u64,
     /// Per source declaration: its route has a hop, so it is tracked.
@@ -60,10 +62,10 @@ pub struct Hops {
 
 impl Hops {
     pub fn new(spec: &ScenarioSpec, root: &SimRng) -> Hops {
-        let mut rng = Vec::new();
-        for ts in &spec.tasks {
+        let mut rng = BTreeMap::new();
+        for ts in spec.tasks.iter().filter(|ts| ts.hop_work.is_some()) {
             for i in 0..ts.count {
-                rng.push(ts.hop_work.as_ref().map(|_| root.stream(&format!("hop/{}/{i}", ts.name))));
+                rng.insert(ts.first.0 + i, root.stream(&format!("hop/{}/{i}", ts.name)));
             }
         }
         Hops {
