@@ -276,7 +276,9 @@ pub struct SweepArgs {
     /// `report.victim`).
     #[arg(long, value_name = "TASK")]
     pub target: Option<String>,
-    /// The figure points are ranked by: p99, p99.9, max or avg.
+    /// The figure points are ranked by: p99, p99.9, max or avg (of the
+    /// target's scheduling delays), or request-p99 (the p99 end-to-end latency
+    /// of the first source whose requests cross a hop).
     #[arg(long, default_value = "p99")]
     pub metric: String,
     /// List the settings whose metric is at most this delay (e.g. `2ms`),

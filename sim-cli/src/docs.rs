@@ -161,11 +161,15 @@ mod tests {
         }
     }
 
-    /// `run --json` reports (with and without I/O) validate against the report schema.
+    /// `run --json` reports (with and without I/O, with request hops) validate against the report schema.
     #[test]
     fn reports_validate_against_the_report_schema() {
         let v = validator(SchemaKind::Report);
-        for (file, duration) in [("scenarios/two-hogs.toml", "100ms"), ("scenarios/mixed-rw.toml", "200ms")] {
+        for (file, duration) in [
+            ("scenarios/two-hogs.toml", "100ms"),
+            ("scenarios/mixed-rw.toml", "200ms"),
+            ("scenarios/request-hops.toml", "100ms"),
+        ] {
             let text = std::fs::read_to_string(repo(file)).unwrap();
             let s =
                 sim_core::Scenario::from_toml(file, &text).unwrap().with_overrides(&[("duration", duration)]).unwrap();

@@ -252,6 +252,54 @@ fn requests(r: &RunReport, out: &mut String) {
     }
 }
 
+/// Requests that cross thread hops (`forward`): per source, end-to-end
+/// latency against the scheduling delay of the tasks on its route, and the
+/// amplification (p99 latency / p99 scheduling delay).
+fn request_hops(r: &RunReport, out: &mut String) {
+    if r.requests.is_empty() {
+        return;
+    }
+    let line = "-".repeat(112);
+    let _ = writeln!(
+        out,
+        "
+Requests across hops: arrival at the first task to the end of the sink's burst"
+    );
+    let _ = writeln!(out, " {line}");
+    let _ = writeln!(
+        out,
+        "  {:<24}| Hops | Completed | In flight | Dropped | p99 latency ms | p99 sched ms | Amplification |",
+        "Source"
+    );
+    let _ = writeln!(out, " {line}");
+    for q in &r.requests {
+        let ampl = q.amplification_x100.map_or("-".to_string(), |a| format!("{}.{:02}x", a / 100, a % 100));
+        let _ = writeln!(
+            out,
+            "  {:<24}| {:>4} | {:>9} | {:>9} | {:>7} | {:>14} | {:>12} | {:>13} |",
+            q.source,
+            q.route.len() - 1,
+            q.completed,
+            q.in_flight,
+            q.dropped,
+            format_ms(q.latency.p99_ns),
+            format_ms(q.sched_delay_p99_ns),
+            ampl
+        );
+    }
+    let _ = writeln!(out, " {line}");
+    for q in &r.requests {
+        let _ = writeln!(out, "{}", summary_line(&q.source, &q.latency));
+        let hops: Vec<String> = q
+            .route
+            .iter()
+            .zip(&q.hop_delay_p99_ns)
+            .map(|(t, &p)| format!("{t} (sched p99 {})", format_duration(p)))
+            .collect();
+        let _ = writeln!(out, "    route: {}", hops.join(" → "));
+    }
+}
+
 /// CPUs shown one line each without `--cpus`: more would drown the report.
 const CPU_LINES_MAX: usize = 8;
 
@@ -658,6 +706,7 @@ pub fn run_text(r: &RunReport, per_task: bool, cpus: Option<&[u16]>) -> String {
     latency_table(r, per_task, &mut out);
     migrations(r, per_task, &mut out);
     requests(r, &mut out);
+    request_hops(r, &mut out);
     self::cpus(r, cpus, &mut out);
     groups(r, &mut out);
     crate::io_output::io_text(r, &mut out);
@@ -755,6 +804,16 @@ pub fn compare_text_named(runs: &[RunReport], names: &[String]) -> String {
         line("victim request p99 response", resp(&|s| s.p99_ns));
         line("victim request max response", resp(&|s| s.max_ns));
     }
+    // Requests across hops: one row per source every run has.
+    for q in &first.requests {
+        let of = |r: &RunReport| r.requests.iter().find(|o| o.source == q.source).map(|o| o.latency.p99_ns);
+        if runs.iter().all(|r| of(r).is_some()) {
+            line(
+                &format!("request p99 end to end ({})", q.source),
+                runs.iter().map(|r| format_duration(of(r).unwrap_or(0))).collect(),
+            );
+        }
+    }
 
     crate::io_output::compare_rows(runs, &mut line);
     line("worst delay spent behind", runs.iter().map(|r| culprit(r).unwrap_or_else(|| "-".into())).collect());
@@ -828,6 +887,32 @@ mod tests {
 
     fn section<'a>(text: &'a str, title: &str) -> Vec<&'a str> {
         text.lines().skip_while(|l| !l.starts_with(title)).take_while(|l| !l.is_empty()).collect()
+    }
+
+    /// Requests across hops: the table after the per-task one, with the
+    /// route and each hop's p99 below it; compare gets a request p99 row;
+    /// a scenario without `forward` has neither.
+    #[test]
+    fn request_hops_get_their_table_and_compare_row() {
+        let toml = "schema = 1\nseed = 1\nduration = \"50ms\"\n[kernel]\nversion = \"4.4\"\n[machine]\ncpus = 1\n\
+             [features]\nWAKEUP_PREEMPTION = false\n\
+             [[tasks]]\nname = \"front\"\nprogram = [\"serve\"]\nforward = \"back\"\n\
+             [[tasks]]\nname = \"back\"\ncount = 2\nprogram = [\"serve\"]\nhop_work = \"200us\"\n\
+             [[tasks]]\nname = \"hog\"\nprogram = [{ run = \"3ms\" }, { sleep = \"1ms\" }]\n\
+             [[sources]]\nname = \"rpc\"\ntarget = \"front\"\ninterval = \"1ms\"\nwork = \"100us\"\n";
+        let r = sim_core::run(&Scenario::from_toml("t.toml", toml).unwrap());
+        let q = &r.requests[0];
+        assert!(q.completed > 10 && q.sched_delay_p99_ns > 0, "{q:?}");
+        let text = run_text(&r, false, None);
+        let table = section(&text, "Requests across hops");
+        assert!(table[4].starts_with("  rpc ") && table[4].contains("|    1 |"), "{}", table.join("\n"));
+        let ampl = q.amplification_x100.unwrap();
+        assert!(table[4].contains(&format!("{}.{:02}x", ampl / 100, ampl % 100)), "{}", table[4]);
+        assert!(table[7].contains("route: front (sched p99") && table[7].contains("→ back (sched p99"), "{}", table[7]);
+        let cmp = compare_text(&[r.clone(), r]);
+        assert!(cmp.lines().any(|l| l.trim_start().starts_with("request p99 end to end (rpc)")), "{cmp}");
+        let plain = run_text(&report(1), false, None);
+        assert!(!plain.contains("Requests across hops") && !compare_text(&[report(1)]).contains("request p99 end"));
     }
 
     /// Up to 8 CPUs (or those --cpus names): one line each with busy share,

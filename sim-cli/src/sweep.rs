@@ -156,6 +156,11 @@ pub fn sweep(a: SweepArgs) -> Result<String> {
     }
     sweep::validate(&base, &grid).with_context(|| format!("--vary {}", a.vary.join(" --vary ")))?;
 
+    if metric == Metric::RequestP99 && base.spec.sources.iter().all(|s| s.route.len() < 2) {
+        anyhow::bail!(
+            "--metric request-p99: no source's requests cross a hop in this scenario (give a task `forward = \"NAME\"`)"
+        );
+    }
     let target = base.spec.tasks[base.spec.victim].name.clone();
     let mut fields: Vec<&str> = vec![env!("CARGO_PKG_VERSION"), &text, a.variant.as_deref().unwrap_or("")];
     fields.push("--set");
@@ -288,8 +293,12 @@ fn table(info: &Sweep, mut results: Vec<PointResult>, budget: Option<u64>, scope
     );
     let _ = writeln!(
         out,
-        "ranked by the {} scheduling delay of {}; fixed: {}",
-        m.name(),
+        "ranked by the {} of {}; fixed: {}",
+        if m == Metric::RequestP99 {
+            "p99 end-to-end request latency (request-p99); p99, max, avg: scheduling delay".to_string()
+        } else {
+            format!("{} scheduling delay", m.name())
+        },
         info.target,
         if info.sets.is_empty() { "nothing (file values)".to_string() } else { info.sets.join(" ") }
     );

@@ -115,6 +115,8 @@ struct Rq {
 #[derive(Clone, Debug)]
 struct Source {
     target: TaskId,
+    /// Its declaration (index into `ScenarioSpec::sources`).
+    decl: u32,
     interval: Dist,
     work: Dist,
     burst: u32,
@@ -159,6 +161,8 @@ pub struct Simulation {
     /// `machine.wakeup_latency` samples (its own stream: noise never shifts
     /// the tasks' draws).
     noise_rng: SimRng,
+    /// Requests across hops (`forward`): cursors, `hop_work` streams, per-source counts.
+    pub(crate) hops: crate::requests::Hops,
 }
 
 impl Simulation {
@@ -270,7 +274,7 @@ impl Simulation {
             );
         }
         let mut sources = Vec::new();
-        for s in &spec.sources {
+        for (decl, s) in spec.sources.iter().enumerate() {
             let ts = &spec.tasks[s.target];
             for i in 0..ts.count {
                 let target = TaskId(ts.first.0 + i);
@@ -279,6 +283,7 @@ impl Simulation {
                 let first = SimTime(s.start_ns).after(s.interval.sample(&mut rng));
                 sources.push(Source {
                     target,
+                    decl: decl as u32,
                     interval: s.interval.clone(),
                     work: s.work.clone(),
                     burst: s.burst,
@@ -320,6 +325,7 @@ impl Simulation {
         }
         let hz = u64::from(spec.hz);
         let smp = Some(Box::new(Smp44::new(topo, hz, tasks.len(), spec.machine.nohz_idle)));
+        let hops = crate::requests::Hops::new(&spec, &root_rng);
         Simulation {
             cfs_tasks: CfsTasks::new(ncpus, tasks.len()),
             jiffies: 0,
@@ -344,6 +350,7 @@ impl Simulation {
             steps_left: STEPS_PER_EVENT,
             same_instant_events: 0,
             noise_rng: root_rng.stream("machine/wakeup_latency"),
+            hops,
             same_instant_max: SAME_INSTANT_EVENTS + 4 * (task_count + source_instances + ncpus) as u64,
         }
     }
@@ -1469,6 +1476,7 @@ impl Simulation {
         t.work_left_ns = 0;
         if let Some(item) = t.serving.take() {
             self.recorder.tasks[task.index()].response.record(now.since(item.arrival), now);
+            self.item_served(task, item);
         }
         self.run_steps(task);
     }
@@ -1478,12 +1486,21 @@ impl Simulation {
         let s = &mut self.sources[source.index()];
         let target = s.target;
         let t = &mut self.tasks[target.index()];
+        let (source_decl, tracked) = (s.decl, self.hops.tracked(s.decl));
         for _ in 0..s.burst {
             let work_ns = s.work.sample(&mut s.rng);
+            let request = self.hops.next_request;
+            self.hops.next_request += 1;
+            if tracked {
+                self.hops.metrics[source_decl as usize].arrived += 1;
+            }
             if t.items.len() >= ITEMS_QUEUED_MAX || t.state == TaskState::Exited {
                 self.recorder.tasks[target.index()].dropped_items += 1;
+                if tracked {
+                    self.hops.metrics[source_decl as usize].dropped += 1;
+                }
             } else {
-                t.items.push_back(Item { arrival: now, work_ns });
+                t.items.push_back(Item { arrival: now, work_ns, source: source_decl, request, work_total_ns: work_ns });
             }
         }
         let next = now.after(s.interval.sample(&mut s.rng).max(1));
@@ -1509,6 +1526,101 @@ impl Simulation {
         {
             self.run_steps(t);
         }
+    }
+
+    // ---------------------------------------------------------------- request hops
+
+    /// A `serve` burst of `item` ended on `task`: forward it (`forward`), or,
+    /// at a sink, complete its request.
+    fn item_served(&mut self, task: TaskId, item: Item) {
+        let decl = self.tasks[task.index()].spec;
+        if let Some(next) = self.spec.tasks[decl].forward {
+            self.forward_item(task, next, item);
+        } else if self.hops.tracked(item.source) {
+            let latency_ns = self.now.since(item.arrival);
+            let m = &mut self.hops.metrics[item.source as usize];
+            m.completed += 1;
+            m.latency.record(latency_ns, self.now);
+            if let Some(log) = &mut self.hops.log
+                && log.len() < crate::requests::REQUEST_LOG_MAX
+            {
+                log.push(crate::requests::RequestDone {
+                    source: item.source,
+                    request: item.request,
+                    latency_ns,
+                    work_ns: item.work_total_ns,
+                });
+            }
+        }
+    }
+
+    /// Queues a served item at an instance of declaration `next` (fewest
+    /// items outstanding, ties round-robin: `Hops::choose`) with its hop work,
+    /// and wakes that instance if it blocks in `serve`, from `from`'s CPU as
+    /// a `wake` step would.
+    fn forward_item(&mut self, from: TaskId, next: usize, item: Item) {
+        let ts = &self.spec.tasks[next];
+        let loads: Vec<Option<usize>> = (0..ts.count)
+            .map(|i| {
+                let t = &self.tasks[ts.first.index() + i as usize];
+                (t.state != TaskState::Exited).then(|| t.items.len() + usize::from(t.serving.is_some()))
+            })
+            .collect();
+        let tracked = self.hops.tracked(item.source);
+        let Some(i) = crate::requests::Hops::choose(&mut self.hops.cursor[next], &loads) else {
+            // Every instance has exited: the item is lost with it.
+            self.recorder.tasks[ts.first.index()].dropped_items += 1;
+            if tracked {
+                self.hops.metrics[item.source as usize].dropped += 1;
+            }
+            return;
+        };
+        let target = TaskId(ts.first.0 + i);
+        let work_ns = match (&ts.hop_work, self.hops.rng.get_mut(&target.0)) {
+            (Some(d), Some(rng)) => d.sample(rng),
+            _ => item.work_ns,
+        };
+        let t = &mut self.tasks[target.index()];
+        if t.items.len() >= ITEMS_QUEUED_MAX {
+            self.recorder.tasks[target.index()].dropped_items += 1;
+            if tracked {
+                self.hops.metrics[item.source as usize].dropped += 1;
+            }
+            return;
+        }
+        t.items.push_back(Item { work_ns, work_total_ns: item.work_total_ns.saturating_add(work_ns), ..item });
+        if t.state == TaskState::Blocked(BlockOn::Item) {
+            let waker_cpu = self.tasks[from.index()].cpu;
+            self.try_to_wake_up(target, Some(waker_cpu));
+        }
+    }
+
+    /// Keeps every completed request (up to `REQUEST_LOG_MAX`) for
+    /// `request_log`; tests use it to check each request completes once.
+    pub fn enable_request_log(&mut self) {
+        self.hops.log.get_or_insert_with(Vec::new);
+    }
+
+    /// Requests completed since `enable_request_log`, in completion order.
+    pub fn request_log(&self) -> &[crate::requests::RequestDone] {
+        self.hops.log()
+    }
+
+    /// Requests of tracked source `source` (a declaration index) still in a
+    /// queue or in service: what `arrived − completed − dropped` must equal.
+    pub fn requests_in_flight(&self, source: u32) -> (u64, u64) {
+        let now = self.now;
+        let mut n = 0;
+        let mut oldest = 0;
+        for t in &self.tasks {
+            for item in t.items.iter().chain(t.serving.iter()) {
+                if item.source == source {
+                    n += 1;
+                    oldest = oldest.max(now.since(item.arrival));
+                }
+            }
+        }
+        (n, oldest)
     }
 
     // ---------------------------------------------------------------- checks
@@ -1655,6 +1767,26 @@ impl Simulation {
         let run: u64 = (0..self.tasks.len()).map(|t| self.task_runtime_ns(TaskId(t as u32))).sum();
         if busy != run {
             return Err(format!("CPU time not conserved: busy {busy} != task runtime {run} ({ctx})"));
+        }
+        self.check_requests(&ctx)?;
+        Ok(())
+    }
+
+    /// Requests are conserved per tracked source: arrived = completed +
+    /// dropped + in flight (queued or in service somewhere on the route).
+    fn check_requests(&self, ctx: &str) -> Result<(), String> {
+        for (s, m) in self.hops.metrics.iter().enumerate() {
+            if !self.hops.tracked(s as u32) {
+                continue;
+            }
+            let (in_flight, _) = self.requests_in_flight(s as u32);
+            if m.arrived != m.completed + m.dropped + in_flight {
+                return Err(format!(
+                    "requests of source {} not conserved: {} arrived, {} completed + {} dropped + {in_flight} in \
+                     flight ({ctx})",
+                    self.spec.sources[s].name, m.arrived, m.completed, m.dropped
+                ));
+            }
         }
         Ok(())
     }

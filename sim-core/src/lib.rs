@@ -47,6 +47,7 @@ pub mod ids;
 pub mod metrics;
 pub mod partial;
 pub mod plot;
+pub mod requests;
 pub mod rng;
 pub mod scenario;
 #[cfg(feature = "schema")]

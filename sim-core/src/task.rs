@@ -85,8 +85,15 @@ impl TaskIo {
 /// A unit of work delivered by an arrival source.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Item {
+    /// When its request arrived at the first task (kept across hops).
     pub arrival: SimTime,
     pub work_ns: u64,
+    /// Its request: the source declaration (index into `ScenarioSpec::sources`)
+    /// and a run-wide sequence number.
+    pub source: u32,
+    pub request: u64,
+    /// Work of every hop so far, this one included.
+    pub work_total_ns: u64,
 }
 
 #[derive(Clone, Debug)]

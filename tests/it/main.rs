@@ -7,6 +7,7 @@ mod explosive;
 mod fuzz;
 mod invariants;
 mod perfetto;
+mod requests;
 mod scenarios;
 mod smp;
 mod sweep;

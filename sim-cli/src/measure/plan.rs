@@ -210,6 +210,15 @@ pub fn plan(scenario: &Scenario, host: &HostInfo, opts: &PlanOptions<'_>) -> Res
             )));
         }
     }
+    // Request hops (`forward`) are simulated only: the measured threads
+    // serve their own items and forward nothing.
+    if let Some(t) = spec.tasks.iter().find(|t| t.forward.is_some()) {
+        return Err(Refusal(format!(
+            "tasks.{}.forward: request hops are not measured yet (the measured threads do not forward items); \
+             measure a scenario without `forward`",
+            t.name
+        )));
+    }
     if spec.hz != host.hz {
         warnings.push(format!(
             "the scenario says HZ={}, this kernel ticks at HZ={} ({}); HZ is fixed when the kernel is built, so the measurement uses {}",

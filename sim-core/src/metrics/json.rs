@@ -33,6 +33,11 @@ struct Report<'a> {
     victim: Victim<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     io: Option<Io<'a>>,
+    /// Sources whose requests cross at least one hop (`forward`); absent
+    /// when none does.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "schema", schemars(default))]
+    requests: Vec<Request<'a>>,
     /// Only in a measured report: the host and how the delays were seen.
     #[serde(skip_serializing_if = "Option::is_none")]
     measurement: Option<Measurement<'a>>,
@@ -453,6 +458,36 @@ impl From<&LatencySummary> for Latency {
     }
 }
 
+/// One declaration on a request's route.
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+struct Hop<'a> {
+    task: &'a str,
+    /// p99 scheduling delay (wake-up and preemption) of its instances, merged.
+    sched_delay_p99_ns: u64,
+}
+
+/// One source's requests across their hops.
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+struct Request<'a> {
+    source: &'a str,
+    /// First task to sink.
+    route: Vec<Hop<'a>>,
+    /// Arrival at the first task → end of the sink's burst; requests in
+    /// flight at the end are the open waits.
+    latency: Latency,
+    arrived: u64,
+    completed: u64,
+    dropped: u64,
+    in_flight: u64,
+    /// p99 scheduling delay over every task on the route.
+    sched_delay_p99_ns: u64,
+    /// Latency p99 / scheduling delay p99, in hundredths; null when the
+    /// scheduling p99 is 0.
+    amplification_x100: Option<u64>,
+}
+
 #[derive(Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct Culprit<'a> {
@@ -743,6 +778,26 @@ fn dto(r: &RunReport) -> Report<'_> {
             history: r.victim.history.iter().map(row).collect(),
         },
         io: r.io.as_ref().map(io_dto),
+        requests: r
+            .requests
+            .iter()
+            .map(|q| Request {
+                source: &q.source,
+                route: q
+                    .route
+                    .iter()
+                    .zip(&q.hop_delay_p99_ns)
+                    .map(|(task, &p99)| Hop { task, sched_delay_p99_ns: p99 })
+                    .collect(),
+                latency: (&q.latency).into(),
+                arrived: q.arrived,
+                completed: q.completed,
+                dropped: q.dropped,
+                in_flight: q.in_flight,
+                sched_delay_p99_ns: q.sched_delay_p99_ns,
+                amplification_x100: q.amplification_x100,
+            })
+            .collect(),
         measurement: match &r.source {
             super::measured::ReportSource::Measured(m) => Some(measurement_dto(m)),
             super::measured::ReportSource::Simulated => None,

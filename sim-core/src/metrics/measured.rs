@@ -357,6 +357,7 @@ impl RunReport {
             victim,
             task_delays,
             io: None,
+            requests: Vec::new(),
             occupancy: Default::default(),
             source: ReportSource::Measured(Box::new(m.info)),
             tasks,

@@ -26,11 +26,88 @@ pub struct RunReport {
     pub task_delays: Vec<NamedDelay>,
     /// Block devices, when the scenario has any.
     pub io: Option<super::io_report::IoReport>,
+    /// Sources whose requests cross at least one hop (`forward`), in
+    /// declaration order; empty otherwise.
+    pub requests: Vec<RequestReport>,
     /// Per-CPU busy share over time, with each CPU's place in the machine
     /// (for the occupancy chart; not in the JSON report).
     pub occupancy: super::occupancy::OccupancySeries,
     /// Simulated, or measured on a real kernel (with the host's facts).
     pub source: super::measured::ReportSource,
+}
+
+/// One source's requests across their hops: end-to-end latency against the
+/// scheduling delays of the tasks on the route.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RequestReport {
+    pub source: String,
+    /// The declarations crossed, first task to sink.
+    pub route: Vec<String>,
+    /// Arrival at the first task → end of the sink's burst, completed
+    /// requests; requests in flight at the end are its open waits.
+    pub latency: LatencySummary,
+    pub arrived: u64,
+    pub completed: u64,
+    pub dropped: u64,
+    /// Queued or in service somewhere on the route when the run stopped.
+    pub in_flight: u64,
+    /// p99 scheduling delay (wake-up and preemption, all instances merged)
+    /// of each declaration on the route, in route order.
+    pub hop_delay_p99_ns: Vec<u64>,
+    /// p99 scheduling delay over every task on the route.
+    pub sched_delay_p99_ns: u64,
+    /// p99 latency / p99 scheduling delay, in hundredths (`None` when the
+    /// scheduling p99 is 0).
+    pub amplification_x100: Option<u64>,
+}
+
+impl RequestReport {
+    fn build(sim: &Simulation) -> Vec<RequestReport> {
+        let spec = sim.spec();
+        let rec = &sim.recorder;
+        let delays = |decl: usize, all: &mut LatencyStats| {
+            let ts = &spec.tasks[decl];
+            for m in &rec.tasks[ts.first.index()..ts.first.index() + ts.count as usize] {
+                all.merge(&m.wakeup_delay);
+                all.merge(&m.preempt_delay);
+            }
+        };
+        spec.sources
+            .iter()
+            .enumerate()
+            .filter(|&(s, _)| sim.hops.tracked(s as u32))
+            .map(|(s, src)| {
+                let m = &sim.hops.metrics[s];
+                let (in_flight, oldest_ns) = sim.requests_in_flight(s as u32);
+                let mut all = LatencyStats::default();
+                let hop_delay_p99_ns = src
+                    .route
+                    .iter()
+                    .map(|&d| {
+                        let mut one = LatencyStats::default();
+                        delays(d, &mut one);
+                        all.merge(&one);
+                        one.summary().p99_ns
+                    })
+                    .collect();
+                let latency = m.latency.summary().with_open(in_flight, oldest_ns);
+                let sched_delay_p99_ns = all.summary().p99_ns;
+                RequestReport {
+                    source: src.name.clone(),
+                    route: src.route.iter().map(|&d| spec.tasks[d].name.clone()).collect(),
+                    arrived: m.arrived,
+                    completed: m.completed,
+                    dropped: m.dropped,
+                    in_flight,
+                    hop_delay_p99_ns,
+                    sched_delay_p99_ns,
+                    amplification_x100: (sched_delay_p99_ns > 0)
+                        .then(|| (u128::from(latency.p99_ns) * 100 / u128::from(sched_delay_p99_ns)) as u64),
+                    latency,
+                }
+            })
+            .collect()
+    }
 }
 
 /// A task group and how much weight its entities carried.
@@ -574,6 +651,7 @@ impl RunReport {
             source: super::measured::ReportSource::Simulated,
             occupancy,
             io: super::io_report::IoReport::build(sim),
+            requests: RequestReport::build(sim),
             task_delays,
             scenario: spec.name.clone(),
             variant: sim.variant().map(str::to_string),

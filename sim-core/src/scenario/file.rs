@@ -272,6 +272,18 @@ pub struct TaskFile {
     pub iterations: Option<u64>,
     #[cfg_attr(feature = "schema", schemars(with = "Vec<crate::schema::Step>"))]
     pub program: Vec<Value>,
+    /// Request hops: when a `serve` burst of an item ends, the item (same
+    /// request, same arrival) is queued at this task declaration, which must
+    /// serve too. With `count` > 1 it goes to the instance with the fewest
+    /// items queued or in service, ties broken round-robin. A task without
+    /// `forward` is the sink: the request completes at the end of its burst.
+    pub forward: Option<String>,
+    /// CPU work of each item arriving here by `forward` (a duration or
+    /// distribution), sampled when the item is queued; without it a
+    /// forwarded item keeps its work. Items from a source keep the source's
+    /// `work` (the first hop's work).
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Dist>"))]
+    pub hop_work: Option<Value>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -11,6 +11,7 @@ pub mod devices;
 pub mod error;
 pub mod file;
 pub mod groups;
+pub mod hops;
 pub mod overrides;
 pub mod validate;
 

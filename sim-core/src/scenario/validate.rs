@@ -273,6 +273,11 @@ pub struct TaskSpec {
     /// Its own EEVDF slice (6.12+ `sched_attr.sched_runtime`), if set.
     pub slice_ns: Option<u64>,
     pub program: Program,
+    /// Request hops (`forward`): the declaration (index into `tasks`) a
+    /// served item goes to next; `None` for a sink (`scenario/hops.rs`).
+    pub forward: Option<usize>,
+    /// Work of items arriving by `forward` (`hop_work`); `None`: they keep theirs.
+    pub hop_work: Option<Dist>,
 }
 
 impl TaskSpec {
@@ -292,6 +297,9 @@ pub struct SourceSpec {
     pub burst: u32,
     pub work: Dist,
     pub start_ns: u64,
+    /// The declarations its requests cross: `target`, then each `forward`,
+    /// ending at the sink (`scenario/hops.rs`); one entry when no hop.
+    pub route: Vec<usize>,
 }
 
 /// Reads a duration value: an integer (ns) or a string with a unit.
@@ -313,7 +321,7 @@ pub(crate) fn duration_value(v: &Value, key: &str) -> Result<u64, KeyError> {
     }
 }
 
-fn dist_value(v: &Value, key: &str) -> Result<Dist, KeyError> {
+pub(super) fn dist_value(v: &Value, key: &str) -> Result<Dist, KeyError> {
     match v {
         Value::String(s) => Dist::parse(s).map_err(|m| KeyError::new(key, m)),
         Value::Integer(_) => duration_value(v, key).map(Dist::Const),
@@ -606,6 +614,7 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
     let bandwidth_rules = super::bandwidth::rules(f, kernel)?;
     let bandwidth_slice_us = super::bandwidth::slice_us(f)?;
     super::bandwidth::check(f, &groups.groups, bandwidth_rules)?;
+    super::hops::resolve(f, &mut tasks)?;
     let devices = super::devices::resolve(f, hz)?;
     check_io_regions(&tasks, &devices)?;
 
@@ -667,6 +676,7 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
             burst: burst as u32,
             work: dist_value(&s.work, &format!("{key}.work"))?,
             start_ns: opt_duration(&s.start, &format!("{key}.start"), 0)?,
+            route: super::hops::route(&tasks, target),
         });
     }
 
@@ -883,6 +893,8 @@ fn task_spec(
         start_ns: opt_duration(&t.start, &format!("{key}.start"), 0)?,
         slice_ns,
         program: Program { steps, iterations: t.iterations },
+        forward: None,
+        hop_work: None,
     })
 }
 
