@@ -1165,6 +1165,9 @@ impl Simulation {
         t.work_left_ns = work_ns;
         t.burst_generation = t.burst_generation.wrapping_add(1);
         let from = t.progress_from.max(now);
+        // A burst begun after another in the same run segment counts its
+        // work from now: a later switch-out charges `now − progress_from`.
+        t.progress_from = from;
         let at = from.after(work_ns);
         let generation = t.burst_generation;
         t.burst_end_at = at;
@@ -1538,6 +1541,7 @@ impl Simulation {
             self.forward_item(task, next, item);
         } else if self.hops.tracked(item.source) {
             let latency_ns = self.now.since(item.arrival);
+            debug_assert!(latency_ns >= item.work_total_ns, "request faster than its work (seed {})", self.spec.seed);
             let m = &mut self.hops.metrics[item.source as usize];
             m.completed += 1;
             m.latency.record(latency_ns, self.now);
