@@ -2,6 +2,7 @@
 //! arrival sources.
 
 pub mod dist;
+pub mod limiter;
 pub mod program;
 pub mod ziggurat;
 
