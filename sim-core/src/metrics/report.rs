@@ -26,6 +26,8 @@ pub struct RunReport {
     pub task_delays: Vec<NamedDelay>,
     /// Block devices, when the scenario has any.
     pub io: Option<super::io_report::IoReport>,
+    /// Elastic CPU limiters (`[limiters.NAME]`), in name order; empty without.
+    pub limiters: Vec<super::limiter_report::LimiterReport>,
     /// Per-CPU busy share over time, with each CPU's place in the machine
     /// (for the occupancy chart; not in the JSON report).
     pub occupancy: super::occupancy::OccupancySeries,
@@ -574,6 +576,7 @@ impl RunReport {
             source: super::measured::ReportSource::Simulated,
             occupancy,
             io: super::io_report::IoReport::build(sim),
+            limiters: super::limiter_report::LimiterReport::build(sim),
             task_delays,
             scenario: spec.name.clone(),
             variant: sim.variant().map(str::to_string),

@@ -3,6 +3,8 @@
 
 pub mod dist;
 pub mod limiter;
+#[cfg(test)]
+mod limiter_tests;
 pub mod program;
 pub mod ziggurat;
 
