@@ -661,6 +661,7 @@ pub fn run_text(r: &RunReport, per_task: bool, cpus: Option<&[u16]>) -> String {
     self::cpus(r, cpus, &mut out);
     groups(r, &mut out);
     crate::io_output::io_text(r, &mut out);
+    crate::limiter_output::limiter_text(r, &mut out);
     victim(r, &mut out);
     history(r, &mut out);
     if let sim_core::metrics::measured::ReportSource::Measured(m) = &r.source {

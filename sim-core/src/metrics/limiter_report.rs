@@ -95,20 +95,22 @@ impl LimiterReport {
         (u128::from(s.used_ns) * u128::from(PPM) / capacity) as u64
     }
 
-    /// Evenly spaced samples, at most `rows` of them (the last one always
-    /// kept), for tables: `(index, sample)`.
-    pub fn downsampled(&self, rows: usize) -> Vec<(usize, LimiterSample)> {
+    /// The series in at most `rows` rows for tables: consecutive samples
+    /// merged into evenly sized runs (sums of CPU granted and used over the
+    /// run, the limit and window percentile at its end).
+    pub fn downsampled(&self, rows: usize) -> Vec<LimiterSample> {
         let n = self.samples.len();
         if n <= rows {
-            return self.samples.iter().copied().enumerate().collect();
-        }
-        if rows < 2 {
-            return self.samples.iter().copied().enumerate().skip(n - rows).collect();
+            return self.samples.clone();
         }
         (0..rows)
             .map(|k| {
-                let i = k * (n - 1) / (rows - 1);
-                (i, self.samples[i])
+                let (from, to) = (k * n / rows, (k + 1) * n / rows);
+                let mut acc = self.samples[from];
+                for s in &self.samples[from + 1..to] {
+                    acc.absorb(s);
+                }
+                acc
             })
             .collect()
     }
@@ -159,8 +161,9 @@ mod tests {
         assert_eq!(r.used_share_ppm(&r.samples[0]), 250_000, "500 ns of 2 × 1000 ns");
         let d = r.downsampled(20);
         assert_eq!(d.len(), 20);
-        assert_eq!(d[0].0, 0);
-        assert_eq!(d[19].0, 99, "the last sample is kept");
+        assert_eq!((d[0].at_ns, d[0].interval_ns, d[0].used_ns), (5, 5_000, 2_500), "five periods merged");
+        assert_eq!(d[19].at_ns, 100, "the last sample ends the last row");
+        assert_eq!(r.used_share_ppm(&d[3]), 250_000);
         r.samples.truncate(7);
         assert_eq!(r.downsampled(20).len(), 7);
     }

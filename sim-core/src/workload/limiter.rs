@@ -260,8 +260,9 @@ pub struct LimiterSample {
 }
 
 impl LimiterSample {
-    /// Folds the next sample into this one (time series downsampling).
-    fn absorb(&mut self, next: &LimiterSample) {
+    /// Folds the next sample into this one (time series downsampling): the
+    /// periods' sums, the later limit and window percentile.
+    pub fn absorb(&mut self, next: &LimiterSample) {
         self.at_ns = next.at_ns;
         self.interval_ns += next.interval_ns;
         self.limit_ppm = next.limit_ppm;
