@@ -74,7 +74,7 @@ fn one(r: &RunReport, l: &LimiterReport, out: &mut String) {
         );
     }
     let machine = u128::from(r.sim_time_ns) * u128::from(l.cpus);
-    let share = if machine == 0 { 0 } else { (u128::from(l.used_ns) * 1_000_000 / machine) as u64 };
+    let share = (u128::from(l.used_ns) * 1_000_000).checked_div(machine).unwrap_or(0) as u64;
     let _ = writeln!(
         out,
         "  totals: elastic CPU {} ({} of the machine); {} grants ({}), {} returned unused; {} waited for grants{}; \
