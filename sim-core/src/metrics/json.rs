@@ -34,8 +34,8 @@ struct Report<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     io: Option<Io<'a>>,
     /// Elastic CPU limiters (`[limiters.NAME]`); absent without.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    limiters: Vec<Limiter<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    limiters: Option<Vec<Limiter<'a>>>,
     /// Only in a measured report: the host and how the delays were seen.
     #[serde(skip_serializing_if = "Option::is_none")]
     measurement: Option<Measurement<'a>>,
@@ -746,7 +746,7 @@ fn dto(r: &RunReport) -> Report<'_> {
             history: r.victim.history.iter().map(row).collect(),
         },
         io: r.io.as_ref().map(io_dto),
-        limiters: r.limiters.iter().map(limiter_dto).collect(),
+        limiters: (!r.limiters.is_empty()).then(|| r.limiters.iter().map(limiter_dto).collect()),
         measurement: match &r.source {
             super::measured::ReportSource::Measured(m) => Some(measurement_dto(m)),
             super::measured::ReportSource::Simulated => None,
