@@ -90,6 +90,25 @@ fn one(r: &RunReport, l: &LimiterReport, out: &mut String) {
     );
 }
 
+/// Rows of `compare`: per limiter of the first run, what it limits, its
+/// limit at the end, the elastic CPU used and the time spent waiting for
+/// grants ("-" in a run without it; "none" where a variant lifted it).
+pub fn compare_rows(runs: &[RunReport], line: &mut dyn FnMut(&str, Vec<String>)) {
+    for l0 in &runs[0].limiters {
+        let cell = |f: &dyn Fn(&LimiterReport) -> String| {
+            runs.iter().map(|r| r.limiters.iter().find(|l| l.name == l0.name).map_or("-".into(), f)).collect::<Vec<_>>()
+        };
+        let limited = |l: &LimiterReport| !l.tasks.is_empty();
+        line(
+            &format!("limiter {}: limits", l0.name),
+            cell(&|l| if limited(l) { l.tasks.join(", ") } else { "none".into() }),
+        );
+        line("  limit at the end", cell(&|l| if limited(l) { percent(u64::from(l.limit_ppm)) } else { "-".into() }));
+        line("  elastic CPU used", cell(&|l| if limited(l) { secs(l.used_ns) } else { "-".into() }));
+        line("  waited for grants", cell(&|l| if limited(l) { secs(l.wait_ns) } else { "-".into() }));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use sim_core::Scenario;
@@ -106,5 +125,20 @@ mod tests {
         assert!(out.contains("99 adjustments in 20 rows"), "{out}");
         assert!(out.contains("elastic CPU 5.000 s (50.0% of the machine); 50 grants"), "{out}");
         assert!(out.contains("50.0%"), "{out}");
+        let free = sim_core::run(
+            &Scenario::from_toml("t.toml", toml).unwrap().with_overrides(&[("tasks.hog.limiter", "\"\"")]).unwrap(),
+        );
+        let mut rows = Vec::new();
+        super::compare_rows(&[r, free], &mut |label, cells| rows.push(format!("{label}: {}", cells.join(" | "))));
+        assert_eq!(
+            rows,
+            [
+                "limiter l: limits: hog | none",
+                "  limit at the end: 50.0% | -",
+                "  elastic CPU used: 5.000 s | -",
+                // 49 waits of 100 ms, and the one open at the end (9.9 s to 10 s).
+                "  waited for grants: 5.000 s | -"
+            ]
+        );
     }
 }

@@ -758,6 +758,7 @@ pub fn compare_text_named(runs: &[RunReport], names: &[String]) -> String {
     }
 
     crate::io_output::compare_rows(runs, &mut line);
+    crate::limiter_output::compare_rows(runs, &mut line);
     line("worst delay spent behind", runs.iter().map(|r| culprit(r).unwrap_or_else(|| "-".into())).collect());
     line(
         "context switches (all CPUs)",
