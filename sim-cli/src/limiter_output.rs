@@ -3,7 +3,7 @@
 //! spaced for long runs) and its totals.
 
 use sim_core::RunReport;
-use sim_core::metrics::limiter_report::{LimiterReport, percent};
+use sim_core::metrics::limiter_report::{LimiterReport, percent, percent_fine};
 use sim_core::time::format_duration;
 use std::fmt::Write;
 
@@ -39,8 +39,8 @@ fn one(r: &RunReport, l: &LimiterReport, out: &mut String) {
         format_duration(l.adjust_every_ns),
         percent(u64::from(l.floor_ppm)),
         percent(u64::from(l.ceiling_ppm)),
-        percent(u64::from(l.step_up_ppm)),
-        percent(u64::from(l.step_down_ppm)),
+        percent_fine(u64::from(l.step_up_ppm)),
+        percent_fine(u64::from(l.step_down_ppm)),
         format_duration(l.grant_ns),
     );
     let p = format!("p{} (window)", l.percentile);

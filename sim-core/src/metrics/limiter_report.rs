@@ -122,6 +122,18 @@ pub fn percent(ppm: u64) -> String {
     format!("{}.{}%", tenths / 10, tenths % 10)
 }
 
+/// A small share (a controller step) in ppm as a percentage with as many
+/// decimals as it needs, up to four: `"0.01%"`, `"2%"`, `"0.0001%"`.
+pub fn percent_fine(ppm: u64) -> String {
+    let whole = ppm / 10_000;
+    let frac = ppm % 10_000;
+    if frac == 0 {
+        return format!("{whole}%");
+    }
+    let digits = format!("{frac:04}");
+    format!("{whole}.{}%", digits.trim_end_matches('0'))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -131,6 +143,10 @@ mod tests {
         assert_eq!(percent(125_000), "12.5%");
         assert_eq!(percent(50_000), "5.0%");
         assert_eq!(percent(999_999), "100.0%");
+        assert_eq!(percent_fine(100), "0.01%");
+        assert_eq!(percent_fine(20_000), "2%");
+        assert_eq!(percent_fine(1), "0.0001%");
+        assert_eq!(percent_fine(125_500), "12.55%");
         let mut r = LimiterReport {
             name: "l".into(),
             tasks: vec![],
