@@ -99,3 +99,34 @@ program = [{ run = "30ms" }, { sleep = "1ms" }]
     assert_eq!(l.returned_ns, 17 * 70_000_000);
     assert_eq!(l.wait_ns, 16 * 29_000_000);
 }
+
+/// Two hogs share one limiter on 2 CPUs at 0.5 (1 CPU-ns per ns, a 100 ms
+/// grant every 100 ms once the initial one is taken): hog/0 takes the
+/// initial grant at 0, hog/1 waits for the one due at 100 ms; at 100 ms
+/// hog/0 asks again and queues behind it (FIFO), and so on: the grants
+/// alternate, 100 in 10 s, 5 s of CPU each.
+#[test]
+fn waiters_are_served_first_come_first_served() {
+    let toml = r#"
+schema = 1
+seed = 1
+duration = "10s"
+[machine]
+cpus = 2
+[limiters.l]
+watch = ["hog"]
+floor = 0.5
+ceiling = 0.5
+[[tasks]]
+name = "hog"
+count = 2
+limiter = "l"
+program = [{ run = "1s" }]
+"#;
+    let s = sim(toml, &[]);
+    assert_eq!(s.task_runtime_ns(TaskId(0)), 5_000_000_000);
+    assert_eq!(s.task_runtime_ns(TaskId(1)), 5_000_000_000);
+    let l = &s.limiters()[0];
+    assert_eq!(l.grants, 100);
+    assert_eq!(l.waiters.len(), 1, "one hog waits for the grant due at the end");
+}
