@@ -113,3 +113,26 @@ fn the_limit_converges_under_a_fixed_foreground_load() {
     assert!(l.used_ns <= l.granted_ns - l.returned_ns);
     assert!(l.grants > 0 && s.limiters()[LimiterId(0).index()].bucket.granted_total > 0);
 }
+
+/// The same seed gives the same bytes, and the limiters' JSON holds integers
+/// and strings only (no float to differ between targets).
+#[test]
+fn limiter_reports_are_deterministic_and_integer_only() {
+    let s = Scenario::from_toml("converge.toml", CONVERGE).unwrap().with_overrides(&[("duration", "5s")]).unwrap();
+    let a = sim_core::report_json(&sim_core::run(&s));
+    let b = sim_core::report_json(&sim_core::run(&s));
+    assert_eq!(a, b);
+    let doc: serde_json::Value = serde_json::from_str(&a).unwrap();
+    let l = &doc["limiters"][0];
+    assert_eq!(l["name"], "backup");
+    assert_eq!(l["samples"].as_array().map(Vec::len), Some(49));
+    fn no_float(v: &serde_json::Value) -> bool {
+        match v {
+            serde_json::Value::Number(n) => !n.is_f64(),
+            serde_json::Value::Array(a) => a.iter().all(no_float),
+            serde_json::Value::Object(o) => o.values().all(no_float),
+            _ => true,
+        }
+    }
+    assert!(no_float(l));
+}
