@@ -64,6 +64,11 @@ pub fn run_charts(dir: &Path, r: &RunReport) -> Result<Vec<PathBuf>> {
     let occupancy = OccupancyChart::from_report(r);
     let height = (120 + 16 * occupancy.rows.len() as u32).clamp(300, 1200);
     files.push(write_svg(dir, "occupancy.svg", (SIZE.0, height), &cap, |a| draw::occupancy(a, &occupancy))?);
+    let limiters = sim_core::plot::limiter_charts(r);
+    if !limiters.is_empty() {
+        let size = (SIZE.0, 480 * limiters.len() as u32);
+        files.push(write_svg(dir, "limiter.svg", size, &cap, |a| draw::limiter(a, &limiters))?);
+    }
     Ok(files)
 }
 
@@ -173,6 +178,20 @@ mod tests {
             read(&files, "occupancy.svg").contains("CPU occupancy")
                 && read(&files, "occupancy.svg").contains("cpu 0 · s0 c0 t0")
         );
+        std::fs::remove_dir_all(&d).ok();
+    }
+
+    #[test]
+    fn a_limiter_gets_its_chart() {
+        let toml = "schema = 1\nseed = 1\nduration = \"2s\"\n[machine]\ncpus = 1\n[limiters.paced]\nwatch = [\"hog\"]\n\
+                    target = \"3ms\"\n[[tasks]]\nname = \"hog\"\nlimiter = \"paced\"\nprogram = [{ run = \"1s\" }]\n";
+        let r = sim_core::run(&sim_core::Scenario::from_toml("l.toml", toml).unwrap());
+        let d = dir("limiter");
+        let files = run_charts(&d, &r).unwrap();
+        let svg = read(&files, "limiter.svg");
+        for want in ["Elastic CPU limiter `paced`", "limit (share of each CPU)", "target 3ms", "p99 delay", "100%"] {
+            assert!(svg.contains(want), "{want}");
+        }
         std::fs::remove_dir_all(&d).ok();
     }
 

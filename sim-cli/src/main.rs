@@ -14,6 +14,7 @@ mod charts;
 mod docs;
 mod hgrm;
 mod io_output;
+mod limiter_output;
 mod output;
 mod measure;
 mod progress;

@@ -38,6 +38,7 @@ use crate::sched::tunables::tick_nsec;
 use crate::sched::weights::LoadWeight;
 use crate::task::{BlockOn, ITEMS_QUEUED_MAX, IoOp, IoWait, Item, Task, TaskIo, TaskState};
 use crate::time::SimTime;
+use crate::workload::limiter::{Limiter, LimiterId};
 use crate::workload::{Dist, IoStep, Pattern, Step};
 use std::collections::VecDeque;
 
@@ -163,6 +164,8 @@ pub struct Simulation {
     noise_rng: SimRng,
     /// Requests across hops (`forward`): cursors, `hop_work` streams, per-source counts.
     pub(crate) hops: crate::requests::Hops,
+    /// Elastic CPU limiters (`[limiters.NAME]`), by `LimiterId`.
+    pub(crate) limiters: Vec<Limiter>,
 }
 
 impl Simulation {
@@ -244,6 +247,10 @@ impl Simulation {
                     runtime_ns: 0,
                     switches: 0,
                     io: TaskIo::default(),
+                    limited_work_left_ns: 0,
+                    grant_left_ns: 0,
+                    limited_chunk: false,
+                    grant_wait_from: SimTime::ZERO,
                 });
                 queue.push(SimTime(ts.start_ns), Event::TaskStart { task: id });
             }
@@ -323,6 +330,10 @@ impl Simulation {
                 queue.push(SimTime(first), Event::Tick { cpu: CpuId(c as u16) });
             }
         }
+        let limiters: Vec<Limiter> = spec.limiters.iter().map(|l| Limiter::new(l.clone(), spec.cpus)).collect();
+        for (i, l) in limiters.iter().enumerate() {
+            queue.push(SimTime(l.spec.adjust_every_ns), Event::LimiterAdjust { limiter: LimiterId(i as u16) });
+        }
         let hz = u64::from(spec.hz);
         let smp = Some(Box::new(Smp44::new(topo, hz, tasks.len(), spec.machine.nohz_idle)));
         let hops = crate::requests::Hops::new(&spec, &root_rng);
@@ -352,6 +363,7 @@ impl Simulation {
             noise_rng: root_rng.stream("machine/wakeup_latency"),
             hops,
             same_instant_max: SAME_INSTANT_EVENTS + 4 * (task_count + source_instances + ncpus) as u64,
+            limiters,
         }
     }
 
@@ -451,6 +463,10 @@ impl Simulation {
                 !rq.hrtick_armed || generation != rq.hrtick_generation
             }
             Event::IoTimer { device, generation } => !self.queues[device.index()].timer_is_current(generation),
+            Event::LimiterGrant { limiter, generation } => {
+                let l = &self.limiters[limiter.index()];
+                !l.grant_armed || generation != l.grant_generation
+            }
             _ => false,
         }
     }
@@ -478,6 +494,8 @@ impl Simulation {
                 }
                 self.apply_class_resched();
             }
+            Event::LimiterAdjust { limiter } => self.limiter_adjust(limiter),
+            Event::LimiterGrant { limiter, .. } => self.limiter_grant(limiter),
         }
     }
 
@@ -853,6 +871,9 @@ impl Simulation {
             t.last_sch_delay_ns = now.since(from);
             let noise = std::mem::take(&mut t.noise_ns).min(now.since(from));
             self.recorder.record_delay(n, cpu, from, now, kind);
+            if !self.limiters.is_empty() {
+                self.limiter_note_delay(n, now.since(from));
+            }
             if self.spec.machine.wakeup_latency.is_some() && kind == WaitKind::Wakeup {
                 self.recorder.tasks[n.index()].wakeup_noise.record(noise, now);
             }
@@ -1209,6 +1230,11 @@ impl Simulation {
             if self.rqs[cpu.index()].need_resched {
                 return; // preempted at this preemption point; resumes when picked again
             }
+            if t.limited_work_left_ns > 0 {
+                // A limited `run` step goes on with its next grant-sized chunk.
+                self.limited_next_chunk(task);
+                return;
+            }
             debug_assert_eq!(t.state, TaskState::Running);
             let program = &self.spec.tasks[t.spec].program;
             if t.pc == 0 && program.iterations.is_some_and(|n| t.iterations_done >= n) {
@@ -1223,6 +1249,11 @@ impl Simulation {
                     let work = d.sample(&mut t.rng);
                     t.kernel_every_ns = enter_kernel_every_ns;
                     self.advance_pc(task);
+                    if work > 0 && self.spec.tasks[self.tasks[task.index()].spec].limiter.is_some() {
+                        self.tasks[task.index()].limited_work_left_ns = work;
+                        self.limited_next_chunk(task);
+                        return;
+                    }
                     if work > 0 {
                         self.start_burst(task, work);
                         return;
@@ -1477,9 +1508,14 @@ impl Simulation {
         let t = &mut self.tasks[task.index()];
         t.in_burst = false;
         t.work_left_ns = 0;
-        if let Some(item) = t.serving.take() {
+        let served = t.serving.take();
+        let limited_step_done = std::mem::take(&mut t.limited_chunk) && t.limited_work_left_ns == 0;
+        if let Some(item) = served {
             self.recorder.tasks[task.index()].response.record(now.since(item.arrival), now);
             self.item_served(task, item);
+        }
+        if limited_step_done {
+            self.limited_step_done(task);
         }
         self.run_steps(task);
     }
@@ -1625,6 +1661,136 @@ impl Simulation {
             }
         }
         (n, oldest)
+    }
+
+    // ---------------------------------------------------------------- elastic CPU limiters
+
+    fn limiter_of(&self, task: TaskId) -> Option<LimiterId> {
+        self.spec.tasks[self.tasks[task.index()].spec].limiter
+    }
+
+    /// The next chunk of a limited `run` step: at most the held grant's CPU
+    /// time (acquiring a grant first, or blocking for one behind earlier
+    /// waiters), then the task "preempts itself" at the chunk's end and
+    /// comes back here for the rest (`burst_end` → `run_steps`).
+    fn limited_next_chunk(&mut self, task: TaskId) {
+        let Some(l) = self.limiter_of(task) else { return };
+        let now = self.now;
+        if self.tasks[task.index()].grant_left_ns == 0 {
+            let lim = &mut self.limiters[l.index()];
+            if !lim.try_acquire(now) {
+                lim.waiters.push_back(task);
+                self.tasks[task.index()].grant_wait_from = now;
+                self.block(task, TaskState::Blocked(BlockOn::Grant));
+                self.limiter_arm_grant(l);
+                return;
+            }
+            self.tasks[task.index()].grant_left_ns = lim.spec.grant_ns;
+        }
+        let t = &mut self.tasks[task.index()];
+        let chunk = t.grant_left_ns.min(t.limited_work_left_ns);
+        t.grant_left_ns -= chunk;
+        t.limited_work_left_ns -= chunk;
+        t.limited_chunk = true;
+        self.start_burst(task, chunk);
+    }
+
+    /// A limited `run` step's last chunk ended: the grant's unused CPU time
+    /// goes back to the bucket (capped at one grant), which may serve a waiter.
+    fn limited_step_done(&mut self, task: TaskId) {
+        let Some(l) = self.limiter_of(task) else { return };
+        let left = std::mem::take(&mut self.tasks[task.index()].grant_left_ns);
+        if left > 0 {
+            let now = self.now;
+            self.limiters[l.index()].give_back(now, left);
+            self.limiter_grant(l);
+        }
+    }
+
+    /// Schedules the `LimiterGrant` for the first waiter at the exact time
+    /// the bucket will hold a grant (none at a zero rate: the next
+    /// adjustment re-arms it). A previous one is cancelled by generation.
+    fn limiter_arm_grant(&mut self, l: LimiterId) {
+        let now = self.now;
+        let lim = &mut self.limiters[l.index()];
+        lim.grant_generation = lim.grant_generation.wrapping_add(1);
+        lim.grant_armed = false;
+        if lim.waiters.is_empty() {
+            return;
+        }
+        lim.bucket.refill(now);
+        if let Some(at) = lim.bucket.ready_at(lim.spec.grant_ns) {
+            lim.grant_armed = true;
+            let generation = lim.grant_generation;
+            self.queue.push(at.max(now), Event::LimiterGrant { limiter: l, generation });
+        }
+    }
+
+    /// Hands grants to waiters, first come first served, while the bucket
+    /// holds them; wakes each; re-arms the timer for the next waiter.
+    fn limiter_grant(&mut self, l: LimiterId) {
+        let now = self.now;
+        // Bounded: each pass removes a waiter.
+        while let Some(&w) = self.limiters[l.index()].waiters.front() {
+            let lim = &mut self.limiters[l.index()];
+            if !lim.take_grant(now) {
+                break;
+            }
+            lim.waiters.pop_front();
+            let grant = lim.spec.grant_ns;
+            let t = &mut self.tasks[w.index()];
+            lim.wait_ns += now.since(t.grant_wait_from);
+            t.grant_left_ns = grant;
+            debug_assert_eq!(t.state, TaskState::Blocked(BlockOn::Grant));
+            self.try_to_wake_up(w, None);
+        }
+        self.limiter_arm_grant(l);
+    }
+
+    /// The controller's period ends: new limit from the window's percentile,
+    /// the sample recorded, the grant timer recomputed at the new rate.
+    fn limiter_adjust(&mut self, l: LimiterId) {
+        let now = self.now;
+        let used = self.limited_runtime_ns(l);
+        let lim = &mut self.limiters[l.index()];
+        lim.adjust(now, used);
+        let next = now.after(lim.spec.adjust_every_ns);
+        if next < self.end {
+            self.queue.push(next, Event::LimiterAdjust { limiter: l });
+        }
+        // The rate changed: serve whoever the bucket now covers, re-arm.
+        self.limiter_grant(l);
+    }
+
+    /// CPU time used so far by the tasks under limiter `l`.
+    pub fn limited_runtime_ns(&self, l: LimiterId) -> u64 {
+        let mut sum = 0;
+        for ts in self.spec.tasks.iter().filter(|ts| ts.limiter == Some(l)) {
+            for i in 0..ts.count {
+                sum += self.task_runtime_ns(TaskId(ts.first.0 + i));
+            }
+        }
+        sum
+    }
+
+    /// A watched task's scheduling delay goes into each watching limiter's window.
+    fn limiter_note_delay(&mut self, task: TaskId, ns: u64) {
+        let decl = self.tasks[task.index()].spec;
+        for lim in &mut self.limiters {
+            if lim.spec.watch.contains(&decl) {
+                lim.window.record(ns);
+            }
+        }
+    }
+
+    /// The limiters' state (for reports and tests).
+    pub fn limiters(&self) -> &[Limiter] {
+        &self.limiters
+    }
+
+    /// Time each task blocked for a grant right now has waited so far, summed per limiter.
+    pub fn limiter_open_wait_ns(&self, l: LimiterId) -> u64 {
+        self.limiters[l.index()].waiters.iter().map(|w| self.now.since(self.tasks[w.index()].grant_wait_from)).sum()
     }
 
     // ---------------------------------------------------------------- checks

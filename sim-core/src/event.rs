@@ -8,6 +8,7 @@
 
 use crate::ids::{CpuId, DeviceId, GroupId, RequestId, SourceId, TaskId};
 use crate::time::SimTime;
+use crate::workload::limiter::LimiterId;
 
 /// Everything that can happen in a run. Dispatched by one `match` in `engine.rs`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,6 +42,10 @@ pub enum Event {
     /// A CPU-limited group's period timer (`sched_cfs_period_timer`) or
     /// slack timer (`sched_cfs_slack_timer`); the class ignores a stale generation.
     BandwidthTimer { group: GroupId, slack: bool, generation: u32 },
+    /// An elastic CPU limiter's controller period ends (`workload/limiter.rs`).
+    LimiterAdjust { limiter: LimiterId },
+    /// An elastic CPU limiter's bucket holds a grant for its first waiter.
+    LimiterGrant { limiter: LimiterId, generation: u32 },
 }
 
 /// A queued event with its sort key: time in the high 64 bits, insertion

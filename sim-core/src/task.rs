@@ -35,6 +35,8 @@ pub enum BlockOn {
     Item,
     /// Block I/O (`TASK_UNINTERRUPTIBLE` in `io_schedule`): see `TaskIo::wait`.
     Io,
+    /// A grant of CPU time from its elastic CPU limiter (in-process pacing).
+    Grant,
 }
 
 /// What a task blocked on I/O waits for.
@@ -150,6 +152,14 @@ pub struct Task {
     pub switches: u64,
     pub io: TaskIo,
     pub rng: SimRng,
+    /// Elastic CPU limiter: CPU work of the current `run` step not yet
+    /// started as a chunk, the held grant's CPU time not yet handed to a
+    /// chunk, whether the current burst is such a chunk, and since when it
+    /// waits for a grant.
+    pub limited_work_left_ns: u64,
+    pub grant_left_ns: u64,
+    pub limited_chunk: bool,
+    pub grant_wait_from: SimTime,
 }
 
 impl Task {

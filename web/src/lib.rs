@@ -159,6 +159,17 @@ impl WebExplorer {
         canvas::draw(canvas_id, |area| sim_core::plot::draw::occupancy(area, &c)).map(|()| true)
     }
 
+    /// Draws each elastic CPU limiter (limit and elastic CPU over time, the
+    /// watched tasks' delay percentile against the target); false when the
+    /// scenario has no limiter.
+    pub fn draw_limiter(&self, canvas_id: &str) -> Result<bool, JsError> {
+        let charts = self.inner.current().map(sim_core::plot::limiter_charts).unwrap_or_default();
+        if charts.is_empty() {
+            return Ok(false);
+        }
+        canvas::draw(canvas_id, |area| sim_core::plot::draw::limiter(area, &charts)).map(|()| true)
+    }
+
     /// Draws Q2D per device and elevator; false when the scenario has no devices.
     pub fn draw_q2d(&self, canvas_id: &str) -> Result<bool, JsError> {
         let cur = self.inner.current().map(|r| sim_core::plot::io_charts(r, "current")).unwrap_or_default();

@@ -412,7 +412,7 @@ function fitCanvases() {
     const css = Math.max(timeline ? 640 : 300, Math.min(column, 1200)) - 2; // less the 1 px border
     // The occupancy chart: 30 px per CPU row for the first 8, 12 px for more (up to 1000 px).
     const rows = ui.occupancyRows;
-    const cssH = timeline ? 520 : c.id === 'chart-occupancy'
+    const cssH = timeline ? 520 : c.id === 'chart-limiter' ? 460 : c.id === 'chart-occupancy'
       ? Math.min(1000, 140 + 30 * Math.min(rows, 8) + 12 * Math.max(0, rows - 8))
       : Math.round(Math.max(260, Math.min(420, css * 0.42)));
     const w = Math.round(css * dpr);
@@ -437,6 +437,7 @@ function drawAll() {
   $('chart-timeline').closest('figure').hidden = !hasTimeline;
   $('fig-q2d').hidden = !explorer.draw_q2d('chart-q2d');
   $('fig-occupancy').hidden = !explorer.draw_occupancy('chart-occupancy');
+  $('fig-limiter').hidden = !explorer.draw_limiter('chart-limiter');
   renderTables(tables);
 }
 

@@ -324,6 +324,7 @@ impl RunReport {
             .collect();
         let hz = if m.info.host.hz > 0 { m.info.host.hz } else { spec.hz };
         RunReport {
+            limiters: Vec::new(),
             scenario: spec.name.clone(),
             variant: scenario.variant().map(str::to_string),
             seed: spec.seed,

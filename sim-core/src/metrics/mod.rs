@@ -7,6 +7,7 @@ pub mod io;
 pub mod io_report;
 pub mod json;
 pub mod latency;
+pub mod limiter_report;
 pub mod loglinear;
 pub mod measured;
 pub mod occupancy;

@@ -29,6 +29,8 @@ pub struct RunReport {
     /// Sources whose requests cross at least one hop (`forward`), in
     /// declaration order; empty otherwise.
     pub requests: Vec<RequestReport>,
+    /// Elastic CPU limiters (`[limiters.NAME]`), in name order; empty without.
+    pub limiters: Vec<super::limiter_report::LimiterReport>,
     /// Per-CPU busy share over time, with each CPU's place in the machine
     /// (for the occupancy chart; not in the JSON report).
     pub occupancy: super::occupancy::OccupancySeries,
@@ -652,6 +654,7 @@ impl RunReport {
             occupancy,
             io: super::io_report::IoReport::build(sim),
             requests: RequestReport::build(sim),
+            limiters: super::limiter_report::LimiterReport::build(sim),
             task_delays,
             scenario: spec.name.clone(),
             variant: sim.variant().map(str::to_string),

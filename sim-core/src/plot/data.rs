@@ -609,3 +609,72 @@ mod tests {
         assert!(busy.abs_diff(r.cpus[1].busy_ns) <= c.bucket_ns, "{busy} vs {}", r.cpus[1].busy_ns);
     }
 }
+
+// ---------------------------------------------------------------- elastic CPU limiters
+
+/// One point of a limiter chart: shares of one CPU and of the machine as
+/// fractions (0 to 1), the watched tasks' delay percentile in ns.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LimiterPoint {
+    pub at_ns: u64,
+    /// The limit set at `at_ns` (a share of each CPU).
+    pub limit: f64,
+    /// Elastic CPU used over the controller's window ending at `at_ns`
+    /// (the window the controller reads), as a share of the machine.
+    pub used: f64,
+    /// The delay percentile over that window; `None` with no delay in it.
+    pub observed_ns: Option<u64>,
+}
+
+/// A limiter over time: its limit and the elastic CPU used (one axis,
+/// shares) and the foreground delay percentile against its target.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LimiterChart {
+    pub name: String,
+    /// `"99"` for the p99.
+    pub percentile: String,
+    pub target_ns: u64,
+    pub floor: f64,
+    pub ceiling: f64,
+    pub end_ns: u64,
+    pub points: Vec<LimiterPoint>,
+}
+
+/// One chart per limiter of the run (none without limiters).
+pub fn limiter_charts(r: &RunReport) -> Vec<LimiterChart> {
+    r.limiters
+        .iter()
+        .map(|l| {
+            // The elastic CPU over the controller's window: a rolling sum of
+            // the samples covering it (single periods swing between 0 and
+            // a whole grant).
+            let span = (l.window_ns.div_ceil(l.adjust_every_ns.max(1)) / l.stride.max(1)).max(1) as usize;
+            let mut points = Vec::with_capacity(l.samples.len());
+            let (mut used, mut len) = (0u64, 0u64);
+            for (i, s) in l.samples.iter().enumerate() {
+                used += s.used_ns;
+                len += s.interval_ns;
+                if i >= span {
+                    used -= l.samples[i - span].used_ns;
+                    len -= l.samples[i - span].interval_ns;
+                }
+                let machine = len as f64 * f64::from(l.cpus);
+                points.push(LimiterPoint {
+                    at_ns: s.at_ns,
+                    limit: f64::from(s.limit_ppm) / 1e6,
+                    used: if machine > 0.0 { used as f64 / machine } else { 0.0 },
+                    observed_ns: s.observed_ns,
+                });
+            }
+            LimiterChart {
+                name: l.name.clone(),
+                percentile: l.percentile.clone(),
+                target_ns: l.target_ns,
+                floor: f64::from(l.floor_ppm) / 1e6,
+                ceiling: f64::from(l.ceiling_ppm) / 1e6,
+                end_ns: r.sim_time_ns,
+                points,
+            }
+        })
+        .collect()
+}

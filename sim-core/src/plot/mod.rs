@@ -10,7 +10,7 @@ pub mod draw;
 #[cfg(feature = "plot")]
 pub mod sweep;
 
-pub use data::{DelayChart, IoChart, OccupancyChart, Timeline, io_charts};
+pub use data::{DelayChart, IoChart, LimiterChart, OccupancyChart, Timeline, io_charts, limiter_charts};
 
 /// Two hogs and a sleeper that also writes to a disk: a scenario in which
 /// every chart has data, for the chart tests here and in the front ends.

@@ -40,6 +40,10 @@ pub struct ScenarioFile {
     /// Block devices by name: `[devices.nvme0]`.
     #[serde(default)]
     pub devices: BTreeMap<String, DeviceFile>,
+    /// Elastic CPU limiters by name: `[limiters.backup]` (in-process pacing
+    /// of the tasks that name it in `limiter`).
+    #[serde(default)]
+    pub limiters: BTreeMap<String, LimiterFile>,
     pub tasks: Vec<TaskFile>,
     #[serde(default)]
     pub sources: Vec<SourceFile>,
@@ -270,6 +274,10 @@ pub struct TaskFile {
     #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Duration>"))]
     pub slice: Option<Value>,
     pub iterations: Option<u64>,
+    /// The elastic CPU limiter (`[limiters.NAME]`) whose grants every `run`
+    /// step of this task must hold; `""` (or absent) = none, so a variant
+    /// can lift the limit: `"tasks.backup.limiter" = ""`.
+    pub limiter: Option<String>,
     #[cfg_attr(feature = "schema", schemars(with = "Vec<crate::schema::Step>"))]
     pub program: Vec<Value>,
     /// Request hops: when a `serve` burst of an item ends, the item (same
@@ -284,6 +292,43 @@ pub struct TaskFile {
     /// `work` (the first hop's work).
     #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Dist>"))]
     pub hop_work: Option<Value>,
+}
+
+/// An elastic CPU limiter (CockroachDB's elastic CPU controller and token
+/// bucket; see `workload/limiter.rs`). Shares are fractions of one CPU
+/// (0 to 1) multiplied by the machine's CPUs for the bucket's rate.
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct LimiterFile {
+    /// Task declarations whose scheduling delays (wake-up and preemption)
+    /// the controller reads; at least one.
+    pub watch: Vec<String>,
+    /// The percentile compared with `target`, in (0, 100); default 99.
+    pub percentile: Option<f64>,
+    /// Scheduling-delay target; default `"1ms"`.
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Duration>"))]
+    pub target: Option<Value>,
+    /// The delays read are those of the last `window` (rounded up to whole
+    /// `adjust_every` periods); default `"2.5s"`, at least `adjust_every`.
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Duration>"))]
+    pub window: Option<Value>,
+    /// The controller's period; default `"100ms"` (CockroachDB's
+    /// `scheduler_latency.sample_period`); at least 1 ms.
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Duration>"))]
+    pub adjust_every: Option<Value>,
+    /// Share added per period when under target; default 0.0001.
+    pub step_up: Option<f64>,
+    /// Share removed per period when over target; default 0.0002.
+    pub step_down: Option<f64>,
+    /// Lowest and highest share, 0 to 1; defaults 0.05 and 0.75.
+    pub floor: Option<f64>,
+    pub ceiling: Option<f64>,
+    /// The share before the first adjustment; default `floor`.
+    pub initial: Option<f64>,
+    /// CPU time per grant; default `"100ms"`, at most 10 s.
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Duration>"))]
+    pub grant: Option<Value>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -73,6 +73,8 @@ pub struct ScenarioSpec {
     /// Index into `tasks` of the declaration the report explains.
     pub victim: usize,
     pub history_window_ns: u64,
+    /// Elastic CPU limiters (`[limiters.NAME]`), in name order (`LimiterId` order).
+    pub limiters: Vec<crate::workload::limiter::LimiterSpec>,
 }
 
 impl ScenarioSpec {
@@ -278,6 +280,8 @@ pub struct TaskSpec {
     pub forward: Option<usize>,
     /// Work of items arriving by `forward` (`hop_work`); `None`: they keep theirs.
     pub hop_work: Option<Dist>,
+    /// The elastic CPU limiter its `run` steps draw grants from (`limiter = "NAME"`).
+    pub limiter: Option<crate::workload::limiter::LimiterId>,
 }
 
 impl TaskSpec {
@@ -689,6 +693,7 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
             .ok_or_else(|| KeyError::new("report.victim", format!("no task named `{v}`")))?,
     };
     let history_window_ns = opt_duration(&f.report.history_window, "report.history_window", 0)?;
+    let limiters = limiter_specs(f, &mut tasks)?;
 
     Ok(ScenarioSpec {
         name: f.name.clone().unwrap_or_default(),
@@ -713,7 +718,182 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
         events_max,
         victim,
         history_window_ns,
+        limiters,
     })
+}
+
+// ---------------------------------------------------------------- elastic CPU limiters
+
+/// Most `[limiters.NAME]` in one scenario.
+const LIMITERS_MAX: usize = 64;
+
+/// `[limiters.NAME]` and each task's `limiter = "NAME"` (issue 20): the
+/// controller's and the bucket's settings, checked against each other.
+fn limiter_specs(
+    f: &ScenarioFile,
+    tasks: &mut [TaskSpec],
+) -> Result<Vec<crate::workload::limiter::LimiterSpec>, KeyError> {
+    use crate::workload::limiter::{
+        ADJUST_EVERY_MIN_NS, GRANT_MAX_NS, LimiterId, LimiterSpec, PPM, WINDOW_SLOTS_MAX, defaults,
+    };
+    if f.limiters.len() > LIMITERS_MAX {
+        return Err(KeyError::new("limiters", format!("at most {LIMITERS_MAX} limiters")));
+    }
+    let task_names: Vec<&str> = f.tasks.iter().map(|t| t.name.as_str()).collect();
+    let share = |v: Option<f64>, key: String, default: u32| -> Result<u32, KeyError> {
+        let Some(x) = v else { return Ok(default) };
+        if !(x.is_finite() && (0.0..=1.0).contains(&x)) {
+            return Err(KeyError::new(key, format!("{x} is not allowed: a share of one CPU, 0 to 1")));
+        }
+        Ok(libm::round(x * PPM as f64) as u32)
+    };
+    let step = |v: Option<f64>, key: String, default: u32| -> Result<u32, KeyError> {
+        let Some(x) = v else { return Ok(default) };
+        let ppm = if x.is_finite() { libm::round(x * PPM as f64) } else { 0.0 };
+        if !(x.is_finite() && x > 0.0 && x <= 1.0) || ppm < 1.0 {
+            return Err(KeyError::new(
+                key,
+                format!("{x} is not allowed: a step is a share of one CPU above 0 and at most 1 (at least 0.000001)"),
+            ));
+        }
+        Ok(ppm as u32)
+    };
+    let mut out = Vec::with_capacity(f.limiters.len());
+    for (name, l) in &f.limiters {
+        let key = format!("limiters.{name}");
+        check_name(name, &key)?;
+        if l.watch.is_empty() {
+            return Err(KeyError::new(format!("{key}.watch"), "name at least one task whose delays the limiter reads"));
+        }
+        let mut watch = Vec::with_capacity(l.watch.len());
+        for (j, w) in l.watch.iter().enumerate() {
+            let i = f.tasks.iter().position(|t| &t.name == w).ok_or_else(|| {
+                KeyError::new(
+                    format!("{key}.watch[{j}]"),
+                    format!(
+                        "no task named `{w}`{}; tasks: {}",
+                        super::error::did_you_mean(w, &task_names),
+                        task_names.join(", ")
+                    ),
+                )
+            })?;
+            if !watch.contains(&i) {
+                watch.push(i);
+            }
+        }
+        let percentile = l.percentile.unwrap_or(defaults::PERCENTILE);
+        if !(percentile.is_finite() && percentile > 0.0 && percentile < 100.0) {
+            return Err(KeyError::new(
+                format!("{key}.percentile"),
+                format!("{percentile} is not allowed: above 0 and below 100 (99 for the p99)"),
+            ));
+        }
+        let target_ns = opt_duration(&l.target, &format!("{key}.target"), defaults::TARGET_NS)?;
+        let adjust_every_ns = opt_duration(&l.adjust_every, &format!("{key}.adjust_every"), defaults::ADJUST_EVERY_NS)?;
+        if adjust_every_ns < ADJUST_EVERY_MIN_NS {
+            return Err(KeyError::new(
+                format!("{key}.adjust_every"),
+                format!(
+                    "{} is too short: at least {}",
+                    format_duration(adjust_every_ns),
+                    format_duration(ADJUST_EVERY_MIN_NS)
+                ),
+            ));
+        }
+        let window_ns = opt_duration(&l.window, &format!("{key}.window"), defaults::WINDOW_NS.max(adjust_every_ns))?;
+        if window_ns < adjust_every_ns {
+            return Err(KeyError::new(
+                format!("{key}.window"),
+                format!(
+                    "{} is shorter than adjust_every ({}): the window must cover at least one period",
+                    format_duration(window_ns),
+                    format_duration(adjust_every_ns)
+                ),
+            ));
+        }
+        if window_ns.div_ceil(adjust_every_ns) > WINDOW_SLOTS_MAX {
+            return Err(KeyError::new(
+                format!("{key}.window"),
+                format!(
+                    "{} spans more than {WINDOW_SLOTS_MAX} periods of adjust_every ({}); lengthen adjust_every or \
+                     shorten the window",
+                    format_duration(window_ns),
+                    format_duration(adjust_every_ns)
+                ),
+            ));
+        }
+        let step_up_ppm = step(l.step_up, format!("{key}.step_up"), defaults::STEP_UP_PPM)?;
+        let step_down_ppm = step(l.step_down, format!("{key}.step_down"), defaults::STEP_DOWN_PPM)?;
+        let floor_ppm = share(l.floor, format!("{key}.floor"), defaults::FLOOR_PPM)?;
+        let ceiling_ppm = share(l.ceiling, format!("{key}.ceiling"), defaults::CEILING_PPM)?;
+        if floor_ppm > ceiling_ppm {
+            return Err(KeyError::new(
+                format!("{key}.floor"),
+                format!(
+                    "floor {} is above ceiling {}: floor must be at most ceiling (both 0 to 1)",
+                    floor_ppm as f64 / PPM as f64,
+                    ceiling_ppm as f64 / PPM as f64
+                ),
+            ));
+        }
+        let initial_ppm = share(l.initial, format!("{key}.initial"), floor_ppm)?;
+        if !(floor_ppm..=ceiling_ppm).contains(&initial_ppm) {
+            return Err(KeyError::new(
+                format!("{key}.initial"),
+                format!(
+                    "{} is not allowed: between floor {} and ceiling {}",
+                    initial_ppm as f64 / PPM as f64,
+                    floor_ppm as f64 / PPM as f64,
+                    ceiling_ppm as f64 / PPM as f64
+                ),
+            ));
+        }
+        let grant_ns = opt_duration(&l.grant, &format!("{key}.grant"), defaults::GRANT_NS)?;
+        if grant_ns == 0 || grant_ns > GRANT_MAX_NS {
+            return Err(KeyError::new(
+                format!("{key}.grant"),
+                format!(
+                    "{} is not allowed: a grant of CPU time is above 0 and at most {}",
+                    format_duration(grant_ns),
+                    format_duration(GRANT_MAX_NS)
+                ),
+            ));
+        }
+        out.push(LimiterSpec {
+            name: name.clone(),
+            watch,
+            percentile,
+            target_ns,
+            window_ns,
+            adjust_every_ns,
+            step_up_ppm,
+            step_down_ppm,
+            floor_ppm,
+            ceiling_ppm,
+            initial_ppm,
+            grant_ns,
+        });
+    }
+    let limiter_names: Vec<&str> = f.limiters.keys().map(String::as_str).collect();
+    for (i, t) in f.tasks.iter().enumerate() {
+        let Some(name) = t.limiter.as_deref().filter(|n| !n.is_empty()) else { continue };
+        let id = limiter_names.iter().position(|n| *n == name).ok_or_else(|| {
+            let known = if limiter_names.is_empty() {
+                "the scenario declares none ([limiters.NAME])".to_string()
+            } else {
+                format!("limiters: {}", limiter_names.join(", "))
+            };
+            KeyError::new(
+                format!("{}.limiter", task_key(&t.name)),
+                format!(
+                    "no limiter named `{name}`{}; {known} (or \"\" for none)",
+                    super::error::did_you_mean(name, &limiter_names)
+                ),
+            )
+        })?;
+        tasks[i].limiter = Some(LimiterId(id as u16));
+    }
+    Ok(out)
 }
 
 /// Every I/O step's region fits its device, and a submission fits its region.
@@ -895,6 +1075,7 @@ fn task_spec(
         program: Program { steps, iterations: t.iterations },
         forward: None,
         hop_work: None,
+        limiter: None,
     })
 }
 

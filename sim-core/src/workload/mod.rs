@@ -2,6 +2,9 @@
 //! arrival sources.
 
 pub mod dist;
+pub mod limiter;
+#[cfg(test)]
+mod limiter_tests;
 pub mod program;
 pub mod ziggurat;
 
