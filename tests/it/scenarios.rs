@@ -383,3 +383,63 @@ fn json_io_object_keeps_the_documented_fields() {
             .unwrap();
     assert!(jmx.get("io").is_none(), "scenarios without devices carry no io object");
 }
+
+/// k8s-cpu-limit.toml: the 2-CPU limit throttles the pod once the parallel
+/// collector spends the period's budget, and the workers' waits show up as
+/// throttled delays; burst (5.14+) carries enough unused quota to absorb the
+/// collector; without a limit nothing is throttled; 4.18's rules expire the
+/// slices CPUs hold, 5.4's never do.
+#[test]
+fn k8s_cpu_limit_throttles_and_burst_absorbs_the_gc() {
+    let base = load("k8s-cpu-limit");
+    let stat = |r: &sim_core::RunReport| r.groups.iter().find_map(|g| g.cpu_stat);
+    let workers_throttled = |r: &sim_core::RunReport| -> u64 {
+        r.tasks.iter().filter(|t| t.name == "worker").filter_map(|t| t.throttled_delay).map(|d| d.count).sum()
+    };
+    let limited = run(&base);
+    let s = stat(&limited).expect("the pod is limited");
+    assert!(s.nr_throttled >= 4 && s.throttled_time_ns > 100_000_000, "{s:?}");
+    assert!(workers_throttled(&limited) > 10);
+    let p99 = |r: &sim_core::RunReport| r.victim.response.expect("workers serve").p99_ns;
+
+    let free = run(&base.with_variant("no-limit").unwrap());
+    assert!(stat(&free).is_none() && workers_throttled(&free) == 0);
+    assert!(p99(&limited) > 3 * p99(&free), "the limit sets the request tail: {} vs {}", p99(&limited), p99(&free));
+
+    let burst = run(&base.with_variant("burst").unwrap());
+    let b = stat(&burst).expect("limited");
+    assert_eq!(b.nr_throttled, 0, "{b:?}");
+    assert!(b.nr_bursts > 0 && b.burst_time_ns > 0, "{b:?}");
+
+    let expiring = stat(&run(&base.with_variant("linux418").unwrap())).expect("limited");
+    let kept = stat(&run(&base.with_variant("linux54").unwrap())).expect("limited");
+    assert!(expiring.runtime_expired_ns > 10_000_000, "{expiring:?}");
+    assert_eq!(kept.runtime_expired_ns, 0);
+}
+
+/// elastic-backup.toml, the seed's claims: an unlimited backup inflates the
+/// p99 request latency far more than the p99 scheduling delay; the elastic
+/// limiter keeps the foreground's scheduling p99 near its 1 ms target while
+/// the backup still gets a sizeable share of the machine.
+#[test]
+fn elastic_limiter_holds_the_foreground_p99_while_the_backup_progresses() {
+    let base = load("elastic-backup").with_overrides(&[("duration", "12s")]).unwrap();
+    let backup_cpu =
+        |r: &sim_core::RunReport| -> u64 { r.tasks.iter().filter(|t| t.name == "backup").map(|t| t.runtime_ns).sum() };
+    let req = |r: &sim_core::RunReport| r.requests[0].latency.p99_ns;
+    let sched = |r: &sim_core::RunReport| r.requests[0].sched_delay_p99_ns;
+    let alone = run(&base.with_variant("no-backup").unwrap());
+    let unlimited = run(&base.with_variant("unlimited").unwrap());
+    let elastic = run(&base);
+    // Unlimited: the request p99 grows at least 20 times as much as the
+    // scheduling p99 does.
+    let d_req = req(&unlimited) - req(&alone);
+    let d_sched = sched(&unlimited) - sched(&alone);
+    assert!(d_req > 20 * d_sched, "request p99 +{d_req} ns, sched p99 +{d_sched} ns");
+    // Elastic: scheduling p99 under 1.5 x the 1 ms target, the backup above
+    // 20 % of the 8 CPUs.
+    assert!(sched(&elastic) < 1_500_000, "sched p99 {}", sched(&elastic));
+    let machine = 8 * elastic.sim_time_ns;
+    assert!(backup_cpu(&elastic) * 5 > machine, "backup {} of {machine}", backup_cpu(&elastic));
+    assert!(backup_cpu(&unlimited) > backup_cpu(&elastic), "the limit costs the backup CPU");
+}
