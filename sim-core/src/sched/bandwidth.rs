@@ -178,6 +178,8 @@ pub struct CfsBandwidth {
     pub stat: CpuStat,
     /// Runtime handed to CPUs, ever (assign and distribute, net of slack returned).
     pub consumed_ns: u64,
+    /// Timer events asked of the engine: period and slack (stale ones included).
+    pub timer_events: (u64, u64),
 }
 
 /// `cfs_rq`'s bandwidth fields.
@@ -295,6 +297,7 @@ impl Cfs {
             throttled: VecDeque::new(),
             stat: CpuStat::default(),
             consumed_ns: 0,
+            timer_events: (0, 0),
         };
         b.runtime = quota;
         b.runtime_snap = quota;
@@ -341,6 +344,7 @@ impl Cfs {
         b.period_active = true;
         b.timer_at = forward_now(b.timer_at, b.spec.period_ns, now);
         b.timer_generation = b.timer_generation.wrapping_add(1);
+        b.timer_events.0 += 1;
         let req = TimerRequest { group: g, slack: false, at: b.timer_at, generation: b.timer_generation };
         self.bw.timers.push(req);
     }
@@ -543,6 +547,7 @@ impl Cfs {
         b.slack_generation = b.slack_generation.wrapping_add(1);
         let at = now + CFS_BANDWIDTH_SLACK_PERIOD_NS;
         b.slack_at = Some(at);
+        b.timer_events.1 += 1;
         let req = TimerRequest { group: g, slack: true, at, generation: b.slack_generation };
         self.bw.timers.push(req);
     }
@@ -746,6 +751,7 @@ impl Cfs {
         if idle {
             b.period_active = false;
         } else {
+            b.timer_events.0 += 1;
             let req = TimerRequest { group: g, slack: false, at: b.timer_at, generation: b.timer_generation };
             self.bw.timers.push(req);
         }

@@ -283,3 +283,28 @@ fn a_throttled_groups_tasks_are_never_picked_while_throttled() {
         assert!(stat.nr_throttled > 0 && stat.throttled_time_ns > 0);
     }
 }
+
+/// The budget of one timer event per period per group: the period timer is
+/// armed once per period while the group is active (and once more when it
+/// restarts after going idle); the slack timer adds one only when runtime
+/// is returned while a queue is throttled and no refill is due within 7 ms.
+#[test]
+fn the_period_timer_costs_one_event_per_period() {
+    let tasks = r#"
+        [[tasks]]
+        name = "w"
+        count = 4
+        group = "/pod"
+        program = [{ run = "exp(2ms)" }, { sleep = "exp(3ms)" }]
+    "#;
+    for kernel in ["version = \"4.4\"", "version = \"6.18\""] {
+        let sim = traced(&scenario(kernel, 250, 4, "cfs_quota_us = 60000", tasks, "3s"));
+        let g = GroupId(1);
+        let stat = sim.cfs().cpu_stat(g).expect("limited").1;
+        let b = sim.cfs().bw.groups[1].as_ref().expect("limited");
+        let (period, slack) = b.timer_events;
+        assert!(stat.nr_throttled > 0, "{kernel}: the group throttles");
+        assert!(period <= stat.nr_periods + 1, "{kernel}: {period} period timer events, {} periods", stat.nr_periods);
+        assert!(slack <= stat.nr_throttled * 20, "{kernel}: {slack} slack timer events");
+    }
+}
