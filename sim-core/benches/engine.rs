@@ -272,5 +272,36 @@ fn kernel_models(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, event_queue, cfs_cycles, whole_runs, scaling, io_runs, trace_exports, kernel_models);
+/// CFS bandwidth control's cost (issue 20's budget: at most 10 % fewer
+/// events/s on scenarios without quotas). `benches/quota.toml` three ways: no
+/// limit (`cpu.max` = max: accounting off, one predicted branch per charge),
+/// a limit it never reaches (8 CPUs' worth: every charge accounted, no
+/// throttle), and its 2-CPU limit (throttling, timers). The quota-free
+/// shipped scenarios are in `scenario_end_to_end`, comparable across commits
+/// with criterion's baselines (`--save-baseline` / `--baseline`).
+fn bandwidth(c: &mut Criterion) {
+    let mut g = c.benchmark_group("bandwidth");
+    g.sample_size(10);
+    let base = scenario_file("benches/quota.toml");
+    for (id, cpu_max) in
+        [("no-quota", "max 100000"), ("quota-unreached", "800000 100000"), ("quota-2cpu", "200000 100000")]
+    {
+        let s = base.with_overrides(&[("groups.\"/svc\".\"cpu.max\"", cpu_max)]).expect("override");
+        g.throughput(Throughput::Elements(sim_core::run(&s).events));
+        bench_run(&mut g, format!("quota/{id}"), &s);
+    }
+    g.finish();
+}
+
+criterion_group!(
+    benches,
+    event_queue,
+    cfs_cycles,
+    whole_runs,
+    scaling,
+    io_runs,
+    trace_exports,
+    kernel_models,
+    bandwidth
+);
 criterion_main!(benches);
