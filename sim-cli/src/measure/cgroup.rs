@@ -692,6 +692,28 @@ mod tests {
     }
 
     #[test]
+    fn host_quota_written_and_cpu_stat_read() {
+        let Some(host) = host_cgroups_or_skip() else { return };
+        let (root, v2) = hierarchy(&host.cgroup).expect("hierarchy");
+        // Its own parent name: host_create_move_remove may hold `schedlab-measure-<pid>` meanwhile.
+        let name = format!("{PARENT_PREFIX}{}-quota", std::process::id());
+        let cgroups = Cgroups::create_at(&root, v2, &name, &[("/q".to_string(), 1024)]).expect("create");
+        let dir = cgroups.parent.join("q");
+        let b = BandwidthSpec { quota_ns: Some(30_000_000), period_ns: 60_000_000, burst_ns: 0 };
+        cgroups.set_bandwidth("/q", &b).expect("set quota");
+        let read = |f: &str| std::fs::read_to_string(dir.join(f)).expect("read back").trim().to_string();
+        if v2 {
+            assert_eq!(read("cpu.max"), "30000 60000");
+        } else {
+            assert_eq!((read("cpu.cfs_quota_us"), read("cpu.cfs_period_us")), ("30000".into(), "60000".into()));
+        }
+        // A fresh group has counted nothing.
+        assert_eq!(cgroups.read_cpu_stat("/q").expect("cpu.stat"), CpuStatCounts::default());
+        cgroups.remove().expect("remove");
+        assert!(!dir.exists());
+    }
+
+    #[test]
     fn host_remove_stale_on_a_dead_pid() {
         let Some(host) = host_cgroups_or_skip() else { return };
         let (root, _) = hierarchy(&host.cgroup).expect("hierarchy");

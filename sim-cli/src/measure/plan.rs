@@ -162,10 +162,12 @@ pub fn plan(scenario: &Scenario, host: &HostInfo, opts: &PlanOptions<'_>) -> Res
     let spare: Vec<u16> =
         host.cpus_online.iter().copied().filter(|&c| !used.contains(&c) && c < AFFINITY_CPUS_MAX).collect();
     let waker_cpus = if spare.is_empty() {
-        warnings.push(
+        if !spec.sources.is_empty() {
+            warnings.push(
             "no host CPU is left outside the workload's for the request sources' waker threads: they share the workload's CPUs (the simulator's sources take no CPU)"
                 .into(),
-        );
+            );
+        }
         used.clone()
     } else {
         spare

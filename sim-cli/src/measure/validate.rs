@@ -90,12 +90,17 @@ pub struct QuotaRow {
     pub measured: f64,
     pub measured_min: f64,
     pub measured_max: f64,
+    /// Each repeat's value, in the order measured.
+    pub measured_each: Vec<f64>,
     pub error_pct: Option<f64>,
     pub verdict: String,
 }
 
+/// One figure of a group's cpu.stat.
+type QuotaStat = fn(&sim_core::metrics::report::GroupCpuStat) -> f64;
+
 /// The figures compared per limited group, from its report row.
-const QUOTA_STATS: [(&str, fn(&sim_core::metrics::report::GroupCpuStat) -> f64); 4] = [
+const QUOTA_STATS: [(&str, QuotaStat); 4] = [
     ("nr_periods", |c| c.nr_periods as f64),
     ("nr_throttled", |c| c.nr_throttled as f64),
     ("throttled_pct", |c| if c.nr_periods == 0 { 0.0 } else { c.nr_throttled as f64 * 100.0 / c.nr_periods as f64 }),
@@ -134,6 +139,7 @@ fn quota_row(what: String, stat: &'static str, predicted: f64, measured: Vec<f64
         measured: med,
         measured_min: measured.iter().copied().fold(f64::INFINITY, f64::min).min(med),
         measured_max: measured.iter().copied().fold(0.0, f64::max),
+        measured_each: measured,
         error_pct,
         verdict,
     }
@@ -542,6 +548,7 @@ mod tests {
         let t = get("group /pod", "throttled_ms_per_period");
         assert_eq!(t.measured, 500.0 / 11.0, "median of 45, 45.45…, 48");
         assert_eq!((t.measured_min, t.measured_max), (45.0, 48.0));
+        assert_eq!(t.measured_each, vec![45.0, 500.0 / 11.0, 48.0]);
         let h = get("task hog", "cpu_pct");
         assert!((h.predicted - 50.0).abs() < 1.0, "{h:?}");
         assert_eq!(h.measured, 50.0);
