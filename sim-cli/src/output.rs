@@ -428,6 +428,7 @@ fn migrations(r: &RunReport, per_task: bool, out: &mut String) {
 /// when their tasks woke (what they competed with at the level above).
 fn groups(r: &RunReport, out: &mut String) {
     if r.source.name() == "measured" {
+        measured_quota(r, out);
         return;
     }
     let s = &r.settings;
@@ -482,6 +483,44 @@ fn groups(r: &RunReport, out: &mut String) {
             g.path,
             format!("{} {}", c.quota_ns / 1_000, c.period_ns / 1_000),
             c.burst_ns / 1_000,
+            c.nr_periods,
+            c.nr_throttled,
+            c.throttled_time_ns / 1_000,
+            c.nr_bursts,
+            c.burst_time_ns / 1_000
+        );
+    }
+}
+
+/// A measured run's limited groups: their quota and `cpu.stat` over the run
+/// (the difference of two reads, `sim-cli measure`); nothing without quotas.
+fn measured_quota(r: &RunReport, out: &mut String) {
+    let limited: Vec<_> = r.groups.iter().filter_map(|g| g.cpu_stat.map(|c| (g, c))).collect();
+    if limited.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\nCPU quota and cpu.stat over the run (read from this host's cgroups)");
+    let _ = writeln!(
+        out,
+        "  {:<28} {:>18} {:>10} {:>13} {:>10} {:>12} {:>14} {:>9} {:>12}",
+        "group",
+        "quota period µs",
+        "burst µs",
+        "CPU time",
+        "nr_periods",
+        "nr_throttled",
+        "throttled_usec",
+        "nr_bursts",
+        "burst_usec"
+    );
+    for (g, c) in limited {
+        let _ = writeln!(
+            out,
+            "  {:<28} {:>18} {:>10} {:>10.3} ms {:>10} {:>12} {:>14} {:>9} {:>12}",
+            g.path,
+            format!("{} {}", c.quota_ns / 1_000, c.period_ns / 1_000),
+            c.burst_ns / 1_000,
+            g.runtime_ns as f64 / 1e6,
             c.nr_periods,
             c.nr_throttled,
             c.throttled_time_ns / 1_000,

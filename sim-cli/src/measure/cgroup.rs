@@ -12,6 +12,7 @@ use std::time::Duration;
 use anyhow::{Context as _, anyhow, bail};
 
 use super::host::{CgroupVersion, HostInfo};
+use sim_core::sched::bandwidth::BandwidthSpec;
 
 /// The name prefix of our parent groups; the suffix is the creating pid.
 const PARENT_PREFIX: &str = "schedlab-measure-";
@@ -155,6 +156,95 @@ fn evacuate(dir: &Path, v2: bool, destination: &dyn Fn(u32) -> PathBuf) -> anyho
     Ok(())
 }
 
+/// The files, in the order they are written, and the values that give a
+/// cgroup the quota `b`: v1 `cpu.cfs_period_us` then `cpu.cfs_quota_us`
+/// (`-1` for no quota) then `cpu.cfs_burst_us` (only when the burst is not
+/// 0); v2 `cpu.max` (`QUOTA PERIOD`, `max PERIOD`) then `cpu.max.burst`.
+/// The period goes first so a quota is never checked against the default
+/// period; the burst last, as the kernel checks it against the quota
+/// (tg_set_cfs_bandwidth: burst ≤ quota).
+pub fn bandwidth_files(v2: bool, b: &BandwidthSpec) -> Vec<(&'static str, String)> {
+    let period_us = b.period_ns / 1_000;
+    let burst_us = b.burst_ns / 1_000;
+    let mut files = Vec::new();
+    if v2 {
+        let quota = b.quota_ns.map_or_else(|| "max".to_string(), |q| (q / 1_000).to_string());
+        files.push(("cpu.max", format!("{quota} {period_us}")));
+        if burst_us > 0 {
+            files.push(("cpu.max.burst", burst_us.to_string()));
+        }
+    } else {
+        files.push(("cpu.cfs_period_us", period_us.to_string()));
+        files.push(("cpu.cfs_quota_us", b.quota_ns.map_or_else(|| "-1".to_string(), |q| (q / 1_000).to_string())));
+        if burst_us > 0 {
+            files.push(("cpu.cfs_burst_us", burst_us.to_string()));
+        }
+    }
+    files
+}
+
+/// The bandwidth counters of a cgroup's `cpu.stat`, times in ns.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CpuStatCounts {
+    pub nr_periods: u64,
+    pub nr_throttled: u64,
+    pub throttled_time_ns: u64,
+    /// 0 on kernels without burst (before 5.14 v1 has no such line; 6.6+ adds them).
+    pub nr_bursts: u64,
+    pub burst_time_ns: u64,
+}
+
+impl CpuStatCounts {
+    /// What was counted between `before` and `self` (cpu.stat counts from
+    /// the cgroup's creation).
+    pub fn since(&self, before: &CpuStatCounts) -> CpuStatCounts {
+        CpuStatCounts {
+            nr_periods: self.nr_periods.saturating_sub(before.nr_periods),
+            nr_throttled: self.nr_throttled.saturating_sub(before.nr_throttled),
+            throttled_time_ns: self.throttled_time_ns.saturating_sub(before.throttled_time_ns),
+            nr_bursts: self.nr_bursts.saturating_sub(before.nr_bursts),
+            burst_time_ns: self.burst_time_ns.saturating_sub(before.burst_time_ns),
+        }
+    }
+}
+
+/// A `cpu.stat` text: v1 (`nr_periods`, `nr_throttled`, `throttled_time`
+/// in ns, 6.x `nr_bursts`, `burst_time` in ns) or v2 (`usage_usec`, …,
+/// `nr_periods`, `nr_throttled`, `throttled_usec`, `nr_bursts`,
+/// `burst_usec`). Other lines are skipped; `nr_periods`, `nr_throttled` and
+/// a throttled time must be there (the kernel prints them only with
+/// CONFIG_CFS_BANDWIDTH). `file` names the file in errors.
+pub fn parse_cpu_stat(text: &str, file: &str) -> anyhow::Result<CpuStatCounts> {
+    let mut c = CpuStatCounts::default();
+    let (mut periods, mut throttled, mut time) = (false, false, false);
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let mut fields = line.split_whitespace();
+        let (Some(key), Some(value), None) = (fields.next(), fields.next(), fields.next()) else {
+            bail!("reading {file}: line {line:?} is not `KEY VALUE`");
+        };
+        let parse = || -> anyhow::Result<u64> {
+            value.parse().with_context(|| format!("reading {file}: {key} {value:?} is not a count"))
+        };
+        match key {
+            "nr_periods" => (c.nr_periods, periods) = (parse()?, true),
+            "nr_throttled" => (c.nr_throttled, throttled) = (parse()?, true),
+            "throttled_time" => (c.throttled_time_ns, time) = (parse()?, true),
+            "throttled_usec" => (c.throttled_time_ns, time) = (parse()?.saturating_mul(1_000), true),
+            "nr_bursts" => c.nr_bursts = parse()?,
+            "burst_time" => c.burst_time_ns = parse()?,
+            "burst_usec" => c.burst_time_ns = parse()?.saturating_mul(1_000),
+            _ => {}
+        }
+    }
+    if !(periods && throttled && time) {
+        bail!(
+            "reading {file}: no nr_periods, nr_throttled and throttled_time/throttled_usec lines (kernel built \
+             without CONFIG_CFS_BANDWIDTH?)"
+        );
+    }
+    Ok(c)
+}
+
 impl Cgroups {
     /// Checks we may write cgroups (root or writable hierarchy); Err names
     /// what is missing and how to fix it.
@@ -272,6 +362,36 @@ impl Cgroups {
                 dir
             }
         })
+    }
+
+    /// Gives the scenario group `path` (created by `create`) its quota:
+    /// the files of `bandwidth_files`, in order. A v1 burst needs
+    /// `cpu.cfs_burst_us` (5.14+): refused, naming the file, when absent.
+    pub fn set_bandwidth(&self, path: &str, b: &BandwidthSpec) -> anyhow::Result<()> {
+        let dir = self.target_dir(CgTarget::Group(path))?;
+        if dir == self.parent {
+            bail!("cgroup {path:?}: the scenario's root group stands for the host's parent group; it takes no quota");
+        }
+        for (name, value) in bandwidth_files(self.v2, b) {
+            let file = dir.join(name);
+            if !file.exists() {
+                bail!(
+                    "cgroup {path:?}: {} does not exist: this kernel cannot apply {name} (a burst needs Linux \
+                     5.14+, a quota CONFIG_CFS_BANDWIDTH)",
+                    file.display()
+                );
+            }
+            write_file(&file, &value)
+                .with_context(|| format!("cgroup {path:?}: writing {value:?} to {}", file.display()))?;
+        }
+        Ok(())
+    }
+
+    /// The bandwidth counters of the scenario group `path`'s `cpu.stat`.
+    pub fn read_cpu_stat(&self, path: &str) -> anyhow::Result<CpuStatCounts> {
+        let file = self.target_dir(CgTarget::Group(path))?.join("cpu.stat");
+        let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
+        parse_cpu_stat(&text, &file.display().to_string())
     }
 
     /// Moves a whole process (all its threads) into the target (`cgroup.procs`).
@@ -439,6 +559,87 @@ mod tests {
         assert!(tree.0.join("other").is_dir());
     }
 
+    #[test]
+    fn quota_file_values_v1_and_v2() {
+        let b = BandwidthSpec { quota_ns: Some(50_000_000), period_ns: 100_000_000, burst_ns: 0 };
+        assert_eq!(
+            bandwidth_files(false, &b),
+            vec![("cpu.cfs_period_us", "100000".to_string()), ("cpu.cfs_quota_us", "50000".to_string())]
+        );
+        assert_eq!(bandwidth_files(true, &b), vec![("cpu.max", "50000 100000".to_string())]);
+        let burst = BandwidthSpec { quota_ns: Some(20_000_000), period_ns: 10_000_000, burst_ns: 5_000_000 };
+        assert_eq!(bandwidth_files(false, &burst)[2], ("cpu.cfs_burst_us", "5000".to_string()));
+        assert_eq!(
+            bandwidth_files(true, &burst),
+            vec![("cpu.max", "20000 10000".to_string()), ("cpu.max.burst", "5000".to_string())]
+        );
+        let unlimited = BandwidthSpec { quota_ns: None, period_ns: 250_000_000, burst_ns: 0 };
+        assert_eq!(bandwidth_files(true, &unlimited)[0].1, "max 250000");
+        assert_eq!(bandwidth_files(false, &unlimited)[1].1, "-1");
+    }
+
+    #[test]
+    fn quota_written_into_a_fake_v1_tree() {
+        let tree = TempDir::new("quota-files");
+        let groups = vec![("/pod".to_string(), 1024)];
+        let mut cgroups = Cgroups::create_at(&tree.0, false, "p", &groups).expect("create in a fake tree");
+        let dir = tree.0.join("p/pod");
+        // A fake v1 group has the files a real one shows (a real kernel creates them).
+        for f in ["cpu.cfs_period_us", "cpu.cfs_quota_us"] {
+            std::fs::write(dir.join(f), "x").expect("seed file");
+        }
+        let b = BandwidthSpec { quota_ns: Some(50_000_000), period_ns: 100_000_000, burst_ns: 0 };
+        cgroups.set_bandwidth("/pod", &b).expect("set quota");
+        let read = |f: &str| std::fs::read_to_string(dir.join(f)).expect("read back");
+        assert_eq!((read("cpu.cfs_period_us"), read("cpu.cfs_quota_us")), ("100000".into(), "50000".into()));
+        assert_eq!(read("cpu.shares"), "1024");
+        // A burst without cpu.cfs_burst_us (before 5.14) is refused, naming the file.
+        let burst = BandwidthSpec { burst_ns: 10_000_000, ..b };
+        let e = format!("{:#}", cgroups.set_bandwidth("/pod", &burst).expect_err("no burst file"));
+        assert!(e.contains("cpu.cfs_burst_us") && e.contains("does not exist"), "{e}");
+        assert!(cgroups.set_bandwidth("/", &b).is_err(), "the root takes no quota");
+        assert!(cgroups.set_bandwidth("/other", &b).is_err(), "not created here");
+        std::fs::write(dir.join("cpu.stat"), "nr_periods 7\nnr_throttled 3\nthrottled_time 9000\n").expect("stat");
+        let st = cgroups.read_cpu_stat("/pod").expect("read cpu.stat");
+        assert_eq!((st.nr_periods, st.nr_throttled, st.throttled_time_ns), (7, 3, 9000));
+        // Not a real hierarchy: the temp dir goes with its files.
+        cgroups.removed = true;
+    }
+
+    #[test]
+    fn cpu_stat_v1_and_v2_text() {
+        let v1 = "nr_periods 120\nnr_throttled 45\nthrottled_time 2250000000\nnr_bursts 2\nburst_time 3000000\n";
+        let c = parse_cpu_stat(v1, "cpu.stat").expect("v1");
+        assert_eq!(
+            c,
+            CpuStatCounts {
+                nr_periods: 120,
+                nr_throttled: 45,
+                throttled_time_ns: 2_250_000_000,
+                nr_bursts: 2,
+                burst_time_ns: 3_000_000
+            }
+        );
+        // 5.4-era v1: no burst lines.
+        let old = parse_cpu_stat("nr_periods 1\nnr_throttled 0\nthrottled_time 0\n", "f").expect("old v1");
+        assert_eq!((old.nr_bursts, old.burst_time_ns), (0, 0));
+        let v2 = "usage_usec 5000000\nuser_usec 4900000\nsystem_usec 100000\ncore_sched.force_idle_usec 0\n\
+                  nr_periods 50\nnr_throttled 25\nthrottled_usec 1250000\nnr_bursts 1\nburst_usec 700\n";
+        let c = parse_cpu_stat(v2, "cpu.stat").expect("v2");
+        assert_eq!((c.nr_periods, c.nr_throttled, c.throttled_time_ns), (50, 25, 1_250_000_000));
+        assert_eq!((c.nr_bursts, c.burst_time_ns), (1, 700_000));
+        // The difference over a run.
+        let before = CpuStatCounts { nr_periods: 10, nr_throttled: 5, throttled_time_ns: 1_000, ..Default::default() };
+        assert_eq!(c.since(&before).nr_periods, 40);
+        assert_eq!(c.since(&before).throttled_time_ns, 1_249_999_000);
+        // Without bandwidth lines (no CONFIG_CFS_BANDWIDTH), or with garbage: an error naming the file.
+        let e = parse_cpu_stat("usage_usec 5\n", "/x/cpu.stat").expect_err("missing").to_string();
+        assert!(e.contains("/x/cpu.stat") && e.contains("CONFIG_CFS_BANDWIDTH"), "{e}");
+        let e = parse_cpu_stat("nr_periods many\n", "f").expect_err("garbage").to_string();
+        assert!(e.contains("nr_periods") && e.contains("many"), "{e}");
+        assert!(parse_cpu_stat("nr_periods 1 2\n", "f").is_err());
+    }
+
     fn host_cgroups_or_skip() -> Option<HostInfo> {
         let host = match super::super::host::probe() {
             Ok(host) => host,
@@ -488,6 +689,28 @@ mod tests {
         assert_eq!(after, before, "the child must be moved back before rmdir");
         assert!(!parent.exists(), "{} must be gone", parent.display());
         assert!(root.is_dir());
+    }
+
+    #[test]
+    fn host_quota_written_and_cpu_stat_read() {
+        let Some(host) = host_cgroups_or_skip() else { return };
+        let (root, v2) = hierarchy(&host.cgroup).expect("hierarchy");
+        // Its own parent name: host_create_move_remove may hold `schedlab-measure-<pid>` meanwhile.
+        let name = format!("{PARENT_PREFIX}{}-quota", std::process::id());
+        let cgroups = Cgroups::create_at(&root, v2, &name, &[("/q".to_string(), 1024)]).expect("create");
+        let dir = cgroups.parent.join("q");
+        let b = BandwidthSpec { quota_ns: Some(30_000_000), period_ns: 60_000_000, burst_ns: 0 };
+        cgroups.set_bandwidth("/q", &b).expect("set quota");
+        let read = |f: &str| std::fs::read_to_string(dir.join(f)).expect("read back").trim().to_string();
+        if v2 {
+            assert_eq!(read("cpu.max"), "30000 60000");
+        } else {
+            assert_eq!((read("cpu.cfs_quota_us"), read("cpu.cfs_period_us")), ("30000".into(), "60000".into()));
+        }
+        // A fresh group has counted nothing.
+        assert_eq!(cgroups.read_cpu_stat("/q").expect("cpu.stat"), CpuStatCounts::default());
+        cgroups.remove().expect("remove");
+        assert!(!dir.exists());
     }
 
     #[test]

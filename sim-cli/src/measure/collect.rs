@@ -10,6 +10,7 @@ use anyhow::Result;
 use sim_core::metrics::measured::{
     DelayViews, HostFacts, MeasuredCpu, MeasuredInfo, MeasuredTask, Measurement, summarize,
 };
+use sim_core::metrics::report::GroupCpuStat;
 use sim_core::{RunReport, Scenario};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -179,6 +180,29 @@ pub fn measurement(scenario: &Scenario, host: &HostInfo, plan: &Plan, raw: Raw) 
         duration_ns: raw.end - raw.t0,
         tasks,
         cpus,
+        cpu_stats: raw
+            .cpu_stats
+            .iter()
+            .filter_map(|(path, c)| {
+                let b = plan.bandwidth.iter().find(|b| &b.0 == path)?.1;
+                Some((
+                    path.clone(),
+                    GroupCpuStat {
+                        quota_ns: b.quota_ns?,
+                        period_ns: b.period_ns,
+                        burst_ns: b.burst_ns,
+                        nr_periods: c.nr_periods,
+                        nr_throttled: c.nr_throttled,
+                        throttled_time_ns: c.throttled_time_ns,
+                        nr_bursts: c.nr_bursts,
+                        burst_time_ns: c.burst_time_ns,
+                        // What the host's cfs_bandwidth handed out is not shown in cpu.stat.
+                        runtime_granted_ns: 0,
+                        runtime_expired_ns: 0,
+                    },
+                ))
+            })
+            .collect(),
     }
 }
 

@@ -252,6 +252,9 @@ pub struct Raw {
     pub applied: Vec<(String, String)>,
     /// How `t0` sits on the host's tick grid.
     pub tick: tick::Alignment,
+    /// Each limited group's `cpu.stat` counters over the run (read just
+    /// before the start and after the last results; the difference).
+    pub cpu_stats: Vec<(String, cgroup::CpuStatCounts)>,
 }
 
 /// Runs the scenario's workload once on this host and reports it.
@@ -306,6 +309,11 @@ pub fn run_once(
     } else {
         Some(cgroup::Cgroups::create(host, &plan.groups).context("creating the scenario's cgroups")?)
     };
+    if let Some(c) = &cgroups {
+        for (path, b) in &plan.bandwidth {
+            c.set_bandwidth(path, b).context("writing the scenario's CPU quotas")?;
+        }
+    }
     let fifos = FifoDir::create(scenario)?;
 
     let use_perf = perf_missing.is_none();
@@ -330,7 +338,7 @@ pub fn run_once(
     let interrupted = signals::interrupted();
     // Ctrl-C goes back to its default (validate's prediction, the report).
     signals::uninstall();
-    let (tick, end, results, dropped, perf_text) = result?;
+    let (tick, end, results, dropped, perf_text, cpu_stats) = result?;
     let t0 = tick.t0;
     if interrupted {
         bail!("interrupted: the workload was stopped; cgroups and kernel settings were cleaned up");
@@ -352,10 +360,30 @@ pub fn run_once(
     if let Some(why) = &tick.missing {
         eprintln!("note: {why}");
     }
-    Ok(Raw { t0, end, results, dropped, perf_text, perf_missing, applied, tick })
+    Ok(Raw { t0, end, results, dropped, perf_text, perf_missing, applied, tick, cpu_stats })
 }
 
-type WorkersOut = (tick::Alignment, u64, Vec<thread::ThreadResult>, Vec<(u32, u64)>, Option<String>);
+type WorkersOut = (
+    tick::Alignment,
+    u64,
+    Vec<thread::ThreadResult>,
+    Vec<(u32, u64)>,
+    Option<String>,
+    Vec<(String, cgroup::CpuStatCounts)>,
+);
+
+/// The `cpu.stat` counters of the plan's groups with a quota (those whose
+/// `cpu.stat` a simulated report shows).
+fn quota_stats(plan: &Plan, cgroups: Option<&cgroup::Cgroups>) -> Result<Vec<(String, cgroup::CpuStatCounts)>> {
+    let Some(c) = cgroups else { return Ok(Vec::new()) };
+    let mut out = Vec::new();
+    for (path, b) in &plan.bandwidth {
+        if b.quota_ns.is_some() {
+            out.push((path.clone(), c.read_cpu_stat(path).with_context(|| format!("cgroup {path}: cpu.stat"))?));
+        }
+    }
+    Ok(out)
+}
 
 #[allow(clippy::too_many_arguments)]
 fn run_workers(
@@ -428,6 +456,10 @@ fn run_workers(
     let tick = tick::choose_t0(thread::now_ns() + 50_000_000, grid, scenario.spec.machine.tick_offset_ns);
     let t0 = tick.t0;
     let end = t0 + scenario.spec.duration_ns;
+    // cpu.stat counts from the group's creation (setup ran in it): the run's
+    // share is the difference with this snapshot, taken while every thread
+    // waits for t0.
+    let stat_before = quota_stats(plan, cgroups)?;
     for w in &mut workers {
         w.send(&format!("go {t0} {end}"))?;
     }
@@ -483,6 +515,13 @@ fn run_workers(
         dropped.extend(r.dropped);
     }
     bar.finish_and_clear();
+    let cpu_stats = quota_stats(plan, cgroups)?
+        .into_iter()
+        .map(|(path, after)| {
+            let before = stat_before.iter().find(|b| b.0 == path).map(|b| b.1).unwrap_or_default();
+            (path, after.since(&before))
+        })
+        .collect();
     let perf_text = match recorder {
         Some(r) => Some(r.stop().context("reading the perf sched recording")?),
         None => None,
@@ -491,5 +530,5 @@ fn run_workers(
         let _ = w.child.wait();
     }
     results.sort_by_key(|r| r.task);
-    Ok((tick, end, results, dropped, perf_text))
+    Ok((tick, end, results, dropped, perf_text, cpu_stats))
 }

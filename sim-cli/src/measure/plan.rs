@@ -6,6 +6,7 @@
 use super::host::HostInfo;
 use serde::{Deserialize, Serialize};
 use sim_core::Scenario;
+use sim_core::sched::bandwidth::BandwidthSpec;
 use sim_core::sched::tunables::{CfsTunables, SchedFeatures, TunableScaling, TunableValue};
 use sim_core::workload::Step;
 use std::collections::BTreeMap;
@@ -65,6 +66,8 @@ pub struct Plan {
     pub settings: Vec<(String, String)>,
     /// Scenario groups other than `/`, with their shares.
     pub groups: Vec<(String, u64)>,
+    /// Groups with a CPU quota (or period, burst) to write, parents first.
+    pub bandwidth: Vec<(String, BandwidthSpec)>,
     /// Things measured differently from the model, said once on stderr.
     pub warnings: Vec<String>,
 }
@@ -159,10 +162,12 @@ pub fn plan(scenario: &Scenario, host: &HostInfo, opts: &PlanOptions<'_>) -> Res
     let spare: Vec<u16> =
         host.cpus_online.iter().copied().filter(|&c| !used.contains(&c) && c < AFFINITY_CPUS_MAX).collect();
     let waker_cpus = if spare.is_empty() {
-        warnings.push(
+        if !spec.sources.is_empty() {
+            warnings.push(
             "no host CPU is left outside the workload's for the request sources' waker threads: they share the workload's CPUs (the simulator's sources take no CPU)"
                 .into(),
-        );
+            );
+        }
         used.clone()
     } else {
         spare
@@ -378,7 +383,125 @@ pub fn plan(scenario: &Scenario, host: &HostInfo, opts: &PlanOptions<'_>) -> Res
             "tasks without a session run in sim-cli's own session, so in its autogroup; the model puts them in the root task group".into(),
         );
     }
-    Ok(Plan { workers, cpu_map, waker_cpus, settings, groups, warnings })
+    let bandwidth: Vec<(String, BandwidthSpec)> =
+        spec.groups.groups.iter().skip(1).filter_map(|g| g.bandwidth.map(|b| (g.path.clone(), b))).collect();
+    if !bandwidth.is_empty() {
+        let (root, v2) = match &host.cgroup {
+            super::host::CgroupVersion::V1 { cpu } => (Some(cpu.clone()), false),
+            super::host::CgroupVersion::V2 { root } => (Some(root.clone()), true),
+            super::host::CgroupVersion::None => (None, false),
+        };
+        let host_slice = std::fs::read_to_string(SLICE_SYSCTL).ok().and_then(|t| t.trim().parse::<u64>().ok());
+        let facts = QuotaHost {
+            hierarchy: root.map(|r| (r.display().to_string(), v2)),
+            root_has: &|f: &str| root_file_exists(&host.cgroup, f),
+            kernel_version: host.kernel_version,
+            slice_us: host_slice,
+        };
+        check_quotas(spec, &facts)?;
+    }
+    Ok(Plan { workers, cpu_map, waker_cpus, settings, groups, bandwidth, warnings })
+}
+
+/// Where the host keeps `sched_cfs_bandwidth_slice_us`.
+const SLICE_SYSCTL: &str = "/proc/sys/kernel/sched_cfs_bandwidth_slice_us";
+
+/// Whether the root of the cpu hierarchy has `file`.
+fn root_file_exists(cgroup: &super::host::CgroupVersion, file: &str) -> bool {
+    match cgroup {
+        super::host::CgroupVersion::V1 { cpu } => cpu.join(file).exists(),
+        super::host::CgroupVersion::V2 { root } => root.join(file).exists(),
+        super::host::CgroupVersion::None => false,
+    }
+}
+
+/// What decides whether the host can apply the scenario's quotas.
+pub struct QuotaHost<'a> {
+    /// The cpu hierarchy's root and whether it is v2; None without one.
+    pub hierarchy: Option<(String, bool)>,
+    /// Whether the hierarchy's root has a control file (v1 shows the
+    /// quota files at its root; v2 does not).
+    pub root_has: &'a dyn Fn(&str) -> bool,
+    pub kernel_version: (u32, u32),
+    /// `kernel.sched_cfs_bandwidth_slice_us`, if readable.
+    pub slice_us: Option<u64>,
+}
+
+/// Refuses a quota this host cannot apply as the scenario says: no cpu
+/// hierarchy, a kernel without CONFIG_CFS_BANDWIDTH (v1: no
+/// `cpu.cfs_quota_us`) or without burst (v1: no `cpu.cfs_burst_us`; v2:
+/// before 5.14), a v1 child quota above its limited ancestor's (written
+/// from v2 keys; v1 refuses it: tg_cfs_schedulable_down), or a
+/// `sched_cfs_bandwidth_slice_us` other than the host's (not written by
+/// `measure`).
+pub fn check_quotas(spec: &sim_core::scenario::ScenarioSpec, host: &QuotaHost<'_>) -> Result<(), Refusal> {
+    let groups = &spec.groups.groups;
+    let limited: Vec<_> = groups.iter().skip(1).filter_map(|g| g.bandwidth.map(|b| (g, b))).collect();
+    let Some((first, _)) = limited.first() else { return Ok(()) };
+    let Some((root, v2)) = &host.hierarchy else {
+        return Err(Refusal(format!(
+            "groups.\"{}\": a CPU quota needs a cgroup hierarchy with the cpu controller, and this host has none",
+            first.path
+        )));
+    };
+    if !v2 && !(host.root_has)("cpu.cfs_quota_us") {
+        return Err(Refusal(format!(
+            "groups.\"{}\": this kernel has no CPU quota ({root}/cpu.cfs_quota_us does not exist: built without \
+             CONFIG_CFS_BANDWIDTH); measure the variant without quotas",
+            first.path
+        )));
+    }
+    for (g, b) in &limited {
+        if b.burst_ns > 0 {
+            let missing = if *v2 { host.kernel_version < (5, 14) } else { !(host.root_has)("cpu.cfs_burst_us") };
+            if missing {
+                return Err(Refusal(format!(
+                    "groups.\"{}\": a burst of {} µs needs {} (Linux 5.14+); this kernel ({}.{}) has none: measure \
+                     it without the burst",
+                    g.path,
+                    b.burst_ns / 1_000,
+                    if *v2 { "cpu.max.burst" } else { "cpu.cfs_burst_us" },
+                    host.kernel_version.0,
+                    host.kernel_version.1
+                )));
+            }
+        }
+        let Some(q) = b.quota_ns else { continue };
+        if *v2 {
+            continue;
+        }
+        let mut up = g.parent;
+        while let Some(p) = up {
+            if let Some((pq, pp)) = groups[p].bandwidth.and_then(|pb| pb.quota_ns.map(|x| (x, pb.period_ns))) {
+                if u128::from(q) * u128::from(pp) > u128::from(pq) * u128::from(b.period_ns) {
+                    return Err(Refusal(format!(
+                        "groups.\"{}\": {} µs per {} µs is more than its parent {}'s {} µs per {} µs; this host's \
+                         cgroup v1 refuses a child quota above its parent's (tg_cfs_schedulable_down; v2 accepts it)",
+                        g.path,
+                        q / 1_000,
+                        b.period_ns / 1_000,
+                        groups[p].path,
+                        pq / 1_000,
+                        pp / 1_000
+                    )));
+                }
+                break;
+            }
+            up = groups[p].parent;
+        }
+    }
+    if limited.iter().any(|(_, b)| b.quota_ns.is_some())
+        && let Some(host_slice) = host.slice_us
+        && host_slice != spec.bandwidth_slice_us
+    {
+        return Err(Refusal(format!(
+            "cfs.sched_cfs_bandwidth_slice_us = {} differs from this host's {host_slice} ({SLICE_SYSCTL}), which \
+             `measure` does not write: set it with `sysctl kernel.sched_cfs_bandwidth_slice_us={}` (and back \
+             afterwards), or measure with --set cfs.sched_cfs_bandwidth_slice_us={host_slice}",
+            spec.bandwidth_slice_us, spec.bandwidth_slice_us
+        )));
+    }
+    Ok(())
 }
 
 /// The autogroup nice that gives an autogroup these shares (`autogroup.nice`
@@ -415,5 +538,50 @@ mod tests {
         assert_eq!(m, vec![1, 1, 1, 1]);
         assert!(w[0].contains("folded"), "{w:?}");
         assert!(cpu_map(1, &[0, 1], Some("5")).unwrap_err().0.contains("not online"));
+    }
+
+    fn quota_spec(groups: &str) -> sim_core::scenario::ScenarioSpec {
+        let toml = format!(
+            "schema = 1\nseed = 1\nduration = \"1s\"\n[machine]\ncpus = 1\n{groups}\n[[tasks]]\nname = \"hog\"\n\
+             group = \"/a\"\nprogram = [{{ run = \"1s\" }}]\n"
+        );
+        Scenario::from_toml("q.toml", &toml).expect("scenario").spec
+    }
+
+    #[test]
+    fn quotas_refused_when_the_host_cannot_apply_them() {
+        let all = |_: &str| true;
+        let none = |_: &str| false;
+        let no_burst = |f: &str| f != "cpu.cfs_burst_us";
+        fn host(root_has: &dyn Fn(&str) -> bool, v2: bool) -> QuotaHost<'_> {
+            QuotaHost {
+                hierarchy: Some(("/sys/fs/cgroup/cpu".into(), v2)),
+                root_has,
+                kernel_version: (6, 18),
+                slice_us: Some(5000),
+            }
+        }
+        let plain = quota_spec("[groups.\"/a\"]\n\"cpu.max\" = \"50000 100000\"\n");
+        assert!(check_quotas(&plain, &host(&all, false)).is_ok());
+        assert!(check_quotas(&plain, &host(&none, true)).is_ok(), "v2 shows no quota files at its root");
+        let e = check_quotas(&plain, &host(&none, false)).unwrap_err().0;
+        assert!(e.contains("CONFIG_CFS_BANDWIDTH") && e.contains("/a"), "{e}");
+        let e = check_quotas(&plain, &QuotaHost { hierarchy: None, ..host(&all, false) }).unwrap_err().0;
+        assert!(e.contains("no") && e.contains("cpu controller"), "{e}");
+        let e = check_quotas(&plain, &QuotaHost { slice_us: Some(1000), ..host(&all, false) }).unwrap_err().0;
+        assert!(e.contains("sched_cfs_bandwidth_slice_us") && e.contains("1000"), "{e}");
+        let burst = quota_spec("[groups.\"/a\"]\n\"cpu.max\" = \"50000 100000\"\n\"cpu.max.burst\" = 10000\n");
+        assert!(check_quotas(&burst, &host(&all, false)).is_ok());
+        let e = check_quotas(&burst, &host(&no_burst, false)).unwrap_err().0;
+        assert!(e.contains("cpu.cfs_burst_us") && e.contains("5.14"), "{e}");
+        let e = check_quotas(&burst, &QuotaHost { kernel_version: (5, 10), ..host(&none, true) }).unwrap_err().0;
+        assert!(e.contains("cpu.max.burst"), "{e}");
+        // v2 keys may give a child more than its parent; a v1 host refuses that.
+        let nested = quota_spec(
+            "[groups.\"/p\"]\n\"cpu.max\" = \"20000 100000\"\n[groups.\"/p/a\"]\n\"cpu.max\" = \"50000 100000\"\n[groups.\"/a\"]\n",
+        );
+        let e = check_quotas(&nested, &host(&all, false)).unwrap_err().0;
+        assert!(e.contains("/p/a") && e.contains("tg_cfs_schedulable_down"), "{e}");
+        assert!(check_quotas(&nested, &host(&none, true)).is_ok());
     }
 }

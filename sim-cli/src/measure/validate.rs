@@ -70,6 +70,109 @@ pub struct Validation {
     pub rows: Vec<Row>,
     /// Per declared task with measured wake-ups: a log-normal fitted to them.
     pub wakeup_fits: Vec<WakeupFit>,
+    /// With CPU quotas: each limited group's cpu.stat and each declared
+    /// task's share of the CPU time, predicted against measured.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub quota: Vec<QuotaRow>,
+}
+
+/// One figure of a CPU-limited scenario (a count or a ratio, not a delay).
+#[derive(Debug, Serialize, Clone, PartialEq)]
+pub struct QuotaRow {
+    /// `group /pod` or `task hog`.
+    pub what: String,
+    /// `nr_periods`, `nr_throttled`, `throttled_ms_per_period` (throttled
+    /// time summed over CPUs / nr_periods), `throttled_pct` (nr_throttled
+    /// / nr_periods, %), `cpu_pct` (the task's CPU time / the run, %).
+    pub stat: &'static str,
+    pub predicted: f64,
+    /// Median over the repeats, and their range.
+    pub measured: f64,
+    pub measured_min: f64,
+    pub measured_max: f64,
+    /// Each repeat's value, in the order measured.
+    pub measured_each: Vec<f64>,
+    pub error_pct: Option<f64>,
+    pub verdict: String,
+}
+
+/// One figure of a group's cpu.stat.
+type QuotaStat = fn(&sim_core::metrics::report::GroupCpuStat) -> f64;
+
+/// The figures compared per limited group, from its report row.
+const QUOTA_STATS: [(&str, QuotaStat); 4] = [
+    ("nr_periods", |c| c.nr_periods as f64),
+    ("nr_throttled", |c| c.nr_throttled as f64),
+    ("throttled_pct", |c| if c.nr_periods == 0 { 0.0 } else { c.nr_throttled as f64 * 100.0 / c.nr_periods as f64 }),
+    ("throttled_ms_per_period", |c| {
+        if c.nr_periods == 0 { 0.0 } else { c.throttled_time_ns as f64 / 1e6 / c.nr_periods as f64 }
+    }),
+];
+
+fn median_f(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    if v.is_empty() { 0.0 } else { v[(v.len() - 1) / 2] }
+}
+
+/// A `QuotaRow` from a prediction and the repeats' values, with the ±25% verdict.
+fn quota_row(what: String, stat: &'static str, predicted: f64, measured: Vec<f64>) -> QuotaRow {
+    let med = median_f(measured.clone());
+    let (error_pct, verdict) = if med == 0.0 {
+        (None, if predicted == 0.0 { "within ±25%".to_string() } else { "measured 0".to_string() })
+    } else {
+        let err = (predicted - med) / med * 100.0;
+        let v = if err.abs() <= TOLERANCE_PCT {
+            "within ±25%".to_string()
+        } else if predicted == 0.0 {
+            "predicted 0".to_string()
+        } else if predicted > med {
+            format!("outside: {:.1}x over", predicted / med)
+        } else {
+            format!("outside: {:.1}x under", med / predicted)
+        };
+        (Some((err * 10.0).round() / 10.0), v)
+    };
+    QuotaRow {
+        what,
+        stat,
+        predicted,
+        measured: med,
+        measured_min: measured.iter().copied().fold(f64::INFINITY, f64::min).min(med),
+        measured_max: measured.iter().copied().fold(0.0, f64::max),
+        measured_each: measured,
+        error_pct,
+        verdict,
+    }
+}
+
+/// Per group with a quota in the prediction: its cpu.stat figures against
+/// the measured ones; then per declared task its CPU share. Empty when the
+/// scenario limits no group.
+pub fn quota_rows(predicted: &RunReport, measured: &[RunReport]) -> Vec<QuotaRow> {
+    let mut rows = Vec::new();
+    for g in &predicted.groups {
+        let Some(p) = g.cpu_stat else { continue };
+        for (stat, f) in QUOTA_STATS {
+            let m: Vec<f64> = measured
+                .iter()
+                .filter_map(|r| r.groups.iter().find(|x| x.path == g.path).and_then(|x| x.cpu_stat))
+                .map(|c| f(&c))
+                .collect();
+            rows.push(quota_row(format!("group {}", g.path), stat, f(&p), m));
+        }
+    }
+    if rows.is_empty() {
+        return rows;
+    }
+    let share = |r: &RunReport, name: &str| {
+        let ns: u64 = r.tasks.iter().filter(|t| t.name == name).map(|t| t.runtime_ns).sum();
+        if r.sim_time_ns == 0 { 0.0 } else { ns as f64 * 100.0 / r.sim_time_ns as f64 }
+    };
+    for d in &predicted.task_delays {
+        let m: Vec<f64> = measured.iter().map(|r| share(r, &d.name)).collect();
+        rows.push(quota_row(format!("task {}", d.name), "cpu_pct", share(predicted, &d.name), m));
+    }
+    rows
 }
 
 /// A task's measured wake-up delays as a `machine.wakeup_latency` distribution.
@@ -272,6 +375,7 @@ pub fn validate(file: &Path, opts: &Options, repeat: u32, also_kernel: Option<&s
         delays_from: measured.iter().map(delays_from).collect(),
         rows: rows(&predicted, also.as_ref(), &measured),
         wakeup_fits: wakeup_fits(&infos),
+        quota: quota_rows(&predicted, &measured),
     };
     Ok(if json { serde_json::to_string_pretty(&v)? + "\n" } else { table(&v) })
 }
@@ -379,12 +483,81 @@ pub fn table(v: &Validation) -> String {
         "\n{within} of {} figures within ±{TOLERANCE_PCT:.0}% (delay = every scheduling delay: wake-up or preemption to running; measured = median over the repeats)",
         v.rows.len()
     );
+    if !v.quota.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nCPU quota (cpu.stat over the run; cpu_pct = CPU time / run, %)\n{:<20} {:<24} {:>11} {:>11} {:>21} {:>9}  verdict",
+            "group/task", "stat", "predicted", "measured", "measured min–max", "error"
+        );
+        let num = |x: f64| if x.fract() == 0.0 && x.abs() < 1e12 { format!("{x:.0}") } else { format!("{x:.2}") };
+        for r in &v.quota {
+            let _ = writeln!(
+                out,
+                "{:<20} {:<24} {:>11} {:>11} {:>21} {:>9}  {}",
+                r.what,
+                r.stat,
+                num(r.predicted),
+                num(r.measured),
+                format!("{}–{}", num(r.measured_min), num(r.measured_max)),
+                r.error_pct.map_or("-".into(), |e| format!("{e:+.0}%")),
+                r.verdict
+            );
+        }
+        let within = v.quota.iter().filter(|r| r.verdict.starts_with("within")).count();
+        let _ = writeln!(out, "{within} of {} quota figures within ±{TOLERANCE_PCT:.0}%", v.quota.len());
+    }
     out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quota_rows_compare_cpu_stat_and_shares() {
+        use sim_core::metrics::report::{GroupCpuStat, GroupReport};
+        let toml = "schema = 1\nseed = 1\nduration = \"1s\"\n[machine]\ncpus = 1\n[groups.\"/pod\"]\n\
+                    \"cpu.max\" = \"50000 100000\"\n[[tasks]]\nname = \"hog\"\ngroup = \"/pod\"\n\
+                    program = [{ run = \"1s\" }]\n";
+        let s = Scenario::from_toml("q.toml", toml).expect("scenario");
+        let predicted = sim_core::run(&s);
+        let pc = predicted.groups[0].cpu_stat.expect("the prediction has cpu.stat");
+        // 1 s at 50 ms per 100 ms: 10 periods, (nearly) each throttled, the hog at half the CPU.
+        assert_eq!(pc.nr_periods, 10);
+        assert!((9..=10).contains(&pc.nr_throttled), "{pc:?}");
+        let measured = |periods: u64, throttled: u64, time_ms: u64, hog_ms: u64| {
+            let mut r = predicted.clone();
+            r.groups = vec![GroupReport {
+                cpu_stat: Some(GroupCpuStat {
+                    nr_periods: periods,
+                    nr_throttled: throttled,
+                    throttled_time_ns: time_ms * 1_000_000,
+                    ..pc
+                }),
+                ..predicted.groups[0].clone()
+            }];
+            r.tasks[0].runtime_ns = hog_ms * 1_000_000;
+            r
+        };
+        let runs = [measured(10, 9, 450, 500), measured(11, 10, 500, 520), measured(10, 10, 480, 480)];
+        let rows = quota_rows(&predicted, &runs);
+        let get = |what: &str, stat: &str| rows.iter().find(|r| r.what == what && r.stat == stat).expect("row").clone();
+        let p = get("group /pod", "nr_periods");
+        assert_eq!((p.predicted, p.measured, p.measured_min, p.measured_max), (10.0, 10.0, 10.0, 11.0));
+        assert_eq!(p.verdict, "within ±25%");
+        let t = get("group /pod", "throttled_ms_per_period");
+        assert_eq!(t.measured, 500.0 / 11.0, "median of 45, 45.45…, 48");
+        assert_eq!((t.measured_min, t.measured_max), (45.0, 48.0));
+        assert_eq!(t.measured_each, vec![45.0, 500.0 / 11.0, 48.0]);
+        let h = get("task hog", "cpu_pct");
+        assert!((h.predicted - 50.0).abs() < 1.0, "{h:?}");
+        assert_eq!(h.measured, 50.0);
+        // No quota, no rows.
+        let mut plain = predicted.clone();
+        plain.groups.clear();
+        assert!(quota_rows(&plain, &runs).is_empty());
+        assert_eq!(quota_row("x".into(), "nr_periods", 30.0, vec![10.0]).verdict, "outside: 3.0x over");
+    }
 
     #[test]
     fn verdicts() {

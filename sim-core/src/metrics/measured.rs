@@ -146,6 +146,9 @@ pub struct Measurement {
     pub tasks: Vec<MeasuredTask>,
     /// One per scenario CPU.
     pub cpus: Vec<MeasuredCpu>,
+    /// Each group with a CPU quota: its path and `cpu.stat` over the run
+    /// (the report's `groups` then lists these groups only).
+    pub cpu_stats: Vec<(String, super::report::GroupCpuStat)>,
 }
 
 fn stats(samples: &[(u64, u64)]) -> LatencyStats {
@@ -354,7 +357,7 @@ impl RunReport {
                     .any(|g| g.bandwidth.is_some_and(|b| b.quota_ns.is_some()))
                     .then_some(spec.bandwidth_slice_us),
             },
-            groups: Vec::new(),
+            groups: measured_groups(spec, &m, &tasks),
             victim,
             task_delays,
             io: None,
@@ -365,6 +368,36 @@ impl RunReport {
             cpus,
         }
     }
+}
+
+/// The groups whose `cpu.stat` was measured, as a simulated report shows
+/// them (tasks placed directly in the group and their CPU time; the group
+/// weights only a simulation knows are 0).
+fn measured_groups(
+    spec: &crate::scenario::ScenarioSpec,
+    m: &Measurement,
+    tasks: &[TaskReport],
+) -> Vec<super::report::GroupReport> {
+    m.cpu_stats
+        .iter()
+        .filter_map(|(path, stat)| {
+            let g = spec.groups.groups.iter().find(|g| &g.path == path)?;
+            let members = tasks.iter().filter(|t| &t.group == path);
+            Some(super::report::GroupReport {
+                path: path.clone(),
+                shares: g.shares,
+                session: g.session.clone(),
+                tasks: members.clone().count() as u32,
+                runtime_ns: members.map(|t| t.runtime_ns).sum(),
+                weight_samples: 0,
+                weight_avg: 0,
+                weight_min: 0,
+                weight_max: 0,
+                load_avg: 0,
+                cpu_stat: Some(*stat),
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -406,6 +439,7 @@ mod tests {
                 task(vec![], vec![(3_000, 900)]),
             ],
             cpus: vec![MeasuredCpu { busy_ns: 600_000_000, ..MeasuredCpu::default() }],
+            cpu_stats: Vec::new(),
         };
         let r = RunReport::measured(&s, m);
         assert_eq!(r.source.name(), "measured");
