@@ -274,12 +274,7 @@ impl Simulation {
             };
             cfs.set_cfs_bandwidth(GroupId(i as u32), b, phase);
         }
-        for t in cfs.bw.timers.drain(..) {
-            queue.push(
-                SimTime(t.at),
-                Event::BandwidthTimer { group: t.group, slack: t.slack, generation: t.generation },
-            );
-        }
+        push_bandwidth_timers(&mut queue, &mut cfs.bw.timers);
         let mut sources = Vec::new();
         for (decl, s) in spec.sources.iter().enumerate() {
             let ts = &spec.tasks[s.target];
@@ -467,6 +462,9 @@ impl Simulation {
                 let l = &self.limiters[limiter.index()];
                 !l.grant_armed || generation != l.grant_generation
             }
+            Event::BandwidthTimer { group, slack, generation } => {
+                !self.cfs.bandwidth_timer_current(group, slack, generation)
+            }
             _ => false,
         }
     }
@@ -530,10 +528,7 @@ impl Simulation {
     }
 
     fn apply_bandwidth(&mut self) {
-        for t in std::mem::take(&mut self.cfs.bw.timers) {
-            let event = Event::BandwidthTimer { group: t.group, slack: t.slack, generation: t.generation };
-            self.queue.push(SimTime(t.at), event);
-        }
+        push_bandwidth_timers(&mut self.queue, &mut self.cfs.bw.timers);
         for e in std::mem::take(&mut self.cfs.bw.events) {
             for _ in 0..e.nr_delta.unsigned_abs() {
                 if e.nr_delta > 0 {
@@ -544,9 +539,12 @@ impl Simulation {
             }
             if e.throttled {
                 // The tasks waiting below the throttled queue now wait for runtime.
-                for t in self.tasks.iter_mut() {
-                    if t.cpu == e.cpu
-                        && t.state == TaskState::Runnable
+                // cfs_tasks holds the CPU's queued tasks (bounded by its length).
+                let mut i = 0;
+                while let Some(task) = self.cfs_tasks.at(e.cpu, i) {
+                    i += 1;
+                    let t = &mut self.tasks[task.index()];
+                    if t.state == TaskState::Runnable
                         && let Some((_, kind)) = t.waiting.as_mut()
                         && self.cfs.group_is_under(t.group, e.group)
                     {
@@ -1674,7 +1672,7 @@ impl Simulation {
     /// waiters), then the task "preempts itself" at the chunk's end and
     /// comes back here for the rest (`burst_end` → `run_steps`).
     fn limited_next_chunk(&mut self, task: TaskId) {
-        let Some(l) = self.limiter_of(task) else { return };
+        let l = self.limiter_of(task).expect("limited work belongs to a task with a limiter");
         let now = self.now;
         if self.tasks[task.index()].grant_left_ns == 0 {
             let lim = &mut self.limiters[l.index()];
@@ -1698,7 +1696,7 @@ impl Simulation {
     /// A limited `run` step's last chunk ended: the grant's unused CPU time
     /// goes back to the bucket (capped at one grant), which may serve a waiter.
     fn limited_step_done(&mut self, task: TaskId) {
-        let Some(l) = self.limiter_of(task) else { return };
+        let l = self.limiter_of(task).expect("a limited step belongs to a task with a limiter");
         let left = std::mem::take(&mut self.tasks[task.index()].grant_left_ns);
         if left > 0 {
             let now = self.now;
@@ -1916,6 +1914,33 @@ impl Simulation {
             self.cfs.eevdf_invariants().map_err(|e| format!("{e} ({ctx})"))?;
         }
         self.cfs.bandwidth_invariants().map_err(|e| format!("{e} ({ctx})"))?;
+        // Elastic limiters: a task blocked for a grant is in its limiter's
+        // FIFO exactly once, every waiter is so blocked, and a limiter with
+        // waiters and a positive rate has its grant timer armed.
+        for (l, lim) in self.limiters.iter().enumerate() {
+            for &w in &lim.waiters {
+                let t = &self.tasks[w.index()];
+                if t.state != TaskState::Blocked(BlockOn::Grant) || self.limiter_of(w).map(|x| x.index()) != Some(l) {
+                    return Err(format!("{} waits on limiter {l} but is {:?} ({ctx})", t.comm, t.state));
+                }
+            }
+            if !lim.waiters.is_empty() && lim.limit_ppm > 0 && !lim.grant_armed {
+                return Err(format!("limiter {l} has waiters and no grant timer ({ctx})"));
+            }
+        }
+        for (i, t) in self.tasks.iter().enumerate() {
+            if t.state == TaskState::Blocked(BlockOn::Grant) {
+                let n = self
+                    .limiter_of(TaskId(i as u32))
+                    .map_or(0, |l| self.limiters[l.index()].waiters.iter().filter(|&&w| w.index() == i).count());
+                if n != 1 {
+                    return Err(format!(
+                        "{} waits for a grant but is {n} times in its limiter's queue ({ctx})",
+                        t.comm
+                    ));
+                }
+            }
+        }
         for q in &self.queues {
             q.check(self.now).map_err(|e| format!("{e} ({ctx})"))?;
         }
@@ -2250,5 +2275,12 @@ impl Machine for Simulation {
         self.apply_class_resched();
         self.context_switch(cpu, Some(curr), None);
         self.resched_curr(cpu);
+    }
+}
+
+/// Arms the bandwidth timers the fair class asked for (`Event::BandwidthTimer`).
+fn push_bandwidth_timers(queue: &mut EventQueue, timers: &mut Vec<crate::sched::bandwidth::TimerRequest>) {
+    for t in timers.drain(..) {
+        queue.push(SimTime(t.at), Event::BandwidthTimer { group: t.group, slack: t.slack, generation: t.generation });
     }
 }

@@ -161,12 +161,7 @@ await test('lowering sched_latency shrinks the worst delay (slider, keyboard)', 
   assert(label.startsWith('sched_latency 9.'), label);
   assert(await page.evaluate(() => document.activeElement?.dataset.key === 'cfs.sched_latency_ns'), 'the slider keeps keyboard focus across the rerun');
   assert(after.settings.sched_latency_ns < 24_000_000, `sched_latency ${after.settings.sched_latency_ns}`);
-  // The poller's CPU time now counts in the reactors' group. (Whether the
-  // reactors' worst delay shrinks depends on the seed with the default
-  // sysctls: jmx.toml's same-group figures over seeds.)
-  const moved = after.tasks.filter((t) => t.name === 'jmx-poller').reduce((n, t) => n + t.runtime_ns, 0);
-  assert(moved > 0 && scylla(after).runtime_ns >= scylla(first).runtime_ns + moved / 2,
-    `group CPU time ${scylla(first).runtime_ns} -> ${scylla(after).runtime_ns} (poller ${moved})`);
+  assert(worst(after) < before, `worst delay ${ms(worst(after))} should be below ${ms(before)}`);
   const s = await page.evaluate(() => window.schedlab);
   figures.push(`slider change to updated chart (jmx.toml, 10 s simulated): first (partial) chart ${s.firstChartMs.toFixed(0)} ms, final chart ${s.lastLatencyMs.toFixed(0)} ms (run ${s.lastRunMs.toFixed(0)} ms + charts ${s.lastChartMs.toFixed(0)} ms); target 200 ms`);
   assert(s.firstChartMs < s.lastLatencyMs, 'a long run shows partial charts before it ends');

@@ -826,6 +826,14 @@ fn limiter_specs(
         let step_down_ppm = step(l.step_down, format!("{key}.step_down"), defaults::STEP_DOWN_PPM)?;
         let floor_ppm = share(l.floor, format!("{key}.floor"), defaults::FLOOR_PPM)?;
         let ceiling_ppm = share(l.ceiling, format!("{key}.ceiling"), defaults::CEILING_PPM)?;
+        if floor_ppm == 0 {
+            // A zero limit refills nothing: the limited tasks would wait for
+            // good once a window without samples keeps the limit there.
+            return Err(KeyError::new(
+                format!("{key}.floor"),
+                "0 would stop the limited tasks for good: above 0, up to 1",
+            ));
+        }
         if floor_ppm > ceiling_ppm {
             return Err(KeyError::new(
                 format!("{key}.floor"),
@@ -891,6 +899,13 @@ fn limiter_specs(
                 ),
             )
         })?;
+        if tasks[i].program.steps.contains(&Step::Serve) {
+            // Grants pace `run` steps; a `serve` burst would escape them.
+            return Err(KeyError::new(
+                format!("{}.limiter", task_key(&t.name)),
+                "a limited task's CPU work must be `run` steps; `serve` work is not paced by grants",
+            ));
+        }
         tasks[i].limiter = Some(LimiterId(id as u16));
     }
     Ok(out)

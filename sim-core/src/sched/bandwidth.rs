@@ -736,6 +736,17 @@ impl Cfs {
         used
     }
 
+    /// Whether a `BandwidthTimer` event is the one armed now (a re-armed or
+    /// stopped timer leaves stale events, which the engine drops uncounted).
+    pub fn bandwidth_timer_current(&self, g: GroupId, slack: bool, generation: u32) -> bool {
+        let Some(b) = self.bw.groups.get(g.index()).and_then(Option::as_ref) else { return false };
+        if slack {
+            b.slack_at.is_some() && b.slack_generation == generation
+        } else {
+            b.period_active && b.timer_generation == generation
+        }
+    }
+
     /// The period timer of group `g` fires (`sched_cfs_period_timer` →
     /// `do_sched_cfs_period_timer`). A stale generation is ignored.
     pub fn cfs_period_timer(&mut self, g: GroupId, generation: u32) {
