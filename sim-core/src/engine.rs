@@ -954,6 +954,19 @@ impl Simulation {
         self.recorder.push_record(rec);
     }
 
+    /// `activate_task` (4.4 core.c): enqueue in the class, put the task on
+    /// the CPU's `cfs_tasks`, and count it in `nr_running` unless it joined a
+    /// throttled hierarchy. Returns whether it was counted.
+    fn activate_task(&mut self, cpu: CpuId, task: TaskId, flags: u32) -> bool {
+        let counted = self.cfs.enqueue_task(Self::se_of(task), flags);
+        self.apply_class_resched();
+        self.cfs_tasks.push_head(cpu, task);
+        if counted {
+            self.add_nr_running(cpu);
+        }
+        counted
+    }
+
     /// `add_nr_running` (4.4 sched.h), with the metrics told.
     fn add_nr_running(&mut self, cpu: CpuId) {
         let rq = &mut self.rqs[cpu.index()];
@@ -1025,12 +1038,7 @@ impl Simulation {
             self.note_migration(task, parent_cpu, cpu, MigrateCause::Fork, parent_cpu);
         }
         let flags = self.cfs.new_task_enqueue_flags();
-        let counted = self.cfs.enqueue_task(se, flags);
-        self.apply_class_resched();
-        self.cfs_tasks.push_head(cpu, task);
-        if counted {
-            self.add_nr_running(cpu);
-        }
+        let counted = self.activate_task(cpu, task, flags);
         let t = &mut self.tasks[task.index()];
         t.cpu = cpu;
         t.state = TaskState::Runnable;
@@ -1080,12 +1088,7 @@ impl Simulation {
             self.cfs.set_task_rq(se, self.tasks[task.index()].group, cpu);
             self.note_migration(task, prev_cpu, cpu, cause, waker_cpu);
         }
-        let counted = self.cfs.enqueue_task(se, ENQUEUE_WAKEUP | ENQUEUE_WAKING);
-        self.apply_class_resched();
-        self.cfs_tasks.push_head(cpu, task);
-        if counted {
-            self.add_nr_running(cpu);
-        }
+        self.activate_task(cpu, task, ENQUEUE_WAKEUP | ENQUEUE_WAKING);
         // ttwu_do_wakeup: the CPU's idle period ends (avg_idle).
         let now = self.now.ns();
         self.smp_mut().ttwu_do_wakeup(now, cpu);
@@ -2239,8 +2242,7 @@ impl Machine for Simulation {
         let new_min = self.cfs.rq(self.cfs.se(se).cfs_rq).min_vruntime;
         // The destination queue may throttle at this enqueue (an empty group
         // queue without runtime there: check_enqueue_throttle).
-        let counted = self.cfs.enqueue_task(se, 0);
-        self.apply_class_resched();
+        self.activate_task(to, task, 0);
         // 4.4 only: EEVDF keeps vruntime absolute and places by the saved lag.
         assert!(
             self.cfs.model.is_eevdf() || self.cfs.se(se).vruntime == relative + new_min,
@@ -2248,10 +2250,6 @@ impl Machine for Simulation {
             self.spec.seed,
             self.now.ns()
         );
-        self.cfs_tasks.push_head(to, task);
-        if counted {
-            self.add_nr_running(to);
-        }
         self.hrtick_update(to);
         self.check_preempt_curr(to, task, 0);
     }
