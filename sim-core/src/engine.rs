@@ -436,6 +436,19 @@ impl Simulation {
         self.advance(EventBudget::UNLIMITED)
     }
 
+    /// Runs to the end one event at a time, with `check_invariants` after
+    /// each (tests and debugging: far slower than `run_to_end`). Bounded as
+    /// `advance` is: by the duration and `limits.events_max`.
+    pub fn run_to_end_checked(&mut self) -> Result<StopReason, String> {
+        loop {
+            let r = self.advance(EventBudget(1));
+            self.check_invariants()?;
+            if r.is_final() {
+                return Ok(r);
+            }
+        }
+    }
+
     fn finish(&mut self, reason: StopReason, at: SimTime) -> StopReason {
         self.now = self.now.max(at);
         self.finished = Some(reason);

@@ -112,7 +112,7 @@ impl Hops {
 #[cfg(test)]
 mod tests {
     use super::Hops;
-    use crate::engine::{EventBudget, Simulation};
+    use crate::engine::Simulation;
     use crate::scenario::Scenario;
 
     /// Runs with `check_invariants` (request conservation included) after
@@ -121,13 +121,8 @@ mod tests {
         let s = Scenario::from_toml("hops.toml", toml).unwrap();
         let mut sim = Simulation::new(&s);
         sim.enable_request_log();
-        loop {
-            let r = sim.advance(EventBudget(1));
-            sim.check_invariants().unwrap();
-            if r.is_final() {
-                return sim;
-            }
-        }
+        sim.run_to_end_checked().unwrap();
+        sim
     }
 
     fn head(duration: &str) -> String {

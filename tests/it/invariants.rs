@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
-use sim_core::{EventBudget, Scenario, Simulation};
+use sim_core::{Scenario, Simulation};
 
 fn dur(max_us: u64) -> impl Strategy<Value = String> {
     prop_oneof![
@@ -213,13 +213,8 @@ prop_compose! {
 fn run_checked(text: &str) -> Result<Simulation, TestCaseError> {
     let s = Scenario::from_toml("generated.toml", text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
     let mut sim = Simulation::new(&s);
-    loop {
-        let r = sim.advance(EventBudget(1));
-        sim.check_invariants().map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
-        if r.is_final() {
-            return Ok(sim);
-        }
-    }
+    sim.run_to_end_checked().map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+    Ok(sim)
 }
 
 proptest! {
@@ -433,13 +428,7 @@ proptest! {
         let s = Scenario::from_toml("quota.toml", &text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
         let mut sim = Simulation::new(&s);
         sim.enable_trace(sim_core::metrics::recorder::TraceWindow::all(2_000_000));
-        loop {
-            let r = sim.advance(EventBudget(1));
-            sim.check_invariants().map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
-            if r.is_final() {
-                break;
-            }
-        }
+        sim.run_to_end_checked().map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
         let spec = sim.spec().clone();
         let tick = sim.tick_ns();
         let end = sim.now().ns();

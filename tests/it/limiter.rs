@@ -3,19 +3,13 @@
 //! [floor, ceiling]; overshoot and settling time are printed (`--nocapture`).
 
 use sim_core::Scenario;
-use sim_core::engine::{EventBudget, Simulation};
+use sim_core::engine::Simulation;
 use sim_core::workload::limiter::{LimiterId, LimiterSample, PPM};
 
 fn sim(toml: &str) -> Simulation {
     let s = Scenario::from_toml("converge.toml", toml).expect("valid scenario");
     let mut sim = Simulation::new(&s);
-    loop {
-        let r = sim.advance(EventBudget(1));
-        sim.check_invariants().expect("invariants hold");
-        if r.is_final() {
-            break;
-        }
-    }
+    sim.run_to_end_checked().expect("invariants hold");
     sim
 }
 

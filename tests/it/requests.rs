@@ -6,7 +6,7 @@
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use serde_json::Value;
-use sim_core::{EventBudget, Scenario, Simulation, report_json};
+use sim_core::{Scenario, Simulation, report_json};
 use sim_tests::{load, run};
 use std::collections::BTreeSet;
 
@@ -80,13 +80,8 @@ fn run_checked(text: &str) -> Result<Simulation, TestCaseError> {
     let s = Scenario::from_toml("chain.toml", text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
     let mut sim = Simulation::new(&s);
     sim.enable_request_log();
-    loop {
-        let r = sim.advance(EventBudget(1));
-        sim.check_invariants().map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
-        if r.is_final() {
-            return Ok(sim);
-        }
-    }
+    sim.run_to_end_checked().map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+    Ok(sim)
 }
 
 proptest! {

@@ -2,7 +2,7 @@
 //! chunked `run` steps, and the controller closing the loop on the
 //! simulated scheduling delays.
 
-use crate::engine::{EventBudget, Simulation};
+use crate::engine::Simulation;
 use crate::ids::TaskId;
 use crate::scenario::Scenario;
 
@@ -10,14 +10,7 @@ fn sim(toml: &str, overrides: &[(&str, &str)]) -> Simulation {
     let s = Scenario::from_toml("limiter.toml", toml).expect("valid scenario");
     let s = s.with_overrides(overrides).expect("valid overrides");
     let mut sim = Simulation::new(&s);
-    // Invariants after every event, in chunks.
-    loop {
-        let r = sim.advance(EventBudget(1));
-        sim.check_invariants().expect("invariants hold");
-        if r.is_final() {
-            break;
-        }
-    }
+    sim.run_to_end_checked().expect("invariants hold");
     sim
 }
 
