@@ -490,7 +490,7 @@ pub fn check_quotas(spec: &sim_core::scenario::ScenarioSpec, host: &QuotaHost<'_
             up = groups[p].parent;
         }
     }
-    if limited.iter().any(|(_, b)| b.quota_ns.is_some())
+    if spec.groups.any_quota()
         && let Some(host_slice) = host.slice_us
         && host_slice != spec.bandwidth_slice_us
     {

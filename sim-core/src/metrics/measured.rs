@@ -350,12 +350,7 @@ impl RunReport {
                 autogroup: m.info.host.autogroup.unwrap_or(spec.groups.autogroup),
                 group_load: spec.groups.group_load.name(),
                 cfs_bandwidth: spec.bandwidth_rules.version(),
-                bandwidth_slice_us: spec
-                    .groups
-                    .groups
-                    .iter()
-                    .any(|g| g.bandwidth.is_some_and(|b| b.quota_ns.is_some()))
-                    .then_some(spec.bandwidth_slice_us),
+                bandwidth_slice_us: spec.groups.any_quota().then_some(spec.bandwidth_slice_us),
             },
             groups: measured_groups(spec, &m, &tasks),
             victim,

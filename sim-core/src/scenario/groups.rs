@@ -45,6 +45,13 @@ pub struct Groups {
     pub group_load: GroupLoad,
 }
 
+impl Groups {
+    /// Some group has a CPU quota (`cfs_bandwidth_used()`).
+    pub fn any_quota(&self) -> bool {
+        self.groups.iter().any(|g| g.bandwidth.is_some_and(|b| b.quota_ns.is_some()))
+    }
+}
+
 fn check_path(path: &str, key: &str) -> Result<(), KeyError> {
     // `.` and `..` would make a path name a group other than the one it
     // spells (a cycle back to an ancestor, or itself); cgroupfs has no such

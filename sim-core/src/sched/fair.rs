@@ -1216,11 +1216,9 @@ impl SchedClass for Cfs {
                 // This call to check_cfs_rq_runtime() will do the throttle and
                 // dequeue its entity in the parent(s); then `simple:`.
                 if self.check_cfs_rq_runtime(q) {
-                    if self.rq(root).nr_running == 0 {
-                        // goto idle: pick_next_task_idle puts prev.
-                        self.put_prev_task(prev);
-                        return None;
-                    }
+                    // simple: put_prev_task, then pick from the root; with
+                    // nothing left, goto idle (pick_next_task_idle puts prev
+                    // all the same; a put that throttles more ends here too).
                     self.put_prev_task(prev);
                     if self.rq(root).nr_running == 0 {
                         return None;
