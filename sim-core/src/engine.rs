@@ -166,6 +166,8 @@ pub struct Simulation {
     pub(crate) hops: crate::requests::Hops,
     /// Elastic CPU limiters (`[limiters.NAME]`), by `LimiterId`.
     pub(crate) limiters: Vec<Limiter>,
+    /// Userspace I/O schedulers (`[io_queues.NAME]`), in name order.
+    pub(crate) io_queues: Vec<crate::userspace_io::IoQueue>,
 }
 
 impl Simulation {
@@ -332,6 +334,7 @@ impl Simulation {
         let hz = u64::from(spec.hz);
         let smp = Some(Box::new(Smp44::new(topo, hz, tasks.len(), spec.machine.nohz_idle)));
         let hops = crate::requests::Hops::new(&spec, &root_rng);
+        let spec_io_queues = spec.io_queues.iter().cloned().map(crate::userspace_io::IoQueue::new).collect();
         Simulation {
             cfs_tasks: CfsTasks::new(ncpus, tasks.len()),
             jiffies: 0,
@@ -359,6 +362,7 @@ impl Simulation {
             hops,
             same_instant_max: SAME_INSTANT_EVENTS + 4 * (task_count + source_instances + ncpus) as u64,
             limiters,
+            io_queues: spec_io_queues,
         }
     }
 
@@ -1414,6 +1418,13 @@ impl Simulation {
         t.io.next_seq += 1;
         let nbios = sectors.div_ceil(u64::from(max)) as u32;
         t.io.ops.push(IoOp { seq, bios_left: nbios, write: io.flags.op == crate::block::Op::Write });
+        if let Some(c) = io.io_class {
+            let pending =
+                crate::userspace_io::PendingIo { task, seq, flags: io.flags, sector, sectors, bytes, queued_at: now };
+            self.io_queues[usize::from(c.queue)].queue(usize::from(c.class), pending);
+            self.userspace_io_dispatch(usize::from(c.queue));
+            return seq;
+        }
         let q = &mut self.queues[d];
         let mut at = sector;
         let mut left = sectors;
@@ -1483,6 +1494,50 @@ impl Simulation {
         for w in woken {
             self.io_wake(w);
         }
+        if !self.io_queues.is_empty() {
+            self.userspace_io_done(b.task, b.op_seq);
+        }
+    }
+
+    // ---------------------------------------------------------------- userspace I/O queues
+
+    /// `fair_queue::dispatch_requests` of I/O queue `q`: each submission it
+    /// admits goes to the block layer as an unqueued one would
+    /// (`blk_queue_split` into bios, then the queue runs).
+    fn userspace_io_dispatch(&mut self, q: usize) {
+        let now = self.now;
+        let admitted = self.io_queues[q].dispatch(now);
+        if admitted.is_empty() {
+            return;
+        }
+        let device = self.io_queues[q].spec.device;
+        let rq = &mut self.queues[device.index()];
+        let max = u64::from(rq.device.spec.max_sectors);
+        for p in admitted {
+            let mut at = p.sector;
+            let mut left = p.sectors;
+            while left > 0 {
+                let n = left.min(max);
+                rq.submit_bio(now, p.task, p.seq, p.flags, at, n as u32);
+                at += n;
+                left -= n;
+            }
+        }
+        self.run_queue(device);
+    }
+
+    /// A submission's last bio completed: the I/O queue it went through (if
+    /// any) releases what it held (`notify_requests_finished`) and admits more.
+    fn userspace_io_done(&mut self, task: TaskId, seq: u64) {
+        let now = self.now;
+        if let Some(q) = self.io_queues.iter_mut().position(|q| q.complete(now, task, seq)) {
+            self.userspace_io_dispatch(q);
+        }
+    }
+
+    /// The userspace I/O queues' state (for reports and tests).
+    pub fn io_queues(&self) -> &[crate::userspace_io::IoQueue] {
+        &self.io_queues
     }
 
     fn io_wake(&mut self, task: TaskId) {
@@ -1930,6 +1985,9 @@ impl Simulation {
             self.cfs.eevdf_invariants().map_err(|e| format!("{e} ({ctx})"))?;
         }
         self.cfs.bandwidth_invariants().map_err(|e| format!("{e} ({ctx})"))?;
+        for q in &self.io_queues {
+            q.check().map_err(|e| format!("{e} ({ctx})"))?;
+        }
         // Elastic limiters: a task blocked for a grant is in its limiter's
         // FIFO exactly once, every waiter is so blocked, and a limiter with
         // waiters and a positive rate has its grant timer armed.
@@ -1966,6 +2024,13 @@ impl Simulation {
         for q in &self.queues {
             for (_, b) in q.bios.iter() {
                 live[b.task.index()] += 1;
+            }
+        }
+        // Submissions held by a userspace I/O queue have their bios to come.
+        for q in &self.io_queues {
+            let max = u64::from(self.queues[q.spec.device.index()].device.spec.max_sectors);
+            for p in q.waiting_items() {
+                live[p.task.index()] += p.sectors.div_ceil(max);
             }
         }
         for (i, t) in self.tasks.iter().enumerate() {

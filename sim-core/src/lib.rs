@@ -56,6 +56,7 @@ pub mod sched;
 pub mod sweep;
 pub mod task;
 pub mod time;
+pub mod userspace_io;
 pub mod workload;
 
 pub use engine::{EventBudget, Simulation, StopReason};

@@ -44,6 +44,10 @@ pub struct ScenarioFile {
     /// of the tasks that name it in `limiter`).
     #[serde(default)]
     pub limiters: BTreeMap<String, LimiterFile>,
+    /// Seastar-style userspace I/O schedulers by name: `[io_queues.disk]`
+    /// (I/O steps name a class with `io_class = "disk.query"`).
+    #[serde(default)]
+    pub io_queues: BTreeMap<String, IoQueueFile>,
     pub tasks: Vec<TaskFile>,
     #[serde(default)]
     pub sources: Vec<SourceFile>,
@@ -350,4 +354,45 @@ pub struct SourceFile {
     pub work: Value,
     #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Duration>"))]
     pub start: Option<Value>,
+}
+
+/// A Seastar-style userspace I/O scheduler in front of one device (seed 004;
+/// Seastar 97cc0de6e): classes with shares served by a fair queue, and a
+/// limit on what is in flight at the device.
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct IoQueueFile {
+    /// The device (`[devices.NAME]`) the queue submits to.
+    pub device: String,
+    /// `"capacity"` (default: Little's law from the four io_properties) or
+    /// `"max-io-requests"` (a fixed count, `max_io_requests`).
+    pub policy: Option<String>,
+    /// Seastar's `--max-io-requests`: requests in flight, 1 to 65536.
+    /// Required with `"max-io-requests"`; with `"capacity"` an extra cap.
+    pub max_io_requests: Option<i64>,
+    /// iotune's `read_reqs_per_sec` (with `"capacity"`), 1 to 10^9.
+    pub read_iops: Option<i64>,
+    /// iotune's `write_reqs_per_sec`, 1 to 10^9.
+    pub write_iops: Option<i64>,
+    /// iotune's `read_bytes_per_sec`, e.g. `"512MiB/s"`.
+    pub read_bandwidth: Option<String>,
+    /// iotune's `write_bytes_per_sec`.
+    pub write_bandwidth: Option<String>,
+    /// Seastar's `--task-quota-ms` (default `"0.5ms"`), 10 µs to 100 ms.
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Duration>"))]
+    pub task_quota: Option<Value>,
+    /// The latency goal over the task quota (default 1.5), 0.1 to 100.
+    pub latency_factor: Option<f64>,
+    /// Priority classes by name: `[io_queues.disk.classes.query] shares = 100`.
+    pub classes: BTreeMap<String, IoClassFile>,
+}
+
+/// A priority class of a userspace I/O queue.
+#[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct IoClassFile {
+    /// Its shares of the device, 1 to 1000000.
+    pub shares: i64,
 }

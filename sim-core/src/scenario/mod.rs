@@ -12,6 +12,7 @@ pub mod error;
 pub mod file;
 pub mod groups;
 pub mod hops;
+pub mod io_queues;
 pub mod overrides;
 pub mod validate;
 

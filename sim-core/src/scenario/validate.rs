@@ -75,6 +75,8 @@ pub struct ScenarioSpec {
     pub history_window_ns: u64,
     /// Elastic CPU limiters (`[limiters.NAME]`), in name order (`LimiterId` order).
     pub limiters: Vec<crate::workload::limiter::LimiterSpec>,
+    /// Userspace I/O schedulers (`[io_queues.NAME]`), in name order.
+    pub io_queues: Vec<crate::userspace_io::IoQueueSpec>,
 }
 
 impl ScenarioSpec {
@@ -694,6 +696,7 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
     };
     let history_window_ns = opt_duration(&f.report.history_window, "report.history_window", 0)?;
     let limiters = limiter_specs(f, &mut tasks)?;
+    let io_queues = super::io_queues::resolve(f)?;
 
     Ok(ScenarioSpec {
         name: f.name.clone().unwrap_or_default(),
@@ -719,6 +722,7 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
         victim,
         history_window_ns,
         limiters,
+        io_queues,
     })
 }
 
@@ -1102,7 +1106,8 @@ const STEP_TABLE_KINDS: &[&str] =
     &["run", "sleep", "sleep_until", "wait", "wake", "serve", "yield", "read", "write", "fdatasync", "wait_io"];
 /// Every step name, bare or as a table key, for suggestions.
 const STEP_WORDS_ALL: &[&str] = STEP_TABLE_KINDS;
-const IO_OPTIONS: &[&str] = &["device", "sync", "meta", "prio", "wait", "depth", "pattern", "offset", "span"];
+const IO_OPTIONS: &[&str] =
+    &["device", "sync", "meta", "prio", "wait", "depth", "pattern", "offset", "span", "io_class"];
 
 fn step(f: &ScenarioFile, v: &Value, key: &str) -> Result<Step, KeyError> {
     let word = |w: &str| -> Result<Step, KeyError> {
@@ -1238,7 +1243,17 @@ fn io_step(f: &ScenarioFile, table: &toml::Table, kind: &str, key: &str) -> Resu
             Some(_) => Err(KeyError::new(sub(k), "expected true or false")),
         }
     };
+    // `io_class = "QUEUE.CLASS"`: through a userspace I/O queue, whose device it implies.
+    let io_class = match table.get("io_class") {
+        None => None,
+        Some(Value::String(c)) => Some(super::io_queues::class_ref(f, c, &sub("io_class"))?),
+        Some(_) => {
+            return Err(KeyError::new(sub("io_class"), "expected \"QUEUE.CLASS\", a class of [io_queues.QUEUE]"));
+        }
+    };
+    let implied = io_class.map(|(_, d)| d);
     let device = match table.get("device") {
+        None if implied.is_some() => implied.unwrap_or_default(),
         None if f.devices.len() == 1 => 0,
         None if f.devices.is_empty() => {
             return Err(KeyError::new(key, "an I/O step needs a device; declare one under [devices.<name>]"));
@@ -1255,6 +1270,11 @@ fn io_step(f: &ScenarioFile, table: &toml::Table, kind: &str, key: &str) -> Resu
         })?,
         Some(_) => return Err(KeyError::new(sub("device"), "expected a device name")),
     };
+    if let Some((_, d)) = io_class
+        && d != device
+    {
+        return Err(KeyError::new(sub("device"), "differs from the device of the step's `io_class` queue"));
+    }
     let op = if kind == "read" { Op::Read } else { Op::Write };
     let wait = flag("wait")?.unwrap_or(true);
     let sync = flag("sync")?.unwrap_or(op == Op::Read || wait);
@@ -1292,6 +1312,7 @@ fn io_step(f: &ScenarioFile, table: &toml::Table, kind: &str, key: &str) -> Resu
         span_sectors,
         wait,
         depth,
+        io_class: io_class.map(|(c, _)| c),
     })
 }
 

@@ -58,6 +58,9 @@ pub struct IoStep {
     /// With `wait = false`: before submitting, block while this many of the
     /// task's submissions are outstanding (an AIO queue depth; 0: no limit).
     pub depth: u32,
+    /// Through a userspace I/O queue's class (`io_class = "QUEUE.CLASS"`):
+    /// held there until the queue admits it.
+    pub io_class: Option<crate::userspace_io::IoClassRef>,
 }
 
 /// Where successive submissions land.
