@@ -22,6 +22,7 @@ mod rtapp;
 mod run;
 mod serve;
 mod sweep;
+mod userspace_io_output;
 
 use std::io::Write;
 use std::process::ExitCode;

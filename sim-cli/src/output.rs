@@ -750,6 +750,7 @@ pub fn run_text(r: &RunReport, per_task: bool, cpus: Option<&[u16]>) -> String {
     groups(r, &mut out);
     crate::io_output::io_text(r, &mut out);
     crate::limiter_output::limiter_text(r, &mut out);
+    crate::userspace_io_output::userspace_io_text(r, &mut out);
     victim(r, &mut out);
     history(r, &mut out);
     if let sim_core::metrics::measured::ReportSource::Measured(m) = &r.source {
@@ -857,6 +858,7 @@ pub fn compare_text_named(runs: &[RunReport], names: &[String]) -> String {
 
     crate::io_output::compare_rows(runs, &mut line);
     crate::limiter_output::compare_rows(runs, &mut line);
+    crate::userspace_io_output::compare_rows(runs, &mut line);
     line("worst delay spent behind", runs.iter().map(|r| culprit(r).unwrap_or_else(|| "-".into())).collect());
     line(
         "context switches (all CPUs)",

@@ -41,6 +41,9 @@ struct Report<'a> {
     /// Elastic CPU limiters (`[limiters.NAME]`); absent without.
     #[serde(skip_serializing_if = "Option::is_none")]
     limiters: Option<Vec<Limiter<'a>>>,
+    /// Userspace I/O queues (`[io_queues.NAME]`); absent without.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    userspace_io: Option<Vec<UserspaceIoQueue<'a>>>,
     /// Only in a measured report: the host and how the delays were seen.
     #[serde(skip_serializing_if = "Option::is_none")]
     measurement: Option<Measurement<'a>>,
@@ -802,6 +805,7 @@ fn dto(r: &RunReport) -> Report<'_> {
             })
             .collect(),
         limiters: (!r.limiters.is_empty()).then(|| r.limiters.iter().map(limiter_dto).collect()),
+        userspace_io: (!r.userspace_io.is_empty()).then(|| r.userspace_io.iter().map(userspace_io_dto).collect()),
         measurement: match &r.source {
             super::measured::ReportSource::Measured(m) => Some(measurement_dto(m)),
             super::measured::ReportSource::Simulated => None,
@@ -977,4 +981,70 @@ pub fn runs_json(runs: &[RunReport]) -> String {
 #[cfg(feature = "schema")]
 pub fn schema() -> schemars::Schema {
     schemars::schema_for!(Report<'static>)
+}
+
+/// A userspace I/O queue (Seastar's I/O scheduler): limits, high-water
+/// marks and per-class figures.
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+struct UserspaceIoQueue<'a> {
+    name: &'a str,
+    device: &'a str,
+    /// `capacity`, `max-io-requests` or `none`.
+    policy: &'static str,
+    /// Requests in flight allowed; absent: no limit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_requests: Option<u64>,
+    /// Weight and size limits in read-request units (×128); absent: none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_req_count: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_bytes_count: Option<u64>,
+    high_water_requests: u64,
+    high_water_req_count: u64,
+    high_water_bytes_count: u64,
+    classes: Vec<UserspaceIoClass<'a>>,
+}
+
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+struct UserspaceIoClass<'a> {
+    name: &'a str,
+    shares: u32,
+    submitted: u64,
+    completed: u64,
+    bytes: u64,
+    bytes_per_s: u64,
+    /// Submission to admission by the layer.
+    queue_wait: Latency,
+    /// Submission to completion.
+    latency: Latency,
+}
+
+fn userspace_io_dto(q: &super::userspace_io_report::IoQueueReport) -> UserspaceIoQueue<'_> {
+    UserspaceIoQueue {
+        name: &q.name,
+        device: &q.device,
+        policy: q.policy,
+        max_requests: q.max_requests,
+        max_req_count: q.max_req_count,
+        max_bytes_count: q.max_bytes_count,
+        high_water_requests: q.high_water_requests,
+        high_water_req_count: q.high_water_req_count,
+        high_water_bytes_count: q.high_water_bytes_count,
+        classes: q
+            .classes
+            .iter()
+            .map(|c| UserspaceIoClass {
+                name: &c.name,
+                shares: c.shares,
+                submitted: c.submitted,
+                completed: c.completed,
+                bytes: c.bytes,
+                bytes_per_s: c.bytes_per_s,
+                queue_wait: (&c.queue_wait).into(),
+                latency: (&c.latency).into(),
+            })
+            .collect(),
+    }
 }

@@ -328,6 +328,7 @@ impl RunReport {
         let hz = if m.info.host.hz > 0 { m.info.host.hz } else { spec.hz };
         RunReport {
             limiters: Vec::new(),
+            userspace_io: Vec::new(),
             scenario: spec.name.clone(),
             variant: scenario.variant().map(str::to_string),
             seed: spec.seed,

@@ -14,6 +14,7 @@ pub mod occupancy;
 pub mod recorder;
 pub mod report;
 pub mod timeline;
+pub mod userspace_io_report;
 
 pub use latency::{CdfPoint, LatencySummary};
 pub use report::RunReport;

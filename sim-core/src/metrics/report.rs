@@ -31,6 +31,8 @@ pub struct RunReport {
     pub requests: Vec<RequestReport>,
     /// Elastic CPU limiters (`[limiters.NAME]`), in name order; empty without.
     pub limiters: Vec<super::limiter_report::LimiterReport>,
+    /// Userspace I/O queues (`[io_queues.NAME]`), in name order; empty without.
+    pub userspace_io: Vec<super::userspace_io_report::IoQueueReport>,
     /// Per-CPU busy share over time, with each CPU's place in the machine
     /// (for the occupancy chart; not in the JSON report).
     pub occupancy: super::occupancy::OccupancySeries,
@@ -655,6 +657,7 @@ impl RunReport {
             io: super::io_report::IoReport::build(sim),
             requests: RequestReport::build(sim),
             limiters: super::limiter_report::LimiterReport::build(sim),
+            userspace_io: super::userspace_io_report::IoQueueReport::build(sim),
             task_delays,
             scenario: spec.name.clone(),
             variant: sim.variant().map(str::to_string),

@@ -365,8 +365,10 @@ pub struct SourceFile {
 pub struct IoQueueFile {
     /// The device (`[devices.NAME]`) the queue submits to.
     pub device: String,
-    /// `"capacity"` (default: Little's law from the four io_properties) or
-    /// `"max-io-requests"` (a fixed count, `max_io_requests`).
+    /// `"capacity"` (default: Little's law from the four io_properties),
+    /// `"max-io-requests"` (a fixed count, `max_io_requests`; the
+    /// io_properties keys are then unread) or `"none"` (no limit: each
+    /// submission passes at once, as without the layer, which only measures).
     pub policy: Option<String>,
     /// Seastar's `--max-io-requests`: requests in flight, 1 to 65536.
     /// Required with `"max-io-requests"`; with `"capacity"` an extra cap.

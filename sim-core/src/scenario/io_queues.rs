@@ -16,7 +16,7 @@ pub const MAX_IO_REQUESTS_MAX: i64 = 65_536;
 pub const IOPS_MAX: i64 = 1_000_000_000;
 const TASK_QUOTA_NS: (u64, u64) = (10_000, 100_000_000);
 const LATENCY_FACTOR: (f64, f64) = (0.1, 100.0);
-const POLICIES: &str = "\"capacity\", \"max-io-requests\"";
+const POLICIES: &str = "\"capacity\", \"max-io-requests\", \"none\"";
 
 fn iops(v: Option<i64>, key: &str) -> Result<u64, KeyError> {
     match v {
@@ -92,19 +92,9 @@ fn io_queue(f: &ScenarioFile, name: &str, q: &IoQueueFile) -> Result<IoQueueSpec
             };
             InflightPolicy::Capacity { props, max_io_requests }
         }
+        // The io_properties keys are read by "capacity" only, so a variant
+        // can switch policies without removing them.
         Some("max-io-requests") => {
-            for (k, set) in [
-                ("read_iops", q.read_iops.is_some()),
-                ("write_iops", q.write_iops.is_some()),
-                ("read_bandwidth", q.read_bandwidth.is_some()),
-                ("write_bandwidth", q.write_bandwidth.is_some()),
-                ("task_quota", q.task_quota.is_some()),
-                ("latency_factor", q.latency_factor.is_some()),
-            ] {
-                if set {
-                    return Err(KeyError::new(key(k), "applies to policy \"capacity\" only"));
-                }
-            }
             let n = max_io_requests.ok_or_else(|| {
                 KeyError::new(
                     key("max_io_requests"),

@@ -42,6 +42,9 @@ pub enum InflightPolicy {
     /// Little's-law capacity from io_properties; `max_io_requests` may
     /// still cap the count, as `io_queue::config::capacity` does.
     Capacity { props: IoProperties, max_io_requests: Option<u64> },
+    /// No limit (`policy = "none"`): every submission is admitted at once,
+    /// as without the layer; the layer only measures.
+    Unlimited,
 }
 
 /// `io_queue::config` as `generate_config` fills it, for one I/O queue
@@ -57,17 +60,26 @@ pub struct IoQueueConfig {
     pub capacity_costs: bool,
 }
 
-/// Seastar's `unsigned` limits.
-const UNLIMITED: u64 = u32::MAX as u64;
+/// Seastar's `unsigned` limits: this large means none.
+pub const UNLIMITED: u64 = u32::MAX as u64;
 
 impl IoQueueConfig {
     /// `disk_config_params::generate_config` (97cc0de6e, core/reactor.cc).
     pub fn generate(policy: &InflightPolicy) -> IoQueueConfig {
         match *policy {
+            InflightPolicy::Unlimited => IoQueueConfig {
+                capacity: u64::MAX,
+                max_req_count: u64::MAX,
+                max_bytes_count: u64::MAX,
+                disk_req_write_to_read_multiplier: READ_REQUEST_BASE_COUNT,
+                disk_bytes_write_to_read_multiplier: READ_REQUEST_BASE_COUNT,
+                capacity_costs: false,
+            },
+            // Before 2be664d20 the fair queue had only its capacity.
             InflightPolicy::MaxIoRequests(n) => IoQueueConfig {
                 capacity: n,
-                max_req_count: UNLIMITED,
-                max_bytes_count: UNLIMITED,
+                max_req_count: u64::MAX,
+                max_bytes_count: u64::MAX,
                 disk_req_write_to_read_multiplier: READ_REQUEST_BASE_COUNT,
                 disk_bytes_write_to_read_multiplier: READ_REQUEST_BASE_COUNT,
                 capacity_costs: false,
