@@ -169,6 +169,7 @@ mod tests {
             ("scenarios/two-hogs.toml", "100ms"),
             ("scenarios/mixed-rw.toml", "200ms"),
             ("scenarios/request-hops.toml", "100ms"),
+            ("scenarios/scylla-io.toml", "100ms"),
         ] {
             let text = std::fs::read_to_string(repo(file)).unwrap();
             let s =

@@ -14,12 +14,7 @@ fn limit(v: Option<u64>) -> String {
 }
 
 fn lat(s: &LatencySummary) -> String {
-    format!(
-        "{:>9} {:>9} {:>9}",
-        format_duration(s.avg_ns),
-        format_duration(s.p99_ns),
-        s.max_text(format_duration)
-    )
+    format!("{:>9} {:>9} {:>9}", format_duration(s.avg_ns), format_duration(s.p99_ns), s.max_text(format_duration))
 }
 
 /// The userspace I/O section (nothing when the scenario has no queue).

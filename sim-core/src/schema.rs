@@ -124,7 +124,8 @@ described!(
                     "prio": { "type": "boolean" },
                     "depth": { "type": "integer", "minimum": 1, "maximum": 4096 },
                     "pattern": { "type": "string", "enum": ["sequential", "seq", "random", "rand"] },
-                    "span": { "type": "string" }
+                    "span": { "type": "string" },
+                    "io_class": { "type": "string", "description": "read/write through a userspace I/O queue's class: \"QUEUE.CLASS\" ([io_queues.QUEUE.classes.CLASS])." }
                 }
             }
         ]

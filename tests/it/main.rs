@@ -13,3 +13,4 @@ mod scenarios;
 mod smp;
 mod sweep;
 mod tidy;
+mod userspace_io;

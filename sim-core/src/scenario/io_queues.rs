@@ -103,6 +103,7 @@ fn io_queue(f: &ScenarioFile, name: &str, q: &IoQueueFile) -> Result<IoQueueSpec
             })?;
             InflightPolicy::MaxIoRequests(n)
         }
+        Some("none") => InflightPolicy::Unlimited,
         Some(other) => {
             return Err(KeyError::new(key("policy"), format!("unknown policy `{other}`; allowed: {POLICIES}")));
         }

@@ -196,7 +196,7 @@ impl IoQueue {
         }
         if let Some(l) = latest {
             let c = &self.fq.config;
-            if e.requests - 1 >= c.capacity
+            if e.requests > c.capacity
                 || e.req_count - l.desc.weight >= c.max_req_count
                 || e.bytes_count - l.desc.size >= c.max_bytes_count
             {
