@@ -151,6 +151,15 @@ fn scylla_io_capacity_cuts_read_latency_at_the_same_throughput() {
         new_r.p99_ns,
         kernel_r.avg_ns
     );
+    // The JSON section: per queue its policy and limits, per class figures.
+    let v: serde_json::Value =
+        serde_json::from_str(&sim_core::report_json(&sim_core::run(&base.with_variant("new").unwrap()))).unwrap();
+    let q = &v["userspace_io"][0];
+    assert_eq!((q["name"].as_str(), q["policy"].as_str()), (Some("disk"), Some("capacity")));
+    // 128 × trunc(536870912 B/s × 0.75 ms) = 128 × 402653; 4 writes of 128 × 131072.
+    assert_eq!(q["max_bytes_count"].as_u64(), Some(128 * 402_653));
+    assert_eq!(q["high_water_requests"].as_u64(), Some(5), "4 writes and the read admitted after one completes");
+    assert!(q["classes"][1]["queue_wait"]["p99_ns"].is_u64() && q["classes"][1]["latency"]["avg_ns"].is_u64());
     assert!((new_w - old_w).abs() < 0.02 * old_w, "{new_w} vs {old_w}");
     assert!(new_r.avg_ns * 4 < old_r.avg_ns, "{} vs {}", new_r.avg_ns, old_r.avg_ns);
     assert!(new_r.p99_ns < old_r.p99_ns && old_r.avg_ns < kernel_r.avg_ns);
