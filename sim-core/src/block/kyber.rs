@@ -372,7 +372,7 @@ impl Kyber {
 
     /// A domain label for the worst-wait report.
     pub fn queue_label(&self, op: Op) -> String {
-        format!("kyber {}", DOMAIN_NAMES[sched_domain(op)])
+        format!("kyber {} domain", DOMAIN_NAMES[sched_domain(op)])
     }
 
     /// Tokens never exceed a domain's depth (or, after a shrink, what was
