@@ -271,8 +271,10 @@ impl Kyber {
         let target = self.latency_targets[d];
         let total = ctx.now.since(r.i_at);
         let io = ctx.now.since(r.d_at.unwrap_or(r.i_at));
-        self.buckets[d][KYBER_TOTAL_LATENCY][latency_bucket(target, total)] += 1;
-        self.buckets[d][KYBER_IO_LATENCY][latency_bucket(target, io)] += 1;
+        let total = &mut self.buckets[d][KYBER_TOTAL_LATENCY][latency_bucket(target, total)];
+        *total = total.saturating_add(1);
+        let io = &mut self.buckets[d][KYBER_IO_LATENCY][latency_bucket(target, io)];
+        *io = io.saturating_add(1);
         let at = ctx.jiffies() + u64::from(self.hz / 10);
         self.timer = Some(self.timer.map_or(at, |t| t.min(at)));
     }
@@ -288,7 +290,7 @@ impl Kyber {
     /// result clears the histogram.
     fn calculate_percentile(&mut self, d: usize, ty: usize, percentile: u32, jiffies: u64) -> i32 {
         let buckets = &mut self.buckets[d][ty];
-        let samples: u32 = buckets.iter().sum();
+        let samples = buckets.iter().fold(0u32, |a, &b| a.saturating_add(b));
         if samples == 0 {
             return -1;
         }
@@ -301,7 +303,7 @@ impl Kyber {
         }
         self.latency_timeout[d] = 0;
         // DIV_ROUND_UP(samples * percentile, 100)
-        let mut left = (samples * percentile).div_ceil(100);
+        let mut left = (u64::from(samples) * u64::from(percentile)).div_ceil(100) as u32;
         let mut bucket = 0;
         while bucket < KYBER_LATENCY_BUCKETS - 1 {
             if buckets[bucket] >= left {

@@ -369,3 +369,93 @@ fn a_write_stream_is_throttled_until_reads_meet_their_target() {
     assert!(adj.is_empty(), "{adj:?}");
     assert!(max(&reads, 0) <= 501 * US, "{}", max(&reads, 0));
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+    /// Random reads and writes (sizes, sectors, arrival gaps) through a queue
+    /// with kyber and a shrunk read target, so the timer resizes domains:
+    /// the queue's and kyber's invariants hold after every event (tokens
+    /// within depth, nothing dispatched before it was queued, bytes
+    /// conserved), every bio completes exactly once, and all tokens return.
+    #[test]
+    fn kyber_invariants_hold_on_random_traffic(
+        seed in 0u64..1_000_000,
+        n in 50usize..400,
+        depth in 1u32..40,
+        read_lat_us in 1u64..3000,
+    ) {
+        let spec = DeviceSpec {
+            name: "d".into(),
+            kind: DeviceKind::Ssd {
+                read_latency_ns: 80 * US,
+                write_latency_ns: 20 * US,
+                read_bytes_per_s: 1_000_000_000,
+                write_bytes_per_s: 300_000_000,
+            },
+            queue_depth: depth,
+            capacity_sectors: 1 << 24,
+            rotational: false,
+            max_sectors: 256,
+            elevator: ElevatorSpec::Kyber(KyberTunables { read_lat_nsec: read_lat_us * US, write_lat_nsec: 10 * MS }),
+            dev_t: (8, 0),
+        };
+        let prio = vec![IoPrio { class: IoClass::Be, prio: 4 }; 4];
+        let elevator = Elevator::new(&spec.elevator, prio, HZ, tick_nsec(HZ));
+        let mut q = RequestQueue::new(DeviceId(0), Device::new(spec, SimRng::new(seed).stream("d")), elevator, 4, tick_nsec(HZ));
+        let mut rng = SimRng::new(seed).stream("traffic");
+        let mut events = EventQueue::new();
+        let comm = |t: TaskId| format!("t{}", t.0);
+        let mut arrivals = Vec::with_capacity(n);
+        let mut t = 0;
+        for _ in 0..n {
+            t += rng.range_inclusive(0, 400) * US;
+            arrivals.push(t);
+        }
+        let mut next = 0;
+        let mut completed = 0u64;
+        for _ in 0..(10 * n + 10_000) {
+            let ev = events.peek_time().map(SimTime::ns);
+            let arrival = arrivals.get(next).copied();
+            let now = match (ev, arrival) {
+                (None, None) => break,
+                (Some(e), Some(a)) if a < e => a,
+                (None, Some(a)) => a,
+                (Some(e), _) => e,
+            };
+            let now_t = SimTime(now);
+            if arrival == Some(now) && ev.is_none_or(|e| now < e) {
+                next += 1;
+                let task = rng.range_inclusive(0, 3) as u32;
+                let flags = if rng.range_inclusive(0, 2) == 0 { WRITE } else { READ };
+                let nr = 8 * rng.range_inclusive(1, 32) as u32;
+                // Sectors on a coarse grid so some bios merge.
+                let sector = rng.range_inclusive(0, 4000) * 64;
+                q.submit_bio(now_t, TaskId(task), next as u64, flags, sector, nr);
+                q.run(now_t, &mut events, &comm);
+            } else {
+                let (at, e) = events.pop().expect("peeked");
+                match e {
+                    Event::IoComplete { request, .. } => {
+                        completed += q.complete(at, request).len() as u64;
+                        q.run(at, &mut events, &comm);
+                    }
+                    Event::IoTimer { generation, .. } => {
+                        if q.timer(at, generation) {
+                            q.run(at, &mut events, &comm);
+                        }
+                    }
+                    other => panic!("unexpected {other:?}"),
+                }
+            }
+            q.check(now_t).map_err(proptest::test_runner::TestCaseError::fail)?;
+        }
+        proptest::prop_assert_eq!(next, n);
+        proptest::prop_assert_eq!(q.elevator.queued(), 0);
+        proptest::prop_assert_eq!(q.device.in_flight, 0);
+        proptest::prop_assert_eq!(completed, n as u64);
+        proptest::prop_assert_eq!(q.bios_completed, q.bios_submitted);
+        let Elevator::Kyber(k) = &q.elevator else { unreachable!() };
+        proptest::prop_assert_eq!(k.tokens_in_use(), [0; KYBER_NUM_DOMAINS]);
+    }
+}
