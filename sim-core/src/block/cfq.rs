@@ -1306,3 +1306,7 @@ impl Cfq {
         Ok(())
     }
 }
+
+#[cfg(test)]
+#[path = "cfq_random_readers_tests.rs"]
+mod random_readers_tests;

@@ -16,6 +16,7 @@ pub mod cfq;
 pub mod cfq_tunables;
 pub mod deadline;
 pub mod device;
+pub mod kyber;
 pub mod noop;
 pub mod queue;
 pub mod request;
@@ -27,6 +28,7 @@ pub use cfq::{Cfq, IoClass, IoPrio};
 pub use cfq_tunables::{CfqBehaviour, CfqTunables};
 pub use deadline::{Deadline, DeadlineTunables};
 pub use device::{Device, DeviceKind, DeviceSpec};
+pub use kyber::{Kyber, KyberTunables};
 pub use noop::Noop;
 pub use queue::RequestQueue;
 pub use request::{Op, ReqFlags};
@@ -41,6 +43,8 @@ pub enum ElevatorSpec {
     Noop,
     Deadline(DeadlineTunables),
     Cfq(CfqTunables),
+    /// 6.18 kyber (block/kyber-iosched.c), run on this queue until the mq path takes it.
+    Kyber(KyberTunables),
 }
 
 impl ElevatorSpec {
@@ -49,6 +53,7 @@ impl ElevatorSpec {
             ElevatorSpec::Noop => "noop",
             ElevatorSpec::Deadline(_) => "deadline",
             ElevatorSpec::Cfq(_) => "cfq",
+            ElevatorSpec::Kyber(_) => "kyber",
         }
     }
 
@@ -59,6 +64,7 @@ impl ElevatorSpec {
             ElevatorSpec::Noop => Err(format!("noop has no tunable `{name}`")),
             ElevatorSpec::Deadline(t) => t.set(name, value, hz),
             ElevatorSpec::Cfq(t) => t.set(name, value, hz),
+            ElevatorSpec::Kyber(t) => t.set(name, value),
         }
     }
 
@@ -89,6 +95,8 @@ impl ElevatorSpec {
                 ("low_latency", u64::from(t.low_latency)),
                 ("target_latency", ms(t.target_latency_j)),
             ],
+            // 6.18 kyber_sched_attrs: ns, as stored.
+            ElevatorSpec::Kyber(t) => vec![("read_lat_nsec", t.read_lat_nsec), ("write_lat_nsec", t.write_lat_nsec)],
         }
     }
 }
@@ -117,6 +125,7 @@ pub enum Elevator {
     Noop(Noop),
     Deadline(Deadline),
     Cfq(Box<Cfq>),
+    Kyber(Box<Kyber>),
 }
 
 impl Elevator {
@@ -126,6 +135,11 @@ impl Elevator {
             ElevatorSpec::Noop => Elevator::Noop(Noop::default()),
             ElevatorSpec::Deadline(t) => Elevator::Deadline(Deadline::new(*t)),
             ElevatorSpec::Cfq(t) => Elevator::Cfq(Box::new(Cfq::new(*t, task_prio, hz, jiffy_ns))),
+            // nr_requests: `blk_mq_default_nr_requests` for a device of 128 or
+            // more tags; the mq path calls `Kyber::depth_updated` with its own.
+            ElevatorSpec::Kyber(t) => {
+                Elevator::Kyber(Box::new(Kyber::new(*t, kyber::DEFAULT_NR_REQUESTS, hz, jiffy_ns)))
+            }
         }
     }
 
@@ -133,6 +147,7 @@ impl Elevator {
     pub fn check(&self) -> Result<(), String> {
         match self {
             Elevator::Cfq(c) => c.check(),
+            Elevator::Kyber(k) => k.check(),
             _ => Ok(()),
         }
     }
@@ -151,6 +166,7 @@ impl Elevator {
             Elevator::Noop(_) => None,
             Elevator::Deadline(d) => d.merge(rqs, flags.op, bio_end),
             Elevator::Cfq(c) => c.merge(rqs, task, flags, bio_end),
+            Elevator::Kyber(k) => k.merge(rqs, flags.op, bio_end),
         }
     }
 
@@ -160,6 +176,7 @@ impl Elevator {
             Elevator::Noop(_) => {}
             Elevator::Deadline(d) => d.merged_request(rqs, rq, old_sector, front),
             Elevator::Cfq(c) => c.merged_request(rqs, rq, old_sector, front),
+            Elevator::Kyber(_) => {}
         }
     }
 
@@ -169,6 +186,7 @@ impl Elevator {
             Elevator::Noop(n) => n.add_request(rq),
             Elevator::Deadline(d) => d.add_request(ctx, rq),
             Elevator::Cfq(c) => c.insert_request(ctx, rq),
+            Elevator::Kyber(k) => k.insert_request(ctx.rqs, rq),
         }
     }
 
@@ -179,20 +197,25 @@ impl Elevator {
             Elevator::Noop(n) => n.dispatch_request(ctx),
             Elevator::Deadline(d) => d.dispatch_request(ctx),
             Elevator::Cfq(c) => c.dispatch_requests(ctx),
+            Elevator::Kyber(k) => k.dispatch_request(ctx),
         }
     }
 
     /// `elevator_completed_req_fn`.
     pub fn completed_request(&mut self, ctx: &mut ElvCtx<'_>, rq: RequestId) {
-        if let Elevator::Cfq(c) = self {
-            c.completed_request(ctx, rq);
+        match self {
+            Elevator::Cfq(c) => c.completed_request(ctx, rq),
+            Elevator::Kyber(k) => k.completed_request(ctx, rq),
+            _ => {}
         }
     }
 
     /// The elevator's timer fired (CFQ's `idle_slice_timer`).
     pub fn timer(&mut self, ctx: &mut ElvCtx<'_>) {
-        if let Elevator::Cfq(c) = self {
-            c.idle_slice_timer(ctx);
+        match self {
+            Elevator::Cfq(c) => c.idle_slice_timer(ctx),
+            Elevator::Kyber(k) => k.timer(ctx),
+            _ => {}
         }
     }
 
@@ -200,6 +223,7 @@ impl Elevator {
     pub fn timer_at(&self) -> Option<SimTime> {
         match self {
             Elevator::Cfq(c) => c.idle_timer_at(),
+            Elevator::Kyber(k) => k.timer_at(),
             _ => None,
         }
     }
@@ -210,6 +234,7 @@ impl Elevator {
             Elevator::Noop(n) => n.queued(),
             Elevator::Deadline(d) => d.queued(),
             Elevator::Cfq(c) => c.queued(),
+            Elevator::Kyber(k) => k.queued(),
         }
     }
 
@@ -220,6 +245,7 @@ impl Elevator {
             Elevator::Noop(_) => "fifo".into(),
             Elevator::Deadline(_) => format!("{} fifo", rqs.rq(rq).flags.op.name()),
             Elevator::Cfq(c) => c.queue_label(rqs.rq(rq), comm),
+            Elevator::Kyber(k) => k.queue_label(rqs.rq(rq).flags.op),
         }
     }
 }

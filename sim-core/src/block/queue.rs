@@ -8,7 +8,8 @@
 //! queued requests after a bio merge (`attempt_back_merge`), the
 //! `nr_requests` allocation limit, and SCSI's early `D` (the kernel traces `D`
 //! when it peeks a request even if the device then refuses it; here `D` is
-//! when the device accepts it).
+//! when the device accepts it). The early peek itself is modelled
+//! (`peeked`): the elevator gives out one request more than the device holds.
 
 use super::device::Device;
 use super::request::{Bio, ReqFlags, Request, Requests, Slab};
@@ -44,6 +45,10 @@ pub struct RequestQueue {
     /// Bios submitted and completed, and bytes merged into requests, for the invariants.
     pub bios_submitted: u64,
     pub bios_completed: u64,
+    /// The request `scsi_request_fn` peeked (`blk_peek_request`: taken from
+    /// the elevator onto `q->queue_head`) but could not start because
+    /// `scsi_dev_queue_ready` found the device full; started first when a tag frees.
+    pub peeked: Option<RequestId>,
 }
 
 impl RequestQueue {
@@ -62,6 +67,7 @@ impl RequestQueue {
             timer_generation: 0,
             bios_submitted: 0,
             bios_completed: 0,
+            peeked: None,
         }
     }
 
@@ -187,25 +193,44 @@ impl RequestQueue {
         self.elevator.add_request(&mut ctx, rq);
     }
 
-    /// `__blk_run_queue`: dispatch while the device has a free tag and the
-    /// elevator offers a request; then (re)arm the elevator's timer.
+    /// `__blk_run_queue` → `scsi_request_fn` (4.4 scsi_lib.c): peek the next
+    /// request (`blk_peek_request`: the one already on the dispatch list,
+    /// else one from `elevator_dispatch_fn`), and only then ask
+    /// `scsi_dev_queue_ready`; a full device leaves the peeked request at the
+    /// head of the dispatch list, so the elevator has given out one request
+    /// more than the device holds. Then (re)arm the elevator's timer.
     pub fn run(&mut self, now: SimTime, events: &mut EventQueue, comm: &dyn Fn(TaskId) -> String) {
         let nonrot = !self.device.spec.rotational;
-        while self.device.can_accept() {
-            let mut ctx = Self::ctx(&mut self.rqs, now, self.jiffy_ns, nonrot);
-            let Some(rq) = self.elevator.dispatch_request(&mut ctx) else { break };
+        loop {
+            let rq = match self.peeked.take() {
+                Some(rq) => rq,
+                None => {
+                    let mut ctx = Self::ctx(&mut self.rqs, now, self.jiffy_ns, nonrot);
+                    let Some(rq) = self.elevator.dispatch_request(&mut ctx) else { break };
+                    self.dispatch_sort(rq);
+                    rq
+                }
+            };
+            if !self.device.can_accept() {
+                self.peeked = Some(rq);
+                break;
+            }
             self.dispatch(now, rq, events, comm);
         }
         self.sync_timer(events);
     }
 
-    fn dispatch(&mut self, now: SimTime, rq: RequestId, events: &mut EventQueue, comm: &dyn Fn(TaskId) -> String) {
-        // elv_dispatch_sort: off the merge hash and out of the merge cache.
+    /// `elv_dispatch_sort`: off the merge hash and out of the merge cache.
+    fn dispatch_sort(&mut self, rq: RequestId) {
         let r = self.rqs.rq(rq);
         self.hash.remove(&(r.end_sector(), rq.0));
         if self.last_merge == Some(rq) {
             self.last_merge = None;
         }
+    }
+
+    fn dispatch(&mut self, now: SimTime, rq: RequestId, events: &mut EventQueue, comm: &dyn Fn(TaskId) -> String) {
+        let r = self.rqs.rq(rq);
         let (flags, sector, nr, task) = (r.flags, r.sector, r.nr_sectors, r.task);
         self.rqs.rq_mut(rq).d_at = Some(now);
         self.rec.trace(now, Some(task), BlkAction::Dispatch, flags, sector, nr);
@@ -300,7 +325,7 @@ impl RequestQueue {
         if in_flight != self.device.in_flight as usize {
             return Err(format!("{name}: {in_flight} dispatched requests, device says {}", self.device.in_flight));
         }
-        let queued = self.rqs.len() - in_flight;
+        let queued = self.rqs.len() - in_flight - usize::from(self.peeked.is_some());
         if queued != self.elevator.queued() {
             return Err(format!("{name}: {queued} undispatched requests, elevator holds {}", self.elevator.queued()));
         }

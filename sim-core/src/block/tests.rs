@@ -248,6 +248,8 @@ fn ms(ns: u64) -> u64 {
 ///   r0: 0 + 999 µs latency, channel free → done 1000 µs.
 ///   r1: ready 999 µs, channel busy until 1000 µs → done 1001 µs.
 ///   r2: dispatched at 1000 µs (r0's tag), ready 1999 µs → done 2000 µs.
+/// r2 leaves noop at t=0: `scsi_request_fn` peeks it before finding the
+/// device full, and it waits at the head of the dispatch list.
 #[test]
 fn device_depth_bounds_in_flight_and_overlaps_latency() {
     let mut rig = Rig::be4(disk(2, false, 2560, ElevatorSpec::Noop), 1);
@@ -256,7 +258,8 @@ fn device_depth_bounds_in_flight_and_overlaps_latency() {
     }
     rig.run();
     assert_eq!(rig.q.device.in_flight, 2);
-    assert_eq!(rig.q.elevator.queued(), 1);
+    assert_eq!(rig.q.elevator.queued(), 0);
+    assert!(rig.q.peeked.is_some());
     rig.drain();
     let got: Vec<(u64, u64, u64)> = rig.served.iter().map(|s| (s.sector, s.d / 1000, s.c / 1000)).collect();
     assert_eq!(got, [(0, 0, 1000), (100, 0, 1001), (200, 1000, 2000)]);
@@ -429,11 +432,17 @@ fn deadline_batches_reads_and_serves_writes_after_writes_starved_batches() {
 
 /// `if (writes && (dd->starved++ >= dd->writes_starved))`: the counter only
 /// moves when writes are waiting, so read batches served while no write was
-/// queued do not count. `fifo_batch = 1` (a batch per request), 1 ms each:
-/// reads 100..800 queued at t=0; 100, 200, 300 go out at 0, 1, 2 ms with no
-/// write queued (starved stays 0). A write arrives at 2.5 ms:
-///   3 ms: starved 0→1, read 400;  4 ms: 1→2, read 500;
-///   5 ms: 2 ≥ 2 → the write;     6, 7, 8 ms: 600, 700, 800.
+/// queued do not count. `fifo_batch = 1` (a batch per request), 1 ms each.
+/// deadline chooses one request ahead of the disk: `scsi_request_fn` peeks
+/// the next request when it starts one, so the choice made at a completion
+/// (or at t=0) is dispatched at the next completion.
+/// Reads 100..800 queued at t=0; 100 and 200 are chosen at 0, 300 at 1 ms,
+/// 400 at 2 ms, with no write queued (starved stays 0). A write arrives at
+/// 2.5 ms (400 already chosen):
+///   chosen at 3 ms: starved 0→1, read 500;  at 4 ms: 1→2, read 600;
+///   at 5 ms: 2 ≥ 2 → the write;  then 700, 800.
+/// Dispatched one ms after being chosen: 400 at 3, 500 at 4, 600 at 5,
+/// the write at 6, 700 and 800 at 7 and 8.
 #[test]
 fn deadline_counts_starvation_only_while_writes_wait() {
     let mut rig = Rig::be4(disk(1, false, 2560, deadline(|t| t.fifo_batch = 1)), 1);
@@ -445,20 +454,26 @@ fn deadline_counts_starvation_only_while_writes_wait() {
     rig.drain();
     assert_eq!(
         rig.dispatch_ms(),
-        [(100, 0), (200, 1), (300, 2), (400, 3), (500, 4), (5000, 5), (600, 6), (700, 7), (800, 8)]
+        [(100, 0), (200, 1), (300, 2), (400, 3), (500, 4), (600, 5), (5000, 6), (700, 7), (800, 8)]
     );
 }
 
 /// Expiry is only checked when a batch starts. `read_expire = 10` ms,
-/// `fifo_batch = 4`. Reads 1000 and 1100 queued at t=0 (1000 dispatched,
-/// successor 1100); at 0.5 ms read 10 (FIFO head from now on, fifo_time
-/// 0 + 10 jiffies) and then 1200..2400 arrive, all above the head position.
-///   0–3 ms:   1000, 1100, 1200, 1300 (batch 1, sector order)
-///   4 ms:     new batch, head (10) not expired (4 < 10): 1400..1700
-///   8 ms:     new batch, 8 < 10: 1800, 1900, 2000, 2100 — at 10 ms the head
-///             has expired but the batch goes on
-///   12 ms:    new batch, 12 ≥ 10: the expired head 10, then its successors
-///             2200, 2300, 2400 in the same batch.
+/// `fifo_batch = 4`. deadline chooses one request ahead of the disk (the
+/// request `scsi_request_fn` peeks while the disk is busy), so a request
+/// chosen at t is dispatched at the next completion. Reads 1000, 1100, 1150
+/// queued at t=0 (1000 dispatched, 1100 chosen, successor 1150); at 0.5 ms
+/// read 10 (FIFO head from now on, fifo_time 0 + 10 jiffies) and then
+/// 1200..2400 arrive, all above the head position.
+///   chosen at 0–2 ms: 1000, 1100, 1150, 1200 (batch 1, sector order)
+///   at 3 ms: new batch, head (10) not expired (3 < 10): 1300..1600
+///   at 7 ms: new batch, 7 < 10: 1700, 1800, 1900, 2000 — at 10 ms the head
+///            has expired but the batch goes on
+///   at 11 ms: new batch, 11 ≥ 10: the expired head 10, then its
+///            successors 2100, 2200, 2300 in the same batch
+///   at 15 ms: new batch: the FIFO head 2400.
+/// Each is dispatched at the next ms: 1000..1150 at 0..2, 1200..2000 at
+/// 3..11, 10 at 12, 2100..2400 at 13..16.
 #[test]
 fn deadline_serves_an_expired_fifo_head_only_at_the_next_batch() {
     let mut t = DeadlineTunables::defaults(HZ);
@@ -467,6 +482,7 @@ fn deadline_serves_an_expired_fifo_head_only_at_the_next_batch() {
     let mut rig = Rig::be4(disk(1, false, 2560, ElevatorSpec::Deadline(t)), 1);
     rig.queue(0, READ, 1000, 8);
     rig.queue(0, READ, 1100, 8);
+    rig.queue(0, READ, 1150, 8);
     rig.run();
     rig.run_until(MS / 2);
     rig.queue(0, READ, 10, 8);
@@ -475,8 +491,9 @@ fn deadline_serves_an_expired_fifo_head_only_at_the_next_batch() {
     }
     rig.run();
     rig.drain();
-    let mut want: Vec<(u64, u64)> = (0..12).map(|i| (1000 + 100 * i, i)).collect();
-    want.extend([(10, 12), (2200, 13), (2300, 14), (2400, 15)]);
+    let mut want = vec![(1000, 0), (1100, 1), (1150, 2)];
+    want.extend((0..9).map(|i| (1200 + 100 * i, 3 + i)));
+    want.extend([(10, 12), (2100, 13), (2200, 14), (2300, 15), (2400, 16)]);
     assert_eq!(rig.dispatch_ms(), want);
 }
 
@@ -591,11 +608,12 @@ fn cfq_idles_slice_idle_on_a_rotating_disk_only() {
 /// Non-rotational disk (no idling). Ten async writes queued at t=0 form the
 /// shared async queue, served one per ms (its slice: 40 jiffies from 1 ms;
 /// the async depth (jiffies − last_delayed_sync)/slice_sync = 10 allows it).
-/// A read arrives at 2.5 ms while write 2 is on the disk: it preempts the
-/// async queue (expired with slice_resid 41 − 2 = 39; the reader's queue goes
-/// to the front of its tree, key 2 − HZ) and is dispatched when the disk
-/// frees at 3 ms — not after the async slice. After the read completes (4
-/// ms) its queue is empty and, with no idling, expires; the writes resume.
+/// A read arrives at 2.5 ms while write 2 is on the disk and write 3 waits
+/// at the head of the dispatch list (`scsi_request_fn` peeked it at 2 ms):
+/// the read preempts the async queue (the reader's queue goes to the front
+/// of its tree, key 2 − HZ), is taken from CFQ when write 3 starts at 3 ms
+/// and dispatched at 4 ms — not after the async slice. After it completes
+/// (5 ms) its queue is empty and, with no idling, expires; the writes resume.
 #[test]
 fn cfq_sync_request_preempts_an_async_active_queue() {
     for behaviour in [CfqBehaviour::V4_4, CfqBehaviour::Fixed] {
@@ -605,8 +623,8 @@ fn cfq_sync_request_preempts_an_async_active_queue() {
         }
         rig.submit_at(2 * MS + MS / 2, 1, READ, 1 << 24);
         rig.drain();
-        assert_eq!(rig.times_of(1), [3], "{behaviour:?}");
-        assert_eq!(rig.times_of(0), [0, 1, 2, 4, 5, 6, 7, 8, 9, 10], "{behaviour:?}");
+        assert_eq!(rig.times_of(1), [4], "{behaviour:?}");
+        assert_eq!(rig.times_of(0), [0, 1, 2, 3, 5, 6, 7, 8, 9, 10], "{behaviour:?}");
     }
 }
 

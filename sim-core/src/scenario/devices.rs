@@ -7,14 +7,14 @@ use super::file::{DeviceFile, ScenarioFile};
 use super::validate::{check_name, duration_value};
 use crate::block::cfq_tunables::CfqBehaviour;
 use crate::block::request::SECTOR_BYTES;
-use crate::block::{CfqTunables, DeadlineTunables, DeviceKind, DeviceSpec, ElevatorSpec};
+use crate::block::{CfqTunables, DeadlineTunables, DeviceKind, DeviceSpec, ElevatorSpec, KyberTunables};
 use crate::workload::dist::parse_size;
 use std::collections::BTreeMap;
 use toml::Value;
 
 pub const DEVICES_MAX: usize = 64;
 pub const QUEUE_DEPTH_MAX: u64 = 4096;
-const ELEVATORS: &str = "noop, deadline, cfq";
+const ELEVATORS: &str = "noop, deadline, cfq, kyber";
 
 fn bandwidth(v: &Option<String>, key: &str, default: u64) -> Result<u64, KeyError> {
     let Some(s) = v else { return Ok(default) };
@@ -33,6 +33,15 @@ fn tunable_value(v: &Value, key: &str) -> Result<u64, KeyError> {
         Value::Integer(n) if *n >= 0 && *n <= i64::from(i32::MAX) => Ok(*n as u64),
         Value::Boolean(b) => Ok(u64::from(*b)),
         _ => Err(KeyError::new(key, "expected an integer from 0 to 2147483647, as written to sysfs")),
+    }
+}
+
+/// kyber's targets: 6.18 `kyber_*_lat_store` takes any `kstrtoull` value;
+/// a TOML integer stops at i64::MAX.
+fn kyber_value(v: &Value, key: &str) -> Result<u64, KeyError> {
+    match v {
+        Value::Integer(n) if *n >= 0 => Ok(*n as u64),
+        _ => Err(KeyError::new(key, format!("expected an integer from 0 to {} (ns, as written to sysfs)", i64::MAX))),
     }
 }
 
@@ -123,10 +132,16 @@ fn device(name: &str, d: &DeviceFile, hz: u32, index: usize) -> Result<DeviceSpe
         let full = key(&format!("deadline.{k}"));
         deadline.set(k, tunable_value(v, &full)?, hz).map_err(|m| KeyError::new(full, m))?;
     }
+    let mut kyber = KyberTunables::default();
+    for (k, v) in &d.kyber {
+        let full = key(&format!("kyber.{k}"));
+        kyber.set(k, kyber_value(v, &full)?).map_err(|m| KeyError::new(full, m))?;
+    }
     let elevator = match d.elevator.as_deref().unwrap_or("cfq") {
         "noop" => ElevatorSpec::Noop,
         "deadline" => ElevatorSpec::Deadline(deadline),
         "cfq" => ElevatorSpec::Cfq(cfq),
+        "kyber" => ElevatorSpec::Kyber(kyber),
         other => {
             return Err(KeyError::new(key("elevator"), format!("unknown elevator `{other}`; allowed: {ELEVATORS}")));
         }

@@ -175,7 +175,7 @@ pub struct GroupFile {
 pub struct DeviceFile {
     /// `ssd` or `hdd`.
     pub kind: Option<String>,
-    /// `noop`, `deadline` or `cfq` (default `cfq`, 4.4's Kconfig default).
+    /// `noop`, `deadline`, `cfq` or `kyber` (default `cfq`, 4.4's Kconfig default).
     pub elevator: Option<String>,
     /// NCQ tags: requests the device holds at once.
     pub queue_depth: Option<u64>,
@@ -206,6 +206,11 @@ pub struct DeviceFile {
     #[serde(default)]
     #[cfg_attr(feature = "schema", schemars(with = "BTreeMap<String, crate::schema::Tunable>"))]
     pub deadline: BTreeMap<String, Value>,
+    /// kyber's sysfs tunables (`read_lat_nsec`, `write_lat_nsec`, ns),
+    /// applied when the elevator is `kyber`.
+    #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(with = "BTreeMap<String, crate::schema::Tunable>"))]
+    pub kyber: BTreeMap<String, Value>,
 }
 
 #[derive(Debug, Default, Deserialize)]
