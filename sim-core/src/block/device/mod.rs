@@ -13,10 +13,13 @@
 //!   revolution from the device's seeded stream, then the transfer. A request
 //!   that starts where the previous one ended costs only its transfer.
 //!
-//! Service is computed when a request is dispatched, so a completion event can
-//! be scheduled at once; completions come back in dispatch order.
+//! The API is event-driven: `start` and `complete` report the completions that
+//! became known into `out`. These two kinds know a request's completion when
+//! it is dispatched (completions come back in dispatch order); a disk that
+//! reorders its queue (NCQ) only decides its next request at a completion.
 
 use super::request::{Op, SECTOR_BYTES};
+use crate::ids::RequestId;
 use crate::rng::SimRng;
 use crate::time::SimTime;
 
@@ -77,8 +80,23 @@ impl Device {
         self.in_flight < self.spec.queue_depth
     }
 
-    /// Accepts a request dispatched at `now` and returns when it completes.
-    pub fn start(&mut self, now: SimTime, op: Op, sector: u64, nr_sectors: u32) -> SimTime {
+    /// Accepts request `rq` dispatched at `now`; completions that became
+    /// known are pushed to `out` as (time, request).
+    pub fn start(
+        &mut self,
+        now: SimTime,
+        rq: RequestId,
+        op: Op,
+        sector: u64,
+        nr_sectors: u32,
+        out: &mut Vec<(SimTime, RequestId)>,
+    ) {
+        let done = self.start_legacy(now, op, sector, nr_sectors);
+        out.push((done, rq));
+    }
+
+    /// The SSD and disk kinds: the completion time, fixed at dispatch.
+    fn start_legacy(&mut self, now: SimTime, op: Op, sector: u64, nr_sectors: u32) -> SimTime {
         debug_assert!(self.can_accept());
         self.in_flight += 1;
         let bytes = u64::from(nr_sectors) * SECTOR_BYTES;
@@ -126,8 +144,10 @@ impl Device {
         }
     }
 
-    /// A request completed.
-    pub fn complete(&mut self) {
+    /// Request `rq` completed at `now`; completions that became known are
+    /// pushed to `out`.
+    pub fn complete(&mut self, now: SimTime, rq: RequestId, out: &mut Vec<(SimTime, RequestId)>) {
+        let _ = (now, rq, out);
         debug_assert!(self.in_flight > 0);
         self.in_flight -= 1;
     }
@@ -143,6 +163,14 @@ fn transfer_ns(bytes: u64, bytes_per_s: u64) -> u64 {
 mod tests {
     use super::*;
     use crate::block::ElevatorSpec;
+
+    /// Starts one request and returns its completion time.
+    fn st(d: &mut Device, now: SimTime, op: Op, sector: u64, nr: u32) -> SimTime {
+        let mut out = Vec::new();
+        d.start(now, RequestId(0), op, sector, nr, &mut out);
+        assert_eq!(out.len(), 1);
+        out[0].0
+    }
 
     fn ssd(depth: u32) -> Device {
         let spec = DeviceSpec {
@@ -167,13 +195,13 @@ mod tests {
     fn ssd_overlaps_latency_but_shares_bandwidth() {
         let mut d = ssd(4);
         // 4 KiB read: 100 µs latency + 4096 ns transfer at 1 GB/s.
-        assert_eq!(d.start(SimTime::ZERO, Op::Read, 0, 8), SimTime(104_096));
+        assert_eq!(st(&mut d, SimTime::ZERO, Op::Read, 0, 8), SimTime(104_096));
         // A second read at once overlaps the latency and queues for the channel.
-        assert_eq!(d.start(SimTime::ZERO, Op::Read, 800, 8), SimTime(108_192));
+        assert_eq!(st(&mut d, SimTime::ZERO, Op::Read, 800, 8), SimTime(108_192));
         // 1 MiB write at 500 MB/s: 2097152 ns of transfer after the channel frees.
-        assert_eq!(d.start(SimTime::ZERO, Op::Write, 5000, 2048), SimTime(108_192 + 2_097_152));
+        assert_eq!(st(&mut d, SimTime::ZERO, Op::Write, 5000, 2048), SimTime(108_192 + 2_097_152));
         assert!(d.can_accept());
-        d.start(SimTime::ZERO, Op::Read, 9000, 8);
+        st(&mut d, SimTime::ZERO, Op::Read, 9000, 8);
         assert!(!d.can_accept());
     }
 
@@ -195,13 +223,13 @@ mod tests {
             dev_t: (8, 16),
         };
         let mut d = Device::new(spec, SimRng::new(1).stream("d"));
-        let first = d.start(SimTime::ZERO, Op::Read, 0, 8);
+        let first = st(&mut d, SimTime::ZERO, Op::Read, 0, 8);
         assert_eq!(first, SimTime(transfer_ns(4096, 150_000_000)), "the head starts at sector 0");
-        d.complete();
-        let seq = d.start(first, Op::Read, 8, 8);
+        d.complete(SimTime::ZERO, RequestId(0), &mut Vec::new());
+        let seq = st(&mut d, first, Op::Read, 8, 8);
         assert_eq!(seq.since(first), transfer_ns(4096, 150_000_000));
-        d.complete();
-        let far = d.start(seq, Op::Read, 1 << 30, 8);
+        d.complete(SimTime::ZERO, RequestId(0), &mut Vec::new());
+        let far = st(&mut d, seq, Op::Read, 1 << 30, 8);
         let took = far.since(seq);
         // sqrt(1/2) of the stroke: 500 µs + 14.5 ms · 0.707 ≈ 10.75 ms, plus up to 8.33 ms of rotation.
         assert!((10_700_000..10_800_000 + 8_333_333 + 30_000).contains(&took), "{took}");
