@@ -1,7 +1,19 @@
 //! The disk behind a request queue: how many requests it accepts at once
 //! (NCQ tags, `queue_depth`) and how long each takes.
 //!
-//! Two kinds:
+//! Response-curve models, described by datasheet or fio figures (see
+//! docs/devices.md):
+//! - `flash.rs` (`kind = "flash"`): IOPS, bandwidth, parallelism and QD1
+//!   latency per direction; throughput rises smoothly with depth to
+//!   `min(iops, bandwidth / size)`;
+//! - `disk.rs` (`kind = "hdd"`, `ncq = true`): seek and rotational position
+//!   from geometry, NCQ reordering (shortest positioning time first);
+//! - `cloud.rs` (`kind = "cloud"`): provisioned IOPS/throughput caps with
+//!   burst credits and a network latency in front of a flash curve;
+//! - `presets.rs`: named devices with their sources; `curve.rs`: a closed-loop
+//!   fio-like driver measuring IOPS and latency at a depth.
+//!
+//! The two legacy kinds, kept bit-exact for existing scenarios:
 //! - **SSD**: a fixed per-request latency (read and write figures) that
 //!   overlaps between requests in flight, plus a transfer at the direction's
 //!   bandwidth through one shared channel, so depth hides latency but never
@@ -18,10 +30,19 @@
 //! it is dispatched (completions come back in dispatch order); a disk that
 //! reorders its queue (NCQ) only decides its next request at a completion.
 
+pub mod cloud;
+pub mod curve;
+pub mod disk;
+pub mod flash;
+pub mod presets;
+
 use super::request::{Op, SECTOR_BYTES};
 use crate::ids::RequestId;
 use crate::rng::SimRng;
 use crate::time::SimTime;
+use cloud::{Cloud, CloudParams};
+use disk::{DiskParams, NcqDisk};
+use flash::{Flash, FlashParams};
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum DeviceKind {
@@ -39,6 +60,40 @@ pub enum DeviceKind {
         seek_max_ns: u64,
         bytes_per_s: u64,
     },
+    /// The response-curve flash model (`flash.rs`).
+    Flash(FlashParams),
+    /// A rotating disk with NCQ reordering (`disk.rs`); `capacity_sectors`
+    /// comes from the spec.
+    HddNcq {
+        rpm: u32,
+        seek_min_ns: u64,
+        seek_max_ns: u64,
+        bytes_per_s: u64,
+    },
+    /// A cloud volume (`cloud.rs`).
+    Cloud(CloudParams),
+}
+
+impl DeviceKind {
+    /// The scenario's `kind` name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            DeviceKind::Ssd { .. } => "ssd",
+            DeviceKind::Hdd { .. } | DeviceKind::HddNcq { .. } => "hdd",
+            DeviceKind::Flash(_) => "flash",
+            DeviceKind::Cloud(_) => "cloud",
+        }
+    }
+}
+
+/// The state of a response-curve model.
+#[derive(Clone, Debug)]
+enum Model {
+    /// `Ssd` and `Hdd`: the fields of `Device`.
+    Legacy,
+    Flash(Flash),
+    Ncq(NcqDisk),
+    Cloud(Box<Cloud>),
 }
 
 /// A validated device description.
@@ -68,11 +123,27 @@ pub struct Device {
     /// Where the head is after the last request scheduled (HDD).
     head_sector: u64,
     rng: SimRng,
+    model: Model,
 }
 
 impl Device {
     pub fn new(spec: DeviceSpec, rng: SimRng) -> Device {
-        Device { spec, in_flight: 0, busy_until: SimTime::ZERO, head_sector: 0, rng }
+        let model = match &spec.kind {
+            DeviceKind::Ssd { .. } | DeviceKind::Hdd { .. } => Model::Legacy,
+            DeviceKind::Flash(p) => Model::Flash(Flash::new(p.clone())),
+            DeviceKind::HddNcq { rpm, seek_min_ns, seek_max_ns, bytes_per_s } => {
+                let p = DiskParams {
+                    rpm: *rpm,
+                    seek_min_ns: *seek_min_ns,
+                    seek_max_ns: *seek_max_ns,
+                    bytes_per_s: *bytes_per_s,
+                    capacity_sectors: spec.capacity_sectors,
+                };
+                Model::Ncq(NcqDisk::new(p, spec.queue_depth))
+            }
+            DeviceKind::Cloud(p) => Model::Cloud(Box::new(Cloud::new(p.clone()))),
+        };
+        Device { spec, in_flight: 0, busy_until: SimTime::ZERO, head_sector: 0, rng, model }
     }
 
     /// Whether the device has a free tag.
@@ -91,7 +162,22 @@ impl Device {
         nr_sectors: u32,
         out: &mut Vec<(SimTime, RequestId)>,
     ) {
-        let done = self.start_legacy(now, op, sector, nr_sectors);
+        let done = match &mut self.model {
+            Model::Legacy => self.start_legacy(now, op, sector, nr_sectors),
+            Model::Flash(f) => {
+                self.in_flight += 1;
+                f.start(now, op, sector, nr_sectors)
+            }
+            Model::Cloud(c) => {
+                self.in_flight += 1;
+                c.start(now, op, sector, nr_sectors)
+            }
+            Model::Ncq(d) => {
+                self.in_flight += 1;
+                d.start(now, rq, op, sector, nr_sectors, out);
+                return;
+            }
+        };
         out.push((done, rq));
     }
 
@@ -122,6 +208,10 @@ impl Device {
                 };
                 start.after(position_ns).after(transfer_ns(bytes, bytes_per_s))
             }
+            DeviceKind::Flash(_) | DeviceKind::HddNcq { .. } | DeviceKind::Cloud(_) => {
+                debug_assert!(false, "start_legacy on a response-curve model");
+                now
+            }
         };
         self.busy_until = done;
         self.head_sector = sector + u64::from(nr_sectors);
@@ -138,8 +228,18 @@ impl Device {
             DeviceKind::Ssd { read_latency_ns, write_latency_ns, read_bytes_per_s, write_bytes_per_s } => {
                 read_latency_ns.max(write_latency_ns) + transfer_ns(bytes, read_bytes_per_s.min(write_bytes_per_s))
             }
-            DeviceKind::Hdd { rpm, seek_max_ns, bytes_per_s, .. } => {
+            DeviceKind::Hdd { rpm, seek_max_ns, bytes_per_s, .. }
+            | DeviceKind::HddNcq { rpm, seek_max_ns, bytes_per_s, .. } => {
                 seek_max_ns + 60_000_000_000 / u64::from(rpm) + transfer_ns(bytes, bytes_per_s)
+            }
+            DeviceKind::Flash(ref p) => p.max_service_ns(bytes),
+            DeviceKind::Cloud(ref c) => {
+                // One admission interval at the slowest rate, the throughput
+                // pacer, the flash stages and the network.
+                1_000_000_000u64.div_ceil(c.iops_limit.max(1))
+                    + transfer_ns(bytes, c.throughput_bytes_per_s)
+                    + c.flash.max_service_ns(bytes)
+                    + c.network_latency_ns
             }
         }
     }
@@ -147,14 +247,17 @@ impl Device {
     /// Request `rq` completed at `now`; completions that became known are
     /// pushed to `out`.
     pub fn complete(&mut self, now: SimTime, rq: RequestId, out: &mut Vec<(SimTime, RequestId)>) {
-        let _ = (now, rq, out);
+        let _ = rq;
         debug_assert!(self.in_flight > 0);
         self.in_flight -= 1;
+        if let Model::Ncq(d) = &mut self.model {
+            d.complete(now, out);
+        }
     }
 }
 
 /// Time to move `bytes` at `bytes_per_s`, rounded up to whole nanoseconds.
-fn transfer_ns(bytes: u64, bytes_per_s: u64) -> u64 {
+pub fn transfer_ns(bytes: u64, bytes_per_s: u64) -> u64 {
     let ns = (u128::from(bytes) * 1_000_000_000).div_ceil(u128::from(bytes_per_s.max(1)));
     ns.min(u128::from(u64::MAX / 4)) as u64
 }
