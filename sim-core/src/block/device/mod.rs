@@ -33,6 +33,7 @@
 pub mod cloud;
 pub mod curve;
 pub mod disk;
+pub mod fit;
 pub mod flash;
 pub mod presets;
 
