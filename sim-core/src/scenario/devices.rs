@@ -334,3 +334,51 @@ pub fn resolve(f: &ScenarioFile, hz: u32) -> Result<Vec<DeviceSpec>, KeyError> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::block::device::presets;
+
+    fn one(table: &str) -> Result<DeviceSpec, KeyError> {
+        let d: DeviceFile = toml::from_str(table).expect("a device table");
+        device("sda", &d, 250, 0)
+    }
+
+    #[test]
+    fn a_preset_sets_kind_and_figures_and_keys_override_them() {
+        let s = one("preset = \"nvme-pm9a3\"\nparallelism = 32\n").expect("valid");
+        let DeviceKind::Flash(f) = &s.kind else { panic!("{:?}", s.kind) };
+        // parallelism overridden; the rest from the preset (900k IOPS, 6.5 GB/s, 1023 tags).
+        assert_eq!((f.parallelism, f.read_iops, f.read_bytes_per_s), (32, 900_000, 6_500_000_000));
+        assert_eq!((s.queue_depth, s.rotational), (1023, false));
+        let h = one("preset = \"hdd-7200\"\n").expect("valid");
+        assert!(matches!(h.kind, DeviceKind::HddNcq { rpm: 7200, .. }) && h.rotational);
+        let legacy = one("preset = \"hdd-7200\"\nncq = false\n").expect("valid");
+        assert!(matches!(legacy.kind, DeviceKind::Hdd { rpm: 7200, bytes_per_s: 261_000_000, .. }));
+        let plain = one("kind = \"hdd\"\n").expect("valid");
+        assert!(matches!(plain.kind, DeviceKind::Hdd { .. }), "no preset: the legacy disk unless ncq = true");
+    }
+
+    #[test]
+    fn kinds_without_a_preset_take_documented_defaults() {
+        let f = one("kind = \"flash\"\n").expect("valid");
+        assert_eq!(f.kind, DeviceKind::Flash(presets::sata_ssd_flash()));
+        let c = one("kind = \"cloud\"\niops_limit = 300\nburst_iops = 3000\nburst_credits = 5400000\n").expect("valid");
+        let DeviceKind::Cloud(p) = &c.kind else { panic!("{:?}", c.kind) };
+        assert_eq!((p.iops_limit, p.burst_iops, p.burst_credits), (300, 3000, 5_400_000));
+        assert_eq!(p.throughput_bytes_per_s, 125 << 20, "gp3's 125 MiB/s");
+        // A raised limit without a burst rate means no burst above it.
+        let c = one("kind = \"cloud\"\niops_limit = 16000\n").expect("valid");
+        let DeviceKind::Cloud(p) = &c.kind else { panic!("{:?}", c.kind) };
+        assert_eq!(p.burst_iops, 16_000);
+    }
+
+    #[test]
+    fn legacy_kinds_refuse_curve_keys() {
+        let e = one("kind = \"ssd\"\nread_iops = 5\n").unwrap_err();
+        assert!(format!("{e:?}").contains("read_iops"), "{e:?}");
+        let e = one("kind = \"flash\"\nrpm = 7200\n").unwrap_err();
+        assert!(format!("{e:?}").contains("rpm"), "{e:?}");
+    }
+}
