@@ -237,7 +237,7 @@ impl Device {
             DeviceKind::Cloud(ref c) => {
                 // One admission interval at the slowest rate, the throughput
                 // pacer, the flash stages and the network.
-                1_000_000_000u64.div_ceil(c.iops_limit.max(1))
+                (bytes.div_ceil(cloud::IO_UNIT_BYTES).max(1) * 1_000_000_000).div_ceil(c.iops_limit.max(1))
                     + transfer_ns(bytes, c.throughput_bytes_per_s)
                     + c.flash.max_service_ns(bytes)
                     + c.network_latency_ns
