@@ -83,14 +83,15 @@ fn nvme_pm9a3() -> Preset {
 
 /// Seagate Exos X16 (ST16000NM001G): 7200 rpm, 261 MB/s max sustained
 /// transfer, 4.16 ms average rotational latency (datasheet); 4K QD16 random
-/// read 170 IOPS (datasheet). Seeks: 0.6 ms track-to-track to 16 ms full
+/// read 170 IOPS (datasheet; X16 SATA Product Manual, publication 100845789;
+/// these figures were not re-read from the manual's text here). Seeks: 0.6 ms track-to-track to 16 ms full
 /// stroke gives an 8.8 ms average over random distances (8/15 of the stroke
 /// under the sqrt law), near the 8.5 ms usual for 3.5" enterprise drives.
 fn hdd_7200() -> Preset {
     Preset {
         name: "hdd-7200",
         about: "7200 rpm enterprise HDD with NCQ, Seagate Exos X16 16 TB",
-        source: "Seagate Exos X16 product manual/datasheet (7200 rpm, 261 MB/s, 170 IOPS 4K QD16 random read)",
+        source: "Seagate Exos X16 data sheet / X16 SATA Product Manual 100845789 (7200 rpm, 261 MB/s, 170 IOPS 4K QD16 random read)",
         kind: DeviceKind::HddNcq { rpm: 7200, seek_min_ns: 600_000, seek_max_ns: 16_000_000, bytes_per_s: 261 * MB },
         queue_depth: 32,
         capacity_bytes: 16_000 * GB,
