@@ -114,6 +114,17 @@ pub enum Command {
         #[arg(long, default_value_t = 8000)]
         port: u16,
     },
+    /// Fit the flash device model to fio `--output-format=json` results at
+    /// several depths and block sizes; print a `[devices.NAME]` table and the
+    /// fitted curve against the measurements.
+    FitDevice {
+        /// fio JSON output files (one or more runs each).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// The device's name in the printed table.
+        #[arg(long, default_value = "fitted")]
+        name: String,
+    },
     /// Write the scenario (base or `--variant`, `--set` applied) as an rt-app
     /// JSON workload; each approximation is a `warning:` line on stderr.
     Export {

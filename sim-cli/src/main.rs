@@ -12,6 +12,7 @@
 mod args;
 mod charts;
 mod docs;
+mod fit_device;
 mod hgrm;
 mod io_output;
 mod limiter_output;

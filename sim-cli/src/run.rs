@@ -152,6 +152,7 @@ pub fn execute(cli: Cli) -> Result<String> {
         }
         Command::Schema { what } => Ok(crate::docs::schema(what)),
         Command::Serve { dir, port } => crate::serve::serve(&dir, port).map(|()| String::new()),
+        Command::FitDevice { files, name } => crate::fit_device::command(&files, &name),
         Command::Export { file, rt_app: _, variant, set, output } => {
             crate::rtapp::command(&file, variant.as_deref(), &set, output.as_deref())
         }

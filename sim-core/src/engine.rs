@@ -1447,7 +1447,7 @@ impl Simulation {
     /// A device completion: finish the request's bios, wake whoever waited
     /// for them, and run the queue again.
     fn io_complete(&mut self, device: DeviceId, request: RequestId) {
-        let done = self.queues[device.index()].complete(self.now, request);
+        let done = self.queues[device.index()].complete(self.now, request, &mut self.queue);
         for b in done {
             self.bio_done(b);
         }

@@ -2,6 +2,7 @@
 
 mod corpus;
 mod determinism;
+mod devices;
 mod errors;
 mod explosive;
 mod fuzz;

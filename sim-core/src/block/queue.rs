@@ -49,6 +49,9 @@ pub struct RequestQueue {
     /// the elevator onto `q->queue_head`) but could not start because
     /// `scsi_dev_queue_ready` found the device full; started first when a tag frees.
     pub peeked: Option<RequestId>,
+    /// Completions the device reported from `start`/`complete`, reused so a
+    /// request allocates nothing.
+    device_out: Vec<(SimTime, RequestId)>,
 }
 
 impl RequestQueue {
@@ -68,6 +71,7 @@ impl RequestQueue {
             bios_submitted: 0,
             bios_completed: 0,
             peeked: None,
+            device_out: Vec::new(),
         }
     }
 
@@ -246,14 +250,23 @@ impl RequestQueue {
             let label = self.elevator.queue_label(&self.rqs, rq, comm);
             self.rec.set_worst(self.bios.get(b.0), now, label);
         }
-        let done = self.device.start(now, flags.op, sector, nr);
-        events.push(done, Event::IoComplete { device: self.id, request: rq });
+        self.device.start(now, rq, flags.op, sector, nr, &mut self.device_out);
+        self.push_completions(events);
+    }
+
+    /// Schedules the completions the device has just made known.
+    fn push_completions(&mut self, events: &mut EventQueue) {
+        for &(at, request) in &self.device_out {
+            events.push(at, Event::IoComplete { device: self.id, request });
+        }
+        self.device_out.clear();
     }
 
     /// The device finished `rq` (`blk_end_request` → `elv_completed_request`).
     /// Returns its bios; the caller then runs the queue.
-    pub fn complete(&mut self, now: SimTime, rq: RequestId) -> Vec<BioDone> {
-        self.device.complete();
+    pub fn complete(&mut self, now: SimTime, rq: RequestId, events: &mut EventQueue) -> Vec<BioDone> {
+        self.device.complete(now, rq, &mut self.device_out);
+        self.push_completions(events);
         let r = self.rqs.rq(rq);
         let d_at = r.d_at.expect("completed requests were dispatched");
         assert!(r.i_at <= d_at && d_at <= now, "Q <= I <= D <= C violated for request {rq}");

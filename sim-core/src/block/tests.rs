@@ -172,7 +172,7 @@ impl Rig {
                         c: at,
                     };
                     self.served.push(s);
-                    self.q.complete(self.now, request);
+                    self.q.complete(self.now, request, &mut self.events);
                     self.run();
                     if let Some(rd) = self.readers.iter_mut().find(|rd| rd.task == s.task)
                         && let Some(sector) = rd.next.next()

@@ -183,6 +183,7 @@ impl IoReport {
                 kind: match d.kind {
                     DeviceKind::Ssd { .. } => "ssd",
                     DeviceKind::Hdd { .. } => "hdd",
+                    DeviceKind::Flash(_) | DeviceKind::HddNcq { .. } | DeviceKind::Cloud(_) => d.kind.name(),
                 },
                 elevator: d.elevator.name(),
                 cfq_behaviour,

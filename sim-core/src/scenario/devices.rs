@@ -6,6 +6,10 @@ use super::error::KeyError;
 use super::file::{DeviceFile, ScenarioFile};
 use super::validate::{check_name, duration_value};
 use crate::block::cfq_tunables::CfqBehaviour;
+use crate::block::device::cloud::CloudParams;
+use crate::block::device::flash::FlashParams;
+use crate::block::device::presets;
+use crate::block::request::Op;
 use crate::block::request::SECTOR_BYTES;
 use crate::block::{CfqTunables, DeadlineTunables, DeviceKind, DeviceSpec, ElevatorSpec, KyberTunables};
 use crate::workload::dist::parse_size;
@@ -15,6 +19,9 @@ use toml::Value;
 pub const DEVICES_MAX: usize = 64;
 pub const QUEUE_DEPTH_MAX: u64 = 4096;
 const ELEVATORS: &str = "noop, deadline, cfq, kyber";
+pub const IOPS_MAX: i64 = 100_000_000;
+pub const PARALLELISM_MAX: i64 = 4096;
+pub const BURST_CREDITS_MAX: i64 = 1_000_000_000_000;
 
 fn bandwidth(v: &Option<String>, key: &str, default: u64) -> Result<u64, KeyError> {
     let Some(s) = v else { return Ok(default) };
@@ -47,7 +54,49 @@ fn kyber_value(v: &Value, key: &str) -> Result<u64, KeyError> {
 
 fn device(name: &str, d: &DeviceFile, hz: u32, index: usize) -> Result<DeviceSpec, KeyError> {
     let key = |k: &str| format!("devices.{name}.{k}");
-    let kind_name = d.kind.as_deref().unwrap_or("ssd");
+    let preset = match &d.preset {
+        None => None,
+        Some(p) => Some(presets::find(p).ok_or_else(|| {
+            KeyError::new(key("preset"), format!("unknown preset `{p}`; allowed: {}", presets::names()))
+        })?),
+    };
+    let preset_kind = preset.as_ref().map(|p| p.kind.name());
+    if let (Some(k), Some(pk)) = (d.kind.as_deref(), preset_kind)
+        && k != pk
+    {
+        return Err(KeyError::new(
+            key("kind"),
+            format!(
+                "preset `{}` is a `{pk}` device; drop `kind` or set it to \"{pk}\"",
+                d.preset.as_deref().unwrap_or("")
+            ),
+        ));
+    }
+    let kind_name = d.kind.as_deref().or(preset_kind).unwrap_or("ssd");
+    let curve_keys = [
+        ("read_iops", d.read_iops.is_some()),
+        ("write_iops", d.write_iops.is_some()),
+        ("parallelism", d.parallelism.is_some()),
+    ];
+    let cloud_keys = [
+        ("iops_limit", d.iops_limit.is_some()),
+        ("burst_iops", d.burst_iops.is_some()),
+        ("burst_credits", d.burst_credits.is_some()),
+        ("throughput_limit", d.throughput_limit.is_some()),
+        ("network_latency", d.network_latency.is_some()),
+    ];
+    let legacy = matches!(kind_name, "ssd" | "hdd");
+    if legacy && let Some((k, _)) = curve_keys.iter().find(|(_, set)| *set) {
+        return Err(KeyError::new(key(k), "applies to `kind = \"flash\"` or `\"cloud\"` only"));
+    }
+    if kind_name != "cloud"
+        && let Some((k, _)) = cloud_keys.iter().find(|(_, set)| *set)
+    {
+        return Err(KeyError::new(key(k), "applies to `kind = \"cloud\"` only"));
+    }
+    if kind_name != "hdd" && d.ncq.is_some() {
+        return Err(KeyError::new(key("ncq"), "applies to `kind = \"hdd\"` only"));
+    }
     let opt_ns =
         |v: &Option<Value>, k: &str, default: u64| v.as_ref().map_or(Ok(default), |v| duration_value(v, &key(k)));
     let ssd_only = [
@@ -79,33 +128,62 @@ fn device(name: &str, d: &DeviceFile, hz: u32, index: usize) -> Result<DeviceSpe
             if let Some((k, _)) = hdd_only.iter().find(|(_, set)| *set) {
                 return Err(KeyError::new(key(k), "applies to `kind = \"ssd\"` only (a disk has `bandwidth`)"));
             }
-            let rpm = d.rpm.unwrap_or(7200);
+            let preset_disk = match preset.as_ref().map(|p| &p.kind) {
+                Some(DeviceKind::HddNcq { rpm, seek_min_ns, seek_max_ns, bytes_per_s }) => {
+                    Some((u64::from(*rpm), *seek_min_ns, *seek_max_ns, *bytes_per_s))
+                }
+                _ => None,
+            };
+            let (rpm0, smin0, smax0, bw0) = preset_disk.unwrap_or((7200, 500_000, 15_000_000, 150_000_000));
+            let rpm = d.rpm.unwrap_or(rpm0);
             if !(3600..=20_000).contains(&rpm) {
                 return Err(KeyError::new(key("rpm"), format!("{rpm} is not allowed: 3600 to 20000")));
             }
-            let seek_min_ns = opt_ns(&d.seek_min, "seek_min", 500_000)?;
-            let seek_max_ns = opt_ns(&d.seek_max, "seek_max", 15_000_000)?;
+            let seek_min_ns = opt_ns(&d.seek_min, "seek_min", smin0)?;
+            let seek_max_ns = opt_ns(&d.seek_max, "seek_max", smax0)?;
             if seek_min_ns > seek_max_ns || seek_max_ns > 1_000_000_000 {
                 return Err(KeyError::new(key("seek_max"), "must be at least seek_min and at most 1s"));
             }
-            let kind = DeviceKind::Hdd {
-                rpm: rpm as u32,
-                seek_min_ns,
-                seek_max_ns,
-                bytes_per_s: bandwidth(&d.bandwidth, &key("bandwidth"), 150_000_000)?,
+            let bytes_per_s = bandwidth(&d.bandwidth, &key("bandwidth"), bw0)?;
+            // `ncq` defaults to on for a preset (presets model NCQ), off otherwise.
+            let kind = if d.ncq.unwrap_or(preset_disk.is_some()) {
+                DeviceKind::HddNcq { rpm: rpm as u32, seek_min_ns, seek_max_ns, bytes_per_s }
+            } else {
+                DeviceKind::Hdd { rpm: rpm as u32, seek_min_ns, seek_max_ns, bytes_per_s }
             };
             (kind, 2u64 << 40)
         }
-        other => return Err(KeyError::new(key("kind"), format!("unknown device kind `{other}`; allowed: ssd, hdd"))),
+        "flash" => {
+            reject_disk_keys(d, &key, "flash")?;
+            let base = match preset.as_ref().map(|p| &p.kind) {
+                Some(DeviceKind::Flash(f)) => f.clone(),
+                _ => presets::sata_ssd_flash(),
+            };
+            (DeviceKind::Flash(flash_params(d, &key, base)?), 512u64 << 30)
+        }
+        "cloud" => {
+            reject_disk_keys(d, &key, "cloud")?;
+            let base = match preset.as_ref().map(|p| p.kind.clone()) {
+                Some(DeviceKind::Cloud(c)) => c,
+                _ => presets::gp3_cloud(),
+            };
+            (DeviceKind::Cloud(cloud_params(d, &key, base)?), 500u64 << 30)
+        }
+        other => {
+            return Err(KeyError::new(
+                key("kind"),
+                format!("unknown device kind `{other}`; allowed: ssd, hdd, flash, cloud (or a `preset`)"),
+            ));
+        }
     };
     let capacity = match &d.capacity {
-        None => capacity_default,
+        None => preset.as_ref().map_or(capacity_default, |p| p.capacity_bytes),
         Some(s) => parse_size(s).map_err(|m| KeyError::new(key("capacity"), m))?,
     };
     if capacity < 1 << 20 {
         return Err(KeyError::new(key("capacity"), "must be at least 1MiB"));
     }
-    let queue_depth = d.queue_depth.unwrap_or(32);
+    let queue_depth = d.queue_depth.unwrap_or(preset.as_ref().map_or(32, |p| u64::from(p.queue_depth)));
     if queue_depth == 0 || queue_depth > QUEUE_DEPTH_MAX {
         return Err(KeyError::new(key("queue_depth"), format!("{queue_depth} is not allowed: 1 to {QUEUE_DEPTH_MAX}")));
     }
@@ -158,6 +236,104 @@ fn device(name: &str, d: &DeviceFile, hz: u32, index: usize) -> Result<DeviceSpe
     })
 }
 
+fn reject_disk_keys(d: &DeviceFile, key: &dyn Fn(&str) -> String, kind: &str) -> Result<(), KeyError> {
+    let disk = [
+        ("rpm", d.rpm.is_some()),
+        ("seek_min", d.seek_min.is_some()),
+        ("seek_max", d.seek_max.is_some()),
+        ("bandwidth", d.bandwidth.is_some()),
+    ];
+    match disk.iter().find(|(_, set)| *set) {
+        Some((k, _)) => Err(KeyError::new(
+            key(k),
+            format!("applies to `kind = \"hdd\"` only (a `{kind}` device has `read_bandwidth` and `write_bandwidth`)"),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// An integer key within `lo..=hi`, or `default`.
+fn ranged(v: Option<i64>, key: String, lo: i64, hi: i64, what: &str, default: u64) -> Result<u64, KeyError> {
+    match v {
+        None => Ok(default),
+        Some(n) if (lo..=hi).contains(&n) => Ok(n as u64),
+        Some(n) => Err(KeyError::new(key, format!("{n} is not allowed: {what} from {lo} to {hi}"))),
+    }
+}
+
+/// The flash curve's keys over `base` (a preset's figures or the default).
+fn flash_params(d: &DeviceFile, key: &dyn Fn(&str) -> String, base: FlashParams) -> Result<FlashParams, KeyError> {
+    let ns = |v: &Option<Value>, k: &str, default: u64| v.as_ref().map_or(Ok(default), |v| duration_value(v, &key(k)));
+    let f = FlashParams {
+        read_iops: ranged(d.read_iops, key("read_iops"), 1, IOPS_MAX, "IOPS", base.read_iops)?,
+        write_iops: ranged(d.write_iops, key("write_iops"), 1, IOPS_MAX, "IOPS", base.write_iops)?,
+        read_bytes_per_s: bandwidth(&d.read_bandwidth, &key("read_bandwidth"), base.read_bytes_per_s)?,
+        write_bytes_per_s: bandwidth(&d.write_bandwidth, &key("write_bandwidth"), base.write_bytes_per_s)?,
+        parallelism: ranged(d.parallelism, key("parallelism"), 1, PARALLELISM_MAX, "channels", base.parallelism.into())?
+            as u32,
+        read_latency_ns: ns(&d.read_latency, "read_latency", base.read_latency_ns)?,
+        write_latency_ns: ns(&d.write_latency, "write_latency", base.write_latency_ns)?,
+    };
+    // A QD1 read holds one channel for parallelism / read_iops and moves 4 KiB:
+    // its latency cannot be shorter (flash.rs).
+    if f.overhead_ns(Op::Read).is_none() {
+        return Err(KeyError::new(
+            key("read_latency"),
+            format!(
+                "{} ns is below what parallelism / read_iops + 4KiB / read_bandwidth allow: at least {} ns \
+                 (lower `parallelism` or raise `read_iops`)",
+                f.read_latency_ns,
+                f.min_read_latency_ns()
+            ),
+        ));
+    }
+    if f.overhead_ns(Op::Write).is_none() {
+        let min = crate::block::device::transfer_ns(4096, f.write_bytes_per_s);
+        return Err(KeyError::new(
+            key("write_latency"),
+            format!("{} ns is below a 4KiB transfer at write_bandwidth: at least {min} ns", f.write_latency_ns),
+        ));
+    }
+    Ok(f)
+}
+
+/// The cloud volume's keys over `base`.
+fn cloud_params(d: &DeviceFile, key: &dyn Fn(&str) -> String, base: CloudParams) -> Result<CloudParams, KeyError> {
+    let flash = flash_params(d, key, base.flash.clone())?;
+    let iops_limit = ranged(d.iops_limit, key("iops_limit"), 1, IOPS_MAX, "IOPS", base.iops_limit)?;
+    // Without a burst rate given, a changed limit means no burst above it.
+    let burst_default = if d.iops_limit.is_some() { base.burst_iops.max(iops_limit) } else { base.burst_iops };
+    let burst_iops = ranged(d.burst_iops, key("burst_iops"), 1, IOPS_MAX, "IOPS", burst_default)?;
+    if burst_iops < iops_limit {
+        return Err(KeyError::new(
+            key("burst_iops"),
+            format!("{burst_iops} is not allowed: at least iops_limit ({iops_limit}) up to {IOPS_MAX}"),
+        ));
+    }
+    let network_latency_ns = d
+        .network_latency
+        .as_ref()
+        .map_or(Ok(base.network_latency_ns), |v| duration_value(v, &key("network_latency")))?;
+    if network_latency_ns > 1_000_000_000 {
+        return Err(KeyError::new(key("network_latency"), "must be 0 to 1s"));
+    }
+    Ok(CloudParams {
+        flash,
+        iops_limit,
+        burst_iops,
+        burst_credits: ranged(
+            d.burst_credits,
+            key("burst_credits"),
+            0,
+            BURST_CREDITS_MAX,
+            "I/O credits",
+            base.burst_credits,
+        )?,
+        throughput_bytes_per_s: bandwidth(&d.throughput_limit, &key("throughput_limit"), base.throughput_bytes_per_s)?,
+        network_latency_ns,
+    })
+}
+
 /// All devices, in name order (the order `DeviceId`s follow).
 pub fn resolve(f: &ScenarioFile, hz: u32) -> Result<Vec<DeviceSpec>, KeyError> {
     if f.devices.len() > DEVICES_MAX {
@@ -172,4 +348,52 @@ pub fn resolve(f: &ScenarioFile, hz: u32) -> Result<Vec<DeviceSpec>, KeyError> {
             device(name, d, hz, i)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::block::device::presets;
+
+    fn one(table: &str) -> Result<DeviceSpec, KeyError> {
+        let d: DeviceFile = toml::from_str(table).expect("a device table");
+        device("sda", &d, 250, 0)
+    }
+
+    #[test]
+    fn a_preset_sets_kind_and_figures_and_keys_override_them() {
+        let s = one("preset = \"nvme-pm9a3\"\nparallelism = 32\n").expect("valid");
+        let DeviceKind::Flash(f) = &s.kind else { panic!("{:?}", s.kind) };
+        // parallelism overridden; the rest from the preset (900k IOPS, 6.5 GB/s, 1023 tags).
+        assert_eq!((f.parallelism, f.read_iops, f.read_bytes_per_s), (32, 900_000, 6_500_000_000));
+        assert_eq!((s.queue_depth, s.rotational), (1023, false));
+        let h = one("preset = \"hdd-7200\"\n").expect("valid");
+        assert!(matches!(h.kind, DeviceKind::HddNcq { rpm: 7200, .. }) && h.rotational);
+        let legacy = one("preset = \"hdd-7200\"\nncq = false\n").expect("valid");
+        assert!(matches!(legacy.kind, DeviceKind::Hdd { rpm: 7200, bytes_per_s: 261_000_000, .. }));
+        let plain = one("kind = \"hdd\"\n").expect("valid");
+        assert!(matches!(plain.kind, DeviceKind::Hdd { .. }), "no preset: the legacy disk unless ncq = true");
+    }
+
+    #[test]
+    fn kinds_without_a_preset_take_documented_defaults() {
+        let f = one("kind = \"flash\"\n").expect("valid");
+        assert_eq!(f.kind, DeviceKind::Flash(presets::sata_ssd_flash()));
+        let c = one("kind = \"cloud\"\niops_limit = 300\nburst_iops = 3000\nburst_credits = 5400000\n").expect("valid");
+        let DeviceKind::Cloud(p) = &c.kind else { panic!("{:?}", c.kind) };
+        assert_eq!((p.iops_limit, p.burst_iops, p.burst_credits), (300, 3000, 5_400_000));
+        assert_eq!(p.throughput_bytes_per_s, 125 << 20, "gp3's 125 MiB/s");
+        // A raised limit without a burst rate means no burst above it.
+        let c = one("kind = \"cloud\"\niops_limit = 16000\n").expect("valid");
+        let DeviceKind::Cloud(p) = &c.kind else { panic!("{:?}", c.kind) };
+        assert_eq!(p.burst_iops, 16_000);
+    }
+
+    #[test]
+    fn legacy_kinds_refuse_curve_keys() {
+        let e = one("kind = \"ssd\"\nread_iops = 5\n").unwrap_err();
+        assert!(format!("{e:?}").contains("read_iops"), "{e:?}");
+        let e = one("kind = \"flash\"\nrpm = 7200\n").unwrap_err();
+        assert!(format!("{e:?}").contains("rpm"), "{e:?}");
+    }
 }

@@ -173,7 +173,7 @@ pub struct GroupFile {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct DeviceFile {
-    /// `ssd` or `hdd`.
+    /// `ssd` or `hdd` (the legacy models), `flash` (response curve) or `cloud`.
     pub kind: Option<String>,
     /// `noop`, `deadline`, `cfq` or `kyber` (default `cfq`, 4.4's Kconfig default).
     pub elevator: Option<String>,
@@ -196,6 +196,29 @@ pub struct DeviceFile {
     #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Duration>"))]
     pub seek_max: Option<Value>,
     pub bandwidth: Option<String>,
+    /// A named device (`sata-ssd`, `nvme-pm9a3`, `hdd-7200`, `ebs-gp2-100g`,
+    /// `ebs-gp3`, `ebs-io2`): sets `kind` and its figures; other keys override.
+    pub preset: Option<String>,
+    /// `flash`, `cloud`: 4 KiB random read IOPS the curve approaches.
+    pub read_iops: Option<i64>,
+    /// `flash`, `cloud`: 4 KiB random write IOPS.
+    pub write_iops: Option<i64>,
+    /// `flash`, `cloud`: internal channels/dies serving commands at once.
+    pub parallelism: Option<i64>,
+    /// `hdd`: native command queueing with shortest-positioning-time-first
+    /// reordering (geometry-based rotation); default false (the legacy model).
+    pub ncq: Option<bool>,
+    /// `cloud`: baseline (gp2) or provisioned (gp3, io2) IOPS; the credit refill rate.
+    pub iops_limit: Option<i64>,
+    /// `cloud`: IOPS while burst credits last (default `iops_limit`: no burst).
+    pub burst_iops: Option<i64>,
+    /// `cloud`: burst credits (I/Os) at the start and at most (gp2: 5400000).
+    pub burst_credits: Option<i64>,
+    /// `cloud`: throughput cap such as "125MiB/s".
+    pub throughput_limit: Option<String>,
+    /// `cloud`: network latency added to every request.
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Duration>"))]
+    pub network_latency: Option<Value>,
     /// `4.4`, or `fixed` (with commit 3932a86b4b9d, the default).
     pub cfq_behaviour: Option<String>,
     /// CFQ's sysfs tunables, applied when the elevator is `cfq`.
