@@ -84,7 +84,7 @@ fn run(readers: u32, depth: u32, rotational: bool, secs: u64) -> Vec<u64> {
         match ev {
             Event::IoComplete { request, .. } => {
                 let task = q.rqs.rq(request).task.0;
-                q.complete(now, request);
+                q.complete(now, request, &mut events);
                 q.run(now, &mut events, &comm);
                 done[task as usize] += 1;
                 submit(&mut q, now, task, done[task as usize]);

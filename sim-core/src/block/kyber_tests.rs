@@ -322,7 +322,7 @@ fn a_write_stream_is_throttled_until_reads_meet_their_target() {
                     } else {
                         writes += 1;
                     }
-                    q.complete(now, request);
+                    q.complete(now, request, &mut events);
                     submit(&mut q, now, task);
                     q.run(now, &mut events, &comm);
                 }
@@ -437,7 +437,7 @@ proptest::proptest! {
                 let (at, e) = events.pop().expect("peeked");
                 match e {
                     Event::IoComplete { request, .. } => {
-                        completed += q.complete(at, request).len() as u64;
+                        completed += q.complete(at, request, &mut events).len() as u64;
                         q.run(at, &mut events, &comm);
                     }
                     Event::IoTimer { generation, .. } => {
