@@ -12,6 +12,7 @@
 //! jiffies at the scenario's HZ, and their deadlines and timers fall on jiffy
 //! boundaries (`jiffies = now / TICK_NSEC`).
 
+pub mod bfq;
 pub mod cfq;
 pub mod cfq_tunables;
 pub mod deadline;
@@ -23,6 +24,7 @@ pub mod request;
 #[cfg(test)]
 mod tests;
 
+pub use bfq::{Bfq, BfqClass, BfqGroupIo, BfqTaskIo, BfqTunables};
 pub use cfq::{Cfq, IoClass, IoPrio};
 pub use cfq_tunables::{CfqBehaviour, CfqTunables};
 pub use deadline::{Deadline, DeadlineTunables};
@@ -41,6 +43,8 @@ pub enum ElevatorSpec {
     Noop,
     Deadline(DeadlineTunables),
     Cfq(CfqTunables),
+    /// BFQ (6.18), a documented subset: see `bfq/mod.rs`.
+    Bfq(BfqTunables),
 }
 
 impl ElevatorSpec {
@@ -49,6 +53,7 @@ impl ElevatorSpec {
             ElevatorSpec::Noop => "noop",
             ElevatorSpec::Deadline(_) => "deadline",
             ElevatorSpec::Cfq(_) => "cfq",
+            ElevatorSpec::Bfq(_) => "bfq",
         }
     }
 
@@ -59,6 +64,7 @@ impl ElevatorSpec {
             ElevatorSpec::Noop => Err(format!("noop has no tunable `{name}`")),
             ElevatorSpec::Deadline(t) => t.set(name, value, hz),
             ElevatorSpec::Cfq(t) => t.set(name, value, hz),
+            ElevatorSpec::Bfq(t) => t.set(name, value, hz),
         }
     }
 
@@ -89,6 +95,8 @@ impl ElevatorSpec {
                 ("low_latency", u64::from(t.low_latency)),
                 ("target_latency", ms(t.target_latency_j)),
             ],
+            // BFQ's SHOW_FUNCTIONs (6.18): ms, except slice_idle_us and max_budget (sectors).
+            ElevatorSpec::Bfq(t) => t.sysfs(hz),
         }
     }
 }
@@ -117,6 +125,7 @@ pub enum Elevator {
     Noop(Noop),
     Deadline(Deadline),
     Cfq(Box<Cfq>),
+    Bfq(Box<Bfq>),
 }
 
 impl Elevator {
@@ -126,6 +135,20 @@ impl Elevator {
             ElevatorSpec::Noop => Elevator::Noop(Noop::default()),
             ElevatorSpec::Deadline(t) => Elevator::Deadline(Deadline::new(*t)),
             ElevatorSpec::Cfq(t) => Elevator::Cfq(Box::new(Cfq::new(*t, task_prio, hz, jiffy_ns))),
+            // Every task in the root group until `with_bfq_groups`.
+            ElevatorSpec::Bfq(t) => {
+                let tasks = task_prio.into_iter().map(BfqTaskIo::from_ioprio).collect();
+                Elevator::Bfq(Box::new(Bfq::new(*t, tasks, Vec::new(), hz)))
+            }
+        }
+    }
+
+    /// BFQ's blkcg groups: `groups[0]` is the root, `task_group[i]` task
+    /// i's group. Other elevators ignore groups (4.4 CFQ here has none).
+    pub fn with_bfq_groups(self, task_group: &[usize], groups: Vec<BfqGroupIo>) -> Elevator {
+        match self {
+            Elevator::Bfq(b) => Elevator::Bfq(Box::new(b.with_groups(task_group, groups))),
+            other => other,
         }
     }
 
@@ -133,6 +156,7 @@ impl Elevator {
     pub fn check(&self) -> Result<(), String> {
         match self {
             Elevator::Cfq(c) => c.check(),
+            Elevator::Bfq(b) => b.check(),
             _ => Ok(()),
         }
     }
@@ -141,6 +165,7 @@ impl Elevator {
     pub fn allow_bio_merge(&self, rqs: &Requests, rq: RequestId, task: TaskId, flags: ReqFlags) -> bool {
         match self {
             Elevator::Cfq(c) => c.allow_bio_merge(rqs, rq, task, flags),
+            Elevator::Bfq(b) => b.allow_bio_merge(rqs.rq(rq), task, flags.is_sync()),
             _ => true,
         }
     }
@@ -151,6 +176,7 @@ impl Elevator {
             Elevator::Noop(_) => None,
             Elevator::Deadline(d) => d.merge(rqs, flags.op, bio_end),
             Elevator::Cfq(c) => c.merge(rqs, task, flags, bio_end),
+            Elevator::Bfq(b) => b.merge(rqs, task, flags.is_sync(), bio_end),
         }
     }
 
@@ -160,6 +186,7 @@ impl Elevator {
             Elevator::Noop(_) => {}
             Elevator::Deadline(d) => d.merged_request(rqs, rq, old_sector, front),
             Elevator::Cfq(c) => c.merged_request(rqs, rq, old_sector, front),
+            Elevator::Bfq(b) => b.merged_request(rqs, rq, old_sector, front),
         }
     }
 
@@ -169,6 +196,7 @@ impl Elevator {
             Elevator::Noop(n) => n.add_request(rq),
             Elevator::Deadline(d) => d.add_request(ctx, rq),
             Elevator::Cfq(c) => c.insert_request(ctx, rq),
+            Elevator::Bfq(b) => b.insert_request(ctx, rq),
         }
     }
 
@@ -179,20 +207,25 @@ impl Elevator {
             Elevator::Noop(n) => n.dispatch_request(ctx),
             Elevator::Deadline(d) => d.dispatch_request(ctx),
             Elevator::Cfq(c) => c.dispatch_requests(ctx),
+            Elevator::Bfq(b) => b.dispatch_request(ctx),
         }
     }
 
     /// `elevator_completed_req_fn`.
     pub fn completed_request(&mut self, ctx: &mut ElvCtx<'_>, rq: RequestId) {
-        if let Elevator::Cfq(c) = self {
-            c.completed_request(ctx, rq);
+        match self {
+            Elevator::Cfq(c) => c.completed_request(ctx, rq),
+            Elevator::Bfq(b) => b.completed_request(ctx, rq),
+            _ => {}
         }
     }
 
     /// The elevator's timer fired (CFQ's `idle_slice_timer`).
     pub fn timer(&mut self, ctx: &mut ElvCtx<'_>) {
-        if let Elevator::Cfq(c) = self {
-            c.idle_slice_timer(ctx);
+        match self {
+            Elevator::Cfq(c) => c.idle_slice_timer(ctx),
+            Elevator::Bfq(b) => b.idle_slice_timer(ctx),
+            _ => {}
         }
     }
 
@@ -200,6 +233,7 @@ impl Elevator {
     pub fn timer_at(&self) -> Option<SimTime> {
         match self {
             Elevator::Cfq(c) => c.idle_timer_at(),
+            Elevator::Bfq(b) => b.idle_timer_at(),
             _ => None,
         }
     }
@@ -210,6 +244,7 @@ impl Elevator {
             Elevator::Noop(n) => n.queued(),
             Elevator::Deadline(d) => d.queued(),
             Elevator::Cfq(c) => c.queued(),
+            Elevator::Bfq(b) => b.queued(),
         }
     }
 
@@ -220,6 +255,7 @@ impl Elevator {
             Elevator::Noop(_) => "fifo".into(),
             Elevator::Deadline(_) => format!("{} fifo", rqs.rq(rq).flags.op.name()),
             Elevator::Cfq(c) => c.queue_label(rqs.rq(rq), comm),
+            Elevator::Bfq(b) => b.queue_label(rqs.rq(rq), comm),
         }
     }
 }

@@ -7,14 +7,14 @@ use super::file::{DeviceFile, ScenarioFile};
 use super::validate::{check_name, duration_value};
 use crate::block::cfq_tunables::CfqBehaviour;
 use crate::block::request::SECTOR_BYTES;
-use crate::block::{CfqTunables, DeadlineTunables, DeviceKind, DeviceSpec, ElevatorSpec};
+use crate::block::{BfqTunables, CfqTunables, DeadlineTunables, DeviceKind, DeviceSpec, ElevatorSpec};
 use crate::workload::dist::parse_size;
 use std::collections::BTreeMap;
 use toml::Value;
 
 pub const DEVICES_MAX: usize = 64;
 pub const QUEUE_DEPTH_MAX: u64 = 4096;
-const ELEVATORS: &str = "noop, deadline, cfq";
+const ELEVATORS: &str = "noop, deadline, cfq, bfq";
 
 fn bandwidth(v: &Option<String>, key: &str, default: u64) -> Result<u64, KeyError> {
     let Some(s) = v else { return Ok(default) };
@@ -123,10 +123,16 @@ fn device(name: &str, d: &DeviceFile, hz: u32, index: usize) -> Result<DeviceSpe
         let full = key(&format!("deadline.{k}"));
         deadline.set(k, tunable_value(v, &full)?, hz).map_err(|m| KeyError::new(full, m))?;
     }
+    let mut bfq = BfqTunables::defaults(hz);
+    for (k, v) in &d.bfq {
+        let full = key(&format!("bfq.{k}"));
+        bfq.set(k, tunable_value(v, &full)?, hz).map_err(|m| KeyError::new(full, m))?;
+    }
     let elevator = match d.elevator.as_deref().unwrap_or("cfq") {
         "noop" => ElevatorSpec::Noop,
         "deadline" => ElevatorSpec::Deadline(deadline),
         "cfq" => ElevatorSpec::Cfq(cfq),
+        "bfq" => ElevatorSpec::Bfq(bfq),
         other => {
             return Err(KeyError::new(key("elevator"), format!("unknown elevator `{other}`; allowed: {ELEVATORS}")));
         }
