@@ -58,8 +58,8 @@ struct Reader {
     left: u64,
 }
 
-/// One served request: (task, queued ns, dispatched ns).
-type Served = (u32, u64, u64);
+/// One served request: (task, queued ns, dispatched ns, sector).
+type Served = (u32, u64, u64, u64);
 
 struct Rig {
     q: RequestQueue,
@@ -145,7 +145,7 @@ impl Rig {
                 Event::IoComplete { request, .. } => {
                     let r = self.q.rqs.rq(request);
                     let q_at = self.q.bios.get(r.bios[0].0).q_at.ns();
-                    let s = (r.task.0, q_at, r.d_at.expect("dispatched").ns());
+                    let s = (r.task.0, q_at, r.d_at.expect("dispatched").ns(), r.sector);
                     self.served.push(s);
                     self.q.complete(self.now, request);
                     self.run();
@@ -379,4 +379,184 @@ fn new_interactive_reader_is_raised_and_waits_less() {
     };
     assert_eq!(run(1), (70, Some((1200, 30))));
     assert_eq!(run(0), (33_062, Some((40, 1))));
+}
+
+/// Robustness: a mix of sync readers (sequential and random), buffered
+/// (async) writers and an IDLE and an RT task in two groups, on a queue of
+/// depth 4, rotational and not, with and without low_latency and
+/// strict_guarantees. The rig checks the queue's and BFQ's invariants
+/// (`check`) after every run of the queue; at the end every request has
+/// completed.
+#[test]
+fn mixed_load_keeps_the_invariants() {
+    for (nonrot, low_latency, strict) in [(false, 1, 0), (true, 1, 0), (true, 0, 1), (false, 0, 0)] {
+        let mut t = BfqTunables::defaults(HZ);
+        t.set("low_latency", low_latency, HZ).unwrap();
+        t.set("strict_guarantees", strict, HZ).unwrap();
+        let tasks = vec![
+            be(4, 0),
+            be(2, 1),
+            BfqTaskIo { class: BfqClass::Idle, level: 7, group: 2 },
+            BfqTaskIo { class: BfqClass::Rt, level: 0, group: 1 },
+            be(7, 2),
+            be(4, 2),
+        ];
+        let groups = vec![
+            BfqGroupIo { parent: None, weight: 100 },
+            BfqGroupIo { parent: Some(0), weight: 300 },
+            BfqGroupIo { parent: Some(1), weight: 50 },
+        ];
+        let n = tasks.len();
+        let elevator = Elevator::Bfq(Box::new(Bfq::new(t, tasks, groups, HZ)));
+        let mut spec = disk(256);
+        spec.queue_depth = 4;
+        spec.rotational = !nonrot;
+        let device = Device::new(spec, SimRng::new(1).stream("d"));
+        let mut q = RequestQueue::new(DeviceId(0), device, elevator, n, tick_nsec(HZ));
+        let mut events = EventQueue::new();
+        let mut rng = SimRng::new(7).stream("load");
+        let mut now = SimTime::ZERO;
+        let mut seq = 0;
+        let mut pos = [0u64; 6];
+        for step in 0..10_000u64 {
+            // Submit a few bios, then process the next event.
+            for _ in 0..rng.range_inclusive(0, 2) {
+                let task = rng.range_inclusive(0, n as u64 - 1) as usize;
+                let write = task == 4 || (task == 5 && rng.range_inclusive(0, 1) == 0);
+                let flags =
+                    if write { ReqFlags { op: Op::Write, sync: false, meta: false, prio: false } } else { READ };
+                let nr = 8 * rng.range_inclusive(1, 32) as u32;
+                let sector = if task == 1 || rng.range_inclusive(0, 3) == 0 {
+                    rng.range_inclusive(0, 1 << 24) & !7
+                } else {
+                    (task as u64 + 1) * SPAN + pos[task]
+                };
+                pos[task] += u64::from(nr);
+                seq += 1;
+                q.submit_bio(now, TaskId(task as u32), seq, flags, sector, nr);
+            }
+            q.run(now, &mut events, &|t| format!("t{}", t.0));
+            q.check(now).unwrap_or_else(|e| panic!("step {step}: {e}"));
+            let Some((at, ev)) = events.pop() else {
+                now = now.after(rng.range_inclusive(1, 3 * MS));
+                continue;
+            };
+            now = at;
+            match ev {
+                Event::IoComplete { request, .. } => {
+                    q.complete(now, request);
+                }
+                Event::IoTimer { generation, .. } => {
+                    q.timer(now, generation);
+                }
+                other => panic!("unexpected event {other:?}"),
+            }
+            q.run(now, &mut events, &|t| format!("t{}", t.0));
+            q.check(now).unwrap_or_else(|e| panic!("step {step}: {e}"));
+        }
+        // Drain: no new I/O, every queued request is served.
+        for _ in 0..1_000_000 {
+            let Some((at, ev)) = events.pop() else { break };
+            now = at;
+            match ev {
+                Event::IoComplete { request, .. } => {
+                    q.complete(now, request);
+                }
+                Event::IoTimer { generation, .. } => {
+                    q.timer(now, generation);
+                }
+                other => panic!("unexpected event {other:?}"),
+            }
+            q.run(now, &mut events, &|t| format!("t{}", t.0));
+            q.check(now).unwrap_or_else(|e| panic!("drain: {e}"));
+        }
+        assert_eq!((q.elevator.queued(), q.device.in_flight), (0, 0), "nonrot {nonrot} ll {low_latency}");
+        assert_eq!(q.bios_submitted, q.bios_completed);
+        assert!(q.bios_submitted > 5_000, "{} bios", q.bios_submitted);
+    }
+}
+
+/// Through the scenario file and the engine: `elevator = "bfq"`, two
+/// sequential 4 KiB readers in cgroups with `io.bfq.weight` 100 and 200
+/// (cgroup v1's `blkio.bfq.weight` for the second), low_latency off. As in
+/// `group_weights_share_bytes_one_to_two`, slots of 125 ms charged by time
+/// give the heavier group two slots per one: over 2 s the bytes come
+/// within 10% of 1:2 (the first slots are not yet in the 2:1 rhythm). The
+/// disk is the rig's (a 4 KiB read takes 1 ms), so that a slot ends on its
+/// budget timeout with more than a third of the budget left.
+#[test]
+fn scenario_groups_with_bfq_weights() {
+    let toml = r#"
+        schema = 1
+        seed = 1
+        duration = "2s"
+        [kernel]
+        version = "4.4"
+        [machine]
+        cpus = 2
+        hz = 1000
+        [devices.d]
+        kind = "ssd"
+        rotational = true
+        elevator = "bfq"
+        queue_depth = 1
+        read_latency = "999us"
+        read_bandwidth = "4096MB/s"
+        [devices.d.bfq]
+        low_latency = 0
+        [groups."/light"]
+        "io.bfq.weight" = 100
+        [groups."/heavy"]
+        "blkio.bfq.weight" = 200
+        [[tasks]]
+        name = "light"
+        cpus = "0"
+        group = "/light"
+        program = [{ read = "4KiB", offset = "0GiB" }]
+        [[tasks]]
+        name = "heavy"
+        cpus = "1"
+        group = "/heavy"
+        program = [{ read = "4KiB", offset = "100GiB" }]
+    "#;
+    let scenario = crate::scenario::Scenario::from_toml("test.toml", toml).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = crate::engine::Simulation::new(&scenario);
+    sim.run_to_end();
+    let report = sim.report();
+    let io = report.io.as_ref().expect("io report");
+    let kib = |comm: &str| io.processes.iter().find(|p| p.comm == comm).expect("did I/O").kib;
+    let (light, heavy) = (kib("light"), kib("heavy"));
+    assert!(light > 1000, "light read {light} KiB");
+    let ratio = heavy as f64 / light as f64;
+    assert!((1.8..=2.2).contains(&ratio), "heavy {heavy} KiB, light {light} KiB");
+    let tunables = &io.devices[0].tunables;
+    assert!(tunables.iter().any(|(k, v)| *k == "low_latency" && *v == 0), "{tunables:?}");
+}
+
+/// FIFO expiry inside a queue (`bfq_check_fifo`, once per service slot).
+/// One task, low_latency off: read A at sector 1000000 goes at once; then
+/// X at sector 8 and 300 reads B0.. every 16 sectors from 2000000 (not
+/// contiguous: no merges) are queued at 0.
+/// `bfq_choose_req` prefers B0 (ahead of the head) to X (1e6 sectors
+/// behind, beyond back_seek_max × 2 = 32768: "wrapped"), and each B the
+/// next. The slot's FIFO check ran at A's dispatch (A was the FIFO head).
+/// At 125 ms the budget times out; the queue, still backlogged, is
+/// requeued and selected again, which re-arms the FIFO check: the dispatch
+/// of B124 at 125 ms finds X, the FIFO head, expired (fifo_time 0 +
+/// fifo_expire_sync 125 ms) and X goes next, at 126 ms, before B125..B299.
+#[test]
+fn fifo_expiry_within_a_queue() {
+    let mut rig = Rig::new(no_wr(), vec![be(4, 0)], Vec::new(), 2560);
+    rig.q.submit_bio(rig.now, TaskId(0), 1, READ, 1_000_000, 8);
+    rig.run();
+    rig.q.submit_bio(rig.now, TaskId(0), 2, READ, 8, 8);
+    for i in 0..300 {
+        rig.q.submit_bio(rig.now, TaskId(0), 3 + i, READ, 2_000_000 + 16 * i, 8);
+    }
+    rig.run();
+    rig.run_until(400 * MS);
+    let x = rig.served.iter().position(|s| s.3 == 8).expect("X served");
+    assert_eq!((x, rig.served[x].2), (126, 126 * MS));
+    assert_eq!(rig.served[125].3, 2_000_000 + 16 * 124);
+    assert_eq!(rig.served.len(), 302);
 }
