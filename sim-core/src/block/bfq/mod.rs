@@ -771,14 +771,14 @@ impl Bfq {
 
     /// `bfq_updated_next_req`: a queue not in service gets enough budget for
     /// its new first request and is repositioned.
-    fn updated_next_req(&mut self, ctx: &ElvCtx<'_>, q: u32) {
+    fn updated_next_req(&mut self, rqs: &Requests, q: u32) {
         let Some(next) = self.q(q).next_rq else { return };
         if self.in_service == Some(q) {
             return;
         }
         let e = self.q(q).entity;
         let en = &self.wf.ents[e as usize];
-        let new_budget = self.q(q).max_budget.max(self.serv_to_charge(ctx.rqs.rq(next), q)).max(en.service);
+        let new_budget = self.q(q).max_budget.max(self.serv_to_charge(rqs.rq(next), q)).max(en.service);
         if en.budget != new_budget {
             self.wf.ents[e as usize].budget = new_budget;
             if self.wf.ents[e as usize].tree == Tree::Active {
@@ -880,7 +880,7 @@ impl Bfq {
                 self.apply_weight(q);
             }
             if prev != next {
-                self.updated_next_req(ctx, q);
+                self.updated_next_req(ctx.rqs, q);
             }
         }
         let low_latency = self.t.low_latency;
@@ -916,7 +916,7 @@ impl Bfq {
         if self.q(q).next_rq == Some(rq) {
             let next = self.find_next_rq(ctx, q, rq);
             self.qm(q).next_rq = next;
-            self.updated_next_req(ctx, q);
+            self.updated_next_req(ctx.rqs, q);
         }
         let r = ctx.rqs.rq(rq);
         let (sync, key, fkey) = (r.flags.is_sync(), (r.sector, r.sort_key), r.fifo_key);
@@ -954,34 +954,27 @@ impl Bfq {
         self.bic_queue(task, sync).is_some_and(|q| r.cfqq == Some(q))
     }
 
-    /// `bfq_request_merged`: a front merge re-sorts the request and may
-    /// change the queue's next request.
+    /// `bfq_request_merged`: after a front merge that moved the request
+    /// before its predecessor in the sort tree, re-sort it and reconsider
+    /// the queue's next request.
     pub fn merged_request(&mut self, rqs: &mut Requests, rq: RequestId, old_sector: u64, front: bool) {
-        if !front {
-            return;
-        }
         let r = rqs.rq(rq);
         let Some(q) = r.cfqq else { return };
         let (new_key, old_key) = ((r.sector, r.sort_key), (old_sector, r.sort_key));
+        let moved_before_prev =
+            self.q(q).sort_list.range(..old_key).next_back().is_some_and(|(&(sector, _), _)| r.sector < sector);
+        // The tree is keyed by sector here: re-key the request whatever the case.
         let x = self.qm(q);
         x.sort_list.remove(&old_key);
         x.sort_list.insert(new_key, rq);
+        if !front || !moved_before_prev {
+            return;
+        }
         let prev = self.q(q).next_rq;
         let next = self.choose_req(rqs, prev, Some(rq), self.last_position);
         self.qm(q).next_rq = next;
-        if prev != next && self.in_service != Some(q) {
-            // bfq_updated_next_req without a context: the budget only grows
-            // to cover the (merged, larger) first request.
-            let e = self.q(q).entity;
-            let charge = if self.q(q).sync { u64::from(rqs.rq(rq).nr_sectors) } else { 0 };
-            let en = &self.wf.ents[e as usize];
-            let nb = self.q(q).max_budget.max(charge).max(en.service);
-            if en.budget != nb && self.q(q).busy {
-                self.wf.ents[e as usize].budget = nb;
-                if self.wf.ents[e as usize].tree == Tree::Active {
-                    self.wf.reposition(e);
-                }
-            }
+        if prev != next {
+            self.updated_next_req(rqs, q);
         }
     }
 
