@@ -560,3 +560,34 @@ fn fifo_expiry_within_a_queue() {
     assert_eq!(rig.served[125].3, 2_000_000 + 16 * 124);
     assert_eq!(rig.served.len(), 302);
 }
+
+/// The async charge factor (`bfq_serv_to_charge`: × 3 for an async queue
+/// that is not raised, in a symmetric scenario). low_latency off; 100
+/// buffered 256 KiB writes (512 sectors, 1.063 ms each) are queued at 0,
+/// and a sequential 4 KiB reader (1 ms) starts at 0 too.
+/// - The first write goes at once; the reader's arrival preempts the
+///   async queue (an async queue is never worth idling for).
+/// - The reader's slots end on the budget timeout (125 reads) and are
+///   charged by time: 16384 sectors.
+/// - An async queue's budget after any expiry is `bfq_max_budget` = 16384
+///   (`__bfq_bfqq_recalc_budget`); each write costs 512 × 3 = 1536, so a
+///   slot ends BUDGET_EXHAUSTED after 10 writes (15360; the 11th would
+///   need 1536 > 1024 left) — 32 writes without the factor.
+/// - The writer's first turn has two slots back to back: its finish stamp
+///   was set when it had been charged one write only, so it is still
+///   eligible after its first 10 (B-WF2Q+ gives the preempted queue back
+///   its due). After that the turns alternate 10 writes / 125 reads.
+#[test]
+fn async_queue_pays_three_times_its_sectors() {
+    let mut rig = Rig::new(no_wr(), vec![be(4, 0), be(4, 0)], Vec::new(), 2560);
+    let write = ReqFlags { op: Op::Write, sync: false, meta: false, prio: false };
+    for i in 0..100u64 {
+        rig.q.submit_bio(rig.now, TaskId(0), 1 + i, write, SPAN + 1024 * i, 512);
+    }
+    rig.run();
+    rig.reader(1, 0, 0, 8, u64::MAX);
+    rig.run_until(600 * MS);
+    let counts: Vec<(u32, usize)> = turns(&rig.served).iter().map(|t| (t.0, t.3)).collect();
+    assert_eq!(counts[..8], [(0, 1), (1, 125), (0, 20), (1, 125), (0, 10), (1, 125), (0, 10), (1, 125)]);
+    assert_eq!(rig.bfq().expirations[Expiry::Preempted as usize], 1);
+}
