@@ -636,8 +636,9 @@ impl Bfq {
         if gq == gs { self.weight(q) > self.weight(s) } else { w(q, gq) > w(s, gs) }
     }
 
-    /// `next_queue_may_preempt`, approximated: the in-service queue and the
-    /// newly busy one hang under different top-level entities.
+    /// `next_queue_may_preempt` (root `next_in_service` differs from the
+    /// in-service entity), approximated: the in-service queue and the newly
+    /// busy one hang under different top-level entities of the root.
     fn may_preempt(&self, q: u32, s: u32) -> bool {
         let top = |g: usize| {
             let mut g = g;
@@ -650,7 +651,10 @@ impl Bfq {
             g
         };
         let (a, b) = (self.q(q).group, self.q(s).group);
-        a == 0 || b == 0 || top(a) != top(b) || a == b
+        // Under one top-level group entity, the root's next_in_service is the
+        // in-service group itself (`bfq_no_longer_next_in_service` keeps a
+        // group with several active entities): no preemption.
+        a == 0 || b == 0 || top(a) != top(b)
     }
 
     /// `bfq_bfqq_handle_idle_busy_switch`.
