@@ -1342,10 +1342,13 @@ impl Bfq {
                 ));
             }
         }
-        if let Some(s) = self.in_service
-            && !self.q(s).busy
-        {
-            return Err("bfq: the in-service queue is not busy".into());
+        if let Some(s) = self.in_service {
+            if !self.q(s).busy {
+                return Err("bfq: the in-service queue is not busy".into());
+            }
+            if self.wf.sds[self.q(s).group].in_service != Some(self.q(s).entity) {
+                return Err("bfq: the in-service queue's entity is not in service in its group".into());
+            }
         }
         self.wf.check()
     }

@@ -407,14 +407,32 @@ impl Wf2q {
         }
     }
 
-    /// Entities counted in each sd's trees, for `check`.
+    /// Each tree's weight sum is the weight of the entities counted in it,
+    /// and each tree is keyed by its entities' finish stamps (for `check`).
     pub fn check(&self) -> Result<(), String> {
+        let mut sums = vec![[0u64; CLASSES]; self.sds.len()];
+        for e in self.ents.iter().filter(|e| e.on_st) {
+            sums[e.sd][e.class] += e.weight;
+        }
         for (i, sd) in self.sds.iter().enumerate() {
+            // A group with an active or in-service child is itself active or
+            // in service in its parent.
+            let has_work = sd.in_service.is_some() || sd.st.iter().any(|st| !st.active.is_empty());
+            if let Some(g) = sd.entity
+                && has_work
+            {
+                let ge = &self.ents[g as usize];
+                let serving = self.sds[ge.sd].in_service == Some(g);
+                if !(ge.tree == Tree::Active || serving) {
+                    return Err(format!("bfq: group {i} has work but its entity is {:?}, not in service", ge.tree));
+                }
+            }
             for (c, st) in sd.st.iter().enumerate() {
-                let sum: u64 =
-                    self.ents.iter().filter(|e| e.sd == i && e.class == c && e.on_st).map(|e| e.weight).sum();
-                if sum != st.wsum {
-                    return Err(format!("bfq: group {i} class {c} wsum {} but its entities weigh {sum}", st.wsum));
+                if sums[i][c] != st.wsum {
+                    return Err(format!(
+                        "bfq: group {i} class {c} wsum {} but its entities weigh {}",
+                        st.wsum, sums[i][c]
+                    ));
                 }
                 for &(f, e) in st.active.iter().chain(st.idle.iter()) {
                     if self.ents[e as usize].finish != f {
