@@ -378,10 +378,9 @@ impl Bfq {
 
     /// `bfq_get_queue` + `bfq_init_bfqq` + `bfq_init_entity`.
     fn get_queue(&mut self, task: TaskId, sync: bool, now: SimTime, jiffies: i64) -> u32 {
-        let io = self.tasks.get(task.index()).copied().unwrap_or(BfqTaskIo { class: BfqClass::Be, level: 4, group: 0 });
-        let group = if io.group < self.groups.len() { io.group } else { 0 };
-        let level = if io.class == BfqClass::Idle { 7 } else { io.level.min(7) };
-        let key = (group, io.class, if io.class == BfqClass::Idle { 0 } else { level });
+        let io = self.task_io(task);
+        let (group, level) = (io.group, io.level);
+        let key = self.async_key(task);
         if sync {
             if let Some(q) = self.sync_q.get(task.index()).copied().flatten() {
                 return q;
@@ -426,9 +425,10 @@ impl Bfq {
             last_request_pos: 0,
         });
         if sync {
-            if let Some(slot) = self.sync_q.get_mut(task.index()) {
-                *slot = Some(id);
+            if task.index() >= self.sync_q.len() {
+                self.sync_q.resize(task.index() + 1, None);
             }
+            self.sync_q[task.index()] = Some(id);
         } else {
             self.async_q.insert(key, id);
         }
@@ -440,9 +440,23 @@ impl Bfq {
         if sync {
             return self.sync_q.get(task.index()).copied().flatten();
         }
-        let io = self.tasks.get(task.index())?;
-        let level = if io.class == BfqClass::Idle { 0 } else { io.level.min(7) };
-        self.async_q.get(&(io.group, io.class, level)).copied()
+        self.async_q.get(&self.async_key(task)).copied()
+    }
+
+    /// A task's I/O priority and group, checked: an unknown task is BE/4 in
+    /// the root, a group out of range is the root, the IDLE class has level 7.
+    fn task_io(&self, task: TaskId) -> BfqTaskIo {
+        let io = self.tasks.get(task.index()).copied().unwrap_or(BfqTaskIo { class: BfqClass::Be, level: 4, group: 0 });
+        let group = if io.group < self.groups.len() { io.group } else { 0 };
+        let level = if io.class == BfqClass::Idle { 7 } else { io.level.min(7) };
+        BfqTaskIo { class: io.class, level, group }
+    }
+
+    /// `bfq_async_queue_prio`: async queues per (group, class, level); one
+    /// for the IDLE class per group.
+    fn async_key(&self, task: TaskId) -> (usize, BfqClass, u8) {
+        let io = self.task_io(task);
+        (io.group, io.class, if io.class == BfqClass::Idle { 0 } else { io.level })
     }
 
     /// `bfq_serv_to_charge`: sync, raised or asymmetric queues pay their
