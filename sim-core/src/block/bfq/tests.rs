@@ -595,15 +595,16 @@ fn async_queue_pays_three_times_its_sectors() {
 /// Soft real-time raising. Defaults (low_latency on). A periodic reader
 /// (one 4 KiB read, then 50 ms of think time) next to a backlogged one.
 /// Both queues are new, so idle for long: interactive (×30). The periodic
-/// reader's first read completes at 1 ms; it is not idled for (both queues
-/// raised, equal weights: neither idling condition holds), so it expires
-/// NO_MORE_REQUESTS with nothing queued or in flight, which sets
-/// `soft_rt_next_start` (`bfq_bfqq_softrt_next_start`) to max(0, 0 + 8
-/// sectors × HZ / 7000 = 1, 1 + slice_idle 8 + 4) = 13 jiffies. Its next
-/// read, at 51 ms, comes later than that with nothing dispatched and
-/// weight 40: soft real-time. The
-/// queue was already raised, so `bfq_update_bfqq_wr_on_rq_arrival` switches
-/// it to the soft real-time coefficient 30 × 100 = 3000 (weight 120000)
+/// reader's first read is dispatched at 0; the background reader's arrival
+/// at 0 preempts its queue (both raised, equal weights: the periodic queue
+/// is not worth idling for). Expired with its read in flight, the queue
+/// only marks `softrt_update`, and at the completion `soft_rt_next_start`
+/// is not recomputed for a queue raised as interactive (`wr_coeff ==
+/// bfq_wr_coeff`, `bfq_completed_request`): it stays at its creation, 0.
+/// The next read, at 51 ms, comes later than that with nothing in flight
+/// and weight 40: soft real-time. The queue was already raised, so
+/// `bfq_update_bfqq_wr_on_rq_arrival` switches it to the soft real-time
+/// coefficient 30 × 100 = 3000 (weight 120000)
 /// for `bfq_wr_rt_max_time` = 300 ms. It outweighs the background queue
 /// and preempts it: dispatched at once, at 51 ms.
 #[test]
@@ -613,6 +614,7 @@ fn periodic_reader_is_raised_as_soft_real_time() {
     rig.reader(1, 0, 0, 8, u64::MAX);
     rig.run_until(10 * MS);
     assert_eq!(rig.bfq().queue_of(0, true), Some((1200, 30)));
+    assert_eq!(rig.bfq().expirations, [0, 0, 0, 0, 1], "one PREEMPTED expiry");
     rig.run_until(60 * MS);
     assert_eq!(rig.bfq().queue_of(0, true), Some((120_000, 3000)));
     assert_eq!(rig.dispatch_ms(0)[..2], [0, 51]);
