@@ -304,6 +304,10 @@ impl Simulation {
                 let device = Device::new(d.clone(), root_rng.stream(&format!("device/{}", d.name)));
                 let prio = tasks.iter().map(|t: &Task| IoPrio::of_task(t.policy, t.nice)).collect();
                 let elevator = Elevator::new(&d.elevator, prio, spec.hz, tick_nsec(spec.hz));
+                // BFQ's blkcg groups and weights (other elevators ignore them).
+                let (bfq_groups, task_blkcg) =
+                    spec.groups.bfq_groups(&tasks.iter().map(|t: &Task| t.group.0 as usize).collect::<Vec<_>>());
+                let elevator = elevator.with_bfq_groups(&task_blkcg, bfq_groups);
                 RequestQueue::new(DeviceId(i as u16), device, elevator, tasks.len(), tick_nsec(spec.hz))
             })
             .collect();

@@ -116,7 +116,11 @@ fn io_errors_name_the_key() {
     let prog = "program = [{ run = \"1ms\" }, { sleep = \"1ms\" }]";
     let with_dev = |extra: &str| format!("[devices.sda]\nkind = \"hdd\"\n{extra}\n[machine]");
     let cases: Vec<(&str, String, Vec<&str>)> = vec![
-        ("[machine]", with_dev("elevator = \"bfq\""), vec!["bad.toml", "devices.sda.elevator", "noop, deadline, cfq"]),
+        (
+            "[machine]",
+            with_dev("elevator = \"anticipatory\""),
+            vec!["bad.toml", "devices.sda.elevator", "noop, deadline, cfq"],
+        ),
         (
             "[machine]",
             with_dev("kind = \"tape\"").replacen("kind = \"hdd\"\n", "", 1),

@@ -12,6 +12,7 @@
 //! jiffies at the scenario's HZ, and their deadlines and timers fall on jiffy
 //! boundaries (`jiffies = now / TICK_NSEC`).
 
+pub mod bfq;
 pub mod cfq;
 pub mod cfq_tunables;
 pub mod deadline;
@@ -24,6 +25,7 @@ pub mod request;
 #[cfg(test)]
 mod tests;
 
+pub use bfq::{Bfq, BfqClass, BfqGroupIo, BfqTaskIo, BfqTunables};
 pub use cfq::{Cfq, IoClass, IoPrio};
 pub use cfq_tunables::{CfqBehaviour, CfqTunables};
 pub use deadline::{Deadline, DeadlineTunables};
@@ -45,6 +47,8 @@ pub enum ElevatorSpec {
     Cfq(CfqTunables),
     /// 6.18 kyber (block/kyber-iosched.c), run on this queue until the mq path takes it.
     Kyber(KyberTunables),
+    /// BFQ (6.18), a documented subset: see `bfq/mod.rs`.
+    Bfq(BfqTunables),
 }
 
 impl ElevatorSpec {
@@ -54,6 +58,7 @@ impl ElevatorSpec {
             ElevatorSpec::Deadline(_) => "deadline",
             ElevatorSpec::Cfq(_) => "cfq",
             ElevatorSpec::Kyber(_) => "kyber",
+            ElevatorSpec::Bfq(_) => "bfq",
         }
     }
 
@@ -65,6 +70,7 @@ impl ElevatorSpec {
             ElevatorSpec::Deadline(t) => t.set(name, value, hz),
             ElevatorSpec::Cfq(t) => t.set(name, value, hz),
             ElevatorSpec::Kyber(t) => t.set(name, value),
+            ElevatorSpec::Bfq(t) => t.set(name, value, hz),
         }
     }
 
@@ -97,6 +103,8 @@ impl ElevatorSpec {
             ],
             // 6.18 kyber_sched_attrs: ns, as stored.
             ElevatorSpec::Kyber(t) => vec![("read_lat_nsec", t.read_lat_nsec), ("write_lat_nsec", t.write_lat_nsec)],
+            // BFQ's SHOW_FUNCTIONs (6.18): ms, except slice_idle_us and max_budget (sectors).
+            ElevatorSpec::Bfq(t) => t.sysfs(hz),
         }
     }
 }
@@ -126,6 +134,7 @@ pub enum Elevator {
     Deadline(Deadline),
     Cfq(Box<Cfq>),
     Kyber(Box<Kyber>),
+    Bfq(Box<Bfq>),
 }
 
 impl Elevator {
@@ -140,6 +149,20 @@ impl Elevator {
             ElevatorSpec::Kyber(t) => {
                 Elevator::Kyber(Box::new(Kyber::new(*t, kyber::DEFAULT_NR_REQUESTS, hz, jiffy_ns)))
             }
+            // Every task in the root group until `with_bfq_groups`.
+            ElevatorSpec::Bfq(t) => {
+                let tasks = task_prio.into_iter().map(BfqTaskIo::from_ioprio).collect();
+                Elevator::Bfq(Box::new(Bfq::new(*t, tasks, Vec::new(), hz)))
+            }
+        }
+    }
+
+    /// BFQ's blkcg groups: `groups[0]` is the root, `task_group[i]` task
+    /// i's group. Other elevators ignore groups (4.4 CFQ here has none).
+    pub fn with_bfq_groups(self, task_group: &[usize], groups: Vec<BfqGroupIo>) -> Elevator {
+        match self {
+            Elevator::Bfq(b) => Elevator::Bfq(Box::new(b.with_groups(task_group, groups))),
+            other => other,
         }
     }
 
@@ -148,6 +171,7 @@ impl Elevator {
         match self {
             Elevator::Cfq(c) => c.check(),
             Elevator::Kyber(k) => k.check(),
+            Elevator::Bfq(b) => b.check(),
             _ => Ok(()),
         }
     }
@@ -156,6 +180,7 @@ impl Elevator {
     pub fn allow_bio_merge(&self, rqs: &Requests, rq: RequestId, task: TaskId, flags: ReqFlags) -> bool {
         match self {
             Elevator::Cfq(c) => c.allow_bio_merge(rqs, rq, task, flags),
+            Elevator::Bfq(b) => b.allow_bio_merge(rqs.rq(rq), task, flags.is_sync()),
             _ => true,
         }
     }
@@ -167,6 +192,7 @@ impl Elevator {
             Elevator::Deadline(d) => d.merge(rqs, flags.op, bio_end),
             Elevator::Cfq(c) => c.merge(rqs, task, flags, bio_end),
             Elevator::Kyber(k) => k.merge(rqs, flags.op, bio_end),
+            Elevator::Bfq(b) => b.merge(rqs, task, flags.is_sync(), bio_end),
         }
     }
 
@@ -177,6 +203,7 @@ impl Elevator {
             Elevator::Deadline(d) => d.merged_request(rqs, rq, old_sector, front),
             Elevator::Cfq(c) => c.merged_request(rqs, rq, old_sector, front),
             Elevator::Kyber(_) => {}
+            Elevator::Bfq(b) => b.merged_request(rqs, rq, old_sector, front),
         }
     }
 
@@ -187,6 +214,7 @@ impl Elevator {
             Elevator::Deadline(d) => d.add_request(ctx, rq),
             Elevator::Cfq(c) => c.insert_request(ctx, rq),
             Elevator::Kyber(k) => k.insert_request(ctx.rqs, rq),
+            Elevator::Bfq(b) => b.insert_request(ctx, rq),
         }
     }
 
@@ -198,6 +226,7 @@ impl Elevator {
             Elevator::Deadline(d) => d.dispatch_request(ctx),
             Elevator::Cfq(c) => c.dispatch_requests(ctx),
             Elevator::Kyber(k) => k.dispatch_request(ctx),
+            Elevator::Bfq(b) => b.dispatch_request(ctx),
         }
     }
 
@@ -206,6 +235,7 @@ impl Elevator {
         match self {
             Elevator::Cfq(c) => c.completed_request(ctx, rq),
             Elevator::Kyber(k) => k.completed_request(ctx, rq),
+            Elevator::Bfq(b) => b.completed_request(ctx, rq),
             _ => {}
         }
     }
@@ -215,6 +245,7 @@ impl Elevator {
         match self {
             Elevator::Cfq(c) => c.idle_slice_timer(ctx),
             Elevator::Kyber(k) => k.timer(ctx),
+            Elevator::Bfq(b) => b.idle_slice_timer(ctx),
             _ => {}
         }
     }
@@ -224,6 +255,7 @@ impl Elevator {
         match self {
             Elevator::Cfq(c) => c.idle_timer_at(),
             Elevator::Kyber(k) => k.timer_at(),
+            Elevator::Bfq(b) => b.idle_timer_at(),
             _ => None,
         }
     }
@@ -235,6 +267,7 @@ impl Elevator {
             Elevator::Deadline(d) => d.queued(),
             Elevator::Cfq(c) => c.queued(),
             Elevator::Kyber(k) => k.queued(),
+            Elevator::Bfq(b) => b.queued(),
         }
     }
 
@@ -246,6 +279,7 @@ impl Elevator {
             Elevator::Deadline(_) => format!("{} fifo", rqs.rq(rq).flags.op.name()),
             Elevator::Cfq(c) => c.queue_label(rqs.rq(rq), comm),
             Elevator::Kyber(k) => k.queue_label(rqs.rq(rq).flags.op),
+            Elevator::Bfq(b) => b.queue_label(rqs.rq(rq), comm),
         }
     }
 }

@@ -11,14 +11,14 @@ use crate::block::device::flash::FlashParams;
 use crate::block::device::presets;
 use crate::block::request::Op;
 use crate::block::request::SECTOR_BYTES;
-use crate::block::{CfqTunables, DeadlineTunables, DeviceKind, DeviceSpec, ElevatorSpec, KyberTunables};
+use crate::block::{BfqTunables, CfqTunables, DeadlineTunables, DeviceKind, DeviceSpec, ElevatorSpec, KyberTunables};
 use crate::workload::dist::parse_size;
 use std::collections::BTreeMap;
 use toml::Value;
 
 pub const DEVICES_MAX: usize = 64;
 pub const QUEUE_DEPTH_MAX: u64 = 4096;
-const ELEVATORS: &str = "noop, deadline, cfq, kyber";
+const ELEVATORS: &str = "noop, deadline, cfq, kyber, bfq";
 pub const IOPS_MAX: i64 = 100_000_000;
 pub const PARALLELISM_MAX: i64 = 4096;
 pub const BURST_CREDITS_MAX: i64 = 1_000_000_000_000;
@@ -215,11 +215,17 @@ fn device(name: &str, d: &DeviceFile, hz: u32, index: usize) -> Result<DeviceSpe
         let full = key(&format!("kyber.{k}"));
         kyber.set(k, kyber_value(v, &full)?).map_err(|m| KeyError::new(full, m))?;
     }
+    let mut bfq = BfqTunables::defaults(hz);
+    for (k, v) in &d.bfq {
+        let full = key(&format!("bfq.{k}"));
+        bfq.set(k, tunable_value(v, &full)?, hz).map_err(|m| KeyError::new(full, m))?;
+    }
     let elevator = match d.elevator.as_deref().unwrap_or("cfq") {
         "noop" => ElevatorSpec::Noop,
         "deadline" => ElevatorSpec::Deadline(deadline),
         "cfq" => ElevatorSpec::Cfq(cfq),
         "kyber" => ElevatorSpec::Kyber(kyber),
+        "bfq" => ElevatorSpec::Bfq(bfq),
         other => {
             return Err(KeyError::new(key("elevator"), format!("unknown elevator `{other}`; allowed: {ELEVATORS}")));
         }

@@ -166,6 +166,13 @@ pub struct GroupFile {
     /// cgroup v2 `cpu.max.burst` (µs; 5.14 and later rules).
     #[serde(rename = "cpu.max.burst")]
     pub cpu_max_burst: Option<i64>,
+    /// cgroup v2 `io.bfq.weight` (BFQ's group weight, 1–1000, default 100;
+    /// 6.18 bfq-cgroup.c `bfq_blkg_files`).
+    #[serde(rename = "io.bfq.weight")]
+    pub io_bfq_weight: Option<i64>,
+    /// cgroup v1 `blkio.bfq.weight` (the same weight; set one of the two).
+    #[serde(rename = "blkio.bfq.weight")]
+    pub blkio_bfq_weight: Option<i64>,
 }
 
 /// A block device: the disk model and its elevator.
@@ -175,7 +182,7 @@ pub struct GroupFile {
 pub struct DeviceFile {
     /// `ssd` or `hdd` (the legacy models), `flash` (response curve) or `cloud`.
     pub kind: Option<String>,
-    /// `noop`, `deadline`, `cfq` or `kyber` (default `cfq`, 4.4's Kconfig default).
+    /// `noop`, `deadline`, `cfq` (4.4 single-queue), or `kyber`, `bfq` (default `cfq`, 4.4's Kconfig default).
     pub elevator: Option<String>,
     /// NCQ tags: requests the device holds at once.
     pub queue_depth: Option<u64>,
@@ -234,6 +241,10 @@ pub struct DeviceFile {
     #[serde(default)]
     #[cfg_attr(feature = "schema", schemars(with = "BTreeMap<String, crate::schema::Tunable>"))]
     pub kyber: BTreeMap<String, Value>,
+    /// BFQ's sysfs tunables (6.18 names), applied when the elevator is `bfq`.
+    #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(with = "BTreeMap<String, crate::schema::Tunable>"))]
+    pub bfq: BTreeMap<String, Value>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -35,6 +35,8 @@ pub struct GroupSpec {
     pub cpus: CpuSet,
     /// CPU quota (`cpu.cfs_quota_us` / `cpu.max`), when set.
     pub bandwidth: Option<crate::sched::bandwidth::BandwidthSpec>,
+    /// BFQ's group weight (`io.bfq.weight` / `blkio.bfq.weight`), 1–1000.
+    pub bfq_weight: u16,
 }
 
 /// The resolved group settings of a scenario.
@@ -49,6 +51,44 @@ impl Groups {
     /// Some group has a CPU quota (`cfs_bandwidth_used()`).
     pub fn any_quota(&self) -> bool {
         self.groups.iter().any(|g| g.bandwidth.is_some_and(|b| b.quota_ns.is_some()))
+    }
+}
+
+/// `io.bfq.weight` (v2) or `blkio.bfq.weight` (v1): BFQ's group weight.
+/// 6.18 bfq-cgroup.c reads these two files (`bfq_io_set_weight`,
+/// `bfq_io_set_weight_legacy`), not the generic `io.weight`; it refuses a
+/// value outside [BFQ_MIN_WEIGHT, BFQ_MAX_WEIGHT] = [1, 1000].
+fn bfq_weight(g: &super::file::GroupFile, key: &str) -> Result<u16, KeyError> {
+    use crate::block::bfq::{GROUP_WEIGHT_DEFAULT, WEIGHT_MAX, WEIGHT_MIN};
+    let (name, v) = match (g.io_bfq_weight, g.blkio_bfq_weight) {
+        (Some(_), Some(_)) => {
+            return Err(KeyError::new(
+                format!("{key}.blkio.bfq.weight"),
+                "set `io.bfq.weight` (cgroup v2) or `blkio.bfq.weight` (v1), not both",
+            ));
+        }
+        (Some(v), None) => ("io.bfq.weight", v),
+        (None, Some(v)) => ("blkio.bfq.weight", v),
+        (None, None) => return Ok(GROUP_WEIGHT_DEFAULT),
+    };
+    if v < i64::from(WEIGHT_MIN) || v > i64::from(WEIGHT_MAX) {
+        return Err(KeyError::new(
+            format!("{key}.{name}"),
+            format!("{v} is not allowed: {WEIGHT_MIN} to {WEIGHT_MAX} (BFQ_MIN_WEIGHT to BFQ_MAX_WEIGHT)"),
+        ));
+    }
+    Ok(v as u16)
+}
+
+impl Groups {
+    /// BFQ's view of the groups: declared cgroups with their weights
+    /// (autogroups are not blkcgs: BFQ sees their tasks in the root), and
+    /// each of `task_groups` mapped to its blkcg.
+    pub fn bfq_groups(&self, task_groups: &[usize]) -> (Vec<crate::block::BfqGroupIo>, Vec<usize>) {
+        let blkcg = |g: usize| if self.groups.get(g).is_some_and(|s| s.session.is_none()) { g } else { 0 };
+        let groups =
+            self.groups.iter().map(|g| crate::block::BfqGroupIo { parent: g.parent, weight: g.bfq_weight }).collect();
+        (groups, task_groups.iter().map(|&g| blkcg(g)).collect())
     }
 }
 
@@ -99,6 +139,7 @@ pub fn resolve(f: &ScenarioFile, tasks: &mut [TaskSpec], cpus: u16) -> Result<Gr
         session: None,
         cpus: CpuSet::empty(cpus),
         bandwidth: None,
+        bfq_weight: crate::block::bfq::GROUP_WEIGHT_DEFAULT,
     };
     let mut groups = vec![root];
     // BTreeMap order puts every parent before its children (a prefix sorts first).
@@ -131,6 +172,7 @@ pub fn resolve(f: &ScenarioFile, tasks: &mut [TaskSpec], cpus: u16) -> Result<Gr
             Some(s) => (s as u64).clamp(MIN_SHARES, MAX_SHARES),
         };
         let bandwidth = super::bandwidth::group_bandwidth(g, &key)?;
+        let bfq_weight = bfq_weight(g, &key)?;
         groups.push(GroupSpec {
             path: path.clone(),
             parent: Some(parent),
@@ -138,6 +180,7 @@ pub fn resolve(f: &ScenarioFile, tasks: &mut [TaskSpec], cpus: u16) -> Result<Gr
             session: None,
             cpus: CpuSet::empty(cpus),
             bandwidth,
+            bfq_weight,
         });
         if groups.len() > limits::GROUPS_MAX {
             return Err(KeyError::new("groups", format!("more than {} groups", limits::GROUPS_MAX)));
@@ -176,6 +219,7 @@ pub fn resolve(f: &ScenarioFile, tasks: &mut [TaskSpec], cpus: u16) -> Result<Gr
                             session: Some(session.clone()),
                             cpus: CpuSet::empty(cpus),
                             bandwidth: None,
+                            bfq_weight: crate::block::bfq::GROUP_WEIGHT_DEFAULT,
                         });
                         if groups.len() > limits::GROUPS_MAX {
                             return Err(KeyError::new(key, format!("more than {} groups", limits::GROUPS_MAX)));
