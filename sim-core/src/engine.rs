@@ -15,7 +15,7 @@
 
 use crate::block::queue::BioDone;
 use crate::block::request::SECTOR_BYTES;
-use crate::block::{Device, Elevator, IoPrio, RequestQueue};
+use crate::block::{Device, Elevator, IoClass, IoPrio, Ioprio, IoprioClass, RequestQueue};
 use crate::cpuset::CpuSet;
 use crate::event::{Event, EventQueue};
 use crate::ids::{CfsRqId, CpuId, DeviceId, EntityId, GroupId, RequestId, SourceId, TaskId};
@@ -300,9 +300,28 @@ impl Simulation {
             .enumerate()
             .map(|(i, d)| {
                 let device = Device::new(d.clone(), root_rng.stream(&format!("device/{}", d.name)));
-                let prio = tasks.iter().map(|t: &Task| IoPrio::of_task(t.policy, t.nice)).collect();
-                let elevator = Elevator::new(&d.elevator, prio, spec.hz, tick_nsec(spec.hz));
-                RequestQueue::new(DeviceId(i as u16), device, elevator, tasks.len(), tick_nsec(spec.hz))
+                let prio = tasks.iter().map(|t: &Task| IoPrio::of_task(t.policy, t.nice)).collect::<Vec<_>>();
+                // `ionice` overrides (CFQ's be/N and idle; rt is refused with cfq).
+                let prio = prio
+                    .into_iter()
+                    .zip(tasks.iter())
+                    .map(|(p, t)| match spec.tasks[t.spec].ionice {
+                        Some(Ioprio { class: IoprioClass::Idle, .. }) => IoPrio { class: IoClass::Idle, prio: 7 },
+                        Some(Ioprio { level, .. }) => IoPrio { class: IoClass::Be, prio: level },
+                        None => p,
+                    })
+                    .collect();
+                let mut elevator = Elevator::new(&d.elevator, prio, spec.hz, tick_nsec(spec.hz));
+                if !d.elevator.is_mq() {
+                    return RequestQueue::new(DeviceId(i as u16), device, elevator, tasks.len(), tick_nsec(spec.hz));
+                }
+                // blk-mq (6.18): each task's ioprio (`ionice`, else from nice and policy).
+                elevator.set_task_ioprio(
+                    tasks.iter().map(|t: &Task| Ioprio::of_task(t.policy, t.nice, spec.tasks[t.spec].ionice)).collect(),
+                );
+                let mut q = RequestQueue::new(DeviceId(i as u16), device, elevator, tasks.len(), tick_nsec(spec.hz));
+                q.enable_mq(spec.device_mq.get(i).copied().unwrap_or_default(), ncpus);
+                q
             })
             .collect();
         let victim = &spec.tasks[spec.victim];
@@ -1333,6 +1352,11 @@ impl Simulation {
                     }
                     let seq = self.submit_io(task, &io);
                     self.advance_pc(task);
+                    if self.queues[io.device.index()].tag_waiting(task) {
+                        // blk_mq_get_tag → io_schedule: asleep until a tag frees.
+                        self.block_io(task, IoWait::Tag { seq, then_wait: io.wait });
+                        return;
+                    }
                     if io.wait {
                         self.block_io(task, IoWait::Op(seq));
                         return;
@@ -1414,7 +1438,14 @@ impl Simulation {
         t.io.next_seq += 1;
         let nbios = sectors.div_ceil(u64::from(max)) as u32;
         t.io.ops.push(IoOp { seq, bios_left: nbios, write: io.flags.op == crate::block::Op::Write });
+        let cpu = t.cpu.index();
         let q = &mut self.queues[d];
+        if q.is_mq() {
+            q.submit_mq(now, task, cpu, seq, io.flags, sector, sectors);
+            self.run_queue(io.device);
+            self.tag_wakes(io.device);
+            return seq;
+        }
         let mut at = sector;
         let mut left = sectors;
         while left > 0 {
@@ -1441,6 +1472,31 @@ impl Simulation {
             self.bio_done(b);
         }
         self.run_queue(device);
+        self.tag_wakes(device);
+    }
+
+    /// Submitters whose tag wait ended (their submission is all queued):
+    /// awake, or on to waiting for the submission itself.
+    fn tag_wakes(&mut self, device: DeviceId) {
+        let Some(mq) = self.queues[device.index()].mq.as_mut() else { return };
+        if mq.tag_woken.is_empty() {
+            return;
+        }
+        let woken = std::mem::take(&mut mq.tag_woken);
+        for &task in &woken {
+            let io = &mut self.tasks[task.index()].io;
+            match io.wait {
+                Some(IoWait::Tag { seq, then_wait: true }) if io.ops.iter().any(|o| o.seq == seq) => {
+                    io.wait = Some(IoWait::Op(seq));
+                }
+                Some(IoWait::Tag { .. }) => self.io_wake(task),
+                _ => {}
+            }
+        }
+        if let Some(mq) = self.queues[device.index()].mq.as_mut() {
+            mq.tag_woken = woken;
+            mq.tag_woken.clear();
+        }
     }
 
     fn io_timer(&mut self, device: DeviceId, generation: u32) {

@@ -12,10 +12,12 @@
 //! jiffies at the scenario's HZ, and their deadlines and timers fall on jiffy
 //! boundaries (`jiffies = now / TICK_NSEC`).
 
+pub mod blk_mq;
 pub mod cfq;
 pub mod cfq_tunables;
 pub mod deadline;
 pub mod device;
+pub mod mq_deadline;
 pub mod noop;
 pub mod queue;
 pub mod request;
@@ -27,6 +29,8 @@ pub use cfq::{Cfq, IoClass, IoPrio};
 pub use cfq_tunables::{CfqBehaviour, CfqTunables};
 pub use deadline::{Deadline, DeadlineTunables};
 pub use device::{Device, DeviceKind, DeviceSpec};
+pub use blk_mq::BlkMqSettings;
+pub use mq_deadline::{Ioprio, IoprioClass, MqDeadline, MqDeadlineTunables};
 pub use noop::Noop;
 pub use queue::RequestQueue;
 pub use request::{Op, ReqFlags};
@@ -41,6 +45,10 @@ pub enum ElevatorSpec {
     Noop,
     Deadline(DeadlineTunables),
     Cfq(CfqTunables),
+    /// blk-mq without a scheduler (`none`).
+    MqNone,
+    /// blk-mq `mq-deadline` (6.18).
+    MqDeadline(MqDeadlineTunables),
 }
 
 impl ElevatorSpec {
@@ -49,7 +57,15 @@ impl ElevatorSpec {
             ElevatorSpec::Noop => "noop",
             ElevatorSpec::Deadline(_) => "deadline",
             ElevatorSpec::Cfq(_) => "cfq",
+            ElevatorSpec::MqNone => "none",
+            ElevatorSpec::MqDeadline(_) => "mq-deadline",
         }
+    }
+
+    /// Whether the elevator runs the blk-mq path (6.18) rather than 4.4's
+    /// single queue.
+    pub fn is_mq(&self) -> bool {
+        matches!(self, ElevatorSpec::MqNone | ElevatorSpec::MqDeadline(_))
     }
 
     /// Writes a tunable by its sysfs name, as `[devices.X.<elevator>]` does
@@ -59,6 +75,8 @@ impl ElevatorSpec {
             ElevatorSpec::Noop => Err(format!("noop has no tunable `{name}`")),
             ElevatorSpec::Deadline(t) => t.set(name, value, hz),
             ElevatorSpec::Cfq(t) => t.set(name, value, hz),
+            ElevatorSpec::MqNone => Err(format!("none has no tunable `{name}`")),
+            ElevatorSpec::MqDeadline(t) => t.set(name, value, hz),
         }
     }
 
@@ -67,7 +85,9 @@ impl ElevatorSpec {
     pub fn sysfs(&self, hz: u32) -> Vec<(&'static str, u64)> {
         let ms = |j: u64| j * 1000 / u64::from(hz);
         match self {
-            ElevatorSpec::Noop => Vec::new(),
+            ElevatorSpec::Noop | ElevatorSpec::MqNone => Vec::new(),
+            // async_depth unset shows 0 here; the running queue shows nr_requests.
+            ElevatorSpec::MqDeadline(t) => t.sysfs(hz, 0),
             ElevatorSpec::Deadline(t) => vec![
                 ("read_expire", ms(t.read_expire_j)),
                 ("write_expire", ms(t.write_expire_j)),
@@ -117,6 +137,9 @@ pub enum Elevator {
     Noop(Noop),
     Deadline(Deadline),
     Cfq(Box<Cfq>),
+    /// `none`: requests go from the plug to the hctx dispatch lists.
+    MqNone,
+    MqDeadline(Box<MqDeadline>),
 }
 
 impl Elevator {
@@ -126,6 +149,17 @@ impl Elevator {
             ElevatorSpec::Noop => Elevator::Noop(Noop::default()),
             ElevatorSpec::Deadline(t) => Elevator::Deadline(Deadline::new(*t)),
             ElevatorSpec::Cfq(t) => Elevator::Cfq(Box::new(Cfq::new(*t, task_prio, hz, jiffy_ns))),
+            ElevatorSpec::MqNone => Elevator::MqNone,
+            // Every task be/4 until `set_task_ioprio`.
+            ElevatorSpec::MqDeadline(t) => Elevator::MqDeadline(Box::new(MqDeadline::new(*t, Vec::new()))),
+        }
+    }
+
+    /// The 6.18 ioprio of each task (`__get_task_ioprio`), for the mq
+    /// schedulers that read it.
+    pub fn set_task_ioprio(&mut self, prio: Vec<Ioprio>) {
+        if let Elevator::MqDeadline(d) = self {
+            *d = Box::new(MqDeadline::new(d.t, prio));
         }
     }
 
@@ -133,6 +167,7 @@ impl Elevator {
     pub fn check(&self) -> Result<(), String> {
         match self {
             Elevator::Cfq(c) => c.check(),
+            Elevator::MqDeadline(d) => d.check(),
             _ => Ok(()),
         }
     }
@@ -148,7 +183,8 @@ impl Elevator {
     /// `elevator_merge_fn`: a front-merge candidate (noop has none).
     pub fn merge(&self, rqs: &Requests, task: TaskId, flags: ReqFlags, bio_end: u64) -> Option<RequestId> {
         match self {
-            Elevator::Noop(_) => None,
+            Elevator::Noop(_) | Elevator::MqNone => None,
+            Elevator::MqDeadline(d) => d.request_merge(flags.op, task, bio_end),
             Elevator::Deadline(d) => d.merge(rqs, flags.op, bio_end),
             Elevator::Cfq(c) => c.merge(rqs, task, flags, bio_end),
         }
@@ -157,7 +193,8 @@ impl Elevator {
     /// `elevator_merged_fn` after a bio merge (a front merge moved `rq`'s start).
     pub fn merged_request(&mut self, rqs: &mut Requests, rq: RequestId, old_sector: u64, front: bool) {
         match self {
-            Elevator::Noop(_) => {}
+            Elevator::Noop(_) | Elevator::MqNone => {}
+            Elevator::MqDeadline(d) => d.request_merged(rqs, rq, old_sector, front),
             Elevator::Deadline(d) => d.merged_request(rqs, rq, old_sector, front),
             Elevator::Cfq(c) => c.merged_request(rqs, rq, old_sector, front),
         }
@@ -167,6 +204,8 @@ impl Elevator {
     pub fn add_request(&mut self, ctx: &mut ElvCtx<'_>, rq: RequestId) {
         match self {
             Elevator::Noop(n) => n.add_request(rq),
+            Elevator::MqNone => debug_assert!(false, "none holds no requests"),
+            Elevator::MqDeadline(d) => d.insert_request(ctx, rq),
             Elevator::Deadline(d) => d.add_request(ctx, rq),
             Elevator::Cfq(c) => c.insert_request(ctx, rq),
         }
@@ -177,6 +216,8 @@ impl Elevator {
     pub fn dispatch_request(&mut self, ctx: &mut ElvCtx<'_>) -> Option<RequestId> {
         match self {
             Elevator::Noop(n) => n.dispatch_request(ctx),
+            Elevator::MqNone => None,
+            Elevator::MqDeadline(d) => d.dispatch_request(ctx),
             Elevator::Deadline(d) => d.dispatch_request(ctx),
             Elevator::Cfq(c) => c.dispatch_requests(ctx),
         }
@@ -208,6 +249,8 @@ impl Elevator {
     pub fn queued(&self) -> usize {
         match self {
             Elevator::Noop(n) => n.queued(),
+            Elevator::MqNone => 0,
+            Elevator::MqDeadline(d) => d.queued(),
             Elevator::Deadline(d) => d.queued(),
             Elevator::Cfq(c) => c.queued(),
         }
@@ -218,6 +261,11 @@ impl Elevator {
     pub fn queue_label(&self, rqs: &Requests, rq: RequestId, comm: impl Fn(TaskId) -> String) -> String {
         match self {
             Elevator::Noop(_) => "fifo".into(),
+            Elevator::MqNone => "hctx dispatch".into(),
+            Elevator::MqDeadline(d) => {
+                let r = rqs.rq(rq);
+                format!("{} {} fifo", d.ioprio_of(r.task).label(), r.flags.op.name())
+            }
             Elevator::Deadline(_) => format!("{} fifo", rqs.rq(rq).flags.op.name()),
             Elevator::Cfq(c) => c.queue_label(rqs.rq(rq), comm),
         }

@@ -29,6 +29,13 @@ pub enum BlkAction {
     Dispatch,
     /// Completed (`C`).
     Complete,
+    /// blk-mq: a request allocated with its tag (`G`, `trace_block_getrq`).
+    GetRq,
+    /// blk-mq: the plug started a list (`P`, `trace_block_plug`).
+    Plug,
+    /// blk-mq: the plug flushed (`U`, `trace_block_unplug`; `nr_sectors`
+    /// holds the depth, as blkparse prints `[n]`).
+    Unplug,
 }
 
 impl BlkAction {
@@ -40,6 +47,9 @@ impl BlkAction {
             BlkAction::Insert => "I",
             BlkAction::Dispatch => "D",
             BlkAction::Complete => "C",
+            BlkAction::GetRq => "G",
+            BlkAction::Plug => "P",
+            BlkAction::Unplug => "U",
         }
     }
 }
@@ -149,6 +159,11 @@ impl IoRecorder {
     }
 
     /// Appends a blktrace event to the ring.
+    /// The blktrace events kept (the last `BLK_RING`), oldest first.
+    pub fn ring(&self) -> impl Iterator<Item = &BlkEvent> {
+        self.ring.iter()
+    }
+
     pub fn trace(
         &mut self,
         at: SimTime,

@@ -121,7 +121,11 @@ impl IoReport {
                 ElevatorSpec::Cfq(t) => Some(t.behaviour.name()),
                 _ => None,
             };
-            let tunables = d.elevator.sysfs(hz);
+            let tunables = match (&q.elevator, &q.mq) {
+                // The running scheduler: async_depth follows nr_requests.
+                (crate::block::Elevator::MqDeadline(dd), Some(mq)) => dd.t.sysfs(hz, mq.nr_requests),
+                _ => d.elevator.sysfs(hz),
+            };
             // Waits still open at the end, per stage: a bio not yet
             // dispatched (Q2D), a dispatched request not yet completed (D2C),
             // any bio not yet completed (Q2C); per device and per task.
@@ -135,7 +139,7 @@ impl IoReport {
                 let waited = now.since(b.q_at);
                 add(&mut open_q2c, waited);
                 add(&mut proc_q2c[b.task.index()], waited);
-                if q.rqs.rq(b.request).d_at.is_none() {
+                if b.request == crate::block::blk_mq::NO_REQUEST || q.rqs.rq(b.request).d_at.is_none() {
                     add(&mut open_q2d, waited);
                     add(&mut proc_q2d[b.task.index()], waited);
                 }
