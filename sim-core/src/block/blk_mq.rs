@@ -232,6 +232,17 @@ impl BlkMq {
     }
 }
 
+/// A blk-mq queue's settings and open waits for the report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MqOpen {
+    pub nr_hw_queues: u32,
+    pub nr_requests: u32,
+    /// (count, oldest ns).
+    pub q2g: (u64, u64),
+    pub i2d: (u64, u64),
+    pub tag_waits: u64,
+}
+
 /// What became of a bio in `submit_bio_mq`.
 enum Outcome {
     Merged,
@@ -571,6 +582,8 @@ impl RequestQueue {
         }
         *mq.info(rq) = RqMq { hctx, g_at: now, sched_tag: sched, driver_tag: !sched, in_plug: true };
         self.rec.trace(now, Some(task), BlkAction::GetRq, flags, sector, nr);
+        let q_at = self.bios.get(bid.0).q_at;
+        self.rec.q2g.record(now.since(q_at), now);
         if plug_len == 0 {
             self.rec.trace(now, Some(task), BlkAction::Plug, flags, sector, 0);
         } else if plug_len >= BLK_MAX_REQUEST_COUNT || last_big {
@@ -602,6 +615,8 @@ impl RequestQueue {
             if sched && self.insert_merge(now, rq) {
                 continue;
             }
+            let g_at = self.mq.as_ref().expect("mq").rq[rq.0 as usize].g_at;
+            self.rec.g2i.record(now.since(g_at), now);
             let r = self.rqs.rq_mut(rq);
             r.i_at = now;
             let (t, f, s, n) = (r.task, r.flags, r.sector, r.nr_sectors);
@@ -718,6 +733,24 @@ impl RequestQueue {
             _ => None,
         };
         mq.tag_free(w.hctx, shallow)
+    }
+
+    /// The blk-mq figures of the report: settings, and the waits still open
+    /// per stage (count, oldest ns): Q2G (bios asleep for a tag), I2D
+    /// (requests inserted, not dispatched).
+    pub fn mq_open_waits(&self, now: SimTime) -> Option<MqOpen> {
+        let mq = self.mq.as_ref()?;
+        let mut q2g = (0, 0);
+        for w in &mq.waiters {
+            q2g = (q2g.0 + 1, u64::max(q2g.1, now.since(self.bios.get(w.bio.0).q_at)));
+        }
+        let mut i2d = (0, 0);
+        for (id, r) in self.rqs.iter() {
+            if r.d_at.is_none() && !mq.rq.get(id as usize).is_some_and(|i| i.in_plug) {
+                i2d = (i2d.0 + 1, u64::max(i2d.1, now.since(r.i_at)));
+            }
+        }
+        Some(MqOpen { nr_hw_queues: mq.nr_hw_queues, nr_requests: mq.nr_requests, q2g, i2d, tag_waits: mq.tag_waits })
     }
 
     /// Whether `task` sleeps waiting for a tag on this queue.

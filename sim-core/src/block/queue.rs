@@ -216,6 +216,9 @@ impl RequestQueue {
         }
         let (flags, sector, nr, task) = (r.flags, r.sector, r.nr_sectors, r.task);
         self.rqs.rq_mut(rq).d_at = Some(now);
+        if self.mq.is_some() {
+            self.rec.i2d.record(now.since(self.rqs.rq(rq).i_at), now);
+        }
         self.rec.trace(now, Some(task), BlkAction::Dispatch, flags, sector, nr);
         self.rec.dispatch(now, task, flags, self.rqs.rq(rq).bytes());
         let mut worst = None;

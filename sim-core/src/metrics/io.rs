@@ -123,6 +123,12 @@ pub struct IoRecorder {
     pub q2d: LatencyStats,
     pub d2c: LatencyStats,
     pub q2c: LatencyStats,
+    /// blk-mq only: Q2G (the first bio of a request to its tag, tag sleeps
+    /// included), G2I (in the plug) and I2D (in the scheduler or the hctx
+    /// dispatch list), as btt computes them from `G` and `I`.
+    pub q2g: LatencyStats,
+    pub g2i: LatencyStats,
+    pub i2d: LatencyStats,
     pub procs: Vec<ProcIo>,
     /// Per direction: bios queued, bytes queued, bios merged, requests
     /// dispatched, requests completed.
@@ -144,6 +150,9 @@ impl IoRecorder {
             q2d: LatencyStats::default(),
             d2c: LatencyStats::default(),
             q2c: LatencyStats::default(),
+            q2g: LatencyStats::default(),
+            g2i: LatencyStats::default(),
+            i2d: LatencyStats::default(),
             procs: vec![ProcIo::default(); ntasks],
             queued: [0; 2],
             queued_bytes: [0; 2],
