@@ -2023,6 +2023,18 @@ impl Simulation {
             for (_, b) in q.bios.iter() {
                 live[b.task.index()] += 1;
             }
+            // blk-mq: the bios a submitter asleep for a tag has not queued yet.
+            for (task, bios) in q.tag_waiter_unqueued_bios() {
+                live[task.index()] += bios;
+            }
+        }
+        // A task asleep for a tag is a waiter of some queue, and only then.
+        for (i, t) in self.tasks.iter().enumerate() {
+            let tag_wait = matches!(t.io.wait, Some(IoWait::Tag { .. })) && t.state == TaskState::Blocked(BlockOn::Io);
+            let waiting = self.queues.iter().any(|q| q.tag_waiting(TaskId(i as u32)));
+            if tag_wait != waiting {
+                return Err(format!("{}: asleep for a tag {tag_wait}, a queue's tag waiter {waiting} ({ctx})", t.comm));
+            }
         }
         for (i, t) in self.tasks.iter().enumerate() {
             let left: u64 = t.io.ops.iter().map(|o| u64::from(o.bios_left)).sum();

@@ -66,7 +66,14 @@ struct IoGen {
 
 fn io() -> impl Strategy<Value = IoGen> {
     (any::<bool>(), prop_oneof![Just(4u32), Just(8), 1..700u32], any::<bool>(), any::<bool>(), 0..6u32, 0..2usize)
-        .prop_map(|(write, size_kib, random, sync, depth, device)| IoGen { write, size_kib, random, sync, depth, device })
+        .prop_map(|(write, size_kib, random, sync, depth, device)| IoGen {
+            write,
+            size_kib,
+            random,
+            sync,
+            depth,
+            device,
+        })
 }
 
 #[derive(Clone, Debug)]
@@ -131,9 +138,11 @@ prop_compose! {
                 let kind = if io.write { "write" } else { "read" };
                 let pattern = if io.random { "random" } else { "sequential" };
                 let wait = if io.depth == 0 { "wait = true".to_string() } else { format!("wait = false, depth = {}", io.depth) };
+                // Reads are always sync (`rq_is_sync`): `sync` is a write's flag.
+                let sync = if io.write { format!("sync = {}, ", io.sync) } else { String::new() };
                 steps.push(format!(
-                    "{{ {kind} = \"{}KiB\", device = \"d{device}\", pattern = \"{pattern}\", sync = {}, {wait}, offset = \"{}GiB\", span = \"4GiB\" }}",
-                    io.size_kib, io.sync, i * 4
+                    "{{ {kind} = \"{}KiB\", device = \"d{device}\", pattern = \"{pattern}\", {sync}{wait}, offset = \"{}GiB\", span = \"4GiB\" }}",
+                    io.size_kib, i * 4
                 ));
             }
             steps.push(format!("{{ run = \"{}us\" }}", g.run_us + 1));

@@ -399,9 +399,7 @@ impl RequestQueue {
                 return Outcome::Merged;
             }
         }
-        if has_sched
-            && let Some((rq, front)) = self.mq_elv_merge(task, flags.op, sector, end)
-        {
+        if has_sched && let Some((rq, front)) = self.mq_elv_merge(task, flags.op, sector, end) {
             if self.bio_attempt_merge(now, rq, bid, front) {
                 // attempt_back_merge / attempt_front_merge, else elv_merged_request.
                 let merged = if front {
@@ -547,7 +545,9 @@ impl RequestQueue {
         let b = self.bios.get(bid.0);
         let (task, flags, sector, nr) = (b.task, b.flags, b.sector, b.nr_sectors);
         let shallow = match &self.elevator {
-            Elevator::MqDeadline(d) => d.limit_depth(flags.op, flags.is_sync(), self.mq.as_ref().expect("mq").nr_requests),
+            Elevator::MqDeadline(d) => {
+                d.limit_depth(flags.op, flags.is_sync(), self.mq.as_ref().expect("mq").nr_requests)
+            }
             _ => None,
         };
         let mq = self.mq.as_mut().expect("mq");
@@ -753,6 +753,13 @@ impl RequestQueue {
         Some(MqOpen { nr_hw_queues: mq.nr_hw_queues, nr_requests: mq.nr_requests, q2g, i2d, tag_waits: mq.tag_waits })
     }
 
+    /// Per tag waiter, the bios of its submission not yet queued (after the
+    /// one it holds).
+    pub fn tag_waiter_unqueued_bios(&self) -> impl Iterator<Item = (TaskId, u64)> + '_ {
+        let max = u64::from(self.device.spec.max_sectors);
+        self.mq.iter().flat_map(move |mq| mq.waiters.iter().map(move |w| (w.task, w.left.div_ceil(max))))
+    }
+
     /// Whether `task` sleeps waiting for a tag on this queue.
     pub fn tag_waiting(&self, task: TaskId) -> bool {
         self.mq.as_ref().is_some_and(|mq| mq.waiters.iter().any(|w| w.task == task))
@@ -829,10 +836,17 @@ impl RequestQueue {
         let queued = self.rec.queued_bytes[0] + self.rec.queued_bytes[1];
         let completed = self.rec.completed_bytes[0] + self.rec.completed_bytes[1];
         if queued != completed + live + waiting {
-            return Err(format!("{name}: {queued} bytes queued but {completed} completed + {live} live + {waiting} waiting"));
+            return Err(format!(
+                "{name}: {queued} bytes queued but {completed} completed + {live} live + {waiting} waiting"
+            ));
         }
         if self.bios.len() as u64 != self.bios_submitted - self.bios_completed {
-            return Err(format!("{name}: {} live bios, {} submitted, {} completed", self.bios.len(), self.bios_submitted, self.bios_completed));
+            return Err(format!(
+                "{name}: {} live bios, {} submitted, {} completed",
+                self.bios.len(),
+                self.bios_submitted,
+                self.bios_completed
+            ));
         }
         Ok(())
     }

@@ -159,7 +159,7 @@ impl Elevator {
     /// schedulers that read it.
     pub fn set_task_ioprio(&mut self, prio: Vec<Ioprio>) {
         if let Elevator::MqDeadline(d) = self {
-            *d = Box::new(MqDeadline::new(d.t, prio));
+            **d = MqDeadline::new(d.t, prio);
         }
     }
 

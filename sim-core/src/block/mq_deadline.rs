@@ -90,8 +90,15 @@ pub struct MqDeadlineTunables {
 
 /// mq-deadline's files under `/sys/block/<dev>/queue/iosched/` in 6.18
 /// (`deadline_attrs`).
-pub const MQ_DEADLINE_TUNABLES: &[&str] =
-    &["read_expire", "write_expire", "writes_starved", "front_merges", "async_depth", "fifo_batch", "prio_aging_expire"];
+pub const MQ_DEADLINE_TUNABLES: &[&str] = &[
+    "read_expire",
+    "write_expire",
+    "writes_starved",
+    "front_merges",
+    "async_depth",
+    "fifo_batch",
+    "prio_aging_expire",
+];
 
 impl MqDeadlineTunables {
     /// `dd_init_sched` (6.18): read_expire HZ/2, write_expire 5·HZ,
@@ -321,7 +328,8 @@ impl MqDeadline {
         // Both on FIFOs and time_before(next->fifo_time, req->fifo_time):
         // list_move to next's place, with its expiry.
         let r = rqs.rq(req);
-        let req_queued = self.per_prio[self.prio(rqs, req)].sort_list[r.flags.op.index()].contains_key(&(r.sector, r.sort_key));
+        let req_queued =
+            self.per_prio[self.prio(rqs, req)].sort_list[r.flags.op.index()].contains_key(&(r.sector, r.sort_key));
         if req_queued && n_fifo_time < r.fifo_time {
             let rprio = self.prio(rqs, req);
             let r = rqs.rq_mut(req);
@@ -345,7 +353,7 @@ impl MqDeadline {
     }
 
     /// `deadline_from_pos`: the first request at or after `pos`.
-    fn from_pos(&self, prio: usize, dir: usize, pos: u64) -> Option<RequestId> {
+    fn deadline_from_pos(&self, prio: usize, dir: usize, pos: u64) -> Option<RequestId> {
         self.per_prio[prio].sort_list[dir].range((pos, 0)..).next().map(|(_, &id)| id)
     }
 
@@ -358,7 +366,7 @@ impl MqDeadline {
     fn dispatch_prio(&mut self, ctx: &mut ElvCtx<'_>, prio: usize, latest_start: i64) -> Option<RequestId> {
         let jiffies = ctx.jiffies();
         // "batches are currently reads XOR writes"
-        let mut rq = self.from_pos(prio, self.last_dir, self.per_prio[prio].latest_pos[self.last_dir]);
+        let mut rq = self.deadline_from_pos(prio, self.last_dir, self.per_prio[prio].latest_pos[self.last_dir]);
         let mut dir = self.last_dir;
         if !(rq.is_some() && self.batching < self.t.fifo_batch) {
             // Not running a batch: pick a direction.
@@ -380,7 +388,7 @@ impl MqDeadline {
             if dir == 1 {
                 self.starved = 0;
             }
-            let next_rq = self.from_pos(prio, dir, self.per_prio[prio].latest_pos[dir]);
+            let next_rq = self.deadline_from_pos(prio, dir, self.per_prio[prio].latest_pos[dir]);
             // deadline_check_fifo: time_is_before_eq_jiffies(fifo_time).
             let head = self.fifo_head(prio, dir).expect("direction has requests");
             let expired = jiffies >= ctx.rqs.rq(head).fifo_time.ns() / ctx.jiffy_ns;

@@ -177,10 +177,7 @@ fn fifo_batch_defers_an_expired_read_to_the_next_batch() {
         rig.submit(2, READ, s, 8);
     }
     rig.drain();
-    assert_eq!(
-        rig.order(),
-        vec![(1000, 0), (2000, 1), (3000, 2), (4000, 3), (0, 4), (5000, 5), (6000, 6), (7000, 7)]
-    );
+    assert_eq!(rig.order(), vec![(1000, 0), (2000, 1), (3000, 2), (4000, 3), (0, 4), (5000, 5), (6000, 6), (7000, 7)]);
 }
 
 #[test]

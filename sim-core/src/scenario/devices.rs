@@ -240,17 +240,12 @@ pub fn ionice(v: Option<&str>, key: &str) -> Result<Option<Ioprio>, KeyError> {
 
 /// The 4.4 CFQ model has no RT class: a task with `ionice = "rt/N"` is
 /// refused when a device uses `cfq`.
-pub fn check_ionice(
-    f: &ScenarioFile,
-    tasks: &[super::validate::TaskSpec],
-    devices: &[DeviceSpec],
-) -> Result<(), KeyError> {
+pub fn check_ionice(tasks: &[super::validate::TaskSpec], devices: &[DeviceSpec]) -> Result<(), KeyError> {
     let Some(cfq) = devices.iter().find(|d| matches!(d.elevator, ElevatorSpec::Cfq(_))) else { return Ok(()) };
-    for (i, t) in tasks.iter().enumerate() {
+    for t in tasks {
         if t.ionice.is_some_and(|p| p.class == IoprioClass::Rt) {
-            let _ = f;
             return Err(KeyError::new(
-                format!("tasks[{i}].ionice"),
+                format!("tasks.{}.ionice", t.name),
                 format!("the cfq model (device `{}`) has no RT class; allowed with cfq: \"be/N\", \"idle\"", cfq.name),
             ));
         }

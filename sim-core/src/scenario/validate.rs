@@ -625,7 +625,7 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
     super::hops::resolve(f, &mut tasks)?;
     let devices = super::devices::resolve(f, hz)?;
     let device_mq = super::devices::resolve_mq(f, &devices)?;
-    super::devices::check_ionice(f, &tasks, &devices)?;
+    super::devices::check_ionice(&tasks, &devices)?;
     check_io_regions(&tasks, &devices)?;
 
     let mut sources = Vec::with_capacity(f.sources.len());
