@@ -288,7 +288,9 @@ impl RequestQueue {
         let slept = self.submit_range(now, task, hctx, op_seq, flags, sector, sectors, None);
         // blk_finish_plug, or the flush before io_schedule (sched_submit_work).
         self.flush_plug(now);
-        slept
+        // Tags freed by request merges go to sleeping submitters.
+        self.serve_tag_waiters(now);
+        slept && self.tag_waiting(task)
     }
 
     /// Queues bios for `[sector, sector + left)` (after `first`, an already
@@ -711,17 +713,27 @@ impl RequestQueue {
     /// Every waiter that can now get a tag resumes its submission (in wait
     /// order); those whose submission is all queued go to `tag_woken`.
     pub(super) fn serve_tag_waiters(&mut self, now: SimTime) {
-        let n = self.mq.as_ref().expect("mq").waiters.len();
-        for _ in 0..n {
-            let Some(w) = self.mq.as_mut().expect("mq").waiters.pop_front() else { break };
-            if !self.waiter_can_run(&w) {
-                self.mq.as_mut().expect("mq").waiters.push_back(w);
-                continue;
+        // Repeated while a pass made progress: a resumed submission may free
+        // tags again (request merges) for waiters passed over earlier.
+        let passes = self.mq.as_ref().expect("mq").waiters.len() + 1;
+        for _ in 0..passes {
+            let n = self.mq.as_ref().expect("mq").waiters.len();
+            let mut progress = false;
+            for _ in 0..n {
+                let Some(w) = self.mq.as_mut().expect("mq").waiters.pop_front() else { break };
+                if !self.waiter_can_run(&w) {
+                    self.mq.as_mut().expect("mq").waiters.push_back(w);
+                    continue;
+                }
+                progress = true;
+                let slept = self.submit_range(now, w.task, w.hctx, w.op_seq, w.flags, w.sector, w.left, Some(w.bio));
+                self.flush_plug(now);
+                if !slept {
+                    self.mq.as_mut().expect("mq").tag_woken.push(w.task);
+                }
             }
-            let slept = self.submit_range(now, w.task, w.hctx, w.op_seq, w.flags, w.sector, w.left, Some(w.bio));
-            self.flush_plug(now);
-            if !slept {
-                self.mq.as_mut().expect("mq").tag_woken.push(w.task);
+            if !progress {
+                break;
             }
         }
     }
