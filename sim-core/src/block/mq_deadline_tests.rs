@@ -250,6 +250,11 @@ fn a_submission_without_tags_sleeps_and_resumes_as_tags_free() {
     // dispatched in sector order, one per ms (0 and 8 completed above).
     assert_eq!(rig.order(), vec![(16, 2), (24, 3), (32, 4), (40, 5)]);
     assert_eq!(rig.q.mq.as_ref().unwrap().max_sched_tags_seen, 4);
+    // btt's Q2G: bios 1–4 at once; bio 5 queued at 0, its tag at 1 ms; bio 6
+    // queued only when the submission resumed (1 ms), its tag at 2 ms.
+    assert_eq!(rig.q.rec.q2g.count(), 6);
+    assert_eq!(rig.q.rec.q2g.max_ns(), MS);
+    assert_eq!(rig.q.mq.as_ref().unwrap().tag_waits, 2);
 }
 
 #[test]
