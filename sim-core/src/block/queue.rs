@@ -284,7 +284,11 @@ impl RequestQueue {
             .filter(|(_, b)| b.request == no_rq || self.rqs.rq(b.request).d_at.is_none())
             .min_by_key(|(id, b)| (b.q_at, *id));
         let label = |b: &super::request::Bio| {
-            if b.request == no_rq { "tag wait".to_string() } else { self.elevator.queue_label(&self.rqs, b.request, comm) }
+            if b.request == no_rq {
+                "tag wait".to_string()
+            } else {
+                self.elevator.queue_label(&self.rqs, b.request, comm)
+            }
         };
         let open = oldest.map(|(_, b)| (b, label(b)));
         self.rec.worst_or_open(open, now)

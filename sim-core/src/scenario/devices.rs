@@ -5,9 +5,9 @@
 use super::error::KeyError;
 use super::file::{DeviceFile, ScenarioFile};
 use super::validate::{check_name, duration_value};
+use crate::block::blk_mq::{NR_HW_QUEUES_MAX, nr_requests_range};
 use crate::block::cfq_tunables::CfqBehaviour;
 use crate::block::request::SECTOR_BYTES;
-use crate::block::blk_mq::{NR_HW_QUEUES_MAX, nr_requests_range};
 use crate::block::{
     BlkMqSettings, CfqTunables, DeadlineTunables, DeviceKind, DeviceSpec, ElevatorSpec, Ioprio, IoprioClass,
     MqDeadlineTunables,
@@ -180,10 +180,11 @@ pub fn resolve_mq(f: &ScenarioFile, devices: &[DeviceSpec]) -> Result<Vec<BlkMqS
         .map(|((name, d), spec)| {
             let key = |k: &str| format!("devices.{name}.{k}");
             let mq = spec.elevator.is_mq();
-            if !mq && let Some(k) = [("nr_hw_queues", d.nr_hw_queues.is_some()), ("nr_requests", d.nr_requests.is_some())]
-                .iter()
-                .find(|(_, set)| *set)
-                .map(|(k, _)| *k)
+            if !mq
+                && let Some(k) = [("nr_hw_queues", d.nr_hw_queues.is_some()), ("nr_requests", d.nr_requests.is_some())]
+                    .iter()
+                    .find(|(_, set)| *set)
+                    .map(|(k, _)| *k)
             {
                 return Err(KeyError::new(
                     key(k),
