@@ -58,9 +58,23 @@ fn device(out: &mut String, d: &DeviceIoReport) {
     }
     let _ = writeln!(out, "{:>15} {:>13} {:>13} {:>13} {:>11}", "ALL", "MIN", "AVG", "MAX", "N");
     let _ = writeln!(out, "--------------- ------------- ------------- ------------- -----------");
+    if let Some(mq) = &d.mq {
+        // blk-mq: btt's Q2G, G2I and I2D before Q2D.
+        btt_row(out, "Q2G", &mq.q2g);
+        btt_row(out, "G2I", &mq.g2i);
+        btt_row(out, "I2D", &mq.i2d);
+    }
     btt_row(out, "Q2D", &d.q2d);
     btt_row(out, "D2C", &d.d2c);
     btt_row(out, "Q2C", &d.q2c);
+    if let Some(mq) = &d.mq {
+        let _ = writeln!(
+            out,
+            "
+blk-mq: nr_hw_queues={} nr_requests={} tag sleeps {}",
+            mq.nr_hw_queues, mq.nr_requests, mq.tag_waits
+        );
+    }
     let _ = writeln!(
         out,
         "\nReads  queued {:>8} ({:>10} KiB) merged {:>7} dispatched {:>8} completed {:>8}",

@@ -15,7 +15,7 @@
 
 use crate::block::queue::BioDone;
 use crate::block::request::SECTOR_BYTES;
-use crate::block::{Device, Elevator, IoPrio, RequestQueue};
+use crate::block::{Device, Elevator, IoClass, IoPrio, Ioprio, IoprioClass, RequestQueue};
 use crate::cpuset::CpuSet;
 use crate::event::{Event, EventQueue};
 use crate::ids::{CfsRqId, CpuId, DeviceId, EntityId, GroupId, RequestId, SourceId, TaskId};
@@ -302,13 +302,32 @@ impl Simulation {
             .enumerate()
             .map(|(i, d)| {
                 let device = Device::new(d.clone(), root_rng.stream(&format!("device/{}", d.name)));
-                let prio = tasks.iter().map(|t: &Task| IoPrio::of_task(t.policy, t.nice)).collect();
+                let prio = tasks.iter().map(|t: &Task| IoPrio::of_task(t.policy, t.nice)).collect::<Vec<_>>();
+                // `ionice` overrides (CFQ's be/N and idle; rt is refused with cfq).
+                let prio = prio
+                    .into_iter()
+                    .zip(tasks.iter())
+                    .map(|(p, t)| match spec.tasks[t.spec].ionice {
+                        Some(Ioprio { class: IoprioClass::Idle, .. }) => IoPrio { class: IoClass::Idle, prio: 7 },
+                        Some(Ioprio { level, .. }) => IoPrio { class: IoClass::Be, prio: level },
+                        None => p,
+                    })
+                    .collect();
                 let elevator = Elevator::new(&d.elevator, prio, spec.hz, tick_nsec(spec.hz));
                 // BFQ's blkcg groups and weights (other elevators ignore them).
                 let (bfq_groups, task_blkcg) =
                     spec.groups.bfq_groups(&tasks.iter().map(|t: &Task| t.group.0 as usize).collect::<Vec<_>>());
-                let elevator = elevator.with_bfq_groups(&task_blkcg, bfq_groups);
-                RequestQueue::new(DeviceId(i as u16), device, elevator, tasks.len(), tick_nsec(spec.hz))
+                let mut elevator = elevator.with_bfq_groups(&task_blkcg, bfq_groups);
+                if !d.elevator.is_mq() {
+                    return RequestQueue::new(DeviceId(i as u16), device, elevator, tasks.len(), tick_nsec(spec.hz));
+                }
+                // blk-mq (6.18): each task's ioprio (`ionice`, else from nice and policy).
+                elevator.set_task_ioprio(
+                    tasks.iter().map(|t: &Task| Ioprio::of_task(t.policy, t.nice, spec.tasks[t.spec].ionice)).collect(),
+                );
+                let mut q = RequestQueue::new(DeviceId(i as u16), device, elevator, tasks.len(), tick_nsec(spec.hz));
+                q.enable_mq(spec.device_mq.get(i).copied().unwrap_or_default(), ncpus);
+                q
             })
             .collect();
         let victim = &spec.tasks[spec.victim];
@@ -1341,6 +1360,13 @@ impl Simulation {
                     }
                     let seq = self.submit_io(task, &io);
                     self.advance_pc(task);
+                    // A submission through a userspace I/O queue never puts its
+                    // task to sleep for a tag (see `userspace_io_dispatch`).
+                    if io.io_class.is_none() && self.queues[io.device.index()].tag_waiting_seqs(task).any(|s| s == seq) {
+                        // blk_mq_get_tag → io_schedule: asleep until a tag frees.
+                        self.block_io(task, IoWait::Tag { seq, then_wait: io.wait });
+                        return;
+                    }
                     if io.wait {
                         self.block_io(task, IoWait::Op(seq));
                         return;
@@ -1429,7 +1455,14 @@ impl Simulation {
             self.userspace_io_dispatch(usize::from(c.queue));
             return seq;
         }
+        let cpu = t.cpu.index();
         let q = &mut self.queues[d];
+        if q.is_mq() {
+            q.submit_mq(now, task, cpu, seq, io.flags, sector, sectors);
+            self.run_queue(io.device);
+            self.tag_wakes(io.device);
+            return seq;
+        }
         let mut at = sector;
         let mut left = sectors;
         while left > 0 {
@@ -1456,6 +1489,31 @@ impl Simulation {
             self.bio_done(b);
         }
         self.run_queue(device);
+        self.tag_wakes(device);
+    }
+
+    /// Submitters whose tag wait ended (their submission is all queued):
+    /// awake, or on to waiting for the submission itself.
+    fn tag_wakes(&mut self, device: DeviceId) {
+        let Some(mq) = self.queues[device.index()].mq.as_mut() else { return };
+        if mq.tag_woken.is_empty() {
+            return;
+        }
+        let woken = std::mem::take(&mut mq.tag_woken);
+        for &task in &woken {
+            let io = &mut self.tasks[task.index()].io;
+            match io.wait {
+                Some(IoWait::Tag { seq, then_wait: true }) if io.ops.iter().any(|o| o.seq == seq) => {
+                    io.wait = Some(IoWait::Op(seq));
+                }
+                Some(IoWait::Tag { .. }) => self.io_wake(task),
+                _ => {}
+            }
+        }
+        if let Some(mq) = self.queues[device.index()].mq.as_mut() {
+            mq.tag_woken = woken;
+            mq.tag_woken.clear();
+        }
     }
 
     fn io_timer(&mut self, device: DeviceId, generation: u32) {
@@ -1515,6 +1573,20 @@ impl Simulation {
             return;
         }
         let device = self.io_queues[q].spec.device;
+        if self.queues[device.index()].is_mq() {
+            // blk-mq: the submission goes through the plug and the tags as a
+            // task's would. If no tag is free it waits in the tag queue
+            // without putting its task to sleep: the reactor blocking in
+            // io_submit is not modelled (the layer's limit keeps in flight
+            // below nr_requests in the shipped scenarios).
+            for p in admitted {
+                let cpu = self.tasks[p.task.index()].cpu.index();
+                self.queues[device.index()].submit_mq(now, p.task, cpu, p.seq, p.flags, p.sector, p.sectors);
+            }
+            self.run_queue(device);
+            self.tag_wakes(device);
+            return;
+        }
         let rq = &mut self.queues[device.index()];
         let max = u64::from(rq.device.spec.max_sectors);
         for p in admitted {
@@ -2028,6 +2100,22 @@ impl Simulation {
         for q in &self.queues {
             for (_, b) in q.bios.iter() {
                 live[b.task.index()] += 1;
+            }
+            // blk-mq: the bios a submitter asleep for a tag has not queued yet.
+            for (task, bios) in q.tag_waiter_unqueued_bios() {
+                live[task.index()] += bios;
+            }
+        }
+        // A task asleep for a tag is a waiter of some queue, and only then.
+        for (i, t) in self.tasks.iter().enumerate() {
+            let tag_wait = matches!(t.io.wait, Some(IoWait::Tag { .. })) && t.state == TaskState::Blocked(BlockOn::Io);
+            let id = TaskId(i as u32);
+            // Submissions a userspace I/O queue admitted wait without their task.
+            let waiting = self.queues.iter().any(|q| {
+                q.tag_waiting_seqs(id).any(|seq| !self.io_queues.iter().any(|u| u.admitted(id, seq)))
+            });
+            if tag_wait != waiting {
+                return Err(format!("{}: asleep for a tag {tag_wait}, a queue's tag waiter {waiting} ({ctx})", t.comm));
             }
         }
         // Submissions held by a userspace I/O queue have their bios to come.

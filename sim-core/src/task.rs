@@ -50,6 +50,9 @@ pub enum IoWait {
     Writes,
     /// Another task's submissions up to a sequence number (`wait_io`).
     OtherTask,
+    /// blk-mq: a tag for submission `seq` (`blk_mq_get_tag` sleeps); then,
+    /// with `then_wait`, the submission itself.
+    Tag { seq: u64, then_wait: bool },
 }
 
 /// One submission not yet complete.

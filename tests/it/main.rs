@@ -8,6 +8,7 @@ mod errors;
 mod explosive;
 mod fuzz;
 mod invariants;
+mod io_invariants;
 mod limiter;
 mod perfetto;
 mod requests;

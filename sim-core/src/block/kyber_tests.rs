@@ -289,6 +289,7 @@ fn a_write_stream_is_throttled_until_reads_meet_their_target() {
         let elevator = Elevator::new(&spec.elevator, prio, HZ, tick_nsec(HZ));
         let device = Device::new(spec, SimRng::new(1).stream("d"));
         let mut q = RequestQueue::new(DeviceId(0), device, elevator, writers as usize + 1, tick_nsec(HZ));
+        q.enable_mq(crate::block::BlkMqSettings { nr_hw_queues: 1, nr_requests: Some(2048) }, 1);
         let mut events = EventQueue::new();
         let comm = |t: TaskId| format!("t{}", t.0);
         let mut seq = 0;
@@ -299,7 +300,7 @@ fn a_write_stream_is_throttled_until_reads_meet_their_target() {
             // Scattered sectors: no merges.
             let sector = (u64::from(task) << 24) + next[task as usize] * 4096;
             next[task as usize] += 1;
-            q.submit_bio(now, TaskId(task), seq, flags, sector, nr);
+            q.submit_mq(now, TaskId(task), 0, seq, flags, sector, nr as u64);
         };
         for task in 0..=writers {
             submit(&mut q, SimTime::ZERO, task);
@@ -403,6 +404,7 @@ proptest::proptest! {
         let prio = vec![IoPrio { class: IoClass::Be, prio: 4 }; 4];
         let elevator = Elevator::new(&spec.elevator, prio, HZ, tick_nsec(HZ));
         let mut q = RequestQueue::new(DeviceId(0), Device::new(spec, SimRng::new(seed).stream("d")), elevator, 4, tick_nsec(HZ));
+        q.enable_mq(crate::block::BlkMqSettings { nr_hw_queues: 1, nr_requests: None }, 1);
         let mut rng = SimRng::new(seed).stream("traffic");
         let mut events = EventQueue::new();
         let comm = |t: TaskId| format!("t{}", t.0);
@@ -431,7 +433,7 @@ proptest::proptest! {
                 let nr = 8 * rng.range_inclusive(1, 32) as u32;
                 // Sectors on a coarse grid so some bios merge.
                 let sector = rng.range_inclusive(0, 4000) * 64;
-                q.submit_bio(now_t, TaskId(task), next as u64, flags, sector, nr);
+                q.submit_mq(now_t, TaskId(task), 0, next as u64, flags, sector, u64::from(nr));
                 q.run(now_t, &mut events, &comm);
             } else {
                 let (at, e) = events.pop().expect("peeked");

@@ -13,11 +13,13 @@
 //! boundaries (`jiffies = now / TICK_NSEC`).
 
 pub mod bfq;
+pub mod blk_mq;
 pub mod cfq;
 pub mod cfq_tunables;
 pub mod deadline;
 pub mod device;
 pub mod kyber;
+pub mod mq_deadline;
 pub mod noop;
 pub mod queue;
 pub mod request;
@@ -31,6 +33,8 @@ pub use cfq_tunables::{CfqBehaviour, CfqTunables};
 pub use deadline::{Deadline, DeadlineTunables};
 pub use device::{Device, DeviceKind, DeviceSpec};
 pub use kyber::{Kyber, KyberTunables};
+pub use blk_mq::BlkMqSettings;
+pub use mq_deadline::{Ioprio, IoprioClass, MqDeadline, MqDeadlineTunables};
 pub use noop::Noop;
 pub use queue::RequestQueue;
 pub use request::{Op, ReqFlags};
@@ -49,6 +53,10 @@ pub enum ElevatorSpec {
     Kyber(KyberTunables),
     /// BFQ (6.18), a documented subset: see `bfq/mod.rs`.
     Bfq(BfqTunables),
+    /// blk-mq without a scheduler (`none`).
+    MqNone,
+    /// blk-mq `mq-deadline` (6.18).
+    MqDeadline(MqDeadlineTunables),
 }
 
 impl ElevatorSpec {
@@ -59,7 +67,15 @@ impl ElevatorSpec {
             ElevatorSpec::Cfq(_) => "cfq",
             ElevatorSpec::Kyber(_) => "kyber",
             ElevatorSpec::Bfq(_) => "bfq",
+            ElevatorSpec::MqNone => "none",
+            ElevatorSpec::MqDeadline(_) => "mq-deadline",
         }
+    }
+
+    /// Whether the elevator runs the blk-mq path (6.18) rather than 4.4's
+    /// single queue.
+    pub fn is_mq(&self) -> bool {
+        matches!(self, ElevatorSpec::MqNone | ElevatorSpec::MqDeadline(_) | ElevatorSpec::Kyber(_) | ElevatorSpec::Bfq(_))
     }
 
     /// Writes a tunable by its sysfs name, as `[devices.X.<elevator>]` does
@@ -71,6 +87,8 @@ impl ElevatorSpec {
             ElevatorSpec::Cfq(t) => t.set(name, value, hz),
             ElevatorSpec::Kyber(t) => t.set(name, value),
             ElevatorSpec::Bfq(t) => t.set(name, value, hz),
+            ElevatorSpec::MqNone => Err(format!("none has no tunable `{name}`")),
+            ElevatorSpec::MqDeadline(t) => t.set(name, value, hz),
         }
     }
 
@@ -79,7 +97,9 @@ impl ElevatorSpec {
     pub fn sysfs(&self, hz: u32) -> Vec<(&'static str, u64)> {
         let ms = |j: u64| j * 1000 / u64::from(hz);
         match self {
-            ElevatorSpec::Noop => Vec::new(),
+            ElevatorSpec::Noop | ElevatorSpec::MqNone => Vec::new(),
+            // async_depth unset shows 0 here; the running queue shows nr_requests.
+            ElevatorSpec::MqDeadline(t) => t.sysfs(hz, 0),
             ElevatorSpec::Deadline(t) => vec![
                 ("read_expire", ms(t.read_expire_j)),
                 ("write_expire", ms(t.write_expire_j)),
@@ -135,6 +155,9 @@ pub enum Elevator {
     Cfq(Box<Cfq>),
     Kyber(Box<Kyber>),
     Bfq(Box<Bfq>),
+    /// `none`: requests go from the plug to the hctx dispatch lists.
+    MqNone,
+    MqDeadline(Box<MqDeadline>),
 }
 
 impl Elevator {
@@ -154,6 +177,9 @@ impl Elevator {
                 let tasks = task_prio.into_iter().map(BfqTaskIo::from_ioprio).collect();
                 Elevator::Bfq(Box::new(Bfq::new(*t, tasks, Vec::new(), hz)))
             }
+            ElevatorSpec::MqNone => Elevator::MqNone,
+            // Every task be/4 until `set_task_ioprio`.
+            ElevatorSpec::MqDeadline(t) => Elevator::MqDeadline(Box::new(MqDeadline::new(*t, Vec::new()))),
         }
     }
 
@@ -166,12 +192,23 @@ impl Elevator {
         }
     }
 
+    /// The 6.18 ioprio of each task (`__get_task_ioprio`), for the mq
+    /// schedulers that read it.
+    pub fn set_task_ioprio(&mut self, prio: Vec<Ioprio>) {
+        match self {
+            Elevator::MqDeadline(d) => **d = MqDeadline::new(d.t, prio),
+            Elevator::Bfq(b) => b.set_task_ioprio(&prio),
+            _ => {}
+        }
+    }
+
     /// The elevator's own bookkeeping invariants (CFQ's counters).
     pub fn check(&self) -> Result<(), String> {
         match self {
             Elevator::Cfq(c) => c.check(),
             Elevator::Kyber(k) => k.check(),
             Elevator::Bfq(b) => b.check(),
+            Elevator::MqDeadline(d) => d.check(),
             _ => Ok(()),
         }
     }
@@ -188,7 +225,8 @@ impl Elevator {
     /// `elevator_merge_fn`: a front-merge candidate (noop has none).
     pub fn merge(&self, rqs: &Requests, task: TaskId, flags: ReqFlags, bio_end: u64) -> Option<RequestId> {
         match self {
-            Elevator::Noop(_) => None,
+            Elevator::Noop(_) | Elevator::MqNone => None,
+            Elevator::MqDeadline(d) => d.request_merge(flags.op, task, bio_end),
             Elevator::Deadline(d) => d.merge(rqs, flags.op, bio_end),
             Elevator::Cfq(c) => c.merge(rqs, task, flags, bio_end),
             Elevator::Kyber(k) => k.merge(rqs, flags.op, bio_end),
@@ -199,7 +237,8 @@ impl Elevator {
     /// `elevator_merged_fn` after a bio merge (a front merge moved `rq`'s start).
     pub fn merged_request(&mut self, rqs: &mut Requests, rq: RequestId, old_sector: u64, front: bool) {
         match self {
-            Elevator::Noop(_) => {}
+            Elevator::Noop(_) | Elevator::MqNone => {}
+            Elevator::MqDeadline(d) => d.request_merged(rqs, rq, old_sector, front),
             Elevator::Deadline(d) => d.merged_request(rqs, rq, old_sector, front),
             Elevator::Cfq(c) => c.merged_request(rqs, rq, old_sector, front),
             Elevator::Kyber(_) => {}
@@ -211,6 +250,8 @@ impl Elevator {
     pub fn add_request(&mut self, ctx: &mut ElvCtx<'_>, rq: RequestId) {
         match self {
             Elevator::Noop(n) => n.add_request(rq),
+            Elevator::MqNone => debug_assert!(false, "none holds no requests"),
+            Elevator::MqDeadline(d) => d.insert_request(ctx, rq),
             Elevator::Deadline(d) => d.add_request(ctx, rq),
             Elevator::Cfq(c) => c.insert_request(ctx, rq),
             Elevator::Kyber(k) => k.insert_request(ctx.rqs, rq),
@@ -223,6 +264,8 @@ impl Elevator {
     pub fn dispatch_request(&mut self, ctx: &mut ElvCtx<'_>) -> Option<RequestId> {
         match self {
             Elevator::Noop(n) => n.dispatch_request(ctx),
+            Elevator::MqNone => None,
+            Elevator::MqDeadline(d) => d.dispatch_request(ctx),
             Elevator::Deadline(d) => d.dispatch_request(ctx),
             Elevator::Cfq(c) => c.dispatch_requests(ctx),
             Elevator::Kyber(k) => k.dispatch_request(ctx),
@@ -264,6 +307,8 @@ impl Elevator {
     pub fn queued(&self) -> usize {
         match self {
             Elevator::Noop(n) => n.queued(),
+            Elevator::MqNone => 0,
+            Elevator::MqDeadline(d) => d.queued(),
             Elevator::Deadline(d) => d.queued(),
             Elevator::Cfq(c) => c.queued(),
             Elevator::Kyber(k) => k.queued(),
@@ -276,6 +321,11 @@ impl Elevator {
     pub fn queue_label(&self, rqs: &Requests, rq: RequestId, comm: impl Fn(TaskId) -> String) -> String {
         match self {
             Elevator::Noop(_) => "fifo".into(),
+            Elevator::MqNone => "hctx dispatch".into(),
+            Elevator::MqDeadline(d) => {
+                let r = rqs.rq(rq);
+                format!("{} {} fifo", d.ioprio_of(r.task).label(), r.flags.op.name())
+            }
             Elevator::Deadline(_) => format!("{} fifo", rqs.rq(rq).flags.op.name()),
             Elevator::Cfq(c) => c.queue_label(rqs.rq(rq), comm),
             Elevator::Kyber(k) => k.queue_label(rqs.rq(rq).flags.op),

@@ -35,11 +35,11 @@ pub struct RequestQueue {
     pub rqs: Requests,
     pub bios: Slab<Bio>,
     /// `q->last_merge`: the one-hit merge cache.
-    last_merge: Option<RequestId>,
+    pub(super) last_merge: Option<RequestId>,
     /// `elv_rqhash`: queued requests by end sector, for back merges.
-    hash: BTreeSet<(u64, u32)>,
+    pub(super) hash: BTreeSet<(u64, u32)>,
     pub rec: IoRecorder,
-    jiffy_ns: u64,
+    pub(super) jiffy_ns: u64,
     timer_armed: Option<SimTime>,
     pub timer_generation: u32,
     /// Bios submitted and completed, and bytes merged into requests, for the invariants.
@@ -52,6 +52,8 @@ pub struct RequestQueue {
     /// Completions the device reported from `start`/`complete`, reused so a
     /// request allocates nothing.
     device_out: Vec<(SimTime, RequestId)>,
+    /// The blk-mq state when the elevator is an mq one (`enable_mq`).
+    pub mq: Option<Box<super::blk_mq::BlkMq>>,
 }
 
 impl RequestQueue {
@@ -72,6 +74,7 @@ impl RequestQueue {
             bios_completed: 0,
             peeked: None,
             device_out: Vec::new(),
+            mq: None,
         }
     }
 
@@ -206,6 +209,17 @@ impl RequestQueue {
     pub fn run(&mut self, now: SimTime, events: &mut EventQueue, comm: &dyn Fn(TaskId) -> String) {
         let nonrot = !self.device.spec.rotational;
         loop {
+            // blk-mq (6.18 `__blk_mq_sched_dispatch_requests`): a request
+            // leaves the scheduler only with a driver tag, so nothing is peeked.
+            if self.mq.is_some() {
+                if !self.device.can_accept() {
+                    break;
+                }
+                let Some(rq) = self.mq_next_request(now) else { break };
+                self.dispatch_sort(rq);
+                self.dispatch(now, rq, events, comm);
+                continue;
+            }
             let rq = match self.peeked.take() {
                 Some(rq) => rq,
                 None => {
@@ -237,6 +251,9 @@ impl RequestQueue {
         let r = self.rqs.rq(rq);
         let (flags, sector, nr, task) = (r.flags, r.sector, r.nr_sectors, r.task);
         self.rqs.rq_mut(rq).d_at = Some(now);
+        if self.mq.is_some() {
+            self.rec.i2d.record(now.since(self.rqs.rq(rq).i_at), now);
+        }
         self.rec.trace(now, Some(task), BlkAction::Dispatch, flags, sector, nr);
         self.rec.dispatch(now, task, flags, self.rqs.rq(rq).bytes());
         let mut worst = None;
@@ -272,6 +289,21 @@ impl RequestQueue {
         assert!(r.i_at <= d_at && d_at <= now, "Q <= I <= D <= C violated for request {rq}");
         self.rec.trace(now, None, BlkAction::Complete, r.flags, r.sector, r.nr_sectors);
         self.rec.request_completed(r.flags.op.index(), r.bytes(), now.since(d_at), now);
+        if self.mq.is_some() {
+            // blk_mq_end_request: the scheduler's finish_request and the
+            // tags; the freed tags then resume sleeping submitters.
+            self.mq_finish(now, rq);
+            let r = self.rqs.remove(rq.0);
+            let mut done = Vec::with_capacity(r.bios.len());
+            for b in r.bios {
+                let bio = self.bios.remove(b.0);
+                self.bios_completed += 1;
+                self.rec.bio_completed(bio.task, now.since(bio.q_at), now);
+                done.push(BioDone { task: bio.task, op_seq: bio.op_seq });
+            }
+            self.serve_tag_waiters(now);
+            return done;
+        }
         let nonrot = !self.device.spec.rotational;
         let mut ctx = Self::ctx(&mut self.rqs, now, self.jiffy_ns, nonrot);
         self.elevator.completed_request(&mut ctx, rq);
@@ -289,9 +321,20 @@ impl RequestQueue {
     /// The device's worst wait so far, counting the oldest bio still waiting
     /// for dispatch at `now` (a Q2D not yet over).
     pub fn worst_wait(&self, now: SimTime, comm: &dyn Fn(TaskId) -> String) -> Option<crate::metrics::io::WorstWait> {
-        let oldest =
-            self.bios.iter().filter(|(_, b)| self.rqs.rq(b.request).d_at.is_none()).min_by_key(|(id, b)| (b.q_at, *id));
-        let open = oldest.map(|(_, b)| (b, self.elevator.queue_label(&self.rqs, b.request, comm)));
+        let no_rq = super::blk_mq::NO_REQUEST;
+        let oldest = self
+            .bios
+            .iter()
+            .filter(|(_, b)| b.request == no_rq || self.rqs.rq(b.request).d_at.is_none())
+            .min_by_key(|(id, b)| (b.q_at, *id));
+        let label = |b: &super::request::Bio| {
+            if b.request == no_rq {
+                "tag wait".to_string()
+            } else {
+                self.elevator.queue_label(&self.rqs, b.request, comm)
+            }
+        };
+        let open = oldest.map(|(_, b)| (b, label(b)));
         self.rec.worst_or_open(open, now)
     }
 
@@ -327,6 +370,9 @@ impl RequestQueue {
     /// requests, every live request is either queued in the elevator or in
     /// flight, timestamps are ordered, and a request's bytes are its bios' bytes.
     pub fn check(&self, now: SimTime) -> Result<(), String> {
+        if self.mq.is_some() {
+            return self.check_mq(now);
+        }
         let name = &self.device.spec.name;
         if self.device.in_flight > self.device.spec.queue_depth {
             return Err(format!(

@@ -29,6 +29,13 @@ pub enum BlkAction {
     Dispatch,
     /// Completed (`C`).
     Complete,
+    /// blk-mq: a request allocated with its tag (`G`, `trace_block_getrq`).
+    GetRq,
+    /// blk-mq: the plug started a list (`P`, `trace_block_plug`).
+    Plug,
+    /// blk-mq: the plug flushed (`U`, `trace_block_unplug`; `nr_sectors`
+    /// holds the depth, as blkparse prints `[n]`).
+    Unplug,
 }
 
 impl BlkAction {
@@ -40,6 +47,9 @@ impl BlkAction {
             BlkAction::Insert => "I",
             BlkAction::Dispatch => "D",
             BlkAction::Complete => "C",
+            BlkAction::GetRq => "G",
+            BlkAction::Plug => "P",
+            BlkAction::Unplug => "U",
         }
     }
 }
@@ -113,6 +123,12 @@ pub struct IoRecorder {
     pub q2d: LatencyStats,
     pub d2c: LatencyStats,
     pub q2c: LatencyStats,
+    /// blk-mq only: Q2G (the first bio of a request to its tag, tag sleeps
+    /// included), G2I (in the plug) and I2D (in the scheduler or the hctx
+    /// dispatch list), as btt computes them from `G` and `I`.
+    pub q2g: LatencyStats,
+    pub g2i: LatencyStats,
+    pub i2d: LatencyStats,
     pub procs: Vec<ProcIo>,
     /// Per direction: bios queued, bytes queued, bios merged, requests
     /// dispatched, requests completed.
@@ -134,6 +150,9 @@ impl IoRecorder {
             q2d: LatencyStats::default(),
             d2c: LatencyStats::default(),
             q2c: LatencyStats::default(),
+            q2g: LatencyStats::default(),
+            g2i: LatencyStats::default(),
+            i2d: LatencyStats::default(),
             procs: vec![ProcIo::default(); ntasks],
             queued: [0; 2],
             queued_bytes: [0; 2],
@@ -149,6 +168,11 @@ impl IoRecorder {
     }
 
     /// Appends a blktrace event to the ring.
+    /// The blktrace events kept (the last `BLK_RING`), oldest first.
+    pub fn ring(&self) -> impl Iterator<Item = &BlkEvent> {
+        self.ring.iter()
+    }
+
     pub fn trace(
         &mut self,
         at: SimTime,

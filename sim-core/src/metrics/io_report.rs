@@ -44,11 +44,27 @@ pub struct DeviceIoReport {
     pub dispatched: [u64; 2],
     pub completed: [u64; 2],
     pub completed_kib: [u64; 2],
+    /// blk-mq (`none`, `mq-deadline`): settings and the Q2G/G2I/I2D stages.
+    pub mq: Option<MqDeviceReport>,
     /// Requests still in the elevator or the device when the run stopped.
     pub pending: u64,
     /// The oldest of those bios: how long it had waited so far.
     pub oldest_pending_ns: Option<u64>,
     pub worst: Option<WorstIoReport>,
+}
+
+/// The blk-mq part of a device's report.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MqDeviceReport {
+    pub nr_hw_queues: u32,
+    pub nr_requests: u32,
+    /// Q2G, with bios still asleep for a tag at the end as open waits.
+    pub q2g: LatencySummary,
+    pub g2i: LatencySummary,
+    /// I2D, with requests still queued at the end as open waits.
+    pub i2d: LatencySummary,
+    /// Submitters that slept for a tag.
+    pub tag_waits: u64,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -121,7 +137,11 @@ impl IoReport {
                 ElevatorSpec::Cfq(t) => Some(t.behaviour.name()),
                 _ => None,
             };
-            let tunables = d.elevator.sysfs(hz);
+            let tunables = match (&q.elevator, &q.mq) {
+                // The running scheduler: async_depth follows nr_requests.
+                (crate::block::Elevator::MqDeadline(dd), Some(mq)) => dd.t.sysfs(hz, mq.nr_requests),
+                _ => d.elevator.sysfs(hz),
+            };
             // Waits still open at the end, per stage: a bio not yet
             // dispatched (Q2D), a dispatched request not yet completed (D2C),
             // any bio not yet completed (Q2C); per device and per task.
@@ -135,7 +155,7 @@ impl IoReport {
                 let waited = now.since(b.q_at);
                 add(&mut open_q2c, waited);
                 add(&mut proc_q2c[b.task.index()], waited);
-                if q.rqs.rq(b.request).d_at.is_none() {
+                if b.request == crate::block::blk_mq::NO_REQUEST || q.rqs.rq(b.request).d_at.is_none() {
                     add(&mut open_q2d, waited);
                     add(&mut proc_q2d[b.task.index()], waited);
                 }
@@ -188,6 +208,14 @@ impl IoReport {
                 elevator: d.elevator.name(),
                 cfq_behaviour,
                 tunables,
+                mq: q.mq_open_waits(now).map(|o| MqDeviceReport {
+                    nr_hw_queues: o.nr_hw_queues,
+                    nr_requests: o.nr_requests,
+                    q2g: rec.q2g.summary().with_open(o.q2g.0, o.q2g.1),
+                    g2i: rec.g2i.summary(),
+                    i2d: rec.i2d.summary().with_open(o.i2d.0, o.i2d.1),
+                    tag_waits: o.tag_waits,
+                }),
                 queue_depth: d.queue_depth,
                 rotational: d.rotational,
                 dev_t: d.dev_t,

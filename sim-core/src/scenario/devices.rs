@@ -5,20 +5,24 @@
 use super::error::KeyError;
 use super::file::{DeviceFile, ScenarioFile};
 use super::validate::{check_name, duration_value};
+use crate::block::blk_mq::{NR_HW_QUEUES_MAX, nr_requests_range};
 use crate::block::cfq_tunables::CfqBehaviour;
 use crate::block::device::cloud::CloudParams;
 use crate::block::device::flash::FlashParams;
 use crate::block::device::presets;
 use crate::block::request::Op;
 use crate::block::request::SECTOR_BYTES;
-use crate::block::{BfqTunables, CfqTunables, DeadlineTunables, DeviceKind, DeviceSpec, ElevatorSpec, KyberTunables};
+use crate::block::{
+    BfqTunables, BlkMqSettings, CfqTunables, DeadlineTunables, DeviceKind, DeviceSpec, ElevatorSpec, Ioprio,
+    IoprioClass, KyberTunables, MqDeadlineTunables,
+};
 use crate::workload::dist::parse_size;
 use std::collections::BTreeMap;
 use toml::Value;
 
 pub const DEVICES_MAX: usize = 64;
 pub const QUEUE_DEPTH_MAX: u64 = 4096;
-const ELEVATORS: &str = "noop, deadline, cfq, kyber, bfq";
+const ELEVATORS: &str = "noop, deadline, cfq (4.4 single-queue); none, mq-deadline, kyber, bfq (blk-mq)";
 pub const IOPS_MAX: i64 = 100_000_000;
 pub const PARALLELISM_MAX: i64 = 4096;
 pub const BURST_CREDITS_MAX: i64 = 1_000_000_000_000;
@@ -220,7 +224,14 @@ fn device(name: &str, d: &DeviceFile, hz: u32, index: usize) -> Result<DeviceSpe
         let full = key(&format!("bfq.{k}"));
         bfq.set(k, tunable_value(v, &full)?, hz).map_err(|m| KeyError::new(full, m))?;
     }
+    let mut mq_deadline = MqDeadlineTunables::defaults(hz);
+    for (k, v) in &d.mq_deadline {
+        let full = key(&format!("mq-deadline.{k}"));
+        mq_deadline.set(k, tunable_value(v, &full)?, hz).map_err(|m| KeyError::new(full, m))?;
+    }
     let elevator = match d.elevator.as_deref().unwrap_or("cfq") {
+        "none" => ElevatorSpec::MqNone,
+        "mq-deadline" => ElevatorSpec::MqDeadline(mq_deadline),
         "noop" => ElevatorSpec::Noop,
         "deadline" => ElevatorSpec::Deadline(deadline),
         "cfq" => ElevatorSpec::Cfq(cfq),
@@ -354,6 +365,90 @@ pub fn resolve(f: &ScenarioFile, hz: u32) -> Result<Vec<DeviceSpec>, KeyError> {
             device(name, d, hz, i)
         })
         .collect()
+}
+
+/// Each device's blk-mq settings: `nr_hw_queues` 1 to `NR_HW_QUEUES_MAX`,
+/// `nr_requests` in `queue_requests_store`'s range for the elevator (only
+/// with an mq elevator).
+pub fn resolve_mq(f: &ScenarioFile, devices: &[DeviceSpec]) -> Result<Vec<BlkMqSettings>, KeyError> {
+    f.devices
+        .iter()
+        .zip(devices)
+        .map(|((name, d), spec)| {
+            let key = |k: &str| format!("devices.{name}.{k}");
+            let mq = spec.elevator.is_mq();
+            if !mq
+                && let Some(k) = [("nr_hw_queues", d.nr_hw_queues.is_some()), ("nr_requests", d.nr_requests.is_some())]
+                    .iter()
+                    .find(|(_, set)| *set)
+                    .map(|(k, _)| *k)
+            {
+                return Err(KeyError::new(
+                    key(k),
+                    format!("applies to blk-mq elevators only (`none`, `mq-deadline`, `kyber`, `bfq`), not `{}`", spec.elevator.name()),
+                ));
+            }
+            let nr_hw = d.nr_hw_queues.unwrap_or(1);
+            if !(1..=u64::from(NR_HW_QUEUES_MAX)).contains(&nr_hw) {
+                return Err(KeyError::new(
+                    key("nr_hw_queues"),
+                    format!("{nr_hw} is not allowed: 1 to {NR_HW_QUEUES_MAX}"),
+                ));
+            }
+            let sched = !matches!(spec.elevator, ElevatorSpec::MqNone);
+            let nr_requests = match d.nr_requests {
+                None => None,
+                Some(n) => {
+                    let (lo, hi) = nr_requests_range(spec.queue_depth, sched);
+                    if n < u64::from(lo) || n > u64::from(hi) {
+                        let why = if sched { "with a scheduler, MAX_SCHED_RQ" } else { "with none, queue_depth" };
+                        return Err(KeyError::new(
+                            key("nr_requests"),
+                            format!("{n} is not allowed: {lo} to {hi} (BLKDEV_MIN_RQ to {why})"),
+                        ));
+                    }
+                    Some(n as u32)
+                }
+            };
+            Ok(BlkMqSettings { nr_hw_queues: nr_hw as u32, nr_requests })
+        })
+        .collect()
+}
+
+/// A task's `ionice`: `rt/N`, `be/N` (N 0 to 7, `IOPRIO_NR_LEVELS`) or
+/// `idle` (`ioprio_check_cap`: the idle class has no level).
+pub fn ionice(v: Option<&str>, key: &str) -> Result<Option<Ioprio>, KeyError> {
+    let Some(s) = v else { return Ok(None) };
+    let bad = || KeyError::new(key, format!("`{s}` is not allowed: \"rt/N\" or \"be/N\" with N 0 to 7, or \"idle\""));
+    if s == "idle" {
+        return Ok(Some(Ioprio { class: IoprioClass::Idle, level: 7 }));
+    }
+    let (class, level) = s.split_once('/').ok_or_else(bad)?;
+    let class = match class {
+        "rt" => IoprioClass::Rt,
+        "be" => IoprioClass::Be,
+        _ => return Err(bad()),
+    };
+    let level: u8 = level.parse().map_err(|_| bad())?;
+    if level > 7 {
+        return Err(bad());
+    }
+    Ok(Some(Ioprio { class, level }))
+}
+
+/// The 4.4 CFQ model has no RT class: a task with `ionice = "rt/N"` is
+/// refused when a device uses `cfq`.
+pub fn check_ionice(tasks: &[super::validate::TaskSpec], devices: &[DeviceSpec]) -> Result<(), KeyError> {
+    let Some(cfq) = devices.iter().find(|d| matches!(d.elevator, ElevatorSpec::Cfq(_))) else { return Ok(()) };
+    for t in tasks {
+        if t.ionice.is_some_and(|p| p.class == IoprioClass::Rt) {
+            return Err(KeyError::new(
+                format!("tasks.{}.ionice", t.name),
+                format!("the cfq model (device `{}`) has no RT class; allowed with cfq: \"be/N\", \"idle\"", cfq.name),
+            ));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

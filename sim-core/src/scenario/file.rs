@@ -182,7 +182,8 @@ pub struct GroupFile {
 pub struct DeviceFile {
     /// `ssd` or `hdd` (the legacy models), `flash` (response curve) or `cloud`.
     pub kind: Option<String>,
-    /// `noop`, `deadline`, `cfq` (4.4 single-queue), or `kyber`, `bfq` (default `cfq`, 4.4's Kconfig default).
+    /// `noop`, `deadline` or `cfq` (4.4 single-queue; default `cfq`, 4.4's Kconfig default);
+    /// blk-mq (6.18): `none`, `mq-deadline`, `kyber`, `bfq`.
     pub elevator: Option<String>,
     /// NCQ tags: requests the device holds at once.
     pub queue_depth: Option<u64>,
@@ -245,6 +246,15 @@ pub struct DeviceFile {
     #[serde(default)]
     #[cfg_attr(feature = "schema", schemars(with = "BTreeMap<String, crate::schema::Tunable>"))]
     pub bfq: BTreeMap<String, Value>,
+    /// blk-mq hardware queues (default 1), for `none` and `mq-deadline`.
+    pub nr_hw_queues: Option<u64>,
+    /// blk-mq `queue/nr_requests` (default: 2 × min(queue_depth, 128) with a
+    /// scheduler, queue_depth with `none`).
+    pub nr_requests: Option<u64>,
+    /// mq-deadline's sysfs tunables, applied when the elevator is `mq-deadline`.
+    #[serde(default, rename = "mq-deadline")]
+    #[cfg_attr(feature = "schema", schemars(with = "BTreeMap<String, crate::schema::Tunable>"))]
+    pub mq_deadline: BTreeMap<String, Value>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -306,6 +316,9 @@ pub struct TaskFile {
     pub pin_each: bool,
     pub nice: Option<i64>,
     pub policy: Option<String>,
+    /// I/O priority (`ionice`, `ioprio_set`): `"rt/N"`, `"be/N"` (N 0 to 7) or
+    /// `"idle"`; default from nice and policy (`task_nice_ioclass`).
+    pub ionice: Option<String>,
     /// The cgroup the task is placed in, by path (default `/`, the root).
     pub group: Option<String>,
     /// The session (`setsid`) the task belongs to; with autogroup, a task in

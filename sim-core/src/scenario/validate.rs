@@ -69,6 +69,8 @@ pub struct ScenarioSpec {
     pub groups: Groups,
     /// Block devices, in name order (`DeviceId` order).
     pub devices: Vec<DeviceSpec>,
+    /// Each device's blk-mq settings (read when its elevator is an mq one).
+    pub device_mq: Vec<crate::block::BlkMqSettings>,
     pub events_max: u64,
     /// Index into `tasks` of the declaration the report explains.
     pub victim: usize,
@@ -284,6 +286,8 @@ pub struct TaskSpec {
     pub hop_work: Option<Dist>,
     /// The elastic CPU limiter its `run` steps draw grants from (`limiter = "NAME"`).
     pub limiter: Option<crate::workload::limiter::LimiterId>,
+    /// `ionice` (`ioprio_set`); `None`: from nice and policy.
+    pub ionice: Option<crate::block::Ioprio>,
 }
 
 impl TaskSpec {
@@ -622,6 +626,8 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
     super::bandwidth::check(f, &groups.groups, bandwidth_rules)?;
     super::hops::resolve(f, &mut tasks)?;
     let devices = super::devices::resolve(f, hz)?;
+    let device_mq = super::devices::resolve_mq(f, &devices)?;
+    super::devices::check_ionice(&tasks, &devices)?;
     check_io_regions(&tasks, &devices)?;
 
     let mut sources = Vec::with_capacity(f.sources.len());
@@ -718,6 +724,7 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
         sources,
         groups,
         devices,
+        device_mq,
         events_max,
         victim,
         history_window_ns,
@@ -1095,6 +1102,7 @@ fn task_spec(
         forward: None,
         hop_work: None,
         limiter: None,
+        ionice: super::devices::ionice(t.ionice.as_deref(), &format!("{key}.ionice"))?,
     })
 }
 

@@ -157,6 +157,11 @@ impl IoQueue {
     }
 
     /// Submissions admitted and not yet completed.
+    /// Whether the layer admitted `(task, seq)` and it has not completed.
+    pub fn admitted(&self, task: TaskId, seq: u64) -> bool {
+        self.in_flight.contains_key(&(task, seq))
+    }
+
     pub fn in_flight(&self) -> usize {
         self.in_flight.len()
     }

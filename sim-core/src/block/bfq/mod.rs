@@ -154,6 +154,16 @@ pub struct BfqTaskIo {
 impl BfqTaskIo {
     /// From the 4.4 `task_nice_ioprio` priority the engine derives (no RT:
     /// that needs an explicit `ionice`), in the root group.
+    /// From a 6.18 ioprio (`ionice`, or nice and policy): RT included.
+    pub fn from_mq_ioprio(p: crate::block::Ioprio, group: usize) -> BfqTaskIo {
+        let class = match p.class {
+            crate::block::IoprioClass::Rt => BfqClass::Rt,
+            crate::block::IoprioClass::Be => BfqClass::Be,
+            crate::block::IoprioClass::Idle => BfqClass::Idle,
+        };
+        BfqTaskIo { class, level: p.level.min(7), group }
+    }
+
     pub fn from_ioprio(p: IoPrio) -> BfqTaskIo {
         let class = match p.class {
             IoClass::Be => BfqClass::Be,
@@ -265,6 +275,14 @@ pub struct Bfq {
 }
 
 impl Bfq {
+    /// Each task's 6.18 ioprio (`bfq_set_next_ioprio_data`), before any I/O:
+    /// the class and level change, the blkcg group stays.
+    pub fn set_task_ioprio(&mut self, prio: &[crate::block::Ioprio]) {
+        for (t, p) in self.tasks.iter_mut().zip(prio) {
+            *t = BfqTaskIo::from_mq_ioprio(*p, t.group);
+        }
+    }
+
     /// `bfq_init_queue`. `groups[0]` is the root; a task's `group` indexes it.
     pub fn new(t: BfqTunables, tasks: Vec<BfqTaskIo>, groups: Vec<BfqGroupIo>, hz: u32) -> Bfq {
         let mut groups = groups;

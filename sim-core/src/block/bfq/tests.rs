@@ -61,6 +61,13 @@ struct Reader {
 /// One served request: (task, queued ns, dispatched ns, sector).
 type Served = (u32, u64, u64, u64);
 
+/// BFQ runs on blk-mq: one hardware queue, scheduler tags enough that no
+/// submitter here ever sleeps for one (`MAX_SCHED_RQ`).
+fn mq_queue(mut q: RequestQueue) -> RequestQueue {
+    q.enable_mq(crate::block::BlkMqSettings { nr_hw_queues: 1, nr_requests: Some(2048) }, 1);
+    q
+}
+
 struct Rig {
     q: RequestQueue,
     events: EventQueue,
@@ -78,7 +85,7 @@ impl Rig {
         let elevator = Elevator::Bfq(Box::new(Bfq::new(t, tasks, groups, HZ)));
         let device = Device::new(disk(max_sectors), SimRng::new(1).stream("d"));
         Rig {
-            q: RequestQueue::new(DeviceId(0), device, elevator, n, tick_nsec(HZ)),
+            q: mq_queue(RequestQueue::new(DeviceId(0), device, elevator, n, tick_nsec(HZ))),
             events: EventQueue::new(),
             now: SimTime::ZERO,
             seq: 0,
@@ -116,7 +123,7 @@ impl Rig {
         let (sector, nr) = (rd.next_sector, rd.nr);
         rd.next_sector += u64::from(nr);
         self.seq += 1;
-        self.q.submit_bio(self.now, TaskId(task), self.seq, READ, sector, nr);
+        self.q.submit_mq(self.now, TaskId(task), 0, self.seq, READ, sector, u64::from(nr));
         self.run();
     }
 
@@ -412,7 +419,7 @@ fn mixed_load_keeps_the_invariants() {
         spec.queue_depth = 4;
         spec.rotational = !nonrot;
         let device = Device::new(spec, SimRng::new(1).stream("d"));
-        let mut q = RequestQueue::new(DeviceId(0), device, elevator, n, tick_nsec(HZ));
+        let mut q = mq_queue(RequestQueue::new(DeviceId(0), device, elevator, n, tick_nsec(HZ)));
         let mut events = EventQueue::new();
         let mut rng = SimRng::new(7).stream("load");
         let mut now = SimTime::ZERO;
@@ -433,7 +440,7 @@ fn mixed_load_keeps_the_invariants() {
                 };
                 pos[task] += u64::from(nr);
                 seq += 1;
-                q.submit_bio(now, TaskId(task as u32), seq, flags, sector, nr);
+                q.submit_mq(now, TaskId(task as u32), 0, seq, flags, sector, u64::from(nr));
             }
             q.run(now, &mut events, &|t| format!("t{}", t.0));
             q.check(now).unwrap_or_else(|e| panic!("step {step}: {e}"));
@@ -547,11 +554,11 @@ fn scenario_groups_with_bfq_weights() {
 #[test]
 fn fifo_expiry_within_a_queue() {
     let mut rig = Rig::new(no_wr(), vec![be(4, 0)], Vec::new(), 2560);
-    rig.q.submit_bio(rig.now, TaskId(0), 1, READ, 1_000_000, 8);
+    rig.q.submit_mq(rig.now, TaskId(0), 0, 1, READ, 1_000_000, 8);
     rig.run();
-    rig.q.submit_bio(rig.now, TaskId(0), 2, READ, 8, 8);
+    rig.q.submit_mq(rig.now, TaskId(0), 0, 2, READ, 8, 8);
     for i in 0..300 {
-        rig.q.submit_bio(rig.now, TaskId(0), 3 + i, READ, 2_000_000 + 16 * i, 8);
+        rig.q.submit_mq(rig.now, TaskId(0), 0, 3 + i, READ, 2_000_000 + 16 * i, 8);
     }
     rig.run();
     rig.run_until(400 * MS);
@@ -582,7 +589,7 @@ fn async_queue_pays_three_times_its_sectors() {
     let mut rig = Rig::new(no_wr(), vec![be(4, 0), be(4, 0)], Vec::new(), 2560);
     let write = ReqFlags { op: Op::Write, sync: false, meta: false, prio: false };
     for i in 0..100u64 {
-        rig.q.submit_bio(rig.now, TaskId(0), 1 + i, write, SPAN + 1024 * i, 512);
+        rig.q.submit_mq(rig.now, TaskId(0), 0, 1 + i, write, SPAN + 1024 * i, 512);
     }
     rig.run();
     rig.reader(1, 0, 0, 8, u64::MAX);
