@@ -591,8 +591,12 @@ impl Simulation {
                         *kind = WaitKind::Throttled;
                     }
                 }
-            } else if self.rqs[e.cpu.index()].curr.is_none() && self.rqs[e.cpu.index()].nr_running > 0 {
-                // unthrottle_cfs_rq: wake up a potentially idle CPU.
+            } else if self.rqs[e.cpu.index()].curr.is_none() && self.cfs.rq(self.rqs[e.cpu.index()].root).nr_running > 0
+            {
+                // unthrottle_cfs_rq (4.4 and 6.x): `rq->curr == rq->idle &&
+                // rq->cfs.nr_running`: the root queue's entities, which in
+                // 6.12+ include a delayed-dequeue one that no task count shows;
+                // the pick then finishes its dequeue.
                 self.resched_curr(e.cpu);
             }
             let rq = &self.rqs[e.cpu.index()];
@@ -1362,7 +1366,8 @@ impl Simulation {
                     self.advance_pc(task);
                     // A submission through a userspace I/O queue never puts its
                     // task to sleep for a tag (see `userspace_io_dispatch`).
-                    if io.io_class.is_none() && self.queues[io.device.index()].tag_waiting_seqs(task).any(|s| s == seq) {
+                    if io.io_class.is_none() && self.queues[io.device.index()].tag_waiting_seqs(task).any(|s| s == seq)
+                    {
                         // blk_mq_get_tag → io_schedule: asleep until a tag frees.
                         self.block_io(task, IoWait::Tag { seq, then_wait: io.wait });
                         return;
@@ -2111,9 +2116,10 @@ impl Simulation {
             let tag_wait = matches!(t.io.wait, Some(IoWait::Tag { .. })) && t.state == TaskState::Blocked(BlockOn::Io);
             let id = TaskId(i as u32);
             // Submissions a userspace I/O queue admitted wait without their task.
-            let waiting = self.queues.iter().any(|q| {
-                q.tag_waiting_seqs(id).any(|seq| !self.io_queues.iter().any(|u| u.admitted(id, seq)))
-            });
+            let waiting = self
+                .queues
+                .iter()
+                .any(|q| q.tag_waiting_seqs(id).any(|seq| !self.io_queues.iter().any(|u| u.admitted(id, seq))));
             if tag_wait != waiting {
                 return Err(format!("{}: asleep for a tag {tag_wait}, a queue's tag waiter {waiting} ({ctx})", t.comm));
             }

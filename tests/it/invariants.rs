@@ -466,3 +466,44 @@ proptest! {
         }
     }
 }
+
+/// Found by the quota proptest: on 6.12 an unthrottle on an idle CPU whose
+/// root queue then holds only a delayed-dequeue entity (no runnable task
+/// counted in `nr_running`) must still reschedule it, as
+/// `unthrottle_cfs_rq` tests `rq->cfs.nr_running`; the pick then finishes
+/// the delayed dequeue. Before the fix CPU 1 stayed idle with an entity
+/// queued at 672.776 ms.
+#[test]
+fn an_unthrottle_leaving_only_a_delayed_entity_reschedules_the_idle_cpu() {
+    let text = r#"schema = 1
+seed = 25074409
+duration = "768ms"
+[limits]
+events_max = 60000
+[kernel]
+version = "6.12"
+[machine]
+cpus = 2
+hz = 100
+[cfs]
+sched_cfs_bandwidth_slice_us = 5000
+[groups."/pod"]
+"cpu.max" = "3000 2000"
+[groups."/pod/c"]
+"cpu.max" = "13000 2000"
+[[tasks]]
+name = "t0"
+count = 2
+group = "/pod"
+program = [{ run = "lognormal(1us, 0.5)" }, { run = "3ms" }, { sleep = "exp(2ms)" }]
+[[tasks]]
+name = "t1"
+count = 1
+group = "/pod/c"
+program = [{ run = "75us" }, { run = "3ms" }, { sleep = "exp(2ms)" }]
+"#;
+    let s = Scenario::from_toml("quota.toml", text).expect("valid");
+    let mut sim = Simulation::new(&s);
+    sim.run_to_end_checked().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(sim.now().ns(), 768_000_000);
+}
