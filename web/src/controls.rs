@@ -365,8 +365,19 @@ fn group_controls(out: &mut Vec<Value>, b: &ScenarioSpec, c: &ScenarioSpec) {
 }
 
 fn device_controls(out: &mut Vec<Value>, b: &ScenarioSpec, c: &ScenarioSpec) {
-    let elevators: Vec<(String, String)> =
-        ["noop", "deadline", "cfq"].iter().map(|e| (quoted(e), (*e).to_string())).collect();
+    let elevators: Vec<(String, String)> = [
+        ("noop", "noop (4.4)"),
+        ("deadline", "deadline (4.4)"),
+        ("cfq", "cfq (4.4)"),
+        ("none", "none (blk-mq)"),
+        ("mq-deadline", "mq-deadline (blk-mq)"),
+        ("kyber", "kyber (blk-mq)"),
+        ("bfq", "bfq (blk-mq)"),
+    ]
+    .iter()
+    .map(|(e, l)| (quoted(e), (*l).to_string()))
+    .collect();
+    let presets = sim_core::block::device::presets::all();
     for (bd, cd) in b.devices.iter().zip(&c.devices) {
         let section = format!("Device {}", cd.name);
         let key = |k: &str| format!("devices.{}.{k}", cd.name);
@@ -378,6 +389,29 @@ fn device_controls(out: &mut Vec<Value>, b: &ScenarioSpec, c: &ScenarioSpec) {
             &quoted(bd.elevator.name()),
             &elevators,
             "/sys/block/<dev>/queue/scheduler",
+        ));
+        // The device model: a named preset (shown as current when the
+        // device's figures are exactly a preset's), or the scenario's own.
+        let preset_of = |d: &sim_core::block::DeviceSpec| {
+            presets.iter().find(|p| p.kind == d.kind && p.queue_depth == d.queue_depth).map_or("", |p| p.name)
+        };
+        // The select's value: the quoted TOML string, or empty (no override).
+        let value_of = |name: &str| if name.is_empty() { String::new() } else { quoted(name) };
+        // "As in the scenario" only when the scenario names no preset (an
+        // empty preset is not a value the scenario accepts).
+        let mut options = Vec::new();
+        if preset_of(bd).is_empty() {
+            options.push((String::new(), "as in the scenario".to_string()));
+        }
+        options.extend(presets.iter().map(|p| (quoted(p.name), format!("{} ({})", p.name, p.kind.name()))));
+        out.push(select(
+            &key("preset"),
+            "device",
+            &section,
+            &value_of(preset_of(cd)),
+            &value_of(preset_of(bd)),
+            &options,
+            "a preset's figures and sources: docs/devices.md",
         ));
         let elv = cd.elevator.name();
         if let sim_core::block::ElevatorSpec::Cfq(t) = &cd.elevator {
@@ -400,7 +434,9 @@ fn device_controls(out: &mut Vec<Value>, b: &ScenarioSpec, c: &ScenarioSpec) {
             ));
         }
         let main: &[&str] = match elv {
-            "deadline" => &["read_expire", "write_expire", "fifo_batch", "writes_starved"],
+            "deadline" | "mq-deadline" => &["read_expire", "write_expire", "fifo_batch", "writes_starved"],
+            "kyber" => &["read_lat_nsec", "write_lat_nsec"],
+            "bfq" => &["slice_idle", "timeout_sync", "fifo_expire_sync", "fifo_expire_async", "low_latency"],
             "cfq" => &[
                 "slice_sync",
                 "slice_async",
@@ -415,10 +451,16 @@ fn device_controls(out: &mut Vec<Value>, b: &ScenarioSpec, c: &ScenarioSpec) {
         let bs = if bd.elevator.name() == elv { bd.elevator.sysfs(b.hz) } else { Vec::new() };
         for (name, value) in cd.elevator.sysfs(c.hz).into_iter().filter(|(n, _)| main.contains(n)) {
             let default = bs.iter().find(|(n, _)| *n == name).map_or(value, |(_, v)| *v);
-            let ms = name.contains("expire") || name.starts_with("slice_");
+            let ms =
+                name.contains("expire") || name == "slice_idle" || name.starts_with("slice_") || name == "timeout_sync";
+            let ns = name.ends_with("_nsec");
             // The lower bound is the core's own: 0 where `set` accepts it.
             let min = i64::from(cd.elevator.clone().set(name, 0, c.hz).is_err());
-            let range = if name == "low_latency" { (0, 1) } else { (min, 100_000) };
+            let range = match name {
+                "low_latency" => (0, 1),
+                _ if ns => (min, 10_000_000_000),
+                _ => (min, 100_000),
+            };
             out.push(number(
                 &key(&format!("{elv}.{name}")),
                 name,
@@ -426,7 +468,66 @@ fn device_controls(out: &mut Vec<Value>, b: &ScenarioSpec, c: &ScenarioSpec) {
                 value,
                 default,
                 range,
-                if ms { "ms" } else { "" },
+                if ms {
+                    "ms"
+                } else if ns {
+                    "ns"
+                } else {
+                    ""
+                },
+            ));
+        }
+    }
+    io_queue_controls(out, b, c);
+}
+
+/// The userspace I/O scheduler (`[io_queues.NAME]`): its in-flight policy,
+/// the fixed limit, and each class's shares.
+fn io_queue_controls(out: &mut Vec<Value>, b: &ScenarioSpec, c: &ScenarioSpec) {
+    use sim_core::userspace_io::io_queue::InflightPolicy;
+    let policy = |p: &InflightPolicy| match p {
+        InflightPolicy::MaxIoRequests(_) => "max-io-requests",
+        InflightPolicy::Capacity { .. } => "capacity",
+        InflightPolicy::Unlimited => "none",
+    };
+    let max_io = |p: &InflightPolicy| match p {
+        InflightPolicy::MaxIoRequests(n) => Some(*n),
+        InflightPolicy::Capacity { max_io_requests, .. } => *max_io_requests,
+        InflightPolicy::Unlimited => None,
+    };
+    let options: Vec<(String, String)> = [
+        ("capacity", "capacity (Little's law)"),
+        ("max-io-requests", "max-io-requests (fixed)"),
+        ("none", "none (kernel only)"),
+    ]
+    .iter()
+    .map(|(v, l)| (quoted(v), (*l).to_string()))
+    .collect();
+    for (bq, cq) in b.io_queues.iter().zip(&c.io_queues) {
+        let section = format!("I/O queue {}", cq.name);
+        let key = |k: &str| format!("io_queues.{}.{k}", cq.name);
+        out.push(select(
+            &key("policy"),
+            "in-flight limit",
+            &section,
+            &quoted(policy(&cq.policy)),
+            &quoted(policy(&bq.policy)),
+            &options,
+            "Seastar's I/O scheduler: what it lets reach the device",
+        ));
+        if let Some(n) = max_io(&cq.policy) {
+            let default = max_io(&bq.policy).unwrap_or(n);
+            out.push(number(&key("max_io_requests"), "max_io_requests", &section, n, default, (1, 65_536), ""));
+        }
+        for (bc, cc) in bq.classes.iter().zip(&cq.classes) {
+            out.push(number(
+                &key(&format!("classes.{}.shares", cc.name)),
+                &format!("{} shares", cc.name),
+                &section,
+                cc.shares,
+                bc.shares,
+                (1, 1_000_000),
+                "",
             ));
         }
     }
