@@ -370,7 +370,7 @@ impl RequestQueue {
         !r.nomerge && r.flags.op == op && self.ioprio_eq(r.task, task)
     }
 
-    fn ioprio_eq(&self, a: TaskId, b: TaskId) -> bool {
+    pub(super) fn ioprio_eq(&self, a: TaskId, b: TaskId) -> bool {
         match &self.elevator {
             Elevator::MqDeadline(d) => d.ioprio_of(a) == d.ioprio_of(b),
             _ => true,
@@ -405,7 +405,7 @@ impl RequestQueue {
                 return Outcome::Merged;
             }
         }
-        if has_sched && let Some((rq, front)) = self.mq_elv_merge(task, flags.op, sector, end) {
+        if has_sched && let Some((rq, front)) = self.find_merge(task, flags, sector, end) {
             if self.bio_attempt_merge(now, rq, bid, front) {
                 // attempt_back_merge / attempt_front_merge, else elv_merged_request.
                 let merged = if front {
@@ -421,30 +421,6 @@ impl RequestQueue {
             return self.alloc(now, bid, hctx);
         }
         self.alloc(now, bid, hctx)
-    }
-
-    /// `elv_merge` (6.18 elevator.c): the `last_merge` cache, the back-merge
-    /// hash, then the scheduler's `request_merge` (`dd_request_merge`).
-    fn mq_elv_merge(&self, task: TaskId, op: Op, sector: u64, end: u64) -> Option<(RequestId, bool)> {
-        if let Some(lm) = self.last_merge
-            && self.mq_merge_ok(lm, task, op)
-        {
-            let r = self.rqs.rq(lm);
-            if r.end_sector() == sector {
-                return Some((lm, false));
-            }
-            if r.sector == end {
-                return Some((lm, true));
-            }
-        }
-        if let Some(&(_, id)) = self.hash.range((sector, 0)..(sector + 1, 0)).next()
-            && self.mq_merge_ok(RequestId(id), task, op)
-        {
-            return Some((RequestId(id), false));
-        }
-        let Elevator::MqDeadline(d) = &self.elevator else { return None };
-        let rq = d.request_merge(op, task, end)?;
-        self.mq_merge_ok(rq, task, op).then_some((rq, true))
     }
 
     fn elv_neighbour(&self, rq: RequestId, latter: bool) -> Option<RequestId> {

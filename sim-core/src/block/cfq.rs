@@ -22,7 +22,7 @@
 
 use super::ElvCtx;
 use super::cfq_tunables::{CfqBehaviour, CfqTunables};
-use super::request::{ReqFlags, Request, Requests};
+use super::request::{ReqFlags, Request, Requests, nearer_after};
 use crate::ids::{RequestId, TaskId};
 use crate::time::SimTime;
 use crate::workload::Policy;
@@ -536,34 +536,7 @@ impl Cfq {
         }
         let back_max = self.t.back_seek_max_kib * 2;
         let penalty = u64::from(self.t.back_seek_penalty);
-        let dist = |s: u64| -> Option<u64> {
-            if s >= last {
-                Some(s - last)
-            } else if s + back_max >= last {
-                Some((last - s) * penalty)
-            } else {
-                None
-            }
-        };
-        let (s1, s2) = (a.sector, b.sector);
-        Some(match (dist(s1), dist(s2)) {
-            (Some(d1), Some(d2)) => {
-                if d1 < d2 || (d1 == d2 && s1 >= s2) {
-                    r1
-                } else {
-                    r2
-                }
-            }
-            (Some(_), None) => r1,
-            (None, Some(_)) => r2,
-            (None, None) => {
-                if s1 <= s2 {
-                    r1
-                } else {
-                    r2
-                }
-            }
-        })
+        Some(nearer_after(last, back_max, penalty, (r1, a.sector), (r2, b.sector)))
     }
 
     /// `cfq_find_next_rq`: the better of the sector successor (wrapping to

@@ -84,15 +84,21 @@ impl RequestQueue {
 
     /// `elv_bio_merge_ok` (4.4 elevator.c): same direction, not marked
     /// `REQ_NOMERGE`, and the elevator allows it.
+    /// On blk-mq also equal ioprio (6.18 `blk_rq_merge_ok`).
     fn bio_merge_ok(&self, rq: RequestId, task: TaskId, flags: ReqFlags) -> bool {
         let r = self.rqs.rq(rq);
-        !r.nomerge && r.flags.op == flags.op && self.elevator.allow_bio_merge(&self.rqs, rq, task, flags)
+        !r.nomerge
+            && r.flags.op == flags.op
+            && (self.mq.is_none() || self.ioprio_eq(r.task, task))
+            && self.elevator.allow_bio_merge(&self.rqs, rq, task, flags)
     }
 
-    /// `elv_merge` (4.4): the `last_merge` cache (back or front, `blk_try_merge`),
-    /// then the back-merge hash, then the elevator's own front-merge lookup.
-    fn find_merge(&self, task: TaskId, flags: ReqFlags, sector: u64, nr: u32) -> Option<(RequestId, bool)> {
-        let end = sector + u64::from(nr);
+    /// `elv_merge` (4.4 and 6.18 elevator.c): the `last_merge` cache (back or
+    /// front, `blk_try_merge`), then the back-merge hash, then the
+    /// elevator's own front-merge lookup (`elevator_merge_fn` /
+    /// `request_merge`: deadline, cfq, mq-deadline, bfq; kyber's per-domain
+    /// list).
+    pub(super) fn find_merge(&self, task: TaskId, flags: ReqFlags, sector: u64, end: u64) -> Option<(RequestId, bool)> {
         if let Some(lm) = self.last_merge
             && self.bio_merge_ok(lm, task, flags)
         {
@@ -137,7 +143,7 @@ impl RequestQueue {
         };
         let bid = BioId(self.bios.insert(bio));
 
-        if let Some((rq, front)) = self.find_merge(task, flags, sector, nr) {
+        if let Some((rq, front)) = self.find_merge(task, flags, sector, sector + u64::from(nr)) {
             let max = self.device.spec.max_sectors;
             if self.rqs.rq(rq).nr_sectors + nr <= max {
                 // bio_attempt_back_merge / bio_attempt_front_merge.

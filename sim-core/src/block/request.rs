@@ -190,3 +190,45 @@ impl Requests {
         self.get_mut(id.0)
     }
 }
+
+/// The seek rule `cfq_choose_req` (4.4) and `bfq_choose_req` (6.18) share
+/// once their class checks tie: of two requests at sectors `s1`, `s2`, the
+/// nearer to the head at `last`, where a backward seek of at most
+/// `back_max` sectors costs `penalty` times its distance and a longer one
+/// is out of reach; a tie goes to the higher sector, and with both out of
+/// reach the lower sector wins.
+pub(crate) fn nearer_after(
+    last: u64,
+    back_max: u64,
+    penalty: u64,
+    (r1, s1): (RequestId, u64),
+    (r2, s2): (RequestId, u64),
+) -> RequestId {
+    let dist = |s: u64| {
+        if s >= last {
+            Some(s - last)
+        } else if s + back_max >= last {
+            Some((last - s) * penalty)
+        } else {
+            None
+        }
+    };
+    match (dist(s1), dist(s2)) {
+        (Some(d1), Some(d2)) => {
+            if d1 < d2 || (d1 == d2 && s1 >= s2) {
+                r1
+            } else {
+                r2
+            }
+        }
+        (Some(_), None) => r1,
+        (None, Some(_)) => r2,
+        (None, None) => {
+            if s1 <= s2 {
+                r1
+            } else {
+                r2
+            }
+        }
+    }
+}

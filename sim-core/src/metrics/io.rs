@@ -173,6 +173,11 @@ impl IoRecorder {
         self.ring.iter()
     }
 
+    /// Actions traced so far (blkparse's sequence number).
+    pub fn actions(&self) -> u64 {
+        self.seq
+    }
+
     pub fn trace(
         &mut self,
         at: SimTime,

@@ -81,7 +81,7 @@ pub use tunables::{BFQ_TUNABLES, BfqTunables};
 use super::ElvCtx;
 use super::cfq::{IoClass, IoPrio};
 use super::cfq_tunables::msecs_to_jiffies;
-use super::request::{Request, Requests};
+use super::request::{Request, Requests, nearer_after};
 use crate::ids::{RequestId, TaskId};
 use crate::time::SimTime;
 use std::collections::BTreeMap;
@@ -744,34 +744,7 @@ impl Bfq {
             return Some(if q1.flags.meta { r1 } else { r2 });
         }
         let back_max = self.t.back_seek_max * 2;
-        let dist = |s: u64| {
-            if s >= last {
-                Some(s - last)
-            } else if s + back_max >= last {
-                Some((last - s) * self.t.back_seek_penalty)
-            } else {
-                None
-            }
-        };
-        let (s1, s2) = (q1.sector, q2.sector);
-        Some(match (dist(s1), dist(s2)) {
-            (Some(d1), Some(d2)) => {
-                if d1 < d2 || (d1 == d2 && s1 >= s2) {
-                    r1
-                } else {
-                    r2
-                }
-            }
-            (Some(_), None) => r1,
-            (None, Some(_)) => r2,
-            (None, None) => {
-                if s1 <= s2 {
-                    r1
-                } else {
-                    r2
-                }
-            }
-        })
+        Some(nearer_after(last, back_max, self.t.back_seek_penalty, (r1, q1.sector), (r2, q2.sector)))
     }
 
     /// `bfq_check_fifo`: once per service slot, the FIFO head if expired.
