@@ -238,6 +238,32 @@ fn io_runs(c: &mut Criterion) {
     g.finish();
 }
 
+/// I/O-heavy scenarios of issue 21 (blk-mq schedulers, curve devices, the
+/// userspace I/O layer), base and every variant. Throughput is in simulated
+/// I/O events: the block layer's actions as blktrace records them (Q, M/F,
+/// G, P, U, I, D, C; `Simulation::blk_actions`). Budget: at least 2 M per
+/// second of wall time.
+fn io_events(c: &mut Criterion) {
+    let mut g = c.benchmark_group("io_events");
+    g.sample_size(10);
+    for file in ["scylla-io", "mq-starvation", "mixed-rw"] {
+        let path = format!("{}/../scenarios/{file}.toml", env!("CARGO_MANIFEST_DIR"));
+        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        let base = Scenario::from_toml(&path, &text).expect("valid scenario");
+        let mut runs = vec![("base".to_string(), base.clone())];
+        for v in base.variant_names() {
+            runs.push((v.to_string(), base.with_variant(v).expect("variant")));
+        }
+        for (name, s) in runs {
+            let mut sim = Simulation::new(&s);
+            sim.run_to_end();
+            g.throughput(Throughput::Elements(sim.blk_actions()));
+            bench_run(&mut g, format!("{file}/{name}"), &s);
+        }
+    }
+    g.finish();
+}
+
 /// `--trace` and `--timehist` of `jmx.toml`'s first 200,000 scheduling
 /// records (the CLI's default cap): the export alone, run excluded.
 fn trace_exports(c: &mut Criterion) {
@@ -300,6 +326,7 @@ criterion_group!(
     whole_runs,
     scaling,
     io_runs,
+    io_events,
     trace_exports,
     kernel_models,
     bandwidth

@@ -1616,6 +1616,13 @@ impl Simulation {
         }
     }
 
+    /// Block-layer events so far, as blktrace would record them: every
+    /// traced action (Q, M/F, G, P, U, I, D, C) on every device. The I/O
+    /// bench's unit.
+    pub fn blk_actions(&self) -> u64 {
+        self.queues.iter().map(|q| q.rec.actions()).sum()
+    }
+
     /// The userspace I/O queues' state (for reports and tests).
     pub fn io_queues(&self) -> &[crate::userspace_io::IoQueue] {
         &self.io_queues
