@@ -156,9 +156,11 @@ fn scylla_io_capacity_cuts_read_latency_at_the_same_throughput() {
         serde_json::from_str(&sim_core::report_json(&sim_core::run(&base.with_variant("new").unwrap()))).unwrap();
     let q = &v["userspace_io"][0];
     assert_eq!((q["name"].as_str(), q["policy"].as_str()), (Some("disk"), Some("capacity")));
-    // 128 × trunc(536870912 B/s × 0.75 ms) = 128 × 402653; 4 writes of 128 × 131072.
-    assert_eq!(q["max_bytes_count"].as_u64(), Some(128 * 402_653));
-    assert_eq!(q["high_water_requests"].as_u64(), Some(5), "4 writes and the read admitted after one completes");
+    // 128 × trunc(520 MB/s × 0.75 ms) = 128 × 390000; a write counts 126 × 131072 = 16.5 M (126 =
+    // 128 × 512/520): 3 writes = 49.5 M < 49.92 M admit a 4th; after one completes, 3 writes and the
+    // 4 KiB read (49.5 M + 0.5 M) block the next write, so at most 4 requests are in flight.
+    assert_eq!(q["max_bytes_count"].as_u64(), Some(128 * 390_000));
+    assert_eq!(q["high_water_requests"].as_u64(), Some(4), "4 writes, or 3 and the read");
     assert!(q["classes"][1]["queue_wait"]["p99_ns"].is_u64() && q["classes"][1]["latency"]["avg_ns"].is_u64());
     assert!((new_w - old_w).abs() < 0.02 * old_w, "{new_w} vs {old_w}");
     assert!(new_r.avg_ns * 4 < old_r.avg_ns, "{} vs {}", new_r.avg_ns, old_r.avg_ns);
