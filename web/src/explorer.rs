@@ -498,6 +498,46 @@ mod tests {
         assert!(summary.contains(", still waiting at end"), "{summary}");
     }
 
+    /// Issue 21 in the explorer: every elevator (4.4 and blk-mq), the device
+    /// presets, and the userspace I/O queue's policy, limit and shares; the
+    /// policy control changes the answer as the CLI's variant does (the
+    /// reader's longest I/O stall: ~1 ms with the capacity limit, ~8 ms with
+    /// max-io-requests = 32).
+    #[test]
+    fn io_controls_offer_blk_mq_presets_and_the_userspace_queue() {
+        let text = include_str!("../../scenarios/scylla-io.toml");
+        let mut e = Explorer::default();
+        let d = e.start("scylla-io.toml", text, None, "");
+        let elv = control(&d, "devices.ssd.elevator").expect("an elevator select");
+        let names: Vec<&str> =
+            elv["options"].as_array().unwrap().iter().map(|o| o["value"].as_str().unwrap()).collect();
+        for want in ["noop", "deadline", "cfq", "none", "mq-deadline", "kyber", "bfq"] {
+            assert!(names.contains(&format!("\"{want}\"").as_str()), "{names:?}");
+        }
+        assert_eq!(elv["value"], "\"mq-deadline\"");
+        let preset = control(&d, "devices.ssd.preset").expect("a preset select");
+        assert_eq!(preset["value"], "\"sata-ssd\"");
+        assert!(preset["options"].as_array().unwrap().iter().any(|o| o["value"] == "\"nvme-pm9a3\""));
+        assert!(control(&d, "devices.ssd.mq-deadline.read_expire").is_some());
+        let policy = control(&d, "io_queues.disk.policy").expect("the I/O queue's policy");
+        assert_eq!(policy["value"], "\"capacity\"");
+        assert_eq!(control(&d, "io_queues.disk.classes.latency_reads.shares").expect("shares")["value"], 100);
+        assert!(control(&d, "io_queues.disk.max_io_requests").is_some());
+        let stall = |e: &Explorer| {
+            let s = e.summary();
+            let at = s.find("longest I/O stall ").unwrap_or_else(|| panic!("{s}")) + "longest I/O stall ".len();
+            s[at..].split_whitespace().next().unwrap().parse::<f64>().unwrap()
+        };
+        run_to_end(&mut e, "scylla-io.toml", text, None, "");
+        let capacity = stall(&e);
+        run_to_end(&mut e, "scylla-io.toml", text, None, "io_queues.disk.policy=\"max-io-requests\"");
+        let fixed = stall(&e);
+        assert!(capacity < 2.0 && fixed > 6.0, "capacity {capacity} ms, max-io-requests {fixed} ms");
+        // Switching the elevator to a blk-mq scheduler keeps its tunables in view.
+        let d = e.start("scylla-io.toml", text, None, "devices.ssd.elevator=\"kyber\"");
+        assert!(control(&d, "devices.ssd.kyber.read_lat_nsec").is_some(), "{d}");
+    }
+
     fn run_to_end(e: &mut Explorer, file: &str, text: &str, variant: Option<&str>, overrides: &str) {
         assert!(e.start(file, text, variant, overrides).get("ok").is_some());
         while e.step(100_000) < 1.0 {}

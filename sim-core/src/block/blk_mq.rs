@@ -705,12 +705,15 @@ impl RequestQueue {
         // tags again (request merges) for waiters passed over earlier.
         let passes = self.mq.as_ref().expect("mq").waiters.len() + 1;
         for _ in 0..passes {
-            let n = self.mq.as_ref().expect("mq").waiters.len();
+            // The waiters passed over keep their places ahead of any that
+            // sleep again during this pass (prepare_to_wait_exclusive adds
+            // a re-sleeping task at the tail of the sbitmap wait queue).
+            let waiting = std::mem::take(&mut self.mq.as_mut().expect("mq").waiters);
+            let mut kept = std::collections::VecDeque::with_capacity(waiting.len());
             let mut progress = false;
-            for _ in 0..n {
-                let Some(w) = self.mq.as_mut().expect("mq").waiters.pop_front() else { break };
+            for w in waiting {
                 if !self.waiter_can_run(&w) {
-                    self.mq.as_mut().expect("mq").waiters.push_back(w);
+                    kept.push_back(w);
                     continue;
                 }
                 progress = true;
@@ -720,6 +723,9 @@ impl RequestQueue {
                     self.mq.as_mut().expect("mq").tag_woken.push(w.task);
                 }
             }
+            let mq = self.mq.as_mut().expect("mq");
+            kept.append(&mut mq.waiters);
+            mq.waiters = kept;
             if !progress {
                 break;
             }
