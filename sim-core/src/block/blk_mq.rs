@@ -708,11 +708,24 @@ impl RequestQueue {
             // The waiters passed over keep their places ahead of any that
             // sleep again during this pass (prepare_to_wait_exclusive adds
             // a re-sleeping task at the tail of the sbitmap wait queue).
+            let mq = self.mq.as_ref().expect("mq");
+            if mq.waiters.is_empty() || (0..mq.hctx.len() as u16).all(|h| !mq.tag_free(h, None)) {
+                // Nothing can run: every hctx is out of tags.
+                break;
+            }
             let waiting = std::mem::take(&mut self.mq.as_mut().expect("mq").waiters);
             let mut kept = std::collections::VecDeque::with_capacity(waiting.len());
             let mut progress = false;
+            // An hctx found with no tag free at all stays full for the rest
+            // of the pass (nothing frees a tag within it): its later waiters
+            // are kept without a look, so a pass is O(waiters), not more.
+            let mut full = 0u128;
             for w in waiting {
-                if !self.waiter_can_run(&w) {
+                let bit = 1u128 << (w.hctx % 128);
+                if full & bit != 0 || !self.waiter_can_run(&w) {
+                    if !self.mq.as_ref().expect("mq").tag_free(w.hctx, None) {
+                        full |= bit;
+                    }
                     kept.push_back(w);
                     continue;
                 }
