@@ -1,7 +1,7 @@
 //! The BFQ I/O scheduler of Linux 6.18 (block/bfq-iosched.c, bfq-wf2q.c,
-//! bfq-cgroup.c, bfq-iosched.h), a documented subset, run on the
-//! single-queue `RequestQueue` (dispatch one request at a time while the
-//! device has a tag, as `__bfq_dispatch_request` is called by blk-mq).
+//! bfq-cgroup.c, bfq-iosched.h), a documented subset, run on the blk-mq
+//! path of `RequestQueue` (`blk_mq.rs`: one request at a time while a
+//! driver tag is free, as blk-mq calls `__bfq_dispatch_request`).
 //!
 //! Modelled:
 //! - per-process sync queues and async queues shared per (group, class,
@@ -43,6 +43,8 @@
 //!   class or weight, or the in-service queue not worth idling for).
 //!
 //! Left out (simplified or not modelled):
+//! - `bfq_limit_depth` (async and sync-write scheduler-tag depth limits):
+//!   BFQ's requests take scheduler tags up to `nr_requests` like any other;
 //! - peak-rate estimation (`bfq_update_peak_rate`): `bfq_max_budget` stays
 //!   16384 sectors (or the `max_budget` written), `bfq_wr_duration` uses the
 //!   initial rate estimate (2/3 of the reference rate: 10.5 s rotational,
