@@ -1505,13 +1505,15 @@ impl Simulation {
             return;
         }
         let woken = std::mem::take(&mut mq.tag_woken);
-        for &task in &woken {
+        for &(task, done) in &woken {
             let io = &mut self.tasks[task.index()].io;
+            // Only the submission the task sleeps for ends its sleep (a
+            // userspace I/O queue's submission of the same task waits apart).
             match io.wait {
-                Some(IoWait::Tag { seq, then_wait: true }) if io.ops.iter().any(|o| o.seq == seq) => {
+                Some(IoWait::Tag { seq, then_wait: true }) if seq == done && io.ops.iter().any(|o| o.seq == seq) => {
                     io.wait = Some(IoWait::Op(seq));
                 }
-                Some(IoWait::Tag { .. }) => self.io_wake(task),
+                Some(IoWait::Tag { seq, .. }) if seq == done => self.io_wake(task),
                 _ => {}
             }
         }

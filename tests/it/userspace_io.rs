@@ -1,6 +1,6 @@
 //! The Seastar-style userspace I/O scheduler (`[io_queues.NAME]`, issue 21):
 //! a proptest of its invariants under random policies, limits, classes,
-//! elevators and programs, and scylla-io.toml's old → new improvement.
+//! elevators (4.4 and blk-mq) and programs, and scylla-io.toml's old → new improvement.
 
 use proptest::prelude::*;
 use sim_core::Scenario;
@@ -59,7 +59,7 @@ prop_compose! {
         programs in proptest::collection::vec(proptest::collection::vec(step(nclasses), 1..5), ntasks),
         shares in proptest::collection::vec(1..=1000u32, nclasses),
         policy in policy(),
-        elevator in prop_oneof![Just("noop"), Just("deadline"), Just("cfq")],
+        elevator in prop_oneof![Just("noop"), Just("deadline"), Just("cfq"), Just("none"), Just("mq-deadline"), Just("kyber"), Just("bfq")],
         hdd in any::<bool>(),
         depth in prop_oneof![Just(1u32), Just(4), Just(32)],
         seed in any::<u32>(),

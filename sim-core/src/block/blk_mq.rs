@@ -162,8 +162,8 @@ pub struct BlkMq {
     /// The current submission's plug (`plug->mq_list`).
     plug: Vec<RequestId>,
     pub waiters: VecDeque<TagWaiter>,
-    /// Tasks whose tag wait ended (their submission is all queued), for the engine.
-    pub tag_woken: Vec<TaskId>,
+    /// Submissions (task, op_seq) whose tag wait ended (all queued), for the engine.
+    pub tag_woken: Vec<(TaskId, u64)>,
     next_hctx: usize,
     /// Requests freed by a request-request merge, and tag sleeps.
     pub rq_merges: u64,
@@ -733,7 +733,7 @@ impl RequestQueue {
                 let slept = self.submit_range(now, w.task, w.hctx, w.op_seq, w.flags, w.sector, w.left, Some(w.bio));
                 self.flush_plug(now);
                 if !slept {
-                    self.mq.as_mut().expect("mq").tag_woken.push(w.task);
+                    self.mq.as_mut().expect("mq").tag_woken.push((w.task, w.op_seq));
                 }
             }
             let mq = self.mq.as_mut().expect("mq");

@@ -244,7 +244,11 @@ fn a_submission_without_tags_sleeps_and_resumes_as_tags_free() {
     rig.run();
     assert_eq!(at.ns(), 2 * MS);
     assert!(!rig.q.tag_waiting(TaskId(0)));
-    assert_eq!(rig.q.mq.as_ref().unwrap().tag_woken, vec![TaskId(0)]);
+    assert_eq!(
+        rig.q.mq.as_ref().unwrap().tag_woken,
+        vec![(TaskId(0), 1)],
+        "the first submission (op_seq 1) is all queued"
+    );
     rig.drain();
     // Sequential bios in separate requests (max_sectors 8 forbids merging),
     // dispatched in sector order, one per ms (0 and 8 completed above).
