@@ -244,6 +244,20 @@ fn threadpool_bursts_are_spread_by_newidle_pulls() {
     println!("threadpool: worker migrations {m:?}; wide {w:?}");
 }
 
+/// The seed-003 scenarios: xfsaild's worst dispatch wait for its metadata
+/// write, counting one still undispatched at the end.
+fn flusher_wait(r: &sim_core::RunReport) -> u64 {
+    let io = r.io.as_ref().expect("an I/O scenario");
+    let p = io.processes.iter().find(|p| p.comm == "xfsaild").expect("xfsaild submits");
+    p.dispatch_wait_max_ns.max(p.pending_q2d_ns.unwrap_or(0))
+}
+
+/// `open`'s worst I/O wait, counting one still open at the end.
+fn blocked(r: &sim_core::RunReport) -> u64 {
+    let t = r.tasks.iter().find(|t| t.comm == "open").expect("an open task");
+    t.io_wait.map_or(0, |w| w.max_ns).max(t.io_wait_open_ns.unwrap_or(0))
+}
+
 /// cfq-starvation.toml, the incident behind commit 3932a86b4b9d: under 4.4's
 /// CFQ the flusher's async metadata write is never dispatched while the
 /// commit log keeps sync writes in flight, so the thread waiting for that
@@ -253,15 +267,6 @@ fn threadpool_bursts_are_spread_by_newidle_pulls() {
 #[test]
 fn cfq_starves_the_metadata_write_only_without_the_fix() {
     let base = load("cfq-starvation");
-    let flusher_wait = |r: &sim_core::RunReport| {
-        let io = r.io.as_ref().expect("an I/O scenario");
-        let p = io.processes.iter().find(|p| p.comm == "xfsaild").expect("xfsaild submits");
-        p.dispatch_wait_max_ns.max(p.pending_q2d_ns.unwrap_or(0))
-    };
-    let blocked = |r: &sim_core::RunReport| {
-        let t = r.tasks.iter().find(|t| t.comm == "open").unwrap();
-        t.io_wait.map_or(0, |w| w.max_ns).max(t.io_wait_open_ns.unwrap_or(0))
-    };
     let old = run(&base.with_variant("cfq-4.4").unwrap());
     let fixed = run(&base.with_variant("cfq-fixed").unwrap());
     let deadline = run(&base.with_variant("deadline").unwrap());
@@ -304,15 +309,6 @@ fn cfq_starves_the_metadata_write_only_without_the_fix() {
 #[test]
 fn blk_mq_does_not_starve_the_metadata_write() {
     let base = load("mq-starvation");
-    let flusher_wait = |r: &sim_core::RunReport| {
-        let io = r.io.as_ref().expect("an I/O scenario");
-        let p = io.processes.iter().find(|p| p.comm == "xfsaild").expect("xfsaild submits");
-        p.dispatch_wait_max_ns.max(p.pending_q2d_ns.unwrap_or(0))
-    };
-    let blocked = |r: &sim_core::RunReport| {
-        let t = r.tasks.iter().find(|t| t.comm == "open").unwrap();
-        t.io_wait.map_or(0, |w| w.max_ns).max(t.io_wait_open_ns.unwrap_or(0))
-    };
     let bound = (8 * 1024 * 1024 + 4096) * 1_000_000_000 / 520_000_000 - 1_000_000;
     for v in ["base", "bfq", "kyber", "none"] {
         let r = if v == "base" { run(&base) } else { run(&base.with_variant(v).unwrap()) };

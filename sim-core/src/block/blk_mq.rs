@@ -856,23 +856,7 @@ impl RequestQueue {
             }
         }
         self.elevator.check().map_err(|e| format!("{name}: {e}"))?;
-        let live: u64 = self.rqs.iter().map(|(_, r)| r.bytes()).sum();
         let waiting: u64 = mq.waiters.iter().map(|w| u64::from(self.bios.get(w.bio.0).nr_sectors) * SECTOR_BYTES).sum();
-        let queued = self.rec.queued_bytes[0] + self.rec.queued_bytes[1];
-        let completed = self.rec.completed_bytes[0] + self.rec.completed_bytes[1];
-        if queued != completed + live + waiting {
-            return Err(format!(
-                "{name}: {queued} bytes queued but {completed} completed + {live} live + {waiting} waiting"
-            ));
-        }
-        if self.bios.len() as u64 != self.bios_submitted - self.bios_completed {
-            return Err(format!(
-                "{name}: {} live bios, {} submitted, {} completed",
-                self.bios.len(),
-                self.bios_submitted,
-                self.bios_completed
-            ));
-        }
-        Ok(())
+        self.check_conservation(waiting)
     }
 }

@@ -296,23 +296,13 @@ impl RequestQueue {
         self.rec.trace(now, None, BlkAction::Complete, r.flags, r.sector, r.nr_sectors);
         self.rec.request_completed(r.flags.op.index(), r.bytes(), now.since(d_at), now);
         if self.mq.is_some() {
-            // blk_mq_end_request: the scheduler's finish_request and the
-            // tags; the freed tags then resume sleeping submitters.
+            // blk_mq_end_request: the scheduler's finish_request and the tags.
             self.mq_finish(now, rq);
-            let r = self.rqs.remove(rq.0);
-            let mut done = Vec::with_capacity(r.bios.len());
-            for b in r.bios {
-                let bio = self.bios.remove(b.0);
-                self.bios_completed += 1;
-                self.rec.bio_completed(bio.task, now.since(bio.q_at), now);
-                done.push(BioDone { task: bio.task, op_seq: bio.op_seq });
-            }
-            self.serve_tag_waiters(now);
-            return done;
+        } else {
+            let nonrot = !self.device.spec.rotational;
+            let mut ctx = Self::ctx(&mut self.rqs, now, self.jiffy_ns, nonrot);
+            self.elevator.completed_request(&mut ctx, rq);
         }
-        let nonrot = !self.device.spec.rotational;
-        let mut ctx = Self::ctx(&mut self.rqs, now, self.jiffy_ns, nonrot);
-        self.elevator.completed_request(&mut ctx, rq);
         let r = self.rqs.remove(rq.0);
         let mut done = Vec::with_capacity(r.bios.len());
         for b in r.bios {
@@ -320,6 +310,10 @@ impl RequestQueue {
             self.bios_completed += 1;
             self.rec.bio_completed(bio.task, now.since(bio.q_at), now);
             done.push(BioDone { task: bio.task, op_seq: bio.op_seq });
+        }
+        if self.mq.is_some() {
+            // The freed tags resume sleeping submitters.
+            self.serve_tag_waiters(now);
         }
         done
     }
@@ -415,13 +409,7 @@ impl RequestQueue {
             }
         }
         self.elevator.check().map_err(|e| format!("{name}: {e}"))?;
-        // Merged bytes are conserved: what was queued is completed or still live.
-        let live: u64 = self.rqs.iter().map(|(_, r)| r.bytes()).sum();
-        let queued = self.rec.queued_bytes[0] + self.rec.queued_bytes[1];
-        let completed = self.rec.completed_bytes[0] + self.rec.completed_bytes[1];
-        if queued != completed + live {
-            return Err(format!("{name}: {queued} bytes queued but {completed} completed + {live} live"));
-        }
+        self.check_conservation(0)?;
         // deadline: an expired FIFO head is dispatched within the current
         // batch, `writes_starved` batches of the other direction and its own
         // batch's first slot, each dispatch waiting at most one service time
@@ -438,6 +426,22 @@ impl RequestQueue {
                     d.lateness_max_ns
                 ));
             }
+        }
+        Ok(())
+    }
+
+    /// Both paths: merged bytes are conserved (what was queued is completed,
+    /// live in a request, or `waiting` in bios not yet given a request), and
+    /// every bio submitted is completed or live.
+    pub(super) fn check_conservation(&self, waiting: u64) -> Result<(), String> {
+        let name = &self.device.spec.name;
+        let live: u64 = self.rqs.iter().map(|(_, r)| r.bytes()).sum();
+        let queued = self.rec.queued_bytes[0] + self.rec.queued_bytes[1];
+        let completed = self.rec.completed_bytes[0] + self.rec.completed_bytes[1];
+        if queued != completed + live + waiting {
+            return Err(format!(
+                "{name}: {queued} bytes queued but {completed} completed + {live} live + {waiting} waiting"
+            ));
         }
         if self.bios.len() as u64 != self.bios_submitted - self.bios_completed {
             return Err(format!(
