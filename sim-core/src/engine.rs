@@ -37,6 +37,7 @@ use crate::sched::topology::{SD_BALANCE_FORK, SD_BALANCE_WAKE, Topology};
 use crate::sched::tunables::tick_nsec;
 use crate::sched::weights::LoadWeight;
 use crate::task::{BlockOn, ITEMS_QUEUED_MAX, IoOp, IoWait, Item, Task, TaskIo, TaskState};
+use crate::tick::{ElidedTicks, ElisionStats};
 use crate::time::SimTime;
 use crate::workload::limiter::{Limiter, LimiterId};
 use crate::workload::{Dist, IoStep, Pattern, Step};
@@ -149,6 +150,11 @@ pub struct Simulation {
     pub(crate) recorder: Recorder,
     tick_ns: u64,
     events: u64,
+    /// Events dispatched, per kind (`Event::kind`).
+    event_counts: [u64; Event::KINDS.len()],
+    /// Exact event elision (`tick.rs`); off only through `set_elision`.
+    elision: bool,
+    elided: ElidedTicks,
     resched: VecDeque<CpuId>,
     finished: Option<StopReason>,
     /// `min_vruntime` of each run queue at the last `check_invariants`.
@@ -375,6 +381,9 @@ impl Simulation {
             queues,
             recorder,
             events: 0,
+            event_counts: [0; Event::KINDS.len()],
+            elision: true,
+            elided: ElidedTicks::new(ncpus),
             resched: VecDeque::new(),
             finished: None,
             seen_min_vruntime,
@@ -396,6 +405,29 @@ impl Simulation {
     /// Events dispatched so far (cancelled timers are not counted).
     pub fn events(&self) -> u64 {
         self.events
+    }
+
+    /// Debug switch: with `false`, no event is elided (every tick is
+    /// dispatched as an event). For tests and debugging only: the results
+    /// are the same either way (the equivalence tests check it), only the
+    /// event count differs. Call before the first `advance`.
+    pub fn set_elision(&mut self, on: bool) {
+        if !on {
+            for c in 0..self.rqs.len() {
+                self.demote_tick(CpuId(c as u16));
+            }
+        }
+        self.elision = on;
+    }
+
+    /// What elision saved so far.
+    pub fn elision_stats(&self) -> ElisionStats {
+        self.elided.stats
+    }
+
+    /// Events dispatched so far per kind, with `Event::KINDS`' names.
+    pub fn event_counts(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
+        Event::KINDS.iter().copied().zip(self.event_counts.iter().copied())
     }
 
     pub fn spec(&self) -> &ScenarioSpec {
@@ -424,8 +456,16 @@ impl Simulation {
             if dispatched >= budget.0 {
                 return StopReason::BudgetSpent;
             }
-            let Some(at) = self.queue.peek_time() else {
-                return self.finish(StopReason::Quiescent, self.end);
+            let next = self.queue.peek_key();
+            // Elided ticks ordered before the next event run first (tick.rs).
+            if let Some(counted) = self.replay_elided_tick(next) {
+                dispatched += u64::from(counted);
+                continue;
+            }
+            let Some(at) = next.map(|k| SimTime((k >> 64) as u64)) else {
+                // An elided tick at or after the end stands for the queued one.
+                let reason = if self.elided.peek().is_some() { StopReason::TimeLimit } else { StopReason::Quiescent };
+                return self.finish(reason, self.end);
             };
             if at >= self.end {
                 return self.finish(StopReason::TimeLimit, self.end);
@@ -433,6 +473,17 @@ impl Simulation {
             let (at, event) = self.queue.pop().expect("peeked");
             debug_assert!(at >= self.now, "time went backwards: seed {}", self.spec.seed);
             if self.is_stale(&event) {
+                continue;
+            }
+            if let Event::Tick { cpu } = event
+                && self.elision
+                && self.spec.machine.nohz_idle
+                && self.rqs[cpu.index()].curr.is_none()
+            {
+                // tick_nohz_idle_enter stopped this tick: `scheduler_tick`
+                // would only note that it is no longer armed.
+                self.rqs[cpu.index()].tick_armed = false;
+                self.elided.stats.idle_ticks += 1;
                 continue;
             }
             if at == self.now {
@@ -443,14 +494,9 @@ impl Simulation {
             } else {
                 self.same_instant_events = 0;
             }
-            if at != self.now {
-                // Ticks fall at tick_offset + k·TICK_NSEC; jiffies counts them.
-                let off = self.spec.machine.tick_offset_ns;
-                self.jiffies = (at.ns() + (self.tick_ns - off) % self.tick_ns) / self.tick_ns;
-            }
-            self.now = at;
-            self.cfs.clock = at.ns();
+            self.set_clock(at);
             self.events += 1;
+            self.event_counts[event.kind()] += 1;
             dispatched += 1;
             self.steps_left = STEPS_PER_EVENT;
             self.dispatch(event);
@@ -473,6 +519,79 @@ impl Simulation {
             if r.is_final() {
                 return Ok(r);
             }
+        }
+    }
+
+    /// Moves the clock to `at`: `now`, the class's clock, and `jiffies`
+    /// (ticks fall at tick_offset + k·TICK_NSEC; jiffies counts them).
+    fn set_clock(&mut self, at: SimTime) {
+        if at != self.now {
+            let off = self.spec.machine.tick_offset_ns;
+            self.jiffies = (at.ns() + (self.tick_ns - off) % self.tick_ns) / self.tick_ns;
+        }
+        self.now = at;
+        self.cfs.clock = at.ns();
+    }
+
+    /// `jiffies` at time `at`.
+    fn jiffies_at(&self, at: u64) -> u64 {
+        let off = self.spec.machine.tick_offset_ns;
+        (at + (self.tick_ns - off) % self.tick_ns) / self.tick_ns
+    }
+
+    /// Replays the earliest elided tick if it is ordered before `next` (the
+    /// queue's next key) and before the end: `scheduler_tick` at its own
+    /// time, as its event would have run. Returns `None` when there is none
+    /// to replay, else whether it counted as an event (it acted: a NO_HZ
+    /// kick or, never expected, a resched).
+    fn replay_elided_tick(&mut self, next: Option<u128>) -> Option<bool> {
+        let (key, cpu) = self.elided.peek()?;
+        if next.is_some_and(|n| n < key) || (key >> 64) as u64 >= self.end.ns() {
+            return None;
+        }
+        self.elided.pop();
+        self.set_clock(SimTime((key >> 64) as u64));
+        self.steps_left = STEPS_PER_EVENT;
+        let pushed = self.queue.pushed();
+        self.scheduler_tick(cpu);
+        let requeued = u64::from(self.rqs[cpu.index()].tick_armed && !self.elided.is_pending(cpu));
+        let acted = !self.resched.is_empty() || self.queue.pushed() > pushed + requeued;
+        if acted {
+            self.events += 1;
+            self.event_counts[0] += 1;
+            self.elided.stats.busy_ticks_acting += 1;
+            self.settle();
+        } else {
+            self.elided.stats.busy_ticks += 1;
+        }
+        Some(acted)
+    }
+
+    /// Whether `cpu`'s tick at `at` can be elided: it will not preempt the
+    /// running task (alone at every level, or `Cfs::tick_may_preempt` says
+    /// no), nothing is pending on the CPU (resched, HRTICK),
+    /// no CPU quota is in force (`account_cfs_rq_runtime` could throttle),
+    /// and no periodic balance is due (`jiffies < rq->next_balance`, or no
+    /// sched domain).
+    fn tick_is_inert(&self, cpu: CpuId, at: u64) -> bool {
+        let rq = &self.rqs[cpu.index()];
+        let Some(curr) = rq.curr else { return false };
+        if rq.need_resched || rq.resched_deferred || rq.hrtick_armed || self.cfs.bw.used {
+            return false;
+        }
+        if self.cfs.tick_may_preempt(Self::se_of(curr), at) {
+            return false;
+        }
+        let Some(smp) = self.smp.as_ref() else { return false };
+        smp.on_null_domain(cpu) || self.jiffies_at(at) < smp.rqs[cpu.index()].next_balance
+    }
+
+    /// Turns `cpu`'s elided tick back into a queued event, under the key it
+    /// reserved: something on the CPU changed, so the tick may act.
+    fn demote_tick(&mut self, cpu: CpuId) {
+        if let Some(key) = self.elided.take(cpu) {
+            self.elided.stats.demoted += 1;
+            self.queue.push_reserved(key, Event::Tick { cpu });
         }
     }
 
@@ -544,6 +663,7 @@ impl Simulation {
     }
 
     fn resched_curr(&mut self, cpu: CpuId) {
+        self.demote_tick(cpu);
         let rq = &mut self.rqs[cpu.index()];
         if !rq.need_resched {
             rq.need_resched = true;
@@ -653,7 +773,12 @@ impl Simulation {
             // and restarts at the next one.
             let (now, off, tick) = (self.now.ns(), self.spec.machine.tick_offset_ns, self.tick_ns);
             let next = if now < off { off } else { ((now - off) / tick + 1) * tick + off };
-            self.queue.push(SimTime(next), Event::Tick { cpu });
+            if self.elision && self.tick_is_inert(cpu, next) {
+                let key = self.queue.reserve_key(SimTime(next));
+                self.elided.elide(cpu, key);
+            } else {
+                self.queue.push(SimTime(next), Event::Tick { cpu });
+            }
         }
     }
 
@@ -716,6 +841,7 @@ impl Simulation {
             }
             return;
         }
+        self.demote_tick(cpu);
         let rq = &mut self.rqs[cpu.index()];
         rq.hrtick_generation = rq.hrtick_generation.wrapping_add(1);
         rq.hrtick_armed = true;
@@ -813,6 +939,7 @@ impl Simulation {
     }
 
     fn context_switch(&mut self, cpu: CpuId, prev: Option<TaskId>, next: Option<TaskId>) {
+        self.demote_tick(cpu);
         let now = self.now;
         self.recorder.cpus[cpu.index()].switches += 1;
         let own_q = next.map_or(self.rqs[cpu.index()].root, |n| self.cfs.se(Self::se_of(n)).cfs_rq);
@@ -1013,6 +1140,7 @@ impl Simulation {
 
     /// `add_nr_running` (4.4 sched.h), with the metrics told.
     fn add_nr_running(&mut self, cpu: CpuId) {
+        self.demote_tick(cpu);
         let rq = &mut self.rqs[cpu.index()];
         rq.nr_running += 1;
         let nr = rq.nr_running;
@@ -1025,6 +1153,7 @@ impl Simulation {
 
     /// `sub_nr_running` (4.4 sched.h).
     fn sub_nr_running(&mut self, cpu: CpuId) {
+        self.demote_tick(cpu);
         let rq = &mut self.rqs[cpu.index()];
         rq.nr_running -= 1;
         let nr = rq.nr_running;

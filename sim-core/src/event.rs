@@ -48,6 +48,48 @@ pub enum Event {
     LimiterGrant { limiter: LimiterId, generation: u32 },
 }
 
+impl Event {
+    /// Names of the kinds, indexed by `kind()` (for event counts per kind).
+    pub const KINDS: [&'static str; 15] = [
+        "tick",
+        "hrtick",
+        "task_start",
+        "burst_end",
+        "kernel_entry",
+        "timer_expired",
+        "arrival",
+        "resume",
+        "io_complete",
+        "io_timer",
+        "nohz_kick",
+        "active_balance",
+        "bandwidth_timer",
+        "limiter_adjust",
+        "limiter_grant",
+    ];
+
+    /// This event's index in `KINDS`.
+    pub fn kind(&self) -> usize {
+        match self {
+            Event::Tick { .. } => 0,
+            Event::HrTick { .. } => 1,
+            Event::TaskStart { .. } => 2,
+            Event::BurstEnd { .. } => 3,
+            Event::KernelEntry { .. } => 4,
+            Event::TimerExpired { .. } => 5,
+            Event::Arrival { .. } => 6,
+            Event::Resume { .. } => 7,
+            Event::IoComplete { .. } => 8,
+            Event::IoTimer { .. } => 9,
+            Event::NohzKick { .. } => 10,
+            Event::ActiveBalance { .. } => 11,
+            Event::BandwidthTimer { .. } => 12,
+            Event::LimiterAdjust { .. } => 13,
+            Event::LimiterGrant { .. } => 14,
+        }
+    }
+}
+
 /// A queued event with its sort key: time in the high 64 bits, insertion
 /// sequence in the low 64, so one integer comparison orders by (time, seq).
 #[derive(Clone, Copy, Debug)]
@@ -80,11 +122,13 @@ pub struct EventQueue {
     /// Width of the next refill's window, in ns.
     window: u64,
     next_seq: u64,
+    /// Events queued (`push`, `push_reserved`).
+    pushed: u64,
 }
 
 impl Default for EventQueue {
     fn default() -> Self {
-        EventQueue { near: Vec::new(), far: Vec::new(), horizon: 0, window: WINDOW_NS, next_seq: 0 }
+        EventQueue { near: Vec::new(), far: Vec::new(), horizon: 0, window: WINDOW_NS, next_seq: 0, pushed: 0 }
     }
 }
 
@@ -110,8 +154,35 @@ impl EventQueue {
     pub fn push(&mut self, at: SimTime, event: Event) {
         let key = (u128::from(at.ns()) << 64) | u128::from(self.next_seq);
         self.next_seq += 1;
-        let entry = Entry { key, event };
-        if at.ns() >= self.horizon {
+        self.pushed += 1;
+        self.insert(Entry { key, event });
+    }
+
+    /// The key an event pushed now at `at` would get, without queueing one:
+    /// an elided tick keeps its place in the `(time, seq)` order with it.
+    pub fn reserve_key(&mut self, at: SimTime) -> u128 {
+        let key = (u128::from(at.ns()) << 64) | u128::from(self.next_seq);
+        self.next_seq += 1;
+        key
+    }
+
+    /// Queues `event` under a key from `reserve_key`, where an event pushed
+    /// when the key was reserved would have been.
+    pub fn push_reserved(&mut self, key: u128, event: Event) {
+        debug_assert!(key & u128::from(u64::MAX) < u128::from(self.next_seq), "key not reserved");
+        self.pushed += 1;
+        self.insert(Entry { key, event });
+    }
+
+    /// Events queued so far (reserved keys not counted until pushed).
+    pub fn pushed(&self) -> u64 {
+        self.pushed
+    }
+
+    fn insert(&mut self, entry: Entry) {
+        let key = entry.key;
+        let at = (key >> 64) as u64;
+        if at >= self.horizon {
             self.far.push(entry);
             return;
         }
@@ -171,10 +242,15 @@ impl EventQueue {
     }
 
     pub fn peek_time(&mut self) -> Option<SimTime> {
+        self.peek_key().map(|k| SimTime((k >> 64) as u64))
+    }
+
+    /// The next event's `(time << 64 | seq)` key.
+    pub fn peek_key(&mut self) -> Option<u128> {
         if self.near.is_empty() {
             self.refill();
         }
-        self.near.last().map(|e| SimTime((e.key >> 64) as u64))
+        self.near.last().map(|e| e.key)
     }
 
     pub fn len(&self) -> usize {

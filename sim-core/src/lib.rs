@@ -55,6 +55,7 @@ pub mod schema;
 pub mod sched;
 pub mod sweep;
 pub mod task;
+pub mod tick;
 pub mod time;
 pub mod userspace_io;
 pub mod workload;

@@ -76,7 +76,7 @@ const SHAPES: [(u16, u16, u16, u16); 8] =
     [(1, 1, 1, 1), (1, 2, 1, 1), (1, 3, 1, 1), (1, 4, 1, 1), (1, 2, 2, 1), (2, 2, 1, 1), (2, 1, 2, 2), (2, 2, 2, 2)];
 
 prop_compose! {
-    fn scenario()(shape in 0..SHAPES.len(), ntasks in 1..=5usize)(
+    pub(crate) fn scenario()(shape in 0..SHAPES.len(), ntasks in 1..=5usize)(
         shape in Just(SHAPES[shape]),
         ncpus in Just((SHAPES[shape].0 * SHAPES[shape].1 * SHAPES[shape].2) as usize),
         isolcpus in proptest::collection::vec(prop_oneof![5 => Just(false), 1 => Just(true)], (SHAPES[shape].0 * SHAPES[shape].1 * SHAPES[shape].2) as usize),
@@ -298,7 +298,7 @@ fn io_step(ndev: usize, ntasks: usize) -> impl Strategy<Value = String> {
 }
 
 prop_compose! {
-    fn io_scenario()(ndev in 1..=2usize, ntasks in 1..=4usize)(
+    pub(crate) fn io_scenario()(ndev in 1..=2usize, ntasks in 1..=4usize)(
         ndev in Just(ndev),
         programs in proptest::collection::vec(proptest::collection::vec(io_step(ndev, ntasks), 1..5), ntasks),
         nices in proptest::collection::vec(-20..=19i32, ntasks),
@@ -364,7 +364,7 @@ proptest! {
 prop_compose! {
     /// One CPU-limited group `/pod` (and maybe a limited child `/pod/c`)
     /// with random tasks, plus unlimited neighbours, under a random model.
-    fn quota_scenario()(ntasks in 1..=5usize)(
+    pub(crate) fn quota_scenario()(ntasks in 1..=5usize)(
         kernel in 0..4usize,
         bw_rules in 0..4usize,
         ncpus in 1..=4usize,

@@ -3,6 +3,7 @@
 mod bfq;
 mod corpus;
 mod determinism;
+mod elision;
 mod devices;
 mod errors;
 mod explosive;

@@ -1,0 +1,29 @@
+//! Prints how many events of each kind a scenario's run dispatches, with
+//! elision on and off: `cargo run --release -p schedlab-core --example
+//! event_mix -- scenarios/jmx.toml [VARIANT]`.
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let Some(path) = args.get(1) else {
+        eprintln!("usage: event_mix SCENARIO.toml [VARIANT]");
+        std::process::exit(2);
+    };
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let mut scenario = sim_core::Scenario::from_toml(path, &text).unwrap_or_else(|e| panic!("{e}"));
+    if let Some(v) = args.get(2) {
+        scenario = scenario.with_variant(v).unwrap_or_else(|e| panic!("{e}"));
+    }
+    let mut sim = sim_core::Simulation::new(&scenario);
+    let t0 = std::time::Instant::now();
+    sim.run_to_end();
+    let wall = t0.elapsed();
+    println!(
+        "{path} {}: {} events in {:.3} s",
+        args.get(2).map_or("base", String::as_str),
+        sim.events(),
+        wall.as_secs_f64()
+    );
+    for (kind, n) in sim.event_counts().filter(|(_, n)| *n > 0) {
+        println!("  {kind:16} {n:>10} {:5.1} %", 100.0 * n as f64 / sim.events().max(1) as f64);
+    }
+}
