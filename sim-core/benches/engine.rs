@@ -319,6 +319,70 @@ fn bandwidth(c: &mut Criterion) {
     g.finish();
 }
 
+/// Issue 22: exact event elision (`tick.rs`). Each case runs with elision
+/// off (every tick an event, as before) and on; the ids end in `/off` and
+/// `/on`, and the events of each are printed once, so the bench shows both
+/// ratios the issue asks for: events and wall time per simulated second.
+/// Cases: jmx (32 CPUs, 10 s), two hogs on one CPU at HZ 1000, a lone hog,
+/// isolcpus, the wide thread pool, and 256-CPU machines (2 sockets × 64
+/// cores × 2 threads) with 1, 16 and 128 busy CPUs (one pinned hog each),
+/// the rest idle: what grows with the busy CPUs and what with all of them.
+fn elision(c: &mut Criterion) {
+    let mut g = c.benchmark_group("elision");
+    g.sample_size(10);
+    let mut cases: Vec<(String, Scenario)> = vec![
+        ("jmx".into(), scenario("jmx")),
+        (
+            "two-hogs-hz1000-10s".into(),
+            scenario("two-hogs").with_overrides(&[("machine.hz", "1000"), ("duration", "10s")]).expect("override"),
+        ),
+        ("isolcpus".into(), scenario("isolcpus")),
+        ("threadpool-wide".into(), scenario("threadpool").with_variant("wide").expect("variant")),
+    ];
+    let lone = "schema = 1\nseed = 1\nduration = \"10s\"\n[kernel]\nversion = \"4.4\"\n[machine]\ncpus = 1\nhz = 1000\n[[tasks]]\nname = \"hog\"\nprogram = [{ run = \"100s\" }]\n";
+    cases.push(("lone-hog-10s".into(), Scenario::from_toml("lone.toml", lone).expect("valid")));
+    for busy in [1u32, 16, 128] {
+        let text = format!(
+            "schema = 1\nseed = 1\nduration = \"2s\"\n[kernel]\nversion = \"4.4\"\n[machine]\ncpus = 256\nsockets = 2\ncores_per_socket = 64\nthreads_per_core = 2\nnuma_nodes = 2\nhz = 250\n[[tasks]]\nname = \"hog\"\ncount = {busy}\ncpus = \"0-{}\"\npin_each = true\nprogram = [{{ run = \"100s\" }}]\n",
+            busy - 1
+        );
+        cases.push((format!("256cpus-{busy}busy-2s"), Scenario::from_toml("idle256.toml", &text).expect("valid")));
+    }
+    for (name, s) in &cases {
+        let count = |on: bool| {
+            let mut sim = Simulation::new(s);
+            sim.set_elision(on);
+            sim.run_to_end();
+            sim.events()
+        };
+        let (off, on) = (count(false), count(true));
+        let sim_s = s.spec.duration_ns as f64 / 1e9;
+        println!(
+            "elision {name}: events per simulated s {:.0} off, {:.0} on: {:.2}x fewer",
+            off as f64 / sim_s,
+            on as f64 / sim_s,
+            off as f64 / on.max(1) as f64
+        );
+        for on in [false, true] {
+            g.bench_function(format!("{name}/{}", if on { "on" } else { "off" }), |b| {
+                b.iter_batched(
+                    || {
+                        let mut sim = Simulation::new(s);
+                        sim.set_elision(on);
+                        sim
+                    },
+                    |mut sim| {
+                        sim.run_to_end();
+                        black_box(sim.events())
+                    },
+                    BatchSize::LargeInput,
+                );
+            });
+        }
+    }
+    g.finish();
+}
+
 criterion_group!(
     benches,
     event_queue,
@@ -329,6 +393,7 @@ criterion_group!(
     io_events,
     trace_exports,
     kernel_models,
-    bandwidth
+    bandwidth,
+    elision
 );
 criterion_main!(benches);

@@ -1,9 +1,11 @@
 //! Prints how many events of each kind a scenario's run dispatches, with
 //! elision on and off: `cargo run --release -p schedlab-core --example
-//! event_mix -- scenarios/jmx.toml [VARIANT]`.
+//! event_mix -- scenarios/jmx.toml [VARIANT] [--no-elision]`.
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
+    let mut args: Vec<String> = std::env::args().collect();
+    let off = args.iter().any(|a| a == "--no-elision");
+    args.retain(|a| a != "--no-elision");
     let Some(path) = args.get(1) else {
         eprintln!("usage: event_mix SCENARIO.toml [VARIANT]");
         std::process::exit(2);
@@ -14,6 +16,7 @@ fn main() {
         scenario = scenario.with_variant(v).unwrap_or_else(|e| panic!("{e}"));
     }
     let mut sim = sim_core::Simulation::new(&scenario);
+    sim.set_elision(!off);
     let t0 = std::time::Instant::now();
     sim.run_to_end();
     let wall = t0.elapsed();

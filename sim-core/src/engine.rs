@@ -37,7 +37,7 @@ use crate::sched::topology::{SD_BALANCE_FORK, SD_BALANCE_WAKE, Topology};
 use crate::sched::tunables::tick_nsec;
 use crate::sched::weights::LoadWeight;
 use crate::task::{BlockOn, ITEMS_QUEUED_MAX, IoOp, IoWait, Item, Task, TaskIo, TaskState};
-use crate::tick::{ElidedTicks, ElisionStats};
+use crate::tick::{ElisionStats, TickCalendar};
 use crate::time::SimTime;
 use crate::workload::limiter::{Limiter, LimiterId};
 use crate::workload::{Dist, IoStep, Pattern, Step};
@@ -154,7 +154,8 @@ pub struct Simulation {
     event_counts: [u64; Event::KINDS.len()],
     /// Exact event elision (`tick.rs`); off only through `set_elision`.
     elision: bool,
-    elided: ElidedTicks,
+    /// With elision, every CPU's next tick (not in `queue`).
+    ticks: TickCalendar,
     resched: VecDeque<CpuId>,
     finished: Option<StopReason>,
     /// `min_vruntime` of each run queue at the last `check_invariants`.
@@ -347,13 +348,15 @@ impl Simulation {
             topo.balance_span_ids(),
         );
         let seen_min_vruntime = cfs.cfs_rqs.iter().map(|q| q.min_vruntime).collect();
+        let mut ticks = TickCalendar::new(ncpus);
         if !spec.machine.nohz_idle {
-            // A periodic tick on every CPU, idle or not, from the first one.
+            // A periodic tick on every CPU, idle or not, from the first one
+            // (in the calendar: `set_elision(false)` queues them as events).
             let tick = tick_nsec(spec.hz);
             for (c, rq) in rqs.iter_mut().enumerate() {
                 rq.tick_armed = true;
                 let first = if spec.machine.tick_offset_ns > 0 { spec.machine.tick_offset_ns } else { tick };
-                queue.push(SimTime(first), Event::Tick { cpu: CpuId(c as u16) });
+                ticks.arm(CpuId(c as u16), queue.reserve_key(SimTime(first)));
             }
         }
         let limiters: Vec<Limiter> = spec.limiters.iter().map(|l| Limiter::new(l.clone(), spec.cpus)).collect();
@@ -383,7 +386,7 @@ impl Simulation {
             events: 0,
             event_counts: [0; Event::KINDS.len()],
             elision: true,
-            elided: ElidedTicks::new(ncpus),
+            ticks,
             resched: VecDeque::new(),
             finished: None,
             seen_min_vruntime,
@@ -413,8 +416,9 @@ impl Simulation {
     /// event count differs. Call before the first `advance`.
     pub fn set_elision(&mut self, on: bool) {
         if !on {
-            for c in 0..self.rqs.len() {
-                self.demote_tick(CpuId(c as u16));
+            // The ticks armed so far become events, each under its key.
+            while let Some((key, cpu)) = self.ticks.pop() {
+                self.queue.push_reserved(key, Event::Tick { cpu });
             }
         }
         self.elision = on;
@@ -422,7 +426,7 @@ impl Simulation {
 
     /// What elision saved so far.
     pub fn elision_stats(&self) -> ElisionStats {
-        self.elided.stats
+        self.ticks.stats
     }
 
     /// Events dispatched so far per kind, with `Event::KINDS`' names.
@@ -457,14 +461,21 @@ impl Simulation {
                 return StopReason::BudgetSpent;
             }
             let next = self.queue.peek_key();
-            // Elided ticks ordered before the next event run first (tick.rs).
-            if let Some(counted) = self.replay_elided_tick(next) {
-                dispatched += u64::from(counted);
+            // A tick ordered before the next event runs first (tick.rs).
+            if let Some((key, cpu)) = self.ticks.peek()
+                && next.is_none_or(|n| key < n)
+                && ((key >> 64) as u64) < self.end.ns()
+            {
+                self.ticks.pop();
+                match self.calendar_tick(SimTime((key >> 64) as u64), cpu) {
+                    Some(counted) => dispatched += u64::from(counted),
+                    None => return self.finish(StopReason::Stalled, self.now),
+                }
                 continue;
             }
             let Some(at) = next.map(|k| SimTime((k >> 64) as u64)) else {
-                // An elided tick at or after the end stands for the queued one.
-                let reason = if self.elided.peek().is_some() { StopReason::TimeLimit } else { StopReason::Quiescent };
+                // A tick at or after the end stands for a queued one.
+                let reason = if self.ticks.peek().is_some() { StopReason::TimeLimit } else { StopReason::Quiescent };
                 return self.finish(reason, self.end);
             };
             if at >= self.end {
@@ -473,17 +484,6 @@ impl Simulation {
             let (at, event) = self.queue.pop().expect("peeked");
             debug_assert!(at >= self.now, "time went backwards: seed {}", self.spec.seed);
             if self.is_stale(&event) {
-                continue;
-            }
-            if let Event::Tick { cpu } = event
-                && self.elision
-                && self.spec.machine.nohz_idle
-                && self.rqs[cpu.index()].curr.is_none()
-            {
-                // tick_nohz_idle_enter stopped this tick: `scheduler_tick`
-                // would only note that it is no longer armed.
-                self.rqs[cpu.index()].tick_armed = false;
-                self.elided.stats.idle_ticks += 1;
                 continue;
             }
             if at == self.now {
@@ -533,66 +533,47 @@ impl Simulation {
         self.cfs.clock = at.ns();
     }
 
-    /// `jiffies` at time `at`.
-    fn jiffies_at(&self, at: u64) -> u64 {
-        let off = self.spec.machine.tick_offset_ns;
-        (at + (self.tick_ns - off) % self.tick_ns) / self.tick_ns
-    }
-
-    /// Replays the earliest elided tick if it is ordered before `next` (the
-    /// queue's next key) and before the end: `scheduler_tick` at its own
-    /// time, as its event would have run. Returns `None` when there is none
-    /// to replay, else whether it counted as an event (it acted: a NO_HZ
-    /// kick or, never expected, a resched).
-    fn replay_elided_tick(&mut self, next: Option<u128>) -> Option<bool> {
-        let (key, cpu) = self.elided.peek()?;
-        if next.is_some_and(|n| n < key) || (key >> 64) as u64 >= self.end.ns() {
-            return None;
+    /// A tick from the calendar, at its place in the `(time, seq)` order:
+    /// what its event would do, counted as an event only if it acted.
+    /// An idle CPU's tick (NO_HZ idle) was stopped when the CPU went idle
+    /// (`tick_nohz_idle_enter`): it only stops being armed. A busy CPU's tick
+    /// runs `scheduler_tick` and `settle` as the event would, and counts when
+    /// it rescheduled, ran the periodic balance (`jiffies >= rq->next_balance`)
+    /// or kicked the NO_HZ balancer; otherwise it only accounted (update_curr,
+    /// PELT, `cpu_load[]`). Returns whether it counted, or None when the
+    /// clock stalled (as `advance` stops for events).
+    fn calendar_tick(&mut self, at: SimTime, cpu: CpuId) -> Option<bool> {
+        if self.spec.machine.nohz_idle && self.rqs[cpu.index()].curr.is_none() {
+            self.rqs[cpu.index()].tick_armed = false;
+            self.ticks.stats.idle_ticks += 1;
+            return Some(false);
         }
-        self.elided.pop();
-        self.set_clock(SimTime((key >> 64) as u64));
+        if at == self.now {
+            self.same_instant_events += 1;
+            if self.same_instant_events > self.same_instant_max {
+                return None;
+            }
+        } else {
+            self.same_instant_events = 0;
+        }
+        self.set_clock(at);
         self.steps_left = STEPS_PER_EVENT;
+        let balance_due = self
+            .smp
+            .as_ref()
+            .is_some_and(|smp| !smp.on_null_domain(cpu) && self.jiffies >= smp.rqs[cpu.index()].next_balance);
         let pushed = self.queue.pushed();
         self.scheduler_tick(cpu);
-        let requeued = u64::from(self.rqs[cpu.index()].tick_armed && !self.elided.is_pending(cpu));
-        let acted = !self.resched.is_empty() || self.queue.pushed() > pushed + requeued;
+        let acted = balance_due || !self.resched.is_empty() || self.queue.pushed() > pushed;
         if acted {
             self.events += 1;
-            self.event_counts[0] += 1;
-            self.elided.stats.busy_ticks_acting += 1;
+            self.event_counts[Event::Tick { cpu }.kind()] += 1;
+            self.ticks.stats.busy_ticks_acting += 1;
             self.settle();
         } else {
-            self.elided.stats.busy_ticks += 1;
+            self.ticks.stats.busy_ticks += 1;
         }
         Some(acted)
-    }
-
-    /// Whether `cpu`'s tick at `at` can be elided: it will not preempt the
-    /// running task (alone at every level, or `Cfs::tick_may_preempt` says
-    /// no), nothing is pending on the CPU (resched, HRTICK),
-    /// no CPU quota is in force (`account_cfs_rq_runtime` could throttle),
-    /// and no periodic balance is due (`jiffies < rq->next_balance`, or no
-    /// sched domain).
-    fn tick_is_inert(&self, cpu: CpuId, at: u64) -> bool {
-        let rq = &self.rqs[cpu.index()];
-        let Some(curr) = rq.curr else { return false };
-        if rq.need_resched || rq.resched_deferred || rq.hrtick_armed || self.cfs.bw.used {
-            return false;
-        }
-        if self.cfs.tick_may_preempt(Self::se_of(curr), at) {
-            return false;
-        }
-        let Some(smp) = self.smp.as_ref() else { return false };
-        smp.on_null_domain(cpu) || self.jiffies_at(at) < smp.rqs[cpu.index()].next_balance
-    }
-
-    /// Turns `cpu`'s elided tick back into a queued event, under the key it
-    /// reserved: something on the CPU changed, so the tick may act.
-    fn demote_tick(&mut self, cpu: CpuId) {
-        if let Some(key) = self.elided.take(cpu) {
-            self.elided.stats.demoted += 1;
-            self.queue.push_reserved(key, Event::Tick { cpu });
-        }
     }
 
     fn finish(&mut self, reason: StopReason, at: SimTime) -> StopReason {
@@ -663,7 +644,6 @@ impl Simulation {
     }
 
     fn resched_curr(&mut self, cpu: CpuId) {
-        self.demote_tick(cpu);
         let rq = &mut self.rqs[cpu.index()];
         if !rq.need_resched {
             rq.need_resched = true;
@@ -773,9 +753,9 @@ impl Simulation {
             // and restarts at the next one.
             let (now, off, tick) = (self.now.ns(), self.spec.machine.tick_offset_ns, self.tick_ns);
             let next = if now < off { off } else { ((now - off) / tick + 1) * tick + off };
-            if self.elision && self.tick_is_inert(cpu, next) {
+            if self.elision {
                 let key = self.queue.reserve_key(SimTime(next));
-                self.elided.elide(cpu, key);
+                self.ticks.arm(cpu, key);
             } else {
                 self.queue.push(SimTime(next), Event::Tick { cpu });
             }
@@ -841,7 +821,6 @@ impl Simulation {
             }
             return;
         }
-        self.demote_tick(cpu);
         let rq = &mut self.rqs[cpu.index()];
         rq.hrtick_generation = rq.hrtick_generation.wrapping_add(1);
         rq.hrtick_armed = true;
@@ -939,7 +918,6 @@ impl Simulation {
     }
 
     fn context_switch(&mut self, cpu: CpuId, prev: Option<TaskId>, next: Option<TaskId>) {
-        self.demote_tick(cpu);
         let now = self.now;
         self.recorder.cpus[cpu.index()].switches += 1;
         let own_q = next.map_or(self.rqs[cpu.index()].root, |n| self.cfs.se(Self::se_of(n)).cfs_rq);
@@ -1140,7 +1118,6 @@ impl Simulation {
 
     /// `add_nr_running` (4.4 sched.h), with the metrics told.
     fn add_nr_running(&mut self, cpu: CpuId) {
-        self.demote_tick(cpu);
         let rq = &mut self.rqs[cpu.index()];
         rq.nr_running += 1;
         let nr = rq.nr_running;
@@ -1153,7 +1130,6 @@ impl Simulation {
 
     /// `sub_nr_running` (4.4 sched.h).
     fn sub_nr_running(&mut self, cpu: CpuId) {
-        self.demote_tick(cpu);
         let rq = &mut self.rqs[cpu.index()];
         rq.nr_running -= 1;
         let nr = rq.nr_running;

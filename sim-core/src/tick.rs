@@ -1,101 +1,79 @@
-//! Exact tick elision: the bookkeeping of ticks that run without an event.
+//! Exact event elision: the periodic tick outside the event queue.
 //!
-//! A periodic tick (`scheduler_tick`, 4.4 core.c) on a CPU whose running
-//! task is alone (`rq->nr_running == 1`, so `check_preempt_tick` is not
-//! called and no EEVDF slice end can reschedule), with no HRTICK, no CPU
-//! quota and no periodic balance due before it (`jiffies < rq->next_balance`),
-//! cannot preempt or balance. Its only effects are accounting: `update_curr`,
-//! PELT (`update_load_avg`, `update_cfs_shares`), `cpu_load[]`, and the NO_HZ
-//! kick test. The engine does not queue such a tick: it reserves the tick's
-//! place in the `(time, seq)` order (`EventQueue::reserve_key`) and keeps it
-//! here; before the next real event, every elided tick ordered before that
-//! event is replayed at its own time (`Simulation::replay_elided_ticks`), so
-//! the accounting runs with the same inputs, in the same order, as when the
-//! tick was an event. Anything that could make the tick matter (a task
-//! enqueued or dequeued on its CPU, a switch, a resched, an HRTICK) turns it
-//! back into a queued event under its reserved key (`demote`).
+//! Every CPU's next tick (`scheduler_tick`, 4.4 core.c; armed at
+//! `machine.tick_offset` + k × TICK_NSEC) is kept here, one per CPU, under
+//! the `(time, seq)` key an event pushed at the same moment would have had
+//! (`EventQueue::reserve_key`). The engine runs the earliest tick whenever it
+//! is ordered before the queue's next event (`Simulation::calendar_tick`), so
+//! ticks and events interleave exactly as when ticks were events. What
+//! changes is what a tick costs and whether it counts:
 //!
-//! Why replay tick by tick rather than one analytic update at the next event:
-//! PELT is not additive in 4.4. `__update_load_avg` sets `last_update_time =
-//! now` and drops the sub-1024 ns remainder, and `decay_load` rounds at each
-//! step, so one update over k ticks differs in the low bits from k updates;
-//! `calc_delta_fair` rounds each `update_curr` delta the same way. The
-//! replay is exact; an analytic catch-up would not be.
+//! - the tick of a NO_HZ idle CPU (`tick_nohz_idle_enter` stopped it) is
+//!   dropped: not dispatched, not counted;
+//! - a busy CPU's tick that cannot change a decision, because it neither
+//!   rescheduled (`check_preempt_tick`, an EEVDF slice end, a CPU-quota
+//!   throttle) nor ran the periodic balance (`jiffies < rq->next_balance`)
+//!   nor kicked the NO_HZ balancer, is not counted as an event: its work is
+//!   the accounting (`update_curr`, PELT's `update_load_avg` and
+//!   `update_cfs_shares`, `cpu_load[]`), done at its own time without a trip
+//!   through the queue;
+//! - a tick that acts is counted and settled like any event.
 //!
-//! Ticks of an idle CPU under NO_HZ idle are dropped without being dispatched
-//! (`tick_nohz_idle_enter` stopped them; the event found the CPU idle and did
-//! nothing).
+//! Why the accounting runs at every tick rather than once, analytically, at
+//! the next event: PELT is not additive in 4.4. `__update_load_avg` sets
+//! `last_update_time = now` and drops the sub-1024 ns remainder, and
+//! `decay_load` rounds at each step, so one update over k ticks differs in
+//! the low bits from k updates; `calc_delta_fair` rounds each `update_curr`
+//! delta the same way. Those bits reach group shares and balancing, so a
+//! catch-up would change results; running each tick's accounting keeps them.
 //!
 //! The switch (`Simulation::set_elision`) exists for tests and debugging:
-//! with it off every tick is an event, and the equivalence tests check that
-//! the schedule, the delays and the report are the same either way, only the
-//! event count differs.
-
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+//! with it off every tick is an event in the queue, and the equivalence tests
+//! (tests/it/elision.rs) check that the schedule, the delays and the report
+//! are the same either way; only the event count differs.
 
 use crate::ids::CpuId;
 
-/// Elided ticks waiting for their replay, one at most per CPU.
+/// The next tick of each CPU, ordered by key.
 #[derive(Clone, Debug, Default)]
-pub struct ElidedTicks {
-    /// `(key, cpu)` min-heap; an entry is live while `pending[cpu]` holds its key.
-    heap: BinaryHeap<Reverse<(u128, u16)>>,
-    pending: Vec<Option<u128>>,
+pub struct TickCalendar {
+    /// `(key, cpu)`, descending by key: the next tick is last. A CPU has at
+    /// most one; a sorted `Vec` of a few entries beats a heap here.
+    order: Vec<(u128, u16)>,
     pub stats: ElisionStats,
 }
 
 /// What elision saved in a run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ElisionStats {
-    /// Busy ticks replayed without an event.
+    /// Busy ticks that only accounted: not counted as events.
     pub busy_ticks: u64,
-    /// Elided ticks that turned out to act (a NO_HZ kick): counted as events.
+    /// Busy ticks that acted (resched, periodic balance, NO_HZ kick): counted.
     pub busy_ticks_acting: u64,
     /// Ticks of NO_HZ idle CPUs dropped.
     pub idle_ticks: u64,
-    /// Elided ticks turned back into events before their time.
-    pub demoted: u64,
 }
 
-impl ElidedTicks {
-    pub fn new(cpus: usize) -> ElidedTicks {
-        ElidedTicks { heap: BinaryHeap::new(), pending: vec![None; cpus], stats: ElisionStats::default() }
+impl TickCalendar {
+    pub fn new(cpus: usize) -> TickCalendar {
+        TickCalendar { order: Vec::with_capacity(cpus), stats: ElisionStats::default() }
     }
 
-    /// Keeps `cpu`'s next tick, reserved under `key`, for replay.
-    pub fn elide(&mut self, cpu: CpuId, key: u128) {
-        debug_assert!(self.pending[cpu.index()].is_none(), "one tick per CPU");
-        self.pending[cpu.index()] = Some(key);
-        self.heap.push(Reverse((key, cpu.0)));
+    /// Arms `cpu`'s next tick under `key` (from `EventQueue::reserve_key`).
+    pub fn arm(&mut self, cpu: CpuId, key: u128) {
+        debug_assert!(self.order.iter().all(|&(_, c)| c != cpu.0), "one tick per CPU");
+        let pos = self.order.partition_point(|&(k, _)| k > key);
+        self.order.insert(pos, (key, cpu.0));
     }
 
-    /// `cpu`'s elided tick, taken back (to queue it as an event).
-    pub fn take(&mut self, cpu: CpuId) -> Option<u128> {
-        self.pending[cpu.index()].take()
+    /// The earliest tick, without taking it.
+    pub fn peek(&self) -> Option<(u128, CpuId)> {
+        self.order.last().map(|&(k, c)| (k, CpuId(c)))
     }
 
-    pub fn is_pending(&self, cpu: CpuId) -> bool {
-        self.pending[cpu.index()].is_some()
-    }
-
-    /// The earliest elided tick still pending, without taking it.
-    pub fn peek(&mut self) -> Option<(u128, CpuId)> {
-        while let Some(&Reverse((key, cpu))) = self.heap.peek() {
-            if self.pending[usize::from(cpu)] == Some(key) {
-                return Some((key, CpuId(cpu)));
-            }
-            self.heap.pop();
-        }
-        None
-    }
-
-    /// Takes the earliest pending elided tick.
+    /// Takes the earliest tick.
     pub fn pop(&mut self) -> Option<(u128, CpuId)> {
-        let (key, cpu) = self.peek()?;
-        self.heap.pop();
-        self.pending[cpu.index()] = None;
-        Some((key, cpu))
+        self.order.pop().map(|(k, c)| (k, CpuId(c)))
     }
 }
 
@@ -104,17 +82,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn pops_in_key_order_and_skips_taken_ticks() {
-        let mut e = ElidedTicks::new(3);
-        e.elide(CpuId(0), 30);
-        e.elide(CpuId(1), 10);
-        e.elide(CpuId(2), 20);
-        assert_eq!(e.take(CpuId(1)), Some(10));
-        assert_eq!(e.pop(), Some((20, CpuId(2))));
-        e.elide(CpuId(1), 25);
-        assert_eq!(e.pop(), Some((25, CpuId(1))));
-        assert_eq!(e.pop(), Some((30, CpuId(0))));
-        assert_eq!(e.pop(), None);
-        assert_eq!(e.take(CpuId(0)), None);
+    fn pops_in_key_order() {
+        let mut t = TickCalendar::new(3);
+        t.arm(CpuId(0), 30);
+        t.arm(CpuId(1), 10);
+        t.arm(CpuId(2), 20);
+        assert_eq!(t.peek(), Some((10, CpuId(1))));
+        assert_eq!(t.pop(), Some((10, CpuId(1))));
+        t.arm(CpuId(1), 25);
+        assert_eq!(t.pop(), Some((20, CpuId(2))));
+        assert_eq!(t.pop(), Some((25, CpuId(1))));
+        assert_eq!(t.pop(), Some((30, CpuId(0))));
+        assert_eq!(t.pop(), None);
     }
 }

@@ -221,24 +221,6 @@ impl Cfs {
         }
     }
 
-    /// Whether `update_curr` at a tick, with curr's vruntime grown to
-    /// `vruntime`, may ask for a resched on a queue of several entities: the
-    /// slice end (`update_deadline`, every version), 6.12's
-    /// `did_preempt_short` (taken as possible whenever PREEMPT_SHORT could
-    /// have cancelled the protection: eligibility is not predicted), 6.18's
-    /// end of the protected window (`!protect_slice`).
-    pub(crate) fn eevdf_tick_may_resched(&self, curr: EntityId, vruntime: i64) -> bool {
-        let e = self.se(curr);
-        if vruntime.wrapping_sub(e.deadline) >= 0 {
-            return true;
-        }
-        match self.model() {
-            KernelModel::Linux66 => false,
-            KernelModel::Linux612 => self.features_eevdf.preempt_short && e.vlag != e.deadline,
-            _ => e.vprot.wrapping_sub(vruntime) <= 0,
-        }
-    }
-
     /// Asks the engine to reschedule the CPU of `q`.
     fn resched_cpu_of(&mut self, q: CfsRqId) {
         let cpu = self.rq(q).cpu;

@@ -661,47 +661,6 @@ impl Cfs {
         delta as u64 > ideal_runtime
     }
 
-    /// Whether a tick at `at` may reschedule the CPU running `curr`
-    /// (`task_tick_fair` → `entity_tick` → `check_preempt_tick` at each level
-    /// with more than one entity; 6.x: the slice end in `update_curr`),
-    /// predicted from the state now with `update_curr`'s charge for
-    /// `at − exec_start` and today's weights. Tick elision (tick.rs) uses it
-    /// to decide which ticks need an event; a wrong `false` costs nothing in
-    /// exactness (the elided tick is replayed in order and acts as its event
-    /// would), only an event counted after all.
-    pub fn tick_may_preempt(&self, curr: EntityId, at: u64) -> bool {
-        let mut cur = Some(curr);
-        while let Some(s) = cur {
-            let q = self.cfs_rq_of(s);
-            if self.rq(q).nr_running > 1 {
-                let c = self.se(s);
-                let elapsed = at.saturating_sub(c.exec_start);
-                let vruntime = c.vruntime.wrapping_add(calc_delta_fair(elapsed, &c.load) as i64);
-                if self.model.is_eevdf() {
-                    if self.eevdf_tick_may_resched(s, vruntime) {
-                        return true;
-                    }
-                } else {
-                    // check_preempt_tick (4.4 fair.c) after update_curr at `at`.
-                    let ideal_runtime = self.sched_slice(q, s);
-                    let delta_exec = c.sum_exec_runtime + elapsed - c.prev_sum_exec_runtime;
-                    if delta_exec > ideal_runtime {
-                        return true;
-                    }
-                    if delta_exec >= self.tunables.sched_min_granularity_ns
-                        && let Some((left, _)) = self.rq(q).first()
-                        && vruntime - left > 0
-                        && (vruntime - left) as u64 > ideal_runtime
-                    {
-                        return true;
-                    }
-                }
-            }
-            cur = self.parent(s);
-        }
-        false
-    }
-
     /// The tail of `pick_next_task_fair` (4.4 and 6.x alike) when the pick
     /// changed task: put `prev`'s path and set `p`'s, level by level, from
     /// the deepest up to the queue they share.
