@@ -3,6 +3,9 @@
 //! the elision statistics (`ELISION_TIME=1`: also best-of-5 wall times):
 //! `cargo run --release -p schedlab-core --example elision_check -- scenarios/*.toml`.
 
+// A measuring tool, not the core: it may read the wall clock.
+#![allow(clippy::disallowed_methods)]
+
 use sim_core::metrics::recorder::TraceWindow;
 use sim_core::time::SimTime;
 fn run(sc: &sim_core::Scenario, on: bool) -> (String, String, u64, sim_core::tick::ElisionStats) {

@@ -2,6 +2,9 @@
 //! elision on and off: `cargo run --release -p schedlab-core --example
 //! event_mix -- scenarios/jmx.toml [VARIANT] [--no-elision]`.
 
+// A measuring tool, not the core: it may read the wall clock.
+#![allow(clippy::disallowed_methods)]
+
 fn main() {
     let mut args: Vec<String> = std::env::args().collect();
     let off = args.iter().any(|a| a == "--no-elision");
