@@ -45,6 +45,11 @@ pub enum Command {
         /// model (`linux-6.18-eevdf`). The file's variants are not run.
         #[arg(long, value_name = "LIST")]
         kernels: Option<String>,
+        /// Runs at the same time, one per worker thread (1 to 256; default:
+        /// the available CPUs, at most one per run). The output is the same
+        /// for any value: the runs are independent and printed in order.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
+        jobs: Option<u16>,
     },
     /// Run the scenario's workload for real on this Linux machine (threads,
     /// sleeps, wake-ups, affinity, nice, cgroups, sessions) and report its
@@ -324,5 +329,24 @@ mod tests {
         // Other mistakes keep clap's message.
         let other: Vec<OsString> = ["sim-cli", "compare", "x.toml", "--bogus"].iter().map(OsString::from).collect();
         assert_eq!(misplaced_option(&Cli::try_parse_from(&other).unwrap_err(), &other), None);
+    }
+
+    /// `compare --jobs` takes 1 to 256; clap refuses anything else, naming
+    /// the range.
+    #[test]
+    fn compare_jobs_is_refused_outside_1_to_256() {
+        let parse = |jobs: &str| Cli::try_parse_from(["sim-cli", "compare", "x.toml", &format!("--jobs={jobs}")]);
+        for bad in ["0", "257", "-1", "many"] {
+            let e = parse(bad).unwrap_err();
+            assert_eq!(e.kind(), clap::error::ErrorKind::ValueValidation, "{bad}");
+            assert!(e.to_string().contains(&format!("invalid value '{bad}' for '--jobs <N>'")), "{e}");
+        }
+        assert!(parse("0").unwrap_err().to_string().contains("0 is not in 1..=256"));
+        for good in [("1", 1), ("256", 256)] {
+            match parse(good.0).map(|c| c.command) {
+                Ok(Command::Compare { jobs, .. }) => assert_eq!(jobs, Some(good.1)),
+                other => panic!("{good:?}: {other:?}"),
+            }
+        }
     }
 }

@@ -11,6 +11,7 @@
 
 mod args;
 mod charts;
+mod compare;
 mod docs;
 mod fit_device;
 mod hgrm;

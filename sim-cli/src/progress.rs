@@ -1,8 +1,8 @@
-//! Progress bars on stderr for long runs and sweeps, shown only when stderr
-//! is a terminal and the output is not JSON (so pipes, logs, CI and batch
-//! systems see nothing extra).
+//! Progress bars on stderr for long runs, compares and sweeps, shown only
+//! when stderr is a terminal and the output is not JSON (so pipes, logs, CI
+//! and batch systems see nothing extra).
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use sim_core::{EventBudget, Simulation};
 use std::io::IsTerminal;
 
@@ -28,8 +28,33 @@ pub fn bar(len: u64, unit: &str, wanted: bool) -> ProgressBar {
 /// scenario, whose clock barely moves, still shows (and estimates) how long
 /// until it stops at `events_max`.
 pub fn run_to_end(sim: &mut Simulation, label: &str, wanted: bool) {
-    const PER_MILLE: u64 = 1000;
     let bar = bar(PER_MILLE, "", wanted);
+    step_to_end(sim, label, &bar);
+}
+
+/// The bars of runs stepped on several threads at once (`compare --jobs`):
+/// each run in progress gets its own line, removed when it ends. Hidden
+/// unless `wanted` and stderr is a terminal, as [`bar`].
+pub fn runs(wanted: bool) -> MultiProgress {
+    if wanted && std::io::stderr().is_terminal() {
+        MultiProgress::new()
+    } else {
+        MultiProgress::with_draw_target(ProgressDrawTarget::hidden())
+    }
+}
+
+/// [`run_to_end`] with its bar as one line of `multi`.
+pub fn run_to_end_in(multi: &MultiProgress, sim: &mut Simulation, label: &str) {
+    let bar = multi.add(ProgressBar::new(PER_MILLE));
+    step_to_end(sim, label, &bar);
+    multi.remove(&bar);
+}
+
+/// The bar's scale: a run's progress in thousandths.
+const PER_MILLE: u64 = 1000;
+
+/// The stepping loop of [`run_to_end`], updating `bar` (cleared at the end).
+fn step_to_end(sim: &mut Simulation, label: &str, bar: &ProgressBar) {
     if let Ok(style) = ProgressStyle::with_template("{msg} {elapsed_precise} [{wide_bar}] {percent}% (eta {eta})") {
         bar.set_style(style.progress_chars("=> "));
     }

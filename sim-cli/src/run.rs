@@ -99,7 +99,7 @@ pub fn execute(cli: Cli) -> Result<String> {
             }
             Ok(text)
         }
-        Command::Compare { common, plot, kernels } => {
+        Command::Compare { common, plot, kernels, jobs } => {
             let base = load(&common)?;
             let planned = match &kernels {
                 Some(list) => {
@@ -120,12 +120,7 @@ pub fn execute(cli: Cli) -> Result<String> {
             if let Some(dir) = &plot {
                 charts::make_dir(dir)?;
             }
-            let mut runs: Vec<RunReport> = Vec::with_capacity(planned.len());
-            for (label, s) in &planned {
-                let mut sim = Simulation::new(s);
-                progress::run_to_end(&mut sim, label, !common.json);
-                runs.push(sim.report());
-            }
+            let runs = crate::compare::run_all(&planned, crate::compare::jobs(jobs, planned.len()), !common.json);
             let labels: Vec<String> = planned.into_iter().map(|(label, _)| label).collect();
             if let Some(dir) = &plot {
                 let files = charts::compare_charts_labelled(dir, &runs, &labels)?;

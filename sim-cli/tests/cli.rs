@@ -165,6 +165,24 @@ fn compare_and_sweep_print_their_tables() {
     for needle in ["base", "defaults", "tuned", "victim max wakeup delay", "one-hog bound", "2.5ms", "14ms"] {
         assert!(out.contains(needle), "compare output lacks `{needle}`:\n{out}");
     }
+    // --jobs decides only when each run happens, not what it computes: the
+    // same bytes on stdout with 1 and 4 threads (jmx: the base and its 7
+    // variants, 8 runs of 300 ms simulated), as text and as JSON.
+    for format in [&[][..], &["--json"][..]] {
+        let compare = |jobs: &str| {
+            let args = [&["compare", "scenarios/jmx.toml", "--set", "duration=300ms", "--jobs", jobs][..], format];
+            let (code, out, err) = sim_cli(&args.concat());
+            // No progress lines off a terminal, however many runs are in progress.
+            assert_eq!((code, err.as_str()), (0, ""), "--jobs {jobs}");
+            out
+        };
+        let one = compare("1");
+        assert!(one.contains("tuned") && one.contains("linux618-short-slice"), "{one}");
+        assert_eq!(one, compare("4"), "{format:?}");
+    }
+    let (code, out, err) = sim_cli(&["compare", "scenarios/jmx.toml", "--jobs", "0"]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert!(err.contains("invalid value '0' for '--jobs <N>': 0 is not in 1..=256"), "{err}");
     // One column per kernel model; an unknown version is refused with the allowed ones.
     let (code, out, err) =
         sim_cli(&["compare", "scenarios/two-hogs.toml", "--kernels", "4.4,6.18", "--set", "duration=200ms", "--json"]);

@@ -1,0 +1,91 @@
+//! `sim-cli compare`'s runs (the base and each variant, or each kernel) on
+//! worker threads, as `sweep` runs its points: the runs are independent
+//! deterministic simulations, so threads only decide *when* each one runs,
+//! never what it computes. Reports are put back in the runs' order before
+//! anything is printed, so the output is the same bytes for any `--jobs`.
+
+use crate::progress;
+use sim_core::{RunReport, Scenario, Simulation};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Worker threads for `runs` runs: `--jobs` if given (clap keeps it within
+/// 1..=256), else the available CPUs; never more than the runs, never none.
+pub fn jobs(asked: Option<u16>, runs: usize) -> usize {
+    let wanted = match asked {
+        Some(j) => usize::from(j),
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    wanted.min(runs).max(1)
+}
+
+/// Runs every planned scenario to its end on `jobs` threads, each taking the
+/// next run from a shared counter, and returns the reports in `planned`
+/// order. With `progress`, each run in progress has its own bar on stderr.
+pub fn run_all(planned: &[(String, Scenario)], jobs: usize, progress: bool) -> Vec<RunReport> {
+    let bars = progress::runs(progress);
+    let next = AtomicUsize::new(0);
+    let mut slots: Vec<(usize, RunReport)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..jobs.min(planned.len()).max(1))
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let k = next.fetch_add(1, Ordering::Relaxed);
+                        let Some((label, scenario)) = planned.get(k) else { break mine };
+                        let mut sim = Simulation::new(scenario);
+                        progress::run_to_end_in(&bars, &mut sim, label);
+                        mine.push((k, sim.report()));
+                    }
+                })
+            })
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().expect("a compare worker panicked")).collect()
+    });
+    slots.sort_by_key(|(k, _)| *k);
+    slots.into_iter().map(|(_, r)| r).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_core::runs_json;
+
+    /// One CPU, a hog and a sleeper; `long` runs 20 times as long as the base.
+    const TOML: &str = "schema = 1\nseed = 3\nduration = \"50ms\"\n[kernel]\nversion = \"4.4\"\n[machine]\ncpus = 1\n[report]\nvictim = \"s\"\n[[tasks]]\nname = \"hog\"\nprogram = [{ run = \"10s\" }]\n[[tasks]]\nname = \"s\"\nprogram = [{ sleep = \"exp(5ms)\" }, { run = \"50us\" }]\n[variants.long]\nduration = \"1s\"\n[variants.new]\n\"kernel.version\" = \"6.18\"\n";
+
+    fn planned() -> Vec<(String, Scenario)> {
+        let base = Scenario::from_toml("t.toml", TOML).unwrap();
+        let mut out = vec![("base".to_string(), base.clone())];
+        for v in ["long", "new"] {
+            out.push((v.to_string(), base.with_variant(v).unwrap()));
+        }
+        out
+    }
+
+    #[test]
+    fn jobs_default_to_the_cpus_capped_by_the_runs() {
+        assert_eq!(jobs(Some(4), 8), 4);
+        // Never more threads than runs, and at least one.
+        assert_eq!(jobs(Some(256), 3), 3);
+        assert_eq!(jobs(Some(4), 0), 1);
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert_eq!(jobs(None, 1000), cpus.min(1000));
+        assert_eq!(jobs(None, 1), 1);
+    }
+
+    /// Two threads: usually one takes `base` then `new` (both 50 ms
+    /// simulated) while the other is still on `long` (1 s), so `new` ends
+    /// before `long`; the reports still come back in planned order, and the
+    /// JSON is the same bytes as a one-thread run's.
+    #[test]
+    fn reports_come_back_in_planned_order_whatever_the_jobs() {
+        let planned = planned();
+        let one = run_all(&planned, 1, false);
+        let two = run_all(&planned, 2, false);
+        let names: Vec<Option<&str>> = two.iter().map(|r| r.variant.as_deref()).collect();
+        assert_eq!(names, [None, Some("long"), Some("new")]);
+        assert_eq!(two[1].sim_time_ns, 1_000_000_000);
+        assert_eq!(runs_json(&one), runs_json(&two));
+        assert_eq!(runs_json(&run_all(&planned, 8, false)), runs_json(&one));
+    }
+}
