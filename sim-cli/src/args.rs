@@ -27,6 +27,11 @@ pub enum Command {
         /// longest Q2D (text output only).
         #[arg(long)]
         blkparse: bool,
+        /// Debugging only: turn event elision off, so every tick is
+        /// dispatched as an event. The report is the same either way (the
+        /// test suite checks it); only its event count differs.
+        #[arg(long)]
+        debug_no_elision: bool,
         #[command(flatten)]
         export: Export,
     },

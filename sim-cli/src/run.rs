@@ -31,7 +31,7 @@ pub fn execute(cli: Cli) -> Result<String> {
             measure.common.json,
         ),
         Command::MeasureWorker => bail!("`__measure-worker` is started by `measure`, not by hand"),
-        Command::Run { common, variant, per_task, blkparse, export } => {
+        Command::Run { common, variant, per_task, blkparse, debug_no_elision, export } => {
             let base = load(&common)?;
             let scenario = match &variant {
                 Some(v) => base.with_variant(v)?,
@@ -55,6 +55,7 @@ pub fn execute(cli: Cli) -> Result<String> {
                 charts::make_dir(dir)?;
             }
             let mut sim = Simulation::new(&scenario);
+            sim.set_elision(!debug_no_elision);
             if let Some(w) = window {
                 sim.enable_trace(w);
             }

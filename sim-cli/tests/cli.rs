@@ -1,4 +1,4 @@
-//! The binary as a user runs it (three subprocess tests, by design).
+//! The binary as a user runs it (four subprocess tests, by design).
 
 use std::process::Command;
 
@@ -217,4 +217,25 @@ fn compare_and_sweep_print_their_tables() {
         (lines[0]["index"].as_u64(), lines[0]["settings"]["cfs.sched_latency_ns"].as_str()),
         (Some(1), Some("4ms"))
     );
+}
+
+/// `--debug-no-elision` dispatches every tick as an event: the JSON report
+/// is the same but for its event count, which is larger.
+#[test]
+fn debug_no_elision_changes_only_the_event_count() {
+    let args = ["run", "scenarios/two-hogs.toml", "--variant", "hz1000", "--json"];
+    let (code_on, on, _) = sim_cli(&args);
+    let (code_off, off, _) = sim_cli(&[&args[..], &["--debug-no-elision"]].concat());
+    assert_eq!((code_on, code_off), (0, 0));
+    let events = |json: &str| -> u64 {
+        let v: serde_json::Value = serde_json::from_str(json).expect("JSON");
+        v["events"].as_u64().expect("events")
+    };
+    // Two hogs on one CPU at HZ 1000 for 2 s: 1,999 ticks; with elision only
+    // the ticks that preempt (every third: a 3 ms slice) are events.
+    assert_eq!(events(&off), 2001);
+    assert!(events(&on) < events(&off) / 2, "{} events with elision", events(&on));
+    let strip =
+        |json: &str| json.lines().filter(|l| !l.trim_start().starts_with("\"events\":")).collect::<Vec<_>>().join("\n");
+    assert_eq!(strip(&on), strip(&off));
 }
