@@ -439,7 +439,7 @@ impl RunReport {
                     cpus_allowed: crate::sched::topology::cpu_list(&t.affinity),
                     runtime_ns: sim.task_runtime_ns(TaskId(i as u32)),
                     switches: t.switches,
-                    delay: with_open(m.delay().summary(), open_of(None)),
+                    delay: with_open(m.delay_summary(), open_of(None)),
                     wakeup_delay: with_open(m.wakeup_delay.summary(), open_of(Some(WaitKind::Wakeup))),
                     preempt_delay: with_open(m.preempt_delay.summary(), open_of(Some(WaitKind::Preempt))),
                     throttled_delay: {
