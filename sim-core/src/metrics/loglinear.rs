@@ -91,7 +91,7 @@ impl LogLinear {
         debug_assert!(qs.windows(2).all(|w| w[0] <= w[1]), "quantiles ascending");
         let total: u64 = parts.clone().map(|p| p.total).sum();
         let mut out = [0; N];
-        if total == 0 {
+        if total == 0 || N == 0 {
             return out;
         }
         // The same rank as `value_at_quantile`; ascending quantiles give
@@ -99,14 +99,28 @@ impl LogLinear {
         let ranks = qs.map(|q| ((q.clamp(0.0, 1.0) * total as f64).ceil() as u64).max(1));
         let len = parts.clone().map(|p| p.counts.len()).max().unwrap_or(0);
         let (mut seen, mut k) = (0, 0);
-        for i in 0..len {
-            seen += parts.clone().map(|p| p.counts.get(i).copied().unwrap_or(0)).sum::<u64>();
-            while k < N && seen >= ranks[k] {
-                out[k] = bounds(i).1;
-                k += 1;
+        // Whole blocks of buckets are skipped on their sum (a loop the
+        // compiler vectorizes); only the block where the next rank is
+        // reached is walked bucket by bucket.
+        const BLOCK: usize = 64;
+        for start in (0..len).step_by(BLOCK) {
+            let end = (start + BLOCK).min(len);
+            let block =
+                |p: &LogLinear| p.counts.get(start..end.min(p.counts.len())).map_or(0, |c| c.iter().sum::<u64>());
+            let block_sum: u64 = parts.clone().map(block).sum();
+            if seen + block_sum < ranks[k] {
+                seen += block_sum;
+                continue;
             }
-            if k == N {
-                return out;
+            for i in start..end {
+                seen += parts.clone().map(|p| p.counts.get(i).copied().unwrap_or(0)).sum::<u64>();
+                while k < N && seen >= ranks[k] {
+                    out[k] = bounds(i).1;
+                    k += 1;
+                }
+                if k == N {
+                    return out;
+                }
             }
         }
         out[k..].fill(bounds(len - 1).1);
