@@ -352,7 +352,9 @@ fn periodic_toml(tasks: u32, duration: &str) -> String {
 }
 
 /// The median wall time of `f` over `n` calls (a figure for the ratio line:
-/// criterion's own estimates are not readable from the bench).
+/// criterion's own estimates are not readable from the bench). A bench
+/// outside the core may read the wall clock.
+#[allow(clippy::disallowed_methods)]
 fn median_ns(n: usize, mut f: impl FnMut()) -> u128 {
     let mut times: Vec<u128> = (0..n)
         .map(|_| {
@@ -368,11 +370,13 @@ fn median_ns(n: usize, mut f: impl FnMut()) -> u128 {
 /// What building the report costs against the run it reports (issue 22:
 /// report building must not cost more than the simulation). Per scenario:
 /// `sim` is `Simulation::new` + `run_to_end`, `report` is `sim.report()` of
-/// the finished run, `json` is `report_json` of that report. Each scenario
-/// also prints one line: median sim, report and json time and the ratios
-/// report/sim and (report + json)/sim.
+/// the finished run (every section), `report_printed` the sections the JSON
+/// and text reports print (`ReportSections::PRINTED`), `json` is
+/// `report_json` of the report. Each scenario also prints one line: median
+/// times and the ratios to the run.
 fn report(c: &mut Criterion) {
     use sim_core::metrics::json::report_json;
+    use sim_core::metrics::report::ReportSections;
     let mut runs: Vec<(String, Scenario)> = Vec::new();
     for (name, duration) in [("two-hogs", "200ms"), ("two-hogs", "1s"), ("jmx", "1s")] {
         let s = scenario(name).with_overrides(&[("duration", duration)]).expect("duration override");
@@ -395,6 +399,9 @@ fn report(c: &mut Criterion) {
         let mut sim = Simulation::new(s);
         sim.run_to_end();
         g.bench_function(format!("{id}/report"), |b| b.iter(|| black_box(sim.report())));
+        g.bench_function(format!("{id}/report_printed"), |b| {
+            b.iter(|| black_box(sim.report_with(ReportSections::PRINTED)))
+        });
         let r = sim.report();
         g.bench_function(format!("{id}/json"), |b| b.iter(|| black_box(report_json(&r).len())));
         let n = 21;
@@ -406,18 +413,24 @@ fn report(c: &mut Criterion) {
         let report_ns = median_ns(n, || {
             black_box(sim.report());
         });
+        let printed_ns = median_ns(n, || {
+            black_box(sim.report_with(ReportSections::PRINTED));
+        });
         let json_ns = median_ns(n, || {
             black_box(report_json(&r).len());
         });
         let ms = |ns: u128| ns as f64 / 1e6;
         println!(
-            "report-ratio {id}: events {} sim {:.3} ms, report {:.3} ms, json {:.3} ms; report/sim {:.3}, (report+json)/sim {:.3}",
+            "report-ratio {id}: events {} sim {:.3} ms, report {:.3} ms, printed {:.3} ms, json {:.3} ms; \
+             report/sim {:.3}, printed/sim {:.3}, (printed+json)/sim {:.3}",
             sim.events(),
             ms(sim_ns),
             ms(report_ns),
+            ms(printed_ns),
             ms(json_ns),
             report_ns as f64 / sim_ns as f64,
-            (report_ns + json_ns) as f64 / sim_ns as f64
+            printed_ns as f64 / sim_ns as f64,
+            (printed_ns + json_ns) as f64 / sim_ns as f64
         );
     }
     g.finish();
