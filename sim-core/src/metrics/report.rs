@@ -291,10 +291,16 @@ impl NamedDelay {
         instances: &[TaskReport],
         cdf: bool,
     ) -> NamedDelay {
-        let mut delay = LatencyStats::summary_of(parts);
-        for t in instances {
-            delay.add_open_of(&t.delay);
-        }
+        // One instance: its own summary (open wait included) is the merge's.
+        let delay = if let [t] = instances {
+            t.delay
+        } else {
+            let mut delay = LatencyStats::summary_of(parts);
+            for t in instances {
+                delay.add_open_of(&t.delay);
+            }
+            delay
+        };
         let cdf = if cdf {
             let mut all = LatencyStats::default();
             parts.iter().for_each(|p| all.merge(p));
@@ -320,6 +326,18 @@ fn bucket_rows(counts: &[u64]) -> Vec<(u64, u64, u64)> {
         .filter(|&(_, &n)| n > 0)
         .map(|(b, &n)| (bucket_low_ns(b), bucket_low_ns(b + 1), n))
         .collect()
+}
+
+/// A task's summary of all its delays (`TaskMetrics::delay_summary`), given
+/// those of its wake-up and preemption delays: when at most one of its three
+/// kinds of delay occurred, the merge is that one, already summarized.
+fn all_delays(m: &super::recorder::TaskMetrics, wakeup: &LatencySummary, preempt: &LatencySummary) -> LatencySummary {
+    match (m.wakeup_delay.count() > 0, m.preempt_delay.count() > 0, m.throttled_delay.count() > 0) {
+        // Wake-up delays alone, or none at all (then every summary is the empty one).
+        (_, false, false) => *wakeup,
+        (false, true, false) => *preempt,
+        _ => m.delay_summary(),
+    }
 }
 
 /// Which parts of a `RunReport` to build. A front end that prints only
@@ -473,7 +491,12 @@ impl RunReport {
                 if let Some(top) = top {
                     let lo = top.saturating_sub(LONG_BUCKETS - 1) as u8;
                     // (lo, None) is the first key of bucket lo: None sorts before Some.
+                    // Summed per culprit first, so each one's comm is written once.
+                    let mut by_who: BTreeMap<Culprit, u64> = BTreeMap::new();
                     for (&(_, who), &ns) in m.culprits.range((lo, None)..) {
+                        *by_who.entry(who).or_insert(0) += ns;
+                    }
+                    for (who, ns) in by_who {
                         *by_comm.entry(comm(who)).or_insert(0) += ns;
                     }
                 }
@@ -491,6 +514,7 @@ impl RunReport {
                 let io_wait_open = blocked_on_io.then(|| now.since(t.io.blocked_at));
                 let io_stall_open = io_wait_open.or_else(|| t.io.stall_from.map(|from| now.since(from)));
                 let with_open = |s: LatencySummary, (n, ns): (u64, u64)| s.with_open(n, ns);
+                let (wakeup, preempt) = (m.wakeup_delay.summary(), m.preempt_delay.summary());
                 let io_summary = |stats: &LatencyStats, open: Option<u64>| {
                     (stats.count() > 0 || open.is_some())
                         .then(|| stats.summary().with_open(u64::from(open.is_some()), open.unwrap_or(0)))
@@ -505,9 +529,9 @@ impl RunReport {
                     cpus_allowed: crate::sched::topology::cpu_list(&t.affinity),
                     runtime_ns: sim.task_runtime_ns(TaskId(i as u32)),
                     switches: t.switches,
-                    delay: with_open(m.delay_summary(), open_of(None)),
-                    wakeup_delay: with_open(m.wakeup_delay.summary(), open_of(Some(WaitKind::Wakeup))),
-                    preempt_delay: with_open(m.preempt_delay.summary(), open_of(Some(WaitKind::Preempt))),
+                    delay: with_open(all_delays(m, &wakeup, &preempt), open_of(None)),
+                    wakeup_delay: with_open(wakeup, open_of(Some(WaitKind::Wakeup))),
+                    preempt_delay: with_open(preempt, open_of(Some(WaitKind::Preempt))),
                     throttled_delay: {
                         let open = open_of(Some(WaitKind::Throttled));
                         (m.throttled_delay.count() > 0 || open.0 > 0)
@@ -571,7 +595,8 @@ impl RunReport {
         let vs = &spec.tasks[spec.victim];
         let range = vs.first.index()..vs.first.index() + vs.count as usize;
         let delays = &task_delays[spec.victim];
-        let victims = &rec.tasks[range];
+        let victims = &rec.tasks[range.clone()];
+        let victim_tasks = &tasks[range];
         let summary_of = |part: fn(&super::recorder::TaskMetrics) -> &LatencyStats| {
             LatencyStats::summary_of(&victims.iter().map(part).collect::<Vec<_>>())
         };
@@ -668,25 +693,35 @@ impl RunReport {
             name: vs.name.clone(),
             delay: delays.delay,
             delay_cdf: delays.cdf.clone(),
-            wakeup_delay: {
-                let mut w = summary_of(|m| &m.wakeup_delay);
-                for t in &tasks[vs.first.index()..vs.first.index() + vs.count as usize] {
-                    w.add_open_of(&t.wakeup_delay);
-                }
-                w
-            },
-            throttled_delay: {
-                let mut w = summary_of(|m| &m.throttled_delay);
-                let mut any = w.count > 0;
-                for t in &tasks[vs.first.index()..vs.first.index() + vs.count as usize] {
-                    if let Some(d) = &t.throttled_delay {
-                        w.add_open_of(d);
-                        any = true;
+            // One instance (the usual victim): its own figures are the merge's.
+            wakeup_delay: match victim_tasks {
+                [t] => t.wakeup_delay,
+                _ => {
+                    let mut w = summary_of(|m| &m.wakeup_delay);
+                    for t in victim_tasks {
+                        w.add_open_of(&t.wakeup_delay);
                     }
+                    w
                 }
-                any.then_some(w)
             },
-            response: vs.program.steps.contains(&crate::workload::Step::Serve).then(|| summary_of(|m| &m.response)),
+            throttled_delay: match victim_tasks {
+                [t] => t.throttled_delay,
+                _ => {
+                    let mut w = summary_of(|m| &m.throttled_delay);
+                    let mut any = w.count > 0;
+                    for t in victim_tasks {
+                        if let Some(d) = &t.throttled_delay {
+                            w.add_open_of(d);
+                            any = true;
+                        }
+                    }
+                    any.then_some(w)
+                }
+            },
+            response: match victim_tasks {
+                [t] => t.response,
+                _ => vs.program.steps.contains(&crate::workload::Step::Serve).then(|| summary_of(|m| &m.response)),
+            },
             worst,
             histogram,
             history,
