@@ -619,8 +619,14 @@ impl RunReport {
             .collect();
 
         let cap = &rec.capture;
-        let label = |t: Option<TaskId>| {
-            t.map_or_else(|| "<idle>".to_string(), |t| format!("{}[{}]", sim.task_comm(t), sim.tasks[t.index()].tid))
+        // Each task's `comm[tid]` is written once: the window holds up to
+        // `CAPTURE_ROWS_MAX` rows of one or two names, mostly the same few tasks.
+        let mut labels: BTreeMap<TaskId, String> = BTreeMap::new();
+        let mut label = |t: Option<TaskId>| match t {
+            None => "<idle>".to_string(),
+            Some(t) => {
+                labels.entry(t).or_insert_with(|| format!("{}[{}]", sim.task_comm(t), sim.tasks[t.index()].tid)).clone()
+            }
         };
         let is_victim = |t: Option<TaskId>| t.is_some() && t == cap.victim;
         let history = cap
