@@ -5,6 +5,7 @@
 //! anything is printed, so the output is the same bytes for any `--jobs`.
 
 use crate::progress;
+use sim_core::metrics::report::ReportSections;
 use sim_core::{RunReport, Scenario, Simulation};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -20,8 +21,14 @@ pub fn jobs(asked: Option<u16>, runs: usize) -> usize {
 
 /// Runs every planned scenario to its end on `jobs` threads, each taking the
 /// next run from a shared counter, and returns the reports in `planned`
-/// order. With `progress`, each run in progress has its own bar on stderr.
-pub fn run_all(planned: &[(String, Scenario)], jobs: usize, progress: bool) -> Vec<RunReport> {
+/// order, each built with `sections`. With `progress`, each run in progress
+/// has its own bar on stderr.
+pub fn run_all(
+    planned: &[(String, Scenario)],
+    jobs: usize,
+    progress: bool,
+    sections: ReportSections,
+) -> Vec<RunReport> {
     let bars = progress::runs(progress);
     let next = AtomicUsize::new(0);
     let mut slots: Vec<(usize, RunReport)> = std::thread::scope(|s| {
@@ -34,7 +41,7 @@ pub fn run_all(planned: &[(String, Scenario)], jobs: usize, progress: bool) -> V
                         let Some((label, scenario)) = planned.get(k) else { break mine };
                         let mut sim = Simulation::new(scenario);
                         progress::run_to_end_in(&bars, &mut sim, label);
-                        mine.push((k, sim.report()));
+                        mine.push((k, sim.report_with(sections)));
                     }
                 })
             })
@@ -80,12 +87,12 @@ mod tests {
     #[test]
     fn reports_come_back_in_planned_order_whatever_the_jobs() {
         let planned = planned();
-        let one = run_all(&planned, 1, false);
-        let two = run_all(&planned, 2, false);
+        let one = run_all(&planned, 1, false, ReportSections::ALL);
+        let two = run_all(&planned, 2, false, ReportSections::ALL);
         let names: Vec<Option<&str>> = two.iter().map(|r| r.variant.as_deref()).collect();
         assert_eq!(names, [None, Some("long"), Some("new")]);
         assert_eq!(two[1].sim_time_ns, 1_000_000_000);
         assert_eq!(runs_json(&one), runs_json(&two));
-        assert_eq!(runs_json(&run_all(&planned, 8, false)), runs_json(&one));
+        assert_eq!(runs_json(&run_all(&planned, 8, false, ReportSections::ALL)), runs_json(&one));
     }
 }

@@ -140,12 +140,15 @@ struct Row {
 
 fn rows(r: &RunReport, per_task: bool) -> Vec<Row> {
     let mut out: Vec<(String, Vec<&TaskReport>)> = Vec::new();
+    // Row of each key: with --per-task every task has its own (thousands).
+    let mut index: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
     for t in &r.tasks {
         let key = if per_task { format!("{}:{}", t.comm, t.tid) } else { t.name.clone() };
-        match out.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, v)) => v.push(t),
-            None => out.push((key, vec![t])),
-        }
+        let i = *index.entry(key.clone()).or_insert_with(|| {
+            out.push((key, Vec::new()));
+            out.len() - 1
+        });
+        out[i].1.push(t);
     }
     out.into_iter()
         .map(|(key, ts)| {

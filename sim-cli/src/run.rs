@@ -6,6 +6,7 @@ use crate::{charts, hgrm, output, progress};
 use anyhow::{Context, Result, bail};
 use sim_core::export::{Trace, chrome, timehist};
 use sim_core::metrics::recorder::TraceWindow;
+use sim_core::metrics::report::ReportSections;
 use sim_core::time::SimTime;
 use sim_core::{RunReport, Scenario, Simulation, report_json, runs_json};
 
@@ -60,7 +61,7 @@ pub fn execute(cli: Cli) -> Result<String> {
                 sim.enable_trace(w);
             }
             progress::run_to_end(&mut sim, variant.as_deref().unwrap_or("base"), !quiet);
-            let report = sim.report();
+            let report = sim.report_with(report_sections(export.plot.is_some() || export.hgrm.is_some()));
             if let Some(dir) = &export.plot {
                 let files = charts::run_charts(dir, &report)?;
                 eprintln!("wrote {} charts to {}", files.len(), dir.display());
@@ -121,7 +122,8 @@ pub fn execute(cli: Cli) -> Result<String> {
             if let Some(dir) = &plot {
                 charts::make_dir(dir)?;
             }
-            let runs = crate::compare::run_all(&planned, crate::compare::jobs(jobs, planned.len()), !common.json);
+            let jobs = crate::compare::jobs(jobs, planned.len());
+            let runs = crate::compare::run_all(&planned, jobs, !common.json, report_sections(plot.is_some()));
             let labels: Vec<String> = planned.into_iter().map(|(label, _)| label).collect();
             if let Some(dir) = &plot {
                 let files = charts::compare_charts_labelled(dir, &runs, &labels)?;
@@ -153,6 +155,12 @@ pub fn execute(cli: Cli) -> Result<String> {
             crate::rtapp::command(&file, variant.as_deref(), &set, output.as_deref())
         }
     }
+}
+
+/// The report sections a command reads: every one for charts (`--plot`)
+/// and `--hgrm` (CDFs, occupancy), else those the JSON and text print.
+fn report_sections(charts: bool) -> ReportSections {
+    if charts { ReportSections::ALL } else { ReportSections::PRINTED }
 }
 
 /// With `--json`, stdout is the JSON document alone: a partial report's

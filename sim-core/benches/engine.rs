@@ -383,6 +383,123 @@ fn elision(c: &mut Criterion) {
     g.finish();
 }
 
+/// `tasks` periodic tasks on one CPU, like the peer simulator's task sets:
+/// task *i* wakes every `(4 + 2i)` ms (`sleep_until`, offset `i` × 100 us so
+/// they do not all wake at once) and runs `(150 + 50i)` us, about 25-35 %
+/// of the CPU in all; `duration` simulated.
+fn periodic_toml(tasks: u32, duration: &str) -> String {
+    let mut text = format!(
+        r#"
+        schema = 1
+        name = "periodic-{tasks}"
+        seed = 1
+        duration = "{duration}"
+        [kernel]
+        version = "4.4"
+        [machine]
+        cpus = 1
+        hz = 250
+        "#
+    );
+    for i in 0..tasks {
+        let (period_ms, offset_us, run_us) = (4 + 2 * i, 100 * i, 150 + 50 * i);
+        text.push_str(&format!(
+            r#"
+            [[tasks]]
+            name = "periodic-{i}"
+            cpus = "0"
+            program = [{{ sleep_until = "{period_ms}ms", offset = "{offset_us}us" }}, {{ run = "{run_us}us" }}]
+            "#
+        ));
+    }
+    text
+}
+
+/// The median wall time of `f` over `n` calls (a figure for the ratio line:
+/// criterion's own estimates are not readable from the bench). A bench
+/// outside the core may read the wall clock.
+#[allow(clippy::disallowed_methods)]
+fn median_ns(n: usize, mut f: impl FnMut()) -> u128 {
+    let mut times: Vec<u128> = (0..n)
+        .map(|_| {
+            let t = std::time::Instant::now();
+            f();
+            t.elapsed().as_nanos()
+        })
+        .collect();
+    times.sort_unstable();
+    times[n / 2]
+}
+
+/// What building the report costs against the run it reports (issue 22:
+/// report building must not cost more than the simulation). Per scenario:
+/// `sim` is `Simulation::new` + `run_to_end`, `report` is `sim.report()` of
+/// the finished run (every section), `report_printed` the sections the JSON
+/// and text reports print (`ReportSections::PRINTED`), `json` is
+/// `report_json` of the report. Each scenario also prints one line: median
+/// times and the ratios to the run.
+fn report(c: &mut Criterion) {
+    use sim_core::metrics::json::report_json;
+    use sim_core::metrics::report::ReportSections;
+    let mut runs: Vec<(String, Scenario)> = Vec::new();
+    for (name, duration) in [("two-hogs", "200ms"), ("two-hogs", "1s"), ("jmx", "1s")] {
+        let s = scenario(name).with_overrides(&[("duration", duration)]).expect("duration override");
+        runs.push((format!("{name}/{duration}"), s));
+    }
+    for (tasks, duration) in [(4u32, "1s"), (8, "1s"), (8, "10s")] {
+        let s = Scenario::from_toml("periodic.toml", &periodic_toml(tasks, duration)).expect("valid periodic set");
+        runs.push((format!("periodic-{tasks}/{duration}"), s));
+    }
+    let mut g = c.benchmark_group("report");
+    g.sample_size(10);
+    for (id, s) in &runs {
+        g.bench_function(format!("{id}/sim"), |b| {
+            b.iter(|| {
+                let mut sim = Simulation::new(s);
+                sim.run_to_end();
+                black_box(sim.events())
+            });
+        });
+        let mut sim = Simulation::new(s);
+        sim.run_to_end();
+        g.bench_function(format!("{id}/report"), |b| b.iter(|| black_box(sim.report())));
+        g.bench_function(format!("{id}/report_printed"), |b| {
+            b.iter(|| black_box(sim.report_with(ReportSections::PRINTED)))
+        });
+        let r = sim.report();
+        g.bench_function(format!("{id}/json"), |b| b.iter(|| black_box(report_json(&r).len())));
+        let n = 21;
+        let sim_ns = median_ns(n, || {
+            let mut sim = Simulation::new(s);
+            sim.run_to_end();
+            black_box(sim.events());
+        });
+        let report_ns = median_ns(n, || {
+            black_box(sim.report());
+        });
+        let printed_ns = median_ns(n, || {
+            black_box(sim.report_with(ReportSections::PRINTED));
+        });
+        let json_ns = median_ns(n, || {
+            black_box(report_json(&r).len());
+        });
+        let ms = |ns: u128| ns as f64 / 1e6;
+        println!(
+            "report-ratio {id}: events {} sim {:.3} ms, report {:.3} ms, printed {:.3} ms, json {:.3} ms; \
+             report/sim {:.3}, printed/sim {:.3}, (printed+json)/sim {:.3}",
+            sim.events(),
+            ms(sim_ns),
+            ms(report_ns),
+            ms(printed_ns),
+            ms(json_ns),
+            report_ns as f64 / sim_ns as f64,
+            printed_ns as f64 / sim_ns as f64,
+            (printed_ns + json_ns) as f64 / sim_ns as f64
+        );
+    }
+    g.finish();
+}
+
 criterion_group!(
     benches,
     event_queue,
@@ -394,6 +511,7 @@ criterion_group!(
     trace_exports,
     kernel_models,
     bandwidth,
-    elision
+    elision,
+    report
 );
 criterion_main!(benches);

@@ -1,6 +1,6 @@
 //! Prints how many events of each kind a scenario's run dispatches, with
 //! elision on and off: `cargo run --release -p schedlab-core --example
-//! event_mix -- scenarios/jmx.toml [VARIANT] [--no-elision]`.
+//! event_mix -- scenarios/jmx.toml [VARIANT] [KEY=VALUE…] [--no-elision]`.
 
 // A measuring tool, not the core: it may read the wall clock.
 #![allow(clippy::disallowed_methods)]
@@ -9,15 +9,23 @@ fn main() {
     let mut args: Vec<String> = std::env::args().collect();
     let off = args.iter().any(|a| a == "--no-elision");
     args.retain(|a| a != "--no-elision");
-    let Some(path) = args.get(1) else {
+    let sets: Vec<(String, String)> = args
+        .iter()
+        .skip(1)
+        .filter_map(|a| a.split_once('=').map(|(k, v)| (k.to_string(), v.to_string())))
+        .collect();
+    args.retain(|a| !a.contains('='));
+    let Some(path) = args.get(1).cloned() else {
         eprintln!("usage: event_mix SCENARIO.toml [VARIANT]");
         std::process::exit(2);
     };
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let mut scenario = sim_core::Scenario::from_toml(path, &text).unwrap_or_else(|e| panic!("{e}"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let mut scenario = sim_core::Scenario::from_toml(&path, &text).unwrap_or_else(|e| panic!("{e}"));
     if let Some(v) = args.get(2) {
         scenario = scenario.with_variant(v).unwrap_or_else(|e| panic!("{e}"));
     }
+    let sets: Vec<(&str, &str)> = sets.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    scenario = scenario.with_overrides(&sets).unwrap_or_else(|e| panic!("{e}"));
     let mut sim = sim_core::Simulation::new(&scenario);
     sim.set_elision(!off);
     let t0 = std::time::Instant::now();

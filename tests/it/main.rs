@@ -12,6 +12,7 @@ mod invariants;
 mod io_invariants;
 mod limiter;
 mod perfetto;
+mod report_sections;
 mod requests;
 mod scenarios;
 mod smp;

@@ -76,6 +76,11 @@ impl TaskMetrics {
         all
     }
 
+    /// `delay().summary()` without building the merged distribution.
+    pub fn delay_summary(&self) -> super::latency::LatencySummary {
+        LatencyStats::summary_of(&[&self.wakeup_delay, &self.preempt_delay, &self.throttled_delay])
+    }
+
     fn add_culprit(&mut self, bucket: u8, who: Culprit, ns: u64) {
         *self.culprits.entry((bucket, who)).or_insert(0) += ns;
     }

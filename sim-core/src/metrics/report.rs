@@ -69,12 +69,12 @@ impl RequestReport {
     fn build(sim: &Simulation) -> Vec<RequestReport> {
         let spec = sim.spec();
         let rec = &sim.recorder;
-        let delays = |decl: usize, all: &mut LatencyStats| {
+        // Wake-up and preemption delays of every instance of a declaration.
+        let delays = |decl: usize| {
             let ts = &spec.tasks[decl];
-            for m in &rec.tasks[ts.first.index()..ts.first.index() + ts.count as usize] {
-                all.merge(&m.wakeup_delay);
-                all.merge(&m.preempt_delay);
-            }
+            rec.tasks[ts.first.index()..ts.first.index() + ts.count as usize]
+                .iter()
+                .flat_map(|m| [&m.wakeup_delay, &m.preempt_delay])
         };
         spec.sources
             .iter()
@@ -83,19 +83,14 @@ impl RequestReport {
             .map(|(s, src)| {
                 let m = &sim.hops.metrics[s];
                 let (in_flight, oldest_ns) = sim.requests_in_flight(s as u32);
-                let mut all = LatencyStats::default();
                 let hop_delay_p99_ns = src
                     .route
                     .iter()
-                    .map(|&d| {
-                        let mut one = LatencyStats::default();
-                        delays(d, &mut one);
-                        all.merge(&one);
-                        one.summary().p99_ns
-                    })
+                    .map(|&d| LatencyStats::summary_of(&delays(d).collect::<Vec<_>>()).p99_ns)
                     .collect();
                 let latency = m.latency.summary().with_open(in_flight, oldest_ns);
-                let sched_delay_p99_ns = all.summary().p99_ns;
+                let all: Vec<&LatencyStats> = src.route.iter().flat_map(|&d| delays(d)).collect();
+                let sched_delay_p99_ns = LatencyStats::summary_of(&all).p99_ns;
                 RequestReport {
                     source: src.name.clone(),
                     route: src.route.iter().map(|&d| spec.tasks[d].name.clone()).collect(),
@@ -282,13 +277,97 @@ impl NamedDelay {
             instances: instances.len() as u32,
             delay,
             cdf: all.cdf(),
-            histogram: counts
-                .iter()
-                .enumerate()
-                .filter(|&(_, &n)| n > 0)
-                .map(|(b, &n)| (bucket_low_ns(b), bucket_low_ns(b + 1), n))
-                .collect(),
+            histogram: bucket_rows(counts),
         }
+    }
+
+    /// `merged` of the distribution made of `parts` (every instance's
+    /// wake-up, preemption and throttled delays), without building that
+    /// distribution unless its CDF is asked for (`cdf`; else it is empty).
+    fn of_parts(
+        name: &str,
+        parts: &[&LatencyStats],
+        counts: &[u64],
+        instances: &[TaskReport],
+        cdf: bool,
+    ) -> NamedDelay {
+        // One instance: its own summary (open wait included) is the merge's.
+        let delay = if let [t] = instances {
+            t.delay
+        } else {
+            let mut delay = LatencyStats::summary_of(parts);
+            for t in instances {
+                delay.add_open_of(&t.delay);
+            }
+            delay
+        };
+        let cdf = if cdf {
+            let mut all = LatencyStats::default();
+            parts.iter().for_each(|p| all.merge(p));
+            all.cdf()
+        } else {
+            Vec::new()
+        };
+        NamedDelay {
+            name: name.to_string(),
+            instances: instances.len() as u32,
+            delay,
+            cdf,
+            histogram: bucket_rows(counts),
+        }
+    }
+}
+
+/// Non-empty 1-2-5 buckets of `counts` (one count per bucket): `(low_ns, high_ns, count)`.
+fn bucket_rows(counts: &[u64]) -> Vec<(u64, u64, u64)> {
+    counts
+        .iter()
+        .enumerate()
+        .filter(|&(_, &n)| n > 0)
+        .map(|(b, &n)| (bucket_low_ns(b), bucket_low_ns(b + 1), n))
+        .collect()
+}
+
+/// A task's summary of all its delays (`TaskMetrics::delay_summary`), given
+/// those of its wake-up and preemption delays: when at most one of its three
+/// kinds of delay occurred, the merge is that one, already summarized.
+fn all_delays(m: &super::recorder::TaskMetrics, wakeup: &LatencySummary, preempt: &LatencySummary) -> LatencySummary {
+    match (m.wakeup_delay.count() > 0, m.preempt_delay.count() > 0, m.throttled_delay.count() > 0) {
+        // Wake-up delays alone, or none at all (then every summary is the empty one).
+        (_, false, false) => *wakeup,
+        (false, true, false) => *preempt,
+        _ => m.delay_summary(),
+    }
+}
+
+/// Which parts of a `RunReport` to build. A front end that prints only
+/// some of them asks for those: the others cost time (a CDF walks every
+/// histogram bucket) and nothing reads them. A section left out is empty
+/// (`Vec::new()`, `OccupancySeries::default()`); every other field is built
+/// exactly as with `ALL`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReportSections {
+    /// The CDF points of each declared task's delays (`NamedDelay::cdf`)
+    /// and of the victim's (`VictimReport::delay_cdf`): the delay charts and
+    /// `--hgrm` read them; the JSON and the text report do not.
+    pub cdfs: bool,
+    /// `RunReport::occupancy`: only the occupancy chart reads it.
+    pub occupancy: bool,
+}
+
+impl ReportSections {
+    /// Everything (`Simulation::report`): charts, the web page.
+    pub const ALL: ReportSections = ReportSections { cdfs: true, occupancy: true };
+    /// What `report_json` and the text report (`sim-cli run`, `compare`)
+    /// read: no CDFs, no occupancy.
+    pub const PRINTED: ReportSections = ReportSections { cdfs: false, occupancy: false };
+}
+
+impl Simulation {
+    /// The report of the run at its current point with only `sections`
+    /// built (`report()` builds them all): see `ReportSections`.
+    pub fn report_with(&self, sections: ReportSections) -> RunReport {
+        RunReport::build_with(self, sections)
     }
 }
 
@@ -388,6 +467,11 @@ const LONG_BUCKETS: usize = 3;
 impl RunReport {
     /// Builds the report of a run at its current point (partial if it has not finished).
     pub fn build(sim: &Simulation) -> RunReport {
+        RunReport::build_with(sim, ReportSections::ALL)
+    }
+
+    /// `build` with only `sections` built (the others left empty).
+    pub fn build_with(sim: &Simulation, sections: ReportSections) -> RunReport {
         let spec = sim.spec();
         let rec = &sim.recorder;
         let comm = |c: Culprit| c.map_or_else(|| "(history not kept)".to_string(), |t| sim.task_comm(t).to_string());
@@ -407,7 +491,12 @@ impl RunReport {
                 if let Some(top) = top {
                     let lo = top.saturating_sub(LONG_BUCKETS - 1) as u8;
                     // (lo, None) is the first key of bucket lo: None sorts before Some.
+                    // Summed per culprit first, so each one's comm is written once.
+                    let mut by_who: BTreeMap<Culprit, u64> = BTreeMap::new();
                     for (&(_, who), &ns) in m.culprits.range((lo, None)..) {
+                        *by_who.entry(who).or_insert(0) += ns;
+                    }
+                    for (who, ns) in by_who {
                         *by_comm.entry(comm(who)).or_insert(0) += ns;
                     }
                 }
@@ -425,6 +514,7 @@ impl RunReport {
                 let io_wait_open = blocked_on_io.then(|| now.since(t.io.blocked_at));
                 let io_stall_open = io_wait_open.or_else(|| t.io.stall_from.map(|from| now.since(from)));
                 let with_open = |s: LatencySummary, (n, ns): (u64, u64)| s.with_open(n, ns);
+                let (wakeup, preempt) = (m.wakeup_delay.summary(), m.preempt_delay.summary());
                 let io_summary = |stats: &LatencyStats, open: Option<u64>| {
                     (stats.count() > 0 || open.is_some())
                         .then(|| stats.summary().with_open(u64::from(open.is_some()), open.unwrap_or(0)))
@@ -439,9 +529,9 @@ impl RunReport {
                     cpus_allowed: crate::sched::topology::cpu_list(&t.affinity),
                     runtime_ns: sim.task_runtime_ns(TaskId(i as u32)),
                     switches: t.switches,
-                    delay: with_open(m.delay().summary(), open_of(None)),
-                    wakeup_delay: with_open(m.wakeup_delay.summary(), open_of(Some(WaitKind::Wakeup))),
-                    preempt_delay: with_open(m.preempt_delay.summary(), open_of(Some(WaitKind::Preempt))),
+                    delay: with_open(all_delays(m, &wakeup, &preempt), open_of(None)),
+                    wakeup_delay: with_open(wakeup, open_of(Some(WaitKind::Wakeup))),
+                    preempt_delay: with_open(preempt, open_of(Some(WaitKind::Preempt))),
                     throttled_delay: {
                         let open = open_of(Some(WaitKind::Throttled));
                         (m.throttled_delay.count() > 0 || open.0 > 0)
@@ -485,22 +575,19 @@ impl RunReport {
             .tasks
             .iter()
             .map(|ts| {
-                let mut all = LatencyStats::default();
+                let range = ts.first.index()..ts.first.index() + ts.count as usize;
                 let mut counts = vec![0u64; DELAY_BUCKETS];
-                for m in &rec.tasks[ts.first.index()..ts.first.index() + ts.count as usize] {
-                    all.merge(&m.wakeup_delay);
-                    all.merge(&m.preempt_delay);
-                    all.merge(&m.throttled_delay);
+                for m in &rec.tasks[range.clone()] {
                     for (b, n) in m.delay_buckets.iter().enumerate() {
                         counts[b] += n;
                     }
                 }
-                NamedDelay::merged(
-                    &ts.name,
-                    &all,
-                    &counts,
-                    &tasks[ts.first.index()..ts.first.index() + ts.count as usize],
-                )
+                // Merged in this order: each instance's wake-up, preemption and throttled delays.
+                let parts: Vec<&LatencyStats> = rec.tasks[range.clone()]
+                    .iter()
+                    .flat_map(|m| [&m.wakeup_delay, &m.preempt_delay, &m.throttled_delay])
+                    .collect();
+                NamedDelay::of_parts(&ts.name, &parts, &counts, &tasks[range], sections.cdfs)
             })
             .collect();
 
@@ -508,14 +595,13 @@ impl RunReport {
         let vs = &spec.tasks[spec.victim];
         let range = vs.first.index()..vs.first.index() + vs.count as usize;
         let delays = &task_delays[spec.victim];
-        let mut wakeup = LatencyStats::default();
-        let mut throttled = LatencyStats::default();
-        let mut response = LatencyStats::default();
+        let victims = &rec.tasks[range.clone()];
+        let victim_tasks = &tasks[range];
+        let summary_of = |part: fn(&super::recorder::TaskMetrics) -> &LatencyStats| {
+            LatencyStats::summary_of(&victims.iter().map(part).collect::<Vec<_>>())
+        };
         let mut by_name: Vec<BTreeMap<String, u64>> = vec![BTreeMap::new(); DELAY_BUCKETS];
-        for m in &rec.tasks[range] {
-            wakeup.merge(&m.wakeup_delay);
-            throttled.merge(&m.throttled_delay);
-            response.merge(&m.response);
+        for m in victims {
             for (&(b, who), &ns) in &m.culprits {
                 *by_name[usize::from(b)].entry(name_of(who)).or_insert(0) += ns;
             }
@@ -533,8 +619,14 @@ impl RunReport {
             .collect();
 
         let cap = &rec.capture;
-        let label = |t: Option<TaskId>| {
-            t.map_or_else(|| "<idle>".to_string(), |t| format!("{}[{}]", sim.task_comm(t), sim.tasks[t.index()].tid))
+        // Each task's `comm[tid]` is written once: the window holds up to
+        // `CAPTURE_ROWS_MAX` rows of one or two names, mostly the same few tasks.
+        let mut labels: BTreeMap<TaskId, String> = BTreeMap::new();
+        let mut label = |t: Option<TaskId>| match t {
+            None => "<idle>".to_string(),
+            Some(t) => {
+                labels.entry(t).or_insert_with(|| format!("{}[{}]", sim.task_comm(t), sim.tasks[t.index()].tid)).clone()
+            }
         };
         let is_victim = |t: Option<TaskId>| t.is_some() && t == cap.victim;
         let history = cap
@@ -607,25 +699,35 @@ impl RunReport {
             name: vs.name.clone(),
             delay: delays.delay,
             delay_cdf: delays.cdf.clone(),
-            wakeup_delay: {
-                let mut w = wakeup.summary();
-                for t in &tasks[vs.first.index()..vs.first.index() + vs.count as usize] {
-                    w.add_open_of(&t.wakeup_delay);
-                }
-                w
-            },
-            throttled_delay: {
-                let mut w = throttled.summary();
-                let mut any = throttled.count() > 0;
-                for t in &tasks[vs.first.index()..vs.first.index() + vs.count as usize] {
-                    if let Some(d) = &t.throttled_delay {
-                        w.add_open_of(d);
-                        any = true;
+            // One instance (the usual victim): its own figures are the merge's.
+            wakeup_delay: match victim_tasks {
+                [t] => t.wakeup_delay,
+                _ => {
+                    let mut w = summary_of(|m| &m.wakeup_delay);
+                    for t in victim_tasks {
+                        w.add_open_of(&t.wakeup_delay);
                     }
+                    w
                 }
-                any.then_some(w)
             },
-            response: vs.program.steps.contains(&crate::workload::Step::Serve).then(|| response.summary()),
+            throttled_delay: match victim_tasks {
+                [t] => t.throttled_delay,
+                _ => {
+                    let mut w = summary_of(|m| &m.throttled_delay);
+                    let mut any = w.count > 0;
+                    for t in victim_tasks {
+                        if let Some(d) = &t.throttled_delay {
+                            w.add_open_of(d);
+                            any = true;
+                        }
+                    }
+                    any.then_some(w)
+                }
+            },
+            response: match victim_tasks {
+                [t] => t.response,
+                _ => vs.program.steps.contains(&crate::workload::Step::Serve).then(|| summary_of(|m| &m.response)),
+            },
             worst,
             histogram,
             history,
@@ -640,17 +742,22 @@ impl RunReport {
             m.0 += 1;
             m.1 += report.runtime_ns;
         }
-        let mut occupancy = rec.occupancy.series(sim.now());
-        let shape = &spec.machine.shape;
-        occupancy.places = (0..spec.cpus)
-            .map(CpuId)
-            .map(|cpu| super::occupancy::CpuPlace {
-                socket: shape.socket_of(cpu),
-                core: shape.core_of(cpu) as u16,
-                thread: shape.thread_of(cpu),
-                isolated: spec.machine.isolcpus.contains(cpu),
-            })
-            .collect();
+        let occupancy = if sections.occupancy {
+            let mut occupancy = rec.occupancy.series(sim.now());
+            let shape = &spec.machine.shape;
+            occupancy.places = (0..spec.cpus)
+                .map(CpuId)
+                .map(|cpu| super::occupancy::CpuPlace {
+                    socket: shape.socket_of(cpu),
+                    core: shape.core_of(cpu) as u16,
+                    thread: shape.thread_of(cpu),
+                    isolated: spec.machine.isolcpus.contains(cpu),
+                })
+                .collect();
+            occupancy
+        } else {
+            super::occupancy::OccupancySeries::default()
+        };
         RunReport {
             source: super::measured::ReportSource::Simulated,
             occupancy,
