@@ -1,13 +1,11 @@
 //! `sim-cli compare`'s runs (the base and each variant, or each kernel) on
-//! worker threads, as `sweep` runs its points: the runs are independent
-//! deterministic simulations, so threads only decide *when* each one runs,
-//! never what it computes. Reports are put back in the runs' order before
-//! anything is printed, so the output is the same bytes for any `--jobs`.
+//! worker threads (`parallel::map_in_order`, as `sweep` runs its points):
+//! reports come back in the runs' order, so the output is the same bytes for
+//! any `--jobs`.
 
 use crate::progress;
 use sim_core::metrics::report::ReportSections;
 use sim_core::{RunReport, Scenario, Simulation};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Worker threads for `runs` runs: `--jobs` if given (clap keeps it within
 /// 1..=256), else the available CPUs; never more than the runs, never none.
@@ -30,26 +28,11 @@ pub fn run_all(
     sections: ReportSections,
 ) -> Vec<RunReport> {
     let bars = progress::runs(progress);
-    let next = AtomicUsize::new(0);
-    let mut slots: Vec<(usize, RunReport)> = std::thread::scope(|s| {
-        let workers: Vec<_> = (0..jobs.min(planned.len()).max(1))
-            .map(|_| {
-                s.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let k = next.fetch_add(1, Ordering::Relaxed);
-                        let Some((label, scenario)) = planned.get(k) else { break mine };
-                        let mut sim = Simulation::new(scenario);
-                        progress::run_to_end_in(&bars, &mut sim, label);
-                        mine.push((k, sim.report_with(sections)));
-                    }
-                })
-            })
-            .collect();
-        workers.into_iter().flat_map(|w| w.join().expect("a compare worker panicked")).collect()
-    });
-    slots.sort_by_key(|(k, _)| *k);
-    slots.into_iter().map(|(_, r)| r).collect()
+    crate::parallel::map_in_order(planned, jobs, "compare", |(label, scenario)| {
+        let mut sim = Simulation::new(scenario);
+        progress::run_to_end_in(&bars, &mut sim, label);
+        sim.report_with(sections)
+    })
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ mod hgrm;
 mod io_output;
 mod limiter_output;
 mod output;
+mod parallel;
 mod measure;
 mod progress;
 mod rtapp;

@@ -18,7 +18,6 @@ use sim_core::time::{column_unit, format_in};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Most worker threads `--jobs` accepts.
 const JOBS_MAX: usize = 1024;
@@ -209,25 +208,12 @@ fn run_points(
     jobs: usize,
     done: &(dyn Fn() + Sync),
 ) -> Result<Vec<PointResult>> {
-    let next = AtomicUsize::new(0);
-    let mut slots: Vec<(usize, Result<PointResult, sim_core::ScenarioError>)> = std::thread::scope(|s| {
-        let workers: Vec<_> = (0..jobs.min(todo.len()).max(1))
-            .map(|_| {
-                s.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let k = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(&index) = todo.get(k) else { break mine };
-                        mine.push((k, sweep::run_point(base, grid, index, metric)));
-                        done();
-                    }
-                })
-            })
-            .collect();
-        workers.into_iter().flat_map(|w| w.join().expect("a sweep worker panicked")).collect()
+    let results = crate::parallel::map_in_order(todo, jobs, "sweep", |&index| {
+        let r = sweep::run_point(base, grid, index, metric);
+        done();
+        r
     });
-    slots.sort_by_key(|(k, _)| *k);
-    Ok(slots.into_iter().map(|(_, r)| r).collect::<Result<Vec<_>, _>>()?)
+    Ok(results.into_iter().collect::<Result<Vec<_>, _>>()?)
 }
 
 fn json_lines(info: &Sweep, results: &[PointResult]) -> String {

@@ -464,16 +464,16 @@ impl Simulation {
             // A tick ordered before the next event runs first (tick.rs).
             if let Some((key, cpu)) = self.ticks.peek()
                 && next.is_none_or(|n| key < n)
-                && ((key >> 64) as u64) < self.end.ns()
+                && EventQueue::key_time(key) < self.end
             {
                 self.ticks.pop();
-                match self.calendar_tick(SimTime((key >> 64) as u64), cpu) {
+                match self.calendar_tick(EventQueue::key_time(key), cpu) {
                     Some(counted) => dispatched += u64::from(counted),
                     None => return self.finish(StopReason::Stalled, self.now),
                 }
                 continue;
             }
-            let Some(at) = next.map(|k| SimTime((k >> 64) as u64)) else {
+            let Some(at) = next.map(EventQueue::key_time) else {
                 // A tick at or after the end stands for a queued one.
                 let reason = if self.ticks.peek().is_some() { StopReason::TimeLimit } else { StopReason::Quiescent };
                 return self.finish(reason, self.end);
@@ -486,13 +486,8 @@ impl Simulation {
             if self.is_stale(&event) {
                 continue;
             }
-            if at == self.now {
-                self.same_instant_events += 1;
-                if self.same_instant_events > self.same_instant_max {
-                    return self.finish(StopReason::Stalled, self.now);
-                }
-            } else {
-                self.same_instant_events = 0;
+            if self.stalls_at(at) {
+                return self.finish(StopReason::Stalled, self.now);
             }
             self.set_clock(at);
             self.events += 1;
@@ -522,6 +517,17 @@ impl Simulation {
         }
     }
 
+    /// Counts one more event at `at` if the clock has not moved, and says
+    /// whether that is one too many (the clock stalled); a new time resets it.
+    fn stalls_at(&mut self, at: SimTime) -> bool {
+        if at != self.now {
+            self.same_instant_events = 0;
+            return false;
+        }
+        self.same_instant_events += 1;
+        self.same_instant_events > self.same_instant_max
+    }
+
     /// Moves the clock to `at`: `now`, the class's clock, and `jiffies`
     /// (ticks fall at tick_offset + k·TICK_NSEC; jiffies counts them).
     fn set_clock(&mut self, at: SimTime) {
@@ -548,20 +554,12 @@ impl Simulation {
             self.ticks.stats.idle_ticks += 1;
             return Some(false);
         }
-        if at == self.now {
-            self.same_instant_events += 1;
-            if self.same_instant_events > self.same_instant_max {
-                return None;
-            }
-        } else {
-            self.same_instant_events = 0;
+        if self.stalls_at(at) {
+            return None;
         }
         self.set_clock(at);
         self.steps_left = STEPS_PER_EVENT;
-        let balance_due = self
-            .smp
-            .as_ref()
-            .is_some_and(|smp| !smp.on_null_domain(cpu) && self.jiffies >= smp.rqs[cpu.index()].next_balance);
+        let balance_due = self.smp.as_ref().is_some_and(|smp| smp.balance_due(cpu, self.jiffies));
         let pushed = self.queue.pushed();
         self.scheduler_tick(cpu);
         let acted = balance_due || !self.resched.is_empty() || self.queue.pushed() > pushed;

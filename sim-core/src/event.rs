@@ -152,10 +152,8 @@ impl EventQueue {
 
     /// Schedules `event` at `at`; ties fire in insertion order.
     pub fn push(&mut self, at: SimTime, event: Event) {
-        let key = (u128::from(at.ns()) << 64) | u128::from(self.next_seq);
-        self.next_seq += 1;
-        self.pushed += 1;
-        self.insert(Entry { key, event });
+        let key = self.reserve_key(at);
+        self.push_reserved(key, event);
     }
 
     /// The key an event pushed now at `at` would get, without queueing one:
@@ -179,10 +177,14 @@ impl EventQueue {
         self.pushed
     }
 
+    /// The time of a `(time << 64 | seq)` key.
+    pub fn key_time(key: u128) -> SimTime {
+        SimTime((key >> 64) as u64)
+    }
+
     fn insert(&mut self, entry: Entry) {
         let key = entry.key;
-        let at = (key >> 64) as u64;
-        if at >= self.horizon {
+        if Self::key_time(key).ns() >= self.horizon {
             self.far.push(entry);
             return;
         }
@@ -238,11 +240,11 @@ impl EventQueue {
         if self.near.is_empty() {
             self.refill();
         }
-        self.near.pop().map(|e| (SimTime((e.key >> 64) as u64), e.event))
+        self.near.pop().map(|e| (Self::key_time(e.key), e.event))
     }
 
     pub fn peek_time(&mut self) -> Option<SimTime> {
-        self.peek_key().map(|k| SimTime((k >> 64) as u64))
+        self.peek_key().map(Self::key_time)
     }
 
     /// The next event's `(time << 64 | seq)` key.

@@ -146,6 +146,13 @@ impl LatencyStats {
         if other.count == 0 {
             return;
         }
+        self.merge_exact(other);
+        self.hist.merge(&other.hist);
+    }
+
+    /// `merge` of the exact figures (count, sum, minimum, maximum and its
+    /// time: the first reaching it keeps it), not of the histogram.
+    fn merge_exact(&mut self, other: &LatencyStats) {
         if other.min_ns < self.min_ns || self.count == 0 {
             self.min_ns = other.min_ns;
         }
@@ -155,7 +162,6 @@ impl LatencyStats {
         }
         self.count += other.count;
         self.sum_ns += other.sum_ns;
-        self.hist.merge(&other.hist);
     }
 
     /// The value at quantile `q`, clamped to the exact maximum (the histogram
@@ -195,15 +201,7 @@ impl LatencyStats {
     pub fn summary_of(parts: &[&LatencyStats]) -> LatencySummary {
         let mut all = LatencyStats::default();
         for p in parts.iter().filter(|p| p.count > 0) {
-            if p.min_ns < all.min_ns || all.count == 0 {
-                all.min_ns = p.min_ns;
-            }
-            if p.max_ns > all.max_ns || all.count == 0 {
-                all.max_ns = p.max_ns;
-                all.max_at = p.max_at;
-            }
-            all.count += p.count;
-            all.sum_ns += p.sum_ns;
+            all.merge_exact(p);
         }
         let hists = parts.iter().map(|p| &p.hist);
         let [p50, p90, p99, p999] = LogLinear::values_at_quantiles(hists, [0.5, 0.9, 0.99, 0.999]);

@@ -67,16 +67,8 @@ pub struct TaskMetrics {
 }
 
 impl TaskMetrics {
-    /// All delays, wakeup, preemption and throttled together (merged on demand so the
-    /// hot path records each delay once).
-    pub fn delay(&self) -> LatencyStats {
-        let mut all = self.wakeup_delay.clone();
-        all.merge(&self.preempt_delay);
-        all.merge(&self.throttled_delay);
-        all
-    }
-
-    /// `delay().summary()` without building the merged distribution.
+    /// The summary of all delays, wakeup, preemption and throttled together,
+    /// without building their merge (the hot path records each delay once).
     pub fn delay_summary(&self) -> super::latency::LatencySummary {
         LatencyStats::summary_of(&[&self.wakeup_delay, &self.preempt_delay, &self.throttled_delay])
     }

@@ -304,12 +304,19 @@ impl Smp44 {
         if self.on_null_domain(cpu) {
             return;
         }
-        if m.jiffies() >= self.rqs[cpu.index()].next_balance {
+        if self.balance_due(cpu, m.jiffies()) {
             self.run_rebalance_domains(m, cpu);
         }
         if self.nohz && self.nohz_kick_needed(m, cpu) {
             self.nohz_balancer_kick(m);
         }
+    }
+
+    /// Whether `cpu`'s tick at `jiffies` raises SCHED_SOFTIRQ for the
+    /// periodic balance (`trigger_load_balance`: `time_after_eq(jiffies,
+    /// rq->next_balance)`, never on a null domain).
+    pub fn balance_due(&self, cpu: CpuId, jiffies: u64) -> bool {
+        !self.on_null_domain(cpu) && jiffies >= self.rqs[cpu.index()].next_balance
     }
 
     /// `run_rebalance_domains` (4.4 fair.c), the SCHED_SOFTIRQ handler.
