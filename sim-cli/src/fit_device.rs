@@ -121,7 +121,7 @@ pub fn command(files: &[PathBuf], name: &str) -> Result<String> {
     }
     let mut samples = Vec::new();
     for path in files {
-        let text = std::fs::read_to_string(path).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+        let text = crate::run::input::read_text_bounded(path, crate::run::input::FIO_JSON_MAX, "fio JSON file")?;
         samples.extend(samples_of(path, &text)?);
     }
     let f = fit(&samples).map_err(|m| anyhow!("fit-device: {m}"))?;

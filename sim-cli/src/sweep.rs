@@ -538,7 +538,11 @@ pub fn merge(files: &[PathBuf], budget: Option<&str>, json: bool, plot: Option<&
     let budget = budget.map(parse_budget).transpose()?;
     let mut inputs = Vec::with_capacity(files.len());
     for f in files {
-        let text = std::fs::read_to_string(f).with_context(|| format!("cannot read {}", f.display()))?;
+        let text = crate::run::input::read_text_bounded(
+            f,
+            crate::run::input::SWEEP_LINES_MAX,
+            "file of `sweep --json` lines",
+        )?;
         inputs.push((f.display().to_string(), text));
     }
     let (info, results) = merge_texts(&inputs)?;
