@@ -53,7 +53,7 @@ pub enum Command {
         /// Runs at the same time, one per worker thread (1 to 256; default:
         /// the available CPUs, at most one per run). The output is the same
         /// for any value: the runs are independent and printed in order.
-        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=crate::parallel::JOBS_MAX as i64))]
         jobs: Option<u16>,
     },
     /// Run the scenario's workload for real on this Linux machine (threads,
@@ -309,9 +309,10 @@ pub struct SweepArgs {
     /// Run only the points with `index % N == K-1` (1-based K, e.g. `2/4`).
     #[arg(long, value_name = "K/N")]
     pub shard: Option<String>,
-    /// Worker threads (default: the available cores).
-    #[arg(long)]
-    pub jobs: Option<usize>,
+    /// Worker threads (1 to 256, as for compare; default: the available
+    /// cores). The output is the same for any value.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=crate::parallel::JOBS_MAX as i64))]
+    pub jobs: Option<u16>,
     /// Write `DIR/sweep.svg`: a line chart (one varied key) or heat map (two).
     #[arg(long, value_name = "DIR")]
     pub plot: Option<PathBuf>,
@@ -347,6 +348,12 @@ mod tests {
             assert!(e.to_string().contains(&format!("invalid value '{bad}' for '--jobs <N>'")), "{e}");
         }
         assert!(parse("0").unwrap_err().to_string().contains("0 is not in 1..=256"));
+        // sweep --jobs has the same range (it allowed up to 1024).
+        let sweep = |jobs: &str| {
+            Cli::try_parse_from(["sim-cli", "sweep", "x.toml", "--vary", "a=1,2", &format!("--jobs={jobs}")])
+        };
+        assert!(sweep("257").unwrap_err().to_string().contains("257 is not in 1..=256"));
+        assert!(sweep("1024").is_err() && sweep("256").is_ok() && sweep("1").is_ok());
         for good in [("1", 1), ("256", 256)] {
             match parse(good.0).map(|c| c.command) {
                 Ok(Command::Compare { jobs, .. }) => assert_eq!(jobs, Some(good.1)),

@@ -10,6 +10,8 @@ use sim_core::metrics::report::ReportSections;
 use sim_core::time::SimTime;
 use sim_core::{RunReport, Scenario, Simulation, report_json, runs_json};
 
+pub mod input;
+
 /// The most records `--trace-max` may ask for (about 80 bytes each in
 /// memory, a few hundred in the JSON file).
 const TRACE_RECORDS_MAX: usize = 20_000_000;
@@ -289,17 +291,7 @@ fn load(common: &Common) -> Result<Scenario> {
 /// Reads and parses a scenario file; also returns its text (`sweep`
 /// fingerprints it).
 pub fn load_text(path: &std::path::Path) -> Result<(String, Scenario)> {
-    let meta = std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
-    if meta.len() > sim_core::scenario::FILE_SIZE_MAX as u64 {
-        bail!(
-            "{}: the file is {} bytes; the limit is {}",
-            path.display(),
-            meta.len(),
-            sim_core::scenario::FILE_SIZE_MAX
-        );
-    }
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {} as UTF-8 text", path.display()))?;
+    let text = input::read_text_bounded(path, sim_core::scenario::FILE_SIZE_MAX as u64, "scenario file")?;
     let scenario = Scenario::from_toml(&path.display().to_string(), &text)?;
     Ok((text, scenario))
 }

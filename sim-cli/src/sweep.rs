@@ -19,9 +19,6 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
-/// Most worker threads `--jobs` accepts.
-const JOBS_MAX: usize = 1024;
-
 /// What a sweep is, apart from its results: the header of the table and the
 /// fields every JSON line repeats.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -126,9 +123,9 @@ pub fn sweep(a: SweepArgs) -> Result<String> {
     let metric = Metric::parse(&a.metric).map_err(anyhow::Error::msg)?;
     let budget = a.budget.as_deref().map(parse_budget).transpose()?;
     let shard = a.shard.as_deref().map(parse_shard).transpose()?;
+    // clap keeps --jobs within 1..=JOBS_MAX, as for compare.
     let jobs = match a.jobs {
-        Some(j) if (1..=JOBS_MAX).contains(&j) => j,
-        Some(j) => bail!("--jobs {j}: allowed 1 to {JOBS_MAX}"),
+        Some(j) => usize::from(j),
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
     if a.plot.is_some() && grid.axes.len() > 2 {
@@ -538,7 +535,11 @@ pub fn merge(files: &[PathBuf], budget: Option<&str>, json: bool, plot: Option<&
     let budget = budget.map(parse_budget).transpose()?;
     let mut inputs = Vec::with_capacity(files.len());
     for f in files {
-        let text = std::fs::read_to_string(f).with_context(|| format!("cannot read {}", f.display()))?;
+        let text = crate::run::input::read_text_bounded(
+            f,
+            crate::run::input::SWEEP_LINES_MAX,
+            "file of `sweep --json` lines",
+        )?;
         inputs.push((f.display().to_string(), text));
     }
     let (info, results) = merge_texts(&inputs)?;
@@ -693,7 +694,7 @@ mod tests {
             metric: "p99".into(),
             budget: None,
             shard: None,
-            jobs: Some(1),
+            jobs: Some(1u16),
             plot: Some(dir.clone()),
         };
         let out = sweep(args(false)).unwrap();
