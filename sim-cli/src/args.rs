@@ -271,6 +271,11 @@ pub struct MeasureArgs {
     /// afterwards, also on Ctrl-C and on error). Without it, such scenarios are refused.
     #[arg(long)]
     pub apply_sysctls: bool,
+    /// Measure a scenario with `[limiters]` without them: the elastic CPU
+    /// limiter is simulated only (the report lists it as not reproduced).
+    /// Without it, such scenarios are refused.
+    #[arg(long)]
+    pub ignore_limiters: bool,
     /// Directory for the I/O steps' files (I/O scenarios are refused for now).
     #[arg(long, value_name = "DIR")]
     pub io_dir: Option<PathBuf>,

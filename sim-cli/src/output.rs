@@ -320,16 +320,19 @@ fn cpus(r: &RunReport, selected: Option<&[u16]>, out: &mut String) {
     let moved: u64 = r.cpus.iter().map(|c| c.migrations_in).sum();
     if selected.is_some() || r.cpus.len() <= CPU_LINES_MAX {
         let _ = writeln!(out, "\nCPUs: utilisation, context switches, migrations and balance gap");
+        // A measured report names the host CPU too (`cpu0 (host cpu1)`).
+        let label = |c: u16| crate::measure::text::cpu_label(r, c, "cpu");
+        let width = r.cpus.iter().map(|c| label(c.cpu).chars().count()).max().unwrap_or(0).max(7);
         let _ = writeln!(
             out,
-            "  {:<7} {:>6} {:>9} {:>8} {:>8} {:>16}",
+            "  {:<width$} {:>6} {:>9} {:>8} {:>8} {:>16}",
             "cpu", "busy", "switches", "migr in", "migr out", "balance gap ms"
         );
         for c in r.cpus.iter().filter(|c| selected.is_none_or(|s| s.contains(&c.cpu))) {
             let _ = writeln!(
                 out,
-                "  cpu{:<4} {:>6} {:>9} {:>8} {:>8} {:>16}",
-                c.cpu,
+                "  {:<width$} {:>6} {:>9} {:>8} {:>8} {:>16}",
+                label(c.cpu),
                 pct(c.busy_ns, r.sim_time_ns),
                 c.switches,
                 c.migrations_in,
@@ -342,7 +345,8 @@ fn cpus(r: &RunReport, selected: Option<&[u16]>, out: &mut String) {
     let _ = writeln!(out, "\nCPUs: utilisation and context switches (one line per CPU: --cpus LIST)");
     let mut line = String::new();
     for (i, c) in r.cpus.iter().enumerate() {
-        let _ = write!(line, "  cpu{:<3} {:>6} {:>8} sw", c.cpu, pct(c.busy_ns, r.sim_time_ns), c.switches);
+        let name = crate::measure::text::cpu_label(r, c.cpu, "cpu");
+        let _ = write!(line, "  {name:<6} {:>6} {:>8} sw", pct(c.busy_ns, r.sim_time_ns), c.switches);
         if i % 4 == 3 || i + 1 == r.cpus.len() {
             let _ = writeln!(out, "{}", line.trim_end());
             line.clear();
@@ -626,7 +630,7 @@ fn history(r: &RunReport, out: &mut String) {
     let Some(w) = &v.worst else { return };
     let _ = writeln!(
         out,
-        "\nWorst delay: {} waited {} ({}) on CPU {}, from {} s to {} s",
+        "\nWorst delay: {} waited {} ({}) on {}, from {} s to {} s",
         w.comm,
         format_duration(w.end_ns - w.start_ns),
         match w.kind {
@@ -634,7 +638,7 @@ fn history(r: &RunReport, out: &mut String) {
             sim_core::metrics::recorder::WaitKind::Preempt => "after being preempted",
             sim_core::metrics::recorder::WaitKind::Throttled => "while its group was throttled (out of CPU quota)",
         },
-        w.cpu,
+        crate::measure::text::cpu_label(r, w.cpu, "CPU "),
         secs(w.start_ns),
         secs(w.end_ns)
     );

@@ -278,6 +278,7 @@ fn measure_options(m: &crate::args::MeasureArgs) -> crate::measure::Options {
         duration: m.duration.clone(),
         cpus: m.cpus.clone(),
         apply_sysctls: m.apply_sysctls,
+        ignore_limiters: m.ignore_limiters,
         io_dir: m.io_dir.clone(),
         no_perf: m.no_perf,
         progress: !m.common.json,

@@ -176,6 +176,7 @@ pub fn measurement(scenario: &Scenario, host: &HostInfo, plan: &Plan, raw: Raw) 
             perf_missing,
             views,
             applied: raw.applied,
+            not_reproduced: plan.not_reproduced.clone(),
         },
         duration_ns: raw.end - raw.t0,
         tasks,

@@ -19,6 +19,7 @@ pub mod host;
 pub mod perf;
 pub mod perf_script;
 pub mod plan;
+pub mod settings;
 pub mod signals;
 pub mod sysctl;
 pub mod text;
@@ -53,6 +54,8 @@ pub struct Options {
     pub duration: Option<String>,
     pub cpus: Option<String>,
     pub apply_sysctls: bool,
+    /// `--ignore-limiters`: measure a scenario with `[limiters]` without them.
+    pub ignore_limiters: bool,
     pub io_dir: Option<PathBuf>,
     /// Do not record with perf (threads' timestamps only).
     pub no_perf: bool,
@@ -63,6 +66,9 @@ pub struct Options {
 /// The scenario as `run` would build it, with `--duration` applied, and
 /// the file's text (which the workers parse the same way).
 fn scenario(file: &Path, opts: &Options) -> Result<(String, Scenario)> {
+    if let Some(d) = &opts.duration {
+        check_duration(d)?;
+    }
     let (text, base) = crate::run::load_text(file)?;
     let s = match &opts.variant {
         Some(v) => base.with_variant(v)?,
@@ -70,9 +76,42 @@ fn scenario(file: &Path, opts: &Options) -> Result<(String, Scenario)> {
     };
     let s = crate::run::with_sets(&s, &all_sets(opts))?;
     if s.spec.duration_ns > DURATION_MAX_NS {
-        bail!("duration: a measurement runs in real time; at most 1h is accepted (use --duration)");
+        bail!(
+            "{}: duration = {}: a measurement runs in real time; at most 1h is accepted (use --duration)",
+            file.display(),
+            sim_core::time::format_duration(s.spec.duration_ns)
+        );
     }
     Ok((text, s))
+}
+
+/// `--duration VALUE`: a duration from 1 ns to 1 h, said as the flag's own
+/// error (it is applied as `duration=VALUE`, whose error would name `--set`).
+fn check_duration(d: &str) -> Result<()> {
+    let allowed = "a duration such as 5s, 500ms or 2500us (units ns, us, ms, s), above 0 and at most 1h";
+    let ns = sim_core::workload::dist::parse_duration(d.trim())
+        .map_err(|why| anyhow!("--duration {d}: {why}; expected {allowed}"))?;
+    if ns == 0 || ns > DURATION_MAX_NS {
+        bail!(
+            "--duration {d}: {}; expected {allowed} (a measurement runs in real time)",
+            if ns == 0 { "the run would be empty".to_string() } else { "longer than 1h".to_string() }
+        );
+    }
+    Ok(())
+}
+
+/// A refusal that names the scenario file, the first thing its line says.
+fn in_file(file: &Path, r: plan::Refusal) -> plan::Refusal {
+    plan::Refusal(format!("{}: {}", file.display(), r.0))
+}
+
+/// The flags given that let a setting go unreproduced.
+fn ignored_flags(opts: &Options) -> Vec<&'static str> {
+    let mut v = Vec::new();
+    if opts.ignore_limiters {
+        v.push(settings::IGNORE_LIMITERS_FLAG);
+    }
+    v
 }
 
 /// The sets a worker applies: the user's, then the duration.
@@ -88,12 +127,13 @@ fn all_sets(opts: &Options) -> Vec<String> {
 /// Returns the file's text with what was built from it.
 pub fn preflight(file: &Path, opts: &Options) -> Result<(String, Scenario, host::HostInfo, Plan)> {
     if !cfg!(target_os = "linux") {
-        bail!(plan::Refusal(
+        bail!(in_file(file, plan::Refusal(
             "`measure` runs the workload on the Linux kernel it runs on; this host is not Linux. Run it on the Linux machine you want to measure".into()
-        ));
+        )));
     }
     let (text, scenario) = scenario(file, opts)?;
     let host = host::probe().context("reading the host's kernel, CPUs and cgroups")?;
+    let ignored = ignored_flags(opts);
     let plan = plan::plan(
         &scenario,
         &host,
@@ -101,14 +141,19 @@ pub fn preflight(file: &Path, opts: &Options) -> Result<(String, Scenario, host:
             cpus: opts.cpus.as_deref(),
             apply_sysctls: opts.apply_sysctls,
             io_dir: opts.io_dir.as_deref(),
+            ignored_flags: &ignored,
         },
-    )?;
+    )
+    .map_err(|r| in_file(file, r))?;
     if !plan.groups.is_empty() {
         cgroup::Cgroups::check_permission(&host).map_err(|why| {
-            anyhow!(plan::Refusal(format!(
-                "the scenario places tasks in cgroups ({}), and this process cannot create them: {why}",
-                plan.groups.iter().map(|g| g.0.as_str()).collect::<Vec<_>>().join(", ")
-            )))
+            anyhow!(in_file(
+                file,
+                plan::Refusal(format!(
+                    "groups: the scenario places tasks in cgroups ({}), and this process cannot create them: {why}",
+                    plan.groups.iter().map(|g| g.0.as_str()).collect::<Vec<_>>().join(", ")
+                ))
+            ))
         })?;
     }
     Ok((text, scenario, host, plan))
@@ -294,10 +339,11 @@ pub fn run_once(
 
     let mut applied = Vec::new();
     let mut located = Vec::new();
-    for (name, value) in &plan.settings {
-        let path = sysctl::locate(name, host).map_err(|why| anyhow!(plan::Refusal(format!("{name}: {why}"))))?;
-        located.push((path, value.clone()));
-        applied.push((name.clone(), value.clone()));
+    for w in &plan.settings {
+        let path = sysctl::locate(&w.name, host)
+            .map_err(|why| anyhow!(in_file(file, plan::Refusal(format!("{}: {why}", w.key)))))?;
+        located.push((path, w.value.clone()));
+        applied.push((w.key.clone(), w.value.clone()));
     }
     let guard = if located.is_empty() {
         None

@@ -4,10 +4,10 @@
 //! reproduce the scenario (a `Refusal`, exit 2).
 
 use super::host::HostInfo;
+use super::settings::Handling;
 use serde::{Deserialize, Serialize};
 use sim_core::Scenario;
 use sim_core::sched::bandwidth::BandwidthSpec;
-use sim_core::sched::tunables::{CfsTunables, SchedFeatures, TunableScaling, TunableValue};
 use sim_core::workload::Step;
 use std::collections::BTreeMap;
 
@@ -62,14 +62,27 @@ pub struct Plan {
     pub workers: Vec<WorkerPlan>,
     pub cpu_map: Vec<u16>,
     pub waker_cpus: Vec<u16>,
-    /// `(setting name as the scenario says it, value)` to write with `--apply-sysctls`.
-    pub settings: Vec<(String, String)>,
+    /// Kernel settings to write with `--apply-sysctls`.
+    pub settings: Vec<SettingWrite>,
+    /// `(key, why)`: settings measured without, by a flag's leave.
+    pub not_reproduced: Vec<(String, String)>,
     /// Scenario groups other than `/`, with their shares.
     pub groups: Vec<(String, u64)>,
     /// Groups with a CPU quota (or period, burst) to write, parents first.
     pub bandwidth: Vec<(String, BandwidthSpec)>,
     /// Things measured differently from the model, said once on stderr.
     pub warnings: Vec<String>,
+}
+
+/// One kernel setting a run writes (and restores).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SettingWrite {
+    /// The scenario key as `--set` spells it (`cfs.base_slice_ns`).
+    pub key: String,
+    /// The host name `sysctl::locate` takes (`base_slice_ns`, `feature:NAME`).
+    pub name: String,
+    /// What is written (`NO_RUN_TO_PARITY` for a feature).
+    pub value: String,
 }
 
 /// Which host CPUs scenario CPUs run on: `--cpus LIST` (scenario CPU i runs
@@ -147,6 +160,8 @@ pub struct PlanOptions<'a> {
     pub cpus: Option<&'a str>,
     pub apply_sysctls: bool,
     pub io_dir: Option<&'a std::path::Path>,
+    /// Flags given that let a setting go unreproduced (`--ignore-limiters`).
+    pub ignored_flags: &'a [&'static str],
 }
 
 /// Plans the measurement of `scenario` on `host`, or says why it cannot be done.
@@ -250,57 +265,54 @@ pub fn plan(scenario: &Scenario, host: &HostInfo, opts: &PlanOptions<'_>) -> Res
         );
     }
 
-    // Sysctls and scheduler features the scenario sets.
+    // Every setting the workload does not carry (`settings::host_settings`):
+    // written with --apply-sysctls, refused, or measured without on a flag.
     let mut settings = Vec::new();
-    let default = CfsTunables::resolve(
-        spec.cpus,
-        TunableScaling::Log,
-        TunableValue::Default,
-        TunableValue::Default,
-        TunableValue::Default,
-    );
-    let t = &spec.tunables;
-    for (name, value, base) in [
-        ("sched_latency_ns", t.sched_latency_ns, default.sched_latency_ns),
-        ("sched_min_granularity_ns", t.sched_min_granularity_ns, default.sched_min_granularity_ns),
-        ("sched_wakeup_granularity_ns", t.sched_wakeup_granularity_ns, default.sched_wakeup_granularity_ns),
-    ] {
-        if value != base {
-            settings.push((name.to_string(), value.to_string()));
-        }
-    }
-    if t.scaling != TunableScaling::Log {
-        let code = match t.scaling {
-            TunableScaling::None => "0",
-            TunableScaling::Log => "1",
-            TunableScaling::Linear => "2",
-        };
-        settings.push(("sched_tunable_scaling".into(), code.into()));
-    }
-    for ((name, on), (_, default_on)) in spec.features.iter().zip(SchedFeatures::default().iter()) {
-        if on != default_on {
-            settings.push((format!("feature:{name}"), if on { name.to_string() } else { format!("NO_{name}") }));
+    let mut not_reproduced = Vec::new();
+    for s in super::settings::host_settings(spec, host.kernel_version) {
+        match s.handling {
+            Handling::Write { name, value } => settings.push(SettingWrite { key: s.key, name, value }),
+            Handling::Refuse(why) => {
+                return Err(Refusal(format!("{} = {}: {why}", s.key, s.value)));
+            }
+            Handling::IgnoreWith { flag, why } => {
+                if !opts.ignored_flags.contains(&flag) {
+                    return Err(Refusal(format!(
+                        "{}: {why}. Pass {flag} to measure without it (the report says so), or measure a variant \
+                         without it",
+                        s.key
+                    )));
+                }
+                warnings.push(format!("{}: not reproduced on the host ({flag}): {why}", s.key));
+                not_reproduced.push((s.key, format!("{flag}: {why}")));
+            }
         }
     }
     let uses_sessions = spec.tasks.iter().any(|t| t.session.is_some());
     if let Some(host_ag) = host.autogroup {
         if host_ag != spec.groups.autogroup {
-            settings.push(("sched_autogroup_enabled".into(), if spec.groups.autogroup { "1" } else { "0" }.into()));
+            let value = if spec.groups.autogroup { "1" } else { "0" };
+            settings.push(SettingWrite {
+                key: "autogroup.enabled".into(),
+                name: "sched_autogroup_enabled".into(),
+                value: value.into(),
+            });
         }
     } else if spec.groups.autogroup && uses_sessions {
         return Err(Refusal(
-            "the scenario's sessions run in autogroups, and this kernel has no autogroup (CONFIG_SCHED_AUTOGROUP off): set `autogroup.enabled = false` to measure it without".into(),
+            "autogroup.enabled = true: the scenario's sessions run in autogroups, and this kernel has no autogroup (CONFIG_SCHED_AUTOGROUP off): measure with --set autogroup.enabled=false".into(),
         ));
     }
-    for (name, _) in &settings {
-        if let Err(why) = super::sysctl::locate(name, host) {
+    for w in &settings {
+        if let Err(why) = super::sysctl::locate(&w.name, host) {
             return Err(Refusal(format!(
-                "the scenario sets {name}, which this host cannot reproduce: {why}. Measure the variant without it, or a kernel that has it"
+                "{} = {}: this host cannot reproduce it: {why}. Measure a variant without it, or on a kernel that has it",
+                w.key, w.value
             )));
         }
     }
     if !settings.is_empty() && !opts.apply_sysctls {
-        let list: Vec<String> = settings.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let list: Vec<String> = settings.iter().map(|w| format!("{}={}", w.key, w.value)).collect();
         return Err(Refusal(format!(
             "the scenario changes kernel settings ({}); `measure` writes them only with --apply-sysctls (they are restored afterwards, also on Ctrl-C and on error)",
             list.join(", ")
@@ -400,7 +412,7 @@ pub fn plan(scenario: &Scenario, host: &HostInfo, opts: &PlanOptions<'_>) -> Res
         };
         check_quotas(spec, &facts)?;
     }
-    Ok(Plan { workers, cpu_map, waker_cpus, settings, groups, bandwidth, warnings })
+    Ok(Plan { workers, cpu_map, waker_cpus, settings, not_reproduced, groups, bandwidth, warnings })
 }
 
 /// Where the host keeps `sched_cfs_bandwidth_slice_us`.

@@ -16,6 +16,9 @@
 //!   "sched/fair: Commit to EEVDF" removed latency_ns and
 //!   wakeup_granularity_ns.
 //!
+//! The EEVDF models' `base_slice_ns` is the 6.6+ debugfs file of that name,
+//! and their features are in the same debugfs `features` file.
+//!
 //! `sched_autogroup_enabled` stays in /proc/sys/kernel (kernel/sched/autogroup.c).
 
 use std::path::{Path, PathBuf};
@@ -50,6 +53,12 @@ fn kernel_path(name: &str, version: (u32, u32)) -> Result<PathBuf, String> {
     }
     match name {
         "sched_autogroup_enabled" => Ok(proc_path(name)),
+        // The EEVDF base slice (6.6+ debug.c:sched_init_debug, a plain u32).
+        "base_slice_ns" if eevdf => Ok(debug_path(name)),
+        "base_slice_ns" => Err(format!(
+            "base_slice_ns does not exist on Linux {major}.{minor} (CFS): the EEVDF base slice came with 6.6 \
+             (commit e4ec3318a17f), so the scenario's value cannot be applied here"
+        )),
         "sched_latency_ns" | "sched_wakeup_granularity_ns" if eevdf => {
             let why = if name == "sched_latency_ns" {
                 "has no latency target; a task's slice is base_slice_ns"
@@ -75,7 +84,8 @@ fn kernel_path(name: &str, version: (u32, u32)) -> Result<PathBuf, String> {
         }
         other => Err(format!(
             "{other}: not a scheduler setting schedlab knows (sched_latency_ns, sched_min_granularity_ns, \
-             sched_wakeup_granularity_ns, sched_tunable_scaling, sched_autogroup_enabled, feature:NAME)"
+             sched_wakeup_granularity_ns, sched_tunable_scaling, base_slice_ns, sched_autogroup_enabled, \
+             feature:NAME)"
         )),
     }
 }

@@ -65,6 +65,22 @@ pub fn header(r: &sim_core::RunReport, m: &MeasuredInfo, out: &mut String) {
         let list: Vec<String> = m.applied.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let _ = writeln!(out, "applied for the run (restored): {}", list.join(" "));
     }
+    for (key, why) in &m.not_reproduced {
+        let _ = writeln!(out, "warning: NOT reproduced on the host: {key} ({why}); the simulation has it");
+    }
+}
+
+/// A CPU as a report names it: the scenario's CPU, and in a measured
+/// report also the host CPU that ran it (`cpu0 (host cpu1)` with `word`
+/// "cpu", `CPU 0 (host CPU 1)` with "CPU ").
+pub fn cpu_label(r: &sim_core::RunReport, cpu: u16, word: &str) -> String {
+    match &r.source {
+        sim_core::metrics::measured::ReportSource::Measured(m) => match m.host.cpu_map.get(usize::from(cpu)) {
+            Some(h) => format!("{word}{cpu} (host {word}{h})"),
+            None => format!("{word}{cpu}"),
+        },
+        _ => format!("{word}{cpu}"),
+    }
 }
 
 fn cell(s: &LatencySummary) -> String {

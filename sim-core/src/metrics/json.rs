@@ -103,8 +103,13 @@ struct Measurement<'a> {
     /// Why perf was not used, if it was not.
     perf_missing: Option<&'a str>,
     views: Vec<Views<'a>>,
-    /// Sysctls and scheduler features written for the run (restored after it).
+    /// Sysctls and scheduler features written for the run (restored after
+    /// it), keyed as `--set` spells them.
     applied: BTreeMap<&'a str, &'a str>,
+    /// Scenario settings the host run did not reproduce, keyed as `--set`
+    /// spells them, with the flag that allowed it and why (absent: none).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    not_reproduced: BTreeMap<&'a str, &'a str>,
 }
 
 fn measurement_dto(m: &super::measured::MeasuredInfo) -> Measurement<'_> {
@@ -147,6 +152,7 @@ fn measurement_dto(m: &super::measured::MeasuredInfo) -> Measurement<'_> {
             })
             .collect(),
         applied: m.applied.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect(),
+        not_reproduced: m.not_reproduced.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect(),
     }
 }
 
@@ -543,6 +549,10 @@ struct Task<'a> {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 struct Cpu {
     cpu: u16,
+    /// A measured report's host CPU that ran this scenario CPU (absent in
+    /// a simulated report).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    host_cpu: Option<u16>,
     busy_ns: u64,
     /// `sim_time_ns - busy_ns`.
     idle_ns: u64,
@@ -716,6 +726,10 @@ fn dto(r: &RunReport) -> Report<'_> {
             .iter()
             .map(|c| Cpu {
                 cpu: c.cpu,
+                host_cpu: match &r.source {
+                    super::measured::ReportSource::Measured(m) => m.host.cpu_map.get(usize::from(c.cpu)).copied(),
+                    _ => None,
+                },
                 busy_ns: c.busy_ns,
                 idle_ns: c.idle_ns,
                 switches: c.switches,

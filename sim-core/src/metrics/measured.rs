@@ -82,8 +82,12 @@ pub struct MeasuredInfo {
     pub perf_missing: Option<String>,
     /// Per declared task: the delays seen from both views.
     pub views: Vec<DelayViews>,
-    /// Sysctls and features written for the run (restored afterwards).
+    /// Sysctls and features written for the run (restored afterwards),
+    /// `(key as --set spells it, value written)`.
     pub applied: Vec<(String, String)>,
+    /// Scenario settings the run did not reproduce (a flag allowed it):
+    /// `(key as --set spells it, the flag and why)`.
+    pub not_reproduced: Vec<(String, String)>,
 }
 
 /// One declared task's delays as its threads saw them and as `perf` saw them.
