@@ -21,5 +21,6 @@ if ! wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $version"; then
 fi
 
 cargo build --release --target wasm32-unknown-unknown -p web
-wasm-bindgen --target web --no-typescript --out-dir web/www/pkg target/wasm32-unknown-unknown/release/web.wasm
+# Where cargo put it: CARGO_TARGET_DIR when set (relative to the repository), else target/.
+wasm-bindgen --target web --no-typescript --out-dir web/www/pkg "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/web.wasm"
 echo "built web/www ($(du -k web/www/pkg/web_bg.wasm | cut -f1) KiB of wasm); serve it with: cargo run --release --bin sim-cli -- serve"

@@ -29,17 +29,51 @@ pub fn parse_overrides(text: &str) -> Result<Vec<(&str, &str)>, String> {
     Ok(pairs)
 }
 
-/// The scenario as the page asks for it: `(file and variant, with overrides too)`.
-pub fn build(file: &str, toml: &str, variant: Option<&str>, overrides: &str) -> Result<(Scenario, Scenario), Value> {
-    let base = Scenario::from_toml(file, toml).map_err(|e| error_json(&e))?;
+/// The scenario as the page asks for it: the file and variant, the same
+/// with the overrides applied, the overrides applied, and a note for each
+/// one dropped (see [`applicable`]).
+pub struct Built<'a> {
+    pub base: Scenario,
+    pub cur: Scenario,
+    pub applied: Vec<(&'a str, &'a str)>,
+    pub notes: Vec<String>,
+}
+
+/// The scenario as the page asks for it (file, variant, overrides), or the
+/// error as the page shows it.
+pub fn build<'a>(file: &str, toml: &str, variant: Option<&str>, overrides: &'a str) -> Result<Built<'a>, Value> {
+    let plain = Scenario::from_toml(file, toml).map_err(|e| error_json(&e))?;
     let base = match variant {
-        Some(v) if !v.is_empty() => base.with_variant(v).map_err(|e| error_json(&e))?,
-        _ => base,
+        Some(v) if !v.is_empty() => plain.with_variant(v).map_err(|e| error_json(&e))?,
+        _ => plain.clone(),
     };
     let pairs = parse_overrides(overrides)
         .map_err(|m| json!({ "file": file, "key": "", "origin": "override", "message": m, "text": m }))?;
-    let cur = if pairs.is_empty() { base.clone() } else { base.with_overrides(&pairs).map_err(|e| error_json(&e))? };
-    Ok((base, cur))
+    let (applied, notes) = applicable(&plain, &base, pairs);
+    let cur =
+        if applied.is_empty() { base.clone() } else { base.with_overrides(&applied).map_err(|e| error_json(&e))? };
+    Ok(Built { base, cur, applied, notes })
+}
+
+/// The overrides to apply to a variant, and a note for each one dropped:
+/// a setting of the file's kernel model that the variant's model lacks
+/// (`KernelModel::lacks_setting`: a 4.4 CFS slider, then Compare, whose
+/// variants run 6.18) is not applied to that run, which says so (`cfs.sched_latency_ns
+/// not in Linux 6.18 (EEVDF): not applied`). It stays an error when the
+/// overrides choose the kernel themselves, or the file's own model lacks it.
+pub fn applicable<'a>(
+    plain: &Scenario,
+    variant: &Scenario,
+    pairs: Vec<(&'a str, &'a str)>,
+) -> (Vec<(&'a str, &'a str)>, Vec<String>) {
+    let (from, to) = (plain.spec.kernel, variant.spec.kernel);
+    if from == to || pairs.iter().any(|(k, _)| *k == "kernel.version") {
+        return (pairs, Vec::new());
+    }
+    let (dropped, kept): (Vec<_>, Vec<_>) =
+        pairs.into_iter().partition(|(k, _)| to.lacks_setting(k) && !from.lacks_setting(k));
+    let notes = dropped.iter().map(|(k, _)| format!("{k} not in {}: not applied", to.describe())).collect();
+    (kept, notes)
 }
 
 /// A scenario error as the page shows it inline: file, key, origin, message.
@@ -134,6 +168,9 @@ pub struct View {
     /// The victim's delays, labelled `current` (relabelled for the baseline).
     pub delay: DelayChart,
     pub delay_summary: LatencySummary,
+    /// The kernel model the run used, as `compare --kernels` names runs
+    /// (`linux-6.18-eevdf`).
+    pub model: String,
     pub events: u64,
     pub sim_time_ns: u64,
     /// A preview of a run still in progress.
@@ -223,6 +260,7 @@ impl View {
             victim: v.name.clone(),
             delay: DelayChart::from_report(r, "current"),
             delay_summary: v.delay,
+            model: r.settings.kernel.label(),
             events: r.events,
             sim_time_ns: r.sim_time_ns,
             partial,
@@ -263,8 +301,8 @@ impl View {
     /// The figures of one row of the page's compare table.
     pub fn figures(&self) -> Value {
         json!({
-            "victim": self.victim, "events": self.events, "sim_time_ns": self.sim_time_ns, "partial": self.partial,
-            "delay": percentiles(&self.delay_summary),
+            "victim": self.victim, "model": self.model, "events": self.events, "sim_time_ns": self.sim_time_ns,
+            "partial": self.partial, "delay": percentiles(&self.delay_summary),
         })
     }
 }
@@ -303,12 +341,12 @@ impl Explorer {
         self.run = None;
         self.run_source = None;
         match build(file, toml, variant, overrides) {
-            Ok((base, cur)) => {
-                let description = controls::describe(&base, &cur);
+            Ok(Built { base, cur, applied: pairs, notes }) => {
+                let mut description = controls::describe(&base, &cur);
+                description["notes"] = notes.into();
                 if simulate {
                     self.run = Some(Simulation::new(&cur));
                 }
-                let pairs = parse_overrides(overrides).unwrap_or_default();
                 let source = Source {
                     file: file.to_string(),
                     text: toml.to_string(),
@@ -605,6 +643,52 @@ mod tests {
         let t = e.tables();
         assert_eq!(t["delay"].as_array().map(Vec::len), Some(2));
         assert_eq!(t["delay"][0]["summary"]["count"], t["delay"][1]["summary"]["count"]);
+    }
+
+    /// Compare after a 4.4 slider: a variant that runs another model gets
+    /// the overrides its model has, and a note for each one it lacks, not
+    /// an error row. Its run is the variant's without that override, and
+    /// its figures name its model. An override its own file's model lacks,
+    /// a misspelt feature, or a kernel chosen by the overrides themselves
+    /// stay errors.
+    #[test]
+    fn a_setting_the_variants_model_lacks_is_not_applied_with_a_note() {
+        let text = format!("{TOML}[variants.new]\n\"kernel.version\" = \"6.18\"\n");
+        let sets = "cfs.sched_latency_ns=\"6ms\"\nfeatures.START_DEBIT=false\nseed=9";
+        let mut e = Explorer::default();
+        let d = e.start("t.toml", &text, Some("new"), sets);
+        assert_eq!(
+            d["ok"]["notes"],
+            json!([
+                "cfs.sched_latency_ns not in Linux 6.18 (EEVDF): not applied",
+                "features.START_DEBIT not in Linux 6.18 (EEVDF): not applied"
+            ]),
+            "{d}"
+        );
+        while e.step(100_000) < 1.0 {}
+        let json = e.finish().unwrap();
+        let s = Scenario::from_toml("t.toml", &text).unwrap().with_variant("new").unwrap();
+        assert_eq!(json, report_json(&sim_core::run(&s.with_overrides(&[("seed", "9")]).unwrap())) + "\n");
+        assert_eq!(e.figures().unwrap()["model"], "linux-6.18-eevdf");
+        assert!(e.pin());
+        assert_eq!(e.baseline_label().as_deref(), Some("baseline: t.toml, variant new, seed=9"));
+        // The base and the 4.4 variant take every override, with no note.
+        for variant in [None, Some("fast")] {
+            let d = e.start("t.toml", &text, variant, sets);
+            assert_eq!(d["ok"]["notes"], json!([]), "{variant:?}: {d}");
+            while e.step(100_000) < 1.0 {}
+            e.finish().unwrap();
+            assert_eq!(e.figures().unwrap()["model"], "linux-4.4-cfs");
+        }
+        let refused = [
+            (text.clone(), "features.START_DEBTI=false", "features.START_DEBTI"),
+            (text.clone(), "cfs.sched_latency_ns=\"6ms\"\nkernel.version=\"6.18\"", "cfs.sched_latency_ns"),
+            (text.replace("version = \"4.4\"", "version = \"6.6\""), sets, "cfs.sched_latency_ns"),
+        ];
+        for (text, sets, key) in refused {
+            let r = e.start("t.toml", &text, Some("new"), sets);
+            assert_eq!(r["error"]["key"], key, "{sets}: {r}");
+        }
     }
 
     /// The page runs in a worker and draws on the main thread: a view sent

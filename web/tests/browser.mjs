@@ -28,7 +28,8 @@ import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '../..');
-const cli = join(repo, 'target/release/sim-cli');
+// The release sim-cli web/browser-test.sh built: under CARGO_TARGET_DIR when set.
+const cli = join(resolve(repo, process.env.CARGO_TARGET_DIR || 'target'), 'release/sim-cli');
 const shots = join(here, 'screenshots');
 mkdirSync(shots, { recursive: true });
 const TIMEOUT = 180_000;
@@ -223,44 +224,66 @@ await test('the main thread stays responsive during a jmx run (simulation in a w
   await page.close();
 });
 
-/// `sim-cli compare FILE --json`: each run's victim delay p50/p99/max and events.
+/// A report's figures as a compare row shows them: the kernel model (as
+/// `compare --kernels` names runs), the victim's delay p50/p99/p99.9/max, events.
+const rowOfReport = (r) => ({
+  variant: r.variant ?? '', model: `linux-${r.settings.kernel}-${r.settings.fair_class}`, events: r.events,
+  p50_ns: r.victim.delay.p50_ns, p99_ns: r.victim.delay.p99_ns, p999_ns: r.victim.delay.p999_ns, max_ns: r.victim.delay.max_ns,
+});
+/// The same figures of a row of the page's compare.
+const rowOfPage = (r) => ({
+  variant: r.variant, model: r.model, events: r.events,
+  p50_ns: r.delay.p50_ns, p99_ns: r.delay.p99_ns, p999_ns: r.delay.p999_ns, max_ns: r.delay.max_ns,
+});
+
+/// `sim-cli compare FILE --json`: each run's row figures.
 function nativeCompare(file) {
   const t0 = process.hrtime.bigint();
   const out = execFileSync(cli, ['compare', file, '--json'], { cwd: repo, maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'pipe'] }).toString();
-  const runs = JSON.parse(out).runs.map((r) => ({ variant: r.variant ?? '', events: r.events, p50_ns: r.victim.delay.p50_ns, p99_ns: r.victim.delay.p99_ns, max_ns: r.victim.delay.max_ns }));
+  const runs = JSON.parse(out).runs.map(rowOfReport);
   return { runs, ms: Number(process.hrtime.bigint() - t0) / 1e6 };
+}
+/// `sim-cli compare scenarios/jmx.toml --json`, once for the tests that need it.
+let jmxCompare = null;
+
+/// Clicks Compare and waits for it to end; returns `window.schedlab.compare`.
+async function compareOnce(page, jobs) {
+  const before = await page.evaluate((j) => {
+    window.schedlab.compareJobs = j;
+    return window.schedlab.compares;
+  }, jobs);
+  await page.click('#compare');
+  // Rows fill in while the runs go on: some row shows figures before the end.
+  await page.waitForFunction(() => [...document.querySelectorAll('#table-compare tbody tr')].some((tr) => /^\d+%$/.test(tr.cells[tr.cells.length - 1].textContent) && tr.cells[6].textContent !== '0'), null, { timeout: TIMEOUT });
+  await page.waitForFunction((n) => window.schedlab.compares > n, before, { timeout: TIMEOUT });
+  return page.evaluate(() => window.schedlab.compare);
 }
 
 await test('compare variants: parallel workers stream every row; final rows equal sim-cli compare --json', async () => {
   const page = await open();
-  const compareOnce = async (jobs) => {
-    const before = await page.evaluate((j) => {
-      window.schedlab.compareJobs = j;
-      return window.schedlab.compares;
-    }, jobs);
-    await page.click('#compare');
-    // Rows fill in while the runs go on: some row shows figures before the end.
-    await page.waitForFunction(() => [...document.querySelectorAll('#table-compare tbody tr')].some((tr) => /^\d+%$/.test(tr.cells[5].textContent) && tr.cells[4].textContent !== '0'), null, { timeout: TIMEOUT });
-    await page.waitForFunction((n) => window.schedlab.compares > n, before, { timeout: TIMEOUT });
-    return page.evaluate(() => window.schedlab.compare);
-  };
   const cpus = await page.evaluate(() => navigator.hardwareConcurrency);
-  const parallel = await compareOnce(null);
+  const parallel = await compareOnce(page, null);
   const expected = nativeCompare('scenarios/jmx.toml');
+  jmxCompare = expected;
   assert(parallel.rows.length === expected.runs.length, `${parallel.rows.length} rows, the CLI ran ${expected.runs.length}`);
   assert(parallel.jobs === Math.max(1, Math.min(cpus, expected.runs.length)), `pool of ${parallel.jobs} for ${cpus} CPUs`);
   parallel.rows.forEach((r, i) => {
     const want = expected.runs[i];
     assert(!r.error && r.delay, `row ${r.label}: ${r.error}`);
     assert(r.variant === want.variant, `row ${i}: ${r.variant} vs the CLI's ${want.variant}`);
-    const got = { variant: r.variant, events: r.events, p50_ns: r.delay.p50_ns, p99_ns: r.delay.p99_ns, max_ns: r.delay.max_ns };
+    const got = rowOfPage(r);
     assert(JSON.stringify(got) === JSON.stringify(want), `row ${r.label}: ${JSON.stringify(got)} vs sim-cli compare ${JSON.stringify(want)}`);
     assert(r.updates > 0, `row ${r.label} streamed no progress`);
+    assert(r.notes.length === 0, `row ${r.label}: notes ${r.notes}`);
   });
   const rows = await page.locator('#table-compare tbody tr').allTextContents();
   assert(rows.length === expected.runs.length && rows.every((t) => t.endsWith('done')), rows.join(' | '));
+  const head = await page.locator('#table-compare thead th').allTextContents();
+  assert(JSON.stringify(head) === JSON.stringify(['variant', 'kernel', 'victim delay p50', 'p99', 'p99.9', 'max', 'events', 'progress']), head.join(' | '));
+  const kernels = await page.locator('#table-compare tbody tr td:nth-child(2)').allTextContents();
+  assert(JSON.stringify(kernels) === JSON.stringify(expected.runs.map((r) => r.model)), kernels.join(' | '));
   await page.locator('#compare-box').screenshot({ path: join(shots, '13-compare.png') });
-  const serial = await compareOnce(1);
+  const serial = await compareOnce(page, 1);
   assert(JSON.stringify(serial.rows.map((r) => r.delay)) === JSON.stringify(parallel.rows.map((r) => r.delay)), 'one worker gives the same figures');
   const sum = (c) => c.rows.reduce((n, r) => n + r.stepMs, 0);
   figures.push(`compare jmx.toml (${parallel.rows.length} runs, ${cpus} CPUs): ${parallel.jobs} workers ${parallel.wallMs.toFixed(0)} ms wall (simulation ${sum(parallel).toFixed(0)} ms in all) vs one after another (1 worker) ${serial.wallMs.toFixed(0)} ms (simulation ${sum(serial).toFixed(0)} ms): ${(serial.wallMs / parallel.wallMs).toFixed(2)}x; native sim-cli compare ${expected.ms.toFixed(0)} ms`);
@@ -272,6 +295,39 @@ await test('compare variants: parallel workers stream every row; final rows equa
   const state = await rerun(page, () => page.keyboard.press('PageDown'));
   assert(state === 'done', state);
   assert((await page.textContent('#compare-status')).startsWith('Compare cancelled'), await page.textContent('#compare-status'));
+  assert(page.errors.length === 0 && page.failed.length === 0, `page errors: ${page.errors}; ${page.failed}`);
+  await page.close();
+});
+
+await test('compare after a 4.4 slider: the 6.18 variants run without it, with a note in their row', async () => {
+  const set = 'cfs.sched_latency_ns="6ms"';
+  const page = await open(`?scenario=scenarios/jmx.toml&set=${encodeURIComponent(set)}`);
+  const c = await compareOnce(page, null);
+  const plain = jmxCompare ?? nativeCompare('scenarios/jmx.toml');
+  const note = 'cfs.sched_latency_ns not in Linux 6.18 (EEVDF): not applied';
+  let eevdf = 0;
+  c.rows.forEach((r, i) => {
+    assert(!r.error && r.delay, `row ${r.label}: ${r.error}`);
+    if (r.model === 'linux-4.4-cfs') {
+      assert(r.notes.length === 0, `row ${r.label}: ${r.notes}`);
+      return;
+    }
+    eevdf++;
+    // Without the override: the figures of the plain compare's row.
+    assert(JSON.stringify(r.notes) === JSON.stringify([note]), `row ${r.label}: ${JSON.stringify(r.notes)}`);
+    assert(JSON.stringify(rowOfPage(r)) === JSON.stringify(plain.runs[i]), `row ${r.label}: ${JSON.stringify(rowOfPage(r))} vs sim-cli compare without --set ${JSON.stringify(plain.runs[i])}`);
+  });
+  assert(eevdf >= 1 && eevdf < c.rows.length, `${eevdf} of ${c.rows.length} rows on EEVDF`);
+  // The base row took the override: sim-cli run --set's figures.
+  const base = rowOfReport(JSON.parse(native(['scenarios/jmx.toml', '--set', set]).json));
+  assert(JSON.stringify(rowOfPage(c.rows[0])) === JSON.stringify(base), `base row ${JSON.stringify(rowOfPage(c.rows[0]))} vs sim-cli run --set ${JSON.stringify(base)}`);
+  const texts = await page.locator('#table-compare tbody tr').allTextContents();
+  assert(texts.filter((t) => t.includes(note) && t.endsWith('done')).length === eevdf, texts.join(' | '));
+  await page.locator('#compare-box').screenshot({ path: join(shots, '14-compare-notes.png') });
+  // Choosing such a variant for the page's run: it runs, and says what it went without.
+  const state = await rerun(page, () => page.selectOption('#variant', 'linux618'));
+  assert(state === 'done', `${state}: ${await page.textContent('#error')}`);
+  assert((await page.textContent('#notes')).includes(note), await page.textContent('#notes'));
   assert(page.errors.length === 0 && page.failed.length === 0, `page errors: ${page.errors}; ${page.failed}`);
   await page.close();
 });
@@ -668,6 +724,42 @@ await test('phone (390 x 844): a slider and the delay chart on one screen, chart
   assert(state === 'done', state);
   g = await geo();
   assert(onScreen(g.chart) && onScreen(g.slider), `after the change: chart ${JSON.stringify(g.chart)}, slider ${JSON.stringify(g.slider)}`);
+  assert(page.errors.length === 0, `page errors: ${page.errors}`);
+  await page.close();
+});
+
+await test('phone (375 x 812): a long error wraps inside the screen, by the field and under a control', async () => {
+  const page = await open('', { width: 375, height: 812 });
+  const fits = () => page.evaluate(() => {
+    const doc = document.scrollingElement;
+    const r = document.getElementById('error').getBoundingClientRect();
+    return { overflow: doc.scrollWidth - doc.clientWidth, left: r.left, right: r.right, height: r.height, visible: r.width > 0 };
+  });
+  // The override box: a CFS knob with the kernel set to 6.18 (the message names a debugfs path).
+  let state = await rerun(page, async () => {
+    await page.fill('#overrides', 'kernel.version="6.18"\ncfs.sched_latency_ns="6ms"');
+    await page.press('#overrides', 'Tab');
+  });
+  assert(state === 'error', state);
+  let g = await fits();
+  assert(g.visible && g.overflow <= 0 && g.left >= 0 && g.right <= 375, `override error: ${JSON.stringify(g)}`);
+  await page.locator('#error').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(shots, '15-phone-375-error.png') });
+  // Under a control (inside its fieldset), with a long unbroken value.
+  state = await rerun(page, async () => {
+    await page.fill('#overrides', '');
+    await page.press('#overrides', 'Tab');
+  });
+  assert(state === 'done', state);
+  state = await rerun(page, async () => {
+    await page.fill('#ctl-machine_isolcpus', `0-${'9'.repeat(60)}`);
+    await page.press('#ctl-machine_isolcpus', 'Tab');
+  });
+  assert(state === 'error', state);
+  g = await fits();
+  assert(g.visible && g.overflow <= 0 && g.left >= 0 && g.right <= 375, `control error: ${JSON.stringify(g)}`);
+  await page.locator('#error').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(shots, '16-phone-375-control-error.png') });
   assert(page.errors.length === 0, `page errors: ${page.errors}`);
   await page.close();
 });

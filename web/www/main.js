@@ -181,6 +181,14 @@ function showNotice(text) {
   box.append(h, document.createTextNode(text));
 }
 
+/// The overrides this run goes without (the variant's kernel model lacks
+/// them), in the wasm side's words; hidden when it has every one.
+function showNotes(notes) {
+  const box = $('notes');
+  box.hidden = !notes?.length;
+  box.textContent = notes?.length ? `This variant runs without: ${notes.join('; ')}.` : '';
+}
+
 function setState(state, status) {
   document.body.dataset.state = state;
   $('status').textContent = status;
@@ -360,6 +368,7 @@ async function rerun() {
   }
   showError(null);
   showNotice(null);
+  showNotes(started.ok.notes);
   ui.description = started.ok;
   renderControls(started.ok);
   $('compare').disabled = false;
@@ -446,11 +455,18 @@ function cancelCompare() {
   $('compare-status').textContent = 'Compare cancelled: the settings changed.';
 }
 
+/// One row per run: its kernel model, the victim's delay percentiles, and
+/// (when some run has them) the overrides its model lacks, which that run
+/// went without (the wasm side's notes, e.g. a 4.4 CFS slider on a 6.18 variant).
 function renderCompare(rows) {
   const cell = (r, k) => (r.delay ? formatNs(r.delay[k]) : '-');
-  table($('table-compare'), ['variant', 'victim delay p50', 'p99', 'max', 'events', 'progress'],
-    rows.map((r) => [r.label, cell(r, 'p50_ns'), cell(r, 'p99_ns'), cell(r, 'max_ns'),
-      r.events.toLocaleString('en'), r.error ? `error: ${r.error}` : r.done ? 'done' : `${(r.progress * 100).toFixed(0)}%`]));
+  const notes = rows.some((r) => r.notes.length > 0);
+  table($('table-compare'), ['variant', 'kernel', 'victim delay p50', 'p99', 'p99.9', 'max', 'events', ...(notes ? ['notes'] : []), 'progress'],
+    rows.map((r) => [r.label, r.model ?? '-', cell(r, 'p50_ns'), cell(r, 'p99_ns'), cell(r, 'p999_ns'), cell(r, 'max_ns'),
+      r.events.toLocaleString('en'), ...(notes ? [r.notes.join('; ')] : []),
+      r.error ? `error: ${r.error}` : r.done ? 'done' : `${(r.progress * 100).toFixed(0)}%`]));
+  // Figures stay on one line; a note wraps.
+  if (notes) for (const tr of $('table-compare').tBodies[0].rows) tr.cells[7].className = 'note';
 }
 
 /// "Compare variants": the base and each variant of the current scenario,
@@ -463,7 +479,7 @@ async function compare() {
   const d = ui.description;
   if (!d) return;
   const runs = [{ label: '(base)', variant: '' }, ...d.variants.map((v) => ({ label: v, variant: v }))];
-  const rows = runs.map((r) => ({ label: r.label, variant: r.variant, delay: null, events: 0, progress: 0, done: false, error: null, stepMs: 0, updates: 0 }));
+  const rows = runs.map((r) => ({ label: r.label, variant: r.variant, model: null, notes: [], delay: null, events: 0, progress: 0, done: false, error: null, stepMs: 0, updates: 0 }));
   const cpus = navigator.hardwareConcurrency || 1;
   const jobs = Math.max(1, Math.min(window.schedlab.compareJobs ?? cpus, runs.length));
   const pool = { workers: [], cancelled: false };
@@ -487,16 +503,18 @@ async function compare() {
       const w = spawnWorker((m) => {
         if (pool.cancelled || m.type === 'ready') return;
         const r = rows[m.id ? m.id - 1 : w.job];
-        if (m.type === 'progress') {
+        if (m.type === 'started') {
+          r.notes = m.notes;
+        } else if (m.type === 'progress') {
           r.updates++;
           Object.assign(r, { progress: m.progress, events: m.events });
         } else if (m.type === 'preview') {
           const f = JSON.parse(m.figures);
-          Object.assign(r, { progress: m.progress, events: f.events, delay: f.delay });
+          Object.assign(r, { progress: m.progress, events: f.events, delay: f.delay, model: f.model });
         } else if (m.type === 'done' || m.type === 'error') {
           if (m.type === 'done') {
             const f = JSON.parse(m.figures);
-            Object.assign(r, { progress: 1, events: f.events, delay: f.delay, done: true, stepMs: m.stepMs });
+            Object.assign(r, { progress: 1, events: f.events, delay: f.delay, model: f.model, done: true, stepMs: m.stepMs });
           } else {
             r.error = `${m.error.key ? `${m.error.key}: ` : ''}${m.error.message}`;
           }
@@ -516,7 +534,7 @@ async function compare() {
   comparePool = null;
   const sum = rows.reduce((n, r) => n + r.stepMs, 0);
   status.textContent = `${runs.length} runs in ${(wallMs / 1000).toFixed(2)} s with ${jobs} worker${jobs > 1 ? 's' : ''} (simulation alone: ${(sum / 1000).toFixed(2)} s in all).`;
-  window.schedlab.compare = { jobs, wallMs, rows: rows.map(({ label, variant, delay, events, error, stepMs, updates }) => ({ label, variant, delay, events, error, stepMs, updates })) };
+  window.schedlab.compare = { jobs, wallMs, rows: rows.map(({ label, variant, model, notes, delay, events, error, stepMs, updates }) => ({ label, variant, model, notes, delay, events, error, stepMs, updates })) };
   window.schedlab.compares++;
 }
 

@@ -9,6 +9,8 @@
 //                                          (a row of the compare table)
 //        {type: 'cancel'}                  drop the run in progress
 //   out: {type: 'ready'}
+//        {type: 'started', id, notes}      the run began; notes: the overrides its kernel model
+//                                          lacks, not applied (`cfs.… not in Linux 6.18 (EEVDF): not applied`)
 //        {type: 'progress', id, progress, events}            after every chunk
 //        {type: 'preview', id, progress, view | figures}     a preview of the run so far
 //        {type: 'done', id, json, view, figures, stepMs, runMs}   json: the `sim-cli run --json` bytes
@@ -42,6 +44,7 @@ async function run(m) {
     postMessage({ type: 'error', id, error: started.error });
     return;
   }
+  postMessage({ type: 'started', id, notes: started.ok.notes ?? [] });
   const runStart = performance.now();
   let budget = 20000;
   let stepMs = 0;

@@ -67,6 +67,32 @@ impl KernelModel {
         Self::ALL.into_iter().find(|m| m.version() == version)
     }
 
+    /// The fair-class settings of this model: the `[cfs]` tunables (4.4
+    /// has sched_latency_ns and the granularities, EEVDF base_slice_ns) and
+    /// the `[features]` bits (`SchedFeatures::NAMES` on 4.4,
+    /// `EevdfFeatures::names` on 6.x). True when `key` (as `--set` spells
+    /// it: `cfs.sched_latency_ns`, `cfs.base.base_slice_ns`,
+    /// `features.HRTICK`) names one that another model has and this one
+    /// lacks, the keys validation refuses under this model
+    /// (`scenario::validate::fair_settings`) while accepting them under
+    /// another. False for every other key, a misspelt one included (that
+    /// stays an error).
+    pub fn lacks_setting(self, key: &str) -> bool {
+        use super::tunables::{EevdfFeatures, SchedFeatures};
+        let segments: Vec<&str> = key.split('.').map(|s| s.trim().trim_matches('"')).collect();
+        let has = |m: KernelModel, segments: &[&str]| match *segments {
+            ["cfs", name] | ["cfs", "base", name] => match name {
+                "sched_latency_ns" | "sched_min_granularity_ns" | "sched_wakeup_granularity_ns" => !m.is_eevdf(),
+                "base_slice_ns" => m.is_eevdf(),
+                _ => true,
+            },
+            ["features", name] if m.is_eevdf() => EevdfFeatures::names(m).contains(&name),
+            ["features", name] => SchedFeatures::NAMES.contains(&name),
+            _ => true,
+        };
+        !has(self, &segments) && Self::ALL.into_iter().any(|m| has(m, &segments))
+    }
+
     /// `"4.4", "6.6", …`: the versions accepted.
     pub fn allowed() -> String {
         Self::ALL.iter().map(|m| format!("\"{}\"", m.version())).collect::<Vec<_>>().join(", ")
@@ -87,5 +113,46 @@ mod tests {
         assert_eq!(KernelModel::Linux44.label(), "linux-4.4-cfs");
         assert_eq!(KernelModel::allowed(), "\"4.4\", \"6.6\", \"6.12\", \"6.18\"");
         assert!(KernelModel::Linux44 < KernelModel::Linux66 && KernelModel::Linux612 < KernelModel::Linux618);
+    }
+
+    /// `lacks_setting` is exactly what validation refuses as another
+    /// model's setting: under each model, every fair-class key of every
+    /// model is refused (naming that key) if and only if it is lacking; a
+    /// misspelt feature is refused without being "lacking".
+    #[test]
+    fn lacks_setting_agrees_with_validation_under_every_model() {
+        use crate::sched::tunables::{EevdfFeatures, SchedFeatures};
+        const TOML: &str = "schema = 1\nseed = 1\nduration = \"10ms\"\n[machine]\ncpus = 1\n\
+                            [[tasks]]\nname = \"t\"\nprogram = [{ run = \"1ms\" }]\n";
+        let mut keys: Vec<(String, &str)> = Vec::new();
+        for name in ["sched_latency_ns", "sched_min_granularity_ns", "sched_wakeup_granularity_ns", "base_slice_ns"] {
+            keys.push((format!("cfs.{name}"), "\"3ms\""));
+            keys.push((format!("cfs.base.{name}"), "\"3ms\""));
+        }
+        let features = KernelModel::ALL.into_iter().filter(|m| m.is_eevdf()).flat_map(EevdfFeatures::names);
+        for name in SchedFeatures::NAMES.into_iter().chain(features) {
+            keys.push((format!("features.{name}"), "true"));
+        }
+        let base = crate::Scenario::from_toml("t.toml", TOML).unwrap();
+        let mut lacking = 0;
+        for m in KernelModel::ALL {
+            let under = base.with_overrides(&[("kernel.version", &format!("\"{}\"", m.version()))]).unwrap();
+            for (key, value) in &keys {
+                let result = under.with_overrides(&[(key.as_str(), *value)]);
+                if m.lacks_setting(key) {
+                    lacking += 1;
+                    let e = result.expect_err(key);
+                    assert_eq!(e.key(), key, "{m:?}: {e}");
+                } else {
+                    assert!(result.is_ok(), "{m:?} {key}: {:?}", result.err());
+                }
+            }
+            let e = under.with_overrides(&[("features.NOT_A_FEATURE", "true")]).expect_err("a misspelt feature");
+            assert!(!m.lacks_setting("features.NOT_A_FEATURE"), "{e}");
+            assert!(!m.lacks_setting("machine.hz") && !m.lacks_setting("cfs.sched_tunable_scaling"));
+        }
+        assert!(KernelModel::Linux618.lacks_setting("cfs.sched_latency_ns"));
+        assert!(KernelModel::Linux44.lacks_setting("features.\"PLACE_LAG\""));
+        assert!(lacking > 20, "{lacking}");
     }
 }
