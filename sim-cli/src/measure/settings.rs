@@ -261,7 +261,10 @@ mod tests {
         Scenario::from_toml("s.toml", &toml).unwrap_or_else(|e| panic!("{toml}: {e}")).spec
     }
 
-    fn writes(s: &[HostSetting]) -> Vec<(String, String, String)> {
+    /// `(key, host name, value written)`.
+    type Write = (String, String, String);
+
+    fn writes(s: &[HostSetting]) -> Vec<Write> {
         s.iter()
             .filter_map(|s| match &s.handling {
                 Handling::Write { name, value } => Some((s.key.clone(), name.clone(), value.clone())),
@@ -283,7 +286,7 @@ mod tests {
     #[test]
     fn every_model_setting_is_written_refused_or_flagged() {
         let w = |k: &str, n: &str, v: &str| vec![(k.to_string(), n.to_string(), v.to_string())];
-        let cases: Vec<(&str, &str, &str, Vec<(String, String, String)>)> = vec![
+        let cases: Vec<(&str, &str, &str, Vec<Write>)> = vec![
             ("6.18", "[cfs]\nbase_slice_ns = \"3ms\"", "", w("cfs.base_slice_ns", "base_slice_ns", "3000000")),
             ("6.6", "[cfs]\nbase_slice_ns = 2000000", "", w("cfs.base_slice_ns", "base_slice_ns", "2000000")),
             // Normalized: the host takes the effective value (1 CPU: factor 1).
