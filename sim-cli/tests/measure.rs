@@ -307,6 +307,12 @@ fn measure_says_what_it_did_not_reproduce_and_which_host_cpu_ran() {
     let (code, out, err) = sim_cli(&["measure", &file, "--no-perf", "--ignore-limiters", "--cpus", &cpus]);
     assert_eq!(code, 0, "measure failed: {err}");
     assert!(out.contains("NOT reproduced on the host: limiters.cap"), "{out}");
+    // validate predicts with the limiter and measures without: it says so.
+    let (code, out, err) =
+        sim_cli(&["validate", &file, "--json", "--repeat", "1", "--no-perf", "--ignore-limiters", "--cpus", &cpus]);
+    assert_eq!(code, 0, "validate failed: {err}");
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    assert!(v["not_reproduced"]["limiters.cap"].as_str().unwrap_or("").contains("--ignore-limiters"), "{v}");
     assert!(leftovers().is_empty(), "left behind: {:?}", leftovers());
     let _ = std::fs::remove_dir_all(dir);
 }

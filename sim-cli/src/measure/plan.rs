@@ -266,6 +266,27 @@ pub fn plan(scenario: &Scenario, host: &HostInfo, opts: &PlanOptions<'_>) -> Res
                 .into(),
         );
     }
+    // The topology (sched domains) is the hardware's: said when the
+    // scenario declares one other than a flat machine.
+    let shape = &spec.machine.shape;
+    let host_shape = &host.topology;
+    if *shape != sim_core::sched::topology::MachineShape::flat(spec.cpus)
+        && (shape.sockets, shape.cores_per_socket, shape.threads_per_core, shape.numa_nodes)
+            != (host_shape.sockets, host_shape.cores_per_socket, host_shape.threads_per_core, host_shape.numa_nodes)
+    {
+        warnings.push(format!(
+            "machine: the scenario's topology ({} socket(s) x {} core(s) x {} thread(s), {} NUMA node(s)) is the \
+             model's; the host's is {} x {} x {}, {} node(s), and its scheduling domains follow the hardware",
+            shape.sockets,
+            shape.cores_per_socket,
+            shape.threads_per_core,
+            shape.numa_nodes,
+            host_shape.sockets,
+            host_shape.cores_per_socket,
+            host_shape.threads_per_core,
+            host_shape.numa_nodes
+        ));
+    }
 
     // Every setting the workload does not carry (`settings::host_settings`):
     // written with --apply-sysctls, refused, or measured without on a flag.

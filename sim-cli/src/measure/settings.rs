@@ -66,8 +66,8 @@ pub fn host_settings(spec: &ScenarioSpec, host_version: (u32, u32)) -> Vec<HostS
         // Run length and CPU count: the run itself, `plan::cpu_map`.
         duration_ns: _,
         cpus: _,
-        // isolcpus (refused unless the host matches), NO_HZ, tick offset,
-        // wake-up noise, topology: `plan` (warned or refused there).
+        // isolcpus (refused unless the host matches), NO_HZ, wake-up noise,
+        // topology: `plan` (refused or warned there); the tick offset: `tick`.
         machine: _,
         // HZ and the switch cost: fixed by the host, warned in `plan`.
         hz: _,
@@ -302,12 +302,7 @@ mod tests {
                 "",
                 w("features.RUN_TO_PARITY", "feature:RUN_TO_PARITY", "NO_RUN_TO_PARITY"),
             ),
-            (
-                "6.12",
-                "[features]\nNEXT_BUDDY = true",
-                "",
-                w("features.NEXT_BUDDY", "feature:NEXT_BUDDY", "NEXT_BUDDY"),
-            ),
+            ("6.12", "[features]\nNEXT_BUDDY = true", "", w("features.NEXT_BUDDY", "feature:NEXT_BUDDY", "NEXT_BUDDY")),
             ("4.4", "[cfs]\nsched_latency_ns = \"1ms\"", "", w("cfs.sched_latency_ns", "sched_latency_ns", "1000000")),
             (
                 "4.4",
