@@ -219,6 +219,7 @@ fn measure_refuses_what_the_host_cannot_reproduce() {
     let dir = tmp("refusals");
     let ncpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let big = REACTOR.replace("cpus = 1", &format!("cpus = {}", ncpus + 7));
+    let eevdf = REACTOR.replace("version = \"4.4\"", "version = \"6.18\"");
     let cases: Vec<(String, Vec<&str>, &str)> = vec![
         (big, vec![], "--cpus"),
         (REACTOR.replace("[report]", "[cfs]\nsched_latency_ns = \"1ms\"\n[report]"), vec![], "sched_latency_ns"),
@@ -237,16 +238,81 @@ fn measure_refuses_what_the_host_cannot_reproduce() {
             vec![],
             "sched_cfs_bandwidth_slice_us",
         ),
+        // The EEVDF models' settings, once measured as if unset: written
+        // only with --apply-sysctls (or refused where debugfs is locked down).
+        (eevdf.replace("[report]", "[cfs]\nbase_slice_ns = \"3ms\"\n[report]"), vec![], "cfs.base_slice_ns"),
+        (eevdf.replace("[report]", "[features]\nRUN_TO_PARITY = false\n[report]"), vec![], "features.RUN_TO_PARITY"),
+        (eevdf.replace("name = \"reactor\"\n", "name = \"reactor\"\nslice = \"1ms\"\n"), vec![], "tasks.reactor.slice"),
+        (
+            eevdf.replace("[report]", &format!("{LIMITER}\n[report]"))
+                + "[[tasks]]\nname = \"batch\"\ncpus = \"0\"\nlimiter = \"cap\"\nprogram = [{ run = \"1s\" }]\n",
+            vec![],
+            "--ignore-limiters",
+        ),
     ];
     for (i, (text, extra, needle)) in cases.iter().enumerate() {
-        let file = write(&dir, &format!("case{i}.toml"), text);
+        let name = format!("case{i}.toml");
+        let file = write(&dir, &name, text);
         let mut args = vec!["measure", file.as_str()];
         args.extend(extra.iter().copied());
         let (code, out, err) = sim_cli(&args);
         assert_eq!(code, 2, "case {i}: expected exit 2: {out}{err}");
         assert!(err.contains(needle), "case {i}: the refusal should mention `{needle}`: {err}");
+        assert!(err.contains(&name), "case {i}: the refusal should name the file {name}: {err}");
         assert!(!err.contains("panicked"), "{err}");
     }
+    // `--duration` is named as such, with the value and what is allowed.
+    let file = write(&dir, "duration.toml", REACTOR);
+    let (code, _, err) = sim_cli(&["measure", &file, "--duration", "junk"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--duration junk") && err.contains("5s") && !err.contains("--set"), "{err}");
+    assert!(leftovers().is_empty(), "left behind: {:?}", leftovers());
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// An elastic limiter on a task named `batch`.
+const LIMITER: &str = "[limiters.cap]\nwatch = [\"reactor\"]\npercentile = 99\ntarget = \"1ms\"\nwindow = \"100ms\"\n\
+                       adjust_every = \"10ms\"\nstep_up = 0.01\nstep_down = 0.02\nfloor = 0.05\nceiling = 0.75\n\
+                       grant = \"10ms\"";
+
+/// With --ignore-limiters the limiter is measured without and the report
+/// says so; CPU rows name the host CPU that ran each scenario CPU.
+#[test]
+fn measure_says_what_it_did_not_reproduce_and_which_host_cpu_ran() {
+    if !cfg!(target_os = "linux") {
+        println!("SKIPPED: measure runs only on Linux");
+        return;
+    }
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tmp("ignored");
+    let text = REACTOR
+        .replace("version = \"4.4\"", "version = \"6.18\"")
+        .replace("duration = \"1s\"", "duration = \"300ms\"")
+        .replace("[report]", &format!("{LIMITER}\n[report]"))
+        + "[[tasks]]\nname = \"batch\"\ncpus = \"0\"\nlimiter = \"cap\"\nprogram = [{ run = \"1s\" }]\n";
+    let file = write(&dir, "ignored.toml", &text);
+    // The last online CPU, so that scenario CPU 0 runs elsewhere than host CPU 0 when there are two.
+    let online = std::fs::read_to_string("/sys/devices/system/cpu/online").unwrap_or_default();
+    let last: u16 = online.trim().rsplit([',', '-']).next().and_then(|c| c.parse().ok()).unwrap_or(0);
+    let cpus = last.to_string();
+    let (code, out, err) = sim_cli(&["measure", &file, "--json", "--no-perf", "--ignore-limiters", "--cpus", &cpus]);
+    assert_eq!(code, 0, "measure failed: {err}");
+    assert!(err.contains("limiters.cap") && err.contains("not reproduced"), "{err}");
+    let r: Value = serde_json::from_str(&out).expect("JSON");
+    let why = r["measurement"]["not_reproduced"]["limiters.cap"].as_str().unwrap_or("");
+    assert!(why.contains("--ignore-limiters") && why.contains("tasks.batch"), "{}", r["measurement"]);
+    assert_eq!(r["cpus"][0]["cpu"], 0);
+    assert_eq!(r["cpus"][0]["host_cpu"], u64::from(last), "{}", r["cpus"]);
+    assert_eq!(r["measurement"]["host"]["cpu_map"][0], u64::from(last));
+    let (code, out, err) = sim_cli(&["measure", &file, "--no-perf", "--ignore-limiters", "--cpus", &cpus]);
+    assert_eq!(code, 0, "measure failed: {err}");
+    assert!(out.contains("NOT reproduced on the host: limiters.cap"), "{out}");
+    // validate predicts with the limiter and measures without: it says so.
+    let (code, out, err) =
+        sim_cli(&["validate", &file, "--json", "--repeat", "1", "--no-perf", "--ignore-limiters", "--cpus", &cpus]);
+    assert_eq!(code, 0, "validate failed: {err}");
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    assert!(v["not_reproduced"]["limiters.cap"].as_str().unwrap_or("").contains("--ignore-limiters"), "{v}");
     assert!(leftovers().is_empty(), "left behind: {:?}", leftovers());
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -81,6 +81,8 @@ pub struct SettingWrite {
     pub key: String,
     /// The host name `sysctl::locate` takes (`base_slice_ns`, `feature:NAME`).
     pub name: String,
+    /// The value as the scenario says it (`false`).
+    pub scenario_value: String,
     /// What is written (`NO_RUN_TO_PARITY` for a feature).
     pub value: String,
 }
@@ -264,6 +266,27 @@ pub fn plan(scenario: &Scenario, host: &HostInfo, opts: &PlanOptions<'_>) -> Res
                 .into(),
         );
     }
+    // The topology (sched domains) is the hardware's: said when the
+    // scenario declares one other than a flat machine.
+    let shape = &spec.machine.shape;
+    let host_shape = &host.topology;
+    if *shape != sim_core::sched::topology::MachineShape::flat(spec.cpus)
+        && (shape.sockets, shape.cores_per_socket, shape.threads_per_core, shape.numa_nodes)
+            != (host_shape.sockets, host_shape.cores_per_socket, host_shape.threads_per_core, host_shape.numa_nodes)
+    {
+        warnings.push(format!(
+            "machine: the scenario's topology ({} socket(s) x {} core(s) x {} thread(s), {} NUMA node(s)) is the \
+             model's; the host's is {} x {} x {}, {} node(s), and its scheduling domains follow the hardware",
+            shape.sockets,
+            shape.cores_per_socket,
+            shape.threads_per_core,
+            shape.numa_nodes,
+            host_shape.sockets,
+            host_shape.cores_per_socket,
+            host_shape.threads_per_core,
+            host_shape.numa_nodes
+        ));
+    }
 
     // Every setting the workload does not carry (`settings::host_settings`):
     // written with --apply-sysctls, refused, or measured without on a flag.
@@ -271,7 +294,9 @@ pub fn plan(scenario: &Scenario, host: &HostInfo, opts: &PlanOptions<'_>) -> Res
     let mut not_reproduced = Vec::new();
     for s in super::settings::host_settings(spec, host.kernel_version) {
         match s.handling {
-            Handling::Write { name, value } => settings.push(SettingWrite { key: s.key, name, value }),
+            Handling::Write { name, value } => {
+                settings.push(SettingWrite { key: s.key, name, scenario_value: s.value, value })
+            }
             Handling::Refuse(why) => {
                 return Err(Refusal(format!("{} = {}: {why}", s.key, s.value)));
             }
@@ -295,6 +320,7 @@ pub fn plan(scenario: &Scenario, host: &HostInfo, opts: &PlanOptions<'_>) -> Res
             settings.push(SettingWrite {
                 key: "autogroup.enabled".into(),
                 name: "sched_autogroup_enabled".into(),
+                scenario_value: spec.groups.autogroup.to_string(),
                 value: value.into(),
             });
         }
@@ -307,12 +333,12 @@ pub fn plan(scenario: &Scenario, host: &HostInfo, opts: &PlanOptions<'_>) -> Res
         if let Err(why) = super::sysctl::locate(&w.name, host) {
             return Err(Refusal(format!(
                 "{} = {}: this host cannot reproduce it: {why}. Measure a variant without it, or on a kernel that has it",
-                w.key, w.value
+                w.key, w.scenario_value
             )));
         }
     }
     if !settings.is_empty() && !opts.apply_sysctls {
-        let list: Vec<String> = settings.iter().map(|w| format!("{}={}", w.key, w.value)).collect();
+        let list: Vec<String> = settings.iter().map(|w| format!("{}={}", w.key, w.scenario_value)).collect();
         return Err(Refusal(format!(
             "the scenario changes kernel settings ({}); `measure` writes them only with --apply-sysctls (they are restored afterwards, also on Ctrl-C and on error)",
             list.join(", ")

@@ -66,8 +66,8 @@ pub fn host_settings(spec: &ScenarioSpec, host_version: (u32, u32)) -> Vec<HostS
         // Run length and CPU count: the run itself, `plan::cpu_map`.
         duration_ns: _,
         cpus: _,
-        // isolcpus (refused unless the host matches), NO_HZ, tick offset,
-        // wake-up noise, topology: `plan` (warned or refused there).
+        // isolcpus (refused unless the host matches), NO_HZ, wake-up noise,
+        // topology: `plan` (refused or warned there); the tick offset: `tick`.
         machine: _,
         // HZ and the switch cost: fixed by the host, warned in `plan`.
         hz: _,
@@ -244,4 +244,125 @@ pub fn host_settings(spec: &ScenarioSpec, host_version: (u32, u32)) -> Vec<HostS
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_core::Scenario;
+
+    /// A one-task scenario under `[kernel] version`, with `extra` TOML
+    /// before the tasks and `task` keys on the task.
+    fn spec(version: &str, extra: &str, task: &str) -> ScenarioSpec {
+        let toml = format!(
+            "schema = 1\nseed = 1\nduration = \"1s\"\n[kernel]\nversion = \"{version}\"\n[machine]\ncpus = 1\n{extra}\n\
+             [[tasks]]\nname = \"t\"\n{task}\nprogram = [{{ run = \"1ms\" }}, {{ sleep = \"1ms\" }}]\n"
+        );
+        Scenario::from_toml("s.toml", &toml).unwrap_or_else(|e| panic!("{toml}: {e}")).spec
+    }
+
+    /// `(key, host name, value written)`.
+    type Write = (String, String, String);
+
+    fn writes(s: &[HostSetting]) -> Vec<Write> {
+        s.iter()
+            .filter_map(|s| match &s.handling {
+                Handling::Write { name, value } => Some((s.key.clone(), name.clone(), value.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn defaults_need_nothing_under_any_model() {
+        for m in KernelModel::ALL {
+            let s = host_settings(&spec(m.version(), "", ""), (6, 18));
+            assert!(s.is_empty(), "{}: {s:?}", m.version());
+        }
+    }
+
+    /// Each setting of each model, as `--set` spells it, and what the host
+    /// run does with it: none is measured without a word.
+    #[test]
+    fn every_model_setting_is_written_refused_or_flagged() {
+        let w = |k: &str, n: &str, v: &str| vec![(k.to_string(), n.to_string(), v.to_string())];
+        let cases: Vec<(&str, &str, &str, Vec<Write>)> = vec![
+            ("6.18", "[cfs]\nbase_slice_ns = \"3ms\"", "", w("cfs.base_slice_ns", "base_slice_ns", "3000000")),
+            ("6.6", "[cfs]\nbase_slice_ns = 2000000", "", w("cfs.base_slice_ns", "base_slice_ns", "2000000")),
+            // Normalized: the host takes the effective value (1 CPU: factor 1).
+            (
+                "6.12",
+                "[cfs.base]\nbase_slice_ns = \"1ms\"",
+                "",
+                w("cfs.base.base_slice_ns", "base_slice_ns", "1000000"),
+            ),
+            (
+                "6.18",
+                "[features]\nRUN_TO_PARITY = false",
+                "",
+                w("features.RUN_TO_PARITY", "feature:RUN_TO_PARITY", "NO_RUN_TO_PARITY"),
+            ),
+            ("6.12", "[features]\nNEXT_BUDDY = true", "", w("features.NEXT_BUDDY", "feature:NEXT_BUDDY", "NEXT_BUDDY")),
+            ("4.4", "[cfs]\nsched_latency_ns = \"1ms\"", "", w("cfs.sched_latency_ns", "sched_latency_ns", "1000000")),
+            (
+                "4.4",
+                "[features]\nGENTLE_FAIR_SLEEPERS = false",
+                "",
+                w("features.GENTLE_FAIR_SLEEPERS", "feature:GENTLE_FAIR_SLEEPERS", "NO_GENTLE_FAIR_SLEEPERS"),
+            ),
+            (
+                "4.4",
+                "[cfs]\nsched_tunable_scaling = \"none\"",
+                "",
+                w("cfs.sched_tunable_scaling", "sched_tunable_scaling", "0"),
+            ),
+        ];
+        for (version, extra, task, want) in cases {
+            let got = host_settings(&spec(version, extra, task), (6, 18));
+            assert_eq!(writes(&got), want, "{version} {extra}");
+            assert_eq!(got.len(), want.len(), "{version} {extra}: {got:?}");
+        }
+    }
+
+    /// Every EEVDF feature of every EEVDF model, flipped, is written.
+    #[test]
+    fn every_eevdf_feature_flipped_is_written() {
+        for m in KernelModel::ALL.into_iter().filter(|m| m.is_eevdf()) {
+            for (name, on) in EevdfFeatures::defaults(m).iter(m) {
+                let s = host_settings(&spec(m.version(), &format!("[features]\n{name} = {}", !on), ""), (6, 18));
+                let token = if on { format!("NO_{name}") } else { name.to_string() };
+                assert_eq!(
+                    writes(&s),
+                    vec![(format!("features.{name}"), format!("feature:{name}"), token)],
+                    "{} {name}",
+                    m.version()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_task_slice_is_refused_with_why() {
+        let s = spec("6.18", "", "slice = \"2ms\"");
+        for (host, needle) in [((6, 18), "no safe binding"), ((6, 6), "Linux 6.6 has no per-task slices")] {
+            let got = host_settings(&s, host);
+            assert_eq!(got.len(), 1, "{got:?}");
+            assert_eq!((got[0].key.as_str(), got[0].value.as_str()), ("tasks.t.slice", "2000000"));
+            let Handling::Refuse(why) = &got[0].handling else { panic!("{got:?}") };
+            assert!(why.contains(needle) && why.contains("tasks.t"), "{why}");
+        }
+    }
+
+    #[test]
+    fn limiters_need_their_flag() {
+        let limiter = "[limiters.cap]\nwatch = [\"t\"]\npercentile = 99\ntarget = \"1ms\"\nwindow = \"100ms\"\n\
+                       adjust_every = \"10ms\"\nstep_up = 0.01\nstep_down = 0.02\nfloor = 0.05\nceiling = 0.75\n\
+                       grant = \"10ms\"";
+        let got = host_settings(&spec("6.18", limiter, "limiter = \"cap\""), (6, 18));
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!(got[0].key, "limiters.cap");
+        let Handling::IgnoreWith { flag, why } = &got[0].handling else { panic!("{got:?}") };
+        assert_eq!(*flag, IGNORE_LIMITERS_FLAG);
+        assert!(why.contains("tasks.t"), "{why}");
+    }
 }

@@ -488,6 +488,9 @@ mod tests {
             Ok("/sys/kernel/debug/sched/min_granularity_ns")
         );
         assert_eq!(path("sched_tunable_scaling", (6, 18)).as_deref(), Ok("/sys/kernel/debug/sched/tunable_scaling"));
+        assert_eq!(path("base_slice_ns", (6, 6)).as_deref(), Ok("/sys/kernel/debug/sched/base_slice_ns"));
+        let cfs = path("base_slice_ns", (6, 5)).expect_err("no base slice before EEVDF");
+        assert!(cfs.contains("Linux 6.5") && cfs.contains("6.6"), "{cfs}");
         assert_eq!(path("sched_tunable_scaling", (5, 4)).as_deref(), Ok("/proc/sys/kernel/sched_tunable_scaling"));
         assert_eq!(path("feature:PLACE_LAG", (6, 18)).as_deref(), Ok("/sys/kernel/debug/sched/features"));
         assert_eq!(path("feature:START_DEBIT", (4, 4)).as_deref(), Ok("/sys/kernel/debug/sched_features"));

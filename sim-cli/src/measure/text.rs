@@ -130,3 +130,46 @@ pub fn views(m: &MeasuredInfo, out: &mut String) {
          run_delay is /proc/<tid>/schedstat's sum of run-queue waits over the run)"
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_core::metrics::measured::{HostFacts, MeasuredCpu, MeasuredInfo, MeasuredTask, Measurement};
+
+    /// A measured report of a 2-CPU scenario run on host CPUs 1 and 0.
+    fn report(delays_from: &str) -> sim_core::RunReport {
+        let toml = "schema = 1\nseed = 1\nduration = \"1s\"\n[machine]\ncpus = 2\n[[tasks]]\nname = \"t\"\n\
+                    program = [{ run = \"1ms\" }, { sleep = \"1ms\" }]\n";
+        let scenario = sim_core::Scenario::from_toml("s.toml", toml).expect("scenario");
+        let m = Measurement {
+            info: MeasuredInfo {
+                host: HostFacts { cpu_map: vec![1, 0], ..HostFacts::default() },
+                delays_from: delays_from.into(),
+                ..MeasuredInfo::default()
+            },
+            duration_ns: 1_000_000_000,
+            tasks: vec![MeasuredTask::default()],
+            cpus: vec![MeasuredCpu { busy_ns: 500_000_000, switches: 10, ..MeasuredCpu::default() }; 2],
+            cpu_stats: Vec::new(),
+        };
+        sim_core::RunReport::measured(&scenario, m)
+    }
+
+    #[test]
+    fn cpu_rows_name_the_host_cpu_too() {
+        let r = report("perf");
+        assert_eq!(cpu_label(&r, 0, "cpu"), "cpu0 (host cpu1)");
+        assert_eq!(cpu_label(&r, 1, "CPU "), "CPU 1 (host CPU 0)");
+        let text = crate::output::run_text(&r, false, None);
+        assert!(text.contains("cpu0 (host cpu1)") && text.contains("cpu1 (host cpu0)"), "{text}");
+        let json = sim_core::report_json(&r);
+        assert!(json.contains("\"host_cpu\": 1") || json.contains("\"host_cpu\":1"), "{json}");
+        // A simulated report has no host CPU.
+        let toml = "schema = 1\nseed = 1\nduration = \"10ms\"\n[machine]\ncpus = 1\n[[tasks]]\nname = \"t\"\nprogram = [{ run = \"1ms\" }]\n";
+        let mut sim = sim_core::Simulation::new(&sim_core::Scenario::from_toml("s.toml", toml).expect("scenario"));
+        sim.run_to_end();
+        let simulated = sim.report();
+        assert_eq!(cpu_label(&simulated, 0, "cpu"), "cpu0");
+        assert!(!sim_core::report_json(&simulated).contains("host_cpu"));
+    }
+}

@@ -74,6 +74,11 @@ pub struct Validation {
     /// task's share of the CPU time, predicted against measured.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub quota: Vec<QuotaRow>,
+    /// Scenario settings the measurement did not reproduce (a flag such as
+    /// `--ignore-limiters` allowed it) while the prediction has them:
+    /// `key as --set spells it → the flag and why`.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub not_reproduced: std::collections::BTreeMap<String, String>,
 }
 
 /// One figure of a CPU-limited scenario (a count or a ratio, not a delay).
@@ -376,6 +381,7 @@ pub fn validate(file: &Path, opts: &Options, repeat: u32, also_kernel: Option<&s
         rows: rows(&predicted, also.as_ref(), &measured),
         wakeup_fits: wakeup_fits(&infos),
         quota: quota_rows(&predicted, &measured),
+        not_reproduced: plan.not_reproduced.iter().cloned().collect(),
     };
     Ok(if json { serde_json::to_string_pretty(&v)? + "\n" } else { table(&v) })
 }
@@ -417,6 +423,9 @@ pub fn table(v: &Validation) -> String {
             d.join("/")
         }
     );
+    for (key, why) in &v.not_reproduced {
+        let _ = writeln!(out, "warning: {key} is predicted but NOT reproduced by the measurement ({why})");
+    }
     if !v.sets.is_empty() {
         let _ = writeln!(out, "measured and predicted with --set {}", v.sets.join(" --set "));
     }

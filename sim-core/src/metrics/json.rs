@@ -107,8 +107,7 @@ struct Measurement<'a> {
     /// it), keyed as `--set` spells them.
     applied: BTreeMap<&'a str, &'a str>,
     /// Scenario settings the host run did not reproduce, keyed as `--set`
-    /// spells them, with the flag that allowed it and why (absent: none).
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    /// spells them, with the flag that allowed it and why (`{}`: none).
     not_reproduced: BTreeMap<&'a str, &'a str>,
 }
 
