@@ -26,9 +26,9 @@ fn read(path: &str) -> String {
 /// Runs `sim-cli WORDS...` in process; a scenario path is taken from the
 /// repository root, as the examples run from there.
 fn sim_cli(words: &[String]) -> String {
-    let args = std::iter::once("sim-cli".to_string()).chain(words.iter().map(|w| {
-        if w.starts_with("scenarios/") { repo(w).display().to_string() } else { w.clone() }
-    }));
+    let args = std::iter::once("sim-cli".to_string()).chain(
+        words.iter().map(|w| if w.starts_with("scenarios/") { repo(w).display().to_string() } else { w.clone() }),
+    );
     let cli = Cli::try_parse_from(args).unwrap_or_else(|e| panic!("sim-cli {}: {e}", words.join(" ")));
     crate::run::execute(cli).unwrap_or_else(|e| panic!("sim-cli {}: {e:#}", words.join(" ")))
 }
@@ -37,7 +37,7 @@ fn sim_cli(words: &[String]) -> String {
 /// expanded from `vars` (an unset one without a default fails the test)
 /// and double quotes removed.
 fn expand(word: &str, vars: &BTreeMap<&str, String>) -> String {
-    assert!(!word.contains('\'') && word.matches('"').count() % 2 == 0, "unsupported quoting: {word}");
+    assert!(!word.contains('\'') && word.matches('"').count().is_multiple_of(2), "unsupported quoting: {word}");
     let word = word.replace('"', "");
     let mut out = String::new();
     let mut rest = word.as_str();
