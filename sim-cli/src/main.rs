@@ -10,6 +10,8 @@
 //! to write the report exits 1.
 
 mod args;
+#[cfg(test)]
+mod batch_examples;
 mod charts;
 mod compare;
 mod docs;
