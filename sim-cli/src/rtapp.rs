@@ -32,6 +32,15 @@
 //! period skips to the next multiple in the simulator, while rt-app's
 //! (relative) timer restarts its period from the late wake-up.
 //!
+//! Every setting of the scenario is accounted for in one place,
+//! `unexpressed_settings`, which destructures the spec's structs without
+//! `..`: a new setting does not compile until the export expresses or warns
+//! it (group quotas at every level, cpusets, slices, limiters, ionice,
+//! devices are warned). A `forward` hop is expressed: after its run, a
+//! serving thread resumes an instance of the next hop (each in turn). A
+//! thread that suspends and that nothing resumes would hang rt-app, so the
+//! export refuses it, naming the thread.
+//!
 //! Instances of a declaration share one rt-app thread object, unless they
 //! must be told apart: different affinities, or a `wake`/source that targets
 //! one instance (rt-app's `resume` wakes every thread of an object). Then each
