@@ -613,9 +613,9 @@ fn unexpressed_settings(spec: &ScenarioSpec, omitted: &[String]) -> Vec<String> 
         duration_ns: _, // expressed: global.duration (warned when not whole seconds)
         cpus: _,        // machine warning
         machine,
-        hz: _,               // machine warning
-        kernel: _,           // machine warning
-        bandwidth_rules: _,  // machine warning ("bandwidth rules")
+        hz: _,              // machine warning
+        kernel: _,          // machine warning
+        bandwidth_rules: _, // machine warning ("bandwidth rules")
         bandwidth_slice_us,
         context_switch_ns: _, // machine warning (the host's own cost)
         tunables: _,          // machine warning
@@ -626,7 +626,7 @@ fn unexpressed_settings(spec: &ScenarioSpec, omitted: &[String]) -> Vec<String> 
         sources: _, // each warned as a periodic thread (`export`)
         groups,
         devices,
-        device_mq: _, // with `devices`
+        device_mq: _,         // with `devices`
         events_max: _,        // a simulator budget, not a workload setting
         victim: _,            // which task the report explains, not a workload setting
         history_window_ns: _, // report setting
@@ -635,13 +635,8 @@ fn unexpressed_settings(spec: &ScenarioSpec, omitted: &[String]) -> Vec<String> 
     } = spec;
     // shape, isolcpus, nohz: the machine warning (machine.describe());
     // tick_offset, wakeup_latency: warned in `export`.
-    let sim_core::scenario::MachineSpec {
-        shape: _,
-        isolcpus: _,
-        nohz_idle: _,
-        tick_offset_ns: _,
-        wakeup_latency: _,
-    } = machine;
+    let sim_core::scenario::MachineSpec { shape: _, isolcpus: _, nohz_idle: _, tick_offset_ns: _, wakeup_latency: _ } =
+        machine;
     if *bandwidth_slice_us != 5000 {
         w.push(format!(
             "cfs.sched_cfs_bandwidth_slice_us = {bandwidth_slice_us}: a sysctl of the host \
@@ -703,8 +698,8 @@ fn unexpressed_settings(spec: &ScenarioSpec, omitted: &[String]) -> Vec<String> 
             session: _,  // warned in `export`
             start_ns: _, // expressed: delay
             slice_ns,
-            program: _, // each step in `task_events`
-            forward: _, // expressed: resume of the next hop (`task_events`)
+            program: _,  // each step in `task_events`
+            forward: _,  // expressed: resume of the next hop (`task_events`)
             hop_work: _, // expressed: the next hop's run (its mean)
             limiter,
             ionice,
@@ -1096,7 +1091,8 @@ program = [{ read = "4KiB" }, { run = "50us" }, { sleep_until = "10ms" }]
         let spec = &s.spec;
         let tasks = doc["tasks"].as_object().expect("tasks");
         let said = |needles: &[&str]| warnings.iter().any(|w| needles.iter().all(|n| w.contains(n)));
-        let exported = |name: &str| tasks.keys().any(|k| k == name || k.strip_prefix(name).is_some_and(|r| r.starts_with('_')));
+        let exported =
+            |name: &str| tasks.keys().any(|k| k == name || k.strip_prefix(name).is_some_and(|r| r.starts_with('_')));
         for t in spec.tasks.iter().filter(|t| exported(&t.name)) {
             let mut gi = Some(t.cgroup);
             while let Some(i) = gi.filter(|&i| i != 0) {
@@ -1114,9 +1110,12 @@ program = [{ read = "4KiB" }, { run = "50us" }, { sleep_until = "10ms" }]
             }
             if let Some(next) = t.forward {
                 let next = &spec.tasks[next].name;
-                let resumes_next = tasks.iter().filter(|(k, _)| k.split('_').next() == Some(t.name.as_str())).any(|(_, o)| {
-                    events(o).iter().any(|(k, v)| k.starts_with("resume") && v.as_str().is_some_and(|x| x.starts_with(next.as_str())))
-                });
+                let resumes_next =
+                    tasks.iter().filter(|(k, _)| k.split('_').next() == Some(t.name.as_str())).any(|(_, o)| {
+                        events(o).iter().any(|(k, v)| {
+                            k.starts_with("resume") && v.as_str().is_some_and(|x| x.starts_with(next.as_str()))
+                        })
+                    });
                 assert!(resumes_next, "{what}: {} forwards to {next}", t.name);
             }
         }
@@ -1141,10 +1140,7 @@ program = [{ read = "4KiB" }, { run = "50us" }, { sleep_until = "10ms" }]
             Scenario::from_toml(f, &text).expect("valid")
         };
         let (_, w) = export(&load("k8s-cpu-limit.toml")).expect("exports");
-        assert!(
-            w.iter().any(|w| w.starts_with("taskgroup /kubepods/pod-api: cpu.max = \"200000 100000\"")),
-            "{w:#?}"
-        );
+        assert!(w.iter().any(|w| w.starts_with("taskgroup /kubepods/pod-api: cpu.max = \"200000 100000\"")), "{w:#?}");
         let (doc, w) = export(&load("elastic-backup.toml")).expect("exports");
         assert!(w.iter().any(|w| w.starts_with("task backup: limiter = backup is not kept")), "{w:#?}");
         // wal (2 instances) forwards to respond (4): each wal thread resumes
@@ -1156,11 +1152,16 @@ program = [{ read = "4KiB" }, { run = "50us" }, { sleep_until = "10ms" }]
             .collect();
         assert_eq!(wal0, ["respond_0", "respond_2"]);
         // A slice (6.12+) is not in rt-app's grammar for SCHED_OTHER.
-        let sliced = PERIODIC.replace("version = \"4.4\"", "version = \"6.18\"").replace("nice = -5", "nice = -5\nslice = \"1ms\"");
+        let sliced = PERIODIC
+            .replace("version = \"4.4\"", "version = \"6.18\"")
+            .replace("nice = -5", "nice = -5\nslice = \"1ms\"");
         let (_, w) = export(&scenario(&sliced)).expect("exports");
         assert!(w.iter().any(|w| w.starts_with("task tick: slice 1ms")), "{w:#?}");
         // A thread nothing resumes is refused, not exported to hang.
-        let lonely = PERIODIC.replace(r#"program = [{ run = "50us" }, { sleep_until = "1ms" }]"#, r#"program = ["wait", { run = "50us" }]"#);
+        let lonely = PERIODIC.replace(
+            r#"program = [{ run = "50us" }, { sleep_until = "1ms" }]"#,
+            r#"program = ["wait", { run = "50us" }]"#,
+        );
         let e = export(&scenario(&lonely)).expect_err("refused").to_string();
         assert!(e.contains("thread tick suspends") && e.contains("rt-app would block it forever"), "{e}");
     }

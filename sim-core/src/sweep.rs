@@ -133,7 +133,9 @@ fn list_values(rhs: &str) -> Result<Vec<String>, String> {
             return Err("an empty item in the list (write v1,v2,...)".into());
         }
         // A repeated value would silently shrink the sweep.
-        if let Some(seen) = items.iter().find(|v| *v == item || item_value(v).is_some_and(|x| Some(x) == item_value(item))) {
+        if let Some(seen) =
+            items.iter().find(|v| *v == item || item_value(v).is_some_and(|x| Some(x) == item_value(item)))
+        {
             return Err(if seen == item {
                 format!("`{item}` is listed twice; give each value once")
             } else {
