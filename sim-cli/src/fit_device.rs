@@ -12,9 +12,9 @@
 use anyhow::{Result, anyhow, bail};
 use serde_json::Value;
 use sim_core::block::device::fit::{SAMPLE_BYTES_MAX, SAMPLE_DEPTH_MAX, SAMPLE_IOPS_MIN, Sample, fit};
+use sim_core::block::request::Op;
 use sim_core::scenario::devices::IOPS_MAX;
 use sim_core::workload::dist::SAMPLE_MAX_NS;
-use sim_core::block::request::Op;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -119,10 +119,9 @@ fn samples_in(text: &str) -> Result<Vec<Sample>> {
             "read" | "randread" => &[Op::Read],
             "write" | "randwrite" => &[Op::Write],
             "rw" | "readwrite" | "randrw" => &[Op::Read, Op::Write],
-            other => bail!(
-                "`{}` = `{other}`: fit-device reads read, randread, write, randwrite, rw or randrw",
-                field("rw")
-            ),
+            other => {
+                bail!("`{}` = `{other}`: fit-device reads read, randread, write, randwrite, rw or randrw", field("rw"))
+            }
         };
         for &op in ops {
             let dir = if op == Op::Read { "read" } else { "write" };

@@ -47,7 +47,7 @@ fn map_in_order_with<T: Sync, R: Send>(
             let b = std::thread::Builder::new().name(format!("{what}-{i}"));
             let spawned = match refuse(i) {
                 Some(e) => Err(e),
-                None => b.spawn_scoped(s, &work),
+                None => b.spawn_scoped(s, work),
             };
             match spawned {
                 Ok(h) => workers.push(h),

@@ -32,6 +32,15 @@
 //! period skips to the next multiple in the simulator, while rt-app's
 //! (relative) timer restarts its period from the late wake-up.
 //!
+//! Every setting of the scenario is accounted for in one place,
+//! `unexpressed_settings`, which destructures the spec's structs without
+//! `..`: a new setting does not compile until the export expresses or warns
+//! it (group quotas at every level, cpusets, slices, limiters, ionice,
+//! devices are warned). A `forward` hop is expressed: after its run, a
+//! serving thread resumes an instance of the next hop (each in turn). A
+//! thread that suspends and that nothing resumes would hang rt-app, so the
+//! export refuses it, naming the thread.
+//!
 //! Instances of a declaration share one rt-app thread object, unless they
 //! must be told apart: different affinities, or a `wake`/source that targets
 //! one instance (rt-app's `resume` wakes every thread of an object). Then each
@@ -81,6 +90,19 @@ pub fn export(scenario: &Scenario) -> Result<(Value, Vec<String>)> {
                 break;
             }
             let mut obj = thread_props(spec, t, inst.map_or(0, |i| i as usize));
+            let reps = forward_reps(spec, d, &names);
+            if let (true, Some(n)) = (reps > 1, t.program.iterations) {
+                // The program is written out `reps` times per rt-app loop.
+                obj.insert("loop".into(), json!(n.div_ceil(u64::from(reps))));
+                if k == 0 && !n.is_multiple_of(u64::from(reps)) {
+                    warnings.push(format!(
+                        "task {}: iterations = {n} rounded up to {} (its program is written out {reps} times to \
+                         reach every instance of its next hop)",
+                        t.name,
+                        n.div_ceil(u64::from(reps)) * u64::from(reps)
+                    ));
+                }
+            }
             if inst.is_none() && t.count > 1 {
                 obj.insert("instance".into(), json!(t.count));
             }
@@ -117,6 +139,7 @@ pub fn export(scenario: &Scenario) -> Result<(Value, Vec<String>)> {
             gi = grp.parent;
         }
     }
+    warnings.extend(unexpressed_settings(spec, &omitted));
     if tasks.is_empty() {
         bail!(
             "{}: nothing to export as rt-app: every task is I/O-only ({}); rt-app has no block-device steps",
@@ -166,6 +189,8 @@ pub fn export(scenario: &Scenario) -> Result<(Value, Vec<String>)> {
         }
     }
 
+    refuse_unresumed(scenario, &tasks)?;
+
     // rt-app refuses a `cpus` entry the host does not have.
     let pinned_max = spec
         .tasks
@@ -182,10 +207,12 @@ pub fn export(scenario: &Scenario) -> Result<(Value, Vec<String>)> {
     warnings.insert(
         0,
         format!(
-            "machine: {} ({} HZ, CFS tunables and features): rt-app runs on the host as it is; boot or tune it to \
-             match{need}",
+            "machine: {} ({} HZ), kernel {} with its tunables, features and bandwidth rules{}: rt-app runs on \
+             the host as it is; boot or tune it to match{need}",
             spec.machine.describe(),
-            spec.hz
+            spec.hz,
+            spec.kernel.label(),
+            if spec.groups.autogroup { ", autogroup on" } else { "" }
         ),
     );
     if spec.machine.tick_offset_ns > 0 {
@@ -256,12 +283,20 @@ fn split_declarations(spec: &ScenarioSpec) -> Vec<bool> {
             }
         }
     }
-    // A waker whose instances wake different objects needs one object each.
+    // A forwarded item goes to one instance of the next hop (the least
+    // loaded, in the engine); rt-app's resume would wake them all.
+    for t in &spec.tasks {
+        if let Some(next) = t.forward {
+            split[next] |= spec.tasks[next].count > 1;
+        }
+    }
+    // A waker (or forwarder) whose instances wake different objects needs
+    // one object each.
     for (d, t) in spec.tasks.iter().enumerate() {
         let wakes_split = t.program.steps.iter().any(|s| match s {
             Step::Wake(target) => split[declaration_of(spec, target.resolve(0)).0],
             _ => false,
-        });
+        }) || t.forward.is_some_and(|n| split[n]);
         split[d] |= t.count > 1 && wakes_split;
     }
     split
@@ -286,22 +321,26 @@ impl ObjectNames<'_> {
     }
 }
 
-/// Per declaration: the mean CPU work of one source arrival, in µs (the
-/// arrival rates weight the sources that feed it).
+/// Per declaration: the mean CPU work of one item it serves, in µs: a
+/// source's arrivals (a burst's work) at its target, then along the route
+/// (`forward`) each hop's `hop_work`, or the item's own work when the hop
+/// gives none. The arrival rates weight the sources that reach it.
 fn serve_work_us(spec: &ScenarioSpec) -> Vec<u64> {
-    let mut out = vec![0; spec.tasks.len()];
-    for (d, slot) in out.iter_mut().enumerate() {
-        let (mut rate, mut work) = (0.0, 0.0);
-        for s in spec.sources.iter().filter(|s| s.target == d) {
-            let r = 1.0 / s.interval.mean_ns().max(1.0);
-            rate += r;
-            work += r * f64::from(s.burst) * s.work.mean_ns();
-        }
-        if rate > 0.0 {
-            *slot = ns_to_us((work / rate).round() as u64);
+    let mut rate = vec![0.0f64; spec.tasks.len()];
+    let mut work = vec![0.0f64; spec.tasks.len()];
+    for s in &spec.sources {
+        let r = 1.0 / s.interval.mean_ns().max(1.0);
+        let mut w = f64::from(s.burst) * s.work.mean_ns();
+        // Bounded: a route lists each declaration once (hops.rs refuses cycles).
+        for (k, &d) in s.route.iter().enumerate() {
+            if k > 0 {
+                w = spec.tasks[d].hop_work.as_ref().map_or(w, Dist::mean_ns);
+            }
+            rate[d] += r;
+            work[d] += r * w;
         }
     }
-    out
+    rate.iter().zip(&work).map(|(&r, &w)| if r > 0.0 { ns_to_us((w / r).round() as u64) } else { 0 }).collect()
 }
 
 /// Nanoseconds to rt-app's µs, rounded to nearest.
@@ -363,11 +402,58 @@ fn thread_props(spec: &ScenarioSpec, t: &TaskSpec, instance: usize) -> Map<Strin
     obj
 }
 
-/// The rt-app events of instance `inst` of declaration `d`, in program order.
+/// Most events one thread object gets by writing a forwarder's program out
+/// several times (`forward_reps`).
+const UNROLLED_EVENTS_MAX: usize = 4096;
+
+/// How many times the program of declaration `d` is written out so that its
+/// instances, together, reach every instance of its next hop: in repetition
+/// `r` instance `i` resumes instance `(i + r·count) mod n`. One when it does
+/// not forward, or its next hop is one object.
+fn forward_reps(spec: &ScenarioSpec, d: usize, names: &ObjectNames) -> u32 {
+    let t = &spec.tasks[d];
+    let Some(next) = t.forward.filter(|&n| names.split[n]) else { return 1 };
+    let n = spec.tasks[next].count.max(1);
+    let c = if names.split[d] { t.count.max(1) } else { 1 };
+    let gcd = |mut a: u32, mut b: u32| {
+        // Bounded: Euclid's algorithm ends in O(log) steps.
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        a
+    };
+    let reps = n / gcd(c, n);
+    let steps = t.program.steps.len().max(1);
+    if reps as usize * steps > UNROLLED_EVENTS_MAX { 1 } else { reps }
+}
+
+/// The rt-app events of instance `inst` of declaration `d`, in program
+/// order, the program written out `forward_reps` times.
 fn task_events(
     spec: &ScenarioSpec,
     d: usize,
     inst: u32,
+    names: &ObjectNames,
+    serve_work: u64,
+    warn: &mut Vec<String>,
+) -> Vec<(&'static str, Value)> {
+    let mut out = Vec::new();
+    for rep in 0..forward_reps(spec, d, names) {
+        // The warnings are the program's: said once.
+        let mut sink = Vec::new();
+        let w = if rep == 0 { &mut *warn } else { &mut sink };
+        out.extend(program_events(spec, d, inst, rep, names, serve_work, w));
+    }
+    out
+}
+
+/// One pass over the program of instance `inst` of declaration `d`
+/// (repetition `rep`, see `forward_reps`).
+fn program_events(
+    spec: &ScenarioSpec,
+    d: usize,
+    inst: u32,
+    rep: u32,
     names: &ObjectNames,
     serve_work: u64,
     warn: &mut Vec<String>,
@@ -432,6 +518,22 @@ fn task_events(
                 if serve_work > 0 {
                     out.push(("run", json!(serve_work)));
                 }
+                // The served item goes on to the next hop: resume it, or
+                // its thread would suspend forever.
+                if let Some(next) = t.forward {
+                    let n = spec.tasks[next].count.max(1);
+                    let step = if names.split[d] { t.count } else { 1 };
+                    let target = (inst + rep * step) % n;
+                    out.push(("resume", Value::String(names.object(next, target))));
+                    warn.push(format!(
+                        "{what} (forward = {}): each served item resumes an instance of {} in turn (the simulator \
+                         gives it to the least-loaded one), which then runs {} us, the mean work of an item there{}",
+                        spec.tasks[next].name,
+                        spec.tasks[next].name,
+                        serve_work_of(spec, next),
+                        if spec.tasks[next].hop_work.is_some() { " (hop_work's mean)" } else { "" }
+                    ));
+                }
             }
             Step::Yield => out.push(("yield", Value::String(String::new()))),
             Step::Io(io) => warn.push(format!(
@@ -489,6 +591,180 @@ fn add_events(obj: &mut Map<String, Value>, events: Vec<(&'static str, Value)>) 
             phases.into_iter().enumerate().map(|(i, p)| (format!("p{i:0width$}"), Value::Object(p))).collect();
         obj.insert("phases".into(), Value::Object(all));
     }
+}
+
+fn serve_work_of(spec: &ScenarioSpec, d: usize) -> u64 {
+    serve_work_us(spec).get(d).copied().unwrap_or(0)
+}
+
+/// The one place that goes through every setting of the scenario spec and
+/// says what the export does with it: expressed in the JSON, warned here,
+/// or warned where its events are built. Each struct is destructured
+/// without `..`, so a setting added to the spec does not compile until it
+/// is given its line here: nothing is dropped silently. Returns the
+/// warnings of the settings not warned elsewhere. `omitted`: tasks left out.
+fn unexpressed_settings(spec: &ScenarioSpec, omitted: &[String]) -> Vec<String> {
+    let fmt = sim_core::time::format_duration;
+    let mut w = Vec::new();
+    let ScenarioSpec {
+        name: _,        // expressed: global.log_basename
+        description: _, // prose, not a setting
+        seed: _,        // what it draws is warned per step (distributions become means)
+        duration_ns: _, // expressed: global.duration (warned when not whole seconds)
+        cpus: _,        // machine warning
+        machine,
+        hz: _,              // machine warning
+        kernel: _,          // machine warning
+        bandwidth_rules: _, // machine warning ("bandwidth rules")
+        bandwidth_slice_us,
+        context_switch_ns: _, // machine warning (the host's own cost)
+        tunables: _,          // machine warning
+        features: _,          // machine warning
+        eevdf: _,             // machine warning
+        eevdf_features: _,    // machine warning
+        tasks,
+        sources: _, // each warned as a periodic thread (`export`)
+        groups,
+        devices,
+        device_mq: _,         // with `devices`
+        events_max: _,        // a simulator budget, not a workload setting
+        victim: _,            // which task the report explains, not a workload setting
+        history_window_ns: _, // report setting
+        limiters,
+        io_queues,
+    } = spec;
+    // shape, isolcpus, nohz: the machine warning (machine.describe());
+    // tick_offset, wakeup_latency: warned in `export`.
+    let sim_core::scenario::MachineSpec { shape: _, isolcpus: _, nohz_idle: _, tick_offset_ns: _, wakeup_latency: _ } =
+        machine;
+    if *bandwidth_slice_us != 5000 {
+        w.push(format!(
+            "cfs.sched_cfs_bandwidth_slice_us = {bandwidth_slice_us}: a sysctl of the host \
+             (/proc/sys/kernel/sched_cfs_bandwidth_slice_us); rt-app does not set it"
+        ));
+    }
+    let sim_core::scenario::Groups { groups: list, autogroup: _, group_load } = groups; // autogroup: machine warning
+    if *group_load != Default::default() {
+        w.push(format!("groups: the group load model ({group_load:?}) is a model input: the host has its own"));
+    }
+    let kept = |t: &TaskSpec| !omitted.contains(&t.name);
+    for (i, g) in list.iter().enumerate().skip(1) {
+        let sim_core::scenario::GroupSpec { path, parent: _, shares: _, session: _, cpus, bandwidth, bfq_weight } = g;
+        // shares: warned per task in `export`; session: the autogroup warning.
+        let used = tasks.iter().filter(|t| kept(t)).any(|t| {
+            let mut gi = Some(t.cgroup);
+            // Bounded: the group tree has no cycles and at most `list.len()` levels.
+            for _ in 0..list.len() {
+                match gi {
+                    Some(x) if x == i => return true,
+                    Some(x) => gi = list[x].parent,
+                    None => break,
+                }
+            }
+            false
+        });
+        if !used {
+            continue;
+        }
+        if let Some(b) = bandwidth {
+            let quota = b.quota_ns.map_or("max".to_string(), |q| (q / 1000).to_string());
+            w.push(format!(
+                "taskgroup {path}: cpu.max = \"{quota} {}\"{} in the scenario; rt-app creates the group but cannot \
+                 set its quota: write it to {path}/cpu.max (cgroup v2) before the run, or the threads run unthrottled",
+                b.period_ns / 1000,
+                if b.burst_ns > 0 { format!(" (cpu.max.burst {})", b.burst_ns / 1000) } else { String::new() }
+            ));
+        }
+        if cpus.len() != usize::from(spec.cpus) {
+            w.push(format!(
+                "taskgroup {path}: cpuset.cpus {} in the scenario; rt-app does not write cpusets: set it before the run",
+                cpus.iter().map(|c| c.0.to_string()).collect::<Vec<_>>().join(",")
+            ));
+        }
+        if *bfq_weight != sim_core::block::bfq::GROUP_WEIGHT_DEFAULT {
+            w.push(format!("taskgroup {path}: io.bfq.weight {bfq_weight} is not kept: rt-app has no block I/O"));
+        }
+    }
+    for t in tasks.iter().filter(|t| kept(t)) {
+        let TaskSpec {
+            name,
+            count: _,    // expressed: instance (or one object per instance)
+            first: _,    // ids, not a setting
+            affinity: _, // expressed: cpus
+            nice: _,     // expressed: priority
+            policy: _,   // expressed: policy
+            group: _,    // autogroup warning in `export`
+            cgroup: _,   // expressed: taskgroup
+            session: _,  // warned in `export`
+            start_ns: _, // expressed: delay
+            slice_ns,
+            program: _,  // each step in `task_events`
+            forward: _,  // expressed: resume of the next hop (`task_events`)
+            hop_work: _, // expressed: the next hop's run (its mean)
+            limiter,
+            ionice,
+        } = t;
+        if let Some(ns) = slice_ns {
+            w.push(format!(
+                "task {name}: slice {} (sched_attr.sched_runtime, 6.12+) is not kept: rt-app sets no slice for \
+                 SCHED_OTHER threads; the host's default slice applies",
+                fmt(*ns)
+            ));
+        }
+        if let Some(l) = limiter {
+            let lname = limiters.get(l.0 as usize).map_or("?", |x| x.name.as_str());
+            w.push(format!(
+                "task {name}: limiter = {lname} is not kept: rt-app has no elastic CPU limiter, so its run steps \
+                 are not throttled by grants"
+            ));
+        }
+        if ionice.is_some() {
+            w.push(format!("task {name}: ionice is not kept: rt-app has no block I/O"));
+        }
+    }
+    if !devices.is_empty() {
+        let names: Vec<&str> = devices.iter().map(|d| d.name.as_str()).collect();
+        w.push(format!("devices: {} (block devices and their elevators) are not in rt-app", names.join(", ")));
+    }
+    for q in io_queues {
+        w.push(format!("io_queues.{}: a userspace I/O scheduler; rt-app has no block I/O", q.name));
+    }
+    w
+}
+
+/// An rt-app thread that suspends itself and that no thread resumes would
+/// wait forever (and rt-app's end of run would wait for it): refused,
+/// naming the thread.
+fn refuse_unresumed(scenario: &Scenario, tasks: &Map<String, Value>) -> Result<()> {
+    let events = |t: &Value| -> Vec<(String, Value)> {
+        let Some(obj) = t.as_object() else { return Vec::new() };
+        let mut out: Vec<(String, Value)> = obj.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        if let Some(Value::Object(phases)) = obj.get("phases") {
+            for p in phases.values().filter_map(Value::as_object) {
+                out.extend(p.iter().map(|(k, v)| (k.clone(), v.clone())));
+            }
+        }
+        out
+    };
+    let mut resumed: Vec<String> = Vec::new();
+    for t in tasks.values() {
+        for (k, v) in events(t) {
+            if let (true, Some(target)) = (k.starts_with("resume"), v.as_str()) {
+                resumed.push(target.to_string());
+            }
+        }
+    }
+    for (name, t) in tasks {
+        let suspends = events(t).iter().any(|(k, v)| k.starts_with("suspend") && v.as_str() == Some(name.as_str()));
+        if suspends && !resumed.iter().any(|r| r == name) {
+            bail!(
+                "{}: export --rt-app: thread {name} suspends (a `wait` or `serve` step) and no thread resumes it \
+                 (no `wake`, source or `forward` reaches it): rt-app would block it forever",
+                scenario.file()
+            );
+        }
+    }
+    Ok(())
 }
 
 fn insert_unique(tasks: &mut Map<String, Value>, name: String, obj: Value) -> Result<()> {
@@ -789,6 +1065,7 @@ program = [{ read = "4KiB" }, { run = "50us" }, { sleep_until = "10ms" }]
                 for (name, t) in tasks {
                     check_thread(&format!("{what} {name}"), t, tasks);
                 }
+                check_settings_said(&what, &s, &doc, &warnings);
                 // The I/O-bound tasks are left out, and said so.
                 let stem = f.file_stem().and_then(|s| s.to_str()).unwrap_or("");
                 let left_out: &[&str] = match stem {
@@ -802,6 +1079,91 @@ program = [{ read = "4KiB" }, { run = "50us" }, { sleep_until = "10ms" }]
                 }
             }
         }
+    }
+
+    /// Defect: settings the export cannot express were dropped without a
+    /// warning (a pod's `cpu.max`, a limiter, a task's slice), and `forward`
+    /// hops became threads that suspend forever. Checked here from the spec,
+    /// independently of `unexpressed_settings`: each non-default setting
+    /// appears in the JSON or in a warning, and every thread that suspends
+    /// is resumed by another.
+    fn check_settings_said(what: &str, s: &Scenario, doc: &Value, warnings: &[String]) {
+        let spec = &s.spec;
+        let tasks = doc["tasks"].as_object().expect("tasks");
+        let said = |needles: &[&str]| warnings.iter().any(|w| needles.iter().all(|n| w.contains(n)));
+        let exported =
+            |name: &str| tasks.keys().any(|k| k == name || k.strip_prefix(name).is_some_and(|r| r.starts_with('_')));
+        for t in spec.tasks.iter().filter(|t| exported(&t.name)) {
+            let mut gi = Some(t.cgroup);
+            while let Some(i) = gi.filter(|&i| i != 0) {
+                let g = &spec.groups.groups[i];
+                if g.bandwidth.is_some() {
+                    assert!(said(&[&format!("taskgroup {}:", g.path), "cpu.max"]), "{what}: {} {warnings:#?}", g.path);
+                }
+                gi = g.parent;
+            }
+            if t.limiter.is_some() {
+                assert!(said(&[&format!("task {}: limiter", t.name)]), "{what}: {}", t.name);
+            }
+            if t.slice_ns.is_some() {
+                assert!(said(&[&format!("task {}: slice", t.name)]), "{what}: {}", t.name);
+            }
+            if let Some(next) = t.forward {
+                let next = &spec.tasks[next].name;
+                let resumes_next =
+                    tasks.iter().filter(|(k, _)| k.split('_').next() == Some(t.name.as_str())).any(|(_, o)| {
+                        events(o).iter().any(|(k, v)| {
+                            k.starts_with("resume") && v.as_str().is_some_and(|x| x.starts_with(next.as_str()))
+                        })
+                    });
+                assert!(resumes_next, "{what}: {} forwards to {next}", t.name);
+            }
+        }
+        let resumed: Vec<String> = tasks
+            .values()
+            .flat_map(events)
+            .filter(|(k, _)| k.starts_with("resume"))
+            .filter_map(|(_, v)| v.as_str().map(str::to_string))
+            .collect();
+        for (name, t) in tasks {
+            if events(t).iter().any(|(k, _)| k.starts_with("suspend")) {
+                assert!(resumed.contains(name), "{what}: {name} suspends and nothing resumes it");
+            }
+        }
+    }
+
+    #[test]
+    fn quotas_limiters_slices_and_hops_are_said_or_expressed() {
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
+        let load = |f: &str| {
+            let text = std::fs::read_to_string(repo.join(f)).expect("readable");
+            Scenario::from_toml(f, &text).expect("valid")
+        };
+        let (_, w) = export(&load("k8s-cpu-limit.toml")).expect("exports");
+        assert!(w.iter().any(|w| w.starts_with("taskgroup /kubepods/pod-api: cpu.max = \"200000 100000\"")), "{w:#?}");
+        let (doc, w) = export(&load("elastic-backup.toml")).expect("exports");
+        assert!(w.iter().any(|w| w.starts_with("task backup: limiter = backup is not kept")), "{w:#?}");
+        // wal (2 instances) forwards to respond (4): each wal thread resumes
+        // two respond threads in turn, so all four are reached.
+        let wal0: Vec<String> = events(&doc["tasks"]["wal_0"])
+            .into_iter()
+            .filter(|(k, _)| k.starts_with("resume"))
+            .map(|(_, v)| v.as_str().unwrap_or("").to_string())
+            .collect();
+        assert_eq!(wal0, ["respond_0", "respond_2"]);
+        // A slice (6.12+) is not in rt-app's grammar for SCHED_OTHER.
+        let sliced = PERIODIC
+            .replace("version = \"4.4\"", "version = \"6.18\"")
+            .replace("nice = -5", "nice = -5\nslice = \"1ms\"");
+        let (_, w) = export(&scenario(&sliced)).expect("exports");
+        assert!(w.iter().any(|w| w.starts_with("task tick: slice 1ms")), "{w:#?}");
+        // A thread nothing resumes is refused, not exported to hang.
+        let lonely = PERIODIC.replace(
+            r#"program = [{ run = "50us" }, { sleep_until = "1ms" }]"#,
+            r#"program = ["wait", { run = "50us" }]"#,
+        );
+        let e = export(&scenario(&lonely)).expect_err("refused").to_string();
+        assert!(e.contains("thread tick suspends") && e.contains("rt-app would block it forever"), "{e}");
     }
 
     /// Each thread object: event keys rt-app knows, a step that lets time

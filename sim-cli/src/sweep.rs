@@ -476,16 +476,17 @@ fn merge_texts(inputs: &[(String, String)]) -> Result<(Sweep, Vec<PointResult>)>
                     settings.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ")
                 });
             }
-            let stop = [
+            let reasons = [
                 StopReason::TimeLimit,
                 StopReason::EventLimit,
                 StopReason::Quiescent,
                 StopReason::Stalled,
                 StopReason::BudgetSpent,
-            ]
-            .into_iter()
-            .find(|s| s.name() == p.stop)
-            .ok_or_else(|| anyhow::anyhow!("{at}: unknown stop reason `{}`", p.stop))?;
+            ];
+            let stop = reasons.into_iter().find(|s| s.name() == p.stop).ok_or_else(|| {
+                let allowed: Vec<&str> = reasons.iter().map(|r| r.name()).collect();
+                anyhow::anyhow!("{at}: `stop` = `{}` is not a stop reason; allowed: {}", p.stop, allowed.join(", "))
+            })?;
             let r = PointResult {
                 index: p.index,
                 settings,
@@ -641,6 +642,8 @@ mod tests {
         assert!(e.contains("b:1: point 1 differs from the same point at a:2"), "{e}");
         let e = err(&[("a", format!("{}{{\"schema\": 1, \"sweep\": 1}}\n", shard("f00d", &[0])))]);
         assert!(e.starts_with("a:2: not a line of `sim-cli sweep --json`"), "{e}");
+        let e = err(&[("a", shard("f00d", &[0]).replace("\"stop\":\"time_limit\"", "\"stop\":\"bored\""))]);
+        assert!(e.contains("a:1: `stop` = `bored` is not a stop reason; allowed: time_limit"), "{e}");
         let moved = shard("f00d", &[1]).replace("\"index\":1", "\"index\":2");
         let e = err(&[("a", moved)]);
         assert!(e.contains("a:1: the settings of point 2 are not the grid's"), "{e}");

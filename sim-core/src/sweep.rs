@@ -108,9 +108,21 @@ fn split_outside_quotes(text: &str, sep: char) -> Option<(&str, &str)> {
     None
 }
 
+/// The number a list item stands for, to find items that name the same
+/// value in different words (`1ms` and `1000us`, `5` and `05`).
+fn item_value(item: &str) -> Option<i128> {
+    if let Ok(n) = item.parse::<i64>() {
+        return Some(i128::from(n));
+    }
+    // Durations are kept apart from plain integers (`1000` is not `1us`).
+    parse_duration(item).ok().map(|ns| -(i128::from(ns)) - (1 << 80))
+}
+
 fn list_values(rhs: &str) -> Result<Vec<String>, String> {
     let mut items: Vec<String> = Vec::new();
     let mut rest = rhs;
+    // Bounded: each turn consumes one item and the list has at most
+    // AXIS_POINTS_MAX of them.
     loop {
         let (item, next) = match split_outside_quotes(rest, ',') {
             Some((a, b)) => (a, Some(b)),
@@ -120,9 +132,17 @@ fn list_values(rhs: &str) -> Result<Vec<String>, String> {
         if item.is_empty() {
             return Err("an empty item in the list (write v1,v2,...)".into());
         }
-        if !items.iter().any(|v| v == item) {
-            items.push(item.to_string());
+        // A repeated value would silently shrink the sweep.
+        if let Some(seen) =
+            items.iter().find(|v| *v == item || item_value(v).is_some_and(|x| Some(x) == item_value(item)))
+        {
+            return Err(if seen == item {
+                format!("`{item}` is listed twice; give each value once")
+            } else {
+                format!("`{item}` is the same value as `{seen}`; give each value once")
+            });
         }
+        items.push(item.to_string());
         if items.len() > AXIS_POINTS_MAX {
             return Err(format!("more than {AXIS_POINTS_MAX} values; the limit is {AXIS_POINTS_MAX} per axis"));
         }
@@ -134,19 +154,19 @@ fn list_values(rhs: &str) -> Result<Vec<String>, String> {
     Ok(items)
 }
 
-fn range_end(text: &str) -> Result<(u64, EndKind), String> {
+/// A range end: a duration with a unit (ns, never negative) or a plain
+/// integer, which may be negative (`nice=-20..19`).
+fn range_end(text: &str) -> Result<(i64, EndKind), String> {
     let t = text.trim();
     // Override values are TOML integers (i64): larger ends could not be set.
-    let too_large = || format!("`{t}` is too large: range ends are at most {}", i64::MAX);
-    let end = if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
-        t.parse::<u64>().map(|n| (n, EndKind::Integer)).map_err(|_| too_large())?
-    } else {
-        parse_duration(t).map(|n| (n, EndKind::Duration)).map_err(|e| format!("range end {e}; or write a plain integer"))?
-    };
-    if end.0 > i64::MAX as u64 {
-        return Err(too_large());
+    let too_large = || format!("`{t}` is out of range: range ends are {} to {}", i64::MIN, i64::MAX);
+    let digits = t.strip_prefix('-').unwrap_or(t);
+    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+        return t.parse::<i64>().map(|n| (n, EndKind::Integer)).map_err(|_| too_large());
     }
-    Ok(end)
+    let ns = parse_duration(t).map_err(|e| format!("range end {e}; or write a plain integer such as 5 or -20"))?;
+    let ns = i64::try_from(ns).map_err(|_| too_large())?;
+    Ok((ns, EndKind::Duration))
 }
 
 fn range_values(rhs: &str) -> Result<(Vec<String>, bool), String> {
@@ -176,10 +196,22 @@ fn range_values(rhs: &str) -> Result<(Vec<String>, bool), String> {
     if lo >= hi {
         return Err(format!("the range must go up: `{}` is not below `{}`", a.trim(), b.trim()));
     }
-    if log && lo == 0 {
-        return Err("a log range needs a start above 0".into());
+    if log && lo <= 0 {
+        return Err(format!("a log range needs a start above 0, not `{}`", a.trim()));
     }
-    let exact: Vec<u64> = (0..count)
+    // i128: `hi - lo` of two i64 cannot overflow there.
+    let (lo, hi) = (i128::from(lo), i128::from(hi));
+    if hi - lo + 1 < count as i128 {
+        return Err(format!(
+            "`{}..{}` holds only {} whole {}, fewer than the {count} points asked for; ask for at most {}",
+            a.trim(),
+            b.trim(),
+            hi - lo + 1,
+            if kind_a == EndKind::Duration { "nanoseconds" } else { "numbers" },
+            hi - lo + 1
+        ));
+    }
+    let exact: Vec<i128> = (0..count)
         .map(|i| {
             if i == 0 {
                 return lo;
@@ -191,15 +223,24 @@ fn range_values(rhs: &str) -> Result<(Vec<String>, bool), String> {
             let x =
                 if log { lo as f64 * libm::pow(hi as f64 / lo as f64, f) } else { lo as f64 + (hi - lo) as f64 * f };
             // Strictly inside the ends, so rounding cannot step past them.
-            (libm::round(x) as u64).clamp(lo, hi)
+            (libm::round(x) as i128).clamp(lo, hi)
         })
         .collect();
     let mut full = exact.clone();
     full.dedup();
-    // The fewest significant digits (from three) that keep every distinct point distinct.
+    if full.len() < count {
+        // A log range crowds its low end: neighbours that round to one value.
+        return Err(format!(
+            "only {} of the {count} points are distinct once rounded to whole units; ask for at most {}, or use \
+             :lin:",
+            full.len(),
+            full.len()
+        ));
+    }
+    // The fewest significant digits (from three) that keep every point distinct.
     let points = (SIGNIFICANT_DIGITS_MIN..=20)
         .map(|digits| {
-            let mut p: Vec<u64> = exact
+            let mut p: Vec<i128> = exact
                 .iter()
                 .enumerate()
                 .map(|(i, &x)| if i == 0 || i + 1 == count { x } else { round_significant(x, digits).clamp(lo, hi) })
@@ -209,21 +250,24 @@ fn range_values(rhs: &str) -> Result<(Vec<String>, bool), String> {
         })
         .find(|p| p.len() == full.len())
         .unwrap_or(full);
-    let text = |n: u64| match kind_a {
-        EndKind::Duration => crate::time::format_duration(n),
+    let text = |n: i128| match kind_a {
+        // Duration ends are at least 0 and at most i64::MAX.
+        EndKind::Duration => crate::time::format_duration(u64::try_from(n).unwrap_or(0)),
         EndKind::Integer => n.to_string(),
     };
     Ok((points.into_iter().map(text).collect(), log))
 }
 
-/// `x` rounded to `digits` significant decimal digits.
-fn round_significant(x: u64, digits: u32) -> u64 {
-    let len = x.checked_ilog10().map_or(1, |l| l + 1);
+/// `x` rounded to `digits` significant decimal digits (half away from 0).
+fn round_significant(x: i128, digits: u32) -> i128 {
+    let m = x.unsigned_abs();
+    let len = m.checked_ilog10().map_or(1, |l| l + 1);
     if len <= digits {
         return x;
     }
-    let p = 10u64.pow(len - digits);
-    (x / p + u64::from(x % p >= p / 2)) * p
+    let p = 10u128.pow(len - digits);
+    let r = ((m / p + u128::from(m % p >= p / 2)) * p) as i128;
+    if x < 0 { -r } else { r }
 }
 
 /// The cartesian product of the axes, first axis slowest.
@@ -451,8 +495,7 @@ mod tests {
     fn linear_ranges_and_plain_integers() {
         assert_eq!(values("machine.hz=100..1000:lin:4"), ["100", "400", "700", "1000"]);
         assert_eq!(values("x=0ms..3ms:4"), ["0ns", "1ms", "2ms", "3ms"]);
-        // Rounding to whole nanoseconds merges equal points.
-        assert_eq!(values("x=1ns..3ns:lin:5"), ["1ns", "2ns", "3ns"]);
+        assert_eq!(values("x=1ns..3ns:lin:3"), ["1ns", "2ns", "3ns"]);
         // More digits when three would merge neighbours.
         assert_eq!(values("x=1000..1003:lin:4"), ["1000", "1001", "1002", "1003"]);
         assert!(!Axis::parse("x=1..2:2").unwrap().log);
@@ -463,7 +506,7 @@ mod tests {
         let a = Axis::parse(r#"tasks.a.name="x,y", "z""#).unwrap();
         assert_eq!(a.values, [r#""x,y""#, r#""z""#]);
         assert_eq!(values("features.HRTICK=true,false"), ["true", "false"]);
-        assert_eq!(values("cfs.sched_wakeup_granularity_ns=0.5ms,1ms,4ms,1ms"), ["0.5ms", "1ms", "4ms"]);
+        assert_eq!(values("cfs.sched_wakeup_granularity_ns=0.5ms,1ms,4ms"), ["0.5ms", "1ms", "4ms"]);
         assert_eq!(values(r#"groups."/a=b".shares=2"#), ["2"]);
         assert_eq!(Axis::parse(r#"groups."/a=b".shares=2"#).unwrap().key, r#"groups."/a=b".shares"#);
     }
@@ -489,6 +532,44 @@ mod tests {
             assert!(e.starts_with(&format!("--vary {spec}: ")) && e.contains(needle), "{spec}: {e}");
             assert!(!e.contains('\n'), "{e}");
         }
+    }
+
+    /// Defect: `--vary nice=-20..19` was refused with "write a plain
+    /// integer", which it is. Negative integer ends now work.
+    #[test]
+    fn negative_integer_ranges() {
+        assert_eq!(values("tasks.a.nice=-20..19:lin:4"), ["-20", "-7", "6", "19"]);
+        assert_eq!(values("x=-3..-1:3"), ["-3", "-2", "-1"]);
+        let big = format!("x={}..{}:2", i64::MIN, i64::MAX);
+        assert_eq!(values(&big), [i64::MIN.to_string(), i64::MAX.to_string()]);
+        for (spec, want) in [
+            ("x=-5..5:log:3", "a log range needs a start above 0, not `-5`"),
+            ("x=-1ms..1ms:3", "range end"),
+            ("x=1.5..3:3", "or write a plain integer such as 5 or -20"),
+            ("x=-99999999999999999999..1:3", "out of range"),
+        ] {
+            let e = Axis::parse(spec).unwrap_err();
+            assert!(e.starts_with(&format!("--vary {spec}: ")) && e.contains(want), "{spec}: {e}");
+        }
+    }
+
+    /// Defect: `--vary x=1ms,1ms` silently became a one-point sweep, and a
+    /// range with fewer whole values than points silently shrank. Both are
+    /// refused, naming the value.
+    #[test]
+    fn duplicate_points_are_refused() {
+        for (spec, want) in [
+            ("x=1ms,1ms", "`1ms` is listed twice; give each value once"),
+            ("x=1ms,2ms,1000us", "`1000us` is the same value as `1ms`"),
+            ("x=5,05", "`05` is the same value as `5`"),
+            ("x=1ns..3ns:lin:5", "`1ns..3ns` holds only 3 whole nanoseconds, fewer than the 5 points asked for"),
+            ("x=1..5:log:5", "only 4 of the 5 points are distinct"),
+        ] {
+            let e = Axis::parse(spec).unwrap_err();
+            assert!(e.starts_with(&format!("--vary {spec}: ")) && e.contains(want), "{spec}: {e}");
+        }
+        // `1000` (a number) and `1us` (a duration) are different values.
+        assert_eq!(values("x=1000,1us"), ["1000", "1us"]);
     }
 
     #[test]

@@ -24,9 +24,7 @@ pub fn read_text_bounded(path: &Path, limit: u64, what: &str) -> Result<String> 
     let p = path.display();
     let file = std::fs::File::open(path).map_err(|e| anyhow!("cannot read {p}: {e}"))?;
     let mut bytes = Vec::new();
-    file.take(limit.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|e| anyhow!("cannot read {p}: {e}"))?;
+    file.take(limit.saturating_add(1)).read_to_end(&mut bytes).map_err(|e| anyhow!("cannot read {p}: {e}"))?;
     if bytes.len() as u64 > limit {
         return Err(anyhow!(
             "{p}: the {what} is larger than {limit} bytes (reading stopped there); the limit is {limit}"

@@ -124,13 +124,7 @@ fn sse(p: &FlashParams, qd: u32, samples: &[&Sample]) -> f64 {
 /// parameters and their squared log error, or `None` when this parallelism
 /// cannot fit the QD1 latency even at `IOPS_MAX` (its channel time alone
 /// would exceed the room the 4 KiB transfer leaves).
-fn fit_iops(
-    base: &FlashParams,
-    op: Op,
-    parallelism: u32,
-    qd: u32,
-    samples: &[&Sample],
-) -> Option<(FlashParams, f64)> {
+fn fit_iops(base: &FlashParams, op: Op, parallelism: u32, qd: u32, samples: &[&Sample]) -> Option<(FlashParams, f64)> {
     let mut p = base.clone();
     p.parallelism = parallelism;
     let (bw, lat) = match op {
