@@ -512,7 +512,8 @@ fn program_events(
             }
             Step::Serve => {
                 warn.push(format!(
-                    "{what} (serve): becomes suspend, then run {serve_work} us (one arrival's mean work) per resume"
+                    "{what} (serve): becomes suspend, then run {serve_work} us (the mean work of one item it serves) per \
+                     resume"
                 ));
                 out.push(("suspend", Value::String(own.clone())));
                 if serve_work > 0 {
