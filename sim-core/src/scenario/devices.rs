@@ -16,13 +16,13 @@ use crate::block::{
     BfqTunables, BlkMqSettings, CfqTunables, DeadlineTunables, DeviceKind, DeviceSpec, ElevatorSpec, Ioprio,
     IoprioClass, KyberTunables, MqDeadlineTunables,
 };
+use crate::sched::model::KernelModel;
 use crate::workload::dist::parse_size;
 use std::collections::BTreeMap;
 use toml::Value;
 
 pub const DEVICES_MAX: usize = 64;
 pub const QUEUE_DEPTH_MAX: u64 = 4096;
-const ELEVATORS: &str = "noop, deadline, cfq (4.4 single-queue); none, mq-deadline, kyber, bfq (blk-mq)";
 pub const IOPS_MAX: i64 = 100_000_000;
 pub const PARALLELISM_MAX: i64 = 4096;
 pub const BURST_CREDITS_MAX: i64 = 1_000_000_000_000;
@@ -56,7 +56,7 @@ fn kyber_value(v: &Value, key: &str) -> Result<u64, KeyError> {
     }
 }
 
-fn device(name: &str, d: &DeviceFile, hz: u32, index: usize) -> Result<DeviceSpec, KeyError> {
+fn device(name: &str, d: &DeviceFile, hz: u32, index: usize, kernel: KernelModel) -> Result<DeviceSpec, KeyError> {
     let key = |k: &str| format!("devices.{name}.{k}");
     let preset = match &d.preset {
         None => None,
@@ -229,7 +229,8 @@ fn device(name: &str, d: &DeviceFile, hz: u32, index: usize) -> Result<DeviceSpe
         let full = key(&format!("mq-deadline.{k}"));
         mq_deadline.set(k, tunable_value(v, &full)?, hz).map_err(|m| KeyError::new(full, m))?;
     }
-    let elevator = match d.elevator.as_deref().unwrap_or("cfq") {
+    let elevator_name = elevator_of(d, kernel, &key("elevator"))?;
+    let elevator = match elevator_name {
         "none" => ElevatorSpec::MqNone,
         "mq-deadline" => ElevatorSpec::MqDeadline(mq_deadline),
         "noop" => ElevatorSpec::Noop,
@@ -237,9 +238,7 @@ fn device(name: &str, d: &DeviceFile, hz: u32, index: usize) -> Result<DeviceSpe
         "cfq" => ElevatorSpec::Cfq(cfq),
         "kyber" => ElevatorSpec::Kyber(kyber),
         "bfq" => ElevatorSpec::Bfq(bfq),
-        other => {
-            return Err(KeyError::new(key("elevator"), format!("unknown elevator `{other}`; allowed: {ELEVATORS}")));
-        }
+        other => unreachable!("elevator_of returned `{other}`, which is not one of the kernel's"),
     };
     Ok(DeviceSpec {
         name: name.to_string(),
@@ -251,6 +250,26 @@ fn device(name: &str, d: &DeviceFile, hz: u32, index: usize) -> Result<DeviceSpe
         elevator,
         dev_t: (8, 16 * index as u32),
     })
+}
+
+/// The device's elevator: the one it names, if the kernel has it, or the
+/// kernel's default (`KernelModel::default_elevator`).
+fn elevator_of(d: &DeviceFile, kernel: KernelModel, key: &str) -> Result<&'static str, KeyError> {
+    let has = kernel.elevators();
+    let Some(name) = d.elevator.as_deref() else {
+        return Ok(kernel.default_elevator(d.nr_hw_queues.unwrap_or(1)));
+    };
+    if let Some(e) = has.iter().find(|e| **e == name) {
+        return Ok(e);
+    }
+    let model = kernel.describe();
+    let why = match kernel.elevator_history(name) {
+        Some(h) => format!("`{name}` does not exist in the {model} model: {h}"),
+        None => format!("unknown elevator `{name}`{}", super::error::did_you_mean(name, has)),
+    };
+    let other = KernelModel::ALL.iter().rev().find(|m| m.elevators().contains(&name));
+    let hint = other.map_or(String::new(), |m| format!(" (or kernel.version = \"{}\")", m.version()));
+    Err(KeyError::new(key, format!("{why}; the {model} model has: {}{hint}", has.join(", "))))
 }
 
 fn reject_disk_keys(d: &DeviceFile, key: &dyn Fn(&str) -> String, kind: &str) -> Result<(), KeyError> {
@@ -352,7 +371,7 @@ fn cloud_params(d: &DeviceFile, key: &dyn Fn(&str) -> String, base: CloudParams)
 }
 
 /// All devices, in name order (the order `DeviceId`s follow).
-pub fn resolve(f: &ScenarioFile, hz: u32) -> Result<Vec<DeviceSpec>, KeyError> {
+pub fn resolve(f: &ScenarioFile, hz: u32, kernel: KernelModel) -> Result<Vec<DeviceSpec>, KeyError> {
     if f.devices.len() > DEVICES_MAX {
         return Err(KeyError::new("devices", format!("{} devices; at most {DEVICES_MAX}", f.devices.len())));
     }
@@ -362,7 +381,7 @@ pub fn resolve(f: &ScenarioFile, hz: u32) -> Result<Vec<DeviceSpec>, KeyError> {
         .enumerate()
         .map(|(i, (name, d))| {
             check_name(name, &format!("devices.{name}"))?;
-            device(name, d, hz, i)
+            device(name, d, hz, i, kernel)
         })
         .collect()
 }
@@ -458,7 +477,7 @@ mod tests {
 
     fn one(table: &str) -> Result<DeviceSpec, KeyError> {
         let d: DeviceFile = toml::from_str(table).expect("a device table");
-        device("sda", &d, 250, 0)
+        device("sda", &d, 250, 0, KernelModel::Linux618)
     }
 
     #[test]

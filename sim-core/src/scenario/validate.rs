@@ -331,6 +331,38 @@ pub(crate) fn duration_value(v: &Value, key: &str) -> Result<u64, KeyError> {
     }
 }
 
+/// A value as the user wrote it, for messages: a string in quotes, a number
+/// as written.
+pub(crate) fn shown(v: &Value) -> String {
+    match v {
+        Value::String(s) => format!("{s:?}"),
+        other => other.to_string(),
+    }
+}
+
+/// A duration within `lo..=hi`: the message names the value written and
+/// the range allowed, then `why` (", the kernel's sysctl range").
+pub(crate) fn duration_in(v: &Value, key: &str, (lo, hi): (u64, u64), why: &str) -> Result<u64, KeyError> {
+    let ns = duration_value(v, key)?;
+    if (lo..=hi).contains(&ns) {
+        return Ok(ns);
+    }
+    let written = shown(v);
+    let same = match v {
+        Value::String(s) => s.trim() == format_duration(ns),
+        _ => true,
+    };
+    let value = if same {
+        written
+    } else {
+        format!("{written} ({})", format_duration(ns))
+    };
+    Err(KeyError::new(
+        key,
+        format!("{value} is not allowed: {} to {}{why}", format_duration(lo), format_duration(hi)),
+    ))
+}
+
 pub(super) fn dist_value(v: &Value, key: &str) -> Result<Dist, KeyError> {
     match v {
         Value::String(s) => Dist::parse(s).map_err(|m| KeyError::new(key, m)),
@@ -373,14 +405,15 @@ pub const WAKEUP_LATENCY_MAX_NS: u64 = 10_000_000;
 fn kernel_model(v: Option<&Value>) -> Result<KernelModel, KeyError> {
     let key = "kernel.version";
     let allowed = KernelModel::allowed();
-    // `--set kernel.version=4.4` reads as a TOML float: take its shortest
-    // spelling (4.4, 6.12), which is how versions are written.
-    let text = match v {
-        Some(Value::Float(x)) => Some(Value::String(format!("{x}"))),
-        _ => None,
-    };
-    match text.as_ref().or(v) {
+    match v {
         None => Ok(KernelModel::default()),
+        // A float loses how the version was written (6.10 == 6.1): refused,
+        // as the schema refuses it. `--set kernel.version=6.12` keeps the
+        // text (`Override::from_text`).
+        Some(Value::Float(x)) => Err(KeyError::new(
+            key,
+            format!("{x} is a number; write it as a string: \"{x}\" (this build models {allowed})"),
+        )),
         Some(Value::String(s)) => KernelModel::parse(s)
             .ok_or_else(|| KeyError::new(key, format!("unknown kernel version {s:?}; this build models {allowed}"))),
         Some(other) => Err(KeyError::new(
@@ -625,7 +658,7 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
     let bandwidth_slice_us = super::bandwidth::slice_us(f)?;
     super::bandwidth::check(f, &groups.groups, bandwidth_rules)?;
     super::hops::resolve(f, &mut tasks)?;
-    let devices = super::devices::resolve(f, hz)?;
+    let devices = super::devices::resolve(f, hz, kernel)?;
     let device_mq = super::devices::resolve_mq(f, &devices)?;
     super::devices::check_ionice(&tasks, &devices)?;
     check_io_regions(&tasks, &devices)?;
@@ -745,7 +778,7 @@ fn limiter_specs(
     tasks: &mut [TaskSpec],
 ) -> Result<Vec<crate::workload::limiter::LimiterSpec>, KeyError> {
     use crate::workload::limiter::{
-        ADJUST_EVERY_MIN_NS, GRANT_MAX_NS, LimiterId, LimiterSpec, PPM, WINDOW_SLOTS_MAX, defaults,
+        ADJUST_EVERY_MIN_NS, GRANT_MAX_NS, GRANT_MIN_NS, LimiterId, LimiterSpec, PPM, WINDOW_SLOTS_MAX, defaults,
     };
     if f.limiters.len() > LIMITERS_MAX {
         return Err(KeyError::new("limiters", format!("at most {LIMITERS_MAX} limiters")));
@@ -753,10 +786,16 @@ fn limiter_specs(
     let task_names: Vec<&str> = f.tasks.iter().map(|t| t.name.as_str()).collect();
     let share = |v: Option<f64>, key: String, default: u32| -> Result<u32, KeyError> {
         let Some(x) = v else { return Ok(default) };
-        if !(x.is_finite() && (0.0..=1.0).contains(&x)) {
-            return Err(KeyError::new(key, format!("{x} is not allowed: a share of one CPU, 0 to 1")));
+        // Checked as written: a share that rounds to 0 ppm is below the
+        // resolution, not 0.
+        let ppm = if x.is_finite() { libm::round(x * PPM as f64) } else { 0.0 };
+        if !(x.is_finite() && (0.0..=1.0).contains(&x)) || (x > 0.0 && ppm < 1.0) {
+            return Err(KeyError::new(
+                key,
+                format!("{x} is not allowed: a share of one CPU, 0 to 1, in steps of 0.000001 (one millionth)"),
+            ));
         }
-        Ok(libm::round(x * PPM as f64) as u32)
+        Ok(ppm as u32)
     };
     let step = |v: Option<f64>, key: String, default: u32| -> Result<u32, KeyError> {
         let Some(x) = v else { return Ok(default) };
@@ -842,7 +881,11 @@ fn limiter_specs(
             // good once a window without samples keeps the limit there.
             return Err(KeyError::new(
                 format!("{key}.floor"),
-                "0 would stop the limited tasks for good: above 0, up to 1",
+                format!(
+                    "{} is not allowed: a floor of 0 would stop the limited tasks for good; above 0 (at least \
+                     0.000001) up to 1",
+                    l.floor.unwrap_or(0.0)
+                ),
             ));
         }
         if floor_ppm > ceiling_ppm {
@@ -867,17 +910,15 @@ fn limiter_specs(
                 ),
             ));
         }
-        let grant_ns = opt_duration(&l.grant, &format!("{key}.grant"), defaults::GRANT_NS)?;
-        if grant_ns == 0 || grant_ns > GRANT_MAX_NS {
-            return Err(KeyError::new(
-                format!("{key}.grant"),
-                format!(
-                    "{} is not allowed: a grant of CPU time is above 0 and at most {}",
-                    format_duration(grant_ns),
-                    format_duration(GRANT_MAX_NS)
-                ),
-            ));
-        }
+        let grant_ns = match &l.grant {
+            None => defaults::GRANT_NS,
+            Some(v) => duration_in(
+                v,
+                &format!("{key}.grant"),
+                (GRANT_MIN_NS, GRANT_MAX_NS),
+                " of CPU time per grant (each grant is an event)",
+            )?,
+        };
         out.push(LimiterSpec {
             name: name.clone(),
             watch,
@@ -1182,17 +1223,8 @@ fn step(f: &ScenarioFile, v: &Value, key: &str) -> Result<Step, KeyError> {
                 None => None,
                 Some(e) => {
                     let k = format!("{key}.enter_kernel_every");
-                    let ns = duration_value(e, &k)?;
-                    if ns < ENTER_KERNEL_EVERY_MIN_NS {
-                        return Err(KeyError::new(
-                            k,
-                            format!(
-                                "must be at least {} (each entry is an event)",
-                                format_duration(ENTER_KERNEL_EVERY_MIN_NS)
-                            ),
-                        ));
-                    }
-                    Some(ns)
+                    let range = (ENTER_KERNEL_EVERY_MIN_NS, SAMPLE_MAX_NS);
+                    Some(duration_in(e, &k, range, " (each entry is an event)")?)
                 }
             };
             Step::Run { work: dist_value(val, &sub)?, enter_kernel_every_ns }
