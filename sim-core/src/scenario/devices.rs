@@ -4,7 +4,8 @@
 
 use super::error::KeyError;
 use super::file::{DeviceFile, ScenarioFile};
-use super::validate::{check_name, duration_value};
+use super::validate::{check_name, duration_in, duration_value, shown};
+use crate::time::format_duration;
 use crate::block::blk_mq::{NR_HW_QUEUES_MAX, nr_requests_range};
 use crate::block::cfq_tunables::CfqBehaviour;
 use crate::block::device::cloud::CloudParams;
@@ -34,7 +35,7 @@ fn bandwidth(v: &Option<String>, key: &str, default: u64) -> Result<u64, KeyErro
     })?;
     let bytes = parse_size(per_s).map_err(|m| KeyError::new(key, m))?;
     if bytes == 0 {
-        return Err(KeyError::new(key, "must be positive"));
+        return Err(KeyError::new(key, format!("`{s}` is not allowed: a bandwidth is positive, such as \"500MiB/s\"")));
     }
     Ok(bytes)
 }
@@ -43,7 +44,10 @@ fn tunable_value(v: &Value, key: &str) -> Result<u64, KeyError> {
     match v {
         Value::Integer(n) if *n >= 0 && *n <= i64::from(i32::MAX) => Ok(*n as u64),
         Value::Boolean(b) => Ok(u64::from(*b)),
-        _ => Err(KeyError::new(key, "expected an integer from 0 to 2147483647, as written to sysfs")),
+        _ => Err(KeyError::new(
+            key,
+            format!("{} is not allowed: an integer from 0 to 2147483647, as written to sysfs", shown(v)),
+        )),
     }
 }
 
@@ -52,7 +56,10 @@ fn tunable_value(v: &Value, key: &str) -> Result<u64, KeyError> {
 fn kyber_value(v: &Value, key: &str) -> Result<u64, KeyError> {
     match v {
         Value::Integer(n) if *n >= 0 => Ok(*n as u64),
-        _ => Err(KeyError::new(key, format!("expected an integer from 0 to {} (ns, as written to sysfs)", i64::MAX))),
+        _ => Err(KeyError::new(
+            key,
+            format!("{} is not allowed: an integer from 0 to {} (ns, as written to sysfs)", shown(v), i64::MAX),
+        )),
     }
 }
 
@@ -146,7 +153,14 @@ fn device(name: &str, d: &DeviceFile, hz: u32, index: usize, kernel: KernelModel
             let seek_min_ns = opt_ns(&d.seek_min, "seek_min", smin0)?;
             let seek_max_ns = opt_ns(&d.seek_max, "seek_max", smax0)?;
             if seek_min_ns > seek_max_ns || seek_max_ns > 1_000_000_000 {
-                return Err(KeyError::new(key("seek_max"), "must be at least seek_min and at most 1s"));
+                return Err(KeyError::new(
+                    key("seek_max"),
+                    format!(
+                        "{} is not allowed: at least seek_min ({}) and at most 1s",
+                        format_duration(seek_max_ns),
+                        format_duration(seek_min_ns)
+                    ),
+                ));
             }
             let bytes_per_s = bandwidth(&d.bandwidth, &key("bandwidth"), bw0)?;
             // `ncq` defaults to on for a preset (presets model NCQ), off otherwise.
@@ -185,7 +199,10 @@ fn device(name: &str, d: &DeviceFile, hz: u32, index: usize, kernel: KernelModel
         Some(s) => parse_size(s).map_err(|m| KeyError::new(key("capacity"), m))?,
     };
     if capacity < 1 << 20 {
-        return Err(KeyError::new(key("capacity"), "must be at least 1MiB"));
+        return Err(KeyError::new(
+            key("capacity"),
+            format!("{capacity} bytes is not allowed: at least 1MiB (up to 1PiB)"),
+        ));
     }
     let queue_depth = d.queue_depth.unwrap_or(preset.as_ref().map_or(32, |p| u64::from(p.queue_depth)));
     if queue_depth == 0 || queue_depth > QUEUE_DEPTH_MAX {
@@ -349,10 +366,7 @@ fn cloud_params(d: &DeviceFile, key: &dyn Fn(&str) -> String, base: CloudParams)
     let network_latency_ns = d
         .network_latency
         .as_ref()
-        .map_or(Ok(base.network_latency_ns), |v| duration_value(v, &key("network_latency")))?;
-    if network_latency_ns > 1_000_000_000 {
-        return Err(KeyError::new(key("network_latency"), "must be 0 to 1s"));
-    }
+        .map_or(Ok(base.network_latency_ns), |v| duration_in(v, &key("network_latency"), (0, 1_000_000_000), ""))?;
     Ok(CloudParams {
         flash,
         iops_limit,

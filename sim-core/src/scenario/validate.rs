@@ -464,7 +464,10 @@ fn tunable(
 
 fn scaling(v: &Option<Value>) -> Result<TunableScaling, KeyError> {
     let key = "cfs.sched_tunable_scaling";
-    let bad = || KeyError::new(key, "allowed: \"none\", \"log\", \"linear\" (or 0, 1, 2)");
+    let bad = || {
+        let written = v.as_ref().map(shown).unwrap_or_default();
+        KeyError::new(key, format!("{written} is not allowed: \"none\", \"log\", \"linear\" (or 0, 1, 2)"))
+    };
     match v {
         None => Ok(TunableScaling::Log),
         Some(Value::String(s)) => match s.as_str() {
@@ -591,10 +594,7 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
     if f.schema != 1 {
         return Err(KeyError::new("schema", format!("unsupported schema {}; this version reads schema 1", f.schema)));
     }
-    let duration_ns = duration_value(&f.duration, "duration")?;
-    if duration_ns == 0 {
-        return Err(KeyError::new("duration", "must be positive"));
-    }
+    let duration_ns = duration_in(&f.duration, "duration", (1, limits::DURATION_MAX_NS), " (positive, at most a day)")?;
     let machine = machine_spec(f)?;
     let cpus = machine.shape.cpus();
     let hz = hz_value(f.machine.hz.as_ref())?;
@@ -603,19 +603,26 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
     if machine.tick_offset_ns >= tick {
         return Err(KeyError::new(
             "machine.tick_offset",
-            format!("must be below one tick ({} at HZ={hz})", format_duration(tick)),
+            format!(
+                "{} is not allowed: below one tick ({} at HZ={hz})",
+                format_duration(machine.tick_offset_ns),
+                format_duration(tick)
+            ),
         ));
     }
-    let context_switch_ns = opt_duration(&f.machine.context_switch, "machine.context_switch", 0)?;
-    if context_switch_ns > 1_000_000 {
-        return Err(KeyError::new("machine.context_switch", "must be at most 1ms"));
-    }
+    let context_switch_ns = match &f.machine.context_switch {
+        None => 0,
+        Some(v) => duration_in(v, "machine.context_switch", (0, 1_000_000), "")?,
+    };
 
     let (tunables, features, eevdf, eevdf_features) = fair_settings(f, kernel, cpus)?;
 
     let events_max = f.limits.events_max.unwrap_or(limits::EVENTS_DEFAULT);
     if events_max == 0 || events_max > limits::EVENTS_MAX {
-        return Err(KeyError::new("limits.events_max", format!("allowed: 1 to {}", limits::EVENTS_MAX)));
+        return Err(KeyError::new(
+            "limits.events_max",
+            format!("{events_max} is not allowed: 1 to {}", limits::EVENTS_MAX),
+        ));
     }
 
     if f.tasks.is_empty() {
@@ -708,11 +715,17 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
             }
         };
         if interval.mean_ns() < 1.0 {
-            return Err(KeyError::new(format!("{key}.interval"), "the mean interval must be at least 1ns"));
+            return Err(KeyError::new(
+                format!("{key}.interval"),
+                format!("a mean interval of {} ns is not allowed: at least 1ns", interval.mean_ns()),
+            ));
         }
         let burst = s.burst.unwrap_or(1);
         if burst == 0 || burst > limits::BURST_MAX {
-            return Err(KeyError::new(format!("{key}.burst"), format!("allowed: 1 to {}", limits::BURST_MAX)));
+            return Err(KeyError::new(
+                format!("{key}.burst"),
+                format!("{burst} is not allowed: 1 to {}", limits::BURST_MAX),
+            ));
         }
         sources.push(SourceSpec {
             name: s.name.clone(),
@@ -1125,7 +1138,10 @@ fn task_spec(
         ));
     }
     if t.iterations == Some(0) {
-        return Err(KeyError::new(format!("{key}.iterations"), "must be at least 1 (leave it out to loop forever)"));
+        return Err(KeyError::new(
+            format!("{key}.iterations"),
+            "0 is not allowed: at least 1 (leave it out to loop forever)",
+        ));
     }
     Ok(TaskSpec {
         name: t.name.clone(),
@@ -1231,16 +1247,20 @@ fn step(f: &ScenarioFile, v: &Value, key: &str) -> Result<Step, KeyError> {
         }
         "sleep" => Step::Sleep(dist_value(val, &sub)?),
         "sleep_until" => {
-            let period_ns = duration_value(val, &sub)?;
-            if period_ns == 0 {
-                return Err(KeyError::new(sub, "the period must be positive"));
-            }
+            let period_ns = duration_in(val, &sub, (1, SAMPLE_MAX_NS), " (the period)")?;
             let offset_ns = match table.get("offset") {
                 Some(o) => duration_value(o, &format!("{key}.offset"))?,
                 None => 0,
             };
             if offset_ns >= period_ns {
-                return Err(KeyError::new(format!("{key}.offset"), "must be smaller than the period"));
+                return Err(KeyError::new(
+                    format!("{key}.offset"),
+                    format!(
+                        "{} is not allowed: smaller than the period ({})",
+                        format_duration(offset_ns),
+                        format_duration(period_ns)
+                    ),
+                ));
             }
             Step::SleepUntil { period_ns, offset_ns }
         }
@@ -1325,12 +1345,22 @@ fn io_step(f: &ScenarioFile, table: &toml::Table, kind: &str, key: &str) -> Resu
         None => 0,
         Some(Value::Integer(n)) if (1..=4096).contains(n) && !wait => *n as u32,
         Some(Value::Integer(_)) if wait => return Err(KeyError::new(sub("depth"), "only applies with `wait = false`")),
-        Some(_) => return Err(KeyError::new(sub("depth"), "expected an integer from 1 to 4096")),
+        Some(v) => {
+            return Err(KeyError::new(sub("depth"), format!("{} is not allowed: an integer from 1 to 4096", shown(v))));
+        }
     };
-    let pattern = match table.get("pattern").map(|v| v.as_str()) {
-        None | Some(Some("sequential")) | Some(Some("seq")) => Pattern::Sequential,
-        Some(Some("random")) | Some(Some("rand")) => Pattern::Random,
-        _ => return Err(KeyError::new(sub("pattern"), "allowed: \"sequential\", \"random\"")),
+    let pattern = match table.get("pattern") {
+        None => Pattern::Sequential,
+        Some(v) => match v.as_str() {
+            Some("sequential" | "seq") => Pattern::Sequential,
+            Some("random" | "rand") => Pattern::Random,
+            _ => {
+                return Err(KeyError::new(
+                    sub("pattern"),
+                    format!("{} is not allowed: \"sequential\", \"random\"", shown(v)),
+                ));
+            }
+        },
     };
     let sectors = |k: &str| -> Result<Option<u64>, KeyError> {
         match table.get(k) {
