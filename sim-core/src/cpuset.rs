@@ -97,8 +97,12 @@ impl CpuSet {
                 std::num::IntErrorKind::PosOverflow => {
                     format!("a CPU number in `{t}` is out of range (allowed: 0-{last})")
                 }
-                _ if s.is_empty() => format!("`{t}` has a range with an end missing (write e.g. \"0-3,8\"; CPUs 0-{last})"),
-                _ => format!("`{s}` in `{t}` is not a CPU number (the machine has CPUs 0-{last}; write e.g. \"0-3,8\")"),
+                _ if s.is_empty() => {
+                    format!("`{t}` has a range with an end missing (write e.g. \"0-3,8\"; CPUs 0-{last})")
+                }
+                _ => {
+                    format!("`{s}` in `{t}` is not a CPU number (the machine has CPUs 0-{last}; write e.g. \"0-3,8\")")
+                }
             })?;
             if n >= u32::from(ncpus) {
                 return Err(format!("CPU {n} does not exist: the machine has CPUs 0-{last}"));

@@ -65,11 +65,7 @@ fn bad_values_are_named_with_the_key_and_what_is_allowed() {
             vec!["kernel.cfs_bandwidth", "\"6.6\"", "\"4.4\", \"4.18\", \"5.4\", \"5.14\""],
             vec![],
         ),
-        (
-            scenario("version = 6.12", RUN, ""),
-            vec!["kernel.version", "6.12", "write it as a string: \"6.12\""],
-            vec![],
-        ),
+        (scenario("version = 6.12", RUN, ""), vec!["kernel.version", "6.12", "write it as a string: \"6.12\""], vec![]),
         (
             scenario("version = \"4.4\"\ncfs_bandwidth = 5.4", RUN, ""),
             vec!["kernel.cfs_bandwidth", "5.4", "write it as a string: \"5.4\""],
@@ -85,16 +81,8 @@ fn bad_values_are_named_with_the_key_and_what_is_allowed() {
             vec!["tasks.t.program[0].enter_kernel_every", "exp(10us)", "not a distribution"],
             vec!["unit `"],
         ),
-        (
-            scenario(v618, &format!("cpus = -1\n{RUN}"), ""),
-            vec!["tasks.t.cpus", "`-1`", "0-1"],
-            vec!["``"],
-        ),
-        (
-            scenario(v618, &format!("cpus = \"0-\"\n{RUN}"), ""),
-            vec!["tasks.t.cpus", "`0-`", "0-1"],
-            vec!["``"],
-        ),
+        (scenario(v618, &format!("cpus = -1\n{RUN}"), ""), vec!["tasks.t.cpus", "`-1`", "0-1"], vec!["``"]),
+        (scenario(v618, &format!("cpus = \"0-\"\n{RUN}"), ""), vec!["tasks.t.cpus", "`0-`", "0-1"], vec!["``"]),
         (
             scenario(v618, RUN, "[limiters.l]\nwatch = [\"t\"]\nfloor = 4e-7"),
             vec!["limiters.l.floor", "0.0000004", "0 to 1"],

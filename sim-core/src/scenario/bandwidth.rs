@@ -46,7 +46,11 @@ pub fn rules(f: &ScenarioFile, kernel: KernelModel) -> Result<BandwidthRules, Ke
             };
             Err(KeyError::new(
                 key,
-                format!("{text:?} is not allowed under the {} model: allowed: {} ({why})", kernel.describe(), names.join(", ")),
+                format!(
+                    "{text:?} is not allowed under the {} model: allowed: {} ({why})",
+                    kernel.describe(),
+                    names.join(", ")
+                ),
             ))
         }
     }

@@ -5,7 +5,6 @@
 use super::error::KeyError;
 use super::file::{DeviceFile, ScenarioFile};
 use super::validate::{check_name, duration_in, duration_value, shown};
-use crate::time::format_duration;
 use crate::block::blk_mq::{NR_HW_QUEUES_MAX, nr_requests_range};
 use crate::block::cfq_tunables::CfqBehaviour;
 use crate::block::device::cloud::CloudParams;
@@ -18,6 +17,7 @@ use crate::block::{
     IoprioClass, KyberTunables, MqDeadlineTunables,
 };
 use crate::sched::model::KernelModel;
+use crate::time::format_duration;
 use crate::workload::dist::parse_size;
 use std::collections::BTreeMap;
 use toml::Value;
@@ -418,7 +418,10 @@ pub fn resolve_mq(f: &ScenarioFile, devices: &[DeviceSpec]) -> Result<Vec<BlkMqS
             {
                 return Err(KeyError::new(
                     key(k),
-                    format!("applies to blk-mq elevators only (`none`, `mq-deadline`, `kyber`, `bfq`), not `{}`", spec.elevator.name()),
+                    format!(
+                        "applies to blk-mq elevators only (`none`, `mq-deadline`, `kyber`, `bfq`), not `{}`",
+                        spec.elevator.name()
+                    ),
                 ));
             }
             let nr_hw = d.nr_hw_queues.unwrap_or(1);

@@ -191,7 +191,11 @@ pub fn resolve(f: &ScenarioFile, tasks: &mut [TaskSpec], cpus: u16) -> Result<Gr
         if too_many(&groups) {
             return Err(KeyError::new(
                 "groups",
-                format!("{} groups declared: at most {} (the root is implicit and not counted)", groups.len() - 1, limits::GROUPS_MAX),
+                format!(
+                    "{} groups declared: at most {} (the root is implicit and not counted)",
+                    groups.len() - 1,
+                    limits::GROUPS_MAX
+                ),
             ));
         }
     }

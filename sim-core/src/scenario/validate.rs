@@ -352,15 +352,8 @@ pub(crate) fn duration_in(v: &Value, key: &str, (lo, hi): (u64, u64), why: &str)
         Value::String(s) => s.trim() == format_duration(ns),
         _ => true,
     };
-    let value = if same {
-        written
-    } else {
-        format!("{written} ({})", format_duration(ns))
-    };
-    Err(KeyError::new(
-        key,
-        format!("{value} is not allowed: {} to {}{why}", format_duration(lo), format_duration(hi)),
-    ))
+    let value = if same { written } else { format!("{written} ({})", format_duration(ns)) };
+    Err(KeyError::new(key, format!("{value} is not allowed: {} to {}{why}", format_duration(lo), format_duration(hi))))
 }
 
 pub(super) fn dist_value(v: &Value, key: &str) -> Result<Dist, KeyError> {

@@ -93,7 +93,11 @@ impl KernelModel {
         match self {
             KernelModel::Linux44 => "cfq",
             KernelModel::Linux66 | KernelModel::Linux612 | KernelModel::Linux618 => {
-                if nr_hw_queues == 1 { "mq-deadline" } else { "none" }
+                if nr_hw_queues == 1 {
+                    "mq-deadline"
+                } else {
+                    "none"
+                }
             }
         }
     }

@@ -255,7 +255,10 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     let t = text.trim();
     // Said before the unit is looked at, as for durations.
     if let Some(rest) = t.strip_prefix('-') {
-        return Err(format!("`{t}`: sizes cannot be negative; give 1 byte or more with a unit (e.g. \"{}\")", rest.trim()));
+        return Err(format!(
+            "`{t}`: sizes cannot be negative; give 1 byte or more with a unit (e.g. \"{}\")",
+            rest.trim()
+        ));
     }
     if let Some(open) = t.find('(') {
         return Err(format!(
