@@ -846,6 +846,12 @@ mod tests {
         for (kernel, (file, text)) in kernels.flat_map(|k| crate::SCENARIOS.iter().map(move |s| (k.clone(), s))) {
             let mut e = Explorer::default();
             let d = e.start(file, text, None, &kernel);
+            // A scenario naming an elevator the kernel lacks is refused
+            // (`KernelModel::elevators`: cfq under 6.x, mq-deadline under 4.4).
+            if d["error"]["key"].as_str().is_some_and(|k| k.ends_with(".elevator")) {
+                assert!(!kernel.is_empty(), "{file} under its own kernel: {d}");
+                continue;
+            }
             let controls = d["ok"]["controls"].as_array().unwrap_or_else(|| panic!("{file}: {d}"));
             let mut lines = String::new();
             for c in controls {
