@@ -132,22 +132,99 @@ mod tests {
     /// Every shipped scenario (and the test-only ones) validates against the
     /// scenario schema read as JSON, as an editor reads TOML; what the parser
     /// refuses for its shape, the schema refuses too.
+    /// Scenario files of the repository: `.toml` files under `dirs`
+    /// (recursively) that declare `schema =`.
+    fn scenario_files(dirs: &[&str]) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        let mut stack: Vec<PathBuf> = dirs.iter().map(|d| repo(d)).collect();
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let p = entry.unwrap().path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if p.extension().is_some_and(|x| x == "toml")
+                    && std::fs::read_to_string(&p).unwrap().lines().any(|l| l.starts_with("schema ="))
+                {
+                    out.push(p);
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// The ```toml blocks of the README and docs/ that are whole scenarios.
+    fn doc_scenarios() -> Vec<(String, String)> {
+        let mut pages = vec![repo("README.md"), repo("ARCHITECTURE.md")];
+        let mut stack = vec![repo("docs")];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let p = entry.unwrap().path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if p.extension().is_some_and(|x| x == "md") {
+                    pages.push(p);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for page in pages {
+            let text = std::fs::read_to_string(&page).unwrap();
+            for (i, block) in text.split("```toml\n").skip(1).enumerate() {
+                let body = block.split("```").next().unwrap_or("");
+                if body.lines().any(|l| l.starts_with("schema =")) {
+                    out.push((format!("{} block {i}", page.display()), body.to_string()));
+                }
+            }
+        }
+        out
+    }
+
+    /// A scenario's documents as an editor sees them: the file, and the file
+    /// with each variant applied (as `Scenario::with_variant` applies it).
+    fn documents(name: &str, text: &str) -> Vec<(String, serde_json::Value)> {
+        use sim_core::scenario::overrides;
+        let mut doc: toml::Table = toml::from_str(text).unwrap();
+        let mut out = vec![(name.to_string(), serde_json::to_value(&doc).unwrap())];
+        let Some(toml::Value::Table(variants)) = doc.remove("variants") else { return out };
+        for (vname, body) in variants {
+            let toml::Value::Table(body) = body else { panic!("{name}: variant {vname} is not a table") };
+            let mut d = doc.clone();
+            for ov in overrides::flatten(&body) {
+                overrides::apply(&mut d, &ov).unwrap();
+            }
+            out.push((format!("{name} variant {vname}"), serde_json::to_value(&d).unwrap()));
+        }
+        out
+    }
+
+    /// Every scenario the parser accepts in the repository (shipped ones and
+    /// each of their variants, the calibration set, test and bench fixtures,
+    /// the scenarios in the README and docs/) validates against the schema.
     #[test]
     fn scenarios_validate_against_the_scenario_schema() {
         let v = validator(SchemaKind::Scenario);
-        let mut files: Vec<PathBuf> = ["scenarios", "tests/explosive"]
-            .iter()
-            .flat_map(|d| std::fs::read_dir(repo(d)).unwrap().map(|e| e.unwrap().path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-            .collect();
-        files.push(repo("sim-core/benches/large-machine.toml"));
-        assert!(files.len() >= 7, "{files:?}");
-        for f in &files {
-            let text = std::fs::read_to_string(f).unwrap();
-            sim_core::Scenario::from_toml("f", &text).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-            let doc: serde_json::Value = toml::from_str(&text).unwrap();
-            assert_eq!(errors(&v, &doc), Vec::<String>::new(), "{}", f.display());
+        let files = scenario_files(&["scenarios", "tests/explosive", "tests/perfetto", "sim-core/benches"]);
+        assert!(files.len() >= 29, "{files:?}");
+        let mut inputs: Vec<(String, String)> =
+            files.iter().map(|f| (f.display().to_string(), std::fs::read_to_string(f).unwrap())).collect();
+        // Of the docs' blocks, those the parser accepts (today none: the
+        // README's key reference lists alternatives side by side).
+        let docs: Vec<(String, String)> =
+            doc_scenarios().into_iter().filter(|(_, t)| sim_core::Scenario::from_toml("f", t).is_ok()).collect();
+        inputs.extend(docs);
+        let mut checked = 0;
+        for (name, text) in &inputs {
+            let s = sim_core::Scenario::from_toml("f", text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            for variant in s.variant_names() {
+                s.with_variant(variant).unwrap_or_else(|e| panic!("{name}: {e}"));
+            }
+            for (what, doc) in documents(name, text) {
+                assert_eq!(errors(&v, &doc), Vec::<String>::new(), "{what}");
+                checked += 1;
+            }
         }
+        assert!(checked > inputs.len(), "variants were checked too ({checked} documents)");
         let base = std::fs::read_to_string(repo("scenarios/two-hogs.toml")).unwrap();
         for (from, to) in [
             ("[machine]", "[machine]\nbogus = 1"),
@@ -158,6 +235,25 @@ mod tests {
             assert!(base.contains(from), "{from}");
             let doc: serde_json::Value = toml::from_str(&base.replacen(from, to, 1)).unwrap();
             assert!(!v.is_valid(&doc), "the schema accepts `{to}`");
+        }
+        // Where the parser and the schema could disagree, they agree: the
+        // README's enter_kernel_every, one isolated CPU as a number, cpu.max
+        // as a number of µs (all accepted), a version as a float (refused by
+        // both: 6.10 would read as 6.1).
+        for (from, to, ok) in [
+            ("program = [", "program = [{ run = \"1s\", enter_kernel_every = \"10us\" }, ", true),
+            ("cpus = 1 ", "isolcpus = 1\ncpus = 2 ", true),
+            ("[machine]", "[groups.\"/a\"]\n\"cpu.max\" = 50000\n[machine]", true),
+            ("version = \"4.4\"", "version = 6.12", false),
+            ("version = \"4.4\"", "version = \"4.4\"\ncfs_bandwidth = 5.4", false),
+            ("version = \"4.4\"", "version = \"4.4\"\ncfs_bandwidth = \"5.4\"", true),
+        ] {
+            assert!(base.contains(from), "{from}");
+            let text = base.replacen(from, to, 1);
+            let parsed = sim_core::Scenario::from_toml("f", &text);
+            let doc: serde_json::Value = toml::from_str(&text).unwrap();
+            assert_eq!(parsed.is_ok(), ok, "the parser on `{to}`: {:?}", parsed.err());
+            assert_eq!(v.is_valid(&doc), ok, "the schema on `{to}`: {:?}", errors(&v, &doc));
         }
     }
 

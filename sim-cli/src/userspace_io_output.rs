@@ -89,7 +89,7 @@ mod tests {
 
     #[test]
     fn the_section_names_the_limits_and_classes() {
-        let toml = "schema = 1\nseed = 1\nduration = \"100ms\"\n[machine]\ncpus = 1\n[devices.ssd]\nkind = \"ssd\"\n\
+        let toml = "schema = 1\nseed = 1\nduration = \"100ms\"\n[kernel]\nversion = \"4.4\"\n[machine]\ncpus = 1\n[devices.ssd]\nkind = \"ssd\"\n\
                     elevator = \"noop\"\n[io_queues.disk]\ndevice = \"ssd\"\npolicy = \"max-io-requests\"\nmax_io_requests = 4\n\
                     [io_queues.disk.classes.query]\nshares = 100\n[[tasks]]\nname = \"r\"\n\
                     program = [{ read = \"4KiB\", io_class = \"disk.query\" }]\n";

@@ -85,10 +85,27 @@ impl CpuSet {
     /// Parses `"0-3,8"` for a machine of `ncpus` CPUs. The error says what is wrong.
     pub fn parse(text: &str, ncpus: u16) -> Result<CpuSet, String> {
         let mut set = CpuSet::empty(ncpus);
+        let last = ncpus.saturating_sub(1);
+        let t = text.trim();
+        // `-1` would otherwise split as a range with an empty start.
+        if t.starts_with('-') {
+            return Err(format!("`{t}`: CPU numbers cannot be negative; the machine has CPUs 0-{last}"));
+        }
         let cpu = |s: &str| -> Result<u16, String> {
-            let n: u32 = s.trim().parse().map_err(|_| format!("`{}` is not a CPU number", s.trim()))?;
+            let s = s.trim();
+            let n: u32 = s.parse().map_err(|e: std::num::ParseIntError| match e.kind() {
+                std::num::IntErrorKind::PosOverflow => {
+                    format!("a CPU number in `{t}` is out of range (allowed: 0-{last})")
+                }
+                _ if s.is_empty() => {
+                    format!("`{t}` has a range with an end missing (write e.g. \"0-3,8\"; CPUs 0-{last})")
+                }
+                _ => {
+                    format!("`{s}` in `{t}` is not a CPU number (the machine has CPUs 0-{last}; write e.g. \"0-3,8\")")
+                }
+            })?;
             if n >= u32::from(ncpus) {
-                return Err(format!("CPU {n} does not exist: the machine has CPUs 0-{}", ncpus - 1));
+                return Err(format!("CPU {n} does not exist: the machine has CPUs 0-{last}"));
             }
             Ok(n as u16)
         };
@@ -126,5 +143,14 @@ mod tests {
         assert!(CpuSet::parse("3-1", 8).unwrap_err().contains("backwards"));
         assert!(CpuSet::parse("8", 8).unwrap_err().contains("does not exist"));
         assert!(CpuSet::parse("", 8).is_err());
+        // A negative number names itself and the range, not an empty entry.
+        let e = CpuSet::parse("-1", 8).unwrap_err();
+        assert!(e.contains("`-1`") && e.contains("0-7") && !e.contains("``"), "{e}");
+        let e = CpuSet::parse("3-", 8).unwrap_err();
+        assert!(e.contains("`3-`") && e.contains("0-7"), "{e}");
+        let e = CpuSet::parse(&"9".repeat(309), 8).unwrap_err();
+        assert!(e.contains("out of range (allowed: 0-7)"), "{e}");
+        let e = CpuSet::parse("1,x", 8).unwrap_err();
+        assert!(e.contains("`x` in `1,x`") && e.contains("0-7"), "{e}");
     }
 }

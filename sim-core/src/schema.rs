@@ -93,6 +93,28 @@ described!(
 );
 
 described!(
+    /// `machine.isolcpus`.
+    Isolcpus => {
+        "description": "The isolcpus= boot parameter: a CPU list (\"2-3\"), or one CPU as a number.",
+        "anyOf": [
+            { "type": "string" },
+            { "type": "integer", "minimum": 0 }
+        ]
+    }
+);
+
+described!(
+    /// cgroup v2 `cpu.max`.
+    CpuMax => {
+        "description": "cgroup v2 cpu.max: \"QUOTA PERIOD\", \"max PERIOD\", \"QUOTA\" or \"max\" (µs), or the quota as a number of µs.",
+        "anyOf": [
+            { "type": "string" },
+            { "type": "integer", "minimum": 0 }
+        ]
+    }
+);
+
+described!(
     /// One step of a task's program.
     Step => {
         "description": "A step: a bare word (wait, serve, yield, fdatasync) or a table with one step key (run, sleep, sleep_until, wait, wake, serve, yield, read, write, fdatasync, wait_io) and its options.",
@@ -104,6 +126,10 @@ described!(
                 "additionalProperties": false,
                 "properties": {
                     "run": { "$ref": "#/$defs/Dist" },
+                    "enter_kernel_every": {
+                        "description": "run: enter the kernel this often while the burst runs (as a clock_gettime(CLOCK_THREAD_CPUTIME_ID) call does), at least 1us; a duration.",
+                        "$ref": "#/$defs/Duration"
+                    },
                     "sleep": { "$ref": "#/$defs/Dist" },
                     "sleep_until": { "$ref": "#/$defs/Duration" },
                     "offset": {

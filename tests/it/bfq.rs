@@ -48,7 +48,7 @@ prop_compose! {
         duration_ms in 50..600u64,
     ) -> String {
         let mut t = format!(
-            "schema = 1\nseed = {seed}\nduration = \"{duration_ms}ms\"\n[limits]\nevents_max = 30000\n[kernel]\nversion = \"4.4\"\n[machine]\ncpus = 2\nhz = {hz}\n"
+            "schema = 1\nseed = {seed}\nduration = \"{duration_ms}ms\"\n[limits]\nevents_max = 30000\n[kernel]\nversion = \"6.18\"\n[machine]\ncpus = 2\nhz = {hz}\n"
         );
         let kind = if hdd { "hdd" } else { "ssd" };
         t += &format!("[devices.d]\nkind = \"{kind}\"\nrotational = {rotational}\nelevator = \"bfq\"\nqueue_depth = {depth}\ncapacity = \"1GiB\"\n");

@@ -17,6 +17,20 @@ use sim_core::{Scenario, Simulation};
 /// themselves here).
 pub const ELEVATORS: &[&str] = &["noop", "deadline", "cfq", "none", "mq-deadline", "kyber", "bfq"];
 
+/// The kernel an elevator exists in (`KernelModel::elevators`).
+fn kernel_of(elevator: &str) -> &'static str {
+    if is_mq(elevator) { "6.18" } else { "4.4" }
+}
+
+/// Device `i`'s elevator: the first device's choice decides the kernel, and
+/// the others take theirs from that kernel's elevators (a kernel has either
+/// the 4.4 single-queue ones or the blk-mq ones).
+fn elevator_of(devices: &[DeviceGen], i: usize) -> &'static str {
+    let first = ELEVATORS[devices[0].elevator];
+    let same: Vec<&str> = ELEVATORS.iter().copied().filter(|e| is_mq(e) == is_mq(first)).collect();
+    same[devices[i].elevator % same.len()]
+}
+
 fn is_mq(elevator: &str) -> bool {
     !matches!(elevator, "noop" | "deadline" | "cfq")
 }
@@ -100,11 +114,12 @@ prop_compose! {
         seed in 0..1000u64,
     ) -> String {
         let mut t = format!(
-            "schema = 1\nseed = {seed}\nduration = \"{duration_ms}ms\"\n[limits]\nevents_max = 60000\n[kernel]\nversion = \"6.18\"\n[machine]\ncpus = {cpus}\nhz = 250\n"
+            "schema = 1\nseed = {seed}\nduration = \"{duration_ms}ms\"\n[limits]\nevents_max = 60000\n[kernel]\nversion = \"{}\"\n[machine]\ncpus = {cpus}\nhz = 250\n",
+            kernel_of(elevator_of(&devices, 0))
         );
-        let any_cfq = devices.iter().any(|d| ELEVATORS[d.elevator] == "cfq");
+        let any_cfq = (0..devices.len()).any(|i| elevator_of(&devices, i) == "cfq");
         for (i, d) in devices.iter().enumerate() {
-            let elevator = ELEVATORS[d.elevator];
+            let elevator = elevator_of(&devices, i);
             t += &format!("[devices.d{i}]\nkind = \"{}\"\nelevator = \"{elevator}\"\nqueue_depth = {}\nmax_sectors_kb = {}\ncapacity = \"64GiB\"\n",
                 ["ssd", "hdd", "flash", "hdd", "cloud"][usize::from(d.kind)], d.depth, d.max_kb);
             if d.kind == 3 {
@@ -131,7 +146,7 @@ prop_compose! {
         }
         for (i, d) in devices.iter().enumerate() {
             let Some((expire_ms, batch, starved, _)) = d.tunables else { continue };
-            match ELEVATORS[d.elevator] {
+            match elevator_of(&devices, i) {
                 "kyber" => {
                     t += &format!("[devices.d{i}.kyber]\nread_lat_nsec = {}\nwrite_lat_nsec = {}\n", u64::from(expire_ms) * 10_000, u64::from(batch + 1) * 1_000_000);
                 }
@@ -197,7 +212,8 @@ proptest! {
 fn every_elevator_runs_a_mixed_load() {
     for elevator in ELEVATORS {
         let text = format!(
-            "schema = 1\nseed = 3\nduration = \"300ms\"\n[kernel]\nversion = \"6.18\"\n[machine]\ncpus = 2\nhz = 250\n[devices.sda]\nelevator = \"{elevator}\"\nqueue_depth = 4\n[[tasks]]\nname = \"r\"\nprogram = [{{ read = \"4KiB\", pattern = \"random\" }}, {{ run = \"10us\" }}]\n[[tasks]]\nname = \"w\"\nprogram = [{{ write = \"256KiB\", wait = false, depth = 16 }}, {{ run = \"10us\" }}]\n"
+            "schema = 1\nseed = 3\nduration = \"300ms\"\n[kernel]\nversion = \"{}\"\n[machine]\ncpus = 2\nhz = 250\n[devices.sda]\nelevator = \"{elevator}\"\nqueue_depth = 4\n[[tasks]]\nname = \"r\"\nprogram = [{{ read = \"4KiB\", pattern = \"random\" }}, {{ run = \"10us\" }}]\n[[tasks]]\nname = \"w\"\nprogram = [{{ write = \"256KiB\", wait = false, depth = 16 }}, {{ run = \"10us\" }}]\n",
+            kernel_of(elevator)
         );
         let s = Scenario::from_toml("mixed.toml", &text).expect("valid");
         let mut sim = Simulation::new(&s);

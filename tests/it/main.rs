@@ -19,3 +19,4 @@ mod smp;
 mod sweep;
 mod tidy;
 mod userspace_io;
+mod values;

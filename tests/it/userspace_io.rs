@@ -66,8 +66,10 @@ prop_compose! {
         duration_ms in 50..300u64,
     ) -> String {
         let kind = if hdd { "hdd" } else { "ssd" };
+        // The legacy elevators exist only in the 4.4 model (KernelModel::elevators).
+        let kernel = if ["noop", "deadline", "cfq"].contains(&elevator) { "4.4" } else { "6.18" };
         let mut t = format!(
-            "schema = 1\nseed = {seed}\nduration = \"{duration_ms}ms\"\n[limits]\nevents_max = 30000\n[machine]\ncpus = 2\n\
+            "schema = 1\nseed = {seed}\nduration = \"{duration_ms}ms\"\n[limits]\nevents_max = 30000\n[kernel]\nversion = \"{kernel}\"\n[machine]\ncpus = 2\n\
              [devices.d]\nkind = \"{kind}\"\nelevator = \"{elevator}\"\nqueue_depth = {depth}\ncapacity = \"1GiB\"\n\
              [io_queues.q]\ndevice = \"d\"\n{policy}"
         );

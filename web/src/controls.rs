@@ -365,18 +365,9 @@ fn group_controls(out: &mut Vec<Value>, b: &ScenarioSpec, c: &ScenarioSpec) {
 }
 
 fn device_controls(out: &mut Vec<Value>, b: &ScenarioSpec, c: &ScenarioSpec) {
-    let elevators: Vec<(String, String)> = [
-        ("noop", "noop (4.4)"),
-        ("deadline", "deadline (4.4)"),
-        ("cfq", "cfq (4.4)"),
-        ("none", "none (blk-mq)"),
-        ("mq-deadline", "mq-deadline (blk-mq)"),
-        ("kyber", "kyber (blk-mq)"),
-        ("bfq", "bfq (blk-mq)"),
-    ]
-    .iter()
-    .map(|(e, l)| (quoted(e), (*l).to_string()))
-    .collect();
+    // The elevators of the kernel the scenario runs under (`KernelModel::elevators`).
+    let elevators: Vec<(String, String)> =
+        c.kernel.elevators().iter().map(|e| (quoted(e), format!("{e} (Linux {})", c.kernel.version()))).collect();
     let presets = sim_core::block::device::presets::all();
     for (bd, cd) in b.devices.iter().zip(&c.devices) {
         let section = format!("Device {}", cd.name);

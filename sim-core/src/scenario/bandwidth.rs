@@ -24,21 +24,54 @@ pub fn rules(f: &ScenarioFile, kernel: KernelModel) -> Result<BandwidthRules, Ke
     let own = BandwidthRules::of_model(kernel);
     let text = match f.kernel.cfs_bandwidth.as_ref() {
         None => return Ok(own),
-        // `--set kernel.cfs_bandwidth=5.4` reads as a TOML float.
-        Some(Value::Float(x)) => format!("{x}"),
+        // A float loses how the version was written (5.10 == 5.1): refused,
+        // as for kernel.version; `--set` keeps the text (`Override::from_text`).
+        Some(Value::Float(x)) => {
+            return Err(KeyError::new(key, format!("{x} is a number; write it as a string: \"{x}\"")));
+        }
         Some(Value::String(s)) => s.clone(),
         Some(other) => {
             return Err(KeyError::new(key, format!("expected a version string (found {})", other.type_str())));
         }
     };
-    let allowed = if kernel.is_eevdf() {
-        format!("\"{}\" (the Linux {} model runs its own rules)", own.version(), kernel.version())
+    let accepted = accepted_rules(kernel);
+    match accepted.iter().find(|(v, _)| *v == text.as_str()) {
+        Some((_, r)) => Ok(*r),
+        None => {
+            let names: Vec<String> = accepted.iter().map(|(v, _)| format!("{v:?}")).collect();
+            let why = if kernel.is_eevdf() {
+                format!("the {} model runs its own rules, those of {}", kernel.describe(), own.version())
+            } else {
+                "the 4.4 fair class with that version's bandwidth rules".to_string()
+            };
+            Err(KeyError::new(
+                key,
+                format!(
+                    "{text:?} is not allowed under the {} model: allowed: {} ({why})",
+                    kernel.describe(),
+                    names.join(", ")
+                ),
+            ))
+        }
+    }
+}
+
+/// The `[kernel] cfs_bandwidth` values a model accepts, with the rules each
+/// runs: an EEVDF model its own rules, named by the rules' version or by any
+/// model version whose rules they are (under 6.18: "6.6", "6.12", "6.18");
+/// the 4.4 fair class the CFS-era rules (4.4, 4.18, 5.4, 5.14).
+fn accepted_rules(kernel: KernelModel) -> Vec<(&'static str, BandwidthRules)> {
+    let own = BandwidthRules::of_model(kernel);
+    if kernel.is_eevdf() {
+        let mut out = vec![(own.version(), own)];
+        for m in KernelModel::ALL {
+            if BandwidthRules::of_model(m) == own && m.version() != own.version() {
+                out.push((m.version(), own));
+            }
+        }
+        out
     } else {
-        "\"4.4\", \"4.18\", \"5.4\" or \"5.14\" (the 4.4 fair class with that version's bandwidth rules)".to_string()
-    };
-    match BandwidthRules::parse(&text) {
-        Some(r) if (kernel.is_eevdf() && r == own) || (!kernel.is_eevdf() && r < BandwidthRules::Linux66) => Ok(r),
-        _ => Err(KeyError::new(key, format!("{text:?} is not allowed here: {allowed}"))),
+        BandwidthRules::ALL.into_iter().filter(|r| *r < BandwidthRules::Linux66).map(|r| (r.version(), r)).collect()
     }
 }
 

@@ -4,7 +4,7 @@
 
 use super::error::KeyError;
 use super::file::{DeviceFile, ScenarioFile};
-use super::validate::{check_name, duration_value};
+use super::validate::{check_name, duration_in, duration_value, shown};
 use crate::block::blk_mq::{NR_HW_QUEUES_MAX, nr_requests_range};
 use crate::block::cfq_tunables::CfqBehaviour;
 use crate::block::device::cloud::CloudParams;
@@ -16,13 +16,14 @@ use crate::block::{
     BfqTunables, BlkMqSettings, CfqTunables, DeadlineTunables, DeviceKind, DeviceSpec, ElevatorSpec, Ioprio,
     IoprioClass, KyberTunables, MqDeadlineTunables,
 };
+use crate::sched::model::KernelModel;
+use crate::time::format_duration;
 use crate::workload::dist::parse_size;
 use std::collections::BTreeMap;
 use toml::Value;
 
 pub const DEVICES_MAX: usize = 64;
 pub const QUEUE_DEPTH_MAX: u64 = 4096;
-const ELEVATORS: &str = "noop, deadline, cfq (4.4 single-queue); none, mq-deadline, kyber, bfq (blk-mq)";
 pub const IOPS_MAX: i64 = 100_000_000;
 pub const PARALLELISM_MAX: i64 = 4096;
 pub const BURST_CREDITS_MAX: i64 = 1_000_000_000_000;
@@ -34,7 +35,7 @@ fn bandwidth(v: &Option<String>, key: &str, default: u64) -> Result<u64, KeyErro
     })?;
     let bytes = parse_size(per_s).map_err(|m| KeyError::new(key, m))?;
     if bytes == 0 {
-        return Err(KeyError::new(key, "must be positive"));
+        return Err(KeyError::new(key, format!("`{s}` is not allowed: a bandwidth is positive, such as \"500MiB/s\"")));
     }
     Ok(bytes)
 }
@@ -43,7 +44,10 @@ fn tunable_value(v: &Value, key: &str) -> Result<u64, KeyError> {
     match v {
         Value::Integer(n) if *n >= 0 && *n <= i64::from(i32::MAX) => Ok(*n as u64),
         Value::Boolean(b) => Ok(u64::from(*b)),
-        _ => Err(KeyError::new(key, "expected an integer from 0 to 2147483647, as written to sysfs")),
+        _ => Err(KeyError::new(
+            key,
+            format!("{} is not allowed: an integer from 0 to 2147483647, as written to sysfs", shown(v)),
+        )),
     }
 }
 
@@ -52,11 +56,14 @@ fn tunable_value(v: &Value, key: &str) -> Result<u64, KeyError> {
 fn kyber_value(v: &Value, key: &str) -> Result<u64, KeyError> {
     match v {
         Value::Integer(n) if *n >= 0 => Ok(*n as u64),
-        _ => Err(KeyError::new(key, format!("expected an integer from 0 to {} (ns, as written to sysfs)", i64::MAX))),
+        _ => Err(KeyError::new(
+            key,
+            format!("{} is not allowed: an integer from 0 to {} (ns, as written to sysfs)", shown(v), i64::MAX),
+        )),
     }
 }
 
-fn device(name: &str, d: &DeviceFile, hz: u32, index: usize) -> Result<DeviceSpec, KeyError> {
+fn device(name: &str, d: &DeviceFile, hz: u32, index: usize, kernel: KernelModel) -> Result<DeviceSpec, KeyError> {
     let key = |k: &str| format!("devices.{name}.{k}");
     let preset = match &d.preset {
         None => None,
@@ -146,7 +153,14 @@ fn device(name: &str, d: &DeviceFile, hz: u32, index: usize) -> Result<DeviceSpe
             let seek_min_ns = opt_ns(&d.seek_min, "seek_min", smin0)?;
             let seek_max_ns = opt_ns(&d.seek_max, "seek_max", smax0)?;
             if seek_min_ns > seek_max_ns || seek_max_ns > 1_000_000_000 {
-                return Err(KeyError::new(key("seek_max"), "must be at least seek_min and at most 1s"));
+                return Err(KeyError::new(
+                    key("seek_max"),
+                    format!(
+                        "{} is not allowed: at least seek_min ({}) and at most 1s",
+                        format_duration(seek_max_ns),
+                        format_duration(seek_min_ns)
+                    ),
+                ));
             }
             let bytes_per_s = bandwidth(&d.bandwidth, &key("bandwidth"), bw0)?;
             // `ncq` defaults to on for a preset (presets model NCQ), off otherwise.
@@ -185,7 +199,10 @@ fn device(name: &str, d: &DeviceFile, hz: u32, index: usize) -> Result<DeviceSpe
         Some(s) => parse_size(s).map_err(|m| KeyError::new(key("capacity"), m))?,
     };
     if capacity < 1 << 20 {
-        return Err(KeyError::new(key("capacity"), "must be at least 1MiB"));
+        return Err(KeyError::new(
+            key("capacity"),
+            format!("{capacity} bytes is not allowed: at least 1MiB (up to 1PiB)"),
+        ));
     }
     let queue_depth = d.queue_depth.unwrap_or(preset.as_ref().map_or(32, |p| u64::from(p.queue_depth)));
     if queue_depth == 0 || queue_depth > QUEUE_DEPTH_MAX {
@@ -229,7 +246,8 @@ fn device(name: &str, d: &DeviceFile, hz: u32, index: usize) -> Result<DeviceSpe
         let full = key(&format!("mq-deadline.{k}"));
         mq_deadline.set(k, tunable_value(v, &full)?, hz).map_err(|m| KeyError::new(full, m))?;
     }
-    let elevator = match d.elevator.as_deref().unwrap_or("cfq") {
+    let elevator_name = elevator_of(d, kernel, &key("elevator"))?;
+    let elevator = match elevator_name {
         "none" => ElevatorSpec::MqNone,
         "mq-deadline" => ElevatorSpec::MqDeadline(mq_deadline),
         "noop" => ElevatorSpec::Noop,
@@ -237,9 +255,7 @@ fn device(name: &str, d: &DeviceFile, hz: u32, index: usize) -> Result<DeviceSpe
         "cfq" => ElevatorSpec::Cfq(cfq),
         "kyber" => ElevatorSpec::Kyber(kyber),
         "bfq" => ElevatorSpec::Bfq(bfq),
-        other => {
-            return Err(KeyError::new(key("elevator"), format!("unknown elevator `{other}`; allowed: {ELEVATORS}")));
-        }
+        other => unreachable!("elevator_of returned `{other}`, which is not one of the kernel's"),
     };
     Ok(DeviceSpec {
         name: name.to_string(),
@@ -251,6 +267,26 @@ fn device(name: &str, d: &DeviceFile, hz: u32, index: usize) -> Result<DeviceSpe
         elevator,
         dev_t: (8, 16 * index as u32),
     })
+}
+
+/// The device's elevator: the one it names, if the kernel has it, or the
+/// kernel's default (`KernelModel::default_elevator`).
+fn elevator_of(d: &DeviceFile, kernel: KernelModel, key: &str) -> Result<&'static str, KeyError> {
+    let has = kernel.elevators();
+    let Some(name) = d.elevator.as_deref() else {
+        return Ok(kernel.default_elevator(d.nr_hw_queues.unwrap_or(1)));
+    };
+    if let Some(e) = has.iter().find(|e| **e == name) {
+        return Ok(e);
+    }
+    let model = kernel.describe();
+    let why = match kernel.elevator_history(name) {
+        Some(h) => format!("`{name}` does not exist in the {model} model: {h}"),
+        None => format!("unknown elevator `{name}`{}", super::error::did_you_mean(name, has)),
+    };
+    let other = KernelModel::ALL.iter().rev().find(|m| m.elevators().contains(&name));
+    let hint = other.map_or(String::new(), |m| format!(" (or kernel.version = \"{}\")", m.version()));
+    Err(KeyError::new(key, format!("{why}; the {model} model has: {}{hint}", has.join(", "))))
 }
 
 fn reject_disk_keys(d: &DeviceFile, key: &dyn Fn(&str) -> String, kind: &str) -> Result<(), KeyError> {
@@ -330,10 +366,7 @@ fn cloud_params(d: &DeviceFile, key: &dyn Fn(&str) -> String, base: CloudParams)
     let network_latency_ns = d
         .network_latency
         .as_ref()
-        .map_or(Ok(base.network_latency_ns), |v| duration_value(v, &key("network_latency")))?;
-    if network_latency_ns > 1_000_000_000 {
-        return Err(KeyError::new(key("network_latency"), "must be 0 to 1s"));
-    }
+        .map_or(Ok(base.network_latency_ns), |v| duration_in(v, &key("network_latency"), (0, 1_000_000_000), ""))?;
     Ok(CloudParams {
         flash,
         iops_limit,
@@ -352,7 +385,7 @@ fn cloud_params(d: &DeviceFile, key: &dyn Fn(&str) -> String, base: CloudParams)
 }
 
 /// All devices, in name order (the order `DeviceId`s follow).
-pub fn resolve(f: &ScenarioFile, hz: u32) -> Result<Vec<DeviceSpec>, KeyError> {
+pub fn resolve(f: &ScenarioFile, hz: u32, kernel: KernelModel) -> Result<Vec<DeviceSpec>, KeyError> {
     if f.devices.len() > DEVICES_MAX {
         return Err(KeyError::new("devices", format!("{} devices; at most {DEVICES_MAX}", f.devices.len())));
     }
@@ -362,7 +395,7 @@ pub fn resolve(f: &ScenarioFile, hz: u32) -> Result<Vec<DeviceSpec>, KeyError> {
         .enumerate()
         .map(|(i, (name, d))| {
             check_name(name, &format!("devices.{name}"))?;
-            device(name, d, hz, i)
+            device(name, d, hz, i, kernel)
         })
         .collect()
 }
@@ -385,7 +418,10 @@ pub fn resolve_mq(f: &ScenarioFile, devices: &[DeviceSpec]) -> Result<Vec<BlkMqS
             {
                 return Err(KeyError::new(
                     key(k),
-                    format!("applies to blk-mq elevators only (`none`, `mq-deadline`, `kyber`, `bfq`), not `{}`", spec.elevator.name()),
+                    format!(
+                        "applies to blk-mq elevators only (`none`, `mq-deadline`, `kyber`, `bfq`), not `{}`",
+                        spec.elevator.name()
+                    ),
                 ));
             }
             let nr_hw = d.nr_hw_queues.unwrap_or(1);
@@ -458,7 +494,7 @@ mod tests {
 
     fn one(table: &str) -> Result<DeviceSpec, KeyError> {
         let d: DeviceFile = toml::from_str(table).expect("a device table");
-        device("sda", &d, 250, 0)
+        device("sda", &d, 250, 0, KernelModel::Linux618)
     }
 
     #[test]

@@ -76,7 +76,7 @@ pub struct MachineFile {
     /// The `isolcpus=` boot parameter (4.4 semantics: the CPUs leave the sched
     /// domains and the default affinity), a CPU list such as `"2-3"` (one CPU
     /// may be a number); default none.
-    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Isolcpus>"))]
     pub isolcpus: Option<Value>,
     /// `CONFIG_NO_HZ_IDLE` (default true): an idle CPU stops its tick;
     /// false = a periodic tick on every CPU.
@@ -110,12 +110,14 @@ pub struct MachineFile {
 #[serde(deny_unknown_fields)]
 pub struct KernelFile {
     /// The modelled kernel version, a string: `"4.4"`, `"6.6"`, `"6.12"` or
-    /// `"6.18"` (the default). Read by `validate.rs` so a wrong value can be
-    /// answered with the versions this build models.
+    /// `"6.18"` (the default); a number is refused (6.10 would read as 6.1).
+    /// Read by `validate.rs` so a wrong value can be answered with the
+    /// versions this build models.
     #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
     pub version: Option<Value>,
-    /// Whose CFS bandwidth-control rules to run: the model's own version by
-    /// default; with the 4.4 fair class also `"4.18"`, `"5.4"` or `"5.14"`.
+    /// Whose CFS bandwidth-control rules to run, a string: the model's own
+    /// by default (a 6.x model: `"6.6"` or its own version); with the 4.4
+    /// fair class also `"4.18"`, `"5.4"` or `"5.14"`.
     #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
     pub cfs_bandwidth: Option<Value>,
 }
@@ -161,7 +163,7 @@ pub struct GroupFile {
     pub cfs_burst_us: Option<i64>,
     /// cgroup v2 `cpu.max`: `"QUOTA PERIOD"`, `"max PERIOD"`, `"QUOTA"` or `"max"` (µs).
     #[serde(rename = "cpu.max")]
-    #[cfg_attr(feature = "schema", schemars(with = "Option<String>"))]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::CpuMax>"))]
     pub cpu_max: Option<Value>,
     /// cgroup v2 `cpu.max.burst` (µs; 5.14 and later rules).
     #[serde(rename = "cpu.max.burst")]
@@ -182,8 +184,10 @@ pub struct GroupFile {
 pub struct DeviceFile {
     /// `ssd` or `hdd` (the legacy models), `flash` (response curve) or `cloud`.
     pub kind: Option<String>,
-    /// `noop`, `deadline` or `cfq` (4.4 single-queue; default `cfq`, 4.4's Kconfig default);
-    /// blk-mq (6.18): `none`, `mq-deadline`, `kyber`, `bfq`.
+    /// The elevators of `[kernel] version`: under 4.4 `noop`, `deadline` or
+    /// `cfq` (default `cfq`, 4.4's Kconfig default); under 6.x (blk-mq)
+    /// `none`, `mq-deadline`, `kyber` or `bfq` (default `mq-deadline` with
+    /// one hardware queue, `none` with more: `elevator_set_default`).
     pub elevator: Option<String>,
     /// NCQ tags: requests the device holds at once.
     pub queue_depth: Option<u64>,

@@ -92,6 +92,12 @@ impl Groups {
     }
 }
 
+/// More groups than `GROUPS_MAX`, not counting the root (index 0), which
+/// every scenario has and none declares.
+fn too_many(groups: &[GroupSpec]) -> bool {
+    groups.len() - 1 > limits::GROUPS_MAX
+}
+
 fn check_path(path: &str, key: &str) -> Result<(), KeyError> {
     // `.` and `..` would make a path name a group other than the one it
     // spells (a cycle back to an ancestor, or itself); cgroupfs has no such
@@ -182,8 +188,15 @@ pub fn resolve(f: &ScenarioFile, tasks: &mut [TaskSpec], cpus: u16) -> Result<Gr
             bandwidth,
             bfq_weight,
         });
-        if groups.len() > limits::GROUPS_MAX {
-            return Err(KeyError::new("groups", format!("more than {} groups", limits::GROUPS_MAX)));
+        if too_many(&groups) {
+            return Err(KeyError::new(
+                "groups",
+                format!(
+                    "{} groups declared: at most {} (the root is implicit and not counted)",
+                    groups.len() - 1,
+                    limits::GROUPS_MAX
+                ),
+            ));
         }
     }
     let declared = |groups: &[GroupSpec]| groups.iter().map(|g| g.path.as_str()).collect::<Vec<_>>().join(", ");
@@ -221,8 +234,15 @@ pub fn resolve(f: &ScenarioFile, tasks: &mut [TaskSpec], cpus: u16) -> Result<Gr
                             bandwidth: None,
                             bfq_weight: crate::block::bfq::GROUP_WEIGHT_DEFAULT,
                         });
-                        if groups.len() > limits::GROUPS_MAX {
-                            return Err(KeyError::new(key, format!("more than {} groups", limits::GROUPS_MAX)));
+                        if too_many(&groups) {
+                            return Err(KeyError::new(
+                                key,
+                                format!(
+                                    "its autogroup makes {} groups (declared and autogroups): at most {}",
+                                    groups.len() - 1,
+                                    limits::GROUPS_MAX
+                                ),
+                            ));
                         }
                         groups.len() - 1
                     }

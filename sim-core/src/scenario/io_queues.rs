@@ -3,7 +3,7 @@
 
 use super::error::KeyError;
 use super::file::{IoQueueFile, ScenarioFile};
-use super::validate::{check_name, duration_value};
+use super::validate::{check_name, duration_in};
 use crate::ids::DeviceId;
 use crate::userspace_io::io_queue::{InflightPolicy, IoProperties};
 use crate::userspace_io::{IoClassRef, IoClassSpec, IoQueueSpec};
@@ -70,11 +70,8 @@ fn io_queue(f: &ScenarioFile, name: &str, q: &IoQueueFile) -> Result<IoQueueSpec
         None | Some("capacity") => {
             let task_quota_ns = match &q.task_quota {
                 None => 500_000,
-                Some(v) => duration_value(v, &key("task_quota"))?,
+                Some(v) => duration_in(v, &key("task_quota"), TASK_QUOTA_NS, " (Seastar's --task-quota-ms)")?,
             };
-            if !(TASK_QUOTA_NS.0..=TASK_QUOTA_NS.1).contains(&task_quota_ns) {
-                return Err(KeyError::new(key("task_quota"), "is not allowed: 10us to 100ms"));
-            }
             let latency_factor = q.latency_factor.unwrap_or(1.5);
             if !(LATENCY_FACTOR.0..=LATENCY_FACTOR.1).contains(&latency_factor) {
                 return Err(KeyError::new(

@@ -28,9 +28,19 @@ impl Override {
             .ok()
             .and_then(|mut t| t.remove("v"))
             .unwrap_or_else(|| Value::String(text.to_string()));
+        // A version written bare (`kernel.version=6.12`) is the text, not a
+        // float: a float would make 6.10 and 6.1 the same, so files must
+        // quote versions (validate.rs refuses a float there).
+        let value = match value {
+            Value::Float(_) if VERSION_KEYS.contains(&path.trim()) => Value::String(text.to_string()),
+            v => v,
+        };
         Override { path: path.trim().to_string(), value }
     }
 }
+
+/// Keys whose value is a version string.
+const VERSION_KEYS: [&str; 2] = ["kernel.version", "kernel.cfs_bandwidth"];
 
 /// Splits a key path at dots outside double quotes, so a group path with dots
 /// can be named: `groups."/system.slice".shares`.

@@ -331,6 +331,31 @@ pub(crate) fn duration_value(v: &Value, key: &str) -> Result<u64, KeyError> {
     }
 }
 
+/// A value as the user wrote it, for messages: a string in quotes, a number
+/// as written.
+pub(crate) fn shown(v: &Value) -> String {
+    match v {
+        Value::String(s) => format!("{s:?}"),
+        other => other.to_string(),
+    }
+}
+
+/// A duration within `lo..=hi`: the message names the value written and
+/// the range allowed, then `why` (", the kernel's sysctl range").
+pub(crate) fn duration_in(v: &Value, key: &str, (lo, hi): (u64, u64), why: &str) -> Result<u64, KeyError> {
+    let ns = duration_value(v, key)?;
+    if (lo..=hi).contains(&ns) {
+        return Ok(ns);
+    }
+    let written = shown(v);
+    let same = match v {
+        Value::String(s) => s.trim() == format_duration(ns),
+        _ => true,
+    };
+    let value = if same { written } else { format!("{written} ({})", format_duration(ns)) };
+    Err(KeyError::new(key, format!("{value} is not allowed: {} to {}{why}", format_duration(lo), format_duration(hi))))
+}
+
 pub(super) fn dist_value(v: &Value, key: &str) -> Result<Dist, KeyError> {
     match v {
         Value::String(s) => Dist::parse(s).map_err(|m| KeyError::new(key, m)),
@@ -373,14 +398,15 @@ pub const WAKEUP_LATENCY_MAX_NS: u64 = 10_000_000;
 fn kernel_model(v: Option<&Value>) -> Result<KernelModel, KeyError> {
     let key = "kernel.version";
     let allowed = KernelModel::allowed();
-    // `--set kernel.version=4.4` reads as a TOML float: take its shortest
-    // spelling (4.4, 6.12), which is how versions are written.
-    let text = match v {
-        Some(Value::Float(x)) => Some(Value::String(format!("{x}"))),
-        _ => None,
-    };
-    match text.as_ref().or(v) {
+    match v {
         None => Ok(KernelModel::default()),
+        // A float loses how the version was written (6.10 == 6.1): refused,
+        // as the schema refuses it. `--set kernel.version=6.12` keeps the
+        // text (`Override::from_text`).
+        Some(Value::Float(x)) => Err(KeyError::new(
+            key,
+            format!("{x} is a number; write it as a string: \"{x}\" (this build models {allowed})"),
+        )),
         Some(Value::String(s)) => KernelModel::parse(s)
             .ok_or_else(|| KeyError::new(key, format!("unknown kernel version {s:?}; this build models {allowed}"))),
         Some(other) => Err(KeyError::new(
@@ -431,7 +457,10 @@ fn tunable(
 
 fn scaling(v: &Option<Value>) -> Result<TunableScaling, KeyError> {
     let key = "cfs.sched_tunable_scaling";
-    let bad = || KeyError::new(key, "allowed: \"none\", \"log\", \"linear\" (or 0, 1, 2)");
+    let bad = || {
+        let written = v.as_ref().map(shown).unwrap_or_default();
+        KeyError::new(key, format!("{written} is not allowed: \"none\", \"log\", \"linear\" (or 0, 1, 2)"))
+    };
     match v {
         None => Ok(TunableScaling::Log),
         Some(Value::String(s)) => match s.as_str() {
@@ -558,10 +587,7 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
     if f.schema != 1 {
         return Err(KeyError::new("schema", format!("unsupported schema {}; this version reads schema 1", f.schema)));
     }
-    let duration_ns = duration_value(&f.duration, "duration")?;
-    if duration_ns == 0 {
-        return Err(KeyError::new("duration", "must be positive"));
-    }
+    let duration_ns = duration_in(&f.duration, "duration", (1, limits::DURATION_MAX_NS), " (positive, at most a day)")?;
     let machine = machine_spec(f)?;
     let cpus = machine.shape.cpus();
     let hz = hz_value(f.machine.hz.as_ref())?;
@@ -570,19 +596,26 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
     if machine.tick_offset_ns >= tick {
         return Err(KeyError::new(
             "machine.tick_offset",
-            format!("must be below one tick ({} at HZ={hz})", format_duration(tick)),
+            format!(
+                "{} is not allowed: below one tick ({} at HZ={hz})",
+                format_duration(machine.tick_offset_ns),
+                format_duration(tick)
+            ),
         ));
     }
-    let context_switch_ns = opt_duration(&f.machine.context_switch, "machine.context_switch", 0)?;
-    if context_switch_ns > 1_000_000 {
-        return Err(KeyError::new("machine.context_switch", "must be at most 1ms"));
-    }
+    let context_switch_ns = match &f.machine.context_switch {
+        None => 0,
+        Some(v) => duration_in(v, "machine.context_switch", (0, 1_000_000), "")?,
+    };
 
     let (tunables, features, eevdf, eevdf_features) = fair_settings(f, kernel, cpus)?;
 
     let events_max = f.limits.events_max.unwrap_or(limits::EVENTS_DEFAULT);
     if events_max == 0 || events_max > limits::EVENTS_MAX {
-        return Err(KeyError::new("limits.events_max", format!("allowed: 1 to {}", limits::EVENTS_MAX)));
+        return Err(KeyError::new(
+            "limits.events_max",
+            format!("{events_max} is not allowed: 1 to {}", limits::EVENTS_MAX),
+        ));
     }
 
     if f.tasks.is_empty() {
@@ -625,7 +658,7 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
     let bandwidth_slice_us = super::bandwidth::slice_us(f)?;
     super::bandwidth::check(f, &groups.groups, bandwidth_rules)?;
     super::hops::resolve(f, &mut tasks)?;
-    let devices = super::devices::resolve(f, hz)?;
+    let devices = super::devices::resolve(f, hz, kernel)?;
     let device_mq = super::devices::resolve_mq(f, &devices)?;
     super::devices::check_ionice(&tasks, &devices)?;
     check_io_regions(&tasks, &devices)?;
@@ -675,11 +708,17 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
             }
         };
         if interval.mean_ns() < 1.0 {
-            return Err(KeyError::new(format!("{key}.interval"), "the mean interval must be at least 1ns"));
+            return Err(KeyError::new(
+                format!("{key}.interval"),
+                format!("a mean interval of {} ns is not allowed: at least 1ns", interval.mean_ns()),
+            ));
         }
         let burst = s.burst.unwrap_or(1);
         if burst == 0 || burst > limits::BURST_MAX {
-            return Err(KeyError::new(format!("{key}.burst"), format!("allowed: 1 to {}", limits::BURST_MAX)));
+            return Err(KeyError::new(
+                format!("{key}.burst"),
+                format!("{burst} is not allowed: 1 to {}", limits::BURST_MAX),
+            ));
         }
         sources.push(SourceSpec {
             name: s.name.clone(),
@@ -745,7 +784,7 @@ fn limiter_specs(
     tasks: &mut [TaskSpec],
 ) -> Result<Vec<crate::workload::limiter::LimiterSpec>, KeyError> {
     use crate::workload::limiter::{
-        ADJUST_EVERY_MIN_NS, GRANT_MAX_NS, LimiterId, LimiterSpec, PPM, WINDOW_SLOTS_MAX, defaults,
+        ADJUST_EVERY_MIN_NS, GRANT_MAX_NS, GRANT_MIN_NS, LimiterId, LimiterSpec, PPM, WINDOW_SLOTS_MAX, defaults,
     };
     if f.limiters.len() > LIMITERS_MAX {
         return Err(KeyError::new("limiters", format!("at most {LIMITERS_MAX} limiters")));
@@ -753,10 +792,16 @@ fn limiter_specs(
     let task_names: Vec<&str> = f.tasks.iter().map(|t| t.name.as_str()).collect();
     let share = |v: Option<f64>, key: String, default: u32| -> Result<u32, KeyError> {
         let Some(x) = v else { return Ok(default) };
-        if !(x.is_finite() && (0.0..=1.0).contains(&x)) {
-            return Err(KeyError::new(key, format!("{x} is not allowed: a share of one CPU, 0 to 1")));
+        // Checked as written: a share that rounds to 0 ppm is below the
+        // resolution, not 0.
+        let ppm = if x.is_finite() { libm::round(x * PPM as f64) } else { 0.0 };
+        if !(x.is_finite() && (0.0..=1.0).contains(&x)) || (x > 0.0 && ppm < 1.0) {
+            return Err(KeyError::new(
+                key,
+                format!("{x} is not allowed: a share of one CPU, 0 to 1, in steps of 0.000001 (one millionth)"),
+            ));
         }
-        Ok(libm::round(x * PPM as f64) as u32)
+        Ok(ppm as u32)
     };
     let step = |v: Option<f64>, key: String, default: u32| -> Result<u32, KeyError> {
         let Some(x) = v else { return Ok(default) };
@@ -842,7 +887,11 @@ fn limiter_specs(
             // good once a window without samples keeps the limit there.
             return Err(KeyError::new(
                 format!("{key}.floor"),
-                "0 would stop the limited tasks for good: above 0, up to 1",
+                format!(
+                    "{} is not allowed: a floor of 0 would stop the limited tasks for good; above 0 (at least \
+                     0.000001) up to 1",
+                    l.floor.unwrap_or(0.0)
+                ),
             ));
         }
         if floor_ppm > ceiling_ppm {
@@ -867,17 +916,15 @@ fn limiter_specs(
                 ),
             ));
         }
-        let grant_ns = opt_duration(&l.grant, &format!("{key}.grant"), defaults::GRANT_NS)?;
-        if grant_ns == 0 || grant_ns > GRANT_MAX_NS {
-            return Err(KeyError::new(
-                format!("{key}.grant"),
-                format!(
-                    "{} is not allowed: a grant of CPU time is above 0 and at most {}",
-                    format_duration(grant_ns),
-                    format_duration(GRANT_MAX_NS)
-                ),
-            ));
-        }
+        let grant_ns = match &l.grant {
+            None => defaults::GRANT_NS,
+            Some(v) => duration_in(
+                v,
+                &format!("{key}.grant"),
+                (GRANT_MIN_NS, GRANT_MAX_NS),
+                " of CPU time per grant (each grant is an event)",
+            )?,
+        };
         out.push(LimiterSpec {
             name: name.clone(),
             watch,
@@ -1084,7 +1131,10 @@ fn task_spec(
         ));
     }
     if t.iterations == Some(0) {
-        return Err(KeyError::new(format!("{key}.iterations"), "must be at least 1 (leave it out to loop forever)"));
+        return Err(KeyError::new(
+            format!("{key}.iterations"),
+            "0 is not allowed: at least 1 (leave it out to loop forever)",
+        ));
     }
     Ok(TaskSpec {
         name: t.name.clone(),
@@ -1182,33 +1232,28 @@ fn step(f: &ScenarioFile, v: &Value, key: &str) -> Result<Step, KeyError> {
                 None => None,
                 Some(e) => {
                     let k = format!("{key}.enter_kernel_every");
-                    let ns = duration_value(e, &k)?;
-                    if ns < ENTER_KERNEL_EVERY_MIN_NS {
-                        return Err(KeyError::new(
-                            k,
-                            format!(
-                                "must be at least {} (each entry is an event)",
-                                format_duration(ENTER_KERNEL_EVERY_MIN_NS)
-                            ),
-                        ));
-                    }
-                    Some(ns)
+                    let range = (ENTER_KERNEL_EVERY_MIN_NS, SAMPLE_MAX_NS);
+                    Some(duration_in(e, &k, range, " (each entry is an event)")?)
                 }
             };
             Step::Run { work: dist_value(val, &sub)?, enter_kernel_every_ns }
         }
         "sleep" => Step::Sleep(dist_value(val, &sub)?),
         "sleep_until" => {
-            let period_ns = duration_value(val, &sub)?;
-            if period_ns == 0 {
-                return Err(KeyError::new(sub, "the period must be positive"));
-            }
+            let period_ns = duration_in(val, &sub, (1, SAMPLE_MAX_NS), " (the period)")?;
             let offset_ns = match table.get("offset") {
                 Some(o) => duration_value(o, &format!("{key}.offset"))?,
                 None => 0,
             };
             if offset_ns >= period_ns {
-                return Err(KeyError::new(format!("{key}.offset"), "must be smaller than the period"));
+                return Err(KeyError::new(
+                    format!("{key}.offset"),
+                    format!(
+                        "{} is not allowed: smaller than the period ({})",
+                        format_duration(offset_ns),
+                        format_duration(period_ns)
+                    ),
+                ));
             }
             Step::SleepUntil { period_ns, offset_ns }
         }
@@ -1293,12 +1338,22 @@ fn io_step(f: &ScenarioFile, table: &toml::Table, kind: &str, key: &str) -> Resu
         None => 0,
         Some(Value::Integer(n)) if (1..=4096).contains(n) && !wait => *n as u32,
         Some(Value::Integer(_)) if wait => return Err(KeyError::new(sub("depth"), "only applies with `wait = false`")),
-        Some(_) => return Err(KeyError::new(sub("depth"), "expected an integer from 1 to 4096")),
+        Some(v) => {
+            return Err(KeyError::new(sub("depth"), format!("{} is not allowed: an integer from 1 to 4096", shown(v))));
+        }
     };
-    let pattern = match table.get("pattern").map(|v| v.as_str()) {
-        None | Some(Some("sequential")) | Some(Some("seq")) => Pattern::Sequential,
-        Some(Some("random")) | Some(Some("rand")) => Pattern::Random,
-        _ => return Err(KeyError::new(sub("pattern"), "allowed: \"sequential\", \"random\"")),
+    let pattern = match table.get("pattern") {
+        None => Pattern::Sequential,
+        Some(v) => match v.as_str() {
+            Some("sequential" | "seq") => Pattern::Sequential,
+            Some("random" | "rand") => Pattern::Random,
+            _ => {
+                return Err(KeyError::new(
+                    sub("pattern"),
+                    format!("{} is not allowed: \"sequential\", \"random\"", shown(v)),
+                ));
+            }
+        },
     };
     let sectors = |k: &str| -> Result<Option<u64>, KeyError> {
         match table.get(k) {

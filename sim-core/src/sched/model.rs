@@ -93,6 +93,57 @@ impl KernelModel {
         !has(self, &segments) && Self::ALL.into_iter().any(|m| has(m, &segments))
     }
 
+    /// The I/O schedulers (elevators) this kernel has, as
+    /// `/sys/block/<dev>/queue/scheduler` names them. 4.4 has the legacy
+    /// single-queue ones (block/Kconfig.iosched: noop, deadline, cfq); the
+    /// legacy block layer and its elevators were removed in 5.0 (f382fb0bcef4),
+    /// so 6.x has only the blk-mq ones (none, mq-deadline, kyber, bfq).
+    pub fn elevators(self) -> &'static [&'static str] {
+        match self {
+            KernelModel::Linux44 => &["noop", "deadline", "cfq"],
+            KernelModel::Linux66 | KernelModel::Linux612 | KernelModel::Linux618 => {
+                &["none", "mq-deadline", "kyber", "bfq"]
+            }
+        }
+    }
+
+    /// The elevator a device gets when the scenario names none.
+    /// - 4.4: `CONFIG_DEFAULT_IOSCHED`, "cfq" (block/Kconfig.iosched: DEFAULT_CFQ
+    ///   is the default choice; `elevator_init` falls back to it).
+    /// - 6.6, 6.12: `elevator_get_default` (block/elevator.c), 6.18:
+    ///   `elevator_set_default` (the same rule): mq-deadline when the queue has
+    ///   one hardware queue or its tags are shared, else none; a driver with
+    ///   `BLK_MQ_F_NO_SCHED_BY_DEFAULT` gets none. No modelled device shares
+    ///   tags or sets that flag, so `nr_hw_queues` alone decides.
+    pub fn default_elevator(self, nr_hw_queues: u64) -> &'static str {
+        match self {
+            KernelModel::Linux44 => "cfq",
+            KernelModel::Linux66 | KernelModel::Linux612 | KernelModel::Linux618 => {
+                if nr_hw_queues == 1 {
+                    "mq-deadline"
+                } else {
+                    "none"
+                }
+            }
+        }
+    }
+
+    /// Why an elevator this kernel lacks is missing, for error messages.
+    pub fn elevator_history(self, elevator: &str) -> Option<&'static str> {
+        let legacy = ["noop", "deadline", "cfq"].contains(&elevator);
+        let mq = ["none", "mq-deadline", "kyber", "bfq"].contains(&elevator);
+        match self {
+            KernelModel::Linux44 if mq => Some(
+                "blk-mq schedulers came later (mq-deadline in 4.11, kyber and bfq in 4.12; this model's `none` \
+                 is the 6.x blk-mq path)",
+            ),
+            KernelModel::Linux66 | KernelModel::Linux612 | KernelModel::Linux618 if legacy => {
+                Some("the legacy single-queue elevators (noop, deadline, cfq) were removed in 5.0")
+            }
+            _ => None,
+        }
+    }
+
     /// `"4.4", "6.6", …`: the versions accepted.
     pub fn allowed() -> String {
         Self::ALL.iter().map(|m| format!("\"{}\"", m.version())).collect::<Vec<_>>().join(", ")
@@ -154,5 +205,21 @@ mod tests {
         assert!(KernelModel::Linux618.lacks_setting("cfs.sched_latency_ns"));
         assert!(KernelModel::Linux44.lacks_setting("features.\"PLACE_LAG\""));
         assert!(lacking > 20, "{lacking}");
+    }
+
+    #[test]
+    fn elevators_follow_the_kernel() {
+        assert_eq!(KernelModel::Linux44.default_elevator(1), "cfq");
+        assert_eq!(KernelModel::Linux44.default_elevator(4), "cfq");
+        for m in [KernelModel::Linux66, KernelModel::Linux612, KernelModel::Linux618] {
+            assert_eq!(m.default_elevator(1), "mq-deadline");
+            assert_eq!(m.default_elevator(2), "none");
+            assert!(!m.elevators().contains(&"cfq") && m.elevators().contains(&"bfq"));
+            assert!(m.elevator_history("noop").is_some_and(|h| h.contains("5.0")));
+        }
+        for m in KernelModel::ALL {
+            assert!(m.elevators().contains(&m.default_elevator(1)) && m.elevators().contains(&m.default_elevator(8)));
+        }
+        assert!(!KernelModel::Linux44.elevators().contains(&"mq-deadline"));
     }
 }

@@ -242,6 +242,8 @@ fn engine_two_classes_backlogged_split_1_to_10() {
 schema = 1
 seed = 7
 duration = "1s"
+[kernel]
+version = "4.4"
 [machine]
 cpus = 2
 [devices.ssd]

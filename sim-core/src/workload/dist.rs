@@ -205,6 +205,14 @@ pub fn parse_duration(text: &str) -> Result<u64, String> {
             rest.trim()
         ));
     }
+    // A distribution where one duration is read: said before the unit is
+    // looked at, which would otherwise be `exp(1ms)`.
+    if let Some(open) = t.find('(') {
+        return Err(format!(
+            "`{t}` is a distribution ({}(…)); this key takes one duration, such as \"1ms\", not a distribution",
+            t[..open].trim()
+        ));
+    }
     let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
     let (num, unit) = (&t[..split], t[split..].trim());
     let scale: u64 = match unit {
@@ -222,7 +230,7 @@ pub fn parse_duration(text: &str) -> Result<u64, String> {
     if whole.is_empty() || frac.contains('.') {
         return Err(format!("`{t}` is not a duration (write e.g. \"1.5ms\")"));
     }
-    let too_long = || format!("`{t}` is longer than the maximum of {} s", SAMPLE_MAX_NS / 1_000_000_000);
+    let too_long = || format!("`{t}` is out of range (allowed: 0 to {} s, one day)", SAMPLE_MAX_NS / 1_000_000_000);
     let whole: u64 = whole.parse().map_err(|_| too_long())?;
     let digits = scale.ilog10() as usize;
     if frac.len() > digits {
@@ -245,6 +253,19 @@ pub fn parse_duration(text: &str) -> Result<u64, String> {
 /// `M`, `G` and `T` alone mean the binary units, as fio reads them.
 pub fn parse_size(text: &str) -> Result<u64, String> {
     let t = text.trim();
+    // Said before the unit is looked at, as for durations.
+    if let Some(rest) = t.strip_prefix('-') {
+        return Err(format!(
+            "`{t}`: sizes cannot be negative; give 1 byte or more with a unit (e.g. \"{}\")",
+            rest.trim()
+        ));
+    }
+    if let Some(open) = t.find('(') {
+        return Err(format!(
+            "`{t}` is a distribution ({}(…)); this key takes one size, such as \"4KiB\", not a distribution",
+            t[..open].trim()
+        ));
+    }
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (num, unit) = (&t[..split], t[split..].trim());
     let scale: u64 = match unit {
@@ -267,7 +288,7 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     if num.is_empty() {
         return Err(format!("`{t}` is not a size (write e.g. \"128KiB\")"));
     }
-    let too_big = || format!("`{t}` is larger than the maximum of {SIZE_MAX_BYTES} bytes (1 PiB)");
+    let too_big = || format!("`{t}` is out of range (allowed: 0 to {SIZE_MAX_BYTES} bytes, 1 PiB)");
     let n: u64 = num.parse().map_err(|_| too_big())?;
     let bytes = n.checked_mul(scale).ok_or_else(too_big)?;
     if bytes > SIZE_MAX_BYTES {
@@ -296,7 +317,11 @@ mod tests {
         assert!(e.contains("cannot be negative") && !e.contains("unit `"), "{e}");
         assert!(Dist::parse("uniform(-1ms, 2ms)").unwrap_err().contains("cannot be negative"));
         assert!(parse_duration("1.0000000001s").unwrap_err().contains("finer"));
-        assert!(parse_duration("99999999999999999999s").is_err());
+        assert!(parse_duration("99999999999999999999s").unwrap_err().contains("out of range (allowed: 0 to 86400 s"));
+        assert!(parse_duration(&format!("{}ms", "9".repeat(309))).unwrap_err().contains("out of range"));
+        // A distribution where one duration is read says so, not "unknown unit".
+        let e = parse_duration("exp(1ms)").unwrap_err();
+        assert!(e.contains("exp(1ms)") && e.contains("not a distribution") && !e.contains("unit `"), "{e}");
     }
 
     #[test]
@@ -306,7 +331,16 @@ mod tests {
         assert_eq!(parse_size("128k"), Ok(131_072));
         assert!(parse_size("4").unwrap_err().contains("needs a unit"));
         assert!(parse_size("4 parsecs").unwrap_err().contains("unknown size unit"));
-        assert!(parse_size("2000TiB").unwrap_err().contains("maximum"));
+        assert!(parse_size("2000TiB").unwrap_err().contains("out of range (allowed: 0 to"));
+        // A sign or a distribution is not a unit: the message says what is wrong.
+        let e = parse_size("-4KiB").unwrap_err();
+        assert!(e.contains("-4KiB") && e.contains("cannot be negative") && !e.contains("unit `"), "{e}");
+        let e = parse_size("uniform(4KiB, 8KiB)").unwrap_err();
+        assert!(e.contains("not a distribution") && !e.contains("unit `"), "{e}");
+        let e = parse_size(&"9".repeat(309)).unwrap_err();
+        assert!(e.contains("needs a unit"), "{e}");
+        let e = parse_size(&format!("{}B", "9".repeat(309))).unwrap_err();
+        assert!(e.contains("out of range (allowed: 0 to"), "{e}");
         assert_eq!(Dist::parse_size("uniform(4KiB, 8KiB)"), Ok(Dist::Uniform { low: 4096, high: 8192 }));
     }
 

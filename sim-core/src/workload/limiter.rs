@@ -30,6 +30,12 @@ pub const WINDOW_SLOTS_MAX: u64 = 1_000;
 /// Shortest controller period accepted: bounds the adjust events to 1,000 per
 /// simulated second per limiter.
 pub const ADJUST_EVERY_MIN_NS: u64 = 1_000_000;
+/// Smallest grant: 1 µs of CPU time. Each grant is at least one event (the
+/// end of the chunk it pays for, and a `LimiterGrant` when a waiter is woken),
+/// so a limited CPU-second is at most about a million of them: the floor
+/// `enter_kernel_every` has for the same reason (`grant = "1ns"` made 0.5 s
+/// of simulated time 100 M events).
+pub const GRANT_MIN_NS: u64 = 1_000;
 /// Largest grant: 10 s of CPU time (tokens × 10⁶ stay far inside a u64).
 pub const GRANT_MAX_NS: u64 = 10_000_000_000;
 /// Samples kept per limiter in its time series; beyond that, neighbours are

@@ -498,7 +498,7 @@ fn scenario_groups_with_bfq_weights() {
         seed = 1
         duration = "2s"
         [kernel]
-        version = "4.4"
+        version = "6.18"
         [machine]
         cpus = 2
         hz = 1000
