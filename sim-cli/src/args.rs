@@ -159,12 +159,16 @@ pub enum Command {
 /// option given to the wrong subcommand gets told where it belongs.
 pub fn parse() -> Cli {
     let args: Vec<OsString> = std::env::args_os().collect();
-    Cli::try_parse_from(&args).unwrap_or_else(|e| {
+    let cli = Cli::try_parse_from(&args).unwrap_or_else(|e| {
         if let Some(msg) = misplaced_option(&e, &args) {
             eprintln!("error: {msg}");
             std::process::exit(2);
         }
         e.exit()
+    });
+    cli.resolve().unwrap_or_else(|msg| {
+        eprintln!("error: {msg}");
+        std::process::exit(2);
     })
 }
 
@@ -251,6 +255,42 @@ pub struct Common {
     /// Print the report as JSON (the documented schema) instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Leave the first D of simulated time out of every statistic (`100ms`):
+    /// the same as `--set report.warmup=D`. The run itself is unchanged.
+    #[arg(long, value_name = "D")]
+    pub warmup: Option<String>,
+}
+
+impl Common {
+    /// Moves `--warmup D` into the overrides as `report.warmup=D` (after the
+    /// `--set`s, so it wins), where the scenario validates it like the key.
+    fn fold_warmup(&mut self) {
+        if let Some(d) = self.warmup.take() {
+            self.set.push(format!("report.warmup={d}"));
+        }
+    }
+}
+
+impl Cli {
+    /// The parsed command with `--warmup` folded into `--set`; `measure` and
+    /// `validate` refuse it (a measured run reports all of its time).
+    pub fn resolve(mut self) -> Result<Cli, String> {
+        match &mut self.command {
+            Command::Run { common, .. } | Command::Compare { common, .. } => common.fold_warmup(),
+            Command::Sweep(a) => a.common.fold_warmup(),
+            Command::Measure(MeasureArgs { common, .. })
+            | Command::Validate { measure: MeasureArgs { common, .. }, .. } => {
+                if let Some(d) = &common.warmup {
+                    return Err(format!(
+                        "--warmup {d}: `measure` and `validate` report the whole measured run; the warm-up applies to \
+                         simulated runs (`run`, `compare`, `sweep`)"
+                    ));
+                }
+            }
+            _ => {}
+        }
+        Ok(self)
+    }
 }
 
 #[derive(Debug, Args)]
