@@ -486,19 +486,15 @@ fn has_jobs(program: &crate::workload::Program) -> bool {
 fn counted_runtime_ns(sim: &Simulation, task: TaskId) -> u64 {
     let t = &sim.tasks[task.index()];
     let rec = &sim.recorder;
-    let running_early = if t.state == crate::task::TaskState::Running {
-        rec.before_warmup_ns(t.sched_in_at, sim.now())
-    } else {
-        0
-    };
+    let running_early =
+        if t.state == crate::task::TaskState::Running { rec.before_warmup_ns(t.sched_in_at, sim.now()) } else { 0 };
     sim.task_runtime_ns(task) - rec.tasks[task.index()].warmup_runtime_ns - running_early
 }
 
 /// Busy time of `cpu` after the warm-up (its current run included).
 fn counted_busy_ns(sim: &Simulation, cpu: CpuId) -> u64 {
     let rec = &sim.recorder;
-    let running_early =
-        sim.curr(cpu).map_or(0, |t| rec.before_warmup_ns(sim.tasks[t.index()].sched_in_at, sim.now()));
+    let running_early = sim.curr(cpu).map_or(0, |t| rec.before_warmup_ns(sim.tasks[t.index()].sched_in_at, sim.now()));
     sim.cpu_busy_ns(cpu) - rec.cpus[cpu.index()].warmup_busy_ns - running_early
 }
 
