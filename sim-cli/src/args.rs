@@ -379,6 +379,30 @@ mod tests {
     /// `compare --jobs` takes 1 to 256; clap refuses anything else, naming
     /// the range.
     #[test]
+    fn warmup_is_report_warmup_after_the_sets_and_refused_by_measure() {
+        let parse = |args: &[&str]| Cli::try_parse_from(args).unwrap().resolve();
+        for cmd in ["run", "compare"] {
+            match parse(&["sim-cli", cmd, "x.toml", "--warmup", "100ms", "--set", "report.warmup=1ms"])
+                .map(|c| c.command)
+            {
+                Ok(Command::Run { common, .. } | Command::Compare { common, .. }) => {
+                    assert_eq!(common.set, vec!["report.warmup=1ms", "report.warmup=100ms"]);
+                    assert_eq!(common.warmup, None);
+                }
+                other => panic!("{cmd}: {other:?}"),
+            }
+        }
+        match parse(&["sim-cli", "sweep", "x.toml", "--vary", "machine.hz=100,250", "--warmup", "5ms"])
+            .map(|c| c.command)
+        {
+            Ok(Command::Sweep(a)) => assert_eq!(a.common.set, vec!["report.warmup=5ms"]),
+            other => panic!("{other:?}"),
+        }
+        let e = parse(&["sim-cli", "measure", "x.toml", "--warmup", "5ms"]).unwrap_err();
+        assert!(e.contains("--warmup 5ms") && e.contains("simulated runs"), "{e}");
+    }
+
+    #[test]
     fn compare_jobs_is_refused_outside_1_to_256() {
         let parse = |jobs: &str| Cli::try_parse_from(["sim-cli", "compare", "x.toml", &format!("--jobs={jobs}")]);
         for bad in ["0", "257", "-1", "many"] {
