@@ -1427,10 +1427,10 @@ impl Simulation {
                     // A periodic job: released at the boundary slept until
                     // (even if the wake-up or the run comes later), complete
                     // when the program next reaches a `sleep_until`.
-                    if !self.spec.tasks[t.spec].program.steps.contains(&Step::Serve) {
-                        if let Some((release, period_ns)) = t.job.replace((wake_at, period_ns)) {
-                            self.recorder.job_completed(task, release, period_ns, self.now);
-                        }
+                    if !self.spec.tasks[t.spec].program.steps.contains(&Step::Serve)
+                        && let Some((release, period_ns)) = t.job.replace((wake_at, period_ns))
+                    {
+                        self.recorder.job_completed(task, release, period_ns, self.now);
                     }
                     self.sleep_until(task, wake_at);
                     return;
