@@ -159,12 +159,16 @@ pub enum Command {
 /// option given to the wrong subcommand gets told where it belongs.
 pub fn parse() -> Cli {
     let args: Vec<OsString> = std::env::args_os().collect();
-    Cli::try_parse_from(&args).unwrap_or_else(|e| {
+    let cli = Cli::try_parse_from(&args).unwrap_or_else(|e| {
         if let Some(msg) = misplaced_option(&e, &args) {
             eprintln!("error: {msg}");
             std::process::exit(2);
         }
         e.exit()
+    });
+    cli.resolve().unwrap_or_else(|msg| {
+        eprintln!("error: {msg}");
+        std::process::exit(2);
     })
 }
 
@@ -251,6 +255,42 @@ pub struct Common {
     /// Print the report as JSON (the documented schema) instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Leave the first D of simulated time out of every statistic (`100ms`):
+    /// the same as `--set report.warmup=D`. The run itself is unchanged.
+    #[arg(long, value_name = "D")]
+    pub warmup: Option<String>,
+}
+
+impl Common {
+    /// Moves `--warmup D` into the overrides as `report.warmup=D` (after the
+    /// `--set`s, so it wins), where the scenario validates it like the key.
+    fn fold_warmup(&mut self) {
+        if let Some(d) = self.warmup.take() {
+            self.set.push(format!("report.warmup={d}"));
+        }
+    }
+}
+
+impl Cli {
+    /// The parsed command with `--warmup` folded into `--set`; `measure` and
+    /// `validate` refuse it (a measured run reports all of its time).
+    pub fn resolve(mut self) -> Result<Cli, String> {
+        match &mut self.command {
+            Command::Run { common, .. } | Command::Compare { common, .. } => common.fold_warmup(),
+            Command::Sweep(a) => a.common.fold_warmup(),
+            Command::Measure(MeasureArgs { common, .. })
+            | Command::Validate { measure: MeasureArgs { common, .. }, .. } => {
+                if let Some(d) = &common.warmup {
+                    return Err(format!(
+                        "--warmup {d}: `measure` and `validate` report the whole measured run; the warm-up applies to \
+                         simulated runs (`run`, `compare`, `sweep`)"
+                    ));
+                }
+            }
+            _ => {}
+        }
+        Ok(self)
+    }
 }
 
 #[derive(Debug, Args)]
@@ -344,6 +384,30 @@ mod tests {
 
     /// `compare --jobs` takes 1 to 256; clap refuses anything else, naming
     /// the range.
+    #[test]
+    fn warmup_is_report_warmup_after_the_sets_and_refused_by_measure() {
+        let parse = |args: &[&str]| Cli::try_parse_from(args).unwrap().resolve();
+        for cmd in ["run", "compare"] {
+            match parse(&["sim-cli", cmd, "x.toml", "--warmup", "100ms", "--set", "report.warmup=1ms"])
+                .map(|c| c.command)
+            {
+                Ok(Command::Run { common, .. } | Command::Compare { common, .. }) => {
+                    assert_eq!(common.set, vec!["report.warmup=1ms", "report.warmup=100ms"]);
+                    assert_eq!(common.warmup, None);
+                }
+                other => panic!("{cmd}: {other:?}"),
+            }
+        }
+        match parse(&["sim-cli", "sweep", "x.toml", "--vary", "machine.hz=100,250", "--warmup", "5ms"])
+            .map(|c| c.command)
+        {
+            Ok(Command::Sweep(a)) => assert_eq!(a.common.set, vec!["report.warmup=5ms"]),
+            other => panic!("{other:?}"),
+        }
+        let e = parse(&["sim-cli", "measure", "x.toml", "--warmup", "5ms"]).unwrap_err();
+        assert!(e.contains("--warmup 5ms") && e.contains("simulated runs"), "{e}");
+    }
+
     #[test]
     fn compare_jobs_is_refused_outside_1_to_256() {
         let parse = |jobs: &str| Cli::try_parse_from(["sim-cli", "compare", "x.toml", &format!("--jobs={jobs}")]);

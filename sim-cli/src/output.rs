@@ -37,6 +37,13 @@ fn header(r: &RunReport, out: &mut String) {
     if let Some(w) = sim_core::partial_warning(r) {
         let _ = writeln!(out, "warning: {w}");
     }
+    if s.warmup_ns > 0 {
+        let _ = writeln!(
+            out,
+            "warm-up: first {} excluded from every statistic ([report] warmup; waits and responses count if they ended after it)",
+            format_duration(s.warmup_ns)
+        );
+    }
     let _ = writeln!(
         out,
         "kernel model: Linux {} ({}; [kernel] version)",
@@ -230,7 +237,7 @@ fn summary_line(label: &str, s: &LatencySummary) -> String {
 }
 
 fn requests(r: &RunReport, out: &mut String) {
-    let serving: Vec<&TaskReport> = r.tasks.iter().filter(|t| t.response.is_some()).collect();
+    let serving: Vec<&TaskReport> = r.tasks.iter().filter(|t| t.response.is_some() && t.overruns.is_none()).collect();
     if serving.is_empty() {
         return;
     }
@@ -252,6 +259,37 @@ fn requests(r: &RunReport, out: &mut String) {
         if dropped > 0 {
             let _ = writeln!(out, "  {name}: {dropped} items dropped (queue full)");
         }
+    }
+}
+
+/// Periodic tasks (`sleep_until`): each job's response time, from its release
+/// (the period boundary) to its completion (the next `sleep_until`), and the
+/// jobs that overran (completed at or after their next release).
+fn periodic_jobs(r: &RunReport, out: &mut String) {
+    let periodic: Vec<&TaskReport> = r.tasks.iter().filter(|t| t.overruns.is_some()).collect();
+    if periodic.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\nPeriodic jobs: response time from release (period boundary) to completion");
+    let mut names: Vec<&str> = periodic.iter().map(|t| t.name.as_str()).collect();
+    names.dedup();
+    for name in names {
+        let group: Vec<&&TaskReport> = periodic.iter().filter(|t| t.name == name).collect();
+        let overruns: u64 = group.iter().filter_map(|t| t.overruns).sum();
+        if name == r.victim.name
+            && let Some(resp) = &r.victim.response
+        {
+            let _ = writeln!(out, "{}", summary_line(name, resp));
+        } else {
+            for t in &group {
+                let _ = writeln!(out, "{}", summary_line(&t.comm, t.response.as_ref().expect("periodic")));
+            }
+        }
+        let _ = writeln!(
+            out,
+            "  {name}: {overruns} overrun{} (job still running at its next release)",
+            if overruns == 1 { "" } else { "s" }
+        );
     }
 }
 
@@ -752,6 +790,7 @@ pub fn run_text(r: &RunReport, per_task: bool, cpus: Option<&[u16]>) -> String {
     latency_table(r, per_task, &mut out);
     migrations(r, per_task, &mut out);
     requests(r, &mut out);
+    periodic_jobs(r, &mut out);
     request_hops(r, &mut out);
     self::cpus(r, cpus, &mut out);
     groups(r, &mut out);
@@ -798,6 +837,9 @@ pub fn compare_text_named(runs: &[RunReport], names: &[String]) -> String {
     let mut line = |label: &str, cells: Vec<String>| table.push((label.to_string(), cells));
     line("", names.to_vec());
     line("kernel", runs.iter().map(|r| r.settings.kernel.label()).collect());
+    if runs.iter().any(|r| r.settings.warmup_ns > 0) {
+        line("warm-up excluded", runs.iter().map(|r| format_duration(r.settings.warmup_ns)).collect());
+    }
     let d = |f: &dyn Fn(&RunReport) -> u64| runs.iter().map(|r| format_duration(f(r))).collect::<Vec<_>>();
     // The CFS knobs exist in the 4.4 model only (6.x keeps unread defaults).
     let cfs = |f: &dyn Fn(&RunReport) -> u64| {

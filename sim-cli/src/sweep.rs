@@ -690,7 +690,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("sim-cli-sweep-plot-{}", std::process::id()));
         let file = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../scenarios/two-hogs.toml"));
         let args = |json: bool| SweepArgs {
-            common: crate::args::Common { file: file.clone(), set: vec!["duration=50ms".into()], json },
+            common: crate::args::Common { file: file.clone(), set: vec!["duration=50ms".into()], json, warmup: None },
             vary: vec!["cfs.sched_latency_ns=2ms,4ms".into()],
             variant: None,
             target: None,

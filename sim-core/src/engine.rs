@@ -244,6 +244,7 @@ impl Simulation {
                     noise_ns: 0,
                     burst_end_at: SimTime::ZERO,
                     timer_generation: 0,
+                    job: None,
                     pending_wakeups: 0,
                     items: VecDeque::new(),
                     serving: None,
@@ -339,7 +340,7 @@ impl Simulation {
             .collect();
         let victim = &spec.tasks[spec.victim];
         let topo = Topology::build(spec.machine.shape, &spec.machine.isolcpus);
-        let recorder = Recorder::new(
+        let mut recorder = Recorder::new(
             tasks.len(),
             ncpus,
             spec.groups.groups.len(),
@@ -347,6 +348,7 @@ impl Simulation {
             spec.history_window_ns,
             topo.balance_span_ids(),
         );
+        recorder.set_warmup(SimTime(spec.warmup_ns));
         let seen_min_vruntime = cfs.cfs_rqs.iter().map(|q| q.min_vruntime).collect();
         let mut ticks = TickCalendar::new(ncpus);
         if !spec.machine.nohz_idle {
@@ -917,7 +919,7 @@ impl Simulation {
 
     fn context_switch(&mut self, cpu: CpuId, prev: Option<TaskId>, next: Option<TaskId>) {
         let now = self.now;
-        self.recorder.cpus[cpu.index()].switches += 1;
+        self.recorder.count_switch(cpu, now);
         let own_q = next.map_or(self.rqs[cpu.index()].root, |n| self.cfs.se(Self::se_of(n)).cfs_rq);
         let min_vruntime = self.cfs.rq(own_q).min_vruntime;
         let mut record = RecordKind::Switch {
@@ -942,7 +944,7 @@ impl Simulation {
             t.runtime_ns += ran;
             t.switches += 1;
             t.sched_out_at = now;
-            self.recorder.cpus[cpu.index()].busy_ns += ran;
+            self.recorder.ran(cpu, p, t.sched_in_at, now);
             let prev_state = match t.state {
                 TaskState::Running => {
                     t.state = TaskState::Runnable;
@@ -1008,7 +1010,7 @@ impl Simulation {
         t.sched_in_at = now;
         t.progress_from = now.after(self.spec.context_switch_ns);
         if let Some(from) = t.io.stall_from.take() {
-            self.recorder.tasks[n.index()].io_stall.record(now.since(from), now);
+            self.recorder.record_task_latency(n, |m| &mut m.io_stall, now.since(from), now);
         }
         let t = &mut self.tasks[n.index()];
         let waited = t.waiting.take();
@@ -1020,7 +1022,7 @@ impl Simulation {
                 self.limiter_note_delay(n, now.since(from));
             }
             if self.spec.machine.wakeup_latency.is_some() && kind == WaitKind::Wakeup {
-                self.recorder.tasks[n.index()].wakeup_noise.record(noise, now);
+                self.recorder.record_task_latency(n, |m| &mut m.wakeup_noise, noise, now);
             }
         }
         self.arm_tick(cpu);
@@ -1080,7 +1082,9 @@ impl Simulation {
         while let Some(g) = up {
             let e = self.cfs.se(g);
             let tg = self.cfs.rq(e.my_q.expect("a parent is a group entity")).tg;
-            self.recorder.groups[tg.index()].sample(e.load.weight);
+            if self.recorder.counts(self.now) {
+                self.recorder.groups[tg.index()].sample(e.load.weight);
+            }
             up = e.parent;
         }
         let rec = SchedRecord {
@@ -1147,7 +1151,7 @@ impl Simulation {
     /// `sched_migrate_task` record (emitted by the CPU `by` doing the move).
     fn note_migration(&mut self, task: TaskId, from: CpuId, to: CpuId, cause: MigrateCause, by: CpuId) {
         self.tasks[task.index()].cpu = to;
-        self.recorder.count_migration(task, from, to, cause);
+        self.recorder.count_migration(task, from, to, cause, self.now);
         let rec = SchedRecord {
             at: self.now,
             cpu: by,
@@ -1386,6 +1390,10 @@ impl Simulation {
             debug_assert_eq!(t.state, TaskState::Running);
             let program = &self.spec.tasks[t.spec].program;
             if t.pc == 0 && program.iterations.is_some_and(|n| t.iterations_done >= n) {
+                // The last periodic job completes with the program.
+                if let Some((release, period_ns)) = self.tasks[task.index()].job.take() {
+                    self.recorder.job_completed(task, release, period_ns, self.now);
+                }
                 self.block(task, TaskState::Exited);
                 return;
             }
@@ -1416,6 +1424,14 @@ impl Simulation {
                     let now = self.now.ns();
                     let k = if now < offset_ns { 0 } else { (now - offset_ns) / period_ns + 1 };
                     let wake_at = SimTime(k.saturating_mul(period_ns).saturating_add(offset_ns));
+                    // A periodic job: released at the boundary slept until
+                    // (even if the wake-up or the run comes later), complete
+                    // when the program next reaches a `sleep_until`.
+                    if !self.spec.tasks[t.spec].program.steps.contains(&Step::Serve)
+                        && let Some((release, period_ns)) = t.job.replace((wake_at, period_ns))
+                    {
+                        self.recorder.job_completed(task, release, period_ns, self.now);
+                    }
                     self.sleep_until(task, wake_at);
                     return;
                 }
@@ -1741,7 +1757,8 @@ impl Simulation {
         }
         t.io.wait = None;
         t.io.stall_from = Some(t.io.blocked_at);
-        self.recorder.tasks[task.index()].io_wait.record(now.since(t.io.blocked_at), now);
+        let waited = now.since(t.io.blocked_at);
+        self.recorder.record_task_latency(task, |m| &mut m.io_wait, waited, now);
         self.try_to_wake_up(task, None);
     }
 
@@ -1773,7 +1790,7 @@ impl Simulation {
         let served = t.serving.take();
         let limited_step_done = std::mem::take(&mut t.limited_chunk) && t.limited_work_left_ns == 0;
         if let Some(item) = served {
-            self.recorder.tasks[task.index()].response.record(now.since(item.arrival), now);
+            self.recorder.record_response(task, item.arrival, now);
             self.item_served(task, item);
         }
         if limited_step_done {
@@ -1792,13 +1809,17 @@ impl Simulation {
             let work_ns = s.work.sample(&mut s.rng);
             let request = self.hops.next_request;
             self.hops.next_request += 1;
-            if tracked {
+            // Counters count what happened after the warm-up (`Recorder::counts`).
+            let counted = self.recorder.counts(now);
+            if tracked && counted {
                 self.hops.metrics[source_decl as usize].arrived += 1;
             }
             if t.items.len() >= ITEMS_QUEUED_MAX || t.state == TaskState::Exited {
-                self.recorder.tasks[target.index()].dropped_items += 1;
-                if tracked {
-                    self.hops.metrics[source_decl as usize].dropped += 1;
+                if counted {
+                    self.recorder.tasks[target.index()].dropped_items += 1;
+                    if tracked {
+                        self.hops.metrics[source_decl as usize].dropped += 1;
+                    }
                 }
             } else {
                 t.items.push_back(Item { arrival: now, work_ns, source: source_decl, request, work_total_ns: work_ns });
@@ -1840,9 +1861,11 @@ impl Simulation {
         } else if self.hops.tracked(item.source) {
             let latency_ns = self.now.since(item.arrival);
             debug_assert!(latency_ns >= item.work_total_ns, "request faster than its work (seed {})", self.spec.seed);
-            let m = &mut self.hops.metrics[item.source as usize];
-            m.completed += 1;
-            m.latency.record(latency_ns, self.now);
+            if self.recorder.counts(self.now) {
+                let m = &mut self.hops.metrics[item.source as usize];
+                m.completed += 1;
+                m.latency.record(latency_ns, self.now);
+            }
             if let Some(log) = &mut self.hops.log
                 && log.len() < crate::requests::REQUEST_LOG_MAX
             {
@@ -1871,6 +1894,9 @@ impl Simulation {
         let tracked = self.hops.tracked(item.source);
         let Some(i) = crate::requests::Hops::choose(&mut self.hops.cursor[next], &loads) else {
             // Every instance has exited: the item is lost with it.
+            if !self.recorder.counts(self.now) {
+                return;
+            }
             self.recorder.tasks[ts.first.index()].dropped_items += 1;
             if tracked {
                 self.hops.metrics[item.source as usize].dropped += 1;
@@ -1884,9 +1910,11 @@ impl Simulation {
         };
         let t = &mut self.tasks[target.index()];
         if t.items.len() >= ITEMS_QUEUED_MAX {
-            self.recorder.tasks[target.index()].dropped_items += 1;
-            if tracked {
-                self.hops.metrics[item.source as usize].dropped += 1;
+            if self.recorder.counts(self.now) {
+                self.recorder.tasks[target.index()].dropped_items += 1;
+                if tracked {
+                    self.hops.metrics[item.source as usize].dropped += 1;
+                }
             }
             return;
         }

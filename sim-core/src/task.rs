@@ -138,6 +138,10 @@ pub struct Task {
     pub burst_end_at: SimTime,
     /// Invalidates a scheduled `TimerExpired`.
     pub timer_generation: u32,
+    /// The periodic job in progress: its release (the boundary the last
+    /// `sleep_until` slept until) and the period; `None` before the first
+    /// `sleep_until` and in tasks that `serve` (their response is per item).
+    pub job: Option<(SimTime, u64)>,
     /// Wakeups received while not waiting (consumed by `wait` steps).
     pub pending_wakeups: u32,
     pub items: VecDeque<Item>,

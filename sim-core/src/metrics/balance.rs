@@ -26,13 +26,14 @@ struct Span {
 }
 
 impl Span {
-    /// `G` at `now` (`now` not before the last update).
-    fn clock_at(&self, now: SimTime) -> u64 {
-        self.clock_ns + if self.idle > 0 { now.since(self.at) } else { 0 }
+    /// `G` at `now` (`now` not before the last update), counting only time
+    /// from `from` on (the end of the warm-up).
+    fn clock_at(&self, now: SimTime, from: SimTime) -> u64 {
+        self.clock_ns + if self.idle > 0 { now.since(self.at.max(from)) } else { 0 }
     }
 
-    fn advance(&mut self, now: SimTime) {
-        self.clock_ns = self.clock_at(now);
+    fn advance(&mut self, now: SimTime, from: SimTime) {
+        self.clock_ns = self.clock_at(now, from);
         self.at = self.at.max(now);
     }
 }
@@ -53,6 +54,8 @@ struct CpuGap {
 pub struct BalanceGap {
     spans: Vec<Span>,
     cpus: Vec<CpuGap>,
+    /// The gap counts from this time on (`[report] warmup`).
+    from: SimTime,
 }
 
 impl BalanceGap {
@@ -76,7 +79,12 @@ impl BalanceGap {
         for c in &cpus {
             spans[c.span as usize].idle += 1;
         }
-        BalanceGap { spans, cpus }
+        BalanceGap { spans, cpus, from: SimTime::ZERO }
+    }
+
+    /// Counts the gap from `from` on only (the end of the warm-up).
+    pub fn set_from(&mut self, from: SimTime) {
+        self.from = from;
     }
 
     /// `cpu`'s `rq->nr_running` became `nr_running` at `now`.
@@ -85,7 +93,7 @@ impl BalanceGap {
         let span = &mut self.spans[c.span as usize];
         debug_assert!(now >= span.at, "nr_running of cpu {} reported at {now} after {}", cpu.0, span.at);
         // The clock runs up to now with the old idle count.
-        span.advance(now);
+        span.advance(now, self.from);
         let old = c.nr_running;
         c.nr_running = nr_running;
         match (old == 0, nr_running == 0) {
@@ -107,7 +115,7 @@ impl BalanceGap {
     /// `cpu`'s balance gap up to `now`, its open wait included.
     pub fn gap_ns(&self, cpu: CpuId, now: SimTime) -> u64 {
         let c = &self.cpus[cpu.index()];
-        let open = c.waiting_since.map_or(0, |from| self.spans[c.span as usize].clock_at(now) - from);
+        let open = c.waiting_since.map_or(0, |from| self.spans[c.span as usize].clock_at(now, self.from) - from);
         c.gap_ns + open
     }
 

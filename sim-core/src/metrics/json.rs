@@ -407,6 +407,12 @@ struct Settings {
     tick_ns: u64,
     context_switch_ns: u64,
     duration_ns: u64,
+    /// `[report] warmup`: the first this-many ns of simulated time are in no
+    /// statistic (a wait or response counts if it ended at or after it;
+    /// counters from it on; busy time for its part after it). Absent: 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    #[cfg_attr(feature = "schema", schemars(default))]
+    warmup_ns: u64,
     events_max: u64,
     /// CFS (4.4) only.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -524,7 +530,14 @@ struct Task<'a> {
     /// Waits while the task's group was throttled (CPU quota), if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     throttled_delay: Option<Latency>,
+    /// Serve tasks: request arrival to completion. Periodic tasks
+    /// (`sleep_until`, no `serve`): job release (the period boundary) to
+    /// completion (the next `sleep_until`). Null for other tasks.
     response: Option<Latency>,
+    /// Periodic tasks: jobs that completed at or after their next release
+    /// (that release was missed). Absent for other tasks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    overruns: Option<u64>,
     dropped_items: u64,
     open_wait_ns: Option<u64>,
     long_delay_culprits: Vec<Culprit<'a>>,
@@ -640,6 +653,10 @@ struct Victim<'a> {
     history: Vec<Row<'a>>,
 }
 
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 fn culprits(list: &[(String, u64)]) -> Vec<Culprit<'_>> {
     list.iter().map(|(c, ns)| Culprit { comm: c, ns: *ns }).collect()
 }
@@ -674,6 +691,7 @@ fn dto(r: &RunReport) -> Report<'_> {
             tick_ns: s.tick_ns,
             context_switch_ns: s.context_switch_ns,
             duration_ns: s.duration_ns,
+            warmup_ns: s.warmup_ns,
             events_max: s.events_max,
             sched_latency_ns: cfs.then_some(s.tunables.sched_latency_ns),
             sched_min_granularity_ns: cfs.then_some(s.tunables.sched_min_granularity_ns),
@@ -710,6 +728,7 @@ fn dto(r: &RunReport) -> Report<'_> {
                 preempt_delay: (&t.preempt_delay).into(),
                 throttled_delay: t.throttled_delay.as_ref().map(Latency::from),
                 response: t.response.as_ref().map(Latency::from),
+                overruns: t.overruns,
                 dropped_items: t.dropped_items,
                 open_wait_ns: t.open_wait_ns,
                 long_delay_culprits: culprits(&t.long_delay_culprits),

@@ -228,6 +228,8 @@ impl RunReport {
                         .steps
                         .contains(&crate::workload::Step::Serve)
                         .then(|| summarize(&mt.responses)),
+                    // Periodic job responses are simulated only.
+                    overruns: None,
                     dropped_items: mt.dropped_items,
                     open_wait_ns: mt.open_wait_ns,
                     long_delay_culprits: long_culprits(mt),
@@ -347,6 +349,8 @@ impl RunReport {
                 tick_ns: crate::sched::tunables::tick_nsec(hz),
                 context_switch_ns: 0,
                 duration_ns: m.duration_ns,
+                // A measured run reports all of it (`[report] warmup` is simulated only).
+                warmup_ns: 0,
                 events_max: 0,
                 tunables: spec.tunables.clone(),
                 features: spec.features,

@@ -44,8 +44,18 @@ pub struct TaskMetrics {
     pub preempt_delay: LatencyStats,
     /// Waits during which the task's group was throttled (CFS bandwidth).
     pub throttled_delay: LatencyStats,
-    /// Request response times (arrival to completion), for tasks that serve.
+    /// Response times: for tasks that serve, request arrival to completion;
+    /// for periodic tasks (`sleep_until`, no `serve`), job release (the
+    /// period boundary slept until) to completion (the next `sleep_until`,
+    /// or the exit).
     pub response: LatencyStats,
+    /// Periodic jobs that completed at or after their next release (the
+    /// program then sleeps to a later boundary: that release is missed).
+    pub overruns: u64,
+    /// CPU time the task ran before the warm-up ended (not in the report).
+    pub warmup_runtime_ns: u64,
+    /// Times it was switched out before the warm-up ended (not in the report).
+    pub warmup_switches: u64,
     /// Exact count of delays per 1-2-5 bucket (`latency::delay_bucket`).
     pub delay_buckets: Vec<u64>,
     /// Time spent waiting behind each culprit, per delay bucket:
@@ -105,6 +115,10 @@ pub struct CpuMetrics {
     pub migrations_in: u64,
     /// Tasks moved away from this CPU (`orig_cpu`).
     pub migrations_out: u64,
+    /// Busy time before the warm-up ended (inside `busy_ns`, which stays
+    /// the whole run's for the engine's conservation check; the report
+    /// subtracts it).
+    pub warmup_busy_ns: u64,
 }
 
 /// The history window around the victim's worst delay.
@@ -139,6 +153,9 @@ pub struct Recorder {
     pub balance: BalanceGap,
     /// Per-CPU busy share over time (`metrics::occupancy`).
     pub occupancy: super::occupancy::Occupancy,
+    /// `[report] warmup`: the statistics count from this time on
+    /// (`counts`); the run itself does not depend on it.
+    warmup: SimTime,
 }
 
 /// Which scheduling records a trace keeps: those from `from` to `to`
@@ -201,6 +218,83 @@ impl Recorder {
             window_ns,
             capture: Capture::default(),
             trace: None,
+            warmup: SimTime::ZERO,
+        }
+    }
+
+    /// Leaves the time before `end` out of every statistic (`[report] warmup`).
+    /// The rule: a wait, response or I/O wait counts if it ended at or after
+    /// `end` (all of it, its culprits too); a counter (switch, migration,
+    /// overrun, dropped item) if it happened at or after `end`; busy time,
+    /// runtime and the balance gap only for their part from `end` on.
+    pub fn set_warmup(&mut self, end: SimTime) {
+        self.warmup = end;
+        self.balance.set_from(end);
+    }
+
+    /// The end of the warm-up (`SimTime::ZERO` without one).
+    pub fn warmup(&self) -> SimTime {
+        self.warmup
+    }
+
+    /// Whether something that ended (or happened) at `at` is in the statistics.
+    pub fn counts(&self, at: SimTime) -> bool {
+        at >= self.warmup
+    }
+
+    /// The part of `from..now` before the warm-up ended.
+    pub fn before_warmup_ns(&self, from: SimTime, now: SimTime) -> u64 {
+        self.warmup.min(now).since(from)
+    }
+
+    /// `task` ran on `cpu` from `from` until it was switched out at `now`.
+    pub fn ran(&mut self, cpu: CpuId, task: TaskId, from: SimTime, now: SimTime) {
+        let early = self.before_warmup_ns(from, now);
+        let c = &mut self.cpus[cpu.index()];
+        c.busy_ns += now.since(from);
+        c.warmup_busy_ns += early;
+        let counted = self.counts(now);
+        let m = &mut self.tasks[task.index()];
+        m.warmup_runtime_ns += early;
+        m.warmup_switches += u64::from(!counted);
+    }
+
+    /// A context switch on `cpu` at `now`.
+    pub fn count_switch(&mut self, cpu: CpuId, now: SimTime) {
+        if self.counts(now) {
+            self.cpus[cpu.index()].switches += 1;
+        }
+    }
+
+    /// A response (request or periodic job) of `task` that began at `from`
+    /// and completed at `now`.
+    pub fn record_response(&mut self, task: TaskId, from: SimTime, now: SimTime) {
+        if self.counts(now) {
+            self.tasks[task.index()].response.record(now.since(from), now);
+        }
+    }
+
+    /// A periodic job of `task` released at `release` with period
+    /// `period_ns` completed at `now`: its response, and an overrun if it
+    /// completed at or after the next release (`sleep_until` then sleeps to
+    /// a later boundary, so that release is missed).
+    pub fn job_completed(&mut self, task: TaskId, release: SimTime, period_ns: u64, now: SimTime) {
+        self.record_response(task, release, now);
+        if self.counts(now) && now >= release.after(period_ns) {
+            self.tasks[task.index()].overruns += 1;
+        }
+    }
+
+    /// A latency of `task` (`which` of its metrics) that ended at `now`.
+    pub fn record_task_latency(
+        &mut self,
+        task: TaskId,
+        which: fn(&mut TaskMetrics) -> &mut LatencyStats,
+        ns: u64,
+        now: SimTime,
+    ) {
+        if self.counts(now) {
+            which(&mut self.tasks[task.index()]).record(ns, now);
         }
     }
 
@@ -216,8 +310,11 @@ impl Recorder {
 
     /// Counts one migration (per task and cause; per CPU in/out). The engine
     /// pushes the `Migrate` record separately through `push_record`.
-    pub fn count_migration(&mut self, task: TaskId, from: CpuId, to: CpuId, cause: MigrateCause) {
+    pub fn count_migration(&mut self, task: TaskId, from: CpuId, to: CpuId, cause: MigrateCause, now: SimTime) {
         debug_assert_ne!(from, to, "a migration changes CPU");
+        if !self.counts(now) {
+            return;
+        }
         self.tasks[task.index()].migrations[cause.index()] += 1;
         self.cpus[from.index()].migrations_out += 1;
         self.cpus[to.index()].migrations_in += 1;
@@ -272,6 +369,10 @@ impl Recorder {
 
     /// A task that waited since `from` on `cpu` is switched in at `now`.
     pub fn record_delay(&mut self, task: TaskId, cpu: CpuId, from: SimTime, now: SimTime, kind: WaitKind) {
+        // Ended in the warm-up: in no statistic, culprits and worst delay included.
+        if !self.counts(now) {
+            return;
+        }
         let ns = now.since(from);
         let bucket = delay_bucket(ns) as u8;
         let m = &mut self.tasks[task.index()];
@@ -333,8 +434,8 @@ mod tests {
     #[test]
     fn a_migration_counts_per_task_cause_and_per_cpu_direction() {
         let mut r = Recorder::new(2, 3, 1, (0, 1), 0, vec![0, 0, 0]);
-        r.count_migration(TaskId(1), CpuId(0), CpuId(2), MigrateCause::Periodic);
-        r.count_migration(TaskId(1), CpuId(2), CpuId(1), MigrateCause::WakeAffine);
+        r.count_migration(TaskId(1), CpuId(0), CpuId(2), MigrateCause::Periodic, SimTime(1));
+        r.count_migration(TaskId(1), CpuId(2), CpuId(1), MigrateCause::WakeAffine, SimTime(2));
         assert_eq!(r.tasks[1].migrations[MigrateCause::Periodic.index()], 1);
         assert_eq!(r.tasks[1].migrations[MigrateCause::WakeAffine.index()], 1);
         assert_eq!(r.tasks[0].migrations, [0; 8]);

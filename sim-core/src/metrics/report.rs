@@ -175,6 +175,9 @@ pub struct Settings {
     pub tick_ns: u64,
     pub context_switch_ns: u64,
     pub duration_ns: u64,
+    /// `[report] warmup`: the first this-many ns of simulated time are in
+    /// no statistic (`Recorder::set_warmup` has the rule); 0 without.
+    pub warmup_ns: u64,
     pub events_max: u64,
     pub tunables: CfsTunables,
     pub features: SchedFeatures,
@@ -213,7 +216,12 @@ pub struct TaskReport {
     /// Waits during which the task's group was out of CPU quota (throttled),
     /// when it had any: not in `wakeup_delay` or `preempt_delay`.
     pub throttled_delay: Option<LatencySummary>,
+    /// Request response times (a task that serves), or periodic job
+    /// response times, release to completion (a task with `sleep_until`).
     pub response: Option<LatencySummary>,
+    /// Periodic jobs (a task with `sleep_until`, no `serve`) that completed
+    /// at or after their next release; `None` for other tasks.
+    pub overruns: Option<u64>,
     pub dropped_items: u64,
     /// A wait still open when the run stopped (runnable, never picked since):
     /// its length so far. Not part of the delay statistics, which count only
@@ -461,6 +469,35 @@ use crate::ids::{CpuId, TaskId};
 use crate::sched::migrate::MigrateCause;
 use std::collections::BTreeMap;
 
+/// Whether a task's report has a `response`: it serves requests, or it runs
+/// periodic jobs (`sleep_until`).
+fn has_response(program: &crate::workload::Program) -> bool {
+    program.steps.contains(&crate::workload::Step::Serve) || has_jobs(program)
+}
+
+/// Whether a task's response is per periodic job: `sleep_until` without
+/// `serve` (the engine's `Step::SleepUntil` arm keeps `Task::job`).
+fn has_jobs(program: &crate::workload::Program) -> bool {
+    !program.steps.contains(&crate::workload::Step::Serve)
+        && program.steps.iter().any(|s| matches!(s, crate::workload::Step::SleepUntil { .. }))
+}
+
+/// CPU time `task` ran after the warm-up (its current run included).
+fn counted_runtime_ns(sim: &Simulation, task: TaskId) -> u64 {
+    let t = &sim.tasks[task.index()];
+    let rec = &sim.recorder;
+    let running_early =
+        if t.state == crate::task::TaskState::Running { rec.before_warmup_ns(t.sched_in_at, sim.now()) } else { 0 };
+    sim.task_runtime_ns(task) - rec.tasks[task.index()].warmup_runtime_ns - running_early
+}
+
+/// Busy time of `cpu` after the warm-up (its current run included).
+fn counted_busy_ns(sim: &Simulation, cpu: CpuId) -> u64 {
+    let rec = &sim.recorder;
+    let running_early = sim.curr(cpu).map_or(0, |t| rec.before_warmup_ns(sim.tasks[t.index()].sched_in_at, sim.now()));
+    sim.cpu_busy_ns(cpu) - rec.cpus[cpu.index()].warmup_busy_ns - running_early
+}
+
 /// Histogram buckets (1-2-5 per decade) counted as "long" delays for culprit shares.
 const LONG_BUCKETS: usize = 3;
 
@@ -506,13 +543,16 @@ impl RunReport {
                 // waits), blocked on I/O, or between the two (woken from I/O,
                 // not yet run: its stall is still open).
                 let now = sim.now();
-                let open_wait = t.waiting.map(|(from, kind)| (now.since(from), kind));
+                // (A run stopped within the warm-up has no open wait that counts.)
+                let counted = rec.counts(now);
+                let open_wait = t.waiting.filter(|_| counted).map(|(from, kind)| (now.since(from), kind));
                 let open_of = |k: Option<WaitKind>| {
                     open_wait.filter(|&(_, kind)| k.is_none_or(|k| k == kind)).map_or((0, 0), |(ns, _)| (1, ns))
                 };
                 let blocked_on_io = t.state == crate::task::TaskState::Blocked(crate::task::BlockOn::Io);
-                let io_wait_open = blocked_on_io.then(|| now.since(t.io.blocked_at));
-                let io_stall_open = io_wait_open.or_else(|| t.io.stall_from.map(|from| now.since(from)));
+                let io_wait_open = (blocked_on_io && counted).then(|| now.since(t.io.blocked_at));
+                let io_stall_open =
+                    io_wait_open.or_else(|| t.io.stall_from.filter(|_| counted).map(|from| now.since(from)));
                 let with_open = |s: LatencySummary, (n, ns): (u64, u64)| s.with_open(n, ns);
                 let (wakeup, preempt) = (m.wakeup_delay.summary(), m.preempt_delay.summary());
                 let io_summary = |stats: &LatencyStats, open: Option<u64>| {
@@ -527,8 +567,8 @@ impl RunReport {
                     nice: t.nice,
                     policy: t.policy.name(),
                     cpus_allowed: crate::sched::topology::cpu_list(&t.affinity),
-                    runtime_ns: sim.task_runtime_ns(TaskId(i as u32)),
-                    switches: t.switches,
+                    runtime_ns: counted_runtime_ns(sim, TaskId(i as u32)),
+                    switches: t.switches - m.warmup_switches,
                     delay: with_open(all_delays(m, &wakeup, &preempt), open_of(None)),
                     wakeup_delay: with_open(wakeup, open_of(Some(WaitKind::Wakeup))),
                     preempt_delay: with_open(preempt, open_of(Some(WaitKind::Preempt))),
@@ -537,9 +577,10 @@ impl RunReport {
                         (m.throttled_delay.count() > 0 || open.0 > 0)
                             .then(|| with_open(m.throttled_delay.summary(), open))
                     },
-                    response: ts.program.steps.contains(&crate::workload::Step::Serve).then(|| m.response.summary()),
+                    response: has_response(&ts.program).then(|| m.response.summary()),
+                    overruns: has_jobs(&ts.program).then_some(m.overruns),
                     dropped_items: m.dropped_items,
-                    open_wait_ns: t.waiting.map(|(from, _)| sim.now().since(from)),
+                    open_wait_ns: open_wait.map(|(ns, _)| ns),
                     long_delay_culprits: long,
                     io_wait: io_summary(&m.io_wait, io_wait_open),
                     io_stall: io_summary(&m.io_stall, io_stall_open),
@@ -557,11 +598,11 @@ impl RunReport {
         let cpus = (0..spec.cpus)
             .map(|c| {
                 let m = &rec.cpus[usize::from(c)];
-                let busy_ns = sim.cpu_busy_ns(CpuId(c));
+                let busy_ns = counted_busy_ns(sim, CpuId(c));
                 CpuReport {
                     cpu: c,
                     busy_ns,
-                    idle_ns: sim.now().ns().saturating_sub(busy_ns),
+                    idle_ns: sim.now().since(rec.warmup()).saturating_sub(busy_ns),
                     switches: m.switches,
                     migrations_in: m.migrations_in,
                     migrations_out: m.migrations_out,
@@ -726,7 +767,7 @@ impl RunReport {
             },
             response: match victim_tasks {
                 [t] => t.response,
-                _ => vs.program.steps.contains(&crate::workload::Step::Serve).then(|| summary_of(|m| &m.response)),
+                _ => has_response(&vs.program).then(|| summary_of(|m| &m.response)),
             },
             worst,
             histogram,
@@ -780,6 +821,7 @@ impl RunReport {
                 tick_ns: sim.tick_ns(),
                 context_switch_ns: spec.context_switch_ns,
                 duration_ns: spec.duration_ns,
+                warmup_ns: spec.warmup_ns,
                 events_max: spec.events_max,
                 tunables: spec.tunables.clone(),
                 features: spec.features,
@@ -892,9 +934,9 @@ mod tests {
         let mut sim = crate::engine::Simulation::new(&s);
         sim.run_to_end();
         let hog = TaskId(0);
-        sim.recorder.count_migration(hog, CpuId(0), CpuId(1), MigrateCause::Periodic);
-        sim.recorder.count_migration(hog, CpuId(1), CpuId(0), MigrateCause::Active);
-        sim.recorder.count_migration(hog, CpuId(0), CpuId(1), MigrateCause::Periodic);
+        sim.recorder.count_migration(hog, CpuId(0), CpuId(1), MigrateCause::Periodic, SimTime(1));
+        sim.recorder.count_migration(hog, CpuId(1), CpuId(0), MigrateCause::Active, SimTime(2));
+        sim.recorder.count_migration(hog, CpuId(0), CpuId(1), MigrateCause::Periodic, SimTime(3));
         // CPU 0 waits from 2 ms to the end (10 ms) while CPU 1 idles until 6 ms.
         sim.recorder.cpu_nr_running(CpuId(1), 0, SimTime(0));
         sim.recorder.cpu_nr_running(CpuId(0), 2, SimTime(2_000_000));

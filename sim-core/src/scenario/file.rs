@@ -304,6 +304,11 @@ pub struct ReportFile {
     /// Scheduling history shown before and after the victim's worst delay.
     #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Duration>"))]
     pub history_window: Option<Value>,
+    /// Simulated time at the start left out of every statistic (the run
+    /// itself is unchanged): a delay, response or I/O wait counts if it
+    /// ended at or after it; counters and busy time count from it. Default 0.
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Duration>"))]
+    pub warmup: Option<Value>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -75,6 +75,8 @@ pub struct ScenarioSpec {
     /// Index into `tasks` of the declaration the report explains.
     pub victim: usize,
     pub history_window_ns: u64,
+    /// `[report] warmup`: statistics leave out the run's first this-many ns.
+    pub warmup_ns: u64,
     /// Elastic CPU limiters (`[limiters.NAME]`), in name order (`LimiterId` order).
     pub limiters: Vec<crate::workload::limiter::LimiterSpec>,
     /// Userspace I/O schedulers (`[io_queues.NAME]`), in name order.
@@ -740,6 +742,18 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
             .ok_or_else(|| KeyError::new("report.victim", format!("no task named `{v}`")))?,
     };
     let history_window_ns = opt_duration(&f.report.history_window, "report.history_window", 0)?;
+    let warmup_ns = opt_duration(&f.report.warmup, "report.warmup", 0)?;
+    if warmup_ns >= duration_ns {
+        return Err(KeyError::new(
+            "report.warmup",
+            format!(
+                "{} is not allowed: the warm-up must be shorter than the duration ({}), from 0 to {}",
+                crate::time::format_duration(warmup_ns),
+                crate::time::format_duration(duration_ns),
+                crate::time::format_duration(duration_ns - 1)
+            ),
+        ));
+    }
     let limiters = limiter_specs(f, &mut tasks)?;
     let io_queues = super::io_queues::resolve(f)?;
 
@@ -767,6 +781,7 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
         events_max,
         victim,
         history_window_ns,
+        warmup_ns,
         limiters,
         io_queues,
     })
