@@ -631,6 +631,7 @@ fn unexpressed_settings(spec: &ScenarioSpec, omitted: &[String]) -> Vec<String> 
         events_max: _,        // a simulator budget, not a workload setting
         victim: _,            // which task the report explains, not a workload setting
         history_window_ns: _, // report setting
+        warmup_ns: _,         // report setting: which part of the run the statistics cover
         limiters,
         io_queues,
     } = spec;

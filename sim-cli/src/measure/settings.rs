@@ -8,7 +8,7 @@
 use sim_core::scenario::{ScenarioSpec, TaskSpec};
 use sim_core::sched::model::KernelModel;
 use sim_core::sched::tunables::{
-    BASE_SLICE_NS, BASE_SLICE_NS_618, CfsTunables, EevdfFeatures, EevdfTunables, SchedFeatures, TunableScaling,
+    CfsTunables, EevdfFeatures, EevdfTunables, SchedFeatures, TunableScaling,
     TunableValue,
 };
 
@@ -46,7 +46,7 @@ pub fn host_has_custom_slices(host_version: (u32, u32)) -> bool {
 /// The EEVDF model's `normalized_sysctl_sched_base_slice` at boot: 0.75 ms,
 /// 0.70 ms in 6.18 (fair.c), as the scenario parser resolves it.
 fn normalized_base_slice_default(kernel: KernelModel) -> u64 {
-    if kernel >= KernelModel::Linux618 { BASE_SLICE_NS_618 } else { BASE_SLICE_NS }
+    kernel.normalized_base_slice_ns()
 }
 
 /// The settings of `spec` the workload does not carry, on a host running
@@ -63,6 +63,8 @@ pub fn host_settings(spec: &ScenarioSpec, host_version: (u32, u32)) -> Vec<HostS
         events_max: _,
         victim: _,
         history_window_ns: _,
+        // A warm-up: refused below (a measurement reports the whole run).
+        warmup_ns,
         // Run length and CPU count: the run itself, `plan::cpu_map`.
         duration_ns: _,
         cpus: _,
@@ -160,6 +162,20 @@ pub fn host_settings(spec: &ScenarioSpec, host_version: (u32, u32)) -> Vec<HostS
                 write(format!("features.{name}"), on.to_string(), format!("feature:{name}"), token);
             }
         }
+    }
+    // `report.warmup`: the statistics of a simulated run leave out its first
+    // D; a measurement reports the whole measured run (as `--warmup` is
+    // refused for measure), so a file's warm-up would compare unlike figures.
+    if *warmup_ns > 0 {
+        out.push(HostSetting {
+            key: "report.warmup".into(),
+            value: sim_core::time::format_duration(*warmup_ns),
+            handling: Handling::Refuse(
+                "a measurement reports the whole measured run, while the simulation would leave out the warm-up, so \
+                 their figures would not compare. Measure with --set report.warmup=0"
+                    .into(),
+            ),
+        });
     }
     // `autogroup.enabled`: the host's own switch is compared in `plan`
     // (it needs the host's current value).

@@ -13,7 +13,7 @@ use crate::ids::TaskId;
 use crate::sched::model::KernelModel;
 use crate::sched::topology::{MachineShape, THREADS_PER_CORE_MAX, cpu_list};
 use crate::sched::tunables::{
-    BASE_SLICE_NS, BASE_SLICE_NS_618, CUSTOM_SLICE_NS, CfsTunables, EevdfFeatures, EevdfTunables, HZ_CHOICES,
+    CUSTOM_SLICE_NS, CfsTunables, EevdfFeatures, EevdfTunables, HZ_CHOICES,
     SYSCTL_GRANULARITY_NS, SYSCTL_WAKEUP_GRANULARITY_NS, SchedFeatures, TunableScaling, TunableValue,
 };
 use crate::time::format_duration;
@@ -489,7 +489,7 @@ fn fair_settings(
     let c = &f.cfs;
     let scaling = scaling(&c.sched_tunable_scaling)?;
     let d = TunableValue::Default;
-    let normalized = if kernel >= KernelModel::Linux618 { BASE_SLICE_NS_618 } else { BASE_SLICE_NS };
+    let normalized = kernel.normalized_base_slice_ns();
     if !kernel.is_eevdf() {
         if let Some(key) = [("cfs.base_slice_ns", &c.base_slice_ns), ("cfs.base.base_slice_ns", &c.base.base_slice_ns)]
             .into_iter()
