@@ -63,12 +63,11 @@ pub struct Options {
 /// The scenario as `run` would build it, with `--duration` applied, and
 /// the file's text (which the workers parse the same way).
 fn scenario(file: &Path, opts: &Options) -> Result<(String, Scenario)> {
-    let (text, base) = crate::run::load_text(file)?;
+    let (text, base) = crate::run::load_text(file, &all_sets(opts))?;
     let s = match &opts.variant {
         Some(v) => base.with_variant(v)?,
         None => base,
     };
-    let s = crate::run::with_sets(&s, &all_sets(opts))?;
     if s.spec.duration_ns > DURATION_MAX_NS {
         bail!("duration: a measurement runs in real time; at most 1h is accepted (use --duration)");
     }

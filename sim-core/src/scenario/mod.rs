@@ -183,7 +183,8 @@ impl Scenario {
             return Err(syntax(
                 file,
                 format!(
-                    "line {line}, column {column}: tables, arrays and dotted keys nested deeper than                      {NESTING_MAX} levels; a scenario needs a few"
+                    "line {line}, column {column}: tables, arrays and dotted keys nested deeper than \
+                     {NESTING_MAX} levels; a scenario needs a few"
                 ),
             ));
         }

@@ -204,14 +204,13 @@ impl Override {
     /// string (`1ms`). A table value (`kernel={version="4.4"}`) sets each of
     /// its keys, as in a variant. The value is one line of text.
     pub fn from_text(path: &str, text: &str) -> Result<Vec<Override>, KeyError> {
-        let spelling = path.trim().to_string();
-        let segments = parse_path(&spelling)?;
+        let segments = parse_path(path.trim())?;
         let key = || render_path(&segments);
         if let Some(c) = first_unsafe(text, |c| !error::is_unsafe_char(c)) {
             return Err(KeyError::new(
                 key(),
                 format!(
-                    "the value \"{}\" holds the control character {c}; a --set value is one line of text \
+                    "the value `{}` holds the control character {c}; a --set value is one line of text \
                      (the text after a line break would be lost)",
                     echo(text)
                 ),
@@ -222,7 +221,7 @@ impl Override {
             return Err(KeyError::new(
                 key(),
                 format!(
-                    "the value \"{}\" nests tables and arrays deeper than {} levels (at character {at})",
+                    "the value `{}` nests tables and arrays deeper than {} levels (at byte {at})",
                     echo(text),
                     super::NESTING_MAX
                 ),
@@ -233,8 +232,9 @@ impl Override {
             .and_then(|mut t| t.remove("v"))
             .unwrap_or_else(|| Value::String(text.to_string()));
         check_text(&segments, &value)?;
+        let spelling = format!("{}={text}", path.trim());
         match value {
-            Value::Table(t) => flatten_under(&spelling, segments, t),
+            Value::Table(t) => flatten_under(&spelling, false, segments, t),
             value => Ok(vec![Override { spelling, segments, value }]),
         }
     }
@@ -412,7 +412,7 @@ pub fn flatten(table: &Table) -> Result<Vec<Override>, KeyError> {
         let segments = parse_path(k)?;
         let spelling = error::render_segment(k);
         match v {
-            Value::Table(sub) => out.extend(flatten_under(&spelling, segments, sub.clone())?),
+            Value::Table(sub) => out.extend(flatten_under(&spelling, true, segments, sub.clone())?),
             _ => out.push(Override { spelling, segments, value: v.clone() }),
         }
     }
@@ -421,8 +421,13 @@ pub fn flatten(table: &Table) -> Result<Vec<Override>, KeyError> {
 
 /// The overrides of a table value at `segments`: one per scalar or array
 /// inside, in order, without recursing. An empty table sets nothing and is
-/// refused.
-fn flatten_under(spelling: &str, segments: Vec<Segment>, table: Table) -> Result<Vec<Override>, KeyError> {
+/// refused. Each is spelt `spelling`, followed by its keys if `extend`.
+fn flatten_under(
+    spelling: &str,
+    extend: bool,
+    segments: Vec<Segment>,
+    table: Table,
+) -> Result<Vec<Override>, KeyError> {
     let mut out = Vec::new();
     let mut stack: Vec<(String, Vec<Segment>, Value)> = vec![(spelling.to_string(), segments, Value::Table(table))];
     while let Some((spelling, segments, v)) = stack.pop() {
@@ -438,7 +443,7 @@ fn flatten_under(spelling: &str, segments: Vec<Segment>, table: Table) -> Result
                     ));
                 }
                 for (k, sub) in t.into_iter().rev() {
-                    let s = format!("{spelling}.{}", error::render_segment(&k));
+                    let s = if extend { format!("{spelling}.{}", error::render_segment(&k)) } else { spelling.clone() };
                     let mut p = segments.clone();
                     p.push(Segment::Key(k));
                     stack.push((s, p, sub));
