@@ -339,7 +339,10 @@ fn set_cannot_create_named_objects() {
         (
             r#"groups."/kubepods/pod-apl"."cpu.max""#,
             "max",
-            &["k.toml: --set: groups.\"/kubepods/pod-apl\": no group `/kubepods/pod-apl`", "did you mean `/kubepods/pod-api`"],
+            &[
+                "k.toml: --set: groups.\"/kubepods/pod-apl\": no group `/kubepods/pod-apl`",
+                "did you mean `/kubepods/pod-api`",
+            ],
         ),
         ("devices.sdb.elevator", "noop", &["devices.sdb: no device `sdb`", "did you mean `sda`", "device: sda"]),
         ("limiters.backup.floor", "0.3", &["limiters.backup", "this file declares no limiter"]),
@@ -369,8 +372,8 @@ fn set_cannot_create_named_objects() {
 /// `--set kernel.version=4.4`, and without it says how to fix the file.
 #[test]
 fn set_applies_before_validation() {
-    let old = GOOD.replace("[kernel]\nversion = \"4.4\"\n", "")
-        + "[variants.tight]\n\"cfs.sched_latency_ns\" = \"3ms\"\n";
+    let old =
+        GOOD.replace("[kernel]\nversion = \"4.4\"\n", "") + "[variants.tight]\n\"cfs.sched_latency_ns\" = \"3ms\"\n";
     let e = Scenario::from_toml("old.toml", &old).unwrap_err().to_string();
     assert!(e.contains("old.toml: variant `tight`: cfs.sched_latency_ns"), "{e}");
     assert!(e.contains("add [kernel] version = \"4.4\" to the file"), "{e}");
@@ -393,7 +396,8 @@ fn one_key_twice_is_refused_in_a_batch() {
     let s = Scenario::from_toml("good.toml", GOOD).unwrap();
     let e = s.with_overrides(&[("seed", "2"), ("seed", "3")]).unwrap_err().to_string();
     assert!(e.contains("--set: seed: set twice"), "{e}");
-    let e = s.with_overrides(&[("kernel.version", "4.4"), ("kernel", "{ version = \"6.18\" }")]).unwrap_err().to_string();
+    let e =
+        s.with_overrides(&[("kernel.version", "4.4"), ("kernel", "{ version = \"6.18\" }")]).unwrap_err().to_string();
     assert!(e.contains("set twice, as `kernel.version=4.4` and as `kernel={ version = \"6.18\" }`"), "{e}");
     let later = s.with_overrides(&[("seed", "2")]).unwrap().with_overrides(&[("seed", "3")]).unwrap();
     assert_eq!(later.spec.seed, 3);
@@ -423,7 +427,8 @@ fn key_messages_are_exact_bounded_and_inert() {
     let e = s.with_overrides(&[("tasks.t.nice", digits.as_str())]).unwrap_err().to_string();
     assert!(e.len() < 1000, "{e}");
     // Escape sequences in a value, a key or a name are shown, not obeyed.
-    for (key, value) in [("name", "\"\\u001b]0;pwned\\u0007\""), ("tasks.t.name", "\"\\u001b[2J\""), ("a\u{1b}b", "1")] {
+    for (key, value) in [("name", "\"\\u001b]0;pwned\\u0007\""), ("tasks.t.name", "\"\\u001b[2J\""), ("a\u{1b}b", "1")]
+    {
         let e = s.with_overrides(&[(key, value)]).unwrap_err().to_string();
         assert!(!e.chars().any(|c| c.is_control()), "{e:?}");
         assert!(e.contains("U+001B") || e.contains("\\u{1b}"), "{e}");

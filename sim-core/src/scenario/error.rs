@@ -90,7 +90,8 @@ pub const MESSAGE_MAX: usize = 1500;
 /// controls, DEL, and the bidirectional overrides and isolates that reorder
 /// what is shown (Trojan Source, CVE-2021-42574).
 pub fn is_unsafe_char(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    c.is_control()
+        || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 /// `text` with every unsafe character shown as Rust writes it (`\u{1b}`),
@@ -208,7 +209,10 @@ mod tests {
     fn paths_render_as_set_takes_them() {
         let k = |s: &str| Segment::Key(s.to_string());
         assert_eq!(render_path(&[k("groups"), k("/g"), k("cpu.max.burst")]), r#"groups."/g"."cpu.max.burst""#);
-        assert_eq!(render_path(&[k("tasks"), k("jvm-gc"), k("program"), Segment::Index(0), k("run")]), "tasks.jvm-gc.program[0].run");
+        assert_eq!(
+            render_path(&[k("tasks"), k("jvm-gc"), k("program"), Segment::Index(0), k("run")]),
+            "tasks.jvm-gc.program[0].run"
+        );
         assert_eq!(render_path(&[k("a\"b\\")]), r#""a\"b\\""#);
         assert_eq!(render_path(&[k("")]), r#""""#);
     }
@@ -221,7 +225,8 @@ mod tests {
         let e = echo(&long);
         assert!(e.ends_with("…(309 bytes)") && e.chars().count() < 100, "{e}");
         let huge = "k".repeat(3_000_000);
-        let err = KeyError::new(render_path(&[Segment::Key(huge.clone())]), format!("unknown `{huge}`")).into_error("f", Origin::Override);
+        let err = KeyError::new(render_path(&[Segment::Key(huge.clone())]), format!("unknown `{huge}`"))
+            .into_error("f", Origin::Override);
         assert!(err.to_string().len() < 4096, "{}", err.to_string().len());
         assert_eq!(name_list(&["a", "b"]), "a, b");
         let many: Vec<String> = (0..20).map(|i| i.to_string()).collect();

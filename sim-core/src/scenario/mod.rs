@@ -205,7 +205,8 @@ impl Scenario {
                         )
                         .into_error(file, Origin::File));
                     };
-                    let ovs = overrides::flatten(&body).map_err(|e| e.into_error(file, Origin::Variant(name.clone())))?;
+                    let ovs =
+                        overrides::flatten(&body).map_err(|e| e.into_error(file, Origin::Variant(name.clone())))?;
                     out.push((name, ovs));
                 }
                 out
@@ -291,7 +292,8 @@ fn assemble(
         overrides::apply_all(&mut d, b).map_err(|e| e.into_error(file, Origin::Override))?;
     }
     build(&d).map_err(|e| {
-        let origin = if batches.is_empty() || build(&plain).err().as_ref() == Some(&e) { own() } else { Origin::Override };
+        let origin =
+            if batches.is_empty() || build(&plain).err().as_ref() == Some(&e) { own() } else { Origin::Override };
         e.into_error(file, origin)
     })
 }

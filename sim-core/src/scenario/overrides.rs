@@ -277,12 +277,9 @@ fn find_entry(items: &[Value], seg: &Segment, here: &str, full: &str) -> Result<
     let what = match (items.len(), names.is_empty()) {
         (0, _) => format!("`{here}` is empty"),
         (n, true) => format!("its entries are numbered 0..={}", n - 1),
-        (n, false) => format!(
-            "names: {} (or an index, 0..={}){}",
-            name_list(&names),
-            n - 1,
-            did_you_mean(&wrote, &names)
-        ),
+        (n, false) => {
+            format!("names: {} (or an index, 0..={}){}", name_list(&names), n - 1, did_you_mean(&wrote, &names))
+        }
     };
     Err(KeyError::new(full, format!("no entry `{}` in `{here}`; {what}", echo(&wrote))))
 }
@@ -342,9 +339,7 @@ fn walk(root: &mut Value, ov: &Override) -> Result<Vec<Segment>, KeyError> {
                 if last {
                     let replaces_many = match t.get(key.as_str()) {
                         Some(Value::Table(_)) => true,
-                        Some(Value::Array(a)) => {
-                            a.iter().any(Value::is_table) && !matches!(ov.value, Value::Array(_))
-                        }
+                        Some(Value::Array(a)) => a.iter().any(Value::is_table) && !matches!(ov.value, Value::Array(_)),
                         _ => false,
                     };
                     if replaces_many {
@@ -508,7 +503,10 @@ mod tests {
     #[test]
     fn paths_parse_with_quotes_indices_and_a_bound() {
         assert_eq!(parse_path(r#"groups."/a.b"."cpu.max""#).unwrap(), [k("groups"), k("/a.b"), k("cpu.max")]);
-        assert_eq!(parse_path("tasks.t.program[2].run").unwrap(), [k("tasks"), k("t"), k("program"), Segment::Index(2), k("run")]);
+        assert_eq!(
+            parse_path("tasks.t.program[2].run").unwrap(),
+            [k("tasks"), k("t"), k("program"), Segment::Index(2), k("run")]
+        );
         assert_eq!(parse_path(r#""a\"b""#).unwrap(), [k("a\"b")]);
         for bad in ["", "a..b", ".a", "a.", "\"a", "a\"b\"", "a[x]", "[0]", "a.\"\"", "a[0]b", "a\u{1b}b"] {
             assert!(parse_path(bad).is_err(), "{bad:?}");
@@ -576,9 +574,10 @@ mod tests {
 
     #[test]
     fn flattens_nested_and_dotted_keys() {
-        let t: Table =
-            toml::from_str("\"cfs.sched_latency_ns\" = \"1ms\"\n[features]\nHRTICK = true\n[groups.\"/a.b\"]\nshares = 1\n")
-                .unwrap();
+        let t: Table = toml::from_str(
+            "\"cfs.sched_latency_ns\" = \"1ms\"\n[features]\nHRTICK = true\n[groups.\"/a.b\"]\nshares = 1\n",
+        )
+        .unwrap();
         let paths: Vec<String> = flatten(&t).unwrap().into_iter().map(|o| render_path(&o.segments)).collect();
         assert_eq!(paths, vec!["cfs.sched_latency_ns", "features.HRTICK", "groups.\"/a.b\".shares"]);
         let t: Table = toml::from_str("[kernel]\n").unwrap();
