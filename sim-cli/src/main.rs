@@ -47,7 +47,7 @@ fn main() -> ExitCode {
             _ => ExitCode::SUCCESS,
         },
         Err(e) => {
-            let _ = writeln!(std::io::stderr(), "error: {e:#}");
+            let _ = writeln!(std::io::stderr(), "error: {}", run::error_text(&e));
             ExitCode::from(2)
         }
     }

@@ -35,12 +35,11 @@ pub fn execute(cli: Cli) -> Result<String> {
         ),
         Command::MeasureWorker => bail!("`__measure-worker` is started by `measure`, not by hand"),
         Command::Run { common, variant, per_task, blkparse, debug_no_elision, export } => {
-            let base = load(&common)?;
+            let base = load(&common, &common.set)?;
             let scenario = match &variant {
                 Some(v) => base.with_variant(v)?,
                 None => base,
             };
-            let scenario = with_sets(&scenario, &common.set)?;
             let quiet = common.json;
             let window = trace_window(&export, &scenario, quiet)?;
             if let Some(task) = &export.hgrm {
@@ -104,7 +103,18 @@ pub fn execute(cli: Cli) -> Result<String> {
             Ok(text)
         }
         Command::Compare { common, plot, kernels, jobs } => {
-            let base = load(&common)?;
+            // With --kernels the file is validated under the first kernel
+            // listed (its default may not be one of them).
+            let base = match kernels.as_deref() {
+                Some(list) => {
+                    check_kernels_sets(list, &common.set)?;
+                    let first = list.split(',').next().unwrap_or_default().trim();
+                    let mut sets = common.set.clone();
+                    sets.push(format!("kernel.version=\"{first}\""));
+                    load(&common, &sets).with_context(|| format!("--kernels {list}: kernel {first}"))?
+                }
+                None => load(&common, &common.set)?,
+            };
             let planned = match &kernels {
                 Some(list) => {
                     let variants = base.variant_names();
@@ -119,7 +129,7 @@ pub fn execute(cli: Cli) -> Result<String> {
                     }
                     kernel_scenarios(&base, list, &common.set)?
                 }
-                None => variant_scenarios(&base, &common.set)?,
+                None => variant_scenarios(&base)?,
             };
             if let Some(dir) = &plot {
                 charts::make_dir(dir)?;
@@ -285,27 +295,39 @@ fn measure_options(m: &crate::args::MeasureArgs) -> crate::measure::Options {
     }
 }
 
-fn load(common: &Common) -> Result<Scenario> {
-    load_text(&common.file).map(|(_, s)| s)
+fn load(common: &Common, sets: &[String]) -> Result<Scenario> {
+    load_text(&common.file, sets).map(|(_, s)| s)
 }
 
-/// Reads and parses a scenario file; also returns its text (`sweep`
-/// fingerprints it).
-pub fn load_text(path: &std::path::Path) -> Result<(String, Scenario)> {
+/// Reads and parses a scenario file with the `--set` overrides applied
+/// before anything is validated (`Scenario::from_toml_with`), so every
+/// command loads a file the same way; also returns its text (`sweep`
+/// fingerprints it, `measure` hands it to its workers).
+pub fn load_text(path: &std::path::Path, sets: &[String]) -> Result<(String, Scenario)> {
     let text = input::read_text_bounded(path, sim_core::scenario::FILE_SIZE_MAX as u64, "scenario file")?;
-    let scenario = Scenario::from_toml(&path.display().to_string(), &text)?;
+    let scenario = Scenario::from_toml_with(&path.display().to_string(), &text, &set_pairs(sets)?)?;
     Ok((text, scenario))
 }
 
-/// `compare`: the base and every variant, each with `--set` applied, named
-/// `base` and by the variant. Every run is built before any starts, so a bad
-/// variant fails at once.
-fn variant_scenarios(base: &Scenario, sets: &[String]) -> Result<Vec<(String, Scenario)>> {
-    let mut out = vec![("base".to_string(), with_sets(base, sets)?)];
+/// `compare`: the base and every variant, each with the `--set` overrides
+/// `base` was loaded with, named `base` and by the variant. Every run is
+/// built before any starts, so a bad variant fails at once.
+fn variant_scenarios(base: &Scenario) -> Result<Vec<(String, Scenario)>> {
+    let mut out = vec![("base".to_string(), base.clone())];
     for v in base.variant_names() {
-        out.push((v.to_string(), with_sets(&base.with_variant(v)?, sets)?));
+        out.push((v.to_string(), base.with_variant(v)?));
     }
     Ok(out)
+}
+
+/// `--set kernel.version=…` and `--kernels` both choose the kernel.
+fn check_kernels_sets(list: &str, sets: &[String]) -> Result<()> {
+    if let Some(kv) = sets.iter().find(|kv| kv.split_once('=').is_some_and(|(k, _)| k.trim() == "kernel.version")) {
+        bail!(
+            "--set {kv} and --kernels {list} both choose the kernel; give one (--kernels runs the base under each version listed)"
+        );
+    }
+    Ok(())
 }
 
 /// `compare --kernels 4.4,6.18`: the base scenario with `--set` and then
@@ -316,11 +338,7 @@ fn variant_scenarios(base: &Scenario, sets: &[String]) -> Result<Vec<(String, Sc
 /// key). Every run is built before any starts.
 pub fn kernel_scenarios(base: &Scenario, list: &str, sets: &[String]) -> Result<Vec<(String, Scenario)>> {
     let allowed = sim_core::sched::model::KernelModel::allowed();
-    if let Some(kv) = sets.iter().find(|kv| kv.split_once('=').is_some_and(|(k, _)| k.trim() == "kernel.version")) {
-        bail!(
-            "--set {kv} and --kernels {list} both choose the kernel; give one (--kernels runs the base under each version listed)"
-        );
-    }
+    check_kernels_sets(list, sets)?;
     let versions: Vec<&str> = list.split(',').map(str::trim).collect();
     if versions.iter().any(|v| v.is_empty()) {
         bail!("--kernels {list}: expected versions separated by commas, e.g. 4.4,6.18; this build models {allowed}");
@@ -339,18 +357,35 @@ pub fn kernel_scenarios(base: &Scenario, list: &str, sets: &[String]) -> Result<
     Ok(out)
 }
 
+/// `s` with one more batch of `KEY=VALUE` overrides (a later batch may set
+/// a key an earlier one set; one batch may not set a key twice).
 pub fn with_sets(s: &Scenario, sets: &[String]) -> Result<Scenario> {
     if sets.is_empty() {
         return Ok(s.clone());
     }
-    let mut pairs = Vec::with_capacity(sets.len());
-    for kv in sets {
-        let Some((k, v)) = kv.split_once('=') else {
-            bail!("--set {kv}: expected KEY=VALUE, e.g. --set cfs.sched_latency_ns=1ms");
-        };
-        pairs.push((k, v));
-    }
-    Ok(s.with_overrides(&pairs)?)
+    Ok(s.with_overrides(&set_pairs(sets)?)?)
+}
+
+/// `--set KEY=VALUE` texts split at the first `=`.
+pub fn set_pairs(sets: &[String]) -> Result<Vec<(&str, &str)>> {
+    sets.iter()
+        .map(|kv| {
+            kv.split_once('=').ok_or_else(|| {
+                anyhow::anyhow!(
+                    "--set {}: expected KEY=VALUE, e.g. --set cfs.sched_latency_ns=1ms",
+                    sim_core::scenario::error::echo(kv)
+                )
+            })
+        })
+        .collect()
+}
+
+/// The text of an error as `main` prints it: every control character but
+/// the line break shown escaped (a path from argv, a name from a file), so
+/// an error cannot drive the terminal.
+pub fn error_text(e: &anyhow::Error) -> String {
+    let text = format!("{e:#}");
+    text.split('\n').map(sim_core::scenario::error::escape_controls).collect::<Vec<_>>().join("\n")
 }
 
 #[cfg(test)]
@@ -433,7 +468,7 @@ mod tests {
     /// end to end (the report's settings and the table's kernel row).
     #[test]
     fn a_variant_setting_kernel_version_runs_under_that_model() {
-        let planned = variant_scenarios(&scenario(TOML), &[]).unwrap();
+        let planned = variant_scenarios(&scenario(TOML)).unwrap();
         let labels: Vec<String> = planned.iter().map(|(l, _)| l.clone()).collect();
         assert_eq!(labels, ["base", "new"]);
         let runs: Vec<RunReport> = planned.iter().map(|(_, s)| sim_core::run(s)).collect();

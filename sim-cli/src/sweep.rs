@@ -141,12 +141,11 @@ pub fn sweep(a: SweepArgs) -> Result<String> {
         }
     }
 
-    let (text, loaded) = crate::run::load_text(&a.common.file)?;
+    let (text, loaded) = crate::run::load_text(&a.common.file, &a.common.set)?;
     let mut base = loaded;
     if let Some(v) = &a.variant {
         base = base.with_variant(v)?;
     }
-    base = crate::run::with_sets(&base, &a.common.set)?;
     if let Some(t) = &a.target {
         base = sweep::with_target(&base, t).with_context(|| format!("--target {t}"))?;
     }

@@ -84,6 +84,19 @@ fn bad_input_exits_2_naming_file_and_key_and_explosive_input_stops_at_the_budget
     let (code, _, err) = sim_cli(&["run", "scenarios/jmx.toml", "--set", "cfs.sched_latency_ns=-3"]);
     assert_eq!(code, 2);
     assert!(err.contains("cfs.sched_latency_ns"), "{err}");
+    // A file written for 4.4 without `[kernel]` loads with --set (applied
+    // before validation), variants included; a path from argv cannot drive
+    // the terminal through the error line.
+    let old = dir.join("old.toml");
+    std::fs::write(&old, "schema = 1\nseed = 1\nduration = \"50ms\"\n[machine]\ncpus = 1\n[[tasks]]\nname = \"t\"\nprogram = [{ run = \"1ms\" }, { sleep = \"1ms\" }]\n[variants.tight]\n\"cfs.sched_latency_ns\" = \"3ms\"\n").unwrap();
+    let (code, _, err) = sim_cli(&["run", old.to_str().unwrap()]);
+    assert!(code == 2 && err.contains("add [kernel] version = \"4.4\" to the file"), "{err}");
+    let (code, _, err) = sim_cli(&["compare", old.to_str().unwrap(), "--set", "kernel.version=4.4"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = sim_cli(&["run", "no\u{1b}]0;pwned\u{7}.toml"]);
+    assert!(code == 2 && !err.contains('\u{1b}') && err.contains("\\u{1b}]0;pwned\\u{7}"), "{err:?}");
+    let (code, _, err) = sim_cli(&["run", "scenarios/two-hogs.toml", "--set", "devices.sdb.elevator=noop"]);
+    assert!(code == 2 && err.contains("no device `sdb`"), "{err}");
     for (args, want) in [
         (&["--timehist", "--window", "5ms..1ms"][..], "--window 5ms..1ms: FROM is after TO"),
         (&["--timehist", "--trace-max", "0"][..], "--trace-max 0: allowed are 1 to"),

@@ -278,3 +278,159 @@ fn machine_topology_keys_validate_and_overrides_revalidate() {
     assert_eq!(iso.spec.tasks[0].affinity[0].iter().map(|c| c.0).collect::<Vec<_>>(), vec![0]);
     assert!(base.with_overrides(&[("machine.sockets", "3")]).unwrap_err().to_string().contains("split evenly"));
 }
+
+/// A key path of 30,000 segments, in a variant or in `--set`, and arrays or
+/// inline tables nested 30,000 deep, are refused with one line; none of them
+/// overflows the stack (once every command that loaded such a file aborted).
+/// Run on a 256 KiB stack, so a recursion on the user's depth would abort.
+#[test]
+fn deep_key_paths_and_nesting_are_refused_not_overflowing() {
+    let worker = std::thread::Builder::new().stack_size(256 * 1024).spawn(|| {
+        let deep = vec!["a"; 30_000].join(".");
+        let file = format!("{GOOD}\n[variants.deep]\n\"{deep}\" = 1\n");
+        let e = Scenario::from_toml("v.toml", &file).unwrap_err().to_string();
+        assert!(e.contains("v.toml: variant `deep`") && e.contains("more than 16 segments") && e.len() < 400, "{e}");
+        let s = Scenario::from_toml("good.toml", GOOD).unwrap();
+        let e = s.with_overrides(&[(deep.as_str(), "1")]).unwrap_err().to_string();
+        assert!(e.contains("--set") && e.contains("more than 16 segments") && e.len() < 400, "{e}");
+        let e = Scenario::from_toml_with("good.toml", GOOD, &[(deep.as_str(), "1")]).unwrap_err().to_string();
+        assert!(e.contains("more than 16 segments"), "{e}");
+        for (open, close) in [("[", "]"), ("{a=", "}"), ("[{a=", "}]")] {
+            let nested = format!("{}1{}", open.repeat(30_000), close.repeat(30_000));
+            let e = err(&GOOD.replacen("seed = 1", &format!("x = {nested}\nseed = 1"), 1));
+            assert!(e.contains("nested deeper than 32 levels") && e.lines().count() == 1, "{e}");
+            let e = s.with_overrides(&[("seed", nested.as_str())]).unwrap_err().to_string();
+            assert!(e.contains("deeper than 32 levels") && e.len() < 400, "{e}");
+        }
+        let e = err(&GOOD.replacen("seed = 1", &format!("{deep} = 1\nseed = 1"), 1));
+        assert!(e.contains("nested deeper than 32 levels"), "{e}");
+        let e = err(&GOOD.replacen("[machine]", &format!("[{deep}]\n[machine]"), 1));
+        assert!(e.contains("nested deeper than 32 levels"), "{e}");
+    });
+    worker.unwrap().join().expect("refused without overflowing a 256 KiB stack");
+}
+
+const K8S: &str = r#"
+schema = 1
+seed = 1
+duration = "1s"
+[kernel]
+version = "6.18"
+[machine]
+cpus = 2
+[groups."/kubepods"]
+[groups."/kubepods/pod-api"]
+"cpu.max" = "50000 100000"
+[devices.sda]
+kind = "ssd"
+[[tasks]]
+name = "t"
+group = "/kubepods/pod-api"
+program = [{ run = "1ms" }, { sleep = "1ms" }]
+"#;
+
+/// A misspelt group, device, limiter or I/O queue in `--set` (and so in a
+/// sweep, which goes through the same overrides) is an error naming the
+/// ones the file has, not a new, empty object.
+#[test]
+fn set_cannot_create_named_objects() {
+    let s = Scenario::from_toml("k.toml", K8S).unwrap();
+    let cases: &[(&str, &str, &[&str])] = &[
+        (
+            r#"groups."/kubepods/pod-apl"."cpu.max""#,
+            "max",
+            &[
+                "k.toml: --set: groups.\"/kubepods/pod-apl\": no group `/kubepods/pod-apl`",
+                "did you mean `/kubepods/pod-api`",
+            ],
+        ),
+        ("devices.sdb.elevator", "noop", &["devices.sdb: no device `sdb`", "did you mean `sda`", "device: sda"]),
+        ("limiters.backup.floor", "0.3", &["limiters.backup", "this file declares no limiter"]),
+        ("io_queues.disk.policy", "none", &["io_queues.disk", "declares no I/O queue"]),
+        ("groups", "{ \"/new\" = { shares = 5 } }", &["groups.\"/new\"", "no group `/new`"]),
+    ];
+    for (key, value, wants) in cases {
+        let e = s.with_overrides(&[(key, value)]).unwrap_err().to_string();
+        for w in *wants {
+            assert!(e.contains(w), "--set {key}={value}: lacks `{w}`: {e}");
+        }
+    }
+    // The real pod's quota is changed through its own name.
+    let lifted = s.with_overrides(&[(r#"groups."/kubepods/pod-api"."cpu.max""#, "max")]).unwrap();
+    assert_ne!(lifted.spec, s.spec);
+    // A sweep checks every point through the same code.
+    let grid = sim_core::sweep::Grid::new(vec![
+        sim_core::sweep::Axis::parse(r#"groups."/kubepods/pod-apl"."cpu.max"="max","20000 100000""#).unwrap(),
+    ])
+    .unwrap();
+    let e = sim_core::sweep::validate(&s, &grid).unwrap_err().to_string();
+    assert!(e.contains("no group `/kubepods/pod-apl`"), "{e}");
+}
+
+/// `--set` applies before anything is validated: a file written before the
+/// kernel selector (no `[kernel]`, 4.4 tunables in a variant) loads with
+/// `--set kernel.version=4.4`, and without it says how to fix the file.
+#[test]
+fn set_applies_before_validation() {
+    let old =
+        GOOD.replace("[kernel]\nversion = \"4.4\"\n", "") + "[variants.tight]\n\"cfs.sched_latency_ns\" = \"3ms\"\n";
+    let e = Scenario::from_toml("old.toml", &old).unwrap_err().to_string();
+    assert!(e.contains("old.toml: variant `tight`: cfs.sched_latency_ns"), "{e}");
+    assert!(e.contains("add [kernel] version = \"4.4\" to the file"), "{e}");
+    let s = Scenario::from_toml_with("old.toml", &old, &[("kernel.version", "4.4")]).unwrap();
+    let tight = s.with_variant("tight").unwrap();
+    assert_eq!(tight.spec.tunables.sched_latency_ns, 3_000_000);
+    assert_eq!(tight.spec.kernel.version(), "4.4");
+    // A mistake of the --set is blamed on it, one of the file on the file.
+    let e = Scenario::from_toml_with("g.toml", GOOD, &[("machine.hz", "7")]).unwrap_err().to_string();
+    assert!(e.contains("g.toml: --set: machine.hz"), "{e}");
+    let bad = GOOD.replace("cpus = 2", "cpus = 2\nhz = 7");
+    let e = Scenario::from_toml_with("g.toml", &bad, &[("seed", "3")]).unwrap_err().to_string();
+    assert!(e.starts_with("g.toml: machine.hz"), "{e}");
+}
+
+/// One key twice in one batch of `--set`s (any spelling) is refused; a later
+/// batch (a later call) may replace an earlier one's key.
+#[test]
+fn one_key_twice_is_refused_in_a_batch() {
+    let s = Scenario::from_toml("good.toml", GOOD).unwrap();
+    let e = s.with_overrides(&[("seed", "2"), ("seed", "3")]).unwrap_err().to_string();
+    assert!(e.contains("--set: seed: set twice"), "{e}");
+    let e =
+        s.with_overrides(&[("kernel.version", "4.4"), ("kernel", "{ version = \"6.18\" }")]).unwrap_err().to_string();
+    assert!(e.contains("set twice, as `kernel.version=4.4` and as `kernel={ version = \"6.18\" }`"), "{e}");
+    let later = s.with_overrides(&[("seed", "2")]).unwrap().with_overrides(&[("seed", "3")]).unwrap();
+    assert_eq!(later.spec.seed, 3);
+}
+
+/// Messages about keys: the index range of a list, a file without variants,
+/// key paths quoted as `--set` needs them, and user text echoed bounded and
+/// with control characters escaped.
+#[test]
+fn key_messages_are_exact_bounded_and_inert() {
+    let s = Scenario::from_toml("good.toml", GOOD).unwrap();
+    let e = s.with_overrides(&[("tasks.t.program.5.run", "1ms")]).unwrap_err().to_string();
+    assert!(e.contains("tasks.t.program.5: no entry `5` in `tasks.t.program`; its entries are numbered 0..=1"), "{e}");
+    let e = s.with_variant("fast").unwrap_err().to_string();
+    assert!(e.ends_with("no variant `fast`; this file has no variants"), "{e}");
+    let grouped = GOOD.replacen("[machine]", "[groups.\"/g\"]\n[machine]", 1);
+    let g = Scenario::from_toml("g.toml", &grouped).unwrap();
+    let e = g.with_overrides(&[(r#"groups."/g"."cpu.max.burst""#, "\"x\"")]).unwrap_err().to_string();
+    assert!(e.contains(r#"groups."/g"."cpu.max.burst""#), "{e}");
+    // A 3 MB unknown key and a 309-digit number are echoed cut short.
+    let huge = "k".repeat(3_000_000);
+    let e = s.with_overrides(&[(huge.as_str(), "1")]).unwrap_err().to_string();
+    assert!(e.len() < 1000 && e.contains("(3000000 bytes)"), "{}", e.len());
+    let e = err(&GOOD.replacen("seed = 1", &format!("seed = 1\n{huge} = 1"), 1));
+    assert!(e.len() < 1000 && e.contains("(3000000 bytes)"), "{}", e.len());
+    let digits = "9".repeat(309);
+    let e = s.with_overrides(&[("tasks.t.nice", digits.as_str())]).unwrap_err().to_string();
+    assert!(e.len() < 1000, "{e}");
+    // Escape sequences in a value, a key or a name are shown, not obeyed.
+    for (key, value) in [("name", "\"\\u001b]0;pwned\\u0007\""), ("tasks.t.name", "\"\\u001b[2J\""), ("a\u{1b}b", "1")]
+    {
+        let e = s.with_overrides(&[(key, value)]).unwrap_err().to_string();
+        assert!(!e.chars().any(|c| c.is_control()), "{e:?}");
+        assert!(e.contains("U+001B") || e.contains("\\u{1b}"), "{e}");
+    }
+}

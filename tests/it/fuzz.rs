@@ -5,10 +5,72 @@
 //! one-line error naming the file, never panics; what parses, runs for a
 //! bounded number of events without panicking. A second property feeds
 //! arbitrary text, and arbitrary keys and TOML values appended to a valid
-//! scenario, to the parser.
+//! scenario, to the parser. A third feeds arbitrary bytes, and arbitrary key
+//! paths (dots, quotes, brackets, control characters, up to 10,000
+//! segments) with arbitrary values through `--set` and through a variant.
+//! Every error is one line of at most 4 KiB without a control character.
 
 use proptest::prelude::*;
-use sim_core::{EventBudget, Scenario, Simulation};
+use sim_core::{EventBudget, Scenario, ScenarioError, Simulation};
+
+/// An error as the CLI prints it: one line, bounded, inert on a terminal.
+fn check_message(file: &str, e: &ScenarioError) -> Result<(), TestCaseError> {
+    let msg = e.to_string();
+    prop_assert_eq!(msg.lines().count(), 1, "{}", msg);
+    prop_assert!(msg.starts_with(&format!("{file}: ")), "{}", msg);
+    prop_assert!(msg.len() < 4096, "{} bytes: {}", msg.len(), msg.chars().take(200).collect::<String>());
+    prop_assert!(!msg.chars().any(|c| c.is_control() || ('\u{202a}'..='\u{202e}').contains(&c)), "{:?}", msg);
+    Ok(())
+}
+
+/// `text` as a TOML basic string.
+fn toml_string(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out + "\""
+}
+
+/// One segment of a key path: a real key, a name, or something odd.
+fn segment() -> impl Strategy<Value = String> {
+    prop_oneof![
+        3 => prop::sample::select(vec![
+            "tasks", "hog-a", "hog-b", "nice", "program", "0", "7", "run", "cfs", "sched_latency_ns", "groups",
+            "\"/a.b\"", "devices", "sda", "kernel", "version", "features", "HRTICK", "machine", "hz", "seed",
+            "variants", "report", "victim", "limiters", "io_queues", "sources", "program[0]", "[1]",
+        ]).prop_map(str::to_string),
+        2 => "[a-z0-9_\\-]{0,6}",
+        2 => "[a-z.\"\\[\\]\\\\/ \u{1b}\u{202e}\n\t]{0,6}",
+        1 => "\\PC{0,6}",
+    ]
+}
+
+fn key_path() -> impl Strategy<Value = String> {
+    prop_oneof![
+        8 => prop::collection::vec(segment(), 1..20).prop_map(|s| s.join(".")),
+        1 => (1usize..10_000).prop_map(|n| vec!["a"; n].join(".")),
+        1 => (0usize..3).prop_map(|i| ["tasks.hog-a.nice", "groups.\"/x\".shares", "devices.sdb.elevator"][i].to_string()),
+    ]
+}
+
+fn set_value() -> impl Strategy<Value = String> {
+    prop_oneof![
+        any::<i64>().prop_map(|v| v.to_string()),
+        "\\PC{0,30}",
+        "[ -~\u{1b}\n\u{9b}]{0,30}",
+        (1usize..5_000).prop_map(|n| format!("{}1{}", "[".repeat(n), "]".repeat(n))),
+        (1usize..5_000).prop_map(|n| format!("{}1{}", "{a=".repeat(n), "}".repeat(n))),
+        Just("{ version = \"4.4\" }".to_string()),
+        Just("\"\\u001b]0;x\\u0007\"".to_string()),
+        Just("9".repeat(400)),
+    ]
+}
 
 const SHIPPED: [(&str, &str); 8] = [
     ("jmx.toml", include_str!("../../scenarios/jmx.toml")),
@@ -110,11 +172,7 @@ proptest! {
         let (file, original) = SHIPPED[which];
         let text = mutations.iter().fold(original.to_string(), |t, m| apply(&t, m));
         match Scenario::from_toml(file, &text) {
-            Err(e) => {
-                let msg = e.to_string();
-                prop_assert_eq!(msg.lines().count(), 1, "{}", msg);
-                prop_assert!(msg.starts_with(&format!("{file}: ")), "{}", msg);
-            }
+            Err(e) => check_message(file, &e)?,
             Ok(s) => {
                 // Every variant must apply (they were validated with the file).
                 for v in s.variant_names() {
@@ -148,10 +206,45 @@ proptest! {
     ) {
         for (file, t) in [("any.toml", text.clone()), ("two-hogs.toml", format!("{}\n{key} = {value}\n", SHIPPED[1].1))] {
             if let Err(e) = Scenario::from_toml(file, &t) {
-                let msg = e.to_string();
-                prop_assert_eq!(msg.lines().count(), 1, "{}", msg);
-                prop_assert!(msg.starts_with(&format!("{file}: ")), "{}", msg);
+                check_message(file, &e)?;
             }
+        }
+    }
+}
+
+proptest! {
+    // Explicit, so `PROPTEST_CASES` does not change what CI runs (about 2 s).
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Arbitrary bytes as a file; arbitrary key paths and values through
+    /// `--set` (after loading and at load) and as a variant's key.
+    #[test]
+    fn arbitrary_bytes_keys_and_values_are_refused_clearly(
+        bytes in prop::collection::vec(any::<u8>(), 0..400),
+        key in key_path(),
+        value in set_value(),
+    ) {
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        if let Err(e) = Scenario::from_toml("bytes.toml", &text) {
+            check_message("bytes.toml", &e)?;
+        }
+        let (file, good) = SHIPPED[1];
+        let base = Scenario::from_toml(file, good).expect("shipped");
+        match base.with_overrides(&[(key.as_str(), value.as_str())]) {
+            Err(e) => check_message(file, &e)?,
+            Ok(s) => prop_assert!(s.spec.tasks.len() <= 100_000),
+        }
+        if let Err(e) = Scenario::from_toml_with(file, good, &[(key.as_str(), value.as_str())]) {
+            check_message(file, &e)?;
+        }
+        // The same as a variant: the key a TOML string, the value as typed
+        // (a syntax error is checked like any other error).
+        let toml_key = toml_string(&key);
+        let toml_value = if value.contains(['\n', '\r']) { toml_string(&value) } else { value.clone() };
+        let with_variant = format!("{good}\n[variants.v]\n{toml_key} = {toml_value}\n");
+        match Scenario::from_toml(file, &with_variant) {
+            Err(e) => check_message(file, &e)?,
+            Ok(s) => prop_assert!(s.with_variant("v").is_ok()),
         }
     }
 }

@@ -69,12 +69,11 @@ fn scenario(file: &Path, opts: &Options) -> Result<(String, Scenario)> {
     if let Some(d) = &opts.duration {
         check_duration(d)?;
     }
-    let (text, base) = crate::run::load_text(file)?;
+    let (text, base) = crate::run::load_text(file, &all_sets(opts))?;
     let s = match &opts.variant {
         Some(v) => base.with_variant(v)?,
         None => base,
     };
-    let s = crate::run::with_sets(&s, &all_sets(opts))?;
     if s.spec.duration_ns > DURATION_MAX_NS {
         bail!(
             "{}: duration = {}: a measurement runs in real time; at most 1h is accepted (use --duration)",

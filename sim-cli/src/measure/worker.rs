@@ -161,12 +161,11 @@ fn work(out: &mut impl Write) -> Result<()> {
         bail!("expected `threads`, got `{cmd}`");
     }
 
-    let base = Scenario::from_toml(&plan.file, &plan.text)?;
+    let base = Scenario::from_toml_with(&plan.file, &plan.text, &crate::run::set_pairs(&plan.sets)?)?;
     let scenario = match &plan.variant {
         Some(v) => base.with_variant(v)?,
         None => base,
     };
-    let scenario = crate::run::with_sets(&scenario, &plan.sets)?;
     let spec = Arc::new(scenario.spec.clone());
     let ntasks: usize = spec.tasks.iter().map(|t| t.count as usize).sum();
     let dir = Path::new(&plan.fifo_dir);

@@ -21,7 +21,7 @@ pub use groups::{GroupSpec, Groups};
 pub use overrides::Override;
 pub use validate::{MachineSpec, ScenarioSpec, SourceSpec, TaskSpec, limits};
 
-use error::KeyError;
+use error::{KeyError, Segment};
 use file::ScenarioFile;
 use toml::{Table, Value};
 
@@ -37,8 +37,104 @@ pub struct Scenario {
     doc: Table,
     variants: Vec<(String, Vec<Override>)>,
     variant: Option<String>,
-    overrides: Vec<Override>,
+    /// Override batches in the order given (one per `--set` command line or
+    /// `with_overrides` call); a later batch may replace a key of an earlier.
+    overrides: Vec<Vec<Override>>,
     pub spec: ScenarioSpec,
+}
+
+/// Deepest nesting of tables, arrays and dotted keys a scenario file may
+/// have (a scenario needs about 6); checked on the text before parsing, so
+/// nothing downstream (parser, clone, drop, deserializer) meets deep input.
+pub const NESTING_MAX: usize = 32;
+
+/// The byte offset where `text` first nests deeper than [`NESTING_MAX`]:
+/// brackets and braces outside strings and comments, plus the dots of the
+/// key being written, plus those of the current `[table.header]`. One pass,
+/// no recursion; it may count one level too many (a float's dot), never
+/// too few.
+pub fn too_deep(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let (mut i, mut depth, mut dots, mut header) = (0usize, 0usize, 0usize, 0usize);
+    let mut line_start = true;
+    let mut in_header = false;
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b'#' => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'"' | b'\'' => {
+                let triple = b[i..].starts_with(if c == b'"' { b"\"\"\"" } else { b"\'\'\'" });
+                i += if triple { 3 } else { 1 };
+                while i < b.len() {
+                    if c == b'"' && b[i] == b'\\' {
+                        i += 2;
+                        continue;
+                    }
+                    if !triple && b[i] == b'\n' {
+                        break;
+                    }
+                    if b[i] == c && (!triple || b[i..].starts_with(&[c, c, c])) {
+                        i += if triple { 3 } else { 1 };
+                        // A closing triple may be followed by up to two more quotes.
+                        while triple && i < b.len() && b[i] == c {
+                            i += 1;
+                        }
+                        break;
+                    }
+                    i += 1;
+                }
+                line_start = false;
+                continue;
+            }
+            b'[' if depth == 0 && line_start => {
+                in_header = true;
+                header = 0;
+                depth += 1;
+                dots = 0;
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                dots = 0;
+            }
+            b']' | b'}' => {
+                depth = depth.saturating_sub(1);
+                if in_header && depth == 0 {
+                    in_header = false;
+                    header = dots + 1;
+                }
+                if !in_header {
+                    dots = 0;
+                }
+            }
+            b'.' => dots += 1,
+            b'=' | b',' | b'\n' => dots = 0,
+            _ => {}
+        }
+        if !c.is_ascii_whitespace() {
+            line_start = false;
+        }
+        if c == b'\n' {
+            line_start = true;
+        }
+        if depth + dots + header > NESTING_MAX {
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Line and column (from 1, in characters) of byte offset `at` of `text`.
+fn position(text: &str, at: usize) -> (usize, usize) {
+    let before = text.get(..at).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
 }
 
 /// A TOML syntax error on one line: `line L, column C: what`, the position
@@ -47,37 +143,71 @@ fn syntax_message(text: &str, e: &toml::de::Error) -> String {
     let what = e.message().trim().replace('\n', " ");
     match e.span() {
         Some(span) => {
-            let before = text.get(..span.start).unwrap_or(text);
-            let line = before.matches('\n').count() + 1;
-            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            let (line, column) = position(text, span.start);
             format!("line {line}, column {column}: {what}")
         }
         None => what,
     }
 }
 
+fn syntax(file: &str, message: String) -> ScenarioError {
+    ScenarioError::Syntax { file: error::bounded(file, 400), message: error::bounded(&message, error::MESSAGE_MAX) }
+}
+
+/// `--set` pairs as one batch of overrides.
+fn batch(overrides: &[(&str, &str)]) -> Result<Vec<Override>, KeyError> {
+    let mut out = Vec::new();
+    for (k, v) in overrides {
+        out.extend(Override::from_text(k, v)?);
+    }
+    Ok(out)
+}
+
 impl Scenario {
     /// Parses and validates scenario text. `file` names it in error messages.
     /// Every variant is validated too, so a broken variant is reported up front.
     pub fn from_toml(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
+        Scenario::from_toml_with(file, text, &[])
+    }
+
+    /// Parses scenario text with `--set` overrides applied before anything
+    /// is validated: the base and every variant are validated with them, so
+    /// `--set kernel.version=4.4` makes a file written for 4.4 (without a
+    /// `[kernel]` table) load. Variants applied later keep the overrides.
+    pub fn from_toml_with(file: &str, text: &str, overrides: &[(&str, &str)]) -> Result<Scenario, ScenarioError> {
         if text.len() > FILE_SIZE_MAX {
-            return Err(ScenarioError::Syntax {
-                file: file.into(),
-                message: format!("the file is {} bytes; the limit is {FILE_SIZE_MAX}", text.len()),
-            });
+            return Err(syntax(file, format!("the file is {} bytes; the limit is {FILE_SIZE_MAX}", text.len())));
         }
-        let mut doc: Table = toml::from_str(text)
-            .map_err(|e| ScenarioError::Syntax { file: file.into(), message: syntax_message(text, &e) })?;
+        if let Some(at) = too_deep(text) {
+            let (line, column) = position(text, at);
+            return Err(syntax(
+                file,
+                format!(
+                    "line {line}, column {column}: tables, arrays and dotted keys nested deeper than \
+                     {NESTING_MAX} levels; a scenario needs a few"
+                ),
+            ));
+        }
+        let mut doc: Table = toml::from_str(text).map_err(|e| syntax(file, syntax_message(text, &e)))?;
+        let whole = Value::Table(doc);
+        overrides::check_text(&[], &whole).map_err(|e| e.into_error(file, Origin::File))?;
+        let Value::Table(d) = whole else { unreachable!("built as a table") };
+        doc = d;
         let variants = match doc.remove("variants") {
             None => Vec::new(),
             Some(Value::Table(t)) => {
                 let mut out = Vec::new();
                 for (name, v) in t {
                     let Value::Table(body) = v else {
-                        return Err(KeyError::new(format!("variants.{name}"), "a variant is a table of overrides")
-                            .into_error(file, Origin::File));
+                        return Err(KeyError::new(
+                            error::render_path(&[Segment::Key("variants".into()), Segment::Key(name)]),
+                            "a variant is a table of overrides",
+                        )
+                        .into_error(file, Origin::File));
                     };
-                    out.push((name, overrides::flatten(&body)));
+                    let ovs =
+                        overrides::flatten(&body).map_err(|e| e.into_error(file, Origin::Variant(name.clone())))?;
+                    out.push((name, ovs));
                 }
                 out
             }
@@ -86,8 +216,10 @@ impl Scenario {
                     .into_error(file, Origin::File));
             }
         };
-        let spec = build(&doc).map_err(|e| e.into_error(file, Origin::File))?;
-        let base = Scenario { file: file.to_string(), doc, variants, variant: None, overrides: Vec::new(), spec };
+        let sets = batch(overrides).map_err(|e| e.into_error(file, Origin::Override))?;
+        let batches = if sets.is_empty() { Vec::new() } else { vec![sets] };
+        let spec = assemble(file, &doc, None, &batches)?;
+        let base = Scenario { file: file.to_string(), doc, variants, variant: None, overrides: batches, spec };
         for (name, _) in &base.variants {
             base.with_variant(name)?;
         }
@@ -112,47 +244,58 @@ impl Scenario {
     /// variant applied before; `--set` overrides already applied are kept).
     pub fn with_variant(&self, name: &str) -> Result<Scenario, ScenarioError> {
         let Some((_, ovs)) = self.variants.iter().find(|(n, _)| n == name) else {
-            return Err(KeyError::new(
-                "variants",
-                format!("no variant `{name}`; this file has: {}", self.variant_names().join(", ")),
-            )
-            .into_error(&self.file, Origin::File));
+            let names = self.variant_names();
+            let have = if names.is_empty() {
+                "this file has no variants".to_string()
+            } else {
+                format!("this file has: {}{}", error::name_list(&names), error::did_you_mean(name, &names))
+            };
+            return Err(KeyError::new("variants", format!("no variant `{}`; {have}", error::echo(name)))
+                .into_error(&self.file, Origin::File));
         };
-        let mut next = self.clone();
-        next.variant = Some(name.to_string());
-        next.rebuild(Origin::Variant(name.to_string()), ovs.clone())
+        let spec = assemble(&self.file, &self.doc, Some((name, ovs)), &self.overrides)?;
+        Ok(Scenario { variant: Some(name.to_string()), spec, ..self.clone() })
     }
 
     /// This scenario with `key.path = value` overrides applied, the values
-    /// written as on the command line (`"6000000"`, `"1ms"`, `"true"`).
+    /// written as on the command line (`"6000000"`, `"1ms"`, `"true"`). The
+    /// pairs are one batch: a key may appear once (under any spelling); a
+    /// later call may set a key an earlier one set.
     pub fn with_overrides(&self, overrides: &[(&str, &str)]) -> Result<Scenario, ScenarioError> {
-        let ovs: Vec<Override> = overrides.iter().map(|(k, v)| Override::from_text(k, v)).collect();
-        self.clone().rebuild(Origin::Override, ovs)
+        let added = batch(overrides).map_err(|e| e.into_error(&self.file, Origin::Override))?;
+        let mut next = self.clone();
+        if !added.is_empty() {
+            next.overrides.push(added);
+        }
+        let variant = self.variant.as_deref().and_then(|v| self.variants.iter().find(|(n, _)| n == v));
+        next.spec = assemble(&self.file, &self.doc, variant.map(|(n, o)| (n.as_str(), o.as_slice())), &next.overrides)?;
+        Ok(next)
     }
+}
 
-    fn rebuild(mut self, origin: Origin, added: Vec<Override>) -> Result<Scenario, ScenarioError> {
-        let variant_ovs = match &self.variant {
-            Some(v) => self.variants.iter().find(|(n, _)| n == v).map(|(_, o)| o.clone()).unwrap_or_default(),
-            None => Vec::new(),
-        };
-        if origin == Origin::Override {
-            self.overrides.extend(added);
-        }
-        let mut doc = self.doc.clone();
-        let stages = [
-            (Origin::Variant(self.variant.clone().unwrap_or_default()), &variant_ovs),
-            (Origin::Override, &self.overrides),
-        ];
-        for (o, ovs) in stages {
-            for ov in ovs.iter() {
-                overrides::apply(&mut doc, ov).map_err(|e| e.into_error(&self.file, o.clone()))?;
-            }
-        }
-        // Errors past this point come from the overrides: the base validated.
-        let blame = if self.overrides.is_empty() { origin } else { Origin::Override };
-        self.spec = build(&doc).map_err(|e| e.into_error(&self.file, blame))?;
-        Ok(self)
+/// `doc` with the variant and then the override batches applied, validated.
+/// A validation error is blamed on the overrides only if it is not there
+/// without them (a variant's own mistake stays the variant's).
+fn assemble(
+    file: &str,
+    doc: &Table,
+    variant: Option<(&str, &[Override])>,
+    batches: &[Vec<Override>],
+) -> Result<ScenarioSpec, ScenarioError> {
+    let own = || variant.map_or(Origin::File, |(n, _)| Origin::Variant(n.to_string()));
+    let mut plain = doc.clone();
+    if let Some((_, ovs)) = variant {
+        overrides::apply_all(&mut plain, ovs).map_err(|e| e.into_error(file, own()))?;
     }
+    let mut d = plain.clone();
+    for b in batches {
+        overrides::apply_all(&mut d, b).map_err(|e| e.into_error(file, Origin::Override))?;
+    }
+    build(&d).map_err(|e| {
+        let origin =
+            if batches.is_empty() || build(&plain).err().as_ref() == Some(&e) { own() } else { Origin::Override };
+        e.into_error(file, origin)
+    })
 }
 
 /// serde's "unknown field `nicee`, expected one of `name`, `nice`, …": the
@@ -177,35 +320,84 @@ fn plain_types(message: &str) -> String {
     .fold(message.to_string(), |m, (from, to)| m.replace(from, to))
 }
 
-/// `tasks[2].nicee` → `tasks.jvm-gc.nicee`: an entry of `tasks` or `sources`
-/// named by its `name`, as `--set` addresses it, when that name is valid and
-/// unique (else the index stays).
-fn named_path(doc: &Table, path: &str) -> String {
-    for array in ["tasks", "sources"] {
-        let Some(rest) = path.strip_prefix(array).and_then(|r| r.strip_prefix('[')) else { continue };
-        let Some((index, tail)) = rest.split_once(']') else { continue };
-        let Some(items) = doc.get(array).and_then(Value::as_array) else { continue };
-        let name = |v: &Value| v.get("name").and_then(Value::as_str).map(str::to_string);
-        let Some(n) = index.parse::<usize>().ok().and_then(|i| items.get(i)).and_then(name) else { continue };
-        let unique = items.iter().filter(|v| name(v).as_deref() == Some(n.as_str())).count() == 1;
-        if unique && validate::check_name(&n, "").is_ok() {
-            return format!("{array}.{n}{tail}");
-        }
+/// serde_path_to_error's path as `--set` spells it: `tasks[2].nicee` →
+/// `tasks.jvm-gc.nicee` (an entry of `tasks` or `sources` named by its
+/// `name` when that name is valid and unique; else the index stays),
+/// `groups./g.cpu.max.burst` → `groups."/g"."cpu.max.burst"`.
+fn named_path(doc: &Table, path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment as S;
+    let mut out: Vec<Segment> = Vec::new();
+    for seg in path.iter() {
+        let next = match seg {
+            S::Map { key } => Segment::Key(key.clone()),
+            S::Enum { variant } => Segment::Key(variant.clone()),
+            S::Unknown => Segment::Key("?".into()),
+            S::Seq { index } => match out.as_slice() {
+                [Segment::Key(array)] if array == "tasks" || array == "sources" => {
+                    let items = doc.get(array.as_str()).and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+                    let name = |v: &Value| v.get("name").and_then(Value::as_str).map(str::to_string);
+                    match items.get(*index).and_then(name) {
+                        Some(n)
+                            if items.iter().filter(|v| name(v).as_deref() == Some(n.as_str())).count() == 1
+                                && validate::check_name(&n, "").is_ok() =>
+                        {
+                            Segment::Key(n)
+                        }
+                        _ => Segment::Index(*index),
+                    }
+                }
+                _ => Segment::Index(*index),
+            },
+        };
+        out.push(next);
     }
-    path.to_string()
+    error::render_path(&out)
+}
+
+/// A serde message with the user's text in it (between backquotes, or in
+/// a quoted string) echoed: escaped and bounded.
+fn echo_quoted(message: &str) -> String {
+    let mut out = String::new();
+    let mut rest = message;
+    while let Some(start) = rest.find(['`', '"']) {
+        let quote = rest[start..].chars().next().unwrap_or('`');
+        out.push_str(&rest[..=start]);
+        let body = &rest[start + 1..];
+        // A quoted string is Debug-escaped: skip `\"`.
+        let mut end = None;
+        let mut escaped = false;
+        for (i, c) in body.char_indices() {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' && quote == '"' {
+                escaped = true;
+            } else if c == quote {
+                end = Some(i);
+                break;
+            }
+        }
+        let Some(end) = end else {
+            out.push_str(&error::echo(body));
+            return out;
+        };
+        out.push_str(&error::echo(&body[..end]));
+        out.push(quote);
+        rest = &body[end + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Deserializes (stage one, with the key path of any error) and validates (stage two).
 fn build(doc: &Table) -> Result<ScenarioSpec, KeyError> {
     let value = Value::Table(doc.clone());
     let file: ScenarioFile = serde_path_to_error::deserialize(value).map_err(|e| {
-        let path = e.path().to_string();
-        let path = if path == "." { String::new() } else { named_path(doc, &path) };
+        let path = if e.path().to_string() == "." { String::new() } else { named_path(doc, e.path()) };
         // The deserializer appends its own "in `path`" line; the path is
         // already in front of the message, so keep the first line only.
         let message = e.into_inner().to_string();
         let first = message.lines().next().unwrap_or("").trim_end();
-        KeyError::new(path, plain_types(first) + &unknown_field_hint(first))
+        KeyError::new(path, echo_quoted(&plain_types(first)) + &unknown_field_hint(first))
     })?;
     validate::validate(&file)
 }

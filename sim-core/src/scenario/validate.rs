@@ -554,8 +554,8 @@ fn fair_settings(
                 key,
                 format!(
                     "does not exist in the {model} model: EEVDF removed it in 6.6. This model has base_slice_ns \
-                     (debugfs /sys/kernel/debug/sched/base_slice_ns) and sched_tunable_scaling; or choose \
-                     kernel.version = \"4.4\""
+                     (debugfs /sys/kernel/debug/sched/base_slice_ns) and sched_tunable_scaling; or run the \
+                     4.4 model: add [kernel] version = \"4.4\" to the file (or --set kernel.version=4.4)"
                 ),
             ));
         }
