@@ -250,8 +250,8 @@ impl TimelineState {
             TimelineState::Running => "running",
             TimelineState::Runnable => "runnable (waiting)",
             TimelineState::WorstWait => "runnable: the worst wait",
-            TimelineState::WakeupPreempt => "wakeup, preempted",
-            TimelineState::Wakeup => "wakeup, no preemption",
+            TimelineState::WakeupPreempt => "▲ wakeup that preempted the running task",
+            TimelineState::Wakeup => "△ wakeup that did not preempt",
         }
     }
 }
