@@ -123,9 +123,10 @@ fn is_label_of(label: &str, comm: &str) -> bool {
 pub const TIMELINE_ROWS_MAX: usize = 16;
 
 impl Timeline {
-    /// The timeline of the victim's worst delay; `None` when it never waited.
+    /// The timeline of the victim's worst delay; `None` when it never waited
+    /// (no delay, or a worst delay of 0 ns: nothing to explain).
     pub fn from_report(r: &RunReport) -> Option<Timeline> {
-        let worst = r.victim.worst.as_ref()?;
+        let worst = r.victim.worst.as_ref().filter(|w| w.end_ns > w.start_ns)?;
         let mut rows: Vec<String> = Vec::new();
         let victim_label = r.victim.history.iter().find_map(|h| match h {
             HistoryRow::Switch { next, victim: true, .. } if is_label_of(next, &worst.comm) => Some(next.clone()),
@@ -250,8 +251,8 @@ impl TimelineState {
             TimelineState::Running => "running",
             TimelineState::Runnable => "runnable (waiting)",
             TimelineState::WorstWait => "runnable: the worst wait",
-            TimelineState::WakeupPreempt => "▲ wakeup that preempted the running task",
-            TimelineState::Wakeup => "△ wakeup that did not preempt",
+            TimelineState::WakeupPreempt => "▲ wakeup, preempted the running task (filled)",
+            TimelineState::Wakeup => "△ wakeup, no preemption (hollow)",
         }
     }
 }
@@ -422,27 +423,8 @@ pub fn caption(runs: &[(&str, &RunReport)]) -> Vec<String> {
     )];
     for (label, r) in runs {
         let s = &r.settings;
-        let t = &s.tunables;
-        // Features as sched_features writes them, where they differ from 4.4's defaults.
-        let changed: Vec<String> = s
-            .features
-            .iter()
-            .zip(crate::sched::tunables::SchedFeatures::default().iter())
-            .filter(|(a, b)| a.1 != b.1)
-            .map(|(a, _)| if a.1 { a.0.to_string() } else { format!("NO_{}", a.0) })
-            .collect();
-        let mut line = format!(
-            "{label}: HZ={} sched_latency={} min_granularity={} wakeup_granularity={} autogroup={}",
-            s.hz,
-            secs(t.sched_latency_ns),
-            secs(t.sched_min_granularity_ns),
-            secs(t.sched_wakeup_granularity_ns),
-            if s.autogroup { "on" } else { "off" },
-        );
-        if !changed.is_empty() {
-            line.push(' ');
-            line.push_str(&changed.join(" "));
-        }
+        // The model's own settings (Settings::model_line), as the text header shows them.
+        let mut line = format!("{label}: HZ={} autogroup={} {}", s.hz, if s.autogroup { "on" } else { "off" }, s.model_line());
         if let Some(io) = &r.io {
             for d in &io.devices {
                 line.push_str(&format!(" {}={}", d.name, d.elevator));

@@ -916,7 +916,7 @@ mod tests {
             assert!(tl.contains(&e.label), "key entry {:?} not drawn", e.label);
             assert!(tl.contains(&format!("fill=\"{}\"", e.colour_hex())), "colour of {name} not drawn");
         }
-        for state in ["runnable (waiting)", "runnable: the worst wait", "▲ wakeup that preempted", "△ wakeup that did not preempt"] {
+        for state in ["runnable (waiting)", "runnable: the worst wait", "▲ wakeup that preempted", "△ wakeup, no preemption (hollow)"] {
             assert!(tl.contains(state), "key entry {state:?} not drawn");
         }
         let colours: std::collections::BTreeSet<String> = key.iter().map(KeyEntry::colour_hex).collect();
@@ -989,7 +989,12 @@ mod tests {
         let labelled: Vec<(&str, &crate::RunReport)> = runs.iter().map(|(l, r)| (*l, r)).collect();
         let cap = crate::plot::data::caption(&labelled);
         assert!(cap[0].contains("seed 1") && cap[0].contains("300ms simulated"), "{cap:?}");
-        assert!(cap[1].starts_with("base: HZ=1000 sched_latency=") && !cap[1].contains("NO_"), "{cap:?}");
+        assert!(
+            cap[1].starts_with("base: HZ=1000 autogroup=on Linux 4.4 (CFS): sched_latency_ns=6ms")
+                && cap[1].contains("features=defaults")
+                && !cap[1].contains("NO_"),
+            "{cap:?}"
+        );
         assert!(cap[2].contains("NO_WAKEUP_PREEMPTION") && cap[3].contains("sda=noop"), "{cap:?}");
 
         let charts: Vec<DelayChart> = runs.iter().map(|(l, r)| DelayChart::from_report(r, l)).collect();
@@ -1178,8 +1183,30 @@ mod tests {
         let hollow = out.lines().filter(|l| l.starts_with("<polygon") && l.contains("fill=\"#FFFFFF\"")).count();
         // The marks plus one of each in the key.
         assert_eq!((filled, hollow), (2, 3), "{out}");
-        assert!(out.contains("▲ wakeup that preempted the running task") && out.contains("△ wakeup that did not preempt"));
+        assert!(out.contains("▲ wakeup, preempted the running task (filled)") && out.contains("△ wakeup, no preemption (hollow)"));
         // Both panels say their time unit.
         assert_eq!(out.matches("ms from the start of the worst delay").count(), 2, "{out}");
+    }
+
+    /// Defect: the footer of a 6.18 run printed the 4.4 knobs
+    /// (`sched_latency=… wakeup_granularity=…`) and never named the kernel.
+    /// It now names the model and its own settings, the features changed
+    /// from that model's defaults and per-task slices.
+    #[test]
+    fn an_eevdf_footer_names_its_model_and_settings() {
+        let s = Scenario::from_toml("t.toml", crate::plot::CHART_TEST_SCENARIO).unwrap();
+        let s = s
+            .with_overrides(&[("kernel.version", "\"6.18\""), ("features.RUN_TO_PARITY", "false"), ("tasks.sleeper.slice", "\"300us\"")])
+            .unwrap();
+        let r = crate::run(&s);
+        let cap = crate::plot::data::caption(&[("short", &r)]);
+        let line = &cap[1];
+        assert!(line.starts_with("short: HZ=1000 autogroup=on Linux 6.18 (EEVDF): base_slice_ns=700us"), "{line}");
+        assert!(line.contains("features=NO_RUN_TO_PARITY") && line.contains("slice_of_sleeper=300us"), "{line}");
+        for old in ["sched_latency", "granularity", "nr_latency"] {
+            assert!(!line.contains(old), "{old} in {line}");
+        }
+        // The text header's settings come from the same place.
+        assert_eq!(r.settings.model_settings()[0], ("base_slice_ns".to_string(), "700us".to_string()));
     }
 }

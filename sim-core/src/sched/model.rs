@@ -63,6 +63,30 @@ impl KernelModel {
         }
     }
 
+    /// The formula of `metrics::report::one_hog_bound_ns` under this model,
+    /// and the kernel rule behind it, for reports.
+    pub fn one_hog_bound_rule(self) -> &'static str {
+        if self.is_eevdf() {
+            "base_slice + 2 x tick (curr keeps the CPU for its protected slice, RUN_TO_PARITY; \
+             the slice end is noticed at a tick)"
+        } else {
+            "sched_latency/2 + 2 x tick (the sleeper credit of place_entity; preemption noticed at a tick)"
+        }
+    }
+
+    /// What decides between a waking task and the running one under this
+    /// model, where both sit in task groups: the group entities compete, with
+    /// their weights (4.4: the vruntime gap against the wakeup granularity;
+    /// EEVDF: eligibility and virtual deadlines).
+    pub fn group_preemption_rule(self) -> &'static str {
+        if self.is_eevdf() {
+            "eligibility (lag) and virtual deadlines are compared between the group entities, their \
+             vslices scaled by the group entity's weight"
+        } else {
+            "the sleeper credit and the wakeup granularity apply to the group entity, scaled by its weight"
+        }
+    }
+
     pub fn parse(version: &str) -> Option<KernelModel> {
         Self::ALL.into_iter().find(|m| m.version() == version)
     }
