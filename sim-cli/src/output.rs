@@ -542,7 +542,7 @@ fn victim(r: &RunReport, out: &mut String) {
         let _ = writeln!(
             out,
             "  one-hog bound ({}) = {}; max wakeup delay {} is {} it",
-            r.settings.kernel.one_hog_bound_rule(),
+            r.settings.kernel.one_hog_bound_formula(),
             format_duration(v.one_hog_bound_ns),
             format_max(&v.wakeup_delay),
             if v.wakeup_delay.worst_ns() <= v.one_hog_bound_ns { "within" } else { "ABOVE" }
@@ -631,23 +631,68 @@ fn history(r: &RunReport, out: &mut String) {
         );
         return;
     }
-    let _ = writeln!(out, "History on CPU {} around it (perf sched timehist; * = victim; vruntimes in ns):", w.cpu);
+    // EEVDF models: each task's deadline, lag and eligibility, which decide the pick.
+    let eevdf = r.settings.kernel.is_eevdf();
+    if eevdf {
+        let _ = writeln!(
+            out,
+            "History on CPU {} around it (perf sched timehist; * = victim; vruntimes, deadlines and lags in ns; \
+             lag = V - vruntime (entity_lag), eligible when >= 0; why = the {} rule that decided a wakeup):",
+            w.cpu,
+            r.settings.kernel.describe()
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "History on CPU {} around it (perf sched timehist; * = victim; vruntimes in ns; why = the {} rule \
+             that decided a wakeup):",
+            w.cpu,
+            r.settings.kernel.describe()
+        );
+    }
     if v.history_truncated {
         let _ = writeln!(out, "  (older records had already left the history ring)");
     }
+    let (eh, eu, ed) = if eevdf {
+        (
+            format!(" {:>16} {:>12} {:>5}", "deadline", "lag", "elig"),
+            String::new(),
+            format!(" {} {} -----", "-".repeat(16), "-".repeat(12)),
+        )
+    } else {
+        (String::new(), String::new(), String::new())
+    };
     let _ = writeln!(
         out,
-        "  {:>15} {:>6}  {:<24} {:>9}  {:>9}  {:>9}  {:<5} {:>16} {:>16}  next",
+        "  {:>15} {:>6}  {:<24} {:>9}  {:>9}  {:>9}  {:<5} {:>16} {:>16}{eh}  next",
         "time", "cpu", "task name", "wait time", "sch delay", "run time", "state", "vruntime", "min_vruntime"
     );
-    let _ =
-        writeln!(out, "  {:>15} {:>6}  {:<24} {:>9}  {:>9}  {:>9}", "", "", "[tid/pid]", "(msec)", "(msec)", "(msec)");
     let _ = writeln!(
         out,
-        "  {} ------  {} ---------  ---------  ---------  ----- ---------------- ----------------  ----",
+        "  {:>15} {:>6}  {:<24} {:>9}  {:>9}  {:>9}{eu}",
+        "", "", "[tid/pid]", "(msec)", "(msec)", "(msec)"
+    );
+    let _ = writeln!(
+        out,
+        "  {} ------  {} ---------  ---------  ---------  ----- ---------------- ----------------{ed}  ----",
         "-".repeat(15),
         "-".repeat(24)
     );
+    // The EEVDF columns of a row (blank where the task is not known).
+    let cols = |e: &Option<sim_core::metrics::report::EevdfView>| match e {
+        _ if !eevdf => String::new(),
+        None => format!(" {:>16} {:>12} {:>5}", "", "", ""),
+        Some(e) => format!(
+            " {:>16} {:>12} {:>5}",
+            e.deadline.map_or("(asleep)".to_string(), |d| d.to_string()),
+            e.lag,
+            match e.eligible {
+                Some(true) => "yes",
+                Some(false) => "NO",
+                None => "-",
+            }
+        ),
+    };
     for row in &v.history {
         match row {
             HistoryRow::Switch {
@@ -663,10 +708,21 @@ fn history(r: &RunReport, out: &mut String) {
                 next_vruntime,
                 min_vruntime,
                 victim,
+                prev_eevdf,
+                next_eevdf,
             } => {
+                let next_note = match next_eevdf {
+                    Some(e) => format!(
+                        "v={next_vruntime}, d={}, lag={}, {}",
+                        e.deadline.map_or("-".to_string(), |d| d.to_string()),
+                        e.lag,
+                        if e.eligible == Some(true) { "eligible" } else { "NOT eligible" }
+                    ),
+                    None => format!("v={next_vruntime}"),
+                };
                 let _ = writeln!(
                     out,
-                    "{} {:>15} [{:04}]  {:<24} {:>9}  {:>9}  {:>9}  {:<5} {:>16} {:>16}  {} (v={})",
+                    "{} {:>15} [{:04}]  {:<24} {:>9}  {:>9}  {:>9}  {:<5} {:>16} {:>16}{}  {} ({})",
                     if *victim { "*" } else { " " },
                     secs(*at_ns),
                     cpu,
@@ -677,11 +733,25 @@ fn history(r: &RunReport, out: &mut String) {
                     state.code(),
                     if task == "<idle>" { String::new() } else { vruntime.to_string() },
                     min_vruntime,
+                    cols(prev_eevdf),
                     next,
-                    next_vruntime
+                    next_note
                 );
             }
-            HistoryRow::Wakeup { at_ns, cpu, task, vruntime, preempt, min_vruntime, victim, prev_cpu, placed_by } => {
+            HistoryRow::Wakeup {
+                at_ns,
+                cpu,
+                task,
+                vruntime,
+                preempt,
+                verdict,
+                group_level,
+                eevdf: state,
+                min_vruntime,
+                victim,
+                prev_cpu,
+                placed_by,
+            } => {
                 // The CPU choice, when the wake-up moved the task.
                 let moved = (prev_cpu != cpu).then(|| match placed_by {
                     Some(why) => format!("from cpu {prev_cpu}, {why}"),
@@ -695,14 +765,17 @@ fn history(r: &RunReport, out: &mut String) {
                 };
                 let _ = writeln!(
                     out,
-                    "{} {:>15} [{:04}]  awakened: {:<14} {:>43}  {:>16} {:>16}",
+                    "{} {:>15} [{:04}]  awakened: {:<14} {:>43}  {:>16} {:>16}{}  why: {}{}",
                     if *victim { "*" } else { " " },
                     secs(*at_ns),
                     cpu,
                     task,
                     note,
                     vruntime,
-                    min_vruntime
+                    min_vruntime,
+                    cols(state),
+                    verdict.explain(),
+                    if *group_level { " (between the group entities where the two meet)" } else { "" }
                 );
             }
             HistoryRow::Migrate { at_ns, cpu, task, orig_cpu, dest_cpu, cause, victim } => {
@@ -1055,6 +1128,9 @@ mod tests {
                 task: "w/0[1]".into(),
                 vruntime: 5,
                 preempt: true,
+                verdict: sim_core::sched::model::WakeupVerdict::BeyondGranularity,
+                group_level: false,
+                eevdf: None,
                 min_vruntime: 3,
                 victim: true,
                 prev_cpu: 1,
@@ -1111,7 +1187,8 @@ mod tests {
             .collect();
         let text = compare_text(&runs);
         let row = |name: &str| -> Vec<String> {
-            let l = text.lines().find(|l| l.trim_start().starts_with(name)).unwrap_or_else(|| panic!("no {name}:\n{text}"));
+            let l =
+                text.lines().find(|l| l.trim_start().starts_with(name)).unwrap_or_else(|| panic!("no {name}:\n{text}"));
             l[2 + name.len()..].split_whitespace().map(String::from).collect()
         };
         assert_eq!(row("base_slice_ns"), ["700us", "300us", "-"], "{text}");
@@ -1147,5 +1224,42 @@ mod tests {
         assert!(text.contains("Worst delay: none. `s` never waited for a CPU"), "{text}");
         assert!(!text.contains("History on CPU") && !text.contains("waited 0ns"), "{text}");
         assert!(sim_core::plot::data::Timeline::from_report(&r).is_none());
+    }
+
+    /// Defect: under 6.x the worst-delay history showed vruntime and
+    /// min_vruntime only, not the deadline, lag and eligibility that decide
+    /// an EEVDF pick, and nothing said why a wake-up did not preempt. Each
+    /// row now has them, and each wake-up the model's rule that decided;
+    /// under 4.4 the rule is the wakeup granularity's, and no EEVDF column.
+    #[test]
+    fn the_history_speaks_the_models_rules() {
+        let toml = "schema = 1\nseed = 1\nduration = \"200ms\"\n[machine]\ncpus = 1\nhz = 1000\n[report]\nvictim = \"s\"\n\
+            [[tasks]]\nname = \"hog\"\ncount = 2\nprogram = [{ run = \"1s\" }]\n\
+            [[tasks]]\nname = \"s\"\nprogram = [{ sleep = \"exp(3ms)\" }, { run = \"100us\" }]\n";
+        let s = Scenario::from_toml("t.toml", toml).unwrap();
+        let new = sim_core::run(&s);
+        let text = run_text(&new, false, None);
+        let history: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("History on CPU")).collect();
+        assert!(history[0].contains("lag = V - vruntime") && history[1].contains("deadline"), "{text}");
+        assert!(history[1].contains("lag") && history[1].contains("elig"), "{}", history[1]);
+        let wakeups: Vec<&&str> = history.iter().filter(|l| l.contains("awakened:")).collect();
+        assert!(!wakeups.is_empty() && wakeups.iter().all(|l| l.contains("  why: ")), "{text}");
+        assert!(!text.contains("granularity"), "a 4.4 rule in a 6.18 report:\n{text}");
+        // The victim's rows carry its EEVDF state; a queued task's
+        // eligibility is its lag's sign.
+        let mut seen = 0;
+        for row in &new.victim.history {
+            if let HistoryRow::Switch { next_eevdf: Some(e), .. } | HistoryRow::Wakeup { eevdf: Some(e), .. } = row {
+                seen += 1;
+                assert_eq!(e.eligible, e.deadline.map(|_| e.lag >= 0), "{row:?}");
+            }
+        }
+        assert!(seen > 0, "{:?}", new.victim.history);
+        let old = sim_core::run(&s.with_overrides(&[("kernel.version", "\"4.4\"")]).unwrap());
+        let text = run_text(&old, false, None);
+        let history: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("History on CPU")).collect();
+        assert!(!history[1].contains("deadline") && !history[0].contains("lag"), "{text}");
+        assert!(history.iter().filter(|l| l.contains("awakened:")).all(|l| l.contains("  why: ")), "{text}");
+        assert!(old.victim.history.iter().all(|h| !matches!(h, HistoryRow::Wakeup { eevdf: Some(_), .. })));
     }
 }

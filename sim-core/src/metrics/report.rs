@@ -5,6 +5,7 @@ use super::history::PrevState;
 use super::latency::{CdfPoint, LatencySummary};
 use super::recorder::WaitKind;
 use crate::engine::StopReason;
+use crate::sched::model::WakeupVerdict;
 use crate::sched::tunables::{CfsTunables, SchedFeatures};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -462,6 +463,10 @@ pub enum HistoryRow {
         next_vruntime: i64,
         min_vruntime: i64,
         victim: bool,
+        /// EEVDF models: the switched-out task's and the picked task's
+        /// deadline, lag and eligibility (`None` under 4.4 and for `<idle>`).
+        prev_eevdf: Option<EevdfView>,
+        next_eevdf: Option<EevdfView>,
     },
     Wakeup {
         at_ns: u64,
@@ -469,6 +474,13 @@ pub enum HistoryRow {
         task: String,
         vruntime: i64,
         preempt: bool,
+        /// The model's rule that decided `preempt`.
+        verdict: WakeupVerdict,
+        /// The rule compared the group entities where the woken task's and
+        /// curr's hierarchies meet (so `eevdf`, the task's own, may differ).
+        group_level: bool,
+        /// EEVDF models: its deadline, lag and eligibility once placed.
+        eevdf: Option<EevdfView>,
         min_vruntime: i64,
         victim: bool,
         /// Where the task last ran (`task_cpu(p)` before `select_task_rq`).
@@ -483,6 +495,25 @@ pub enum HistoryRow {
     /// CFS bandwidth control: `group` ran out of quota on `cpu` and its
     /// tasks there stopped (`throttled`), or got runtime again.
     Throttle { at_ns: u64, cpu: u16, group: String, throttled: bool },
+}
+
+/// A task's EEVDF state at a history row: what decides the pick from 6.6 on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EevdfView {
+    /// Its virtual deadline; `None` when it is off its run queue (asleep).
+    pub deadline: Option<i64>,
+    /// `entity_lag`: V − vruntime in its queue, clamped by its weighted limit
+    /// (asleep: the lag it saved at dequeue, which placement will use).
+    pub lag: i64,
+    /// `entity_eligible` (lag ≥ 0); `None` when it is off its run queue.
+    pub eligible: Option<bool>,
+}
+
+impl EevdfView {
+    fn of(s: super::history::EevdfState) -> EevdfView {
+        let queued = s.queued();
+        EevdfView { deadline: queued.then_some(s.deadline), lag: s.lag, eligible: queued.then_some(s.lag >= 0) }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -692,6 +723,8 @@ impl RunReport {
             }
         };
         let is_victim = |t: Option<TaskId>| t.is_some() && t == cap.victim;
+        // Deadlines and lags decide the pick under EEVDF only.
+        let eevdf = spec.kernel.is_eevdf();
         let history = cap
             .records
             .iter()
@@ -706,6 +739,8 @@ impl RunReport {
                     prev_vruntime,
                     next,
                     next_vruntime,
+                    prev_eevdf,
+                    next_eevdf,
                 } => HistoryRow::Switch {
                     at_ns: r.at.ns(),
                     cpu: r.cpu.0,
@@ -719,13 +754,18 @@ impl RunReport {
                     next_vruntime,
                     min_vruntime: r.min_vruntime,
                     victim: is_victim(prev) || is_victim(next),
+                    prev_eevdf: eevdf.then(|| prev.map(|_| EevdfView::of(prev_eevdf))).flatten(),
+                    next_eevdf: eevdf.then(|| next.map(|_| EevdfView::of(next_eevdf))).flatten(),
                 },
-                RecordKind::Wakeup { task, vruntime, preempt, prev_cpu, .. } => HistoryRow::Wakeup {
+                RecordKind::Wakeup { task, vruntime, preempt, prev_cpu, verdict, group_level, eevdf: state, .. } => HistoryRow::Wakeup {
                     at_ns: r.at.ns(),
                     cpu: r.cpu.0,
                     task: label(Some(task)),
                     vruntime,
                     preempt,
+                    verdict,
+                    group_level,
+                    eevdf: eevdf.then(|| EevdfView::of(state)),
                     min_vruntime: r.min_vruntime,
                     victim: is_victim(Some(task)),
                     prev_cpu: prev_cpu.0,

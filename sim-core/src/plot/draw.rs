@@ -443,8 +443,9 @@ fn draw_key<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, key: &[KeyEntry])
 /// The victim's CPU around its worst delay: per task, solid bars while it
 /// ran, thin bars while it waited runnable, ▲ at a wakeup that preempted and
 /// △ at one that did not; the worst wait is boxed. A key above names every
-/// colour and glyph. Below, each task's vruntime minus its queue's
-/// `min_vruntime` at wakeups and picks.
+/// colour and glyph. Below, at wakeups and picks, each task's lag (EEVDF:
+/// V − vruntime, eligible at ≥ 0) or (4.4) vruntime minus its queue's
+/// `min_vruntime`, in ms.
 pub fn timeline<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, t: &Timeline) -> DrawResult {
     area.fill(&WHITE).map_err(fail)?;
     let title = format!("CPU {} around the worst delay ({} waited {})", t.cpu, t.rows[0], fmt_ns((t.worst.end_ns - t.worst.start_ns) as f64));
@@ -521,7 +522,7 @@ pub fn timeline<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, t: &Timeline)
         .build_cartesian_2d(x0..x1, (ylo - pad)..(yhi + pad))
         .map_err(fail)?;
     lag.configure_mesh()
-        .y_desc("vruntime − min_vruntime (ms)")
+        .y_desc(if t.eevdf { "lag = V − vruntime (ms; ≥ 0: eligible)" } else { "vruntime − min_vruntime (ms)" })
         .x_desc("ms from the start of the worst delay (points: at wakeup, after place_entity, and at pick)")
         .draw()
         .map_err(fail)?;
@@ -916,7 +917,7 @@ mod tests {
             assert!(tl.contains(&e.label), "key entry {:?} not drawn", e.label);
             assert!(tl.contains(&format!("fill=\"{}\"", e.colour_hex())), "colour of {name} not drawn");
         }
-        for state in ["runnable (waiting)", "runnable: the worst wait", "▲ wakeup that preempted", "△ wakeup, no preemption (hollow)"] {
+        for state in ["runnable (waiting)", "runnable: the worst wait", "▲ wakeup, preempted the running task", "△ wakeup, no preemption (hollow)"] {
             assert!(tl.contains(state), "key entry {state:?} not drawn");
         }
         let colours: std::collections::BTreeSet<String> = key.iter().map(KeyEntry::colour_hex).collect();
