@@ -320,11 +320,14 @@ pub(crate) fn marker<DB: DrawingBackend>(i: usize, at: (i32, i32), c: RGBColor) 
     }
 }
 
+/// Points in pixels.
+type Pixels = Vec<(i32, i32)>;
+
 /// The wake-up mark at `at` (corners, closed outline): ▲ filled for a wakeup that preempted the
 /// running task, △ hollow (white inside, outlined) for one that did not.
 /// (plotters' `TriangleMarker` fills whatever the style, so the two looked
 /// the same.)
-fn wake_triangle(at: (i32, i32)) -> (Vec<(i32, i32)>, Vec<(i32, i32)>) {
+fn wake_triangle(at: (i32, i32)) -> (Pixels, Pixels) {
     let (x, y) = at;
     let corners = vec![(x, y - 6), (x + 6, y + 4), (x - 6, y + 4)];
     let mut outline = corners.clone();
