@@ -5,7 +5,14 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 #[derive(Debug, Parser)]
-#[command(name = "sim-cli", version, about = "Deterministic simulator of the Linux CFS scheduler")]
+#[command(
+    name = "sim-cli",
+    version,
+    about = "Deterministic simulator of the Linux CPU scheduler (EEVDF of 6.6, 6.12 and 6.18; CFS of 4.4) and block layer",
+    long_about = "Deterministic simulator of the Linux CPU scheduler and block layer. The fair class is modelled \
+                  as Linux 6.18, 6.12 and 6.6 (EEVDF) and 4.4 (CFS); a scenario without `[kernel] version` runs \
+                  under the newest, Linux 6.18 (EEVDF). Reports give every scheduling delay as perf sched would."
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

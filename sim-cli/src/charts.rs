@@ -163,7 +163,10 @@ mod tests {
         );
         for f in &names {
             let svg = read(&files, f);
-            assert!(svg.contains("seed 1") && svg.contains("base: HZ=1000 sched_latency=6ms"), "{f}: caption");
+            assert!(
+                svg.contains("seed 1") && svg.contains("base: HZ=1000 autogroup=on Linux 4.4 (CFS): sched_latency_ns=6ms"),
+                "{f}: caption"
+            );
         }
         let hist = read(&files, "delay-hist-hog.svg");
         assert!(hist.contains("Scheduling delay of hog: histogram") && hist.contains("base ("), "{hist}");

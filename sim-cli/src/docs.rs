@@ -81,6 +81,24 @@ mod tests {
         }
     }
 
+    /// Defect: `--help`, the man page and the completions called the tool
+    /// a simulator of "the Linux CFS scheduler", while a scenario runs under
+    /// EEVDF 6.18 unless it says otherwise. They now name both classes and
+    /// the default, from the one clap definition they are generated from.
+    #[test]
+    fn help_and_man_page_name_the_default_model() {
+        let latest = sim_core::sched::model::KernelModel::LATEST;
+        let help = Cli::command().render_long_help().to_string();
+        let page = man_page();
+        for text in [&help, &page] {
+            assert!(!text.contains("CFS scheduler"), "{text}");
+        }
+        assert!(help.contains(&format!("newest, {}", latest.describe())), "{help}");
+        assert!(page.contains("EEVDF") && page.contains(latest.version()), "{page}");
+        let short = Cli::command().get_about().map(|a| a.to_string()).unwrap_or_default();
+        assert!(short.contains("EEVDF") && short.contains("CFS of 4.4"), "{short}");
+    }
+
     #[test]
     fn man_pages_have_name_synopsis_and_the_subcommands() {
         let page = man_page();

@@ -22,7 +22,6 @@ fn header(r: &RunReport, out: &mut String) {
         return;
     }
     let s = &r.settings;
-    let t = &s.tunables;
     let _ = writeln!(
         out,
         "schedlab {} · scenario {}{} · seed {} · simulated {} s · {} events · stop: {}",
@@ -69,30 +68,13 @@ fn header(r: &RunReport, out: &mut String) {
         }
         let _ = writeln!(out, "machine timing: {}", parts.join("; "));
     }
-    let features: Vec<(&str, bool)> = if s.kernel.is_eevdf() {
-        let e = &s.eevdf;
-        let _ = writeln!(
-            out,
-            "eevdf (effective): base_slice_ns={} (normalized {}, scaling {}, factor {})",
-            e.base_slice_ns,
-            e.normalized_base_slice_ns,
-            e.scaling.name(),
-            e.factor
-        );
-        s.eevdf_features.iter(s.kernel)
-    } else {
-        let _ = writeln!(
-            out,
-            "cfs (effective): sched_latency_ns={} sched_min_granularity_ns={} sched_wakeup_granularity_ns={} sched_nr_latency={} (scaling {}, factor {})",
-            t.sched_latency_ns,
-            t.sched_min_granularity_ns,
-            t.sched_wakeup_granularity_ns,
-            t.sched_nr_latency,
-            t.scaling.name(),
-            t.factor
-        );
-        s.features.iter().collect()
-    };
+    // The model's own settings (Settings::model_settings, shared with the
+    // charts' footers and compare); every feature is on the line below.
+    let settings: Vec<String> =
+        s.model_settings().iter().filter(|(k, _)| k != "features").map(|(k, v)| format!("{k}={v}")).collect();
+    let _ = writeln!(out, "{} (effective): {}", s.kernel.fair_class(), settings.join(", "));
+    let features: Vec<(&str, bool)> =
+        if s.kernel.is_eevdf() { s.eevdf_features.iter(s.kernel) } else { s.features.iter().collect() };
     tasks_line(r, out);
     let on: Vec<&str> = features.iter().filter(|f| f.1).map(|f| f.0).collect();
     let off: Vec<&str> = features.iter().filter(|f| !f.1).map(|f| f.0).collect();
@@ -601,8 +583,8 @@ fn victim(r: &RunReport, out: &mut String) {
     if !measured {
         let _ = writeln!(
             out,
-            "  one-hog bound ({} + 2 x tick) = {}; max wakeup delay {} is {} it",
-            if r.settings.kernel.is_eevdf() { "base_slice" } else { "sched_latency/2" },
+            "  one-hog bound ({}) = {}; max wakeup delay {} is {} it",
+            r.settings.kernel.one_hog_bound_formula(),
             format_duration(v.one_hog_bound_ns),
             format_max(&v.wakeup_delay),
             if v.wakeup_delay.worst_ns() <= v.one_hog_bound_ns { "within" } else { "ABOVE" }
@@ -620,8 +602,8 @@ fn victim(r: &RunReport, out: &mut String) {
     if group != "/" && !measured {
         let _ = writeln!(
             out,
-            "  (the bound assumes the victim and the hog share one run queue; in group {group} the credit and \
-             the wakeup granularity apply to the group entity, scaled by its weight)"
+            "  (the bound assumes the victim and the hog share one run queue; in group {group} {})",
+            r.settings.kernel.group_preemption_rule()
         );
     }
     let max = v.histogram.iter().map(|b| b.count).max().unwrap_or(0);
@@ -665,6 +647,10 @@ fn victim(r: &RunReport, out: &mut String) {
 
 fn history(r: &RunReport, out: &mut String) {
     let v = &r.victim;
+    if let Some(none) = no_delay_text(r) {
+        let _ = writeln!(out, "\n{none}");
+        return;
+    }
     let Some(w) = &v.worst else { return };
     let _ = writeln!(
         out,
@@ -687,23 +673,68 @@ fn history(r: &RunReport, out: &mut String) {
         );
         return;
     }
-    let _ = writeln!(out, "History on CPU {} around it (perf sched timehist; * = victim; vruntimes in ns):", w.cpu);
+    // EEVDF models: each task's deadline, lag and eligibility, which decide the pick.
+    let eevdf = r.settings.kernel.is_eevdf();
+    if eevdf {
+        let _ = writeln!(
+            out,
+            "History on CPU {} around it (perf sched timehist; * = victim; vruntimes, deadlines and lags in ns; \
+             lag = V - vruntime (entity_lag), eligible when >= 0; why = the {} rule that decided a wakeup):",
+            w.cpu,
+            r.settings.kernel.describe()
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "History on CPU {} around it (perf sched timehist; * = victim; vruntimes in ns; why = the {} rule \
+             that decided a wakeup):",
+            w.cpu,
+            r.settings.kernel.describe()
+        );
+    }
     if v.history_truncated {
         let _ = writeln!(out, "  (older records had already left the history ring)");
     }
+    let (eh, eu, ed) = if eevdf {
+        (
+            format!(" {:>16} {:>12} {:>5}", "deadline", "lag", "elig"),
+            String::new(),
+            format!(" {} {} -----", "-".repeat(16), "-".repeat(12)),
+        )
+    } else {
+        (String::new(), String::new(), String::new())
+    };
     let _ = writeln!(
         out,
-        "  {:>15} {:>6}  {:<24} {:>9}  {:>9}  {:>9}  {:<5} {:>16} {:>16}  next",
+        "  {:>15} {:>6}  {:<24} {:>9}  {:>9}  {:>9}  {:<5} {:>16} {:>16}{eh}  next",
         "time", "cpu", "task name", "wait time", "sch delay", "run time", "state", "vruntime", "min_vruntime"
     );
-    let _ =
-        writeln!(out, "  {:>15} {:>6}  {:<24} {:>9}  {:>9}  {:>9}", "", "", "[tid/pid]", "(msec)", "(msec)", "(msec)");
     let _ = writeln!(
         out,
-        "  {} ------  {} ---------  ---------  ---------  ----- ---------------- ----------------  ----",
+        "  {:>15} {:>6}  {:<24} {:>9}  {:>9}  {:>9}{eu}",
+        "", "", "[tid/pid]", "(msec)", "(msec)", "(msec)"
+    );
+    let _ = writeln!(
+        out,
+        "  {} ------  {} ---------  ---------  ---------  ----- ---------------- ----------------{ed}  ----",
         "-".repeat(15),
         "-".repeat(24)
     );
+    // The EEVDF columns of a row (blank where the task is not known).
+    let cols = |e: &Option<sim_core::metrics::report::EevdfView>| match e {
+        _ if !eevdf => String::new(),
+        None => format!(" {:>16} {:>12} {:>5}", "", "", ""),
+        Some(e) => format!(
+            " {:>16} {:>12} {:>5}",
+            e.deadline.map_or("(asleep)".to_string(), |d| d.to_string()),
+            e.lag,
+            match e.eligible {
+                Some(true) => "yes",
+                Some(false) => "NO",
+                None => "-",
+            }
+        ),
+    };
     for row in &v.history {
         match row {
             HistoryRow::Switch {
@@ -719,10 +750,21 @@ fn history(r: &RunReport, out: &mut String) {
                 next_vruntime,
                 min_vruntime,
                 victim,
+                prev_eevdf,
+                next_eevdf,
             } => {
+                let next_note = match next_eevdf {
+                    Some(e) => format!(
+                        "v={next_vruntime}, d={}, lag={}, {}",
+                        e.deadline.map_or("-".to_string(), |d| d.to_string()),
+                        e.lag,
+                        if e.eligible == Some(true) { "eligible" } else { "NOT eligible" }
+                    ),
+                    None => format!("v={next_vruntime}"),
+                };
                 let _ = writeln!(
                     out,
-                    "{} {:>15} [{:04}]  {:<24} {:>9}  {:>9}  {:>9}  {:<5} {:>16} {:>16}  {} (v={})",
+                    "{} {:>15} [{:04}]  {:<24} {:>9}  {:>9}  {:>9}  {:<5} {:>16} {:>16}{}  {} ({})",
                     if *victim { "*" } else { " " },
                     secs(*at_ns),
                     cpu,
@@ -733,11 +775,25 @@ fn history(r: &RunReport, out: &mut String) {
                     state.code(),
                     if task == "<idle>" { String::new() } else { vruntime.to_string() },
                     min_vruntime,
+                    cols(prev_eevdf),
                     next,
-                    next_vruntime
+                    next_note
                 );
             }
-            HistoryRow::Wakeup { at_ns, cpu, task, vruntime, preempt, min_vruntime, victim, prev_cpu, placed_by } => {
+            HistoryRow::Wakeup {
+                at_ns,
+                cpu,
+                task,
+                vruntime,
+                preempt,
+                verdict,
+                group_level,
+                eevdf: state,
+                min_vruntime,
+                victim,
+                prev_cpu,
+                placed_by,
+            } => {
                 // The CPU choice, when the wake-up moved the task.
                 let moved = (prev_cpu != cpu).then(|| match placed_by {
                     Some(why) => format!("from cpu {prev_cpu}, {why}"),
@@ -751,14 +807,17 @@ fn history(r: &RunReport, out: &mut String) {
                 };
                 let _ = writeln!(
                     out,
-                    "{} {:>15} [{:04}]  awakened: {:<14} {:>43}  {:>16} {:>16}",
+                    "{} {:>15} [{:04}]  awakened: {:<14} {:>43}  {:>16} {:>16}{}  why: {}{}",
                     if *victim { "*" } else { " " },
                     secs(*at_ns),
                     cpu,
                     task,
                     note,
                     vruntime,
-                    min_vruntime
+                    min_vruntime,
+                    cols(state),
+                    verdict.explain(),
+                    if *group_level { " (between the group entities where the two meet)" } else { "" }
                 );
             }
             HistoryRow::Migrate { at_ns, cpu, task, orig_cpu, dest_cpu, cause, victim } => {
@@ -780,6 +839,22 @@ fn history(r: &RunReport, out: &mut String) {
             }
         }
     }
+}
+
+/// What the report says instead of a worst-delay history when the victim
+/// never waited for a CPU (its worst delay is 0 ns, or it has none), so
+/// there is nothing to explain; `None` when it did wait.
+pub fn no_delay_text(r: &RunReport) -> Option<String> {
+    let v = &r.victim;
+    let waited = v.worst.as_ref().is_some_and(|w| w.end_ns > w.start_ns) || v.delay.worst_ns() > 0;
+    if waited || r.source.name() == "measured" && v.worst.is_none() {
+        return None;
+    }
+    Some(format!(
+        "Worst delay: none. `{}` never waited for a CPU ({} wake-ups or preemptions, every one picked at once: 0 ns), \
+         so there is no worst-delay history to show.",
+        v.name, v.delay.count
+    ))
 }
 
 /// The full text report of one run.
@@ -841,15 +916,23 @@ pub fn compare_text_named(runs: &[RunReport], names: &[String]) -> String {
         line("warm-up excluded", runs.iter().map(|r| format_duration(r.settings.warmup_ns)).collect());
     }
     let d = |f: &dyn Fn(&RunReport) -> u64| runs.iter().map(|r| format_duration(f(r))).collect::<Vec<_>>();
-    // The CFS knobs exist in the 4.4 model only (6.x keeps unread defaults).
-    let cfs = |f: &dyn Fn(&RunReport) -> u64| {
-        runs.iter()
-            .map(|r| if r.settings.kernel.is_eevdf() { "-".to_string() } else { format_duration(f(r)) })
-            .collect::<Vec<_>>()
-    };
-    line("sched_latency_ns", cfs(&|r| r.settings.tunables.sched_latency_ns));
-    line("sched_min_granularity_ns", cfs(&|r| r.settings.tunables.sched_min_granularity_ns));
-    line("sched_wakeup_granularity_ns", cfs(&|r| r.settings.tunables.sched_wakeup_granularity_ns));
+    // Each model's own settings (Settings::model_settings): the union of
+    // their names, in first-seen order; `-` where a run's model lacks one
+    // (4.4 has no base slice, 6.x no sched_latency).
+    let settings: Vec<Vec<(String, String)>> = runs.iter().map(|r| r.settings.model_settings()).collect();
+    let mut names: Vec<&str> = Vec::new();
+    for (name, _) in settings.iter().flatten() {
+        if !names.contains(&name.as_str()) {
+            names.push(name);
+        }
+    }
+    for name in names {
+        let cells = settings
+            .iter()
+            .map(|set| set.iter().find(|(n, _)| n == name).map_or_else(|| "-".to_string(), |(_, v)| v.clone()))
+            .collect();
+        line(name, cells);
+    }
     line("HZ", runs.iter().map(|r| r.settings.hz.to_string()).collect());
     let group_of = |r: &RunReport, name: &str| {
         r.tasks.iter().find(|t| t.name == name).map_or("-".to_string(), |t| t.group.clone())
@@ -868,7 +951,7 @@ pub fn compare_text_named(runs: &[RunReport], names: &[String]) -> String {
     line("  victim group entity weight (avg)", runs.iter().map(|r| weight(r, Some(r.victim.name.clone()))).collect());
     line("  culprit group entity weight (avg)", runs.iter().map(|r| weight(r, culprit(r))).collect());
     line("victim max wakeup delay", runs.iter().map(|r| format_max(&r.victim.wakeup_delay)).collect());
-    line("one-hog bound: latency/2 (4.4) or base_slice (6.x) + 2 x tick", d(&|r| r.victim.one_hog_bound_ns));
+    line("one-hog bound (formula below)", d(&|r| r.victim.one_hog_bound_ns));
     line(
         "  max wakeup delay within the bound",
         runs.iter()
@@ -920,13 +1003,23 @@ pub fn compare_text_named(runs: &[RunReport], names: &[String]) -> String {
             *w = (*w).max(c.chars().count());
         }
     }
+    // The label column is as wide as its longest label (a task's slice row
+    // carries the task's name).
+    let label_w = table.iter().map(|(l, _)| l.chars().count()).max().unwrap_or(0).max(38);
     for (label, cells) in &table {
         // Two spaces between columns: a cell may contain one.
-        let mut l = format!("  {label:<38}");
+        let mut l = format!("  {label:<label_w$}");
         for (c, w) in cells.iter().zip(&widths) {
             let _ = write!(l, "  {c:>w$}");
         }
         let _ = writeln!(out, "{}", l.trim_end());
+    }
+    // The bound's formula, once per model in the table.
+    let mut models: Vec<sim_core::sched::model::KernelModel> = runs.iter().map(|r| r.settings.kernel).collect();
+    models.sort();
+    models.dedup();
+    for m in models {
+        let _ = writeln!(out, "  one-hog bound under {}: {}", m.describe(), m.one_hog_bound_rule());
     }
     out
 }
@@ -1081,6 +1174,9 @@ mod tests {
                 task: "w/0[1]".into(),
                 vruntime: 5,
                 preempt: true,
+                verdict: sim_core::sched::model::WakeupVerdict::BeyondGranularity,
+                group_level: false,
+                eevdf: None,
                 min_vruntime: 3,
                 victim: true,
                 prev_cpu: 1,
@@ -1116,5 +1212,100 @@ mod tests {
         assert!(cpus[5].starts_with("  busy: min "), "{}", cpus[5]);
         assert!(cpus[6].ends_with("5.000 ms in all; most on cpu9 3.000 ms, cpu5 2.000 ms"), "{}", cpus[6]);
         assert_eq!(cpus[7], "  migrations: 4; most in: cpu9 (4); most out: cpu2 (4)");
+    }
+
+    /// Defect: `compare` under 6.x showed `-` in the three 4.4 rows and had
+    /// no base slice row, so a short-slice variant's change was invisible;
+    /// its one-hog bound label overflowed the label column. Rows are now
+    /// the union of the models' settings, `-` only where a model lacks one,
+    /// and every row's cells line up.
+    #[test]
+    fn compare_rows_are_the_settings_of_the_models_in_the_table() {
+        let toml = "schema = 1\nseed = 1\nduration = \"20ms\"\n[machine]\ncpus = 1\n[report]\nvictim = \"s\"\n\
+            [[tasks]]\nname = \"hog\"\nprogram = [{ run = \"1s\" }]\n\
+            [[tasks]]\nname = \"s\"\nprogram = [{ sleep = \"2ms\" }, { run = \"100us\" }]\n\
+            [variants.linux618-short-slice]\n\"cfs.base_slice_ns\" = \"300us\"\n\"tasks.s.slice\" = \"100us\"\n\
+            [variants.old]\n\"kernel.version\" = \"4.4\"\n";
+        let s = Scenario::from_toml("t.toml", toml).unwrap();
+        let runs: Vec<RunReport> = [None, Some("linux618-short-slice"), Some("old")]
+            .into_iter()
+            .map(|v| sim_core::run(&v.map_or_else(|| s.clone(), |v| s.with_variant(v).unwrap())))
+            .collect();
+        let text = compare_text(&runs);
+        let row = |name: &str| -> Vec<String> {
+            let l =
+                text.lines().find(|l| l.trim_start().starts_with(name)).unwrap_or_else(|| panic!("no {name}:\n{text}"));
+            l[2 + name.len()..].split_whitespace().map(String::from).collect()
+        };
+        assert_eq!(row("base_slice_ns"), ["700us", "300us", "-"], "{text}");
+        assert_eq!(row("sched_latency_ns"), ["-", "-", "6ms"], "{text}");
+        assert_eq!(row("slice of s"), ["-", "100us", "-"], "{text}");
+        assert_eq!(row("sched_wakeup_granularity_ns"), ["-", "-", "1ms"], "{text}");
+        // The rows' cells end in the same column, the bound's among them.
+        let len = |name: &str| {
+            text.lines().find(|l| l.trim_start().starts_with(name)).map(|l| l.chars().count()).unwrap_or_default()
+        };
+        assert_eq!(len("kernel"), len("one-hog bound"), "{text}");
+        assert_eq!(len("kernel"), len("base_slice_ns"), "{text}");
+        // Each model's formula once, not a 4.4 formula for a 6.x run.
+        assert!(text.contains("one-hog bound under Linux 6.18 (EEVDF): base_slice + 2 x tick"), "{text}");
+        assert!(text.contains("one-hog bound under Linux 4.4 (CFS): sched_latency/2 + 2 x tick"), "{text}");
+        // 6.x only: no 4.4 rows at all.
+        let new_only = compare_text(&runs[..2]);
+        assert!(!new_only.contains("sched_latency_ns") && !new_only.contains("granularity"), "{new_only}");
+        // The run report's explanation speaks the model's rules.
+        let one = run_text(&runs[0], false, None);
+        assert!(one.contains("one-hog bound (base_slice + 2 x tick") && !one.contains("granularity"), "{one}");
+    }
+
+    /// Defect: a victim whose worst delay was 0 ns still got a worst-delay
+    /// history (and a timeline chart). The report now says it never waited.
+    #[test]
+    fn a_victim_that_never_waited_gets_no_history() {
+        let toml = "schema = 1\nseed = 1\nduration = \"20ms\"\n[machine]\ncpus = 2\n[report]\nvictim = \"s\"\n\
+            [[tasks]]\nname = \"s\"\nprogram = [{ sleep = \"1ms\" }, { run = \"100us\" }]\n";
+        let r = sim_core::run(&Scenario::from_toml("t.toml", toml).unwrap());
+        assert_eq!(r.victim.delay.worst_ns(), 0, "{:?}", r.victim.delay);
+        let text = run_text(&r, false, None);
+        assert!(text.contains("Worst delay: none. `s` never waited for a CPU"), "{text}");
+        assert!(!text.contains("History on CPU") && !text.contains("waited 0ns"), "{text}");
+        assert!(sim_core::plot::data::Timeline::from_report(&r).is_none());
+    }
+
+    /// Defect: under 6.x the worst-delay history showed vruntime and
+    /// min_vruntime only, not the deadline, lag and eligibility that decide
+    /// an EEVDF pick, and nothing said why a wake-up did not preempt. Each
+    /// row now has them, and each wake-up the model's rule that decided;
+    /// under 4.4 the rule is the wakeup granularity's, and no EEVDF column.
+    #[test]
+    fn the_history_speaks_the_models_rules() {
+        let toml = "schema = 1\nseed = 1\nduration = \"200ms\"\n[machine]\ncpus = 1\nhz = 1000\n[report]\nvictim = \"s\"\n\
+            [[tasks]]\nname = \"hog\"\ncount = 2\nprogram = [{ run = \"1s\" }]\n\
+            [[tasks]]\nname = \"s\"\nprogram = [{ sleep = \"exp(3ms)\" }, { run = \"100us\" }]\n";
+        let s = Scenario::from_toml("t.toml", toml).unwrap();
+        let new = sim_core::run(&s);
+        let text = run_text(&new, false, None);
+        let history: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("History on CPU")).collect();
+        assert!(history[0].contains("lag = V - vruntime") && history[1].contains("deadline"), "{text}");
+        assert!(history[1].contains("lag") && history[1].contains("elig"), "{}", history[1]);
+        let wakeups: Vec<&&str> = history.iter().filter(|l| l.contains("awakened:")).collect();
+        assert!(!wakeups.is_empty() && wakeups.iter().all(|l| l.contains("  why: ")), "{text}");
+        assert!(!text.contains("granularity"), "a 4.4 rule in a 6.18 report:\n{text}");
+        // The victim's rows carry its EEVDF state; a queued task's
+        // eligibility is its lag's sign.
+        let mut seen = 0;
+        for row in &new.victim.history {
+            if let HistoryRow::Switch { next_eevdf: Some(e), .. } | HistoryRow::Wakeup { eevdf: Some(e), .. } = row {
+                seen += 1;
+                assert_eq!(e.eligible, e.deadline.map(|_| e.lag >= 0), "{row:?}");
+            }
+        }
+        assert!(seen > 0, "{:?}", new.victim.history);
+        let old = sim_core::run(&s.with_overrides(&[("kernel.version", "\"4.4\"")]).unwrap());
+        let text = run_text(&old, false, None);
+        let history: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("History on CPU")).collect();
+        assert!(!history[1].contains("deadline") && !history[0].contains("lag"), "{text}");
+        assert!(history.iter().filter(|l| l.contains("awakened:")).all(|l| l.contains("  why: ")), "{text}");
+        assert!(old.victim.history.iter().all(|h| !matches!(h, HistoryRow::Wakeup { eevdf: Some(_), .. })));
     }
 }

@@ -19,7 +19,7 @@ use crate::block::{Device, Elevator, IoClass, IoPrio, Ioprio, IoprioClass, Reque
 use crate::cpuset::CpuSet;
 use crate::event::{Event, EventQueue};
 use crate::ids::{CfsRqId, CpuId, DeviceId, EntityId, GroupId, RequestId, SourceId, TaskId};
-use crate::metrics::history::{PrevState, RecordKind, SchedRecord};
+use crate::metrics::history::{EevdfState, PrevState, RecordKind, SchedRecord};
 use crate::metrics::recorder::{Recorder, WaitKind};
 use crate::rng::SimRng;
 use crate::scenario::validate::IO_SIZE_MAX;
@@ -33,6 +33,7 @@ use crate::sched::eevdf::{DEQUEUE_DELAYED, ENQUEUE_DELAYED};
 use crate::sched::entity::SchedEntity;
 use crate::sched::fair::{Cfs, DEQUEUE_SLEEP, ENQUEUE_WAKEUP, ENQUEUE_WAKING, FairConfig, WF_FORK};
 use crate::sched::group::MIN_SHARES;
+use crate::sched::model::WakeupVerdict;
 use crate::sched::topology::{SD_BALANCE_FORK, SD_BALANCE_WAKE, Topology};
 use crate::sched::tunables::tick_nsec;
 use crate::sched::weights::LoadWeight;
@@ -931,6 +932,8 @@ impl Simulation {
             prev_vruntime: 0,
             next,
             next_vruntime: next.map_or(0, |n| self.cfs.se(Self::se_of(n)).vruntime),
+            prev_eevdf: prev.map_or_else(EevdfState::default, |p| self.eevdf_state(p)),
+            next_eevdf: next.map_or_else(EevdfState::default, |n| self.eevdf_state(n)),
         };
         if let Some(p) = prev {
             let vruntime = self.cfs.se(Self::se_of(p)).vruntime;
@@ -1044,6 +1047,21 @@ impl Simulation {
         }
     }
 
+    /// `task`'s EEVDF deadline and lag in its queue (6.x models), for the
+    /// history records; zero under 4.4, where they decide nothing.
+    fn eevdf_state(&self, task: TaskId) -> EevdfState {
+        if !self.spec.kernel.is_eevdf() {
+            return EevdfState::default();
+        }
+        let se = Self::se_of(task);
+        let e = self.cfs.se(se);
+        if e.on_rq {
+            EevdfState { deadline: e.deadline, lag: self.cfs.entity_lag(e.cfs_rq, se) }
+        } else {
+            EevdfState { deadline: EevdfState::NOT_QUEUED, lag: e.vlag }
+        }
+    }
+
     /// `check_preempt_curr` (4.4 core.c): an idle CPU always reschedules; a
     /// fair one asks `check_preempt_wakeup`. Returns whether a running task was
     /// preempted (rescheduling an idle CPU is not a preemption).
@@ -1052,6 +1070,8 @@ impl Simulation {
         let preempt = match rq.curr {
             None => {
                 self.resched_curr(cpu);
+                self.cfs.wakeup_verdict = WakeupVerdict::IdleCpu;
+                self.cfs.wakeup_group_level = false;
                 return false;
             }
             Some(curr) => {
@@ -1100,6 +1120,9 @@ impl Simulation {
                 new_task,
                 waker_cpu,
                 prev_cpu,
+                verdict: self.cfs.wakeup_verdict,
+                group_level: self.cfs.wakeup_group_level,
+                eevdf: self.eevdf_state(task),
             },
         };
         self.recorder.push_record(rec);
@@ -1222,6 +1245,8 @@ impl Simulation {
             // Blocked in this instant but not yet dequeued by its CPU's
             // schedule(): `ttwu_remote` (4.4 core.c) just makes it running again.
             self.tasks[task.index()].state = TaskState::Running;
+            self.cfs.wakeup_verdict = WakeupVerdict::NotChecked;
+            self.cfs.wakeup_group_level = false;
             self.record_wakeup(prev_cpu, task, false, false, waker_cpu, prev_cpu);
             return;
         }

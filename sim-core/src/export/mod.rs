@@ -194,7 +194,7 @@ impl Trace {
                     });
                     *c = Occupant { task: next, since_ns: rec.at.ns() };
                 }
-                RecordKind::Wakeup { task, vruntime, preempt, new_task, waker_cpu, prev_cpu } => {
+                RecordKind::Wakeup { task, vruntime, preempt, new_task, waker_cpu, prev_cpu, .. } => {
                     let curr = c.task;
                     let waker_shown = self.shows(waker_cpu.0);
                     let waker = if waker_shown { cpus[waker_cpu.index()].task } else { None };

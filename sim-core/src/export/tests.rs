@@ -358,6 +358,8 @@ fn migrations_trace() -> Trace {
         prev_vruntime: 0,
         next: next.map(TaskId),
         next_vruntime: 0,
+        prev_eevdf: Default::default(),
+        next_eevdf: Default::default(),
     };
     let wakeup = |task: u32, new_task: bool, waker_cpu: u16, prev_cpu: u16| RecordKind::Wakeup {
         task: TaskId(task),
@@ -366,6 +368,9 @@ fn migrations_trace() -> Trace {
         new_task,
         waker_cpu: CpuId(waker_cpu),
         prev_cpu: CpuId(prev_cpu),
+        verdict: Default::default(),
+        group_level: false,
+        eevdf: Default::default(),
     };
     let migrate = |task: u32, orig: u16, dest: u16, cause| RecordKind::Migrate {
         task: TaskId(task),

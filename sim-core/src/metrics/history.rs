@@ -32,6 +32,26 @@ impl PrevState {
     }
 }
 
+/// An entity's EEVDF state at a record (6.x models; zero under 4.4): its
+/// virtual deadline and its lag in its own queue (`entity_lag`: V − vruntime,
+/// clamped by the entity's weighted limit), which decide the pick from 6.6
+/// on. Eligible exactly when `lag >= 0`. For a task off its queue (asleep),
+/// `deadline` is `NOT_QUEUED` and `lag` the lag it saved at dequeue (`vlag`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EevdfState {
+    pub deadline: i64,
+    pub lag: i64,
+}
+
+impl EevdfState {
+    /// `deadline` of a task that is not on a run queue.
+    pub const NOT_QUEUED: i64 = i64::MIN;
+
+    pub fn queued(self) -> bool {
+        self.deadline != Self::NOT_QUEUED
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RecordKind {
     /// `sched_switch`: `prev` ran from `prev_sched_in` until `at`; `next` runs.
@@ -46,6 +66,9 @@ pub enum RecordKind {
         prev_vruntime: i64,
         next: Option<TaskId>,
         next_vruntime: i64,
+        /// EEVDF: `prev`'s and `next`'s deadline and lag after the switch.
+        prev_eevdf: EevdfState,
+        next_eevdf: EevdfState,
     },
     /// `sched_wakeup` / `sched_wakeup_new`: `task` became runnable here with
     /// this vruntime; `preempt` if it triggered a wakeup preemption.
@@ -66,6 +89,12 @@ pub enum RecordKind {
         /// (for a new task, its parent's CPU). Differs from `cpu` when the
         /// wake-up moved it; a `Migrate` record at the same instant says why.
         prev_cpu: CpuId,
+        /// The rule that decided `preempt` (the model's wake-up check).
+        verdict: crate::sched::model::WakeupVerdict,
+        /// The verdict compared group entities (where the hierarchies meet).
+        group_level: bool,
+        /// EEVDF: its deadline and lag once placed.
+        eevdf: EevdfState,
     },
     /// `sched_migrate_task` (4.4 include/trace/events/sched.h, emitted in
     /// `set_task_cpu`): `task` moves from `orig_cpu` to `dest_cpu`. The
@@ -184,9 +213,10 @@ mod tests {
     /// on the hot path (ARCHITECTURE.md § Performance).
     #[test]
     fn a_record_stays_small() {
-        assert!(std::mem::size_of::<super::SchedRecord>() <= 96, "{}", std::mem::size_of::<super::SchedRecord>());
-        // The migrate record and the wakeup's prev_cpu did not grow it.
-        assert!(std::mem::size_of::<super::RecordKind>() <= 64, "{}", std::mem::size_of::<super::RecordKind>());
+        // 96 bytes until the switch carried both tasks' EEVDF deadline and lag
+        // (32 bytes), which the history needs to explain a 6.x pick.
+        assert!(std::mem::size_of::<super::SchedRecord>() <= 128, "{}", std::mem::size_of::<super::SchedRecord>());
+        assert!(std::mem::size_of::<super::RecordKind>() <= 96, "{}", std::mem::size_of::<super::RecordKind>());
     }
 
     #[test]
@@ -205,6 +235,9 @@ mod tests {
                 new_task: false,
                 waker_cpu: CpuId(0),
                 prev_cpu: CpuId(0),
+                verdict: Default::default(),
+                group_level: false,
+                eevdf: Default::default(),
             },
         };
         let mut h = CpuHistory::default();

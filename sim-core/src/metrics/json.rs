@@ -860,6 +860,7 @@ fn row(h: &HistoryRow) -> Row<'_> {
             next_vruntime,
             min_vruntime,
             victim,
+            ..
         } => Row::Switch {
             at_ns: *at_ns,
             cpu: *cpu,
@@ -874,7 +875,7 @@ fn row(h: &HistoryRow) -> Row<'_> {
             min_vruntime: *min_vruntime,
             victim: *victim,
         },
-        HistoryRow::Wakeup { at_ns, cpu, task, vruntime, preempt, min_vruntime, victim, prev_cpu, placed_by } => {
+        HistoryRow::Wakeup { at_ns, cpu, task, vruntime, preempt, min_vruntime, victim, prev_cpu, placed_by, .. } => {
             Row::Wakeup {
                 at_ns: *at_ns,
                 cpu: *cpu,

@@ -360,6 +360,7 @@ impl RunReport {
                 group_load: spec.groups.group_load.name(),
                 cfs_bandwidth: spec.bandwidth_rules.version(),
                 bandwidth_slice_us: spec.groups.any_quota().then_some(spec.bandwidth_slice_us),
+                task_slices: super::report::task_slices(spec),
             },
             groups: measured_groups(spec, &m, &tasks),
             victim,

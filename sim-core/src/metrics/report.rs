@@ -5,6 +5,7 @@ use super::history::PrevState;
 use super::latency::{CdfPoint, LatencySummary};
 use super::recorder::WaitKind;
 use crate::engine::StopReason;
+use crate::sched::model::WakeupVerdict;
 use crate::sched::tunables::{CfsTunables, SchedFeatures};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -152,9 +153,12 @@ pub struct GroupCpuStat {
 }
 
 /// The longest wake-up delay a victim should see beside one CPU hog on its
-/// CPU. CFS 4.4: its sleeper credit (half the latency) plus two ticks for the
-/// preemption to be noticed. EEVDF: the hog's protected slice (one base
-/// slice) plus two ticks, the slice end being noticed at a tick.
+/// CPU (`KernelModel::one_hog_bound_rule` says which formula, for reports).
+/// CFS 4.4: its sleeper credit (half the latency, `place_entity`) plus two
+/// ticks for the preemption to be noticed. EEVDF: the hog's protected slice
+/// (one base slice: RUN_TO_PARITY keeps curr until its deadline, 6.6/6.12
+/// `pick_eevdf`, 6.18 `__pick_eevdf` with `protect_slice`) plus two ticks,
+/// the slice end being noticed by `update_curr` at a tick.
 pub fn one_hog_bound_ns(spec: &crate::scenario::ScenarioSpec, tick_ns: u64) -> u64 {
     if spec.kernel.is_eevdf() {
         spec.eevdf.base_slice_ns + 2 * tick_ns
@@ -192,6 +196,66 @@ pub struct Settings {
     pub cfs_bandwidth: &'static str,
     /// `sched_cfs_bandwidth_slice_us`, when some group has a quota.
     pub bandwidth_slice_us: Option<u64>,
+    /// Task declarations with their own EEVDF slice (6.12+ `slice`), in
+    /// declaration order: `(name, slice_ns)`.
+    pub task_slices: Vec<(String, u64)>,
+}
+
+/// The declarations of `spec` with their own slice (`Settings::task_slices`).
+pub fn task_slices(spec: &crate::scenario::ScenarioSpec) -> Vec<(String, u64)> {
+    spec.tasks.iter().filter_map(|t| t.slice_ns.map(|ns| (t.name.clone(), ns))).collect()
+}
+
+impl Settings {
+    /// The effective settings of this run's kernel model, as `(name, value)`
+    /// pairs: the one place the text header, the charts' footers and
+    /// `compare` read them from, so each names what its model has (4.4: the
+    /// CFS latency knobs; 6.x: the base slice) and nothing it has not.
+    /// Features appear where they differ from the model's defaults (as
+    /// `sched_features` writes them, `NO_` when off); per-task slices when set.
+    pub fn model_settings(&self) -> Vec<(String, String)> {
+        let d = crate::time::format_duration;
+        let mut v: Vec<(String, String)> = Vec::new();
+        let mut push = |name: &str, value: String| v.push((name.to_string(), value));
+        // `sched_features` spelling of the features that differ from `defaults`.
+        let changed = |now: Vec<(&'static str, bool)>, defaults: Vec<(&'static str, bool)>| {
+            let list: Vec<String> = now
+                .iter()
+                .zip(&defaults)
+                .filter(|(a, b)| a.1 != b.1)
+                .map(|(a, _)| if a.1 { a.0.to_string() } else { format!("NO_{}", a.0) })
+                .collect();
+            if list.is_empty() { "defaults".to_string() } else { list.join(" ") }
+        };
+        if self.kernel.is_eevdf() {
+            let e = &self.eevdf;
+            push("base_slice_ns", d(e.base_slice_ns));
+            push("normalized base_slice_ns", d(e.normalized_base_slice_ns));
+            push("tunable_scaling", format!("{} (x{})", e.scaling.name(), e.factor));
+            let defaults = crate::sched::tunables::EevdfFeatures::defaults(self.kernel);
+            push("features", changed(self.eevdf_features.iter(self.kernel), defaults.iter(self.kernel)));
+            for (task, ns) in &self.task_slices {
+                push(&format!("slice of {task}"), d(*ns));
+            }
+        } else {
+            let t = &self.tunables;
+            push("sched_latency_ns", d(t.sched_latency_ns));
+            push("sched_min_granularity_ns", d(t.sched_min_granularity_ns));
+            push("sched_wakeup_granularity_ns", d(t.sched_wakeup_granularity_ns));
+            push("sched_nr_latency", t.sched_nr_latency.to_string());
+            push("tunable_scaling", format!("{} (x{})", t.scaling.name(), t.factor));
+            push("features", changed(self.features.iter().collect(), SchedFeatures::default().iter().collect()));
+        }
+        v
+    }
+
+    /// `model_settings` on one line (`name=value`, spaces in a name as `_`),
+    /// after the model's name: `Linux 6.18 (EEVDF): base_slice_ns=2.8ms …`.
+    pub fn model_line(&self) -> String {
+        let parts: Vec<String> =
+            self.model_settings().iter().map(|(k, v)| format!("{}={}", k.replace(' ', "_"), v.replace(' ', ","))).collect();
+        format!("{}: {}", self.kernel.describe(), parts.join(" "))
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -407,6 +471,10 @@ pub enum HistoryRow {
         next_vruntime: i64,
         min_vruntime: i64,
         victim: bool,
+        /// EEVDF models: the switched-out task's and the picked task's
+        /// deadline, lag and eligibility (`None` under 4.4 and for `<idle>`).
+        prev_eevdf: Option<EevdfView>,
+        next_eevdf: Option<EevdfView>,
     },
     Wakeup {
         at_ns: u64,
@@ -414,6 +482,13 @@ pub enum HistoryRow {
         task: String,
         vruntime: i64,
         preempt: bool,
+        /// The model's rule that decided `preempt`.
+        verdict: WakeupVerdict,
+        /// The rule compared the group entities where the woken task's and
+        /// curr's hierarchies meet (so `eevdf`, the task's own, may differ).
+        group_level: bool,
+        /// EEVDF models: its deadline, lag and eligibility once placed.
+        eevdf: Option<EevdfView>,
         min_vruntime: i64,
         victim: bool,
         /// Where the task last ran (`task_cpu(p)` before `select_task_rq`).
@@ -428,6 +503,25 @@ pub enum HistoryRow {
     /// CFS bandwidth control: `group` ran out of quota on `cpu` and its
     /// tasks there stopped (`throttled`), or got runtime again.
     Throttle { at_ns: u64, cpu: u16, group: String, throttled: bool },
+}
+
+/// A task's EEVDF state at a history row: what decides the pick from 6.6 on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EevdfView {
+    /// Its virtual deadline; `None` when it is off its run queue (asleep).
+    pub deadline: Option<i64>,
+    /// `entity_lag`: V − vruntime in its queue, clamped by its weighted limit
+    /// (asleep: the lag it saved at dequeue, which placement will use).
+    pub lag: i64,
+    /// `entity_eligible` (lag ≥ 0); `None` when it is off its run queue.
+    pub eligible: Option<bool>,
+}
+
+impl EevdfView {
+    fn of(s: super::history::EevdfState) -> EevdfView {
+        let queued = s.queued();
+        EevdfView { deadline: queued.then_some(s.deadline), lag: s.lag, eligible: queued.then_some(s.lag >= 0) }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -455,9 +549,9 @@ pub struct VictimReport {
     pub history: Vec<HistoryRow>,
     /// The history window began before the oldest record still kept.
     pub history_truncated: bool,
-    /// `sched_latency/2 + 2 × tick`: the worst wakeup delay one hog can cause
-    /// a sleeper on its CPU (wakeup credit of half a latency, plus a tick for
-    /// noticing the overrun and one for the sleeper's own placement).
+    /// The worst wakeup delay one hog can cause a sleeper on its CPU
+    /// (`one_hog_bound_ns`; 4.4: `sched_latency/2 + 2 × tick`, EEVDF:
+    /// `base_slice + 2 × tick`, as `KernelModel::one_hog_bound_rule` says).
     pub one_hog_bound_ns: u64,
 }
 
@@ -670,6 +764,8 @@ impl RunReport {
             }
         };
         let is_victim = |t: Option<TaskId>| t.is_some() && t == cap.victim;
+        // Deadlines and lags decide the pick under EEVDF only.
+        let eevdf = spec.kernel.is_eevdf();
         let history = cap
             .records
             .iter()
@@ -684,6 +780,8 @@ impl RunReport {
                     prev_vruntime,
                     next,
                     next_vruntime,
+                    prev_eevdf,
+                    next_eevdf,
                 } => HistoryRow::Switch {
                     at_ns: r.at.ns(),
                     cpu: r.cpu.0,
@@ -697,13 +795,18 @@ impl RunReport {
                     next_vruntime,
                     min_vruntime: r.min_vruntime,
                     victim: is_victim(prev) || is_victim(next),
+                    prev_eevdf: eevdf.then(|| prev.map(|_| EevdfView::of(prev_eevdf))).flatten(),
+                    next_eevdf: eevdf.then(|| next.map(|_| EevdfView::of(next_eevdf))).flatten(),
                 },
-                RecordKind::Wakeup { task, vruntime, preempt, prev_cpu, .. } => HistoryRow::Wakeup {
+                RecordKind::Wakeup { task, vruntime, preempt, prev_cpu, verdict, group_level, eevdf: state, .. } => HistoryRow::Wakeup {
                     at_ns: r.at.ns(),
                     cpu: r.cpu.0,
                     task: label(Some(task)),
                     vruntime,
                     preempt,
+                    verdict,
+                    group_level,
+                    eevdf: eevdf.then(|| EevdfView::of(state)),
                     min_vruntime: r.min_vruntime,
                     victim: is_victim(Some(task)),
                     prev_cpu: prev_cpu.0,
@@ -831,6 +934,7 @@ impl RunReport {
                 group_load: spec.groups.group_load.name(),
                 cfs_bandwidth: spec.bandwidth_rules.version(),
                 bandwidth_slice_us: spec.groups.any_quota().then_some(spec.bandwidth_slice_us),
+                task_slices: task_slices(spec),
             },
             groups: spec.groups.groups[1..]
                 .iter()

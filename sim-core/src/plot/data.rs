@@ -87,9 +87,11 @@ pub struct WakeMark {
     pub preempt: bool,
 }
 
-/// A task's vruntime relative to its queue's `min_vruntime`, where the
-/// history knows both: at its wakeup (after `place_entity`) and when it was
-/// picked. Negative means ahead of the queue (sleeper credit).
+/// A task's standing in its queue, where the history knows it: at its
+/// wakeup (after `place_entity`) and when it was picked. 4.4: vruntime
+/// relative to `min_vruntime` (negative: ahead of the queue, sleeper
+/// credit). EEVDF (`Timeline::eevdf`): its lag V − vruntime (`entity_lag`;
+/// ≥ 0: eligible).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LagPoint {
     pub row: usize,
@@ -108,6 +110,10 @@ pub struct Timeline {
     pub runnable: Vec<Span>,
     pub wakeups: Vec<WakeMark>,
     pub lag: Vec<LagPoint>,
+    /// The lag points are EEVDF lags (`entity_lag`: V − vruntime, ≥ 0 when
+    /// eligible); otherwise (4.4) vruntime − min_vruntime.
+    #[serde(default)]
+    pub eevdf: bool,
     pub worst: Span,
     pub from_ns: u64,
     pub to_ns: u64,
@@ -123,9 +129,10 @@ fn is_label_of(label: &str, comm: &str) -> bool {
 pub const TIMELINE_ROWS_MAX: usize = 16;
 
 impl Timeline {
-    /// The timeline of the victim's worst delay; `None` when it never waited.
+    /// The timeline of the victim's worst delay; `None` when it never waited
+    /// (no delay, or a worst delay of 0 ns: nothing to explain).
     pub fn from_report(r: &RunReport) -> Option<Timeline> {
-        let worst = r.victim.worst.as_ref()?;
+        let worst = r.victim.worst.as_ref().filter(|w| w.end_ns > w.start_ns)?;
         let mut rows: Vec<String> = Vec::new();
         let victim_label = r.victim.history.iter().find_map(|h| match h {
             HistoryRow::Switch { next, victim: true, .. } if is_label_of(next, &worst.comm) => Some(next.clone()),
@@ -153,6 +160,7 @@ impl Timeline {
             runnable: Vec::new(),
             wakeups: Vec::new(),
             lag: Vec::new(),
+            eevdf: r.settings.kernel.is_eevdf(),
             worst: Span { row: 0, start_ns: worst.start_ns, end_ns: worst.end_ns },
             from_ns: worst.start_ns,
             to_ns: worst.end_ns,
@@ -166,12 +174,13 @@ impl Timeline {
         let mut wait_drawn: Vec<bool> = vec![false; TIMELINE_ROWS_MAX];
         for h in &r.victim.history {
             match h {
-                HistoryRow::Wakeup { at_ns, task, vruntime, preempt, min_vruntime, .. } => {
+                HistoryRow::Wakeup { at_ns, task, vruntime, preempt, min_vruntime, eevdf, .. } => {
                     t.from_ns = t.from_ns.min(*at_ns);
                     t.to_ns = t.to_ns.max(*at_ns);
                     if let Some(row) = row_of(task) {
                         t.wakeups.push(WakeMark { row, at_ns: *at_ns, preempt: *preempt });
-                        t.lag.push(LagPoint { row, at_ns: *at_ns, lag_ns: vruntime - min_vruntime });
+                        let lag_ns = eevdf.map_or(vruntime - min_vruntime, |e| e.lag);
+                        t.lag.push(LagPoint { row, at_ns: *at_ns, lag_ns });
                         since[row] = Some(*at_ns);
                     }
                 }
@@ -184,6 +193,7 @@ impl Timeline {
                     next,
                     next_vruntime,
                     min_vruntime,
+                    next_eevdf,
                     ..
                 } => {
                     let start = at_ns.saturating_sub(*run_ns);
@@ -207,7 +217,8 @@ impl Timeline {
                             t.runnable.push(Span { row, start_ns: s, end_ns: *at_ns });
                         }
                         wait_drawn[row] = since_wakeup.is_some();
-                        t.lag.push(LagPoint { row, at_ns: *at_ns, lag_ns: next_vruntime - min_vruntime });
+                        let lag_ns = next_eevdf.map_or(next_vruntime - min_vruntime, |e| e.lag);
+                        t.lag.push(LagPoint { row, at_ns: *at_ns, lag_ns });
                     }
                 }
                 // A move to or from this CPU changes no run or wait drawn here
@@ -250,8 +261,8 @@ impl TimelineState {
             TimelineState::Running => "running",
             TimelineState::Runnable => "runnable (waiting)",
             TimelineState::WorstWait => "runnable: the worst wait",
-            TimelineState::WakeupPreempt => "wakeup, preempted",
-            TimelineState::Wakeup => "wakeup, no preemption",
+            TimelineState::WakeupPreempt => "▲ wakeup, preempted the running task (filled)",
+            TimelineState::Wakeup => "△ wakeup, no preemption (hollow)",
         }
     }
 }
@@ -422,27 +433,9 @@ pub fn caption(runs: &[(&str, &RunReport)]) -> Vec<String> {
     )];
     for (label, r) in runs {
         let s = &r.settings;
-        let t = &s.tunables;
-        // Features as sched_features writes them, where they differ from 4.4's defaults.
-        let changed: Vec<String> = s
-            .features
-            .iter()
-            .zip(crate::sched::tunables::SchedFeatures::default().iter())
-            .filter(|(a, b)| a.1 != b.1)
-            .map(|(a, _)| if a.1 { a.0.to_string() } else { format!("NO_{}", a.0) })
-            .collect();
-        let mut line = format!(
-            "{label}: HZ={} sched_latency={} min_granularity={} wakeup_granularity={} autogroup={}",
-            s.hz,
-            secs(t.sched_latency_ns),
-            secs(t.sched_min_granularity_ns),
-            secs(t.sched_wakeup_granularity_ns),
-            if s.autogroup { "on" } else { "off" },
-        );
-        if !changed.is_empty() {
-            line.push(' ');
-            line.push_str(&changed.join(" "));
-        }
+        // The model's own settings (Settings::model_line), as the text header shows them.
+        let mut line =
+            format!("{label}: HZ={} autogroup={} {}", s.hz, if s.autogroup { "on" } else { "off" }, s.model_line());
         if let Some(io) = &r.io {
             for d in &io.devices {
                 line.push_str(&format!(" {}={}", d.name, d.elevator));

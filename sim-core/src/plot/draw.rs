@@ -20,6 +20,10 @@ pub(crate) const BASELINE: RGBColor = RGBColor(40, 40, 40);
 pub(crate) const WORST: RGBColor = RGBColor(200, 30, 30);
 pub(crate) const FONT: &str = "sans-serif";
 
+/// Right margin of charts whose x axis ends on a tick: half of its label
+/// (`100ms`, centred on the axis end) must fit inside the image.
+const RIGHT_MARGIN: u32 = 32;
+
 /// `ns` in the unit a reader expects on a latency axis.
 pub fn fmt_ns(ns: f64) -> String {
     if ns >= 1e9 {
@@ -85,6 +89,7 @@ pub fn delay_histogram<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, victim
     let mut chart = ChartBuilder::on(area)
         .caption(format!("Scheduling delay of {victim}: histogram"), (FONT, 18))
         .margin(12)
+        .margin_right(RIGHT_MARGIN)
         .x_label_area_size(40)
         .y_label_area_size(60)
         .build_cartesian_2d((lo..hi).log_scale(), (0.5..top * 3.0).log_scale())
@@ -191,6 +196,7 @@ pub fn cdf<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x_des
     let mut chart = ChartBuilder::on(area)
         .caption(title, (FONT, 18))
         .margin(12)
+        .margin_right(RIGHT_MARGIN)
         .x_label_area_size(40)
         .y_label_area_size(60)
         .build_cartesian_2d((lo..hi).log_scale(), 0.0..ymax)
@@ -220,6 +226,7 @@ pub fn cdf<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x_des
         let colour = series_colour(s.style);
         let points: Vec<(f64, f64)> =
             s.cdf.iter().map(|p| ((p.value_ns as f64).max(lo), nines(p.count, s.count))).collect();
+        let steps = cdf_steps(&points);
         let style = colour.stroke_width(2);
         // Zero values cannot sit on a log axis: they are drawn at its left edge and counted here.
         let zeros = s.cdf.first().filter(|p| p.value_ns == 0).map_or(0, |p| p.count);
@@ -233,10 +240,10 @@ pub fn cdf<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x_des
             format!("{} ({})", s.label, s.open_text())
         };
         let drawn = match s.style {
-            0 => chart.draw_series(LineSeries::new(points.clone(), style)).map_err(fail)?,
+            0 => chart.draw_series(LineSeries::new(steps, style)).map_err(fail)?,
             k => {
                 let (dash, gap) = DASHES[(k - 1) % DASHES.len()];
-                chart.draw_series(DashedLineSeries::new(points.clone(), dash, gap, style)).map_err(fail)?
+                chart.draw_series(DashedLineSeries::new(steps, dash, gap, style)).map_err(fail)?
             }
         };
         let m = s.style;
@@ -285,6 +292,24 @@ pub fn cdf<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x_des
     Ok(())
 }
 
+/// A CDF is a step function: the share at or below `x` stays the same until
+/// the next value recorded, then jumps. From p0 at the first value, each
+/// point is reached by a horizontal run at the previous share and then a
+/// vertical jump, so the line never reads a share between two values.
+pub(crate) fn cdf_steps(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    let mut out = Vec::with_capacity(2 * points.len() + 1);
+    let Some(&(x0, _)) = points.first() else { return out };
+    out.push((x0, 0.0));
+    for &(x, y) in points {
+        if let Some(&(_, prev)) = out.last() {
+            out.push((x, prev));
+        }
+        out.push((x, y));
+    }
+    out.dedup();
+    out
+}
+
 /// Marker shape `i` (circle, triangle, cross, square, repeating).
 pub(crate) fn marker<DB: DrawingBackend>(i: usize, at: (i32, i32), c: RGBColor) -> DynElement<'static, DB, (i32, i32)> {
     match i % 4 {
@@ -293,6 +318,26 @@ pub(crate) fn marker<DB: DrawingBackend>(i: usize, at: (i32, i32), c: RGBColor) 
         2 => Cross::new(at, 4, c.stroke_width(2)).into_dyn(),
         _ => Rectangle::new([(at.0 - 3, at.1 - 3), (at.0 + 3, at.1 + 3)], c.stroke_width(2)).into_dyn(),
     }
+}
+
+/// Points in pixels.
+type Pixels = Vec<(i32, i32)>;
+
+/// The wake-up mark at `at` (corners, closed outline): ▲ filled for a wakeup that preempted the
+/// running task, △ hollow (white inside, outlined) for one that did not.
+/// (plotters' `TriangleMarker` fills whatever the style, so the two looked
+/// the same.)
+fn wake_triangle(at: (i32, i32)) -> (Pixels, Pixels) {
+    let (x, y) = at;
+    let corners = vec![(x, y - 6), (x + 6, y + 4), (x - 6, y + 4)];
+    let mut outline = corners.clone();
+    outline.push(corners[0]);
+    (corners, outline)
+}
+
+/// The inside of a wake-up mark: the colour for ▲, white for △.
+fn wake_fill(preempt: bool, c: RGBColor) -> ShapeStyle {
+    if preempt { c.filled() } else { WHITE.filled() }
 }
 
 /// Colour of a timeline row: the victim stands out, the rest cycle.
@@ -386,8 +431,11 @@ fn draw_key<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, key: &[KeyEntry])
             KeyGlyph::Bar => band.draw(&Rectangle::new([(x, mid - 5), (x + SWATCH, mid + 5)], e.colour.filled())),
             KeyGlyph::ThinBar => band.draw(&Rectangle::new([(x, mid - 2), (x + SWATCH, mid + 2)], e.colour.filled())),
             KeyGlyph::Outline => band.draw(&Rectangle::new([(x, mid - 6), (x + SWATCH, mid + 6)], e.colour.stroke_width(2))),
-            KeyGlyph::TriangleFilled => band.draw(&TriangleMarker::new((x + SWATCH / 2, mid), 5, e.colour.filled())),
-            KeyGlyph::TriangleOpen => band.draw(&TriangleMarker::new((x + SWATCH / 2, mid), 5, e.colour.stroke_width(1))),
+            KeyGlyph::TriangleFilled | KeyGlyph::TriangleOpen => {
+                let (corners, outline) = wake_triangle((x + SWATCH / 2, mid));
+                band.draw(&Polygon::new(corners, wake_fill(e.glyph == KeyGlyph::TriangleFilled, e.colour)))
+                    .and_then(|_| band.draw(&PathElement::new(outline, e.colour.stroke_width(1))))
+            }
         }
         .map_err(fail)?;
         band.draw_text(&e.label, &style, (x + SWATCH + 6, mid - 7)).map_err(fail)?;
@@ -398,8 +446,9 @@ fn draw_key<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, key: &[KeyEntry])
 /// The victim's CPU around its worst delay: per task, solid bars while it
 /// ran, thin bars while it waited runnable, ▲ at a wakeup that preempted and
 /// △ at one that did not; the worst wait is boxed. A key above names every
-/// colour and glyph. Below, each task's vruntime minus its queue's
-/// `min_vruntime` at wakeups and picks.
+/// colour and glyph. Below, at wakeups and picks, each task's lag (EEVDF:
+/// V − vruntime, eligible at ≥ 0) or (4.4) vruntime minus its queue's
+/// `min_vruntime`, in ms.
 pub fn timeline<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, t: &Timeline) -> DrawResult {
     area.fill(&WHITE).map_err(fail)?;
     let title = format!("CPU {} around the worst delay ({} waited {})", t.cpu, t.rows[0], fmt_ns((t.worst.end_ns - t.worst.start_ns) as f64));
@@ -452,10 +501,14 @@ pub fn timeline<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, t: &Timeline)
         )))
         .map_err(fail)?;
     chart
-        .draw_series(t.wakeups.iter().map(|m| {
-            let style = if m.preempt { BLACK.filled() } else { BLACK.stroke_width(1) };
-            TriangleMarker::new((ms(m.at_ns), y_of(m.row) + 0.42), 5, style)
-        }))
+        .draw_series(
+            t.wakeups.iter().map(|m| {
+                let (corners, outline) = wake_triangle((0, 0));
+                EmptyElement::at((ms(m.at_ns), y_of(m.row) + 0.42))
+                    + Polygon::new(corners, wake_fill(m.preempt, BLACK))
+                    + PathElement::new(outline, BLACK.stroke_width(1))
+            }),
+        )
         .map_err(fail)?;
 
     let lag_ms = |l: i64| l as f64 / 1e6;
@@ -472,8 +525,8 @@ pub fn timeline<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, t: &Timeline)
         .build_cartesian_2d(x0..x1, (ylo - pad)..(yhi + pad))
         .map_err(fail)?;
     lag.configure_mesh()
-        .y_desc("vruntime − min_vruntime (ms)")
-        .x_desc("at wakeup (after place_entity) and at pick")
+        .y_desc(if t.eevdf { "lag = V − vruntime (ms; ≥ 0: eligible)" } else { "vruntime − min_vruntime (ms)" })
+        .x_desc("ms from the start of the worst delay (points: at wakeup, after place_entity, and at pick)")
         .draw()
         .map_err(fail)?;
     lag.draw_series(LineSeries::new([(x0, 0.0), (x1, 0.0)], BLACK.mix(0.4))).map_err(fail)?;
@@ -555,6 +608,11 @@ pub fn occupancy_colour(permille: u16, isolated: bool) -> RGBColor {
 /// on x, shade = busy share of each bucket (busy: `nr_running > 0`).
 pub fn occupancy<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, c: &OccupancyChart) -> DrawResult {
     area.fill(&WHITE).map_err(fail)?;
+    let (w, _) = area.dim_in_pixel();
+    let (area, scale) = area.split_horizontally(w.saturating_sub(COLOUR_BAR_W));
+    let isolated = c.rows.iter().any(|r| r.isolated);
+    colour_bar(&scale, isolated)?;
+    let area = &area;
     let n = c.rows.len().max(1) as u32;
     let end = c.end_ns.max(1) as f64;
     let mut chart = ChartBuilder::on(area)
@@ -618,6 +676,43 @@ pub fn occupancy<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, c: &Occupanc
             let line = vec![(0.0, f64::from(y + 1)), (end, f64::from(y + 1))];
             chart.draw_series(std::iter::once(PathElement::new(line, BLACK.stroke_width(2)))).map_err(fail)?;
         }
+    }
+    Ok(())
+}
+
+/// Width of the occupancy chart's colour scale, on its right.
+const COLOUR_BAR_W: u32 = 96;
+
+/// The occupancy chart's colour scale: the shade of each busy share, from
+/// 0 % (idle the whole bucket) to 100 % (`nr_running > 0` all along), with
+/// its unit; a second, orange bar when some CPU is isolated.
+fn colour_bar<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, isolated: bool) -> DrawResult {
+    const STEPS: i32 = 20;
+    let (_, h) = area.dim_in_pixel();
+    let (top, bottom) = (64, (h as i32 - 60).max(140));
+    let style = TextStyle::from((FONT, 11).into_font()).color(&BLACK);
+    area.draw_text("busy share", &style, (4, top - 40)).map_err(fail)?;
+    area.draw_text("(% of bucket)", &style, (4, top - 26)).map_err(fail)?;
+    let bars: &[bool] = if isolated { &[false, true] } else { &[false] };
+    for (k, &iso) in bars.iter().enumerate() {
+        let x = 8 + 26 * k as i32;
+        let step_h = (bottom - top) as f64 / f64::from(STEPS);
+        for i in 0..STEPS {
+            // 100 % at the top.
+            let permille = (1000 * (STEPS - i) / STEPS) as u16;
+            let y0 = top + (f64::from(i) * step_h) as i32;
+            let y1 = top + (f64::from(i + 1) * step_h) as i32;
+            area.draw(&Rectangle::new([(x, y0), (x + 16, y1)], occupancy_colour(permille, iso).filled())).map_err(fail)?;
+        }
+        area.draw(&Rectangle::new([(x, top), (x + 16, bottom)], BLACK.stroke_width(1))).map_err(fail)?;
+        if iso {
+            area.draw_text("isolated", &style, (x - 4, bottom + 18)).map_err(fail)?;
+        }
+    }
+    let lx = 8 + 26 * bars.len() as i32;
+    for (pct, y) in [(100, top), (50, (top + bottom) / 2), (0, bottom)] {
+        area.draw(&PathElement::new(vec![(lx - 4, y), (lx, y)], BLACK.stroke_width(1))).map_err(fail)?;
+        area.draw_text(&format!("{pct}%"), &style, (lx + 2, y - 6)).map_err(fail)?;
     }
     Ok(())
 }
@@ -825,7 +920,7 @@ mod tests {
             assert!(tl.contains(&e.label), "key entry {:?} not drawn", e.label);
             assert!(tl.contains(&format!("fill=\"{}\"", e.colour_hex())), "colour of {name} not drawn");
         }
-        for state in ["runnable (waiting)", "runnable: the worst wait", "wakeup, preempted", "wakeup, no preemption"] {
+        for state in ["runnable (waiting)", "runnable: the worst wait", "▲ wakeup, preempted the running task", "△ wakeup, no preemption (hollow)"] {
             assert!(tl.contains(state), "key entry {state:?} not drawn");
         }
         let colours: std::collections::BTreeSet<String> = key.iter().map(KeyEntry::colour_hex).collect();
@@ -898,7 +993,12 @@ mod tests {
         let labelled: Vec<(&str, &crate::RunReport)> = runs.iter().map(|(l, r)| (*l, r)).collect();
         let cap = crate::plot::data::caption(&labelled);
         assert!(cap[0].contains("seed 1") && cap[0].contains("300ms simulated"), "{cap:?}");
-        assert!(cap[1].starts_with("base: HZ=1000 sched_latency=") && !cap[1].contains("NO_"), "{cap:?}");
+        assert!(
+            cap[1].starts_with("base: HZ=1000 autogroup=on Linux 4.4 (CFS): sched_latency_ns=6ms")
+                && cap[1].contains("features=defaults")
+                && !cap[1].contains("NO_"),
+            "{cap:?}"
+        );
         assert!(cap[2].contains("NO_WAKEUP_PREEMPTION") && cap[3].contains("sda=noop"), "{cap:?}");
 
         let charts: Vec<DelayChart> = runs.iter().map(|(l, r)| DelayChart::from_report(r, l)).collect();
@@ -947,9 +1047,170 @@ mod tests {
         let full = occupancy_colour(1000, false);
         let half = occupancy_colour(500, false);
         let hex = |c: RGBColor| format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2);
-        assert_eq!(out.matches(&format!("fill=\"{}\"", hex(full))).count(), 1, "one rectangle for the busy row");
-        assert_eq!(out.matches(&format!("fill=\"{}\"", hex(half))).count(), 1, "{out}");
+        // One rectangle for the busy row, one step of the colour scale.
+        assert_eq!(out.matches(&format!("fill=\"{}\"", hex(full))).count(), 2, "one rectangle for the busy row");
+        assert_eq!(out.matches(&format!("fill=\"{}\"", hex(half))).count(), 2, "{out}");
         assert!(out.contains("cpu 2 (isolated)"), "{out}");
         assert_eq!(out.matches(&format!("fill=\"{}\"", hex(ISOLATED_TINT))).count(), 1, "the isolated row tinted");
+    }
+
+    /// Defect: the heat map had no colour scale. It now has one, with its
+    /// unit, from 0 % to 100 %, every step in a shade the map uses, and an
+    /// orange one when a CPU is isolated.
+    #[test]
+    fn occupancy_has_a_colour_scale_with_its_unit() {
+        use crate::plot::data::{OccupancyChart, OccupancyRow};
+        let row = |cpu: u16, isolated: bool| OccupancyRow {
+            cpu,
+            socket: 0,
+            core: cpu,
+            thread: 0,
+            isolated,
+            label: format!("cpu {cpu}"),
+            total_permille: 0,
+            permille: vec![0, 0],
+        };
+        let hex = |c: RGBColor| format!("fill=\"#{:02X}{:02X}{:02X}\"", c.0, c.1, c.2);
+        let c = OccupancyChart { bucket_ns: 1_000_000, end_ns: 2_000_000, rows: vec![row(0, false)] };
+        let out = svg(800, 300, |root| occupancy(root, &c));
+        for want in ["busy share", "(% of bucket)", "\n100%\n", "\n50%\n", "\n0%\n"] {
+            assert!(out.contains(want), "{want:?} missing:\n{out}");
+        }
+        assert!(out.contains(&hex(occupancy_colour(1000, false))) && out.contains(&hex(occupancy_colour(50, false))));
+        assert!(!out.contains("isolated") && !out.contains(&hex(occupancy_colour(1000, true))));
+        let c = OccupancyChart { rows: vec![row(0, false), row(1, true)], ..c };
+        let out = svg(800, 300, |root| occupancy(root, &c));
+        assert!(out.contains(&hex(occupancy_colour(1000, true))) && out.contains("\nisolated\n"), "{out}");
+    }
+
+    /// The polyline points of every CDF line (`stroke-width="2"` in `colour`).
+    fn cdf_polylines(svg: &str, colour: RGBColor) -> Vec<Vec<(f64, f64)>> {
+        let stroke = format!("stroke=\"#{:02X}{:02X}{:02X}\" stroke-width=\"2\"", colour.0, colour.1, colour.2);
+        svg.lines()
+            .filter(|l| l.starts_with("<polyline") && l.contains(&stroke))
+            .map(|l| {
+                let pts = l.split("points=\"").nth(1).unwrap().split('"').next().unwrap();
+                pts.split_whitespace()
+                    .map(|p| {
+                        let (x, y) = p.split_once(',').unwrap();
+                        (x.parse().unwrap(), y.parse().unwrap())
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Defect: the CDF joined its points with slanted lines, so between a
+    /// 1 ms and a 4 ms value it read (say) p70 at 3.1 ms, where no delay was
+    /// recorded. Now every segment is horizontal or vertical, and the line
+    /// stays at p50 until 4 ms.
+    #[test]
+    fn a_cdf_is_drawn_as_steps() {
+        let pts = [CdfPoint { value_ns: 1_000_000, count: 50 }, CdfPoint { value_ns: 4_000_000, count: 100 }];
+        let series = [CdfSeries::new("steps".into(), &pts, 100, 0)];
+        let out = svg(800, 400, |root| cdf(root, "t", "delay", &series));
+        let lines = cdf_polylines(&out, series_colour(0));
+        let line = lines.iter().max_by_key(|l| l.len()).expect("the CDF line");
+        assert!(line.len() >= 4, "{line:?}");
+        for w in line.windows(2) {
+            assert!(w[0].0 == w[1].0 || w[0].1 == w[1].1, "a slanted segment {w:?} in {line:?}");
+        }
+        // The run at the p50 level reaches the 4 ms value before rising.
+        let right = line.iter().map(|p| p.0).fold(f64::MIN, f64::max);
+        let p50 = line[1].1;
+        assert!(line.contains(&(right, p50)), "{line:?}");
+    }
+
+    /// The x tick labels (centred on their tick) that lie in `svg`, with
+    /// their position and font size.
+    fn tick_labels(svg: &str) -> Vec<(f64, f64, String)> {
+        let lines: Vec<&str> = svg.lines().collect();
+        let mut out = Vec::new();
+        for (i, l) in lines.iter().enumerate() {
+            if l.starts_with("<text") && l.contains("text-anchor=\"middle\"") && i + 1 < lines.len() {
+                let attr = |name: &str| -> f64 {
+                    l.split(&format!(" {name}=\"")).nth(1).unwrap().split('"').next().unwrap().parse().unwrap()
+                };
+                out.push((attr("x"), attr("font-size"), lines[i + 1].to_string()));
+            }
+        }
+        out
+    }
+
+    /// Defect: the histogram's last tick label (`100ms`) sat centred on the
+    /// right edge of the image, half of it cut off. Every centred label now
+    /// fits inside the width, on the histogram and on the CDF.
+    #[test]
+    fn the_last_tick_label_fits_inside_the_image() {
+        use crate::plot::data::Bar;
+        let d = DelayChart {
+            label: "t".into(),
+            histogram: vec![Bar { low_ns: 20_000_000, high_ns: 50_000_000, count: 3 }],
+            cdf: vec![CdfPoint { value_ns: 20_000_000, count: 1 }, CdfPoint { value_ns: 50_000_000, count: 3 }],
+            count: 3,
+            p99_ns: 50_000_000,
+            max_ns: 50_000_000,
+            open_count: 0,
+            open_max_ns: 0,
+        };
+        let width = 960.0;
+        for out in [
+            svg(960, 560, |root| delay_histogram(root, "v", &[&d])),
+            svg(960, 560, |root| cdf(root, "t", "delay", &[d.series(0)])),
+        ] {
+            let labels = tick_labels(&out);
+            assert!(labels.iter().any(|l| l.2 == "100ms"), "{labels:?}");
+            for (x, size, text) in labels {
+                // Sans-serif digits and letters: at most about 0.62 em each.
+                let half = text.chars().count() as f64 * size * 0.62 / 2.0;
+                assert!(x + half <= width, "{text:?} at {x} runs past the right edge ({half} px each side)");
+            }
+        }
+    }
+
+    /// Defect: ▲ (a wakeup that preempted) and △ (one that did not) were
+    /// both drawn as filled triangles. The hollow one is now white inside,
+    /// and the key says what each means.
+    #[test]
+    fn preempting_and_other_wakeups_are_drawn_apart() {
+        let s = Scenario::from_toml("t.toml", crate::plot::CHART_TEST_SCENARIO).unwrap();
+        let t = Timeline::from_report(&crate::run(&s)).unwrap();
+        let mut t = t.clone();
+        // One of each, whatever the run did.
+        t.wakeups = vec![
+            crate::plot::data::WakeMark { row: 0, at_ns: t.from_ns, preempt: true },
+            crate::plot::data::WakeMark { row: 0, at_ns: t.to_ns, preempt: false },
+            crate::plot::data::WakeMark { row: 1, at_ns: t.to_ns, preempt: false },
+        ];
+        let out = svg(900, 500, |root| timeline(root, &t));
+        let filled = out.lines().filter(|l| l.starts_with("<polygon") && l.contains("fill=\"#000000\"")).count();
+        let hollow = out.lines().filter(|l| l.starts_with("<polygon") && l.contains("fill=\"#FFFFFF\"")).count();
+        // The marks plus one of each in the key.
+        assert_eq!((filled, hollow), (2, 3), "{out}");
+        assert!(out.contains("▲ wakeup, preempted the running task (filled)") && out.contains("△ wakeup, no preemption (hollow)"));
+        // Both panels say their time unit.
+        assert_eq!(out.matches("ms from the start of the worst delay").count(), 2, "{out}");
+    }
+
+    /// Defect: the footer of a 6.18 run printed the 4.4 knobs
+    /// (`sched_latency=… wakeup_granularity=…`) and never named the kernel.
+    /// It now names the model and its own settings, the features changed
+    /// from that model's defaults and per-task slices.
+    #[test]
+    fn an_eevdf_footer_names_its_model_and_settings() {
+        let s = Scenario::from_toml("t.toml", crate::plot::CHART_TEST_SCENARIO).unwrap();
+        let s = s
+            .with_overrides(&[("kernel.version", "\"6.18\""), ("features.RUN_TO_PARITY", "false"), ("tasks.sleeper.slice", "\"300us\"")])
+            .unwrap();
+        let r = crate::run(&s);
+        let cap = crate::plot::data::caption(&[("short", &r)]);
+        let line = &cap[1];
+        assert!(line.starts_with("short: HZ=1000 autogroup=on Linux 6.18 (EEVDF): base_slice_ns=700us"), "{line}");
+        assert!(line.contains("features=NO_RUN_TO_PARITY") && line.contains("slice_of_sleeper=300us"), "{line}");
+        for old in ["sched_latency", "granularity", "nr_latency"] {
+            assert!(!line.contains(old), "{old} in {line}");
+        }
+        // The text header's settings come from the same place.
+        assert_eq!(r.settings.model_settings()[0], ("base_slice_ns".to_string(), "700us".to_string()));
     }
 }

@@ -21,7 +21,7 @@
 use super::cfs_rq::CfsRq;
 use super::fair::{Cfs, DEQUEUE_SLEEP, ENQUEUE_WAKEUP, WF_FORK};
 use super::group::{MIN_SHARES, ROOT_GROUP};
-use super::model::KernelModel;
+use super::model::{KernelModel, WakeupVerdict};
 use super::weights::{LoadWeight, calc_delta_fair};
 use crate::ids::{CfsRqId, EntityId};
 use crate::workload::Policy;
@@ -116,10 +116,7 @@ impl Cfs {
     /// `update_entity_lag` (6.6 :710, 6.12 :702, 6.18 :693): `vlag = V - v`,
     /// clamped to `calc_delta_fair(max(2·slice, TICK_NSEC))`.
     fn update_entity_lag(&mut self, q: CfsRqId, se: EntityId) {
-        let lag = self.avg_vruntime(q).wrapping_sub(self.se(se).vruntime);
-        let e = self.se(se);
-        let limit = calc_delta_fair((2 * e.slice).max(self.tick_nsec), &e.load) as i64;
-        self.se_mut(se).vlag = lag.clamp(-limit, limit);
+        self.se_mut(se).vlag = self.entity_lag(q, se);
     }
 
     /// `update_min_vruntime` (6.x): the smaller of curr (if queued) and the
@@ -305,18 +302,11 @@ impl Cfs {
         {
             curr = None;
         }
-        if let Some(c) = curr {
-            let e = self.se(c);
-            let protected = match model {
-                // RUN_TO_PARITY: the deadline stashed in vlag at pick still holds.
-                KernelModel::Linux66 | KernelModel::Linux612 => {
-                    self.features_eevdf.run_to_parity && e.vlag == e.deadline
-                }
-                _ => protect && Self::protect_slice(e),
-            };
-            if protected {
-                return Some(c);
-            }
+        // RUN_TO_PARITY: 6.6/6.12 the deadline stashed in vlag at pick still holds; 6.18 vprot.
+        if let Some(c) = curr
+            && self.protection(self.se(c), protect).is_some()
+        {
+            return Some(c);
         }
         let found = if model == KernelModel::Linux66 {
             // Tree by vruntime, augmented with min_deadline (6.6 :875).
@@ -928,13 +918,13 @@ impl Cfs {
         woken: EntityId,
         wake_flags: u32,
         need_resched: bool,
-    ) -> bool {
+    ) -> WakeupVerdict {
         if curr == woken {
-            return false;
+            return WakeupVerdict::NotChecked;
         }
         // An enqueue that led to a throttle: saves work and a false next buddy.
         if self.throttled_hierarchy(self.cfs_rq_of(woken)) {
-            return false;
+            return WakeupVerdict::Throttled;
         }
         let model = self.model();
         if self.features_eevdf.next_buddy
@@ -944,45 +934,50 @@ impl Cfs {
             self.set_next_buddy(woken);
         }
         if need_resched {
-            return false;
+            return WakeupVerdict::ReschedPending;
         }
         let curr_policy = self.se(curr).policy;
         let woken_policy = self.se(woken).policy;
         if model == KernelModel::Linux66 {
             if curr_policy == Policy::Idle && woken_policy != Policy::Idle {
-                return true;
+                return WakeupVerdict::CurrIdle;
             }
             if woken_policy != Policy::Normal || !self.features_eevdf.wakeup_preemption {
-                return false;
+                return WakeupVerdict::NoWakeupPreemption;
             }
             let (se, pse) = self.find_matching_se(curr, woken);
+            self.wakeup_group_level = pse != woken;
             let (cse_idle, pse_idle) = (self.se_is_idle(se), self.se_is_idle(pse));
             if cse_idle && !pse_idle {
-                return true;
+                return WakeupVerdict::CurrIdle;
             }
             if cse_idle != pse_idle {
-                return false;
+                return WakeupVerdict::WokenIdle;
             }
             let q = self.cfs_rq_of(se);
             self.eevdf_update_curr(q);
-            return self.pick_eevdf(q, true) == Some(pse);
+            if self.pick_eevdf(q, true) == Some(pse) {
+                return WakeupVerdict::EarliestDeadline;
+            }
+            return self.no_preempt_reason(q, se, pse, true);
         }
         if !self.features_eevdf.wakeup_preemption {
-            return false;
+            return WakeupVerdict::NoWakeupPreemption;
         }
         let (se, pse) = self.find_matching_se(curr, woken);
+        self.wakeup_group_level = pse != woken;
         let (cse_idle, pse_idle) = (self.se_is_idle(se), self.se_is_idle(pse));
         if cse_idle && !pse_idle {
             if model >= KernelModel::Linux618 {
                 self.cancel_protect_slice(se);
             }
-            return true;
+            return WakeupVerdict::CurrIdle;
         }
         if cse_idle != pse_idle {
-            return false;
+            return WakeupVerdict::WokenIdle;
         }
         if woken_policy != Policy::Normal {
-            return false; // BATCH and IDLE tasks do not preempt others
+            return WakeupVerdict::NoWakeupPreemption; // BATCH and IDLE tasks do not preempt others
         }
         let q = self.cfs_rq_of(se);
         self.eevdf_update_curr(q);
@@ -997,19 +992,68 @@ impl Cfs {
                 let e = self.se_mut(se);
                 e.vlag = e.deadline + 1;
             }
-            return self.pick_eevdf(q, true) == Some(pse);
+            if self.pick_eevdf(q, true) == Some(pse) {
+                return if short { WakeupVerdict::ShortSlice } else { WakeupVerdict::EarliestDeadline };
+            }
+            return self.no_preempt_reason(q, se, pse, true);
         }
         let short = self.features_eevdf.preempt_short && self.se(pse).slice < self.se(se).slice;
         if self.pick_eevdf(q, !short) == Some(pse) {
             if short {
                 self.cancel_protect_slice(se);
+                return WakeupVerdict::ShortSlice;
             }
-            return true;
+            return WakeupVerdict::EarliestDeadline;
         }
+        let verdict = self.no_preempt_reason(q, se, pse, !short);
         if self.features_eevdf.run_to_parity && short {
             self.update_protect_slice(q, se);
         }
-        false
+        verdict
+    }
+
+    /// Why `pick_eevdf(q, protect)` did not choose the woken entity `pse`
+    /// over `se` (curr's entity at that level), in the order it tests: the
+    /// woken one is not eligible; curr (eligible) is protected by the
+    /// version's RUN_TO_PARITY rule; curr's deadline is not later; else
+    /// another queued entity's deadline is earlier.
+    fn no_preempt_reason(&self, q: CfsRqId, se: EntityId, pse: EntityId, protect: bool) -> WakeupVerdict {
+        if !self.entity_eligible(q, pse) {
+            return WakeupVerdict::NotEligible;
+        }
+        let c = self.se(se);
+        if c.on_rq && self.entity_eligible(q, se) {
+            if let Some(v) = self.protection(c, protect) {
+                return v;
+            }
+            if c.deadline.wrapping_sub(self.se(pse).deadline) <= 0 {
+                return WakeupVerdict::LaterDeadline;
+            }
+        }
+        WakeupVerdict::OtherEarlier
+    }
+
+    /// The RUN_TO_PARITY protection of an eligible curr `e`, per version:
+    /// 6.6/6.12 while the deadline stashed in `vlag` at pick holds
+    /// (`pick_eevdf`), 6.18 while `protect_slice` (`__pick_eevdf` with `protect`).
+    fn protection(&self, e: &super::entity::SchedEntity, protect: bool) -> Option<WakeupVerdict> {
+        match self.model() {
+            KernelModel::Linux66 | KernelModel::Linux612 => {
+                (self.features_eevdf.run_to_parity && e.vlag == e.deadline).then_some(WakeupVerdict::RunToParity)
+            }
+            _ => (protect && Self::protect_slice(e)).then_some(WakeupVerdict::SliceProtected),
+        }
+    }
+
+    /// `entity_lag` (6.12 :702; the arithmetic of `update_entity_lag` in 6.6
+    /// :710 and 6.18 :693): `V - vruntime` of `se` in its queue `q`, clamped
+    /// to `calc_delta_fair(max(2·slice, TICK_NSEC))`, the entity's weight
+    /// scaling the clamp. Eligible exactly when it is ≥ 0 (V is rounded down).
+    pub fn entity_lag(&self, q: CfsRqId, se: EntityId) -> i64 {
+        let lag = self.avg_vruntime(q).wrapping_sub(self.se(se).vruntime);
+        let e = self.se(se);
+        let limit = calc_delta_fair((2 * e.slice).max(self.tick_nsec), &e.load) as i64;
+        lag.clamp(-limit, limit)
     }
 
     /// `yield_task_fair` (6.6/6.12: the deadline moves one vslice; 6.18: an

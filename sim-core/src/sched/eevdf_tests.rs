@@ -10,7 +10,7 @@ use crate::sched::eevdf::ENQUEUE_INITIAL;
 use crate::sched::entity::SchedEntity;
 use crate::sched::fair::{Cfs, DEQUEUE_SLEEP, ENQUEUE_WAKEUP, FairConfig};
 use crate::sched::group::GroupLoad;
-use crate::sched::model::KernelModel;
+use crate::sched::model::{KernelModel, WakeupVerdict};
 use crate::sched::tunables::{CfsTunables, EevdfFeatures, EevdfTunables, TunableScaling, TunableValue, tick_nsec};
 use crate::sched::weights::LoadWeight;
 use crate::workload::Policy;
@@ -73,6 +73,10 @@ fn a_woken_task_is_placed_by_its_lag_and_gets_a_deadline_one_slice_on() {
     assert_eq!(cfs.avg_vruntime(ROOT), V0 + 4 * MS);
     // check_preempt_wakeup: A (v > V) is not eligible, B is: pick_eevdf = B.
     assert!(cfs.wakeup_preempt(A, B, 0, false));
+    assert_eq!(cfs.wakeup_verdict, WakeupVerdict::EarliestDeadline);
+    // entity_lag: B's V − v (1 ms, inside the clamp), A's negative: only B is eligible.
+    assert_eq!(cfs.entity_lag(ROOT, B), MS);
+    assert!(cfs.entity_lag(ROOT, A) < 0 && !cfs.entity_eligible(ROOT, A));
     assert!(cfs.eevdf_invariants().is_ok());
 }
 
@@ -94,6 +98,9 @@ fn run_to_parity_holds_off_a_wakeup_until_the_slice_ends() {
         // With the marker intact, pick_eevdf returns curr: no preemption;
         // without RUN_TO_PARITY the earliest eligible deadline wins.
         assert_eq!(cfs.wakeup_preempt(A, B, 0, false), !rtp, "RUN_TO_PARITY {rtp}");
+        // The rule that decided, for the report's history.
+        let want = if rtp { WakeupVerdict::RunToParity } else { WakeupVerdict::EarliestDeadline };
+        assert_eq!(cfs.wakeup_verdict, want);
     }
     // Once A's request is used up (t=3 ms, the tick's update_curr),
     // update_deadline gives it a new one and 6.6 reschedules there; B runs.
@@ -126,6 +133,8 @@ fn preempt_short_lets_a_short_slice_task_in() {
         // marker is cancelled (vlag = deadline + 1) and pick_eevdf takes B.
         // Without PREEMPT_SHORT the marker protects A.
         assert_eq!(cfs.wakeup_preempt(A, B, 0, false), short, "PREEMPT_SHORT {short}");
+        let want = if short { WakeupVerdict::ShortSlice } else { WakeupVerdict::RunToParity };
+        assert_eq!(cfs.wakeup_verdict, want);
         if short {
             assert_eq!(cfs.se(A).vlag, cfs.se(A).deadline + 1);
         }

@@ -35,7 +35,7 @@ use super::cfs_rq::CfsRq;
 use super::eevdf_tree::Item;
 use super::entity::SchedEntity;
 use super::group::{GroupLoad, MIN_SHARES, ROOT_GROUP, TaskGroup, calc_cfs_shares};
-use super::model::KernelModel;
+use super::model::{KernelModel, WakeupVerdict};
 use super::pelt::{self, LOAD_AVG_MAX};
 use super::tunables::{CfsTunables, EevdfFeatures, EevdfTunables, SchedFeatures};
 use super::weights::{LoadWeight, calc_delta, calc_delta_fair};
@@ -108,6 +108,12 @@ pub struct Cfs {
     /// EEVDF picks of an ineligible entity that no kernel rule explains
     /// (checked by `eevdf_invariants`; stays 0).
     pub pick_violations: u64,
+    /// Why the last wake-up check did or did not preempt (read by the
+    /// engine for the history records).
+    pub wakeup_verdict: super::model::WakeupVerdict,
+    /// The last check compared group entities (the woken task's and curr's
+    /// ancestors where their hierarchies meet), not the tasks themselves.
+    pub wakeup_group_level: bool,
     pub entities: Vec<SchedEntity>,
     pub cfs_rqs: Vec<CfsRq>,
     /// Task groups; index 0 is the root group.
@@ -147,6 +153,8 @@ impl Cfs {
             resched: Vec::new(),
             delayed_done: Vec::new(),
             pick_violations: 0,
+            wakeup_verdict: super::model::WakeupVerdict::NotChecked,
+            wakeup_group_level: false,
             entities: Vec::new(),
             cfs_rqs,
             groups: vec![root],
@@ -1266,19 +1274,37 @@ impl SchedClass for Cfs {
         resched
     }
 
-    /// `check_preempt_wakeup` (4.4 fair.c). `need_resched` is whether the CPU
-    /// already has a resched pending; `nr_running` counts tasks in curr's queue
-    /// for the buddy scaling test. Returns true to resched.
+    /// The model's wake-up preemption check (4.4 `check_preempt_wakeup`
+    /// below, 6.x `check_preempt_wakeup_fair`). `need_resched` is whether the
+    /// CPU already has a resched pending. Returns true to resched; the rule
+    /// that decided is left in `wakeup_verdict`.
     fn wakeup_preempt(&mut self, curr: EntityId, woken: EntityId, wake_flags: u32, need_resched: bool) -> bool {
-        if self.model.is_eevdf() {
-            return self.check_preempt_wakeup_fair(curr, woken, wake_flags, need_resched);
-        }
+        self.wakeup_group_level = false;
+        let verdict = if self.model.is_eevdf() {
+            self.check_preempt_wakeup_fair(curr, woken, wake_flags, need_resched)
+        } else {
+            self.check_preempt_wakeup(curr, woken, wake_flags, need_resched)
+        };
+        self.wakeup_verdict = verdict;
+        verdict.preempts()
+    }
+}
+
+impl Cfs {
+    /// `check_preempt_wakeup` (4.4 fair.c), with the rule that decided.
+    fn check_preempt_wakeup(
+        &mut self,
+        curr: EntityId,
+        woken: EntityId,
+        wake_flags: u32,
+        need_resched: bool,
+    ) -> WakeupVerdict {
         if curr == woken {
-            return false;
+            return WakeupVerdict::NotChecked;
         }
         // An enqueue that led to a throttle: saves work and a false next buddy.
         if self.throttled_hierarchy(self.cfs_rq_of(woken)) {
-            return false;
+            return WakeupVerdict::Throttled;
         }
         let curr_q = self.cfs_rq_of(curr);
         let scale = u64::from(self.rq(curr_q).nr_running) >= self.tunables.sched_nr_latency;
@@ -1289,33 +1315,36 @@ impl SchedClass for Cfs {
         }
         // We can come here with TIF_NEED_RESCHED already set from a new task's wakeup.
         if need_resched {
-            return false;
+            return WakeupVerdict::ReschedPending;
         }
         let curr_policy = self.se(curr).policy;
         let woken_policy = self.se(woken).policy;
         // `se` as the kernel's code leaves it: matched to the woken entity's level.
-        let se = if curr_policy == Policy::Idle && woken_policy != Policy::Idle {
+        let (se, verdict) = if curr_policy == Policy::Idle && woken_policy != Policy::Idle {
             // Idle tasks are by definition preempted by non-idle tasks.
-            curr
+            (curr, WakeupVerdict::CurrIdle)
         } else if woken_policy != Policy::Normal || !self.features.wakeup_preemption {
             // Batch and idle tasks do not preempt; their preemption is tick-driven.
-            return false;
+            return WakeupVerdict::NoWakeupPreemption;
         } else {
             let (se, pse) = self.find_matching_se(curr, woken);
+            self.wakeup_group_level = pse != woken;
             self.update_curr(self.cfs_rq_of(se));
-            if self.wakeup_preempt_entity(se, pse) != 1 {
-                return false;
+            match self.wakeup_preempt_entity(se, pse) {
+                1 => {}
+                0 => return WakeupVerdict::WithinGranularity,
+                _ => return WakeupVerdict::NotBehind,
             }
             // Bias pick_next to pick the entity that triggers this preemption.
             if !next_buddy_marked {
                 self.set_next_buddy(pse);
             }
-            se
+            (se, WakeupVerdict::BeyondGranularity)
         };
         // preempt: only set the backward buddy when the current entity is still queued.
         if self.features.last_buddy && scale && self.se(se).on_rq && self.se(se).is_task() {
             self.set_last_buddy(se);
         }
-        true
+        verdict
     }
 }
