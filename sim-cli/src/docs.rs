@@ -208,9 +208,7 @@ mod tests {
         for (vname, body) in variants {
             let toml::Value::Table(body) = body else { panic!("{name}: variant {vname} is not a table") };
             let mut d = doc.clone();
-            for ov in overrides::flatten(&body) {
-                overrides::apply(&mut d, &ov).unwrap();
-            }
+            overrides::apply_all(&mut d, &overrides::flatten(&body).unwrap()).unwrap();
             out.push((format!("{name} variant {vname}"), serde_json::to_value(&d).unwrap()));
         }
         out

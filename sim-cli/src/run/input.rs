@@ -63,7 +63,7 @@ mod tests {
     fn every_reader_is_bounded() {
         let zero = Path::new("/dev/zero");
         let errors = [
-            crate::run::load_text(zero).map(|_| ()).unwrap_err(),
+            crate::run::load_text(zero, &[]).map(|_| ()).unwrap_err(),
             crate::sweep::merge(&[zero.to_path_buf()], None, false, None).map(|_| ()).unwrap_err(),
             crate::fit_device::command(&[zero.to_path_buf()], "x").map(|_| ()).unwrap_err(),
             crate::rtapp::command(zero, None, &[], None).map(|_| ()).unwrap_err(),
