@@ -1200,7 +1200,12 @@ mod tests {
     fn an_eevdf_footer_names_its_model_and_settings() {
         let s = Scenario::from_toml("t.toml", crate::plot::CHART_TEST_SCENARIO).unwrap();
         let s = s
-            .with_overrides(&[("kernel.version", "\"6.18\""), ("features.RUN_TO_PARITY", "false"), ("tasks.sleeper.slice", "\"300us\"")])
+            .with_overrides(&[
+                ("kernel.version", "\"6.18\""),
+                ("devices.sda.elevator", "\"mq-deadline\""),
+                ("features.RUN_TO_PARITY", "false"),
+                ("tasks.sleeper.slice", "\"300us\""),
+            ])
             .unwrap();
         let r = crate::run(&s);
         let cap = crate::plot::data::caption(&[("short", &r)]);
