@@ -37,9 +37,21 @@ fn header(r: &RunReport, out: &mut String) {
         let _ = writeln!(out, "warning: {w}");
     }
     if s.warmup_ns > 0 {
+        // The figures the warm-up does not filter (README § A tour of the
+        // output), named so the header never claims more than it did.
+        let whole: Vec<&str> = [
+            (r.io.is_some(), "block devices' blktrace figures"),
+            (!r.userspace_io.is_empty(), "userspace I/O queues"),
+            (!r.limiters.is_empty(), "limiters"),
+        ]
+        .into_iter()
+        .filter_map(|(has, what)| has.then_some(what))
+        .collect();
+        let unfiltered =
+            if whole.is_empty() { String::new() } else { format!("; the {} cover the whole run", whole.join(", ")) };
         let _ = writeln!(
             out,
-            "warm-up: first {} excluded from every statistic ([report] warmup; waits and responses count if they ended after it)",
+            "warm-up: first {} excluded from every scheduling statistic ([report] warmup; waits and responses count if they ended after it){unfiltered}",
             format_duration(s.warmup_ns)
         );
     }
@@ -1040,6 +1052,27 @@ pub fn format_max_short(s: &LatencySummary) -> String {
 mod tests {
     use super::*;
     use sim_core::Scenario;
+
+    /// The warm-up line says what it excluded and never claims more: in a
+    /// scenario with block devices it names the blktrace figures, which
+    /// cover the whole run; without devices it names nothing else.
+    #[test]
+    fn the_warm_up_line_names_the_figures_it_does_not_filter() {
+        let line = |text: &str| {
+            let s = Scenario::from_toml("t.toml", text)
+                .unwrap()
+                .with_overrides(&[("duration", "\"300ms\""), ("report.warmup", "\"50ms\"")])
+                .unwrap();
+            let mut out = String::new();
+            header(&sim_core::run(&s), &mut out);
+            out.lines().find(|l| l.starts_with("warm-up:")).unwrap_or_default().to_string()
+        };
+        let io = line(include_str!("../../scenarios/cfq-starvation.toml"));
+        assert!(io.starts_with("warm-up: first 50ms excluded from every scheduling statistic"), "{io}");
+        assert!(io.ends_with("the block devices' blktrace figures cover the whole run"), "{io}");
+        let cpu = line(include_str!("../../scenarios/two-hogs.toml"));
+        assert!(cpu.starts_with("warm-up: first 50ms") && !cpu.contains("whole run"), "{cpu}");
+    }
 
     /// Defect: the header showed `--set machine.*` overrides (in the machine
     /// line) but not task-level ones such as `tasks.jvm-gc.nice=5`.
