@@ -315,7 +315,9 @@ pub fn load_text(path: &std::path::Path, sets: &[String]) -> Result<(String, Sce
 fn variant_scenarios(base: &Scenario) -> Result<Vec<(String, Scenario)>> {
     let mut out = vec![("base".to_string(), base.clone())];
     for v in base.variant_names() {
-        out.push((v.to_string(), base.with_variant(v)?));
+        // An error the --set causes in one variant names that variant.
+        let s = base.with_variant(v).with_context(|| format!("compare runs every variant; variant `{v}` with the --set"))?;
+        out.push((v.to_string(), s));
     }
     Ok(out)
 }

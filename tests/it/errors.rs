@@ -387,6 +387,18 @@ fn set_applies_before_validation() {
     let bad = GOOD.replace("cpus = 2", "cpus = 2\nhz = 7");
     let e = Scenario::from_toml_with("g.toml", &bad, &[("seed", "3")]).unwrap_err().to_string();
     assert!(e.starts_with("g.toml: machine.hz"), "{e}");
+    // The other way round: a 4.4 file whose variant sets a 4.4 tunable runs
+    // its base under `--set kernel.version=6.18`; the variant the override
+    // breaks is refused when it is chosen, blamed on the --set.
+    let file44 = GOOD.to_string() + "[variants.tight]\n\"cfs.sched_latency_ns\" = \"3ms\"\n";
+    let s = Scenario::from_toml_with("f.toml", &file44, &[("kernel.version", "6.18")]).unwrap();
+    assert_eq!(s.spec.kernel.version(), "6.18");
+    let e = s.with_variant("tight").unwrap_err().to_string();
+    assert!(e.contains("f.toml: --set: cfs.sched_latency_ns: does not exist in the Linux 6.18"), "{e}");
+    // A variant broken as written is still refused at load, --set or not.
+    let broken = GOOD.to_string() + "[variants.bad]\n\"machine.hz\" = 7\n";
+    let e = Scenario::from_toml_with("b.toml", &broken, &[("seed", "3")]).unwrap_err().to_string();
+    assert!(e.contains("b.toml: variant `bad`: machine.hz"), "{e}");
 }
 
 /// One key twice in one batch of `--set`s (any spelling) is refused; a later
