@@ -367,9 +367,14 @@ await test('the timeline has a colour key, and its table lists each span once in
   assert(await page.isVisible('#key-timeline'), 'the key is shown');
   const victim = keyItems.find((k) => k.text.includes('(victim)'));
   assert(victim && victim.text.startsWith(r.victim.worst.comm), `victim in the key: ${JSON.stringify(keyItems)}`);
-  for (const state of ['runnable (waiting)', 'runnable: the worst wait', 'wakeup, preempted', 'wakeup, no preemption']) {
+  for (const state of ['runnable (waiting)', 'runnable: the worst wait']) {
     assert(keyItems.some((k) => k.text.endsWith(state)), `key entry ${state}`);
   }
+  // ▲ (preempted the running task) and △ (no preemption) are told apart in
+  // the key by their label, filled against hollow.
+  const preempt = keyItems.find((k) => k.text.includes('wakeup, preempted the running task (filled)'));
+  const other = keyItems.find((k) => k.text.includes('wakeup, no preemption (hollow)'));
+  assert(preempt && other && preempt.text !== other.text, `key entries for both wakeups: ${JSON.stringify(keyItems)}`);
   const taskColours = keyItems.filter((k) => k.glyph.includes('Bar') && !k.glyph.includes('ThinBar')).map((k) => k.bg);
   assert(taskColours.length >= 2 && new Set(taskColours).size === taskColours.length, `one colour per task: ${taskColours}`);
   const rows = await page.$$eval('#table-timeline tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
