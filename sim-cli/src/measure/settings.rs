@@ -8,8 +8,7 @@
 use sim_core::scenario::{ScenarioSpec, TaskSpec};
 use sim_core::sched::model::KernelModel;
 use sim_core::sched::tunables::{
-    CfsTunables, EevdfFeatures, EevdfTunables, SchedFeatures, TunableScaling,
-    TunableValue,
+    CfsTunables, EevdfFeatures, EevdfTunables, SchedFeatures, TunableScaling, TunableValue, changed_features,
 };
 
 /// The flag that measures a scenario with `[limiters]` without them.
@@ -131,11 +130,8 @@ pub fn host_settings(spec: &ScenarioSpec, host_version: (u32, u32)) -> Vec<HostS
             write("cfs.base_slice_ns".into(), v.clone(), "base_slice_ns".into(), v);
         }
         let defaults = EevdfFeatures::defaults(kernel).iter(kernel);
-        for ((name, on), (_, default_on)) in eevdf_features.iter(kernel).into_iter().zip(defaults) {
-            if on != default_on {
-                let token = if on { name.to_string() } else { format!("NO_{name}") };
-                write(format!("features.{name}"), on.to_string(), format!("feature:{name}"), token);
-            }
+        for (name, on, token) in changed_features(eevdf_features.iter(kernel), defaults) {
+            write(format!("features.{name}"), on.to_string(), format!("feature:{name}"), token);
         }
     } else {
         // The 4.4 tunables and features (4.4 sysctls, 5.13+ debugfs; the
@@ -156,11 +152,8 @@ pub fn host_settings(spec: &ScenarioSpec, host_version: (u32, u32)) -> Vec<HostS
                 write(format!("cfs.{name}"), value.to_string(), name.into(), value.to_string());
             }
         }
-        for ((name, on), (_, default_on)) in features.iter().zip(SchedFeatures::default().iter()) {
-            if on != default_on {
-                let token = if on { name.to_string() } else { format!("NO_{name}") };
-                write(format!("features.{name}"), on.to_string(), format!("feature:{name}"), token);
-            }
+        for (name, on, token) in changed_features(features.iter(), SchedFeatures::default().iter()) {
+            write(format!("features.{name}"), on.to_string(), format!("feature:{name}"), token);
         }
     }
     // `report.warmup`: the statistics of a simulated run leave out its first

@@ -6,6 +6,7 @@ use super::latency::{CdfPoint, LatencySummary};
 use super::recorder::WaitKind;
 use crate::engine::StopReason;
 use crate::sched::model::WakeupVerdict;
+use crate::sched::tunables::changed_features;
 use crate::sched::tunables::{CfsTunables, SchedFeatures};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -219,12 +220,7 @@ impl Settings {
         let mut push = |name: &str, value: String| v.push((name.to_string(), value));
         // `sched_features` spelling of the features that differ from `defaults`.
         let changed = |now: Vec<(&'static str, bool)>, defaults: Vec<(&'static str, bool)>| {
-            let list: Vec<String> = now
-                .iter()
-                .zip(&defaults)
-                .filter(|(a, b)| a.1 != b.1)
-                .map(|(a, _)| if a.1 { a.0.to_string() } else { format!("NO_{}", a.0) })
-                .collect();
+            let list: Vec<String> = changed_features(now, defaults).into_iter().map(|(_, _, token)| token).collect();
             if list.is_empty() { "defaults".to_string() } else { list.join(" ") }
         };
         if self.kernel.is_eevdf() {
@@ -252,8 +248,11 @@ impl Settings {
     /// `model_settings` on one line (`name=value`, spaces in a name as `_`),
     /// after the model's name: `Linux 6.18 (EEVDF): base_slice_ns=2.8ms …`.
     pub fn model_line(&self) -> String {
-        let parts: Vec<String> =
-            self.model_settings().iter().map(|(k, v)| format!("{}={}", k.replace(' ', "_"), v.replace(' ', ","))).collect();
+        let parts: Vec<String> = self
+            .model_settings()
+            .iter()
+            .map(|(k, v)| format!("{}={}", k.replace(' ', "_"), v.replace(' ', ",")))
+            .collect();
         format!("{}: {}", self.kernel.describe(), parts.join(" "))
     }
 }
@@ -798,7 +797,9 @@ impl RunReport {
                     prev_eevdf: eevdf.then(|| prev.map(|_| EevdfView::of(prev_eevdf))).flatten(),
                     next_eevdf: eevdf.then(|| next.map(|_| EevdfView::of(next_eevdf))).flatten(),
                 },
-                RecordKind::Wakeup { task, vruntime, preempt, prev_cpu, verdict, group_level, eevdf: state, .. } => HistoryRow::Wakeup {
+                RecordKind::Wakeup {
+                    task, vruntime, preempt, prev_cpu, verdict, group_level, eevdf: state, ..
+                } => HistoryRow::Wakeup {
                     at_ns: r.at.ns(),
                     cpu: r.cpu.0,
                     task: label(Some(task)),

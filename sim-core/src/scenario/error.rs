@@ -81,7 +81,8 @@ pub const ECHO_MAX: usize = 80;
 /// Longest key path in an error, in characters (a path has at most
 /// `overrides::KEY_SEGMENTS_MAX` segments, each echoed at most `ECHO_MAX`).
 const KEY_ECHO_MAX: usize = 400;
-const FILE_ECHO_MAX: usize = 400;
+/// Longest file name in an error, in characters.
+pub(crate) const FILE_ECHO_MAX: usize = 400;
 /// Longest message of an error, in characters: every message is one line
 /// well under 4 KiB, whatever it echoes.
 pub const MESSAGE_MAX: usize = 1500;

@@ -151,7 +151,10 @@ fn syntax_message(text: &str, e: &toml::de::Error) -> String {
 }
 
 fn syntax(file: &str, message: String) -> ScenarioError {
-    ScenarioError::Syntax { file: error::bounded(file, 400), message: error::bounded(&message, error::MESSAGE_MAX) }
+    ScenarioError::Syntax {
+        file: error::bounded(file, error::FILE_ECHO_MAX),
+        message: error::bounded(&message, error::MESSAGE_MAX),
+    }
 }
 
 /// `--set` pairs as one batch of overrides.

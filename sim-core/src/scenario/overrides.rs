@@ -69,7 +69,10 @@ pub fn check_text(at: &[Segment], value: &Value) -> Result<(), KeyError> {
                 if let Some(c) = first_unsafe(s, allowed_in_value) {
                     return Err(KeyError::new(
                         render_path(&path),
-                        format!("the string \"{}\" holds the control character {c}; scenario text may not hold control characters (printed, they could rewrite the terminal)", echo(s)),
+                        format!(
+                            "the string \"{}\" holds the control character {c}; scenario text may not hold control characters (printed, they could rewrite the terminal)",
+                            echo(s)
+                        ),
                     ));
                 }
             }

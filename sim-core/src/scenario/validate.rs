@@ -13,8 +13,8 @@ use crate::ids::TaskId;
 use crate::sched::model::KernelModel;
 use crate::sched::topology::{MachineShape, THREADS_PER_CORE_MAX, cpu_list};
 use crate::sched::tunables::{
-    CUSTOM_SLICE_NS, CfsTunables, EevdfFeatures, EevdfTunables, HZ_CHOICES,
-    SYSCTL_GRANULARITY_NS, SYSCTL_WAKEUP_GRANULARITY_NS, SchedFeatures, TunableScaling, TunableValue,
+    CUSTOM_SLICE_NS, CfsTunables, EevdfFeatures, EevdfTunables, HZ_CHOICES, SYSCTL_GRANULARITY_NS,
+    SYSCTL_WAKEUP_GRANULARITY_NS, SchedFeatures, TunableScaling, TunableValue,
 };
 use crate::time::format_duration;
 use crate::workload::dist::parse_size;

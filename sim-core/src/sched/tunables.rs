@@ -178,6 +178,21 @@ impl SchedFeatures {
     }
 }
 
+/// The features of `now` that differ from `defaults` (both in the same
+/// order, as `SchedFeatures::iter` and `EevdfFeatures::iter` give them), each
+/// with the token `/sys/kernel/debug/sched_features` takes to set it: `NAME`
+/// when on, `NO_NAME` when off (`sched_feat_set`: 4.4 core.c, 6.x debug.c).
+pub fn changed_features(
+    now: impl IntoIterator<Item = (&'static str, bool)>,
+    defaults: impl IntoIterator<Item = (&'static str, bool)>,
+) -> Vec<(&'static str, bool, String)> {
+    now.into_iter()
+        .zip(defaults)
+        .filter(|((_, on), (_, default_on))| on != default_on)
+        .map(|((name, on), _)| (name, on, if on { name.to_string() } else { format!("NO_{name}") }))
+        .collect()
+}
+
 /// `normalized_sysctl_sched_base_slice` (6.6 and 6.12 fair.c:78/:76): 0.75 ms.
 pub const BASE_SLICE_NS: u64 = 750_000;
 /// The same in 6.18 (fair.c:79): 0.70 ms.
