@@ -1,0 +1,187 @@
+//! What the SMP policy (4.4 fair.c's placement and balancing) sees of the
+//! machine and may do to it: the `Machine` trait over the scheduler core's
+//! state, for the length of one policy call.
+//!
+//! `with_smp` takes the policy out of the core for the call, so it can read
+//! and drive the run queues through a `Balancer`; the moves it makes
+//! (`move_queued_task`, `stopper_preempt`) are the run-queue primitives of
+//! `rq.rs`, with no effect left over (an idle CPU's switch runs no steps).
+
+use super::rq::{Core, se_of};
+use super::world::World;
+use crate::cpuset::CpuSet;
+use crate::event::Event;
+use crate::ids::{CpuId, TaskId};
+use crate::sched::SchedClass;
+use crate::sched::balance::linux44::Smp44;
+use crate::sched::balance::{Machine, MigrateCause, TaskHotInputs};
+use crate::task::TaskState;
+
+/// The machine as one SMP policy call sees it.
+pub(super) struct Balancer<'c, 'w, 'a> {
+    core: &'c mut Core,
+    w: &'w mut World<'a>,
+}
+
+/// Runs the SMP policy with the machine: the policy is taken out of the
+/// core for the call so it can read and drive the run queues.
+pub(super) fn with_smp<R>(
+    core: &mut Core,
+    w: &mut World,
+    f: impl FnOnce(&mut Smp44, &mut Balancer<'_, '_, '_>) -> R,
+) -> R {
+    let mut smp = core.smp.take().expect("the SMP policy is not re-entered");
+    let r = f(&mut smp, &mut Balancer { core, w });
+    core.smp = Some(smp);
+    r
+}
+
+/// What the SMP policy sees of the machine and may do to it.
+impl Machine for Balancer<'_, '_, '_> {
+    fn clock_ns(&self) -> u64 {
+        self.w.clock.now.ns()
+    }
+
+    fn jiffies(&self) -> u64 {
+        self.w.clock.jiffies
+    }
+
+    fn hz(&self) -> u64 {
+        u64::from(self.w.spec.hz)
+    }
+
+    fn nr_running(&self, cpu: CpuId) -> u32 {
+        self.core.rqs[cpu.index()].nr_running
+    }
+
+    fn curr(&self, cpu: CpuId) -> Option<TaskId> {
+        self.core.rqs[cpu.index()].curr
+    }
+
+    fn task_cpu(&self, task: TaskId) -> CpuId {
+        self.w.tasks[task.index()].cpu
+    }
+
+    fn cpus_allowed(&self, task: TaskId) -> &CpuSet {
+        &self.w.tasks[task.index()].affinity
+    }
+
+    fn weighted_cpuload(&self, cpu: CpuId) -> u64 {
+        self.core.cfs.weighted_cpuload(cpu)
+    }
+
+    fn cpu_util_avg(&self, cpu: CpuId) -> u64 {
+        self.core.cfs.cpu_util(cpu)
+    }
+
+    fn h_nr_running(&self, cpu: CpuId) -> u32 {
+        self.core.cfs.rq(self.core.rqs[cpu.index()].root).h_nr_running
+    }
+
+    fn task_load_avg(&self, task: TaskId) -> u64 {
+        self.core.cfs.task_load_avg(se_of(task))
+    }
+
+    fn task_h_load(&mut self, task: TaskId) -> u64 {
+        let jiffies = self.w.clock.jiffies;
+        self.core.cfs.task_h_load(se_of(task), jiffies)
+    }
+
+    fn effective_load(&self, of_task: TaskId, cpu: CpuId, wl: i64, wg: i64) -> i64 {
+        let tg = self.core.cfs.task_group_of(se_of(of_task));
+        self.core.cfs.effective_load(tg, cpu, wl, wg)
+    }
+
+    fn update_blocked_averages(&mut self, cpu: CpuId) {
+        self.core.cfs.update_blocked_averages(cpu);
+    }
+
+    fn task_hot_inputs(&self, task: TaskId) -> TaskHotInputs {
+        let se = se_of(task);
+        let e = self.core.cfs.se(se);
+        let q = self.core.cfs.rq(e.cfs_rq);
+        TaskHotInputs {
+            sched_delayed: e.sched_delayed,
+            sched_idle: e.policy == crate::workload::Policy::Idle,
+            exec_start_ns: e.exec_start,
+            buddy: q.next == Some(se) || q.last == Some(se),
+        }
+    }
+
+    fn throttled_lb_pair(&self, task: TaskId, src: CpuId, dst: CpuId) -> bool {
+        let cfs = &self.core.cfs;
+        if !cfs.bw.used {
+            return false;
+        }
+        let g = &cfs.groups[self.w.tasks[task.index()].group.index()];
+        [src, dst].iter().any(|c| g.cfs_rq[c.index()].is_some_and(|q| cfs.throttled_hierarchy(q)))
+    }
+
+    fn cfs_task_at(&self, cpu: CpuId, index_from_head: usize) -> Option<TaskId> {
+        self.core.cfs_tasks.at(cpu, index_from_head)
+    }
+
+    fn cfs_tasks_move_tail(&mut self, cpu: CpuId, task: TaskId) {
+        self.core.cfs_tasks.move_tail(cpu, task);
+    }
+
+    /// `detach_task` → `deactivate_task(rq, p, 0)` + `set_task_cpu`, then
+    /// `attach_task` → `activate_task(rq, p, 0)` + `check_preempt_curr`
+    /// (4.4 fair.c). Without DEQUEUE_SLEEP/ENQUEUE_WAKEUP the vruntime is
+    /// made relative to the old queue's `min_vruntime` and rebased on the new.
+    fn move_queued_task(&mut self, task: TaskId, to: CpuId, cause: MigrateCause, by: CpuId) {
+        let (core, w) = (&mut *self.core, &mut *self.w);
+        let from = w.tasks[task.index()].cpu;
+        debug_assert_ne!(core.rqs[from.index()].curr, Some(task), "moving a running task");
+        debug_assert!(w.tasks[task.index()].affinity.contains(to), "moving a task outside its affinity");
+        let se = se_of(task);
+        debug_assert!(!core.cfs.throttled_hierarchy(core.cfs.se(se).cfs_rq), "throttled_lb_pair lets no such task go");
+        core.cfs.dequeue_task(se, 0);
+        core.cfs_tasks.remove(from, task);
+        core.sub_nr_running(from, w);
+        core.hrtick_update(from, w);
+        // set_task_cpu → migrate_task_rq_fair, set_task_rq.
+        core.cfs.migrate_task_rq(se);
+        core.cfs.set_task_rq(se, w.tasks[task.index()].group, to);
+        core.note_migration(task, from, to, cause, by, w);
+        // The vruntime travels relative: dequeue_entity subtracted the old
+        // queue's min_vruntime, enqueue_entity adds the new one's (as it
+        // stands before its update_curr, which may be a tick stale, as in 4.4).
+        let relative = core.cfs.se(se).vruntime;
+        let new_min = core.cfs.rq(core.cfs.se(se).cfs_rq).min_vruntime;
+        // The destination queue may throttle at this enqueue (an empty group
+        // queue without runtime there: check_enqueue_throttle).
+        core.activate_task(to, task, 0, w);
+        // 4.4 only: EEVDF keeps vruntime absolute and places by the saved lag.
+        assert!(
+            core.cfs.model.is_eevdf() || core.cfs.se(se).vruntime == relative + new_min,
+            "vruntime not rebased on migration: seed {} at {}",
+            w.spec.seed,
+            w.clock.now.ns()
+        );
+        core.hrtick_update(to, w);
+        core.check_preempt_curr(to, task, 0, w);
+    }
+
+    fn kick_nohz_balancer(&mut self, ilb: CpuId) {
+        self.w.queue.push(self.w.clock.now, Event::NohzKick { cpu: ilb });
+    }
+
+    fn queue_active_balance(&mut self, busiest: CpuId) {
+        self.w.queue.push(self.w.clock.now, Event::ActiveBalance { cpu: busiest });
+    }
+
+    /// The stopper task preempts the running task (`put_prev_task`), which
+    /// stays queued; the CPU picks again once the stopper is done.
+    fn stopper_preempt(&mut self, cpu: CpuId) {
+        let (core, w) = (&mut *self.core, &mut *self.w);
+        let Some(curr) = core.rqs[cpu.index()].curr else { return };
+        if w.tasks[curr.index()].state != TaskState::Running {
+            return;
+        }
+        core.cfs.put_prev_task(se_of(curr));
+        core.apply_class_resched(w);
+        core.context_switch(cpu, Some(curr), None, w);
+        core.resched_curr(cpu);
+    }
+}

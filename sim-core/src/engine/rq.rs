@@ -1,0 +1,572 @@
+//! The per-CPU scheduler state (`struct rq` of every CPU, with the fair
+//! class and the SMP policy) and the run-queue primitives core.c builds its
+//! paths from: `resched_curr`, `activate_task`, `add_nr_running`,
+//! `check_preempt_curr`, `context_switch`, the HRTICK, the tick's arming,
+//! and the records of wake-ups and migrations.
+//!
+//! The generic paths that also consult the SMP policy (schedule, wake-ups,
+//! the tick) sit above, in `sched_core.rs`; the `Machine` the policy sees,
+//! in `machine.rs`. Nothing here calls either.
+
+use super::effects::Effect;
+use super::world::World;
+use crate::event::{Event, EventQueue};
+use crate::ids::{CfsRqId, CpuId, EntityId, TaskId};
+use crate::metrics::history::{EevdfState, PrevState, RecordKind, SchedRecord};
+use crate::metrics::recorder::WaitKind;
+use crate::rng::SimRng;
+use crate::sched::SchedClass;
+use crate::sched::balance::MigrateCause;
+use crate::sched::balance::linux44::Smp44;
+use crate::sched::cfs_tasks::CfsTasks;
+use crate::sched::fair::Cfs;
+use crate::sched::model::WakeupVerdict;
+use crate::task::TaskState;
+use crate::tick::TickCalendar;
+use crate::time::SimTime;
+use std::collections::VecDeque;
+
+/// `hrtick_start` (4.4 core.c): "Don't schedule slices shorter than 10000ns".
+const HRTICK_MIN_NS: u64 = 10_000;
+
+/// A task's scheduling entity: task entities come first, as `EntityId(task)`.
+pub(super) fn se_of(task: TaskId) -> EntityId {
+    EntityId(task.0)
+}
+
+/// Per-CPU state outside CFS (`struct rq`).
+#[derive(Clone, Debug)]
+pub(super) struct Rq {
+    pub curr: Option<TaskId>,
+    /// The root CFS run queue (`rq->cfs`).
+    pub root: CfsRqId,
+    /// Runnable tasks, the running one included (`rq->nr_running`).
+    pub nr_running: u32,
+    pub need_resched: bool,
+    pub tick_armed: bool,
+    /// A wake-up's resched is held back by the machine's wake-up latency
+    /// (`machine.wakeup_latency`): a `Resume` event delivers it.
+    pub resched_deferred: bool,
+    pub hrtick_armed: bool,
+    pub hrtick_generation: u32,
+    pub idle_since: SimTime,
+}
+
+impl Rq {
+    pub fn new(root: CfsRqId) -> Rq {
+        Rq {
+            curr: None,
+            root,
+            nr_running: 0,
+            need_resched: false,
+            tick_armed: false,
+            hrtick_armed: false,
+            hrtick_generation: 0,
+            idle_since: SimTime::ZERO,
+            resched_deferred: false,
+        }
+    }
+}
+
+/// The scheduler core's state: every CPU's run queue, the fair class, the
+/// SMP policy, and the preemption points pending in this event.
+#[derive(Clone, Debug)]
+pub(super) struct Core {
+    pub cfs: Cfs,
+    pub rqs: Vec<Rq>,
+    /// `rq->cfs_tasks` of every CPU.
+    pub cfs_tasks: CfsTasks,
+    /// Placement and balancing (4.4 fair.c's SMP half) and its state.
+    /// (Taken out while it runs: see `machine::with_smp`.)
+    /// Boxed so taking it out moves a pointer, not the whole state.
+    pub smp: Option<Box<Smp44>>,
+    /// CPUs flagged `need_resched` during this event, for `settle`.
+    pub resched: VecDeque<CpuId>,
+    /// Exact event elision (`tick.rs`); off only through `set_elision`.
+    pub elision: bool,
+    /// With elision, every CPU's next tick (not in the event queue).
+    pub ticks: TickCalendar,
+    /// `machine.wakeup_latency` samples (its own stream: noise never shifts
+    /// the tasks' draws).
+    pub noise_rng: SimRng,
+}
+
+impl Core {
+    pub fn resched_curr(&mut self, cpu: CpuId) {
+        let rq = &mut self.rqs[cpu.index()];
+        if !rq.need_resched {
+            rq.need_resched = true;
+            self.resched.push_back(cpu);
+        }
+    }
+
+    /// Applies the reschedules the fair class asked for from inside its last
+    /// call (EEVDF's `update_curr` at a slice end, `resched_curr_lazy`).
+    /// Also drains the bandwidth outboxes: timers to arm, and throttles and
+    /// unthrottles, which change the CPU's `nr_running` and the cause of its
+    /// waiting tasks' delays.
+    pub fn apply_class_resched(&mut self, w: &mut World) {
+        while let Some(cpu) = self.cfs.resched.pop() {
+            if self.rqs[cpu.index()].curr.is_some() {
+                self.resched_curr(cpu);
+            }
+        }
+        if self.cfs.bw.used {
+            self.apply_bandwidth(w);
+        }
+    }
+
+    fn apply_bandwidth(&mut self, w: &mut World) {
+        push_bandwidth_timers(w.queue, &mut self.cfs.bw.timers);
+        for e in std::mem::take(&mut self.cfs.bw.events) {
+            for _ in 0..e.nr_delta.unsigned_abs() {
+                if e.nr_delta > 0 {
+                    self.add_nr_running(e.cpu, w);
+                } else {
+                    self.sub_nr_running(e.cpu, w);
+                }
+            }
+            if e.throttled {
+                // The tasks waiting below the throttled queue now wait for runtime.
+                // cfs_tasks holds the CPU's queued tasks (bounded by its length).
+                let mut i = 0;
+                while let Some(task) = self.cfs_tasks.at(e.cpu, i) {
+                    i += 1;
+                    let t = &mut w.tasks[task.index()];
+                    if t.state == TaskState::Runnable
+                        && let Some((_, kind)) = t.waiting.as_mut()
+                        && self.cfs.group_is_under(t.group, e.group)
+                    {
+                        *kind = WaitKind::Throttled;
+                    }
+                }
+            } else if self.rqs[e.cpu.index()].curr.is_none() && self.cfs.rq(self.rqs[e.cpu.index()].root).nr_running > 0
+            {
+                // unthrottle_cfs_rq (4.4 and 6.x): `rq->curr == rq->idle &&
+                // rq->cfs.nr_running`: the root queue's entities, which in
+                // 6.12+ include a delayed-dequeue one that no task count shows;
+                // the pick then finishes its dequeue.
+                self.resched_curr(e.cpu);
+            }
+            let rq = &self.rqs[e.cpu.index()];
+            let root_min_vruntime = self.cfs.rq(rq.root).min_vruntime;
+            w.recorder.push_record(SchedRecord {
+                at: w.now(),
+                cpu: e.cpu,
+                min_vruntime: root_min_vruntime,
+                root_min_vruntime,
+                nr_running: rq.nr_running,
+                kind: RecordKind::Throttle { group: e.group, throttled: e.throttled },
+            });
+        }
+    }
+
+    /// Tasks whose delayed dequeue the pick on `cpu` completed (6.12+
+    /// `pick_next_entity` → `dequeue_entities(DEQUEUE_DELAYED)` → `__block_task`)
+    /// leave the CPU's run-queue counts.
+    pub fn finish_delayed_dequeues(&mut self, cpu: CpuId, w: &mut World) {
+        while let Some(se) = self.cfs.delayed_done.pop() {
+            let t = TaskId(se.0);
+            debug_assert_eq!(w.tasks[t.index()].cpu, cpu);
+            self.cfs_tasks.remove(cpu, t);
+            self.sub_nr_running(cpu, w);
+        }
+    }
+
+    pub fn arm_tick(&mut self, cpu: CpuId, w: &mut World) {
+        let rq = &mut self.rqs[cpu.index()];
+        if !rq.tick_armed {
+            rq.tick_armed = true;
+            // Ticks fall at tick_offset + k·TICK_NSEC on every CPU
+            // (sched_skew_tick=0); an idle CPU's tick is stopped (NO_HZ idle)
+            // and restarts at the next one.
+            let (now, off, tick) = (w.now().ns(), w.clock.tick_offset_ns, w.clock.tick_ns);
+            let next = if now < off { off } else { ((now - off) / tick + 1) * tick + off };
+            if self.elision {
+                let key = w.queue.reserve_key(SimTime(next));
+                self.ticks.arm(cpu, key);
+            } else {
+                w.queue.push(SimTime(next), Event::Tick { cpu });
+            }
+        }
+    }
+
+    /// The HRTICK timer (`hrtick` in 4.4 core.c): `task_tick(rq, curr, 1)`.
+    pub fn hrtick(&mut self, cpu: CpuId, w: &mut World) {
+        self.rqs[cpu.index()].hrtick_armed = false;
+        let Some(curr) = self.rqs[cpu.index()].curr else { return };
+        if self.cfs.task_tick(se_of(curr), true, false) {
+            self.resched_curr(cpu);
+        }
+        self.apply_class_resched(w);
+    }
+
+    /// `hrtick_start_fair` (4.4 fair.c) with `hrtick_start`'s 10 µs minimum.
+    pub fn hrtick_start_fair(&mut self, cpu: CpuId, task: TaskId, w: &mut World) {
+        let Some(delta) = self.cfs.hrtick_delay(se_of(task)) else { return };
+        if delta < 0 {
+            if self.rqs[cpu.index()].curr == Some(task) {
+                self.resched_curr(cpu);
+            }
+            return;
+        }
+        let rq = &mut self.rqs[cpu.index()];
+        rq.hrtick_generation = rq.hrtick_generation.wrapping_add(1);
+        rq.hrtick_armed = true;
+        let generation = rq.hrtick_generation;
+        let at = w.now().after((delta as u64).max(HRTICK_MIN_NS));
+        w.queue.push(at, Event::HrTick { cpu, generation });
+    }
+
+    /// `hrtick_update` (4.4 fair.c), after an enqueue or dequeue on `cpu`.
+    pub fn hrtick_update(&mut self, cpu: CpuId, w: &mut World) {
+        if !self.cfs.hrtick_enabled() {
+            return;
+        }
+        if let Some(curr) = self.rqs[cpu.index()].curr
+            && self.cfs.hrtick_update_wanted(se_of(curr))
+        {
+            self.hrtick_start_fair(cpu, curr, w);
+        }
+    }
+
+    /// `context_switch` on `cpu` from `prev` to `next` (either may be idle):
+    /// the outgoing task's accounting and the `sched_switch` record, then the
+    /// incoming task starts (`switch_in`).
+    pub fn context_switch(&mut self, cpu: CpuId, prev: Option<TaskId>, next: Option<TaskId>, w: &mut World) {
+        let now = w.now();
+        w.recorder.count_switch(cpu, now);
+        let own_q = next.map_or(self.rqs[cpu.index()].root, |n| self.cfs.se(se_of(n)).cfs_rq);
+        let min_vruntime = self.cfs.rq(own_q).min_vruntime;
+        let mut record = RecordKind::Switch {
+            prev: None,
+            prev_state: PrevState::Sleeping,
+            prev_sched_in: self.rqs[cpu.index()].idle_since,
+            prev_wait_ns: 0,
+            prev_sch_delay_ns: 0,
+            prev_vruntime: 0,
+            next,
+            next_vruntime: next.map_or(0, |n| self.cfs.se(se_of(n)).vruntime),
+            prev_eevdf: prev.map_or_else(EevdfState::default, |p| self.eevdf_state(p, w)),
+            next_eevdf: next.map_or_else(EevdfState::default, |n| self.eevdf_state(n, w)),
+        };
+        if let Some(p) = prev {
+            self.switch_out(cpu, p, &mut record, w);
+        }
+        let rq = &self.rqs[cpu.index()];
+        let (root_min_vruntime, nr_running) = (self.cfs.rq(rq.root).min_vruntime, rq.nr_running);
+        w.recorder.push_record(SchedRecord { at: now, cpu, min_vruntime, root_min_vruntime, nr_running, kind: record });
+        let rq = &mut self.rqs[cpu.index()];
+        let was_idle = rq.curr.is_none();
+        rq.curr = next;
+        let Some(n) = next else {
+            rq.idle_since = now;
+            if w.spec.machine.nohz_idle && rq.nr_running == 0 {
+                // tick_nohz_idle_enter: the tick stops and the CPU joins
+                // nohz.idle_cpus_mask (nohz_balance_enter_idle).
+                self.smp_mut().tick_stopped(cpu);
+            }
+            return;
+        };
+        if was_idle && w.spec.machine.nohz_idle {
+            // tick_nohz_idle_exit → update_cpu_load_nohz.
+            let jiffies = w.clock.jiffies;
+            self.smp_mut().tick_restarted(jiffies, cpu);
+        }
+        self.switch_in(cpu, n, w);
+    }
+
+    /// The outgoing task `p` of `context_switch`: its burst's progress and
+    /// run time are accounted, and a preempted one starts waiting.
+    fn switch_out(&mut self, cpu: CpuId, p: TaskId, record: &mut RecordKind, w: &mut World) {
+        let now = w.now();
+        let vruntime = self.cfs.se(se_of(p)).vruntime;
+        let t = &mut w.tasks[p.index()];
+        if t.in_burst {
+            let done = now.since(t.progress_from);
+            t.work_left_ns -= done.min(t.work_left_ns);
+        }
+        t.burst_generation = t.burst_generation.wrapping_add(1);
+        let ran = now.since(t.sched_in_at);
+        t.runtime_ns += ran;
+        t.switches += 1;
+        t.sched_out_at = now;
+        w.recorder.ran(cpu, p, t.sched_in_at, now);
+        let prev_state = match t.state {
+            TaskState::Running => {
+                t.state = TaskState::Runnable;
+                t.waiting = Some((now, WaitKind::Preempt));
+                if self.cfs.bw.used && self.cfs.throttled_hierarchy(self.cfs.se(se_of(p)).cfs_rq) {
+                    // Switched out because its queue (or an ancestor's) ran out of quota.
+                    t.waiting = Some((now, WaitKind::Throttled));
+                }
+                PrevState::Preempted
+            }
+            TaskState::Exited => PrevState::Dead,
+            _ => PrevState::Sleeping,
+        };
+        if let RecordKind::Switch {
+            prev: rp,
+            prev_state: rs,
+            prev_sched_in,
+            prev_wait_ns,
+            prev_sch_delay_ns,
+            prev_vruntime,
+            ..
+        } = record
+        {
+            *rp = Some(p);
+            *rs = prev_state;
+            *prev_sched_in = t.sched_in_at;
+            *prev_wait_ns = t.last_wait_ns;
+            *prev_sch_delay_ns = t.last_sch_delay_ns;
+            *prev_vruntime = vruntime;
+        }
+    }
+
+    /// The incoming task `n` of `context_switch`: it runs, its wait ends
+    /// (delays recorded; the limiters told through `Effect::NoteDelay`), the
+    /// tick is armed, and it resumes its burst or runs its next steps
+    /// (`Effect::RunSteps`, the last thing the switch does).
+    fn switch_in(&mut self, cpu: CpuId, n: TaskId, w: &mut World) {
+        let now = w.now();
+        let context_switch_ns = w.spec.context_switch_ns;
+        let t = &mut w.tasks[n.index()];
+        t.state = TaskState::Running;
+        t.last_wait_ns = now.since(t.sched_out_at);
+        t.last_sch_delay_ns = 0;
+        t.sched_in_at = now;
+        t.progress_from = now.after(context_switch_ns);
+        if let Some(from) = t.io.stall_from.take() {
+            w.recorder.record_task_latency(n, |m| &mut m.io_stall, now.since(from), now);
+        }
+        let t = &mut w.tasks[n.index()];
+        let waited = t.waiting.take();
+        if let Some((from, kind)) = waited {
+            t.last_sch_delay_ns = now.since(from);
+            let noise = std::mem::take(&mut t.noise_ns).min(now.since(from));
+            w.recorder.record_delay(n, cpu, from, now, kind);
+            if !w.spec.limiters.is_empty() {
+                // Only a limiter's adjustment reads the window: applied after
+                // the switch, the delay lands where the direct call put it.
+                w.emit(Effect::NoteDelay { task: n, ns: now.since(from) });
+            }
+            if w.spec.machine.wakeup_latency.is_some() && kind == WaitKind::Wakeup {
+                w.recorder.record_task_latency(n, |m| &mut m.wakeup_noise, noise, now);
+            }
+        }
+        self.arm_tick(cpu, w);
+        let t = &mut w.tasks[n.index()];
+        if !t.in_burst && context_switch_ns > 0 {
+            // The switch itself costs time before the task's next step runs.
+            t.in_burst = true;
+            t.work_left_ns = 0;
+        }
+        if t.in_burst {
+            let at = t.progress_from.after(t.work_left_ns);
+            let generation = t.burst_generation;
+            t.burst_end_at = at;
+            w.queue.push(at, Event::BurstEnd { task: n, generation });
+            let from = t.progress_from;
+            next_kernel_entry(n, from, w);
+        } else {
+            w.emit(Effect::RunSteps { task: n });
+        }
+    }
+
+    /// `task`'s EEVDF deadline and lag in its queue (6.x models), for the
+    /// history records; zero under 4.4, where they decide nothing.
+    pub fn eevdf_state(&self, task: TaskId, w: &World) -> EevdfState {
+        if !w.spec.kernel.is_eevdf() {
+            return EevdfState::default();
+        }
+        let se = se_of(task);
+        let e = self.cfs.se(se);
+        if e.on_rq {
+            EevdfState { deadline: e.deadline, lag: self.cfs.entity_lag(e.cfs_rq, se) }
+        } else {
+            EevdfState { deadline: EevdfState::NOT_QUEUED, lag: e.vlag }
+        }
+    }
+
+    /// `check_preempt_curr` (4.4 core.c): an idle CPU always reschedules; a
+    /// fair one asks `check_preempt_wakeup`. Returns whether a running task was
+    /// preempted (rescheduling an idle CPU is not a preemption).
+    pub fn check_preempt_curr(&mut self, cpu: CpuId, woken: TaskId, wake_flags: u32, w: &mut World) -> bool {
+        let rq = &self.rqs[cpu.index()];
+        let preempt = match rq.curr {
+            None => {
+                self.resched_curr(cpu);
+                self.cfs.wakeup_verdict = WakeupVerdict::IdleCpu;
+                self.cfs.wakeup_group_level = false;
+                return false;
+            }
+            Some(curr) => {
+                let need_resched = rq.need_resched;
+                let p = self.cfs.wakeup_preempt(se_of(curr), se_of(woken), wake_flags, need_resched);
+                self.apply_class_resched(w);
+                p
+            }
+        };
+        if preempt {
+            self.resched_curr(cpu);
+        }
+        preempt
+    }
+
+    /// The `sched_wakeup`/`sched_wakeup_new` record of `task` queued on
+    /// `cpu`; `waker_cpu` is where `try_to_wake_up` ran (see `RecordKind::Wakeup`).
+    pub fn record_wakeup(&mut self, cpu: CpuId, task: TaskId, preempt: bool, new_task: bool, cpus: [CpuId; 2], w: &mut World) {
+        let [waker_cpu, prev_cpu] = cpus;
+        let now = w.now();
+        let mut up = self.cfs.se(se_of(task)).parent;
+        while let Some(g) = up {
+            let e = self.cfs.se(g);
+            let tg = self.cfs.rq(e.my_q.expect("a parent is a group entity")).tg;
+            if w.recorder.counts(now) {
+                w.recorder.groups[tg.index()].sample(e.load.weight);
+            }
+            up = e.parent;
+        }
+        let rec = SchedRecord {
+            at: now,
+            cpu,
+            min_vruntime: self.cfs.rq(self.cfs.se(se_of(task)).cfs_rq).min_vruntime,
+            root_min_vruntime: self.cfs.rq(self.rqs[cpu.index()].root).min_vruntime,
+            nr_running: self.rqs[cpu.index()].nr_running,
+            kind: RecordKind::Wakeup {
+                task,
+                vruntime: self.cfs.se(se_of(task)).vruntime,
+                preempt,
+                new_task,
+                waker_cpu,
+                prev_cpu,
+                verdict: self.cfs.wakeup_verdict,
+                group_level: self.cfs.wakeup_group_level,
+                eevdf: self.eevdf_state(task, w),
+            },
+        };
+        w.recorder.push_record(rec);
+    }
+
+    /// `activate_task` (4.4 core.c): enqueue in the class, put the task on
+    /// the CPU's `cfs_tasks`, and count it in `nr_running` unless it joined a
+    /// throttled hierarchy. Returns whether it was counted.
+    pub fn activate_task(&mut self, cpu: CpuId, task: TaskId, flags: u32, w: &mut World) -> bool {
+        let counted = self.cfs.enqueue_task(se_of(task), flags);
+        self.apply_class_resched(w);
+        self.cfs_tasks.push_head(cpu, task);
+        if counted {
+            self.add_nr_running(cpu, w);
+        }
+        counted
+    }
+
+    /// `add_nr_running` (4.4 sched.h), with the metrics told.
+    pub fn add_nr_running(&mut self, cpu: CpuId, w: &mut World) {
+        let rq = &mut self.rqs[cpu.index()];
+        rq.nr_running += 1;
+        let nr = rq.nr_running;
+        // While the policy runs (a pull), it notes the count itself.
+        if let Some(smp) = self.smp.as_mut() {
+            smp.add_nr_running(cpu, nr - 1, nr);
+        }
+        w.recorder.cpu_nr_running(cpu, nr, w.clock.now);
+    }
+
+    /// `sub_nr_running` (4.4 sched.h).
+    pub fn sub_nr_running(&mut self, cpu: CpuId, w: &mut World) {
+        let rq = &mut self.rqs[cpu.index()];
+        rq.nr_running -= 1;
+        let nr = rq.nr_running;
+        w.recorder.cpu_nr_running(cpu, nr, w.clock.now);
+    }
+
+    pub fn smp_mut(&mut self) -> &mut Smp44 {
+        self.smp.as_mut().expect("the SMP policy is not re-entered")
+    }
+
+    /// `set_task_cpu`'s bookkeeping: the task's CPU, the counters and the
+    /// `sched_migrate_task` record (emitted by the CPU `by` doing the move).
+    pub fn note_migration(&mut self, task: TaskId, from: CpuId, to: CpuId, cause: MigrateCause, by: CpuId, w: &mut World) {
+        let now = w.now();
+        w.tasks[task.index()].cpu = to;
+        w.recorder.count_migration(task, from, to, cause, now);
+        let rec = SchedRecord {
+            at: now,
+            cpu: by,
+            min_vruntime: self.cfs.rq(self.rqs[to.index()].root).min_vruntime,
+            root_min_vruntime: self.cfs.rq(self.rqs[to.index()].root).min_vruntime,
+            nr_running: self.rqs[to.index()].nr_running,
+            kind: RecordKind::Migrate { task, orig_cpu: from, dest_cpu: to, cause },
+        };
+        w.recorder.push_record(rec);
+    }
+
+    /// The running task blocks: it stops being `TASK_RUNNING` and asks for a
+    /// reschedule; `schedule()` then dequeues it (`deactivate_task` in
+    /// `__schedule`, 4.4 core.c). Until then it is still `curr` and queued.
+    pub fn block(&mut self, task: TaskId, state: TaskState, w: &mut World) {
+        let cpu = w.tasks[task.index()].cpu;
+        debug_assert_eq!(self.rqs[cpu.index()].curr, Some(task));
+        w.tasks[task.index()].state = state;
+        self.resched_curr(cpu);
+    }
+
+    /// A `yield` step (`sched_yield` → `yield_task_fair`): the running task
+    /// gives up the rest of its turn and its CPU reschedules.
+    pub fn yield_task(&mut self, task: TaskId, w: &mut World) {
+        let cpu = w.tasks[task.index()].cpu;
+        self.cfs.yield_task(se_of(task), self.rqs[cpu.index()].nr_running);
+        self.apply_class_resched(w);
+        self.resched_curr(cpu);
+    }
+
+    /// The running task enters the kernel and reads its CPU time
+    /// (`clock_gettime(CLOCK_THREAD_CPUTIME_ID)` → `task_sched_runtime` →
+    /// `update_curr`); on the way back to user space a resched the update
+    /// raised (an EEVDF slice end) is honoured (`exit_to_user_mode_loop`).
+    pub fn kernel_entry(&mut self, task: TaskId, w: &mut World) {
+        self.cfs.kernel_entry(se_of(task));
+        self.apply_class_resched(w);
+        let now = w.now();
+        next_kernel_entry(task, now, w);
+    }
+
+    /// A `Resume` event on `cpu`: a deferred wake-up resched arrives, a
+    /// deferred preemption point is queued again, or the running task goes
+    /// on with its steps (returned: the caller runs them).
+    pub fn resume(&mut self, cpu: CpuId, w: &World) -> Option<TaskId> {
+        let rq = &mut self.rqs[cpu.index()];
+        if rq.resched_deferred {
+            // The wake-up's IPI or interrupt return arrives (machine noise).
+            rq.resched_deferred = false;
+            self.resched_curr(cpu);
+            return None;
+        }
+        if rq.need_resched {
+            self.resched.push_back(cpu);
+            return None;
+        }
+        rq.curr.filter(|t| w.tasks[t.index()].at_step_boundary())
+    }
+}
+
+/// Schedules the running task's next kernel entry, `kernel_every_ns` of
+/// work after `from`, if that falls before its burst ends.
+pub(super) fn next_kernel_entry(task: TaskId, from: SimTime, w: &mut World) {
+    let t = &w.tasks[task.index()];
+    let Some(every) = t.kernel_every_ns else { return };
+    let at = from.after(every);
+    if at < t.burst_end_at {
+        let generation = t.burst_generation;
+        w.queue.push(at, Event::KernelEntry { task, generation });
+    }
+}
+
+/// Arms the bandwidth timers the fair class asked for (`Event::BandwidthTimer`).
+pub(super) fn push_bandwidth_timers(queue: &mut EventQueue, timers: &mut Vec<crate::sched::bandwidth::TimerRequest>) {
+    for t in timers.drain(..) {
+        queue.push(SimTime(t.at), Event::BandwidthTimer { group: t.group, slack: t.slack, generation: t.generation });
+    }
+}

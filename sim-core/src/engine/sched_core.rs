@@ -1,0 +1,289 @@
+//! core.c's generic paths, over the run-queue primitives of `rq.rs` and the
+//! SMP policy reached through `machine.rs`: `scheduler_tick`, `__schedule`,
+//! `wake_up_new_task`, `try_to_wake_up` (with `select_task_rq` and the
+//! machine's wake-up latency), and the NO_HZ and active-balance entries.
+//!
+//! They call the fair class's hooks and know no fair-class rule. What must
+//! follow a switch (the incoming task's steps, the limiters' delay windows)
+//! is handed back as effects (`rq.rs`, `Core::switch_in`).
+
+use super::machine::with_smp;
+use super::rq::{Core, se_of};
+use super::world::World;
+use crate::event::Event;
+use crate::ids::{CpuId, TaskId};
+use crate::metrics::recorder::WaitKind;
+use crate::sched::SchedClass;
+use crate::sched::balance::MigrateCause;
+use crate::sched::balance::linux44::Placement;
+use crate::sched::eevdf::{DEQUEUE_DELAYED, ENQUEUE_DELAYED};
+use crate::sched::fair::{DEQUEUE_SLEEP, ENQUEUE_WAKEUP, ENQUEUE_WAKING, WF_FORK};
+use crate::sched::model::WakeupVerdict;
+use crate::sched::topology::{SD_BALANCE_FORK, SD_BALANCE_WAKE};
+use crate::task::TaskState;
+
+impl Core {
+    /// `scheduler_tick` (4.4 core.c): `task_tick_fair` for the running
+    /// task, then `update_cpu_load_active` and `trigger_load_balance`. With
+    /// NO_HZ idle a CPU found idle here stops its tick.
+    pub fn scheduler_tick(&mut self, cpu: CpuId, w: &mut World) {
+        self.rqs[cpu.index()].tick_armed = false;
+        let curr = self.rqs[cpu.index()].curr;
+        if curr.is_none() && w.spec.machine.nohz_idle {
+            return; // stopped at idle entry (context_switch)
+        }
+        if let Some(curr) = curr {
+            let hrtick_active = self.rqs[cpu.index()].hrtick_armed;
+            if self.cfs.task_tick(se_of(curr), false, hrtick_active) {
+                self.resched_curr(cpu);
+            }
+            self.apply_class_resched(w);
+        }
+        with_smp(self, w, |smp, m| smp.scheduler_tick(m, cpu));
+        self.arm_tick(cpu, w);
+    }
+
+    /// The NO_HZ idle-balance kick arrives (`scheduler_ipi` →
+    /// `run_rebalance_domains` with `idle_balance = 1`).
+    pub fn nohz_kick(&mut self, cpu: CpuId, w: &mut World) {
+        with_smp(self, w, |smp, m| smp.nohz_kick_received(m, cpu));
+    }
+
+    /// The stopper of `cpu` runs `active_load_balance_cpu_stop`.
+    pub fn active_balance(&mut self, cpu: CpuId, w: &mut World) {
+        with_smp(self, w, |smp, m| smp.active_load_balance_cpu_stop(m, cpu));
+    }
+
+    /// `__schedule` (4.4 core.c) at a preemption point: a previous task that is
+    /// no longer running (it blocked or exited) is dequeued here, then the
+    /// next one is picked. A re-picked task stopped between steps goes on
+    /// (`Effect::RunSteps`, the last thing it does).
+    pub fn schedule(&mut self, cpu: CpuId, w: &mut World) {
+        let rq = &mut self.rqs[cpu.index()];
+        if self.cfs.hrtick_enabled() {
+            rq.hrtick_armed = false; // hrtick_clear
+        }
+        let prev = rq.curr;
+        let root = rq.root;
+        rq.resched_deferred = false;
+        if let Some(p) = prev
+            && !matches!(w.tasks[p.index()].state, TaskState::Running)
+        {
+            self.deactivate_prev(cpu, p, w);
+        }
+        let mut balanced = false;
+        if self.rqs[cpu.index()].nr_running == 0 {
+            // pick_next_task_fair finds nothing: idle_balance (4.4 fair.c) may pull.
+            with_smp(self, w, |smp, m| smp.idle_balance(m, cpu));
+            balanced = true;
+        }
+        let mut next = self.cfs.pick_next_task(root, prev.map(se_of)).map(|se| TaskId(se.0));
+        self.finish_delayed_dequeues(cpu, w);
+        // A throttle in the pick took tasks off this CPU's count.
+        self.apply_class_resched(w);
+        if next.is_none() && !balanced {
+            // Only delayed tasks were left (EEVDF, 6.12+): the pick dequeued
+            // them, then the CPU goes idle through the balancer as above.
+            with_smp(self, w, |smp, m| smp.idle_balance(m, cpu));
+            if self.rqs[cpu.index()].nr_running > 0 {
+                next = self.cfs.pick_next_task(root, None).map(|se| TaskId(se.0));
+                self.finish_delayed_dequeues(cpu, w);
+            }
+        }
+        self.apply_class_resched(w);
+        if self.cfs.hrtick_enabled()
+            && let Some(n) = next
+        {
+            self.hrtick_start_fair(cpu, n, w);
+        }
+        // clear_tsk_need_resched comes after the pick (4.4 __schedule): a
+        // resched raised while picking (hrtick_start_fair finding the re-picked
+        // task past its slice) is dropped, and the next tick decides.
+        self.rqs[cpu.index()].need_resched = false;
+        if next != prev {
+            self.context_switch(cpu, prev, next, w);
+        } else if let Some(t) = next
+            && w.tasks[t.index()].at_step_boundary()
+        {
+            // Re-picked while stopped between steps (after a wake or yield): go on.
+            w.emit(super::effects::Effect::RunSteps { task: t });
+        }
+    }
+
+    /// `__schedule`: prev is no longer TASK_RUNNING: `deactivate_task(DEQUEUE_SLEEP)`.
+    fn deactivate_prev(&mut self, cpu: CpuId, p: TaskId, w: &mut World) {
+        let exiting = w.tasks[p.index()].state == TaskState::Exited;
+        let se = se_of(p);
+        // A task that just ran is never below a throttled queue (its
+        // levels have a curr, which check_enqueue_throttle skips), so the
+        // dequeue reaches the root and the CPU's count drops by one.
+        debug_assert!(!self.cfs.throttled_hierarchy(self.cfs.se(se).cfs_rq), "a sleeper below a throttled queue");
+        if self.cfs.dequeue_task(se, DEQUEUE_SLEEP) {
+            self.cfs_tasks.remove(cpu, p);
+            self.sub_nr_running(cpu, w);
+        } else if exiting {
+            // A dying task does not stay delayed (6.12+ task_dead_fair
+            // finishes the dequeue); the others stay queued until picked or woken.
+            self.cfs.dequeue_task(se, DEQUEUE_SLEEP | DEQUEUE_DELAYED);
+            self.cfs.delayed_done.clear();
+            self.cfs_tasks.remove(cpu, p);
+            self.sub_nr_running(cpu, w);
+        }
+        if exiting {
+            self.cfs.remove_entity_load_avg(se); // task_dead_fair
+        }
+        self.apply_class_resched(w);
+    }
+
+    /// `sched_fork` + `wake_up_new_task` (4.4 core.c) for a scenario task.
+    /// No parent is modelled: the task is forked on the first CPU it may
+    /// use (`sched_fork` → `__set_task_cpu(p, smp_processor_id())`) by a
+    /// parent sitting at that queue's `min_vruntime`, then placed by
+    /// `select_task_rq(SD_BALANCE_FORK)`.
+    pub fn wake_up_new_task(&mut self, task: TaskId, w: &mut World) {
+        let parent_cpu = w.tasks[task.index()].affinity.iter().next().expect("validated affinity is never empty");
+        let se = se_of(task);
+        let group = w.tasks[task.index()].group;
+        // sched_fork: task_fork_fair runs on the parent's queue.
+        self.cfs.set_task_rq(se, group, parent_cpu);
+        let q = self.cfs.se(se).cfs_rq;
+        self.cfs.task_fork(q, se);
+        let current = self.rqs[parent_cpu.index()].curr;
+        let cpu = self.select_task_rq(task, parent_cpu, SD_BALANCE_FORK, parent_cpu, current, w).cpu;
+        if cpu != parent_cpu {
+            // set_task_cpu → migrate_task_rq_fair (4.4 removes the new task's
+            // never-attached average from the parent's queue: fixed in 4.6 by
+            // 0905f04eb21f), then set_task_rq; the vruntime is relative.
+            self.cfs.migrate_task_rq(se);
+            self.cfs.set_task_rq(se, group, cpu);
+            self.note_migration(task, parent_cpu, cpu, MigrateCause::Fork, parent_cpu, w);
+        }
+        let flags = self.cfs.new_task_enqueue_flags();
+        let counted = self.activate_task(cpu, task, flags, w);
+        let now = w.now();
+        let t = &mut w.tasks[task.index()];
+        t.cpu = cpu;
+        t.state = TaskState::Runnable;
+        t.waiting = Some((now, if counted { WaitKind::Wakeup } else { WaitKind::Throttled }));
+        t.sched_out_at = now;
+        // enqueue_task_fair ends with hrtick_update, before check_preempt_curr.
+        self.hrtick_update(cpu, w);
+        let preempt = self.check_preempt_curr(cpu, task, WF_FORK, w);
+        // The parent forks on the first CPU the child may use (see above).
+        self.record_wakeup(cpu, task, preempt, true, [parent_cpu, parent_cpu], w);
+    }
+
+    /// `try_to_wake_up` (4.4 core.c) for a blocked task, run on `waker`'s
+    /// CPU (a task's `wake` step), else on the task's own last CPU (its
+    /// timer, an arrival, an I/O completion).
+    pub fn try_to_wake_up(&mut self, task: TaskId, waker: Option<CpuId>, w: &mut World) {
+        let t = &w.tasks[task.index()];
+        debug_assert!(matches!(t.state, TaskState::Blocked(_)), "waking a task that is not blocked");
+        let prev_cpu = t.cpu;
+        let waker_cpu = waker.unwrap_or(prev_cpu);
+        if self.cfs.se(se_of(task)).sched_delayed {
+            // ttwu_runnable (6.12+ core.c): still queued by DELAY_DEQUEUE on
+            // its CPU; requeued in place (ENQUEUE_DELAYED), no CPU selection.
+            self.cfs.enqueue_task(se_of(task), ENQUEUE_DELAYED);
+            self.apply_class_resched(w);
+            self.ttwu_runnable_on(prev_cpu, task, [waker_cpu, prev_cpu], w);
+            return;
+        }
+        if self.cfs.se(se_of(task)).on_rq {
+            // Blocked in this instant but not yet dequeued by its CPU's
+            // schedule(): `ttwu_remote` (4.4 core.c) just makes it running again.
+            w.tasks[task.index()].state = TaskState::Running;
+            self.cfs.wakeup_verdict = WakeupVerdict::NotChecked;
+            self.cfs.wakeup_group_level = false;
+            self.record_wakeup(prev_cpu, task, false, false, [waker_cpu, prev_cpu], w);
+            return;
+        }
+        let se = se_of(task);
+        // task_waking_fair: relative to the old queue; ENQUEUE_WAKING rebases
+        // it. record_wakee: `current` is what runs where the wake-up runs.
+        self.cfs.task_waking(se);
+        let current = self.rqs[waker_cpu.index()].curr;
+        let (jiffies, hz) = (w.clock.jiffies, u64::from(w.spec.hz));
+        self.smp_mut().record_wakee(jiffies, hz, current, waker_cpu, task);
+        let Placement { cpu, cause } = self.select_task_rq(task, prev_cpu, SD_BALANCE_WAKE, waker_cpu, current, w);
+        if cpu != prev_cpu {
+            // set_task_cpu → migrate_task_rq_fair, then set_task_rq.
+            self.cfs.migrate_task_rq(se);
+            self.cfs.set_task_rq(se, w.tasks[task.index()].group, cpu);
+            self.note_migration(task, prev_cpu, cpu, cause, waker_cpu, w);
+        }
+        self.activate_task(cpu, task, ENQUEUE_WAKEUP | ENQUEUE_WAKING, w);
+        // ttwu_do_wakeup: the CPU's idle period ends (avg_idle).
+        let now = w.now().ns();
+        self.smp_mut().ttwu_do_wakeup(now, cpu);
+        w.tasks[task.index()].cpu = cpu;
+        self.ttwu_runnable_on(cpu, task, [waker_cpu, prev_cpu], w);
+    }
+
+    /// The end of every wake-up, once the task is queued on `cpu`: it is
+    /// runnable and waiting, the HRTICK is updated (`enqueue_task_fair`
+    /// ends with `hrtick_update`), `check_preempt_curr` runs, the machine's
+    /// wake-up latency applies, and the `sched_wakeup` record is written.
+    /// `cpus`: the waker's CPU and the task's previous one.
+    fn ttwu_runnable_on(&mut self, cpu: CpuId, task: TaskId, cpus: [CpuId; 2], w: &mut World) {
+        let throttled = self.cfs.bw.used && self.cfs.throttled_hierarchy(self.cfs.se(se_of(task)).cfs_rq);
+        let now = w.now();
+        let t = &mut w.tasks[task.index()];
+        t.state = TaskState::Runnable;
+        t.waiting = Some((now, if throttled { WaitKind::Throttled } else { WaitKind::Wakeup }));
+        self.hrtick_update(cpu, w);
+        let resched_before = self.rqs[cpu.index()].need_resched;
+        let preempt = self.check_preempt_curr(cpu, task, 0, w);
+        self.wakeup_noise(cpu, task, resched_before, w);
+        self.record_wakeup(cpu, task, preempt, false, cpus, w);
+    }
+
+    /// Machine noise (`machine.wakeup_latency`): when this wake-up made its
+    /// CPU reschedule (idle exit or preemption), the switch waits for the
+    /// sampled latency (timer and IPI delivery, idle exit, VM exits). The
+    /// task's delay includes it; the recorder keeps the noise share apart.
+    fn wakeup_noise(&mut self, cpu: CpuId, task: TaskId, resched_before: bool, w: &mut World) {
+        let Some(dist) = w.spec.machine.wakeup_latency.as_ref() else { return };
+        let rq = &self.rqs[cpu.index()];
+        if resched_before || !rq.need_resched || rq.resched_deferred {
+            return;
+        }
+        let ns = dist.sample(&mut self.noise_rng).min(crate::scenario::validate::WAKEUP_LATENCY_MAX_NS);
+        if ns == 0 {
+            return;
+        }
+        let rq = &mut self.rqs[cpu.index()];
+        rq.need_resched = false; // the settle queue skips it
+        rq.resched_deferred = true;
+        w.tasks[task.index()].noise_ns = ns;
+        w.queue.push(w.clock.now.after(ns), Event::Resume { cpu });
+    }
+
+    /// `select_task_rq` (4.4 core.c): the class chooses only for a task
+    /// allowed on more than one CPU (`nr_cpus_allowed > 1`); a choice
+    /// outside the mask falls back (`select_fallback_rq`: the previous CPU
+    /// if allowed, else the first allowed CPU).
+    fn select_task_rq(
+        &mut self,
+        task: TaskId,
+        prev_cpu: CpuId,
+        sd_flag: u32,
+        this_cpu: CpuId,
+        current: Option<TaskId>,
+        w: &mut World,
+    ) -> Placement {
+        let cause = if sd_flag & SD_BALANCE_FORK != 0 { MigrateCause::Fork } else { MigrateCause::IdleSibling };
+        let mut placed = Placement { cpu: prev_cpu, cause };
+        if w.tasks[task.index()].nr_cpus_allowed > 1 {
+            placed = with_smp(self, w, |smp, m| smp.select_task_rq_fair(m, task, prev_cpu, sd_flag, this_cpu, current));
+        }
+        let allowed = &w.tasks[task.index()].affinity;
+        if !allowed.contains(placed.cpu) {
+            placed = Placement { cpu: prev_cpu, cause };
+            if !allowed.contains(prev_cpu) {
+                placed.cpu = allowed.iter().next().expect("validated affinity is never empty");
+            }
+        }
+        placed
+    }
+}

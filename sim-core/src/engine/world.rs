@@ -1,0 +1,60 @@
+//! The scheduling context every part of the engine works in: the clock, and
+//! (borrowed for one call) the tasks, the recorder, the event queue and the
+//! effects stack.
+//!
+//! Subsystems own their own state and get a `World` for what they share:
+//! they read the clock, arm their timers on the queue, record metrics, and
+//! hand back what another part must do as `Effect`s.
+
+use super::effects::{Effect, Effects};
+use crate::event::EventQueue;
+use crate::metrics::recorder::Recorder;
+use crate::scenario::ScenarioSpec;
+use crate::task::Task;
+use crate::time::SimTime;
+
+/// Simulated time: moved only by the event loop, when it pops an event.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Clock {
+    pub now: SimTime,
+    /// The scenario's duration.
+    pub end: SimTime,
+    /// `now / tick_ns`, updated when the clock moves.
+    pub jiffies: u64,
+    pub tick_ns: u64,
+    /// `machine.tick_offset`: ticks fall at tick_offset + k·TICK_NSEC.
+    pub tick_offset_ns: u64,
+}
+
+impl Clock {
+    /// Moves the clock to `at`: `now` and `jiffies` (ticks fall at
+    /// tick_offset + k·TICK_NSEC; jiffies counts them).
+    pub fn set(&mut self, at: SimTime) {
+        if at != self.now {
+            let off = self.tick_offset_ns;
+            self.jiffies = (at.ns() + (self.tick_ns - off) % self.tick_ns) / self.tick_ns;
+        }
+        self.now = at;
+    }
+}
+
+/// What a call into a subsystem may read and touch besides its own state.
+pub(crate) struct World<'a> {
+    pub spec: &'a ScenarioSpec,
+    pub clock: Clock,
+    pub tasks: &'a mut Vec<Task>,
+    pub recorder: &'a mut Recorder,
+    pub queue: &'a mut EventQueue,
+    pub out: &'a mut Effects,
+}
+
+impl World<'_> {
+    pub fn now(&self) -> SimTime {
+        self.clock.now
+    }
+
+    /// Hands `effect` back to the event loop.
+    pub fn emit(&mut self, effect: Effect) {
+        self.out.push(effect);
+    }
+}
