@@ -10,7 +10,7 @@ use crate::ids::{CpuId, DeviceId, GroupId, RequestId, SourceId, TaskId};
 use crate::time::SimTime;
 use crate::workload::limiter::LimiterId;
 
-/// Everything that can happen in a run. Dispatched by one `match` in `engine.rs`.
+/// Everything that can happen in a run. Dispatched by one `match` in `engine/mod.rs`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
     /// The periodic scheduler tick on one CPU (`scheduler_tick`).

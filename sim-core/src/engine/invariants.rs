@@ -75,7 +75,7 @@ impl Simulation {
         c.cpus(&nr)?;
         c.queues().map_err(|e| format!("{e} ({})", c.ctx))?;
         let cfs = &self.core.cfs;
-        if cfs.model.is_eevdf() {
+        if cfs.model.keeps_eevdf_sums() {
             cfs.eevdf_invariants().map_err(|e| format!("{e} ({})", c.ctx))?;
         }
         cfs.bandwidth_invariants().map_err(|e| format!("{e} ({})", c.ctx))?;
@@ -142,7 +142,7 @@ impl Checks<'_> {
                 _ if se.sched_delayed => {
                     // EEVDF DELAY_DEQUEUE (6.12+): asleep but still queued and
                     // counted, never running, until picked or woken.
-                    if is_curr || !se.on_rq || !cfs.model.is_eevdf() {
+                    if is_curr || !se.on_rq || !cfs.model.may_delay_dequeue() {
                         return Err(format!("{} is delayed but running or not queued ({ctx})", t.comm));
                     }
                     nr[t.cpu.index()] += 1;

@@ -377,7 +377,7 @@ impl Core {
     /// `task`'s EEVDF deadline and lag in its queue (6.x models), for the
     /// history records; zero under 4.4, where they decide nothing.
     pub fn eevdf_state(&self, task: TaskId, w: &World) -> EevdfState {
-        if !w.spec.kernel.is_eevdf() {
+        if !w.spec.kernel.records_eevdf_state() {
             return EevdfState::default();
         }
         let se = se_of(task);
@@ -416,7 +416,15 @@ impl Core {
 
     /// The `sched_wakeup`/`sched_wakeup_new` record of `task` queued on
     /// `cpu`; `waker_cpu` is where `try_to_wake_up` ran (see `RecordKind::Wakeup`).
-    pub fn record_wakeup(&mut self, cpu: CpuId, task: TaskId, preempt: bool, new_task: bool, cpus: [CpuId; 2], w: &mut World) {
+    pub fn record_wakeup(
+        &mut self,
+        cpu: CpuId,
+        task: TaskId,
+        preempt: bool,
+        new_task: bool,
+        cpus: [CpuId; 2],
+        w: &mut World,
+    ) {
         let [waker_cpu, prev_cpu] = cpus;
         let now = w.now();
         let mut up = self.cfs.se(se_of(task)).parent;
@@ -488,7 +496,15 @@ impl Core {
 
     /// `set_task_cpu`'s bookkeeping: the task's CPU, the counters and the
     /// `sched_migrate_task` record (emitted by the CPU `by` doing the move).
-    pub fn note_migration(&mut self, task: TaskId, from: CpuId, to: CpuId, cause: MigrateCause, by: CpuId, w: &mut World) {
+    pub fn note_migration(
+        &mut self,
+        task: TaskId,
+        from: CpuId,
+        to: CpuId,
+        cause: MigrateCause,
+        by: CpuId,
+        w: &mut World,
+    ) {
         let now = w.now();
         w.tasks[task.index()].cpu = to;
         w.recorder.count_migration(task, from, to, cause, now);

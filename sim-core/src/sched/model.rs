@@ -344,3 +344,30 @@ mod tests {
         assert!(!KernelModel::Linux44.elevators().contains(&"mq-deadline"));
     }
 }
+
+// --- engine: rules asked for by engine ---
+impl KernelModel {
+    /// The history records carry each task's EEVDF deadline and lag (6.x);
+    /// under 4.4 they decide nothing and are recorded as zero.
+    pub fn records_eevdf_state(self) -> bool {
+        self.is_eevdf()
+    }
+
+    /// A migrated task's vruntime travels relative to the queues'
+    /// `min_vruntime` (4.4 `migrate_task_rq_fair`); EEVDF keeps it absolute
+    /// and places the task by its saved lag.
+    pub fn migrates_relative_vruntime(self) -> bool {
+        !self.is_eevdf()
+    }
+
+    /// The class keeps EEVDF's tree and sums (`Cfs::eevdf_invariants` applies).
+    pub fn keeps_eevdf_sums(self) -> bool {
+        self.is_eevdf()
+    }
+
+    /// A sleeping task's entity may stay queued, delayed (`DELAY_DEQUEUE`
+    /// of the EEVDF class; never under 4.4).
+    pub fn may_delay_dequeue(self) -> bool {
+        self.is_eevdf()
+    }
+}

@@ -431,13 +431,7 @@ fn a_wakeup_that_races_with_blocking_keeps_the_task_running() {
     "#;
     let scenario = Scenario::from_toml("race.toml", toml).unwrap();
     let mut sim = Simulation::new(&scenario);
-    loop {
-        let r = sim.advance(crate::EventBudget(1));
-        sim.check_invariants().unwrap();
-        if r.is_final() {
-            break;
-        }
-    }
+    sim.run_to_end_checked().unwrap();
     // a never really sleeps: each wait is answered at once by b's wake.
     let r = sim.report();
     assert_eq!(r.tasks[0].runtime_ns, 10 * MS, "a keeps its CPU for the whole run");
