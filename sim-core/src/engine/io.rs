@@ -18,6 +18,7 @@ use crate::block::request::SECTOR_BYTES;
 use crate::ids::{DeviceId, RequestId, TaskId};
 use crate::scenario::validate::IO_SIZE_MAX;
 use crate::task::{BlockOn, IoOp, IoWait, TaskState};
+use crate::time::SimTime;
 use crate::userspace_io::{IoQueue, PendingIo};
 use crate::workload::{IoStep, Pattern};
 
@@ -81,6 +82,33 @@ pub(super) fn block_io(task: TaskId, wait: IoWait, w: &mut World) {
     w.emit(Effect::Block { task, state: TaskState::Blocked(BlockOn::Io) });
 }
 
+/// A prepared submission as a userspace I/O queue holds it, queued `now`.
+fn pending_of(s: Submission, now: SimTime) -> PendingIo {
+    PendingIo {
+        task: s.task,
+        seq: s.seq,
+        flags: s.flags,
+        sector: s.sector,
+        sectors: s.sectors,
+        bytes: s.bytes,
+        queued_at: now,
+    }
+}
+
+/// `submit_bio` of a submission, split into bios of at most `max_sectors`
+/// (`blk_queue_split`), on a legacy (single-queue) request queue.
+fn submit_split(q: &mut RequestQueue, now: SimTime, p: PendingIo) {
+    let max = u64::from(q.device.spec.max_sectors);
+    let mut at = p.sector;
+    let mut left = p.sectors;
+    while left > 0 {
+        let n = left.min(max);
+        q.submit_bio(now, p.task, p.seq, p.flags, at, n as u32);
+        at += n;
+        left -= n;
+    }
+}
+
 /// The block layer and the userspace I/O queues, for one call.
 pub(super) struct BlockIo<'a> {
     pub queues: &'a mut [RequestQueue],
@@ -94,15 +122,7 @@ impl BlockIo<'_> {
     pub fn submit(&mut self, s: Submission, w: &mut World) {
         let now = w.now();
         if let Some(c) = s.io_class {
-            let pending = PendingIo {
-                task: s.task,
-                seq: s.seq,
-                flags: s.flags,
-                sector: s.sector,
-                sectors: s.sectors,
-                bytes: s.bytes,
-                queued_at: now,
-            };
+            let pending = pending_of(s, now);
             self.io_queues[usize::from(c.queue)].queue(usize::from(c.class), pending);
             self.userspace_io_dispatch(usize::from(c.queue), w);
             return;
@@ -115,15 +135,7 @@ impl BlockIo<'_> {
             self.tag_wakes(s.device, w);
             return;
         }
-        let max = u64::from(q.device.spec.max_sectors);
-        let mut at = s.sector;
-        let mut left = s.sectors;
-        while left > 0 {
-            let n = left.min(max);
-            q.submit_bio(now, s.task, s.seq, s.flags, at, n as u32);
-            at += n;
-            left -= n;
-        }
+        submit_split(q, now, pending_of(s, now));
         self.run_queue(s.device, w);
     }
 
@@ -219,17 +231,8 @@ impl BlockIo<'_> {
             self.tag_wakes(device, w);
             return;
         }
-        let rq = &mut self.queues[device.index()];
-        let max = u64::from(rq.device.spec.max_sectors);
         for p in admitted {
-            let mut at = p.sector;
-            let mut left = p.sectors;
-            while left > 0 {
-                let n = left.min(max);
-                rq.submit_bio(now, p.task, p.seq, p.flags, at, n as u32);
-                at += n;
-                left -= n;
-            }
+            submit_split(&mut self.queues[device.index()], now, p);
         }
         self.run_queue(device, w);
     }
