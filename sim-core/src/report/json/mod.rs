@@ -5,8 +5,8 @@
 //! written (no floats), which keeps the bytes identical across targets.
 //! Fields may be added; existing ones are never renamed.
 
-use super::latency::LatencySummary;
-use super::report::{HistoryRow, RunReport};
+use super::run::{HistoryRow, RunReport};
+use crate::metrics::latency::LatencySummary;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -111,7 +111,7 @@ struct Measurement<'a> {
     not_reproduced: BTreeMap<&'a str, &'a str>,
 }
 
-fn measurement_dto(m: &super::measured::MeasuredInfo) -> Measurement<'_> {
+fn measurement_dto(m: &super::source::MeasuredInfo) -> Measurement<'_> {
     let h = &m.host;
     Measurement {
         host: Host {
@@ -249,8 +249,8 @@ struct IoLogLine<'a> {
     nr_sectors: u32,
 }
 
-fn io_dto(io: &super::io_report::IoReport) -> Io<'_> {
-    let counts = |d: &super::io_report::DeviceIoReport, i: usize| IoCounts {
+fn io_dto(io: &super::io::IoReport) -> Io<'_> {
+    let counts = |d: &super::io::DeviceIoReport, i: usize| IoCounts {
         queued: d.queued[i],
         queued_kib: d.queued_kib[i],
         merged: d.merged[i],
@@ -663,7 +663,7 @@ fn culprits(list: &[(String, u64)]) -> Vec<Culprit<'_>> {
 
 fn dto(r: &RunReport) -> Report<'_> {
     let s = &r.settings;
-    let cfs = !s.kernel.is_eevdf();
+    let cfs = !s.kernel.tuned_by_base_slice();
     Report {
         schema: SCHEMA,
         source: r.source.name(),
@@ -745,7 +745,7 @@ fn dto(r: &RunReport) -> Report<'_> {
             .map(|c| Cpu {
                 cpu: c.cpu,
                 host_cpu: match &r.source {
-                    super::measured::ReportSource::Measured(m) => m.host.cpu_map.get(usize::from(c.cpu)).copied(),
+                    super::source::ReportSource::Measured(m) => m.host.cpu_map.get(usize::from(c.cpu)).copied(),
                     _ => None,
                 },
                 busy_ns: c.busy_ns,
@@ -839,8 +839,8 @@ fn dto(r: &RunReport) -> Report<'_> {
         limiters: (!r.limiters.is_empty()).then(|| r.limiters.iter().map(limiter_dto).collect()),
         userspace_io: (!r.userspace_io.is_empty()).then(|| r.userspace_io.iter().map(userspace_io_dto).collect()),
         measurement: match &r.source {
-            super::measured::ReportSource::Measured(m) => Some(measurement_dto(m)),
-            super::measured::ReportSource::Simulated => None,
+            super::source::ReportSource::Measured(m) => Some(measurement_dto(m)),
+            super::source::ReportSource::Simulated => None,
         },
     }
 }
@@ -875,19 +875,19 @@ fn row(h: &HistoryRow) -> Row<'_> {
             min_vruntime: *min_vruntime,
             victim: *victim,
         },
-        HistoryRow::Wakeup { at_ns, cpu, task, vruntime, preempt, min_vruntime, victim, prev_cpu, placed_by, .. } => {
-            Row::Wakeup {
-                at_ns: *at_ns,
-                cpu: *cpu,
-                task,
-                vruntime: *vruntime,
-                preempt: *preempt,
-                min_vruntime: *min_vruntime,
-                victim: *victim,
-                prev_cpu: *prev_cpu,
-                placed_by: *placed_by,
-            }
-        }
+        HistoryRow::Wakeup {
+            at_ns, cpu, task, vruntime, preempt, min_vruntime, victim, prev_cpu, placed_by, ..
+        } => Row::Wakeup {
+            at_ns: *at_ns,
+            cpu: *cpu,
+            task,
+            vruntime: *vruntime,
+            preempt: *preempt,
+            min_vruntime: *min_vruntime,
+            victim: *victim,
+            prev_cpu: *prev_cpu,
+            placed_by: *placed_by,
+        },
         HistoryRow::Migrate { at_ns, cpu, task, orig_cpu, dest_cpu, cause, victim } => Row::Migrate {
             at_ns: *at_ns,
             cpu: *cpu,
@@ -957,7 +957,7 @@ struct LimiterPoint {
     observed_ns: Option<u64>,
 }
 
-fn limiter_dto(l: &super::limiter_report::LimiterReport) -> Limiter<'_> {
+fn limiter_dto(l: &super::limiter::LimiterReport) -> Limiter<'_> {
     Limiter {
         name: &l.name,
         tasks: &l.tasks,
@@ -1054,7 +1054,7 @@ struct UserspaceIoClass<'a> {
     latency: Latency,
 }
 
-fn userspace_io_dto(q: &super::userspace_io_report::IoQueueReport) -> UserspaceIoQueue<'_> {
+fn userspace_io_dto(q: &super::userspace_io::IoQueueReport) -> UserspaceIoQueue<'_> {
     UserspaceIoQueue {
         name: &q.name,
         device: &q.device,

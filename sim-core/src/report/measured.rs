@@ -4,108 +4,17 @@
 //! sched`); this module only turns the plain data it hands over into a
 //! report. No I/O here.
 
-use super::latency::{DELAY_BUCKETS, LatencyStats, LatencySummary, delay_bucket};
-use super::recorder::WaitKind;
-use super::report::{BucketRow, CpuReport, NamedDelay, RunReport, Settings, TaskReport, VictimReport, WorstDelay};
+use super::run::{
+    BucketRow, CpuReport, GroupCpuStat, GroupReport, NamedDelay, RunReport, Settings, TaskReport, VictimReport,
+    WorstDelay, one_hog_bound_ns, task_slices,
+};
+pub use super::source::{DelayViews, HostFacts, MeasuredInfo, ReportSource};
 use crate::engine::StopReason;
+use crate::metrics::latency::{DELAY_BUCKETS, LatencyStats, LatencySummary, delay_bucket};
+use crate::metrics::recorder::WaitKind;
 use crate::scenario::Scenario;
 use crate::time::SimTime;
 use std::collections::BTreeMap;
-
-/// Where a report's figures come from.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub enum ReportSource {
-    /// The simulator ran the scenario.
-    #[default]
-    Simulated,
-    /// The scenario's workload ran on a real kernel.
-    Measured(Box<MeasuredInfo>),
-}
-
-impl ReportSource {
-    pub fn name(&self) -> &'static str {
-        match self {
-            ReportSource::Simulated => "simulated",
-            ReportSource::Measured(_) => "measured",
-        }
-    }
-}
-
-/// The machine a measurement ran on, as the CLI found it.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct HostFacts {
-    /// `uname -r`.
-    pub kernel_release: String,
-    /// `cfs` (before 6.6) or `eevdf`.
-    pub scheduler: String,
-    pub hz: u32,
-    /// `config` (read from the kernel config) or `measured`.
-    pub hz_source: String,
-    /// CONFIG_NO_HZ_IDLE, when the config was readable.
-    pub nohz_idle: Option<bool>,
-    /// Online CPUs of the host, as a list (`0-3`).
-    pub cpus_online: String,
-    pub sockets: u16,
-    pub cores_per_socket: u16,
-    pub threads_per_core: u16,
-    pub numa_nodes: u16,
-    /// Host CPU of each scenario CPU (`scenario CPU i` ran on `cpu_map[i]`).
-    pub cpu_map: Vec<u16>,
-    /// `none`, `voluntary`, `full`, `lazy` or `rt`, and where that was read.
-    pub preempt: String,
-    pub preempt_source: String,
-    /// `v1`, `v2` or `none`.
-    pub cgroup: String,
-    /// `kernel.sched_autogroup_enabled`, if the kernel has it.
-    pub autogroup: Option<bool>,
-    pub cpu_model: String,
-    pub virtualized: Option<String>,
-    /// The host's tick grid: every CPU's tick expiry modulo the tick period
-    /// (`CLOCK_MONOTONIC`), when `/proc/timer_list` could be read.
-    pub tick_grid_ns: Option<u64>,
-    /// The host's ticks fell at `start + tick_offset_ns + k × tick` (the
-    /// scenario's `machine.tick_offset`); None when the start was not aligned.
-    pub tick_offset_ns: Option<u64>,
-    /// Why the start was not aligned with the host's ticks, when it was not.
-    pub tick_grid_missing: Option<String>,
-}
-
-/// What the measurement adds to a report.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct MeasuredInfo {
-    pub host: HostFacts,
-    /// Which view fills the report's delay figures: `perf` (`perf sched`
-    /// tracepoints, the kernel's view, as the simulator counts delays) or
-    /// `threads` (the threads' own timestamps).
-    pub delays_from: String,
-    /// Why `perf` was not used, when it was not.
-    pub perf_missing: Option<String>,
-    /// Per declared task: the delays seen from both views.
-    pub views: Vec<DelayViews>,
-    /// Sysctls and features written for the run (restored afterwards),
-    /// `(key as --set spells it, value written)`.
-    pub applied: Vec<(String, String)>,
-    /// Scenario settings the run did not reproduce (a flag allowed it):
-    /// `(key as --set spells it, the flag and why)`.
-    pub not_reproduced: Vec<(String, String)>,
-}
-
-/// One declared task's delays as its threads saw them and as `perf` saw them.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct DelayViews {
-    pub name: String,
-    /// Wake-ups: intended wake time (timer deadline, or the moment a waker
-    /// wrote to the pipe) → the thread's first instruction after it.
-    pub threads_wakeup: LatencySummary,
-    /// Gaps in the threads' CPU bursts longer than the detection threshold:
-    /// time runnable but not running.
-    pub threads_preempt: LatencySummary,
-    pub perf_wakeup: Option<LatencySummary>,
-    pub perf_preempt: Option<LatencySummary>,
-    /// `/proc/<tid>/schedstat` run_delay (the kernel's sum of the time the
-    /// threads waited on a run queue) over the run.
-    pub schedstat_run_delay_ns: u64,
-}
 
 /// One task instance, measured.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -152,7 +61,7 @@ pub struct Measurement {
     pub cpus: Vec<MeasuredCpu>,
     /// Each group with a CPU quota: its path and `cpu.stat` over the run
     /// (the report's `groups` then lists these groups only).
-    pub cpu_stats: Vec<(String, super::report::GroupCpuStat)>,
+    pub cpu_stats: Vec<(String, GroupCpuStat)>,
 }
 
 fn stats(samples: &[(u64, u64)]) -> LatencyStats {
@@ -311,10 +220,7 @@ impl RunReport {
                 .collect(),
             history: Vec::new(),
             history_truncated: false,
-            one_hog_bound_ns: super::report::one_hog_bound_ns(
-                spec,
-                crate::sched::tunables::tick_nsec(m.info.host.hz.max(1)),
-            ),
+            one_hog_bound_ns: one_hog_bound_ns(spec, crate::sched::tunables::tick_nsec(m.info.host.hz.max(1))),
         };
 
         let cpus = m
@@ -360,7 +266,7 @@ impl RunReport {
                 group_load: spec.groups.group_load.name(),
                 cfs_bandwidth: spec.bandwidth_rules.version(),
                 bandwidth_slice_us: spec.groups.any_quota().then_some(spec.bandwidth_slice_us),
-                task_slices: super::report::task_slices(spec),
+                task_slices: task_slices(spec),
             },
             groups: measured_groups(spec, &m, &tasks),
             victim,
@@ -378,17 +284,13 @@ impl RunReport {
 /// The groups whose `cpu.stat` was measured, as a simulated report shows
 /// them (tasks placed directly in the group and their CPU time; the group
 /// weights only a simulation knows are 0).
-fn measured_groups(
-    spec: &crate::scenario::ScenarioSpec,
-    m: &Measurement,
-    tasks: &[TaskReport],
-) -> Vec<super::report::GroupReport> {
+fn measured_groups(spec: &crate::scenario::ScenarioSpec, m: &Measurement, tasks: &[TaskReport]) -> Vec<GroupReport> {
     m.cpu_stats
         .iter()
         .filter_map(|(path, stat)| {
             let g = spec.groups.groups.iter().find(|g| &g.path == path)?;
             let members = tasks.iter().filter(|t| &t.group == path);
-            Some(super::report::GroupReport {
+            Some(GroupReport {
                 path: path.clone(),
                 shares: g.shares,
                 session: g.session.clone(),

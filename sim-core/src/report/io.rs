@@ -3,11 +3,11 @@
 //! device explained (its queue, what was dispatched meanwhile, the blkparse
 //! log before its dispatch). Plain data; formatting is the front ends' job.
 
-use super::io::IoRecorder;
-use super::latency::{CdfPoint, LatencySummary};
 use crate::block::{DeviceKind, ElevatorSpec};
-use crate::engine::Simulation;
 use crate::ids::TaskId;
+use crate::metrics::io::IoRecorder;
+use crate::metrics::latency::{CdfPoint, LatencySummary};
+use crate::view::RunView;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct IoReport {
@@ -120,17 +120,17 @@ pub struct WorstIoReport {
 }
 
 impl IoReport {
-    pub fn build(sim: &Simulation) -> Option<IoReport> {
-        if sim.queues.is_empty() {
+    pub fn build(v: &RunView) -> Option<IoReport> {
+        if v.queues.is_empty() {
             return None;
         }
-        let spec = sim.spec();
+        let spec = v.spec;
         let hz = spec.hz;
-        let comm = |t: TaskId| sim.task_comm(t).to_string();
+        let comm = |t: TaskId| v.task_comm(t).to_string();
         let pid = |t: TaskId| t.0 + 1;
         let mut devices = Vec::new();
         let mut processes = Vec::new();
-        for q in &sim.queues {
+        for q in v.queues {
             let d = &q.device.spec;
             let rec: &IoRecorder = &q.rec;
             let cfq_behaviour = match &d.elevator {
@@ -145,7 +145,7 @@ impl IoReport {
             // Waits still open at the end, per stage: a bio not yet
             // dispatched (Q2D), a dispatched request not yet completed (D2C),
             // any bio not yet completed (Q2C); per device and per task.
-            let now = sim.now();
+            let now = v.now;
             let mut open_q2d = (0u64, 0u64);
             let mut open_q2c = (0u64, 0u64);
             let mut proc_q2d: Vec<(u64, u64)> = vec![(0, 0); rec.procs.len()];
@@ -168,7 +168,7 @@ impl IoReport {
                     add(&mut open_d2c, now.since(d_at));
                 }
             }
-            let worst = q.worst_wait(sim.now(), &comm);
+            let worst = q.worst_wait(v.now, &comm);
             let worst = worst.as_ref().map(|w| WorstIoReport {
                 open: w.open,
                 comm: comm(w.task),
