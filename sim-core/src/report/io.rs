@@ -3,10 +3,11 @@
 //! device explained (its queue, what was dispatched meanwhile, the blkparse
 //! log before its dispatch). Plain data; formatting is the front ends' job.
 
-use crate::block::{DeviceKind, ElevatorSpec};
+use crate::block::{DeviceKind, ElevatorSpec, RequestQueue};
 use crate::ids::TaskId;
-use crate::metrics::io::IoRecorder;
+use crate::metrics::io::{IoRecorder, WorstWait};
 use crate::metrics::latency::{CdfPoint, LatencySummary};
+use crate::time::SimTime;
 use crate::view::RunView;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -124,135 +125,175 @@ impl IoReport {
         if v.queues.is_empty() {
             return None;
         }
-        let spec = v.spec;
-        let hz = spec.hz;
-        let comm = |t: TaskId| v.task_comm(t).to_string();
-        let pid = |t: TaskId| t.0 + 1;
         let mut devices = Vec::new();
         let mut processes = Vec::new();
         for q in v.queues {
-            let d = &q.device.spec;
-            let rec: &IoRecorder = &q.rec;
-            let cfq_behaviour = match &d.elevator {
-                ElevatorSpec::Cfq(t) => Some(t.behaviour.name()),
-                _ => None,
-            };
-            let tunables = match (&q.elevator, &q.mq) {
-                // The running scheduler: async_depth follows nr_requests.
-                (crate::block::Elevator::MqDeadline(dd), Some(mq)) => dd.t.sysfs(hz, mq.nr_requests),
-                _ => d.elevator.sysfs(hz),
-            };
-            // Waits still open at the end, per stage: a bio not yet
-            // dispatched (Q2D), a dispatched request not yet completed (D2C),
-            // any bio not yet completed (Q2C); per device and per task.
-            let now = v.now;
-            let mut open_q2d = (0u64, 0u64);
-            let mut open_q2c = (0u64, 0u64);
-            let mut proc_q2d: Vec<(u64, u64)> = vec![(0, 0); rec.procs.len()];
-            let mut proc_q2c: Vec<(u64, u64)> = vec![(0, 0); rec.procs.len()];
-            let add = |acc: &mut (u64, u64), ns: u64| *acc = (acc.0 + 1, acc.1.max(ns));
-            for (_, b) in q.bios.iter() {
-                let waited = now.since(b.q_at);
-                add(&mut open_q2c, waited);
-                add(&mut proc_q2c[b.task.index()], waited);
-                if b.request == crate::block::blk_mq::NO_REQUEST || q.rqs.rq(b.request).d_at.is_none() {
-                    add(&mut open_q2d, waited);
-                    add(&mut proc_q2d[b.task.index()], waited);
-                }
-            }
-            // Every bio still queued counts in Q2C: its oldest is the oldest pending.
-            let oldest_pending_ns = (open_q2c.0 > 0).then_some(open_q2c.1);
-            let mut open_d2c = (0u64, 0u64);
-            for (_, r) in q.rqs.iter() {
-                if let Some(d_at) = r.d_at {
-                    add(&mut open_d2c, now.since(d_at));
-                }
-            }
-            let worst = q.worst_wait(v.now, &comm);
-            let worst = worst.as_ref().map(|w| WorstIoReport {
-                open: w.open,
-                comm: comm(w.task),
-                pid: pid(w.task),
-                rwbs: w.flags.rwbs(),
-                sector: w.sector,
-                nr_sectors: w.nr_sectors,
-                q_ns: w.q_at.ns(),
-                d_ns: w.d_at.ns(),
-                q2d_ns: w.d_at.since(w.q_at),
-                queue: w.queue.clone(),
-                dispatched_meanwhile: w.dispatched,
-                meanwhile: w.meanwhile.iter().map(|m| (comm(m.task), m.requests, m.bytes / 1024)).collect(),
-                meanwhile_truncated: w.meanwhile_truncated,
-                log: w
-                    .log
-                    .iter()
-                    .map(|e| BlkLine {
-                        at_ns: e.at.ns(),
-                        seq: e.seq,
-                        pid: e.task.map_or(0, pid),
-                        comm: e.task.map_or_else(|| "0".to_string(), comm),
-                        action: e.action.code(),
-                        rwbs: e.flags.rwbs(),
-                        sector: e.sector,
-                        nr_sectors: e.nr_sectors,
-                    })
-                    .collect(),
-            });
-            devices.push(DeviceIoReport {
-                name: d.name.clone(),
-                kind: match d.kind {
-                    DeviceKind::Ssd { .. } => "ssd",
-                    DeviceKind::Hdd { .. } => "hdd",
-                    DeviceKind::Flash(_) | DeviceKind::HddNcq { .. } | DeviceKind::Cloud(_) => d.kind.name(),
-                },
-                elevator: d.elevator.name(),
-                cfq_behaviour,
-                tunables,
-                mq: q.mq_open_waits(now).map(|o| MqDeviceReport {
-                    nr_hw_queues: o.nr_hw_queues,
-                    nr_requests: o.nr_requests,
-                    q2g: rec.q2g.summary().with_open(o.q2g.0, o.q2g.1),
-                    g2i: rec.g2i.summary(),
-                    i2d: rec.i2d.summary().with_open(o.i2d.0, o.i2d.1),
-                    tag_waits: o.tag_waits,
-                }),
-                queue_depth: d.queue_depth,
-                rotational: d.rotational,
-                dev_t: d.dev_t,
-                q2d: rec.q2d.summary().with_open(open_q2d.0, open_q2d.1),
-                q2d_cdf: rec.q2d.cdf(),
-                d2c: rec.d2c.summary().with_open(open_d2c.0, open_d2c.1),
-                q2c: rec.q2c.summary().with_open(open_q2c.0, open_q2c.1),
-                q2c_cdf: rec.q2c.cdf(),
-                queued: rec.queued,
-                queued_kib: rec.queued_bytes.map(|b| b / 1024),
-                merged: rec.merged,
-                dispatched: rec.dispatched,
-                completed: rec.completed,
-                completed_kib: rec.completed_bytes.map(|b| b / 1024),
-                pending: q.rqs.len() as u64,
-                oldest_pending_ns,
-                worst,
-            });
-            for (i, p) in rec.procs.iter().enumerate() {
-                if p.bios == 0 {
-                    continue;
-                }
-                let t = TaskId(i as u32);
-                processes.push(ProcessIoReport {
-                    device: d.name.clone(),
-                    comm: comm(t),
-                    pid: pid(t),
-                    q2d: p.q2d.summary().with_open(proc_q2d[i].0, proc_q2d[i].1),
-                    q2c: p.q2c.summary().with_open(proc_q2c[i].0, proc_q2c[i].1),
-                    dispatch_wait_ns: p.dispatch_wait_max_ns,
-                    dispatch_wait_max_ns: p.dispatch_wait_max_ns[0].max(p.dispatch_wait_max_ns[1]),
-                    bios: p.bios,
-                    kib: p.bytes / 1024,
-                    pending_q2d_ns: (proc_q2d[i].0 > 0).then_some(proc_q2d[i].1),
-                });
-            }
+            let open = OpenWaits::of(q, v.now);
+            devices.push(device_report(v, q, &open));
+            processes.extend(process_reports(v, q, &open));
         }
         Some(IoReport { devices, processes })
     }
+}
+
+/// The pid blkparse shows for a task.
+fn pid(t: TaskId) -> u32 {
+    t.0 + 1
+}
+
+/// Waits still open at the end, per stage: a bio not yet dispatched (Q2D),
+/// a dispatched request not yet completed (D2C), any bio not yet completed
+/// (Q2C); per device and per task, each as `(count, longest ns)`.
+struct OpenWaits {
+    q2d: (u64, u64),
+    q2c: (u64, u64),
+    d2c: (u64, u64),
+    proc_q2d: Vec<(u64, u64)>,
+    proc_q2c: Vec<(u64, u64)>,
+}
+
+impl OpenWaits {
+    fn of(q: &RequestQueue, now: SimTime) -> OpenWaits {
+        let rec: &IoRecorder = &q.rec;
+        let mut open_q2d = (0u64, 0u64);
+        let mut open_q2c = (0u64, 0u64);
+        let mut proc_q2d: Vec<(u64, u64)> = vec![(0, 0); rec.procs.len()];
+        let mut proc_q2c: Vec<(u64, u64)> = vec![(0, 0); rec.procs.len()];
+        let add = |acc: &mut (u64, u64), ns: u64| *acc = (acc.0 + 1, acc.1.max(ns));
+        for (_, b) in q.bios.iter() {
+            let waited = now.since(b.q_at);
+            add(&mut open_q2c, waited);
+            add(&mut proc_q2c[b.task.index()], waited);
+            if b.request == crate::block::blk_mq::NO_REQUEST || q.rqs.rq(b.request).d_at.is_none() {
+                add(&mut open_q2d, waited);
+                add(&mut proc_q2d[b.task.index()], waited);
+            }
+        }
+        let mut open_d2c = (0u64, 0u64);
+        for (_, r) in q.rqs.iter() {
+            if let Some(d_at) = r.d_at {
+                add(&mut open_d2c, now.since(d_at));
+            }
+        }
+        OpenWaits { q2d: open_q2d, q2c: open_q2c, d2c: open_d2c, proc_q2d, proc_q2c }
+    }
+}
+
+/// One device's report: its settings, btt's stages (open waits included)
+/// and its worst Q2D explained.
+fn device_report(v: &RunView, q: &RequestQueue, open: &OpenWaits) -> DeviceIoReport {
+    let hz = v.spec.hz;
+    let comm = |t: TaskId| v.task_comm(t).to_string();
+    let d = &q.device.spec;
+    let rec: &IoRecorder = &q.rec;
+    let cfq_behaviour = match &d.elevator {
+        ElevatorSpec::Cfq(t) => Some(t.behaviour.name()),
+        _ => None,
+    };
+    let tunables = match (&q.elevator, &q.mq) {
+        // The running scheduler: async_depth follows nr_requests.
+        (crate::block::Elevator::MqDeadline(dd), Some(mq)) => dd.t.sysfs(hz, mq.nr_requests),
+        _ => d.elevator.sysfs(hz),
+    };
+    let (open_q2d, open_q2c, open_d2c) = (open.q2d, open.q2c, open.d2c);
+    // Every bio still queued counts in Q2C: its oldest is the oldest pending.
+    let oldest_pending_ns = (open_q2c.0 > 0).then_some(open_q2c.1);
+    let now = v.now;
+    let worst = q.worst_wait(now, &comm).as_ref().map(|w| worst_report(w, &comm));
+    DeviceIoReport {
+        name: d.name.clone(),
+        kind: match d.kind {
+            DeviceKind::Ssd { .. } => "ssd",
+            DeviceKind::Hdd { .. } => "hdd",
+            DeviceKind::Flash(_) | DeviceKind::HddNcq { .. } | DeviceKind::Cloud(_) => d.kind.name(),
+        },
+        elevator: d.elevator.name(),
+        cfq_behaviour,
+        tunables,
+        mq: q.mq_open_waits(now).map(|o| MqDeviceReport {
+            nr_hw_queues: o.nr_hw_queues,
+            nr_requests: o.nr_requests,
+            q2g: rec.q2g.summary().with_open(o.q2g.0, o.q2g.1),
+            g2i: rec.g2i.summary(),
+            i2d: rec.i2d.summary().with_open(o.i2d.0, o.i2d.1),
+            tag_waits: o.tag_waits,
+        }),
+        queue_depth: d.queue_depth,
+        rotational: d.rotational,
+        dev_t: d.dev_t,
+        q2d: rec.q2d.summary().with_open(open_q2d.0, open_q2d.1),
+        q2d_cdf: rec.q2d.cdf(),
+        d2c: rec.d2c.summary().with_open(open_d2c.0, open_d2c.1),
+        q2c: rec.q2c.summary().with_open(open_q2c.0, open_q2c.1),
+        q2c_cdf: rec.q2c.cdf(),
+        queued: rec.queued,
+        queued_kib: rec.queued_bytes.map(|b| b / 1024),
+        merged: rec.merged,
+        dispatched: rec.dispatched,
+        completed: rec.completed,
+        completed_kib: rec.completed_bytes.map(|b| b / 1024),
+        pending: q.rqs.len() as u64,
+        oldest_pending_ns,
+        worst,
+    }
+}
+
+/// The longest Q2D of a device, explained.
+fn worst_report(w: &WorstWait, comm: &dyn Fn(TaskId) -> String) -> WorstIoReport {
+    WorstIoReport {
+        open: w.open,
+        comm: comm(w.task),
+        pid: pid(w.task),
+        rwbs: w.flags.rwbs(),
+        sector: w.sector,
+        nr_sectors: w.nr_sectors,
+        q_ns: w.q_at.ns(),
+        d_ns: w.d_at.ns(),
+        q2d_ns: w.d_at.since(w.q_at),
+        queue: w.queue.clone(),
+        dispatched_meanwhile: w.dispatched,
+        meanwhile: w.meanwhile.iter().map(|m| (comm(m.task), m.requests, m.bytes / 1024)).collect(),
+        meanwhile_truncated: w.meanwhile_truncated,
+        log: w
+            .log
+            .iter()
+            .map(|e| BlkLine {
+                at_ns: e.at.ns(),
+                seq: e.seq,
+                pid: e.task.map_or(0, pid),
+                comm: e.task.map_or_else(|| "0".to_string(), comm),
+                action: e.action.code(),
+                rwbs: e.flags.rwbs(),
+                sector: e.sector,
+                nr_sectors: e.nr_sectors,
+            })
+            .collect(),
+    }
+}
+
+/// Per issuing task with at least one bio on the device: btt's figures.
+fn process_reports(v: &RunView, q: &RequestQueue, open: &OpenWaits) -> Vec<ProcessIoReport> {
+    let d = &q.device.spec;
+    let (proc_q2d, proc_q2c) = (&open.proc_q2d, &open.proc_q2c);
+    let comm = |t: TaskId| v.task_comm(t).to_string();
+    let mut processes = Vec::new();
+    for (i, p) in q.rec.procs.iter().enumerate() {
+        if p.bios == 0 {
+            continue;
+        }
+        let t = TaskId(i as u32);
+        processes.push(ProcessIoReport {
+            device: d.name.clone(),
+            comm: comm(t),
+            pid: pid(t),
+            q2d: p.q2d.summary().with_open(proc_q2d[i].0, proc_q2d[i].1),
+            q2c: p.q2c.summary().with_open(proc_q2c[i].0, proc_q2c[i].1),
+            dispatch_wait_ns: p.dispatch_wait_max_ns,
+            dispatch_wait_max_ns: p.dispatch_wait_max_ns[0].max(p.dispatch_wait_max_ns[1]),
+            bios: p.bios,
+            kib: p.bytes / 1024,
+            pending_q2d_ns: (proc_q2d[i].0 > 0).then_some(proc_q2d[i].1),
+        });
+    }
+    processes
 }

@@ -12,7 +12,7 @@ pub use super::source::{DelayViews, HostFacts, MeasuredInfo, ReportSource};
 use crate::engine::StopReason;
 use crate::metrics::latency::{DELAY_BUCKETS, LatencyStats, LatencySummary, delay_bucket};
 use crate::metrics::recorder::WaitKind;
-use crate::scenario::Scenario;
+use crate::scenario::{Scenario, ScenarioSpec};
 use crate::time::SimTime;
 use std::collections::BTreeMap;
 
@@ -103,140 +103,10 @@ impl RunReport {
     /// weights, culprits, events) is left empty.
     pub fn measured(scenario: &Scenario, m: Measurement) -> RunReport {
         let spec = &scenario.spec;
-        let mut instances = Vec::with_capacity(m.tasks.len());
-        for ts in &spec.tasks {
-            for i in 0..ts.count {
-                instances.push((ts, i));
-            }
-        }
-        let tasks: Vec<TaskReport> = instances
-            .iter()
-            .zip(&m.tasks)
-            .map(|(&(ts, i), mt)| {
-                let wake = stats(&mt.wakeup_delays);
-                let pre = stats(&mt.preempt_delays);
-                let mut all = wake.clone();
-                all.merge(&pre);
-                let open = mt.open_wait_ns.map_or((0, 0), |ns| (1, ns));
-                TaskReport {
-                    name: ts.name.clone(),
-                    comm: ts.comm(i),
-                    tid: mt.tid,
-                    group: spec.groups.groups[ts.group].path.clone(),
-                    nice: ts.nice,
-                    policy: ts.policy.name(),
-                    cpus_allowed: mt.cpus_allowed.clone(),
-                    runtime_ns: mt.runtime_ns,
-                    switches: mt.switches,
-                    delay: all.summary().with_open(open.0, open.1),
-                    wakeup_delay: wake.summary(),
-                    preempt_delay: pre.summary(),
-                    throttled_delay: None,
-                    response: ts
-                        .program
-                        .steps
-                        .contains(&crate::workload::Step::Serve)
-                        .then(|| summarize(&mt.responses)),
-                    // Periodic job responses are simulated only.
-                    overruns: None,
-                    dropped_items: mt.dropped_items,
-                    open_wait_ns: mt.open_wait_ns,
-                    long_delay_culprits: long_culprits(mt),
-                    io_wait: None,
-                    io_stall: None,
-                    wakeup_noise: None,
-                    io_wait_open_ns: None,
-                    migrations: if mt.migrations > 0 { vec![("measured", mt.migrations)] } else { Vec::new() },
-                }
-            })
-            .collect();
-
-        let mut first = 0usize;
-        let task_delays: Vec<NamedDelay> = spec
-            .tasks
-            .iter()
-            .map(|ts| {
-                let range = first..first + ts.count as usize;
-                first += ts.count as usize;
-                let mut all = LatencyStats::default();
-                let mut counts = vec![0u64; DELAY_BUCKETS];
-                for mt in &m.tasks[range.clone()] {
-                    for &(end, ns) in mt.wakeup_delays.iter().chain(&mt.preempt_delays) {
-                        all.record(ns, SimTime(end));
-                        counts[delay_bucket(ns)] += 1;
-                    }
-                }
-                NamedDelay::merged(&ts.name, &all, &counts, &tasks[range])
-            })
-            .collect();
-
-        let vs = &spec.tasks[spec.victim];
-        let vrange = vs.first.index()..vs.first.index() + vs.count as usize;
-        let delays = &task_delays[spec.victim];
-        let mut wakeup = LatencyStats::default();
-        let mut response = LatencyStats::default();
-        let mut worst: Option<WorstDelay> = None;
-        for (k, mt) in m.tasks[vrange.clone()].iter().enumerate() {
-            wakeup.merge(&stats(&mt.wakeup_delays));
-            response.merge(&stats(&mt.responses));
-            let kinds = mt
-                .wakeup_delays
-                .iter()
-                .map(|&s| (s, WaitKind::Wakeup))
-                .chain(mt.preempt_delays.iter().map(|&s| (s, WaitKind::Preempt)));
-            for ((end, ns), kind) in kinds {
-                if worst.as_ref().is_none_or(|w| ns > w.end_ns - w.start_ns) {
-                    worst = Some(WorstDelay {
-                        comm: tasks[vrange.start + k].comm.clone(),
-                        cpu: mt.worst_cpu.unwrap_or(0),
-                        start_ns: end.saturating_sub(ns),
-                        end_ns: end,
-                        kind,
-                    });
-                }
-            }
-        }
-        let victim = VictimReport {
-            name: vs.name.clone(),
-            delay: delays.delay,
-            delay_cdf: delays.cdf.clone(),
-            wakeup_delay: wakeup.summary(),
-            throttled_delay: None,
-            response: vs.program.steps.contains(&crate::workload::Step::Serve).then(|| response.summary()),
-            worst,
-            histogram: delays
-                .histogram
-                .iter()
-                .map(|&(low_ns, high_ns, count)| {
-                    let b = delay_bucket(low_ns);
-                    let mut by_name: BTreeMap<&str, u64> = BTreeMap::new();
-                    for (_, name, _, ns) in
-                        m.tasks[vrange.clone()].iter().flat_map(|t| &t.culprits).filter(|c| c.0 == b)
-                    {
-                        *by_name.entry(name).or_insert(0) += ns;
-                    }
-                    BucketRow { low_ns, high_ns, count, culprits: sorted(by_name) }
-                })
-                .collect(),
-            history: Vec::new(),
-            history_truncated: false,
-            one_hog_bound_ns: one_hog_bound_ns(spec, crate::sched::tunables::tick_nsec(m.info.host.hz.max(1))),
-        };
-
-        let cpus = m
-            .cpus
-            .iter()
-            .enumerate()
-            .map(|(c, mc)| CpuReport {
-                cpu: c as u16,
-                busy_ns: mc.busy_ns,
-                idle_ns: m.duration_ns.saturating_sub(mc.busy_ns),
-                switches: mc.switches,
-                migrations_in: mc.migrations_in,
-                migrations_out: mc.migrations_out,
-                balance_gap_ns: 0,
-            })
-            .collect();
+        let tasks = measured_tasks(spec, &m);
+        let task_delays = measured_delays(spec, &m, &tasks);
+        let victim = measured_victim(spec, &m, &tasks, &task_delays);
+        let cpus = measured_cpus(&m);
         let hz = if m.info.host.hz > 0 { m.info.host.hz } else { spec.hz };
         RunReport {
             limiters: Vec::new(),
@@ -279,6 +149,151 @@ impl RunReport {
             cpus,
         }
     }
+}
+
+/// One report per task instance, in `TaskId` order, from its measurement.
+fn measured_tasks(spec: &ScenarioSpec, m: &Measurement) -> Vec<TaskReport> {
+    let mut instances = Vec::with_capacity(m.tasks.len());
+    for ts in &spec.tasks {
+        for i in 0..ts.count {
+            instances.push((ts, i));
+        }
+    }
+    instances
+        .iter()
+        .zip(&m.tasks)
+        .map(|(&(ts, i), mt)| {
+            let wake = stats(&mt.wakeup_delays);
+            let pre = stats(&mt.preempt_delays);
+            let mut all = wake.clone();
+            all.merge(&pre);
+            let open = mt.open_wait_ns.map_or((0, 0), |ns| (1, ns));
+            TaskReport {
+                name: ts.name.clone(),
+                comm: ts.comm(i),
+                tid: mt.tid,
+                group: spec.groups.groups[ts.group].path.clone(),
+                nice: ts.nice,
+                policy: ts.policy.name(),
+                cpus_allowed: mt.cpus_allowed.clone(),
+                runtime_ns: mt.runtime_ns,
+                switches: mt.switches,
+                delay: all.summary().with_open(open.0, open.1),
+                wakeup_delay: wake.summary(),
+                preempt_delay: pre.summary(),
+                throttled_delay: None,
+                response: ts.program.steps.contains(&crate::workload::Step::Serve).then(|| summarize(&mt.responses)),
+                // Periodic job responses are simulated only.
+                overruns: None,
+                dropped_items: mt.dropped_items,
+                open_wait_ns: mt.open_wait_ns,
+                long_delay_culprits: long_culprits(mt),
+                io_wait: None,
+                io_stall: None,
+                wakeup_noise: None,
+                io_wait_open_ns: None,
+                migrations: if mt.migrations > 0 { vec![("measured", mt.migrations)] } else { Vec::new() },
+            }
+        })
+        .collect()
+}
+
+/// Delays per declared task, its instances merged.
+fn measured_delays(spec: &ScenarioSpec, m: &Measurement, tasks: &[TaskReport]) -> Vec<NamedDelay> {
+    let mut first = 0usize;
+    spec.tasks
+        .iter()
+        .map(|ts| {
+            let range = first..first + ts.count as usize;
+            first += ts.count as usize;
+            let mut all = LatencyStats::default();
+            let mut counts = vec![0u64; DELAY_BUCKETS];
+            for mt in &m.tasks[range.clone()] {
+                for &(end, ns) in mt.wakeup_delays.iter().chain(&mt.preempt_delays) {
+                    all.record(ns, SimTime(end));
+                    counts[delay_bucket(ns)] += 1;
+                }
+            }
+            NamedDelay::merged(&ts.name, &all, &counts, &tasks[range])
+        })
+        .collect()
+}
+
+/// The victim's part: its instances' delays merged, the worst one, and its
+/// histogram with who held the CPU (no history: only a simulation has it).
+fn measured_victim(
+    spec: &ScenarioSpec,
+    m: &Measurement,
+    tasks: &[TaskReport],
+    task_delays: &[NamedDelay],
+) -> VictimReport {
+    let vs = &spec.tasks[spec.victim];
+    let vrange = vs.first.index()..vs.first.index() + vs.count as usize;
+    let delays = &task_delays[spec.victim];
+    let mut wakeup = LatencyStats::default();
+    let mut response = LatencyStats::default();
+    let mut worst: Option<WorstDelay> = None;
+    for (k, mt) in m.tasks[vrange.clone()].iter().enumerate() {
+        wakeup.merge(&stats(&mt.wakeup_delays));
+        response.merge(&stats(&mt.responses));
+        let kinds = mt
+            .wakeup_delays
+            .iter()
+            .map(|&s| (s, WaitKind::Wakeup))
+            .chain(mt.preempt_delays.iter().map(|&s| (s, WaitKind::Preempt)));
+        for ((end, ns), kind) in kinds {
+            if worst.as_ref().is_none_or(|w| ns > w.end_ns - w.start_ns) {
+                worst = Some(WorstDelay {
+                    comm: tasks[vrange.start + k].comm.clone(),
+                    cpu: mt.worst_cpu.unwrap_or(0),
+                    start_ns: end.saturating_sub(ns),
+                    end_ns: end,
+                    kind,
+                });
+            }
+        }
+    }
+    VictimReport {
+        name: vs.name.clone(),
+        delay: delays.delay,
+        delay_cdf: delays.cdf.clone(),
+        wakeup_delay: wakeup.summary(),
+        throttled_delay: None,
+        response: vs.program.steps.contains(&crate::workload::Step::Serve).then(|| response.summary()),
+        worst,
+        histogram: delays
+            .histogram
+            .iter()
+            .map(|&(low_ns, high_ns, count)| {
+                let b = delay_bucket(low_ns);
+                let mut by_name: BTreeMap<&str, u64> = BTreeMap::new();
+                for (_, name, _, ns) in m.tasks[vrange.clone()].iter().flat_map(|t| &t.culprits).filter(|c| c.0 == b) {
+                    *by_name.entry(name).or_insert(0) += ns;
+                }
+                BucketRow { low_ns, high_ns, count, culprits: sorted(by_name) }
+            })
+            .collect(),
+        history: Vec::new(),
+        history_truncated: false,
+        one_hog_bound_ns: one_hog_bound_ns(spec, crate::sched::tunables::tick_nsec(m.info.host.hz.max(1))),
+    }
+}
+
+/// One report per scenario CPU (from `perf`; zeros without it).
+fn measured_cpus(m: &Measurement) -> Vec<CpuReport> {
+    m.cpus
+        .iter()
+        .enumerate()
+        .map(|(c, mc)| CpuReport {
+            cpu: c as u16,
+            busy_ns: mc.busy_ns,
+            idle_ns: m.duration_ns.saturating_sub(mc.busy_ns),
+            switches: mc.switches,
+            migrations_in: mc.migrations_in,
+            migrations_out: mc.migrations_out,
+            balance_gap_ns: 0,
+        })
+        .collect()
 }
 
 /// The groups whose `cpu.stat` was measured, as a simulated report shows
