@@ -7,7 +7,7 @@ use super::io::IoReport;
 use super::limiter::LimiterReport;
 use super::run::{
     CpuReport, GroupCpuStat, GroupReport, NamedDelay, ReportSections, RequestReport, RunReport, Settings, TaskReport,
-    all_delays, task_slices,
+    all_delays, has_jobs, has_response, task_slices,
 };
 use super::source::ReportSource;
 use super::userspace_io::IoQueueReport;
@@ -32,19 +32,6 @@ impl Simulation {
     pub fn report_with(&self, sections: ReportSections) -> RunReport {
         RunReport::build(&self.view(), self.finished().unwrap_or(StopReason::BudgetSpent), sections)
     }
-}
-
-/// Whether a task's report has a `response`: it serves requests, or it runs
-/// periodic jobs (`sleep_until`).
-pub(super) fn has_response(program: &crate::workload::Program) -> bool {
-    program.steps.contains(&crate::workload::Step::Serve) || has_jobs(program)
-}
-
-/// Whether a task's response is per periodic job: `sleep_until` without
-/// `serve` (the engine's `Step::SleepUntil` arm keeps `Task::job`).
-fn has_jobs(program: &crate::workload::Program) -> bool {
-    !program.steps.contains(&crate::workload::Step::Serve)
-        && program.steps.iter().any(|s| matches!(s, crate::workload::Step::SleepUntil { .. }))
 }
 
 /// CPU time `task` ran after the warm-up (its current run included).

@@ -258,6 +258,19 @@ pub struct TaskReport {
     pub migrations: Vec<(&'static str, u64)>,
 }
 
+/// Whether a task's report has a `response`: it serves requests, or it runs
+/// periodic jobs (`sleep_until`).
+pub(super) fn has_response(program: &crate::workload::Program) -> bool {
+    program.steps.contains(&crate::workload::Step::Serve) || has_jobs(program)
+}
+
+/// Whether a task's response is per periodic job: `sleep_until` without
+/// `serve` (the engine's `Step::SleepUntil` arm keeps `Task::job`).
+pub(super) fn has_jobs(program: &crate::workload::Program) -> bool {
+    !program.steps.contains(&crate::workload::Step::Serve)
+        && program.steps.iter().any(|s| matches!(s, crate::workload::Step::SleepUntil { .. }))
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CpuReport {
     pub cpu: u16,

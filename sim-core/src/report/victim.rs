@@ -2,9 +2,8 @@
 //! its instances, its delay histogram with who held the CPU, its worst
 //! delay and the history of switches and wake-ups around it.
 
-use super::build::has_response;
 use super::run::{
-    BucketRow, EevdfView, HistoryRow, NamedDelay, TaskReport, VictimReport, WorstDelay, one_hog_bound_ns,
+    BucketRow, EevdfView, HistoryRow, NamedDelay, TaskReport, VictimReport, WorstDelay, has_response, one_hog_bound_ns,
 };
 use crate::ids::TaskId;
 use crate::metrics::history::{RecordKind, SchedRecord};
