@@ -47,6 +47,7 @@ pub mod ids;
 pub mod metrics;
 pub mod partial;
 pub mod plot;
+pub mod report;
 pub mod requests;
 pub mod rng;
 pub mod scenario;
@@ -58,6 +59,7 @@ pub mod task;
 pub mod tick;
 pub mod time;
 pub mod userspace_io;
+pub mod view;
 pub mod workload;
 
 pub use engine::{EventBudget, Simulation, StopReason};

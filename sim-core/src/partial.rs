@@ -4,7 +4,7 @@
 //! the same explanation wherever the run happened.
 
 use crate::StopReason;
-use crate::metrics::RunReport;
+use crate::report::RunReport;
 use crate::time::Secs;
 
 /// The explanation for a run that stopped before its duration and left a

@@ -184,5 +184,5 @@ pub fn scenario_schema() -> serde_json::Value {
 
 /// The JSON Schema of `run --json` (`report_json`).
 pub fn report_schema() -> serde_json::Value {
-    finish(crate::metrics::json::schema(), "schedlab run report (--json, schema 1)", "report.schema.json")
+    finish(crate::report::json::schema(), "schedlab run report (--json, schema 1)", "report.schema.json")
 }

@@ -651,8 +651,30 @@ impl Simulation {
         self.recorder.trace.take()
     }
 
-    /// The report of the run so far (final once `advance` returned a final reason).
-    pub fn report(&self) -> crate::metrics::RunReport {
-        crate::metrics::RunReport::build(self)
+    /// A read-only view of the run so far, what reports are built from
+    /// (`crate::report`; `report()` there builds the whole report).
+    pub fn view(&self) -> crate::view::RunView<'_> {
+        let cpus = (0..self.core.rqs.len() as u16).map(CpuId);
+        let limiters = (0..self.limiters.len() as u16).map(LimiterId);
+        crate::view::RunView {
+            spec: &self.spec,
+            variant: self.variant(),
+            now: self.clock.now,
+            events: self.events(),
+            tick_ns: self.tick_ns(),
+            recorder: &self.recorder,
+            tasks: &self.tasks,
+            cfs: self.cfs(),
+            queues: &self.queues,
+            hops: &self.hops,
+            limiters: &self.limiters,
+            io_queues: &self.io_queues,
+            curr: cpus.clone().map(|c| self.curr(c)).collect(),
+            cpu_busy_ns: cpus.map(|c| self.cpu_busy_ns(c)).collect(),
+            task_runtime_ns: (0..self.tasks.len() as u32).map(|t| self.task_runtime_ns(TaskId(t))).collect(),
+            requests_in_flight: (0..self.spec.sources.len() as u32).map(|s| self.requests_in_flight(s)).collect(),
+            limited_runtime_ns: limiters.clone().map(|l| self.limited_runtime_ns(l)).collect(),
+            limiter_open_wait_ns: limiters.map(|l| self.limiter_open_wait_ns(l)).collect(),
+        }
     }
 }

@@ -3,9 +3,10 @@
 //! worst delay (who ran, who waited, wakeups, vruntime lag), and each block
 //! device's Q2D distribution.
 
+use crate::metrics::CdfPoint;
 use crate::metrics::history::PrevState;
-use crate::metrics::report::HistoryRow;
-use crate::metrics::{CdfPoint, RunReport};
+use crate::report::RunReport;
+use crate::report::run::HistoryRow;
 // Chart data crosses Web Workers in the explorer (web crate) as JSON.
 use serde::{Deserialize, Serialize};
 
@@ -52,7 +53,7 @@ impl DelayChart {
     }
 
     /// One declared task's delays (all instances merged).
-    pub fn from_named(d: &crate::metrics::report::NamedDelay, label: &str) -> DelayChart {
+    pub fn from_named(d: &crate::report::run::NamedDelay, label: &str) -> DelayChart {
         DelayChart {
             label: label.to_string(),
             histogram: d.histogram.iter().map(|&(low_ns, high_ns, count)| Bar { low_ns, high_ns, count }).collect(),
@@ -160,7 +161,7 @@ impl Timeline {
             runnable: Vec::new(),
             wakeups: Vec::new(),
             lag: Vec::new(),
-            eevdf: r.settings.kernel.is_eevdf(),
+            eevdf: r.settings.kernel.picks_by_lag_and_deadline(),
             worst: Span { row: 0, start_ns: worst.start_ns, end_ns: worst.end_ns },
             from_ns: worst.start_ns,
             to_ns: worst.end_ns,

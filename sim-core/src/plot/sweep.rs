@@ -3,10 +3,9 @@
 //! ranked delay figure (and the maximum) against the key's value; two give a
 //! heat map with each cell coloured and annotated with the figure in ms.
 
-use super::draw::{BASELINE, CURRENT, DrawResult, FONT, fail, fmt_ns, marker};
+use super::draw::style::{BASELINE, CURRENT, DrawResult, FONT, ValueAxis, fail, fmt_ns, marker};
 use crate::sweep::{Axis, Grid, Metric, PointResult};
 use plotters::coord::Shift;
-use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
 use plotters::prelude::*;
 
 /// What a sweep chart shows. `results` may be any subset of the grid (one
@@ -90,34 +89,6 @@ impl XScale {
             let s = format!("{v:.2}");
             s.trim_end_matches('0').trim_end_matches('.').to_string()
         }
-    }
-}
-
-/// A linear f64 axis whose ticks are exactly the given values (thinned if
-/// there are more than fit), so every x label is a value that was run.
-/// plotters' own `with_key_points` cannot take a label formatter on f64.
-pub(crate) struct ValueAxis {
-    pub(crate) lo: f64,
-    pub(crate) hi: f64,
-    pub(crate) ticks: Vec<f64>,
-}
-
-impl Ranged for ValueAxis {
-    type FormatOption = DefaultFormatting;
-    type ValueType = f64;
-
-    fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
-        let f = (v - self.lo) / (self.hi - self.lo);
-        limit.0 + libm::round(f * f64::from(limit.1 - limit.0)) as i32
-    }
-
-    fn key_points<H: KeyPointHint>(&self, hint: H) -> Vec<f64> {
-        let step = self.ticks.len().div_ceil(hint.max_num_points().max(1)).max(1);
-        self.ticks.iter().step_by(step).copied().collect()
-    }
-
-    fn range(&self) -> std::ops::Range<f64> {
-        self.lo..self.hi
     }
 }
 
@@ -267,7 +238,8 @@ mod tests {
         assert!(map.contains(&ms(r[0].metric_ns)), "{map}");
         // A list in any order is drawn left to right: no line goes back.
         let shuffled = Grid::new(vec![Axis::parse("cfs.sched_latency_ns=8ms,1ms,4ms,2ms").unwrap()]).unwrap();
-        let r: Vec<PointResult> = (0..shuffled.len()).map(|i| run_point(&s, &shuffled, i, Metric::P99).unwrap()).collect();
+        let r: Vec<PointResult> =
+            (0..shuffled.len()).map(|i| run_point(&s, &shuffled, i, Metric::P99).unwrap()).collect();
         let drawn = svg(&shuffled, &r).unwrap();
         let lines: Vec<Vec<f64>> = drawn
             .split("<polyline")

@@ -63,7 +63,7 @@ impl KernelModel {
         }
     }
 
-    /// The formula of `metrics::report::one_hog_bound_ns` under this model,
+    /// The formula of `one_hog_bound_ns` (at the end of this file) under this model,
     /// and the kernel rule behind it, for reports.
     pub fn one_hog_bound_rule(self) -> &'static str {
         if self.is_eevdf() {
@@ -369,5 +369,34 @@ impl KernelModel {
     /// of the EEVDF class; never under 4.4).
     pub fn may_delay_dequeue(self) -> bool {
         self.is_eevdf()
+    }
+}
+
+// --- reports: rules asked for by report/ (run, build, victim, json) and plot/data ---
+impl KernelModel {
+    /// Whether the fair class is tuned by EEVDF's settings (6.6 on:
+    /// `base_slice_ns` and the EEVDF feature bits) rather than 4.4's
+    /// (`sched_latency_ns`, the granularities, `sched_nr_latency` and
+    /// `SchedFeatures`): which settings a report names and prints.
+    pub fn tuned_by_base_slice(self) -> bool {
+        self.is_eevdf()
+    }
+
+    /// Whether a task's lag and virtual deadline decide the pick (EEVDF,
+    /// 6.6 on: `pick_eevdf`), so the report's history rows and the
+    /// timeline's lag chart show them; under 4.4 vruntime alone decides.
+    pub fn picks_by_lag_and_deadline(self) -> bool {
+        self.is_eevdf()
+    }
+
+    /// `one_hog_bound_rule` computed: the longest wake-up delay a victim
+    /// should see beside one CPU hog on its CPU. CFS 4.4: its sleeper
+    /// credit (half the latency, `place_entity`) plus two ticks for the
+    /// preemption to be noticed. EEVDF: the hog's protected slice (one base
+    /// slice: RUN_TO_PARITY keeps curr until its deadline, 6.6/6.12
+    /// `pick_eevdf`, 6.18 `__pick_eevdf` with `protect_slice`) plus two
+    /// ticks, the slice end being noticed by `update_curr` at a tick.
+    pub fn one_hog_bound_ns(self, sched_latency_ns: u64, base_slice_ns: u64, tick_ns: u64) -> u64 {
+        if self.is_eevdf() { base_slice_ns + 2 * tick_ns } else { sched_latency_ns / 2 + 2 * tick_ns }
     }
 }

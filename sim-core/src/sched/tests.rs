@@ -6,7 +6,7 @@
 use crate::engine::Simulation;
 use crate::ids::{CfsRqId, EntityId, TaskId};
 use crate::metrics::history::RecordKind;
-use crate::metrics::timeline;
+use crate::report::timeline;
 use crate::scenario::Scenario;
 use crate::sched::cfs_rq::INITIAL_MIN_VRUNTIME;
 use crate::sched::entity::SchedEntity;
@@ -98,7 +98,7 @@ fn two_equal_hogs_alternate_in_half_latency_slices_rounded_to_the_tick() {
 #[test]
 fn timeline_of_two_hogs_is_pinned() {
     let sim = traced(&two_hogs(250, ""));
-    let text = timeline::render(&sim, &sim.trace()[..6]);
+    let text = timeline::render(&sim.view(), &sim.trace()[..6]);
     // a: min_v + vslice(1 task) = -1048576 + 5999998; b: -1048576 + 2999998.
     expect![[r#"
         0.000000000 cpu0   wakeup a                               v=4951422                          min_v=-1048576

@@ -4,9 +4,9 @@
 //! spent queued in the layer (apart from the kernel's Q2C) and the
 //! end-to-end latency from submission to completion.
 
-use super::latency::LatencySummary;
-use crate::engine::Simulation;
+use crate::metrics::latency::LatencySummary;
 use crate::userspace_io::io_queue::{InflightPolicy, UNLIMITED};
+use crate::view::RunView;
 
 fn limit(v: u64) -> Option<u64> {
     (v < UNLIMITED).then_some(v)
@@ -49,10 +49,10 @@ pub struct IoClassReport {
 }
 
 impl IoQueueReport {
-    pub fn build(sim: &Simulation) -> Vec<IoQueueReport> {
-        let now = sim.now();
-        let spec = sim.spec();
-        sim.io_queues()
+    pub fn build(v: &RunView) -> Vec<IoQueueReport> {
+        let now = v.now;
+        let spec = v.spec;
+        v.io_queues
             .iter()
             .map(|q| {
                 let classes = q

@@ -2,7 +2,7 @@
 //! limiter its settings, the time series of its adjustments (limit, CPU time
 //! granted and used, the watched tasks' delay percentile) and totals.
 
-use crate::engine::Simulation;
+use crate::view::RunView;
 use crate::workload::limiter::{LimiterId, LimiterSample, PPM};
 
 /// One limiter's outcome.
@@ -46,9 +46,9 @@ pub struct LimiterReport {
 }
 
 impl LimiterReport {
-    pub fn build(sim: &Simulation) -> Vec<LimiterReport> {
-        let spec = sim.spec();
-        sim.limiters()
+    pub fn build(v: &RunView) -> Vec<LimiterReport> {
+        let spec = v.spec;
+        v.limiters
             .iter()
             .enumerate()
             .map(|(i, l)| {
@@ -75,11 +75,11 @@ impl LimiterReport {
                     samples: l.series.all(),
                     stride: l.series.stride.max(1),
                     limit_ppm: l.limit_ppm,
-                    used_ns: sim.limited_runtime_ns(id),
+                    used_ns: v.limited_runtime_ns[id.index()],
                     grants: l.grants,
                     granted_ns: l.granted_ns,
                     returned_ns: l.returned_ns,
-                    wait_ns: l.wait_ns + sim.limiter_open_wait_ns(id),
+                    wait_ns: l.wait_ns + v.limiter_open_wait_ns[id.index()],
                     waiting: l.waiters.len() as u64,
                 }
             })

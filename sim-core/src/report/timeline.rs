@@ -1,14 +1,14 @@
 //! A fixed-column, line-per-event rendering of a traced run: the format unit
 //! tests pin timelines with, and a plain listing for people.
 
-use super::history::{RecordKind, SchedRecord};
-use crate::engine::Simulation;
+use crate::metrics::history::{RecordKind, SchedRecord};
 use crate::time::SimTime;
+use crate::view::RunView;
 
 /// Renders `records` one per line:
 /// `time  cpu  event  task(s)  vruntime(s)  min_vruntime`.
-pub fn render(sim: &Simulation, records: &[SchedRecord]) -> String {
-    let name = |t: Option<crate::ids::TaskId>| t.map_or("<idle>", |t| sim.task_comm(t)).to_string();
+pub fn render(v: &RunView, records: &[SchedRecord]) -> String {
+    let name = |t: Option<crate::ids::TaskId>| t.map_or("<idle>", |t| v.task_comm(t)).to_string();
     let mut out = String::new();
     for r in records {
         let line = match r.kind {
