@@ -34,12 +34,12 @@ pub fn rules(f: &ScenarioFile, kernel: KernelModel) -> Result<BandwidthRules, Ke
             return Err(KeyError::new(key, format!("expected a version string (found {})", other.type_str())));
         }
     };
-    let accepted = accepted_rules(kernel);
+    let accepted = kernel.accepted_bandwidth_rules();
     match accepted.iter().find(|(v, _)| *v == text.as_str()) {
         Some((_, r)) => Ok(*r),
         None => {
             let names: Vec<String> = accepted.iter().map(|(v, _)| format!("{v:?}")).collect();
-            let why = if kernel.is_eevdf() {
+            let why = if kernel.runs_own_bandwidth_rules() {
                 format!("the {} model runs its own rules, those of {}", kernel.describe(), own.version())
             } else {
                 "the 4.4 fair class with that version's bandwidth rules".to_string()
@@ -53,25 +53,6 @@ pub fn rules(f: &ScenarioFile, kernel: KernelModel) -> Result<BandwidthRules, Ke
                 ),
             ))
         }
-    }
-}
-
-/// The `[kernel] cfs_bandwidth` values a model accepts, with the rules each
-/// runs: an EEVDF model its own rules, named by the rules' version or by any
-/// model version whose rules they are (under 6.18: "6.6", "6.12", "6.18");
-/// the 4.4 fair class the CFS-era rules (4.4, 4.18, 5.4, 5.14).
-fn accepted_rules(kernel: KernelModel) -> Vec<(&'static str, BandwidthRules)> {
-    let own = BandwidthRules::of_model(kernel);
-    if kernel.is_eevdf() {
-        let mut out = vec![(own.version(), own)];
-        for m in KernelModel::ALL {
-            if BandwidthRules::of_model(m) == own && m.version() != own.version() {
-                out.push((m.version(), own));
-            }
-        }
-        out
-    } else {
-        BandwidthRules::ALL.into_iter().filter(|r| *r < BandwidthRules::Linux66).map(|r| (r.version(), r)).collect()
     }
 }
 

@@ -4,7 +4,7 @@
 
 use super::error::KeyError;
 use super::file::{DeviceFile, ScenarioFile};
-use super::validate::{check_name, duration_in, duration_value, shown};
+use super::values::{check_name, duration_in, duration_value, shown};
 use crate::block::blk_mq::{NR_HW_QUEUES_MAX, nr_requests_range};
 use crate::block::cfq_tunables::CfqBehaviour;
 use crate::block::device::cloud::CloudParams;
@@ -284,7 +284,7 @@ fn elevator_of(d: &DeviceFile, kernel: KernelModel, key: &str) -> Result<&'stati
         Some(h) => format!("`{name}` does not exist in the {model} model: {h}"),
         None => format!("unknown elevator `{name}`{}", super::error::did_you_mean(name, has)),
     };
-    let other = KernelModel::ALL.iter().rev().find(|m| m.elevators().contains(&name));
+    let other = KernelModel::newest_with_elevator(name);
     let hint = other.map_or(String::new(), |m| format!(" (or kernel.version = \"{}\")", m.version()));
     Err(KeyError::new(key, format!("{why}; the {model} model has: {}{hint}", has.join(", "))))
 }
@@ -474,7 +474,7 @@ pub fn ionice(v: Option<&str>, key: &str) -> Result<Option<Ioprio>, KeyError> {
 
 /// The 4.4 CFQ model has no RT class: a task with `ionice = "rt/N"` is
 /// refused when a device uses `cfq`.
-pub fn check_ionice(tasks: &[super::validate::TaskSpec], devices: &[DeviceSpec]) -> Result<(), KeyError> {
+pub fn check_ionice(tasks: &[super::spec::TaskSpec], devices: &[DeviceSpec]) -> Result<(), KeyError> {
     let Some(cfq) = devices.iter().find(|d| matches!(d.elevator, ElevatorSpec::Cfq(_))) else { return Ok(()) };
     for t in tasks {
         if t.ionice.is_some_and(|p| p.class == IoprioClass::Rt) {
@@ -494,7 +494,7 @@ mod tests {
 
     fn one(table: &str) -> Result<DeviceSpec, KeyError> {
         let d: DeviceFile = toml::from_str(table).expect("a device table");
-        device("sda", &d, 250, 0, KernelModel::Linux618)
+        device("sda", &d, 250, 0, KernelModel::LATEST)
     }
 
     #[test]

@@ -3,7 +3,8 @@
 
 use super::error::KeyError;
 use super::file::ScenarioFile;
-use super::validate::{TaskSpec, check_name};
+use super::spec::TaskSpec;
+use super::values::check_name;
 use crate::cpuset::CpuSet;
 use crate::sched::group::{GroupLoad, MAX_SHARES, MIN_SHARES, autogroup_shares};
 use crate::sched::weights::NICE_0_LOAD;
@@ -202,7 +203,7 @@ pub fn resolve(f: &ScenarioFile, tasks: &mut [TaskSpec], cpus: u16) -> Result<Gr
     let declared = |groups: &[GroupSpec]| groups.iter().map(|g| g.path.as_str()).collect::<Vec<_>>().join(", ");
 
     for (i, t) in f.tasks.iter().enumerate() {
-        let key = super::validate::task_key(&t.name);
+        let key = super::values::task_key(&t.name);
         let mut group = match &t.group {
             None => 0,
             Some(path) => groups.iter().position(|g| &g.path == path).ok_or_else(|| {

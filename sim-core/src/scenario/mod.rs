@@ -9,17 +9,25 @@
 pub mod bandwidth;
 pub mod devices;
 pub mod error;
+mod fair_settings;
 pub mod file;
 pub mod groups;
 pub mod hops;
 pub mod io_queues;
+mod limiters;
+mod machine;
 pub mod overrides;
+mod sources;
+mod spec;
+mod steps;
+mod tasks;
 pub mod validate;
+mod values;
 
 pub use error::{Origin, ScenarioError};
 pub use groups::{GroupSpec, Groups};
 pub use overrides::Override;
-pub use validate::{MachineSpec, ScenarioSpec, SourceSpec, TaskSpec, limits};
+pub use spec::{MachineSpec, ScenarioSpec, SourceSpec, TaskSpec, limits};
 
 use error::{KeyError, Segment};
 use file::ScenarioFile;
@@ -355,7 +363,7 @@ fn named_path(doc: &Table, path: &serde_path_to_error::Path) -> String {
                     match items.get(*index).and_then(name) {
                         Some(n)
                             if items.iter().filter(|v| name(v).as_deref() == Some(n.as_str())).count() == 1
-                                && validate::check_name(&n, "").is_ok() =>
+                                && values::check_name(&n, "").is_ok() =>
                         {
                             Segment::Key(n)
                         }

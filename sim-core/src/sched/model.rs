@@ -344,3 +344,54 @@ mod tests {
         assert!(!KernelModel::Linux44.elevators().contains(&"mq-deadline"));
     }
 }
+
+// --- scenario: rules asked for by scenario/ (validating `[cfs]`, `[features]`, a task's `slice`,
+// `[kernel] cfs_bandwidth` and a device's `elevator`) ---
+impl KernelModel {
+    /// Whether the fair class has the 4.4 CFS settings: `[cfs]`
+    /// sched_latency_ns, sched_min_granularity_ns, sched_wakeup_granularity_ns
+    /// and the `SchedFeatures` bits. EEVDF (6.6) removed them; it has
+    /// base_slice_ns and feature bits of its own.
+    pub fn has_cfs_latency_tunables(self) -> bool {
+        self == KernelModel::Linux44
+    }
+
+    /// Custom slices: a fair task's own slice through `sched_setattr`
+    /// (`sched_attr.sched_runtime`), since 6.12.
+    pub fn has_custom_slices(self) -> bool {
+        self >= KernelModel::Linux612
+    }
+
+    /// Whether `[kernel] cfs_bandwidth` can only name this model's own
+    /// bandwidth rules (EEVDF models), rather than choose among the CFS-era
+    /// ones (the 4.4 fair class: 4.4, 4.18, 5.4, 5.14).
+    pub fn runs_own_bandwidth_rules(self) -> bool {
+        self != KernelModel::Linux44
+    }
+
+    /// The `[kernel] cfs_bandwidth` values this model accepts, with the rules
+    /// each runs: an EEVDF model its own rules, named by the rules' version or
+    /// by any model version whose rules they are (under 6.18: "6.6", "6.12",
+    /// "6.18"); the 4.4 fair class the CFS-era rules (4.4, 4.18, 5.4, 5.14).
+    pub fn accepted_bandwidth_rules(self) -> Vec<(&'static str, super::bandwidth::BandwidthRules)> {
+        use super::bandwidth::BandwidthRules;
+        let own = BandwidthRules::of_model(self);
+        if self.runs_own_bandwidth_rules() {
+            let mut out = vec![(own.version(), own)];
+            for m in KernelModel::ALL {
+                if BandwidthRules::of_model(m) == own && m.version() != own.version() {
+                    out.push((m.version(), own));
+                }
+            }
+            out
+        } else {
+            BandwidthRules::ALL.into_iter().filter(|r| *r < BandwidthRules::Linux66).map(|r| (r.version(), r)).collect()
+        }
+    }
+
+    /// The newest model whose kernel has the elevator `name`, for the hint
+    /// of an error naming one this model lacks.
+    pub fn newest_with_elevator(name: &str) -> Option<KernelModel> {
+        KernelModel::ALL.into_iter().rev().find(|m| m.elevators().contains(&name))
+    }
+}
