@@ -139,6 +139,39 @@ pub fn resolve(f: &ScenarioFile, tasks: &mut [TaskSpec], cpus: u16) -> Result<Gr
         }
     };
     let autogroup = f.autogroup.enabled.unwrap_or(true);
+    let mut groups = declared_groups(f, cpus)?;
+    place_tasks(f, tasks, &mut groups, autogroup, cpus)?;
+    for session in f.autogroup.nice.keys() {
+        if !f.tasks.iter().any(|t| t.session.as_deref() == Some(session)) {
+            return Err(KeyError::new(format!("autogroup.nice.{session}"), "no task has this session"));
+        }
+    }
+
+    // Each group covers its tasks' CPUs and its children's.
+    for t in tasks.iter() {
+        for set in &t.affinity {
+            let mut g = Some(t.group);
+            while let Some(i) = g {
+                groups[i].cpus.union_with(set);
+                g = groups[i].parent;
+            }
+        }
+    }
+    let queues: usize = groups[1..].iter().map(|g| g.cpus.len()).sum();
+    if queues > limits::GROUP_QUEUES_MAX {
+        return Err(KeyError::new(
+            "groups",
+            format!(
+                "{queues} per-CPU group run queues (groups × the CPUs their tasks may use); at most {}",
+                limits::GROUP_QUEUES_MAX
+            ),
+        ));
+    }
+    Ok(Groups { groups, autogroup, group_load })
+}
+
+/// The root and the `[groups."/path"]` declarations, parents first.
+fn declared_groups(f: &ScenarioFile, cpus: u16) -> Result<Vec<GroupSpec>, KeyError> {
     let root = GroupSpec {
         path: "/".into(),
         parent: None,
@@ -200,6 +233,18 @@ pub fn resolve(f: &ScenarioFile, tasks: &mut [TaskSpec], cpus: u16) -> Result<Gr
             ));
         }
     }
+    Ok(groups)
+}
+
+/// Each task's cgroup (`group`) and the group it runs in: its session's
+/// autogroup when it is left in the root group and autogroup is on.
+fn place_tasks(
+    f: &ScenarioFile,
+    tasks: &mut [TaskSpec],
+    groups: &mut Vec<GroupSpec>,
+    autogroup: bool,
+    cpus: u16,
+) -> Result<(), KeyError> {
     let declared = |groups: &[GroupSpec]| groups.iter().map(|g| g.path.as_str()).collect::<Vec<_>>().join(", ");
 
     for (i, t) in f.tasks.iter().enumerate() {
@@ -252,31 +297,5 @@ pub fn resolve(f: &ScenarioFile, tasks: &mut [TaskSpec], cpus: u16) -> Result<Gr
         }
         tasks[i].group = group;
     }
-    for session in f.autogroup.nice.keys() {
-        if !f.tasks.iter().any(|t| t.session.as_deref() == Some(session)) {
-            return Err(KeyError::new(format!("autogroup.nice.{session}"), "no task has this session"));
-        }
-    }
-
-    // Each group covers its tasks' CPUs and its children's.
-    for t in tasks.iter() {
-        for set in &t.affinity {
-            let mut g = Some(t.group);
-            while let Some(i) = g {
-                groups[i].cpus.union_with(set);
-                g = groups[i].parent;
-            }
-        }
-    }
-    let queues: usize = groups[1..].iter().map(|g| g.cpus.len()).sum();
-    if queues > limits::GROUP_QUEUES_MAX {
-        return Err(KeyError::new(
-            "groups",
-            format!(
-                "{queues} per-CPU group run queues (groups × the CPUs their tasks may use); at most {}",
-                limits::GROUP_QUEUES_MAX
-            ),
-        ));
-    }
-    Ok(Groups { groups, autogroup, group_load })
+    Ok(())
 }
