@@ -3,7 +3,7 @@
 
 use super::error::KeyError;
 use super::file::ScenarioFile;
-use super::spec::TaskSpec;
+use super::spec::{GroupSpec, Groups, TaskSpec};
 use super::values::check_name;
 use crate::cpuset::CpuSet;
 use crate::sched::group::{GroupLoad, MAX_SHARES, MIN_SHARES, autogroup_shares};
@@ -21,39 +21,6 @@ pub mod limits {
 
 /// Autogroup paths look like the kernel's `/proc/<pid>/autogroup` names.
 const AUTOGROUP_PREFIX: &str = "/autogroup-";
-
-/// A task group; index 0 in `ScenarioSpec::groups` is the root.
-#[derive(Clone, Debug, PartialEq)]
-pub struct GroupSpec {
-    pub path: String,
-    /// Index of the parent group; `None` for the root.
-    pub parent: Option<usize>,
-    /// Effective `cpu.shares`, clamped as `sched_group_set_shares` does.
-    pub shares: u64,
-    /// The session, for an autogroup.
-    pub session: Option<String>,
-    /// CPUs the group's tasks and its descendants' tasks may run on.
-    pub cpus: CpuSet,
-    /// CPU quota (`cpu.cfs_quota_us` / `cpu.max`), when set.
-    pub bandwidth: Option<crate::sched::bandwidth::BandwidthSpec>,
-    /// BFQ's group weight (`io.bfq.weight` / `blkio.bfq.weight`), 1–1000.
-    pub bfq_weight: u16,
-}
-
-/// The resolved group settings of a scenario.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Groups {
-    pub groups: Vec<GroupSpec>,
-    pub autogroup: bool,
-    pub group_load: GroupLoad,
-}
-
-impl Groups {
-    /// Some group has a CPU quota (`cfs_bandwidth_used()`).
-    pub fn any_quota(&self) -> bool {
-        self.groups.iter().any(|g| g.bandwidth.is_some_and(|b| b.quota_ns.is_some()))
-    }
-}
 
 /// `io.bfq.weight` (v2) or `blkio.bfq.weight` (v1): BFQ's group weight.
 /// 6.18 bfq-cgroup.c reads these two files (`bfq_io_set_weight`,
@@ -79,18 +46,6 @@ fn bfq_weight(g: &super::file::GroupFile, key: &str) -> Result<u16, KeyError> {
         ));
     }
     Ok(v as u16)
-}
-
-impl Groups {
-    /// BFQ's view of the groups: declared cgroups with their weights
-    /// (autogroups are not blkcgs: BFQ sees their tasks in the root), and
-    /// each of `task_groups` mapped to its blkcg.
-    pub fn bfq_groups(&self, task_groups: &[usize]) -> (Vec<crate::block::BfqGroupIo>, Vec<usize>) {
-        let blkcg = |g: usize| if self.groups.get(g).is_some_and(|s| s.session.is_none()) { g } else { 0 };
-        let groups =
-            self.groups.iter().map(|g| crate::block::BfqGroupIo { parent: g.parent, weight: g.bfq_weight }).collect();
-        (groups, task_groups.iter().map(|&g| blkcg(g)).collect())
-    }
 }
 
 /// More groups than `GROUPS_MAX`, not counting the root (index 0), which

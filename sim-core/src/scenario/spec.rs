@@ -1,12 +1,12 @@
 //! The validated scenario: `ScenarioSpec` and the specs it holds (machine,
-//! tasks, sources), typed, plus the size limits a scenario is checked
+//! tasks, sources, groups), typed, plus the size limits a scenario is checked
 //! against. Plain data: `validate.rs` and its helpers build it, the engine
 //! runs it.
 
-use super::groups::Groups;
 use crate::block::DeviceSpec;
 use crate::cpuset::CpuSet;
 use crate::ids::TaskId;
+use crate::sched::group::GroupLoad;
 use crate::sched::topology::{MachineShape, cpu_list};
 use crate::sched::tunables::{CfsTunables, EevdfFeatures, EevdfTunables, SchedFeatures};
 use crate::workload::dist::SAMPLE_MAX_NS;
@@ -186,4 +186,49 @@ pub struct SourceSpec {
     /// The declarations its requests cross: `target`, then each `forward`,
     /// ending at the sink (`scenario/hops.rs`); one entry when no hop.
     pub route: Vec<usize>,
+}
+
+/// A task group; index 0 in `ScenarioSpec::groups` is the root.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GroupSpec {
+    pub path: String,
+    /// Index of the parent group; `None` for the root.
+    pub parent: Option<usize>,
+    /// Effective `cpu.shares`, clamped as `sched_group_set_shares` does.
+    pub shares: u64,
+    /// The session, for an autogroup.
+    pub session: Option<String>,
+    /// CPUs the group's tasks and its descendants' tasks may run on.
+    pub cpus: CpuSet,
+    /// CPU quota (`cpu.cfs_quota_us` / `cpu.max`), when set.
+    pub bandwidth: Option<crate::sched::bandwidth::BandwidthSpec>,
+    /// BFQ's group weight (`io.bfq.weight` / `blkio.bfq.weight`), 1–1000.
+    pub bfq_weight: u16,
+}
+
+/// The resolved group settings of a scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Groups {
+    pub groups: Vec<GroupSpec>,
+    pub autogroup: bool,
+    pub group_load: GroupLoad,
+}
+
+impl Groups {
+    /// Some group has a CPU quota (`cfs_bandwidth_used()`).
+    pub fn any_quota(&self) -> bool {
+        self.groups.iter().any(|g| g.bandwidth.is_some_and(|b| b.quota_ns.is_some()))
+    }
+}
+
+impl Groups {
+    /// BFQ's view of the groups: declared cgroups with their weights
+    /// (autogroups are not blkcgs: BFQ sees their tasks in the root), and
+    /// each of `task_groups` mapped to its blkcg.
+    pub fn bfq_groups(&self, task_groups: &[usize]) -> (Vec<crate::block::BfqGroupIo>, Vec<usize>) {
+        let blkcg = |g: usize| if self.groups.get(g).is_some_and(|s| s.session.is_none()) { g } else { 0 };
+        let groups =
+            self.groups.iter().map(|g| crate::block::BfqGroupIo { parent: g.parent, weight: g.bfq_weight }).collect();
+        (groups, task_groups.iter().map(|&g| blkcg(g)).collect())
+    }
 }

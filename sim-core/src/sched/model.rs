@@ -369,26 +369,6 @@ impl KernelModel {
         self != KernelModel::Linux44
     }
 
-    /// The `[kernel] cfs_bandwidth` values this model accepts, with the rules
-    /// each runs: an EEVDF model its own rules, named by the rules' version or
-    /// by any model version whose rules they are (under 6.18: "6.6", "6.12",
-    /// "6.18"); the 4.4 fair class the CFS-era rules (4.4, 4.18, 5.4, 5.14).
-    pub fn accepted_bandwidth_rules(self) -> Vec<(&'static str, super::bandwidth::BandwidthRules)> {
-        use super::bandwidth::BandwidthRules;
-        let own = BandwidthRules::of_model(self);
-        if self.runs_own_bandwidth_rules() {
-            let mut out = vec![(own.version(), own)];
-            for m in KernelModel::ALL {
-                if BandwidthRules::of_model(m) == own && m.version() != own.version() {
-                    out.push((m.version(), own));
-                }
-            }
-            out
-        } else {
-            BandwidthRules::ALL.into_iter().filter(|r| *r < BandwidthRules::Linux66).map(|r| (r.version(), r)).collect()
-        }
-    }
-
     /// The newest model whose kernel has the elevator `name`, for the hint
     /// of an error naming one this model lacks.
     pub fn newest_with_elevator(name: &str) -> Option<KernelModel> {
