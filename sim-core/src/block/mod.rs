@@ -6,6 +6,8 @@
 //! - `queue.rs`: `RequestQueue`, one per device: submit (merge or insert),
 //!   run the queue (dispatch while the device has a free tag), complete.
 //! - `noop.rs`, `deadline.rs`, `cfq.rs`: the elevators, behind `Elevator`.
+//! - `blk_mq.rs` (state and settings), `blk_mq_submit.rs` (the path on a
+//!   `RequestQueue`), `blk_mq_merge.rs` (its merges): the 6.18 blk-mq path.
 //! - `device.rs`: SSD and rotating-disk service times and queue depth.
 //!
 //! Elevators keep the kernel's jiffy arithmetic: their tunables are stored in
@@ -14,6 +16,8 @@
 
 pub mod bfq;
 pub mod blk_mq;
+mod blk_mq_merge;
+mod blk_mq_submit;
 pub mod cfq;
 pub mod cfq_tunables;
 pub mod deadline;

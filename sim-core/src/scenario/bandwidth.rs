@@ -39,7 +39,7 @@ pub fn rules(f: &ScenarioFile, kernel: KernelModel) -> Result<BandwidthRules, Ke
         Some((_, r)) => Ok(*r),
         None => {
             let names: Vec<String> = accepted.iter().map(|(v, _)| format!("{v:?}")).collect();
-            let why = if kernel.is_eevdf() {
+            let why = if kernel.runs_own_bandwidth_rules() {
                 format!("the {} model runs its own rules, those of {}", kernel.describe(), own.version())
             } else {
                 "the 4.4 fair class with that version's bandwidth rules".to_string()
@@ -59,10 +59,11 @@ pub fn rules(f: &ScenarioFile, kernel: KernelModel) -> Result<BandwidthRules, Ke
 /// The `[kernel] cfs_bandwidth` values a model accepts, with the rules each
 /// runs: an EEVDF model its own rules, named by the rules' version or by any
 /// model version whose rules they are (under 6.18: "6.6", "6.12", "6.18");
-/// the 4.4 fair class the CFS-era rules (4.4, 4.18, 5.4, 5.14).
+/// the 4.4 fair class the CFS-era rules (4.4, 4.18, 5.4, 5.14), every rule
+/// set but those the EEVDF models run as their own.
 fn accepted_rules(kernel: KernelModel) -> Vec<(&'static str, BandwidthRules)> {
     let own = BandwidthRules::of_model(kernel);
-    if kernel.is_eevdf() {
+    if kernel.runs_own_bandwidth_rules() {
         let mut out = vec![(own.version(), own)];
         for m in KernelModel::ALL {
             if BandwidthRules::of_model(m) == own && m.version() != own.version() {
@@ -71,7 +72,10 @@ fn accepted_rules(kernel: KernelModel) -> Vec<(&'static str, BandwidthRules)> {
         }
         out
     } else {
-        BandwidthRules::ALL.into_iter().filter(|r| *r < BandwidthRules::Linux66).map(|r| (r.version(), r)).collect()
+        let owned = |r: BandwidthRules| {
+            KernelModel::ALL.into_iter().any(|m| m.runs_own_bandwidth_rules() && BandwidthRules::of_model(m) == r)
+        };
+        BandwidthRules::ALL.into_iter().filter(|r| !owned(*r)).map(|r| (r.version(), r)).collect()
     }
 }
 
@@ -200,7 +204,7 @@ fn cpu_max(v: &Value, key: &str) -> Result<(Option<i64>, Option<i64>), KeyError>
 /// v1 child may not have a larger quota/period ratio than its nearest
 /// limited ancestor (`tg_cfs_schedulable_down`, 4.4 core.c; v2 takes the
 /// smaller one instead, which changes nothing at run time).
-pub fn check(f: &ScenarioFile, groups: &[super::groups::GroupSpec], rules: BandwidthRules) -> Result<(), KeyError> {
+pub fn check(f: &ScenarioFile, groups: &[super::spec::GroupSpec], rules: BandwidthRules) -> Result<(), KeyError> {
     for g in groups.iter().skip(1) {
         let Some(b) = g.bandwidth else { continue };
         let key = format!("groups.\"{}\"", g.path);

@@ -4,12 +4,12 @@
 
 use super::error::KeyError;
 use super::file::{DeviceFile, ScenarioFile};
-use super::validate::{check_name, duration_in, duration_value, shown};
+use super::values::{check_name, duration_in, duration_value, shown};
 use crate::block::blk_mq::{NR_HW_QUEUES_MAX, nr_requests_range};
 use crate::block::cfq_tunables::CfqBehaviour;
 use crate::block::device::cloud::CloudParams;
 use crate::block::device::flash::FlashParams;
-use crate::block::device::presets;
+use crate::block::device::presets::{self, Preset};
 use crate::block::request::Op;
 use crate::block::request::SECTOR_BYTES;
 use crate::block::{
@@ -23,10 +23,7 @@ use std::collections::BTreeMap;
 use toml::Value;
 
 pub const DEVICES_MAX: usize = 64;
-pub const QUEUE_DEPTH_MAX: u64 = 4096;
-pub const IOPS_MAX: i64 = 100_000_000;
-pub const PARALLELISM_MAX: i64 = 4096;
-pub const BURST_CREDITS_MAX: i64 = 1_000_000_000_000;
+pub use crate::block::device::{BURST_CREDITS_MAX, IOPS_MAX, PARALLELISM_MAX, QUEUE_DEPTH_MAX};
 
 fn bandwidth(v: &Option<String>, key: &str, default: u64) -> Result<u64, KeyError> {
     let Some(s) = v else { return Ok(default) };
@@ -84,6 +81,48 @@ fn device(name: &str, d: &DeviceFile, hz: u32, index: usize, kernel: KernelModel
         ));
     }
     let kind_name = d.kind.as_deref().or(preset_kind).unwrap_or("ssd");
+    let (kind, capacity_default) = device_kind(d, &key, preset.as_ref(), kind_name)?;
+    let capacity = match &d.capacity {
+        None => preset.as_ref().map_or(capacity_default, |p| p.capacity_bytes),
+        Some(s) => parse_size(s).map_err(|m| KeyError::new(key("capacity"), m))?,
+    };
+    if capacity < 1 << 20 {
+        return Err(KeyError::new(
+            key("capacity"),
+            format!("{capacity} bytes is not allowed: at least 1MiB (up to 1PiB)"),
+        ));
+    }
+    let queue_depth = d.queue_depth.unwrap_or(preset.as_ref().map_or(32, |p| u64::from(p.queue_depth)));
+    if queue_depth == 0 || queue_depth > QUEUE_DEPTH_MAX {
+        return Err(KeyError::new(key("queue_depth"), format!("{queue_depth} is not allowed: 1 to {QUEUE_DEPTH_MAX}")));
+    }
+    let max_kb = d.max_sectors_kb.unwrap_or(1280);
+    if !(4..=32_768).contains(&max_kb) {
+        return Err(KeyError::new(key("max_sectors_kb"), format!("{max_kb} is not allowed: 4 to 32768")));
+    }
+    let rotational = d.rotational.unwrap_or(kind_name == "hdd");
+    let elevator = elevator_spec(d, &key, hz, rotational, kernel)?;
+    Ok(DeviceSpec {
+        name: name.to_string(),
+        rotational,
+        kind,
+        queue_depth: queue_depth as u32,
+        capacity_sectors: capacity / SECTOR_BYTES,
+        max_sectors: (max_kb * 2) as u32,
+        elevator,
+        dev_t: (8, 16 * index as u32),
+    })
+}
+
+/// The device's kind and its figures (`kind`, or the preset's), with the
+/// capacity a device of that kind has by default; keys of another kind are
+/// refused.
+fn device_kind(
+    d: &DeviceFile,
+    key: &dyn Fn(&str) -> String,
+    preset: Option<&Preset>,
+    kind_name: &str,
+) -> Result<(DeviceKind, u64), KeyError> {
     let curve_keys = [
         ("read_iops", d.read_iops.is_some()),
         ("write_iops", d.write_iops.is_some()),
@@ -116,13 +155,7 @@ fn device(name: &str, d: &DeviceFile, hz: u32, index: usize, kernel: KernelModel
         ("seek_max", d.seek_max.is_some()),
         ("bandwidth", d.bandwidth.is_some()),
     ];
-    let hdd_only = [
-        ("read_latency", d.read_latency.is_some()),
-        ("write_latency", d.write_latency.is_some()),
-        ("read_bandwidth", d.read_bandwidth.is_some()),
-        ("write_bandwidth", d.write_bandwidth.is_some()),
-    ];
-    let (kind, capacity_default) = match kind_name {
+    Ok(match kind_name {
         "ssd" => {
             if let Some((k, _)) = ssd_only.iter().find(|(_, set)| *set) {
                 return Err(KeyError::new(key(k), "applies to `kind = \"hdd\"` only"));
@@ -135,57 +168,22 @@ fn device(name: &str, d: &DeviceFile, hz: u32, index: usize, kernel: KernelModel
             };
             (kind, 512u64 << 30)
         }
-        "hdd" => {
-            if let Some((k, _)) = hdd_only.iter().find(|(_, set)| *set) {
-                return Err(KeyError::new(key(k), "applies to `kind = \"ssd\"` only (a disk has `bandwidth`)"));
-            }
-            let preset_disk = match preset.as_ref().map(|p| &p.kind) {
-                Some(DeviceKind::HddNcq { rpm, seek_min_ns, seek_max_ns, bytes_per_s }) => {
-                    Some((u64::from(*rpm), *seek_min_ns, *seek_max_ns, *bytes_per_s))
-                }
-                _ => None,
-            };
-            let (rpm0, smin0, smax0, bw0) = preset_disk.unwrap_or((7200, 500_000, 15_000_000, 150_000_000));
-            let rpm = d.rpm.unwrap_or(rpm0);
-            if !(3600..=20_000).contains(&rpm) {
-                return Err(KeyError::new(key("rpm"), format!("{rpm} is not allowed: 3600 to 20000")));
-            }
-            let seek_min_ns = opt_ns(&d.seek_min, "seek_min", smin0)?;
-            let seek_max_ns = opt_ns(&d.seek_max, "seek_max", smax0)?;
-            if seek_min_ns > seek_max_ns || seek_max_ns > 1_000_000_000 {
-                return Err(KeyError::new(
-                    key("seek_max"),
-                    format!(
-                        "{} is not allowed: at least seek_min ({}) and at most 1s",
-                        format_duration(seek_max_ns),
-                        format_duration(seek_min_ns)
-                    ),
-                ));
-            }
-            let bytes_per_s = bandwidth(&d.bandwidth, &key("bandwidth"), bw0)?;
-            // `ncq` defaults to on for a preset (presets model NCQ), off otherwise.
-            let kind = if d.ncq.unwrap_or(preset_disk.is_some()) {
-                DeviceKind::HddNcq { rpm: rpm as u32, seek_min_ns, seek_max_ns, bytes_per_s }
-            } else {
-                DeviceKind::Hdd { rpm: rpm as u32, seek_min_ns, seek_max_ns, bytes_per_s }
-            };
-            (kind, 2u64 << 40)
-        }
+        "hdd" => (hdd_kind(d, key, preset)?, 2u64 << 40),
         "flash" => {
-            reject_disk_keys(d, &key, "flash")?;
-            let base = match preset.as_ref().map(|p| &p.kind) {
+            reject_disk_keys(d, key, "flash")?;
+            let base = match preset.map(|p| &p.kind) {
                 Some(DeviceKind::Flash(f)) => f.clone(),
                 _ => presets::sata_ssd_flash(),
             };
-            (DeviceKind::Flash(flash_params(d, &key, base)?), 512u64 << 30)
+            (DeviceKind::Flash(flash_params(d, key, base)?), 512u64 << 30)
         }
         "cloud" => {
-            reject_disk_keys(d, &key, "cloud")?;
-            let base = match preset.as_ref().map(|p| p.kind.clone()) {
+            reject_disk_keys(d, key, "cloud")?;
+            let base = match preset.map(|p| p.kind.clone()) {
                 Some(DeviceKind::Cloud(c)) => c,
                 _ => presets::gp3_cloud(),
             };
-            (DeviceKind::Cloud(cloud_params(d, &key, base)?), 500u64 << 30)
+            (DeviceKind::Cloud(cloud_params(d, key, base)?), 500u64 << 30)
         }
         other => {
             return Err(KeyError::new(
@@ -193,25 +191,65 @@ fn device(name: &str, d: &DeviceFile, hz: u32, index: usize, kernel: KernelModel
                 format!("unknown device kind `{other}`; allowed: ssd, hdd, flash, cloud (or a `preset`)"),
             ));
         }
+    })
+}
+
+/// `kind = "hdd"`: a rotating disk (the preset's figures as defaults), with
+/// NCQ when it has a preset or `ncq = true`.
+fn hdd_kind(d: &DeviceFile, key: &dyn Fn(&str) -> String, preset: Option<&Preset>) -> Result<DeviceKind, KeyError> {
+    let opt_ns =
+        |v: &Option<Value>, k: &str, default: u64| v.as_ref().map_or(Ok(default), |v| duration_value(v, &key(k)));
+    let hdd_only = [
+        ("read_latency", d.read_latency.is_some()),
+        ("write_latency", d.write_latency.is_some()),
+        ("read_bandwidth", d.read_bandwidth.is_some()),
+        ("write_bandwidth", d.write_bandwidth.is_some()),
+    ];
+    if let Some((k, _)) = hdd_only.iter().find(|(_, set)| *set) {
+        return Err(KeyError::new(key(k), "applies to `kind = \"ssd\"` only (a disk has `bandwidth`)"));
+    }
+    let preset_disk = match preset.map(|p| &p.kind) {
+        Some(DeviceKind::HddNcq { rpm, seek_min_ns, seek_max_ns, bytes_per_s }) => {
+            Some((u64::from(*rpm), *seek_min_ns, *seek_max_ns, *bytes_per_s))
+        }
+        _ => None,
     };
-    let capacity = match &d.capacity {
-        None => preset.as_ref().map_or(capacity_default, |p| p.capacity_bytes),
-        Some(s) => parse_size(s).map_err(|m| KeyError::new(key("capacity"), m))?,
-    };
-    if capacity < 1 << 20 {
+    let (rpm0, smin0, smax0, bw0) = preset_disk.unwrap_or((7200, 500_000, 15_000_000, 150_000_000));
+    let rpm = d.rpm.unwrap_or(rpm0);
+    if !(3600..=20_000).contains(&rpm) {
+        return Err(KeyError::new(key("rpm"), format!("{rpm} is not allowed: 3600 to 20000")));
+    }
+    let seek_min_ns = opt_ns(&d.seek_min, "seek_min", smin0)?;
+    let seek_max_ns = opt_ns(&d.seek_max, "seek_max", smax0)?;
+    if seek_min_ns > seek_max_ns || seek_max_ns > 1_000_000_000 {
         return Err(KeyError::new(
-            key("capacity"),
-            format!("{capacity} bytes is not allowed: at least 1MiB (up to 1PiB)"),
+            key("seek_max"),
+            format!(
+                "{} is not allowed: at least seek_min ({}) and at most 1s",
+                format_duration(seek_max_ns),
+                format_duration(seek_min_ns)
+            ),
         ));
     }
-    let queue_depth = d.queue_depth.unwrap_or(preset.as_ref().map_or(32, |p| u64::from(p.queue_depth)));
-    if queue_depth == 0 || queue_depth > QUEUE_DEPTH_MAX {
-        return Err(KeyError::new(key("queue_depth"), format!("{queue_depth} is not allowed: 1 to {QUEUE_DEPTH_MAX}")));
-    }
-    let max_kb = d.max_sectors_kb.unwrap_or(1280);
-    if !(4..=32_768).contains(&max_kb) {
-        return Err(KeyError::new(key("max_sectors_kb"), format!("{max_kb} is not allowed: 4 to 32768")));
-    }
+    let bytes_per_s = bandwidth(&d.bandwidth, &key("bandwidth"), bw0)?;
+    // `ncq` defaults to on for a preset (presets model NCQ), off otherwise.
+    let kind = if d.ncq.unwrap_or(preset_disk.is_some()) {
+        DeviceKind::HddNcq { rpm: rpm as u32, seek_min_ns, seek_max_ns, bytes_per_s }
+    } else {
+        DeviceKind::Hdd { rpm: rpm as u32, seek_min_ns, seek_max_ns, bytes_per_s }
+    };
+    Ok(kind)
+}
+
+/// The elevator (`elevator`, or the kernel's default) with its tunables;
+/// every elevator's table is checked, whichever is chosen.
+fn elevator_spec(
+    d: &DeviceFile,
+    key: &dyn Fn(&str) -> String,
+    hz: u32,
+    rotational: bool,
+    kernel: KernelModel,
+) -> Result<ElevatorSpec, KeyError> {
     let behaviour = match d.cfq_behaviour.as_deref() {
         None | Some("fixed") => CfqBehaviour::Fixed,
         Some("4.4") => CfqBehaviour::V4_4,
@@ -219,7 +257,6 @@ fn device(name: &str, d: &DeviceFile, hz: u32, index: usize, kernel: KernelModel
             return Err(KeyError::new(key("cfq_behaviour"), format!("`{other}` is not allowed: \"4.4\" or \"fixed\"")));
         }
     };
-    let rotational = d.rotational.unwrap_or(kind_name == "hdd");
     let mut cfq = CfqTunables::defaults(hz, !rotational);
     cfq.behaviour = behaviour;
     for (k, v) in &d.cfq {
@@ -247,7 +284,7 @@ fn device(name: &str, d: &DeviceFile, hz: u32, index: usize, kernel: KernelModel
         mq_deadline.set(k, tunable_value(v, &full)?, hz).map_err(|m| KeyError::new(full, m))?;
     }
     let elevator_name = elevator_of(d, kernel, &key("elevator"))?;
-    let elevator = match elevator_name {
+    Ok(match elevator_name {
         "none" => ElevatorSpec::MqNone,
         "mq-deadline" => ElevatorSpec::MqDeadline(mq_deadline),
         "noop" => ElevatorSpec::Noop,
@@ -256,16 +293,6 @@ fn device(name: &str, d: &DeviceFile, hz: u32, index: usize, kernel: KernelModel
         "kyber" => ElevatorSpec::Kyber(kyber),
         "bfq" => ElevatorSpec::Bfq(bfq),
         other => unreachable!("elevator_of returned `{other}`, which is not one of the kernel's"),
-    };
-    Ok(DeviceSpec {
-        name: name.to_string(),
-        rotational,
-        kind,
-        queue_depth: queue_depth as u32,
-        capacity_sectors: capacity / SECTOR_BYTES,
-        max_sectors: (max_kb * 2) as u32,
-        elevator,
-        dev_t: (8, 16 * index as u32),
     })
 }
 
@@ -284,7 +311,7 @@ fn elevator_of(d: &DeviceFile, kernel: KernelModel, key: &str) -> Result<&'stati
         Some(h) => format!("`{name}` does not exist in the {model} model: {h}"),
         None => format!("unknown elevator `{name}`{}", super::error::did_you_mean(name, has)),
     };
-    let other = KernelModel::ALL.iter().rev().find(|m| m.elevators().contains(&name));
+    let other = KernelModel::newest_with_elevator(name);
     let hint = other.map_or(String::new(), |m| format!(" (or kernel.version = \"{}\")", m.version()));
     Err(KeyError::new(key, format!("{why}; the {model} model has: {}{hint}", has.join(", "))))
 }
@@ -474,7 +501,7 @@ pub fn ionice(v: Option<&str>, key: &str) -> Result<Option<Ioprio>, KeyError> {
 
 /// The 4.4 CFQ model has no RT class: a task with `ionice = "rt/N"` is
 /// refused when a device uses `cfq`.
-pub fn check_ionice(tasks: &[super::validate::TaskSpec], devices: &[DeviceSpec]) -> Result<(), KeyError> {
+pub fn check_ionice(tasks: &[super::spec::TaskSpec], devices: &[DeviceSpec]) -> Result<(), KeyError> {
     let Some(cfq) = devices.iter().find(|d| matches!(d.elevator, ElevatorSpec::Cfq(_))) else { return Ok(()) };
     for t in tasks {
         if t.ionice.is_some_and(|p| p.class == IoprioClass::Rt) {
@@ -494,7 +521,7 @@ mod tests {
 
     fn one(table: &str) -> Result<DeviceSpec, KeyError> {
         let d: DeviceFile = toml::from_str(table).expect("a device table");
-        device("sda", &d, 250, 0, KernelModel::Linux618)
+        device("sda", &d, 250, 0, KernelModel::LATEST)
     }
 
     #[test]

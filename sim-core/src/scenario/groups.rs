@@ -3,7 +3,8 @@
 
 use super::error::KeyError;
 use super::file::ScenarioFile;
-use super::validate::{TaskSpec, check_name};
+use super::spec::{GroupSpec, Groups, TaskSpec};
+use super::values::check_name;
 use crate::cpuset::CpuSet;
 use crate::sched::group::{GroupLoad, MAX_SHARES, MIN_SHARES, autogroup_shares};
 use crate::sched::weights::NICE_0_LOAD;
@@ -20,39 +21,6 @@ pub mod limits {
 
 /// Autogroup paths look like the kernel's `/proc/<pid>/autogroup` names.
 const AUTOGROUP_PREFIX: &str = "/autogroup-";
-
-/// A task group; index 0 in `ScenarioSpec::groups` is the root.
-#[derive(Clone, Debug, PartialEq)]
-pub struct GroupSpec {
-    pub path: String,
-    /// Index of the parent group; `None` for the root.
-    pub parent: Option<usize>,
-    /// Effective `cpu.shares`, clamped as `sched_group_set_shares` does.
-    pub shares: u64,
-    /// The session, for an autogroup.
-    pub session: Option<String>,
-    /// CPUs the group's tasks and its descendants' tasks may run on.
-    pub cpus: CpuSet,
-    /// CPU quota (`cpu.cfs_quota_us` / `cpu.max`), when set.
-    pub bandwidth: Option<crate::sched::bandwidth::BandwidthSpec>,
-    /// BFQ's group weight (`io.bfq.weight` / `blkio.bfq.weight`), 1–1000.
-    pub bfq_weight: u16,
-}
-
-/// The resolved group settings of a scenario.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Groups {
-    pub groups: Vec<GroupSpec>,
-    pub autogroup: bool,
-    pub group_load: GroupLoad,
-}
-
-impl Groups {
-    /// Some group has a CPU quota (`cfs_bandwidth_used()`).
-    pub fn any_quota(&self) -> bool {
-        self.groups.iter().any(|g| g.bandwidth.is_some_and(|b| b.quota_ns.is_some()))
-    }
-}
 
 /// `io.bfq.weight` (v2) or `blkio.bfq.weight` (v1): BFQ's group weight.
 /// 6.18 bfq-cgroup.c reads these two files (`bfq_io_set_weight`,
@@ -78,18 +46,6 @@ fn bfq_weight(g: &super::file::GroupFile, key: &str) -> Result<u16, KeyError> {
         ));
     }
     Ok(v as u16)
-}
-
-impl Groups {
-    /// BFQ's view of the groups: declared cgroups with their weights
-    /// (autogroups are not blkcgs: BFQ sees their tasks in the root), and
-    /// each of `task_groups` mapped to its blkcg.
-    pub fn bfq_groups(&self, task_groups: &[usize]) -> (Vec<crate::block::BfqGroupIo>, Vec<usize>) {
-        let blkcg = |g: usize| if self.groups.get(g).is_some_and(|s| s.session.is_none()) { g } else { 0 };
-        let groups =
-            self.groups.iter().map(|g| crate::block::BfqGroupIo { parent: g.parent, weight: g.bfq_weight }).collect();
-        (groups, task_groups.iter().map(|&g| blkcg(g)).collect())
-    }
 }
 
 /// More groups than `GROUPS_MAX`, not counting the root (index 0), which
@@ -138,6 +94,39 @@ pub fn resolve(f: &ScenarioFile, tasks: &mut [TaskSpec], cpus: u16) -> Result<Gr
         }
     };
     let autogroup = f.autogroup.enabled.unwrap_or(true);
+    let mut groups = declared_groups(f, cpus)?;
+    place_tasks(f, tasks, &mut groups, autogroup, cpus)?;
+    for session in f.autogroup.nice.keys() {
+        if !f.tasks.iter().any(|t| t.session.as_deref() == Some(session)) {
+            return Err(KeyError::new(format!("autogroup.nice.{session}"), "no task has this session"));
+        }
+    }
+
+    // Each group covers its tasks' CPUs and its children's.
+    for t in tasks.iter() {
+        for set in &t.affinity {
+            let mut g = Some(t.group);
+            while let Some(i) = g {
+                groups[i].cpus.union_with(set);
+                g = groups[i].parent;
+            }
+        }
+    }
+    let queues: usize = groups[1..].iter().map(|g| g.cpus.len()).sum();
+    if queues > limits::GROUP_QUEUES_MAX {
+        return Err(KeyError::new(
+            "groups",
+            format!(
+                "{queues} per-CPU group run queues (groups × the CPUs their tasks may use); at most {}",
+                limits::GROUP_QUEUES_MAX
+            ),
+        ));
+    }
+    Ok(Groups { groups, autogroup, group_load })
+}
+
+/// The root and the `[groups."/path"]` declarations, parents first.
+fn declared_groups(f: &ScenarioFile, cpus: u16) -> Result<Vec<GroupSpec>, KeyError> {
     let root = GroupSpec {
         path: "/".into(),
         parent: None,
@@ -199,10 +188,22 @@ pub fn resolve(f: &ScenarioFile, tasks: &mut [TaskSpec], cpus: u16) -> Result<Gr
             ));
         }
     }
+    Ok(groups)
+}
+
+/// Each task's cgroup (`group`) and the group it runs in: its session's
+/// autogroup when it is left in the root group and autogroup is on.
+fn place_tasks(
+    f: &ScenarioFile,
+    tasks: &mut [TaskSpec],
+    groups: &mut Vec<GroupSpec>,
+    autogroup: bool,
+    cpus: u16,
+) -> Result<(), KeyError> {
     let declared = |groups: &[GroupSpec]| groups.iter().map(|g| g.path.as_str()).collect::<Vec<_>>().join(", ");
 
     for (i, t) in f.tasks.iter().enumerate() {
-        let key = super::validate::task_key(&t.name);
+        let key = super::values::task_key(&t.name);
         let mut group = match &t.group {
             None => 0,
             Some(path) => groups.iter().position(|g| &g.path == path).ok_or_else(|| {
@@ -251,31 +252,5 @@ pub fn resolve(f: &ScenarioFile, tasks: &mut [TaskSpec], cpus: u16) -> Result<Gr
         }
         tasks[i].group = group;
     }
-    for session in f.autogroup.nice.keys() {
-        if !f.tasks.iter().any(|t| t.session.as_deref() == Some(session)) {
-            return Err(KeyError::new(format!("autogroup.nice.{session}"), "no task has this session"));
-        }
-    }
-
-    // Each group covers its tasks' CPUs and its children's.
-    for t in tasks.iter() {
-        for set in &t.affinity {
-            let mut g = Some(t.group);
-            while let Some(i) = g {
-                groups[i].cpus.union_with(set);
-                g = groups[i].parent;
-            }
-        }
-    }
-    let queues: usize = groups[1..].iter().map(|g| g.cpus.len()).sum();
-    if queues > limits::GROUP_QUEUES_MAX {
-        return Err(KeyError::new(
-            "groups",
-            format!(
-                "{queues} per-CPU group run queues (groups × the CPUs their tasks may use); at most {}",
-                limits::GROUP_QUEUES_MAX
-            ),
-        ));
-    }
-    Ok(Groups { groups, autogroup, group_load })
+    Ok(())
 }

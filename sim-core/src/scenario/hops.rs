@@ -14,7 +14,8 @@
 
 use super::error::{KeyError, did_you_mean};
 use super::file::ScenarioFile;
-use super::validate::{TaskSpec, dist_value, task_key};
+use super::spec::TaskSpec;
+use super::values::{dist_value, task_key};
 use crate::workload::Step;
 
 /// Fills `forward` and `hop_work` of every declaration (`tasks` in file

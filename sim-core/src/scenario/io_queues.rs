@@ -3,7 +3,7 @@
 
 use super::error::KeyError;
 use super::file::{IoQueueFile, ScenarioFile};
-use super::validate::{check_name, duration_in};
+use super::values::{check_name, duration_in};
 use crate::ids::DeviceId;
 use crate::userspace_io::io_queue::{InflightPolicy, IoProperties};
 use crate::userspace_io::{IoClassRef, IoClassSpec, IoQueueSpec};

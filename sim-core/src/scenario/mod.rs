@@ -9,17 +9,26 @@
 pub mod bandwidth;
 pub mod devices;
 pub mod error;
+mod fair_settings;
 pub mod file;
 pub mod groups;
 pub mod hops;
 pub mod io_queues;
+mod limiters;
+mod machine;
+mod nesting;
 pub mod overrides;
+mod sources;
+mod spec;
+mod steps;
+mod tasks;
 pub mod validate;
+mod values;
 
 pub use error::{Origin, ScenarioError};
-pub use groups::{GroupSpec, Groups};
+pub use nesting::{NESTING_MAX, too_deep};
 pub use overrides::Override;
-pub use validate::{MachineSpec, ScenarioSpec, SourceSpec, TaskSpec, limits};
+pub use spec::{GroupSpec, Groups, MachineSpec, ScenarioSpec, SourceSpec, TaskSpec, limits};
 
 use error::{KeyError, Segment};
 use file::ScenarioFile;
@@ -41,92 +50,6 @@ pub struct Scenario {
     /// `with_overrides` call); a later batch may replace a key of an earlier.
     overrides: Vec<Vec<Override>>,
     pub spec: ScenarioSpec,
-}
-
-/// Deepest nesting of tables, arrays and dotted keys a scenario file may
-/// have (a scenario needs about 6); checked on the text before parsing, so
-/// nothing downstream (parser, clone, drop, deserializer) meets deep input.
-pub const NESTING_MAX: usize = 32;
-
-/// The byte offset where `text` first nests deeper than [`NESTING_MAX`]:
-/// brackets and braces outside strings and comments, plus the dots of the
-/// key being written, plus those of the current `[table.header]`. One pass,
-/// no recursion; it may count one level too many (a float's dot), never
-/// too few.
-pub fn too_deep(text: &str) -> Option<usize> {
-    let b = text.as_bytes();
-    let (mut i, mut depth, mut dots, mut header) = (0usize, 0usize, 0usize, 0usize);
-    let mut line_start = true;
-    let mut in_header = false;
-    while i < b.len() {
-        let c = b[i];
-        match c {
-            b'#' => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-                continue;
-            }
-            b'"' | b'\'' => {
-                let triple = b[i..].starts_with(if c == b'"' { b"\"\"\"" } else { b"\'\'\'" });
-                i += if triple { 3 } else { 1 };
-                while i < b.len() {
-                    if c == b'"' && b[i] == b'\\' {
-                        i += 2;
-                        continue;
-                    }
-                    if !triple && b[i] == b'\n' {
-                        break;
-                    }
-                    if b[i] == c && (!triple || b[i..].starts_with(&[c, c, c])) {
-                        i += if triple { 3 } else { 1 };
-                        // A closing triple may be followed by up to two more quotes.
-                        while triple && i < b.len() && b[i] == c {
-                            i += 1;
-                        }
-                        break;
-                    }
-                    i += 1;
-                }
-                line_start = false;
-                continue;
-            }
-            b'[' if depth == 0 && line_start => {
-                in_header = true;
-                header = 0;
-                depth += 1;
-                dots = 0;
-            }
-            b'[' | b'{' => {
-                depth += 1;
-                dots = 0;
-            }
-            b']' | b'}' => {
-                depth = depth.saturating_sub(1);
-                if in_header && depth == 0 {
-                    in_header = false;
-                    header = dots + 1;
-                }
-                if !in_header {
-                    dots = 0;
-                }
-            }
-            b'.' => dots += 1,
-            b'=' | b',' | b'\n' => dots = 0,
-            _ => {}
-        }
-        if !c.is_ascii_whitespace() {
-            line_start = false;
-        }
-        if c == b'\n' {
-            line_start = true;
-        }
-        if depth + dots + header > NESTING_MAX {
-            return Some(i);
-        }
-        i += 1;
-    }
-    None
 }
 
 /// Line and column (from 1, in characters) of byte offset `at` of `text`.
@@ -355,7 +278,7 @@ fn named_path(doc: &Table, path: &serde_path_to_error::Path) -> String {
                     match items.get(*index).and_then(name) {
                         Some(n)
                             if items.iter().filter(|v| name(v).as_deref() == Some(n.as_str())).count() == 1
-                                && validate::check_name(&n, "").is_ok() =>
+                                && values::check_name(&n, "").is_ok() =>
                         {
                             Segment::Key(n)
                         }

@@ -220,13 +220,13 @@ impl Override {
             ));
         }
         let text = text.trim();
-        if let Some(at) = super::too_deep(text) {
+        if let Some(at) = super::nesting::too_deep(text) {
             return Err(KeyError::new(
                 key(),
                 format!(
                     "the value `{}` nests tables and arrays deeper than {} levels (at byte {at})",
                     echo(text),
-                    super::NESTING_MAX
+                    super::nesting::NESTING_MAX
                 ),
             ));
         }

@@ -400,3 +400,34 @@ impl KernelModel {
         if self.is_eevdf() { base_slice_ns + 2 * tick_ns } else { sched_latency_ns / 2 + 2 * tick_ns }
     }
 }
+
+// --- scenario: rules asked for by scenario/ (validating `[cfs]`, `[features]`, a task's `slice`,
+// `[kernel] cfs_bandwidth` and a device's `elevator`) ---
+impl KernelModel {
+    /// Whether the fair class has the 4.4 CFS settings: `[cfs]`
+    /// sched_latency_ns, sched_min_granularity_ns, sched_wakeup_granularity_ns
+    /// and the `SchedFeatures` bits. EEVDF (6.6) removed them; it has
+    /// base_slice_ns and feature bits of its own.
+    pub fn has_cfs_latency_tunables(self) -> bool {
+        self == KernelModel::Linux44
+    }
+
+    /// Custom slices: a fair task's own slice through `sched_setattr`
+    /// (`sched_attr.sched_runtime`), since 6.12.
+    pub fn has_custom_slices(self) -> bool {
+        self >= KernelModel::Linux612
+    }
+
+    /// Whether `[kernel] cfs_bandwidth` can only name this model's own
+    /// bandwidth rules (EEVDF models), rather than choose among the CFS-era
+    /// ones (the 4.4 fair class: 4.4, 4.18, 5.4, 5.14).
+    pub fn runs_own_bandwidth_rules(self) -> bool {
+        self != KernelModel::Linux44
+    }
+
+    /// The newest model whose kernel has the elevator `name`, for the hint
+    /// of an error naming one this model lacks.
+    pub fn newest_with_elevator(name: &str) -> Option<KernelModel> {
+        KernelModel::ALL.into_iter().rev().find(|m| m.elevators().contains(&name))
+    }
+}

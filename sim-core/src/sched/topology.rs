@@ -418,7 +418,19 @@ impl Topology {
         if map_weight == 0 {
             return topo;
         }
+        let levels = topo.build_levels(&in_map, map_weight);
+        let group_cpus = topo.attach_domains(&levels, &in_map);
+        topo.update_cpu_capacity_and_llc();
+        topo.update_group_capacity(&group_cpus);
+        topo
+    }
 
+    /// The levels 4.4 builds for the CPUs in the cpu_map (`in_map`), bottom
+    /// up, each with its classes (spans) and their group counts.
+    fn build_levels(&self, in_map: &[bool], map_weight: u32) -> Vec<BuiltLevel> {
+        let shape = self.shape;
+        let n = shape.cpus();
+        let ncpu = usize::from(n);
         // The levels 4.4 builds: default_topology (SMT, MC, DIE) and, with more than
         // one node, sched_init_numa's single level (one remote distance).
         let mut candidates = vec![DomainLevel::Smt, DomainLevel::Mc, DomainLevel::Die];
@@ -441,9 +453,9 @@ impl Topology {
                 }
                 let cpu = CpuId(c);
                 let k = match level {
-                    DomainLevel::Smt => topo.core_of(cpu),
-                    DomainLevel::Mc => u32::from(topo.socket_of(cpu)),
-                    DomainLevel::Die => u32::from(topo.node_of(cpu)),
+                    DomainLevel::Smt => self.core_of(cpu),
+                    DomainLevel::Mc => u32::from(self.socket_of(cpu)),
+                    DomainLevel::Die => u32::from(self.node_of(cpu)),
                     DomainLevel::Numa => 0,
                 };
                 class_of[usize::from(c)] = k;
@@ -470,7 +482,15 @@ impl Topology {
                 break;
             }
         }
+        levels
+    }
 
+    /// Attaches each CPU's chain of domains (4.4 core.c:build_sched_domains
+    /// and cpu_attach_domain), creating each domain once; returns, per
+    /// domain, its groups' CPUs (for capacities and local groups).
+    fn attach_domains(&mut self, levels: &[BuiltLevel], in_map: &[bool]) -> Vec<Vec<Vec<CpuId>>> {
+        let shape = self.shape;
+        let n = shape.cpus();
         // Trim each chain as 4.4 cpu_attach_domain does. CPUs of one bottom class
         // have the same chain, so each is trimmed once.
         let mut ids: BTreeMap<(usize, u32), DomainId> = BTreeMap::new();
@@ -483,7 +503,7 @@ impl Topology {
             }
             let bottom = levels[0].class_of[usize::from(c)];
             if let Some(chain) = chain_of_class.get(&bottom) {
-                topo.cpu_domains[usize::from(c)] = chain.clone();
+                self.cpu_domains[usize::from(c)] = chain.clone();
                 continue;
             }
             let mut chain: Vec<ChainLink> = levels
@@ -523,11 +543,11 @@ impl Topology {
                 let key = (link.level, link.class);
                 let id = match ids.get(&key) {
                     Some(&id) => {
-                        debug_assert_eq!(topo.domains[id.0 as usize].flags, link.flags, "domain copies differ");
+                        debug_assert_eq!(self.domains[id.0 as usize].flags, link.flags, "domain copies differ");
                         id
                     }
                     None => {
-                        let id = DomainId(topo.domains.len() as u32);
+                        let id = DomainId(self.domains.len() as u32);
                         let l = &levels[link.level];
                         let mut sd = sd_init(l.level, link.weight);
                         sd.flags = link.flags;
@@ -548,7 +568,7 @@ impl Topology {
                             })
                             .collect();
                         group_cpus.push(members);
-                        topo.domains.push(sd);
+                        self.domains.push(sd);
                         ids.insert(key, id);
                         id
                     }
@@ -556,55 +576,63 @@ impl Topology {
                 out.push(id);
             }
             chain_of_class.insert(bottom, out.clone());
-            topo.cpu_domains[usize::from(c)] = out;
+            self.cpu_domains[usize::from(c)] = out;
         }
+        group_cpus
+    }
 
+    /// Each CPU's capacity and last-level-cache domain.
+    fn update_cpu_capacity_and_llc(&mut self) {
+        let ncpu = usize::from(self.shape.cpus());
         for c in 0..ncpu {
-            let chain = &topo.cpu_domains[c];
+            let chain = &self.cpu_domains[c];
             // 4.4 sched.h:arch_scale_cpu_capacity on the base domain (fair.c:update_cpu_capacity),
             // times scale_rt_capacity = SCHED_CAPACITY_SCALE with no RT load, >> SCHED_CAPACITY_SHIFT
             if let Some(&base) = chain.first() {
-                let sd = &topo.domains[base.0 as usize];
+                let sd = &self.domains[base.0 as usize];
                 let arch = if sd.flags & SD_SHARE_CPUCAPACITY != 0 && sd.span_weight > 1 {
                     sd.smt_gain / u64::from(sd.span_weight)
                 } else {
                     SCHED_CAPACITY_SCALE
                 };
-                topo.cpu_capacity[c] = ((arch * SCHED_CAPACITY_SCALE) >> 10).max(1);
+                self.cpu_capacity[c] = ((arch * SCHED_CAPACITY_SCALE) >> 10).max(1);
             }
             // 4.4 core.c:update_top_cache_domain: sd_llc = highest_flag_domain(cpu, SD_SHARE_PKG_RESOURCES)
             let mut llc = None;
             for (i, id) in chain.iter().enumerate() {
-                if topo.domains[id.0 as usize].flags & SD_SHARE_PKG_RESOURCES == 0 {
+                if self.domains[id.0 as usize].flags & SD_SHARE_PKG_RESOURCES == 0 {
                     break;
                 }
                 llc = Some(i);
             }
-            topo.sd_llc[c] = llc;
+            self.sd_llc[c] = llc;
             if let Some(i) = llc {
-                let sd = &topo.domains[chain[i].0 as usize];
-                topo.llc_id[c] = sd.span.iter().next().unwrap_or(CpuId(c as u16));
-                topo.llc_size[c] = sd.span_weight;
+                let sd = &self.domains[chain[i].0 as usize];
+                self.llc_id[c] = sd.span.iter().next().unwrap_or(CpuId(c as u16));
+                self.llc_size[c] = sd.span_weight;
             }
         }
+    }
+
+    /// Each group's capacity, and each CPU's local group in each of its domains.
+    fn update_group_capacity(&mut self, group_cpus: &[Vec<Vec<CpuId>>]) {
         // sgc->capacity: the sum of the group's CPUs' capacity (fair.c:update_group_capacity at steady state)
         for (d, groups) in group_cpus.iter().enumerate() {
             let id = DomainId(d as u32);
             for (gi, m) in groups.iter().enumerate() {
-                topo.domains[d].groups[gi].capacity = m.iter().map(|c| topo.cpu_capacity[c.index()]).sum();
+                self.domains[d].groups[gi].capacity = m.iter().map(|c| self.cpu_capacity[c.index()]).sum();
                 // sd->groups of each CPU: the group containing it
                 for c in m {
-                    let pos = topo.cpu_domains[c.index()].iter().position(|&x| x == id);
+                    let pos = self.cpu_domains[c.index()].iter().position(|&x| x == id);
                     let pos = pos.expect("a group's CPU has the domain");
-                    let lg = &mut topo.local_groups[c.index()];
-                    if lg.len() < topo.cpu_domains[c.index()].len() {
-                        lg.resize(topo.cpu_domains[c.index()].len(), u32::MAX);
+                    let lg = &mut self.local_groups[c.index()];
+                    if lg.len() < self.cpu_domains[c.index()].len() {
+                        lg.resize(self.cpu_domains[c.index()].len(), u32::MAX);
                     }
                     lg[pos] = gi as u32;
                 }
             }
         }
-        topo
     }
 
     pub fn cpus(&self) -> u16 {

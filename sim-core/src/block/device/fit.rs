@@ -25,7 +25,7 @@ use super::flash::{FlashParams, PAGE_BYTES};
 use super::transfer_ns;
 use super::{DeviceKind, DeviceSpec};
 use crate::block::ElevatorSpec;
-use crate::scenario::devices::{IOPS_MAX, QUEUE_DEPTH_MAX};
+use super::{IOPS_MAX, QUEUE_DEPTH_MAX};
 use crate::workload::dist::SAMPLE_MAX_NS;
 
 /// One measured run.

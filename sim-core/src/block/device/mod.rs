@@ -37,6 +37,13 @@ pub mod fit;
 pub mod flash;
 pub mod presets;
 
+/// The largest figures a device may be given (`[devices.X]` and a fitted
+/// device alike): tags (`queue_depth`), IOPS, channels, burst credits.
+pub const QUEUE_DEPTH_MAX: u64 = 4096;
+pub const IOPS_MAX: i64 = 100_000_000;
+pub const PARALLELISM_MAX: i64 = 4096;
+pub const BURST_CREDITS_MAX: i64 = 1_000_000_000_000;
+
 use super::request::{Op, SECTOR_BYTES};
 use crate::ids::RequestId;
 use crate::rng::SimRng;

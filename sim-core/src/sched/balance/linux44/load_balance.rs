@@ -91,6 +91,16 @@ enum Exit {
     OnePinned,
 }
 
+/// What `load_balance` does after trying to move tasks off the busiest queue.
+enum AfterMove {
+    /// Go on with this many tasks moved.
+    Moved(u32),
+    /// Every task was pinned: `redo` without the busiest CPU.
+    Redo,
+    /// Every task was pinned and no CPU is left to try (`out_all_pinned`).
+    AllPinned,
+}
+
 /// What one `load_balance` call did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LbOutcome {
@@ -557,27 +567,7 @@ impl Smp44 {
         let d = self.dom(this_cpu, level);
         let local_group = self.topo.local_group(d, this_cpu);
         let dst_grpmask = if idle == CpuIdleType::NewlyIdle { None } else { Some(local_group) };
-        // `cpus` = cpu_active_mask, in a buffer kept between calls (no allocation).
-        let mut cpus = std::mem::take(&mut self.lb_scratch);
-        cpus.clone_from(&self.active_cpus);
-        let mut env = LbEnv {
-            this_cpu,
-            level,
-            d,
-            src_cpu: this_cpu,
-            dst_cpu: this_cpu,
-            dst_grpmask,
-            new_dst_cpu: this_cpu,
-            idle,
-            imbalance: 0,
-            cpus,
-            flags: 0,
-            loop_: 0,
-            loop_break: SCHED_NR_MIGRATE_BREAK,
-            loop_max: 0,
-            cause,
-            dst_nr_running: 0,
-        };
+        let mut env = self.lb_env(this_cpu, level, d, dst_grpmask, idle, cause);
         let parent = if level + 1 < self.levels(this_cpu) { Some(self.dom(this_cpu, level + 1)) } else { None };
         let mut continue_balancing = true;
         let mut ld_moved = 0u32;
@@ -600,72 +590,16 @@ impl Smp44 {
             env.src_cpu = busiest;
             ld_moved = 0;
             if m.nr_running(busiest) > 1 {
-                // Attempt to move tasks. If find_busiest_group has found an
-                // imbalance but busiest->nr_running <= 1, the group is still
-                // unbalanced. ld_moved simply stays zero.
-                env.flags |= LBF_ALL_PINNED;
-                env.loop_max = SYSCTL_SCHED_NR_MIGRATE.min(m.nr_running(busiest));
-                let mut more = 0;
-                loop {
-                    more += 1;
-                    ld_moved += self.detach_tasks(m, &mut env);
-                    if env.flags & LBF_NEED_BREAK != 0 && more < 64 {
-                        env.flags &= !LBF_NEED_BREAK;
-                        continue;
-                    }
-                    // Revisit (affine) tasks on src_cpu that couldn't be moved
-                    // to us: try another CPU of our group that they allow.
-                    if env.flags & LBF_DST_PINNED != 0 && env.imbalance > 0 && more < 64 {
-                        env.cpus.remove(env.dst_cpu);
-                        env.dst_cpu = env.new_dst_cpu;
-                        env.flags &= !LBF_DST_PINNED;
-                        env.loop_ = 0;
-                        env.loop_break = SCHED_NR_MIGRATE_BREAK;
-                        continue;
-                    }
-                    break;
-                }
-                // We failed to reach balance because of affinity: tell the parent.
-                if let Some(p) = parent
-                    && env.flags & LBF_SOME_PINNED != 0
-                    && env.imbalance > 0
-                {
-                    let pg = self.topo.local_group(p, this_cpu);
-                    self.sgc_imbalance[p.0 as usize][pg] = true;
-                }
-                // All tasks on this runqueue were pinned by CPU affinity.
-                if env.flags & LBF_ALL_PINNED != 0 {
-                    env.cpus.remove(busiest);
-                    if !env.cpus.is_empty() {
-                        env.loop_ = 0;
-                        env.loop_break = SCHED_NR_MIGRATE_BREAK;
-                        continue 'redo;
-                    }
-                    break 'redo Err(Exit::AllPinned);
+                match self.move_tasks(m, &mut env, busiest, parent) {
+                    AfterMove::Moved(n) => ld_moved = n,
+                    AfterMove::Redo => continue 'redo,
+                    AfterMove::AllPinned => break 'redo Err(Exit::AllPinned),
                 }
             }
             if ld_moved == 0 {
-                if idle != CpuIdleType::NewlyIdle {
-                    self.sd[this_cpu.index()][level].nr_balance_failed += 1;
-                }
-                if self.need_active_balance(&env) {
-                    // Don't kick the active_load_balance_cpu_stop if the curr
-                    // task on busiest cpu can't be moved to this_cpu.
-                    let curr_allowed = m.curr(busiest).is_none_or(|c| m.cpus_allowed(c).contains(this_cpu));
-                    if !curr_allowed {
-                        env.flags |= LBF_ALL_PINNED;
-                        break 'redo Err(Exit::OnePinned);
-                    }
-                    if !self.rqs[busiest.index()].active_balance {
-                        self.rqs[busiest.index()].active_balance = true;
-                        self.rqs[busiest.index()].push_cpu = this_cpu;
-                        active_balance = true;
-                    }
-                    if active_balance {
-                        m.queue_active_balance(busiest);
-                    }
-                    // We've kicked active balancing, reset the failure counter.
-                    self.sd[this_cpu.index()][level].nr_balance_failed = self.topo.domain(d).cache_nice_tries + 1;
+                match self.no_task_moved(m, &mut env, busiest) {
+                    Ok(kicked) => active_balance = kicked,
+                    Err(exit) => break 'redo Err(exit),
                 }
             } else {
                 self.sd[this_cpu.index()][level].nr_balance_failed = 0;
@@ -712,5 +646,126 @@ impl Smp44 {
                 LbOutcome { moved: 0, continue_balancing }
             }
         }
+    }
+
+    /// The `struct lb_env` of one `load_balance` call; `cpus` =
+    /// cpu_active_mask, in a buffer kept between calls (no allocation).
+    fn lb_env(
+        &mut self,
+        this_cpu: CpuId,
+        level: usize,
+        d: DomainId,
+        dst_grpmask: Option<usize>,
+        idle: CpuIdleType,
+        cause: MigrateCause,
+    ) -> LbEnv {
+        let mut cpus = std::mem::take(&mut self.lb_scratch);
+        cpus.clone_from(&self.active_cpus);
+        LbEnv {
+            this_cpu,
+            level,
+            d,
+            src_cpu: this_cpu,
+            dst_cpu: this_cpu,
+            dst_grpmask,
+            new_dst_cpu: this_cpu,
+            idle,
+            imbalance: 0,
+            cpus,
+            flags: 0,
+            loop_: 0,
+            loop_break: SCHED_NR_MIGRATE_BREAK,
+            loop_max: 0,
+            cause,
+            dst_nr_running: 0,
+        }
+    }
+
+    /// `load_balance`'s attempt to move tasks off `busiest` (4.4 fair.c:
+    /// `detach_tasks` until the imbalance is met, retried on `LBF_NEED_BREAK`
+    /// and, for affine tasks, with another destination CPU of the group).
+    fn move_tasks(
+        &mut self,
+        m: &mut impl Machine,
+        env: &mut LbEnv,
+        busiest: CpuId,
+        parent: Option<DomainId>,
+    ) -> AfterMove {
+        let mut ld_moved = 0u32;
+        // Attempt to move tasks. If find_busiest_group has found an
+        // imbalance but busiest->nr_running <= 1, the group is still
+        // unbalanced. ld_moved simply stays zero.
+        env.flags |= LBF_ALL_PINNED;
+        env.loop_max = SYSCTL_SCHED_NR_MIGRATE.min(m.nr_running(busiest));
+        let mut more = 0;
+        loop {
+            more += 1;
+            ld_moved += self.detach_tasks(m, env);
+            if env.flags & LBF_NEED_BREAK != 0 && more < 64 {
+                env.flags &= !LBF_NEED_BREAK;
+                continue;
+            }
+            // Revisit (affine) tasks on src_cpu that couldn't be moved
+            // to us: try another CPU of our group that they allow.
+            if env.flags & LBF_DST_PINNED != 0 && env.imbalance > 0 && more < 64 {
+                env.cpus.remove(env.dst_cpu);
+                env.dst_cpu = env.new_dst_cpu;
+                env.flags &= !LBF_DST_PINNED;
+                env.loop_ = 0;
+                env.loop_break = SCHED_NR_MIGRATE_BREAK;
+                continue;
+            }
+            break;
+        }
+        // We failed to reach balance because of affinity: tell the parent.
+        if let Some(p) = parent
+            && env.flags & LBF_SOME_PINNED != 0
+            && env.imbalance > 0
+        {
+            let pg = self.topo.local_group(p, env.this_cpu);
+            self.sgc_imbalance[p.0 as usize][pg] = true;
+        }
+        // All tasks on this runqueue were pinned by CPU affinity.
+        if env.flags & LBF_ALL_PINNED != 0 {
+            env.cpus.remove(busiest);
+            if !env.cpus.is_empty() {
+                env.loop_ = 0;
+                env.loop_break = SCHED_NR_MIGRATE_BREAK;
+                return AfterMove::Redo;
+            }
+            return AfterMove::AllPinned;
+        }
+        AfterMove::Moved(ld_moved)
+    }
+
+    /// `load_balance` when no task moved: one more failure, and after
+    /// enough of them active balancing is kicked (`Ok(true)`); `Err` when
+    /// the task running on `busiest` may not run here (`out_one_pinned`).
+    fn no_task_moved(&mut self, m: &mut impl Machine, env: &mut LbEnv, busiest: CpuId) -> Result<bool, Exit> {
+        let (this_cpu, level, d) = (env.this_cpu, env.level, env.d);
+        let mut active_balance = false;
+        if env.idle != CpuIdleType::NewlyIdle {
+            self.sd[this_cpu.index()][level].nr_balance_failed += 1;
+        }
+        if self.need_active_balance(env) {
+            // Don't kick the active_load_balance_cpu_stop if the curr
+            // task on busiest cpu can't be moved to this_cpu.
+            let curr_allowed = m.curr(busiest).is_none_or(|c| m.cpus_allowed(c).contains(this_cpu));
+            if !curr_allowed {
+                env.flags |= LBF_ALL_PINNED;
+                return Err(Exit::OnePinned);
+            }
+            if !self.rqs[busiest.index()].active_balance {
+                self.rqs[busiest.index()].active_balance = true;
+                self.rqs[busiest.index()].push_cpu = this_cpu;
+                active_balance = true;
+            }
+            if active_balance {
+                m.queue_active_balance(busiest);
+            }
+            // We've kicked active balancing, reset the failure counter.
+            self.sd[this_cpu.index()][level].nr_balance_failed = self.topo.domain(d).cache_nice_tries + 1;
+        }
+        Ok(active_balance)
     }
 }
