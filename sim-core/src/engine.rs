@@ -27,7 +27,6 @@ use crate::scenario::{Scenario, ScenarioSpec};
 use crate::sched::SchedClass;
 use crate::sched::balance::linux44::{Placement, Smp44};
 use crate::sched::balance::{Machine, MigrateCause, TaskHotInputs};
-use crate::sched::bandwidth::BandwidthRules;
 use crate::sched::cfs_tasks::CfsTasks;
 use crate::sched::eevdf::{DEQUEUE_DELAYED, ENQUEUE_DELAYED};
 use crate::sched::entity::SchedEntity;
@@ -277,7 +276,7 @@ impl Simulation {
         // earlier kernels start on the period grid.
         for (i, g) in spec.groups.groups.iter().enumerate() {
             let Some(b) = g.bandwidth else { continue };
-            let phase = if spec.bandwidth_rules >= BandwidthRules::Linux66 {
+            let phase = if spec.bandwidth_rules.random_period_phase() {
                 let mut r = root_rng.stream(&format!("cfs_bandwidth/{}", g.path));
                 r.range_inclusive(0, crate::sched::bandwidth::DEFAULT_CFS_PERIOD_NS - 1) % b.period_ns
             } else {
@@ -1050,7 +1049,7 @@ impl Simulation {
     /// `task`'s EEVDF deadline and lag in its queue (6.x models), for the
     /// history records; zero under 4.4, where they decide nothing.
     fn eevdf_state(&self, task: TaskId) -> EevdfState {
-        if !self.spec.kernel.is_eevdf() {
+        if !self.cfs.keeps_lag() {
             return EevdfState::default();
         }
         let se = Self::se_of(task);
@@ -2157,7 +2156,7 @@ impl Simulation {
                 _ if se.sched_delayed => {
                     // EEVDF DELAY_DEQUEUE (6.12+): asleep but still queued and
                     // counted, never running, until picked or woken.
-                    if is_curr || !se.on_rq || !self.cfs.model.is_eevdf() {
+                    if is_curr || !se.on_rq || !self.cfs.rules.delay_dequeue {
                         return Err(format!("{} is delayed but running or not queued ({ctx})", t.comm));
                     }
                     nr[t.cpu.index()] += 1;
@@ -2227,9 +2226,7 @@ impl Simulation {
             }
         }
         self.check_queues().map_err(|e| format!("{e} ({ctx})"))?;
-        if self.cfs.model.is_eevdf() {
-            self.cfs.eevdf_invariants().map_err(|e| format!("{e} ({ctx})"))?;
-        }
+        self.cfs.class_invariants().map_err(|e| format!("{e} ({ctx})"))?;
         self.cfs.bandwidth_invariants().map_err(|e| format!("{e} ({ctx})"))?;
         for q in &self.io_queues {
             q.check().map_err(|e| format!("{e} ({ctx})"))?;
@@ -2586,7 +2583,7 @@ impl Machine for Simulation {
         self.activate_task(to, task, 0);
         // 4.4 only: EEVDF keeps vruntime absolute and places by the saved lag.
         assert!(
-            self.cfs.model.is_eevdf() || self.cfs.se(se).vruntime == relative + new_min,
+            !self.cfs.migrates_relative_vruntime() || self.cfs.se(se).vruntime == relative + new_min,
             "vruntime not rebased on migration: seed {} at {}",
             self.spec.seed,
             self.now.ns()

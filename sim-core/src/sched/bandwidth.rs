@@ -45,7 +45,8 @@
 
 use super::eevdf::{DEQUEUE_DELAYED, DEQUEUE_SPECIAL};
 use super::fair::{Cfs, DEQUEUE_SLEEP, ENQUEUE_WAKEUP};
-use super::model::KernelModel;
+pub use super::model::BandwidthRules;
+use super::model::RuntimeExpiry;
 use crate::ids::{CfsRqId, CpuId, GroupId};
 use std::collections::VecDeque;
 
@@ -62,73 +63,6 @@ pub const MIN_CFS_RQ_RUNTIME_NS: i64 = 1_000_000;
 pub const MIN_BANDWIDTH_EXPIRATION_NS: u64 = 2_000_000;
 /// `cfs_bandwidth_slack_period`: the slack timer's delay.
 pub const CFS_BANDWIDTH_SLACK_PERIOD_NS: u64 = 5_000_000;
-
-/// Whose bandwidth-control code a run follows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum BandwidthRules {
-    /// 4.4.155 as read.
-    Linux44,
-    /// 4.18 to 5.3: `expires_seq` (512ac999d275), tail insertion (4.19).
-    Linux418,
-    /// 5.4.69+ to 5.13: no expiry (de53fd7aedb1), 1 ns re-check (e98fa02c4f2e).
-    Linux54,
-    /// 5.14 to 6.5: burst (f4183717b370).
-    Linux514,
-    /// 6.6 and later: burst statistics, random timer phase.
-    Linux66,
-}
-
-impl BandwidthRules {
-    pub const ALL: [BandwidthRules; 5] = [
-        BandwidthRules::Linux44,
-        BandwidthRules::Linux418,
-        BandwidthRules::Linux54,
-        BandwidthRules::Linux514,
-        BandwidthRules::Linux66,
-    ];
-
-    /// The version as `[kernel] cfs_bandwidth` spells it.
-    pub fn version(self) -> &'static str {
-        match self {
-            BandwidthRules::Linux44 => "4.4",
-            BandwidthRules::Linux418 => "4.18",
-            BandwidthRules::Linux54 => "5.4",
-            BandwidthRules::Linux514 => "5.14",
-            BandwidthRules::Linux66 => "6.6",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<BandwidthRules> {
-        Self::ALL.into_iter().find(|r| r.version() == s)
-    }
-
-    /// The rules of a kernel model's own version.
-    pub fn of_model(model: KernelModel) -> BandwidthRules {
-        if model.is_eevdf() { BandwidthRules::Linux66 } else { BandwidthRules::Linux44 }
-    }
-
-    /// Per-CPU runtime expires (4.4 to 5.3).
-    fn expires(self) -> bool {
-        self <= BandwidthRules::Linux418
-    }
-
-    /// 5.4+: 1 ns re-check before throttling, no assign while throttled,
-    /// `slack_started`.
-    fn v54(self) -> bool {
-        self >= BandwidthRules::Linux54
-    }
-
-    /// Throttled queues join the tail of the list, so distribution serves
-    /// the oldest first (4.19 baa9be4ffb55; 4.4 adds at the head).
-    fn tail_insert(self) -> bool {
-        self >= BandwidthRules::Linux418
-    }
-
-    /// `cpu.max.burst` exists (5.14+).
-    pub fn has_burst(self) -> bool {
-        self >= BandwidthRules::Linux514
-    }
-}
 
 /// What a scenario sets for one group (the values `tg_set_cfs_bandwidth` gets).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -321,7 +255,7 @@ impl Cfs {
         let Some(quota) = b.spec.quota_ns else { return };
         if rules.has_burst() {
             b.runtime += quota;
-            if rules >= BandwidthRules::Linux66 && b.runtime_snap > b.runtime {
+            if rules.burst_stats() && b.runtime_snap > b.runtime {
                 b.stat.burst_time_ns += b.runtime_snap - b.runtime;
                 b.stat.nr_bursts += 1;
             }
@@ -373,20 +307,20 @@ impl Cfs {
         let (expires, seq) = (b.runtime_expires, b.expires_seq);
         let rt = &mut self.rq_mut(q).rt;
         rt.remaining += amount as i64;
-        match rules {
+        match rules.expiry() {
             // We may have advanced our local expiration (4.4 assign_cfs_rq_runtime).
-            BandwidthRules::Linux44 => {
+            RuntimeExpiry::ByDeadline => {
                 if (expires as i64).wrapping_sub(rt.expires as i64) > 0 {
                     rt.expires = expires;
                 }
             }
-            BandwidthRules::Linux418 => {
+            RuntimeExpiry::BySeq => {
                 if rt.expires_seq != seq {
                     rt.expires_seq = seq;
                     rt.expires = expires;
                 }
             }
-            _ => {}
+            RuntimeExpiry::Never => {}
         }
         rt.remaining > 0
     }
@@ -403,8 +337,8 @@ impl Cfs {
         }
         // 4.4 compares the deadlines (a refilled pool has moved on, so the
         // local one is extended); 4.18 the period sequence numbers.
-        let same_period = match rules {
-            BandwidthRules::Linux44 => rt.expires != b_expires,
+        let same_period = match rules.expiry() {
+            RuntimeExpiry::ByDeadline => rt.expires != b_expires,
             _ => rt.expires_seq == b_seq,
         };
         if same_period {
@@ -482,7 +416,7 @@ impl Cfs {
     /// 6.6+ `enqueue_entity`: a queue that was throttled while empty starts
     /// its throttled time when something is queued on it.
     pub(crate) fn note_enqueue_throttled(&mut self, q: CfsRqId) {
-        if self.bw.rules >= BandwidthRules::Linux66
+        if self.bw.rules.throttled_clock_when_queued()
             && self.cfs_rq_throttled(q)
             && self.rq(q).rt.throttled_clock.is_none()
         {
@@ -506,10 +440,10 @@ impl Cfs {
         let rt = self.rq(q).rt;
         let (rules, slice) = (self.bw.rules, self.bw.slice_ns);
         let b = self.cfs_b(g);
-        let valid = match rules {
-            BandwidthRules::Linux44 => rt.expires == b.runtime_expires,
-            BandwidthRules::Linux418 => rt.expires_seq == b.expires_seq,
-            _ => true,
+        let valid = match rules.expiry() {
+            RuntimeExpiry::ByDeadline => rt.expires == b.runtime_expires,
+            RuntimeExpiry::BySeq => rt.expires_seq == b.expires_seq,
+            RuntimeExpiry::Never => true,
         };
         if b.spec.quota_ns.is_some() && valid {
             let b = self.cfs_b_mut(g);
@@ -571,7 +505,7 @@ impl Cfs {
         let task_delta = self.rq(q).h_nr_running;
         let mut se = self.rq(q).owner;
         let mut dequeue = true;
-        let eevdf = self.model.is_eevdf();
+        let eevdf = self.rules.fair_class == super::model::FairClassKind::Eevdf;
         while let Some(s) = se {
             // Throttled entity or throttle-on-deactivate.
             if !self.se(s).on_rq {
@@ -604,7 +538,7 @@ impl Cfs {
         let rt = &mut self.rq_mut(q).rt;
         rt.throttled = true;
         // 6.6+: the throttled time starts when the queue holds something.
-        rt.throttled_clock = if rules < BandwidthRules::Linux66 || nr_queued > 0 { Some(now) } else { None };
+        rt.throttled_clock = if !rules.throttled_clock_when_queued() || nr_queued > 0 { Some(now) } else { None };
         if !rules.v54() {
             // 4.4: add to the _head_ of the list, so that an already-started
             // distribute_cfs_runtime will not see us; 4.19+ to the tail.
@@ -669,7 +603,7 @@ impl Cfs {
         let mut nr_delta = 0;
         if self.rq(q).load.weight != 0 {
             let task_delta = self.rq(q).h_nr_running;
-            let eevdf = self.model.is_eevdf();
+            let eevdf = self.rules.fair_class == super::model::FairClassKind::Eevdf;
             let mut enqueue = true;
             let mut reached_root = true;
             let mut se = self.rq(q).owner;

@@ -21,7 +21,10 @@
 use super::cfs_rq::CfsRq;
 use super::fair::{Cfs, DEQUEUE_SLEEP, ENQUEUE_WAKEUP, WF_FORK};
 use super::group::{MIN_SHARES, ROOT_GROUP};
-use super::model::{KernelModel, WakeupVerdict};
+use super::model::{
+    FairClassKind, PickThrottle, PreemptShort, RelDeadline, Reweight, SliceEnd, SliceProtection, TreeKey,
+    WakeupVerdict, YieldRule,
+};
 use super::weights::{LoadWeight, calc_delta_fair};
 use crate::ids::{CfsRqId, EntityId};
 use crate::workload::Policy;
@@ -36,10 +39,6 @@ pub const DEQUEUE_DELAYED: u32 = 0x200;
 pub const DEQUEUE_SPECIAL: u32 = 0x10;
 
 impl Cfs {
-    fn model(&self) -> KernelModel {
-        self.model
-    }
-
     /// `scale_load_down(se->load.weight)`.
     fn weight_of(&self, se: EntityId) -> i64 {
         self.se(se).load.weight as i64
@@ -170,13 +169,13 @@ impl Cfs {
         if e.vruntime.wrapping_sub(e.deadline) < 0 {
             return false;
         }
-        let keep_custom = self.model() >= KernelModel::Linux612 && e.custom_slice;
+        let keep_custom = self.rules.custom_slices && e.custom_slice;
         let slice = if keep_custom { e.slice } else { self.eevdf.base_slice_ns };
         let vslice = calc_delta_fair(slice, &e.load) as i64;
         let e = self.se_mut(se);
         e.slice = slice;
         e.deadline = e.vruntime.wrapping_add(vslice);
-        if self.model() == KernelModel::Linux66 && self.rq(q).nr_running > 1 {
+        if self.rules.slice_end == SliceEnd::InUpdateDeadline && self.rq(q).nr_running > 1 {
             self.resched_cpu_of(q);
             self.clear_buddies(q, se);
         }
@@ -201,16 +200,16 @@ impl Cfs {
         let resched = self.update_deadline(q, curr);
         self.eevdf_update_min_vruntime(q);
         self.account_cfs_rq_runtime(q, delta_exec as u64);
-        if self.model() == KernelModel::Linux66 || self.rq(q).nr_running == 1 {
+        if self.rules.slice_end == SliceEnd::InUpdateDeadline || self.rq(q).nr_running == 1 {
             return;
         }
-        let more = match self.model() {
+        let more = match self.rules.slice_protection {
             // did_preempt_short (6.12 :1177).
-            KernelModel::Linux612 => {
+            SliceProtection::ParityMarker | SliceProtection::None => {
                 let e = self.se(curr);
                 self.features_eevdf.preempt_short && e.vlag != e.deadline && !self.entity_eligible(q, curr)
             }
-            _ => !Self::protect_slice(self.se(curr)),
+            SliceProtection::Vprot => !Self::protect_slice(self.se(curr)),
         };
         if resched || more {
             self.resched_cpu_of(q);
@@ -286,11 +285,11 @@ impl Cfs {
     /// deadline, curr included, with the version's shortcuts and protection.
     pub(crate) fn pick_eevdf(&self, q: CfsRqId, protect: bool) -> Option<EntityId> {
         let rq = self.rq(q);
-        let model = self.model();
+        let rules = self.rules;
         let leftmost = rq.first().map(|(_, e)| e);
         let mut curr = rq.curr;
         // 6.12+: one entity (curr and delayed ones counted) needs no eligibility test.
-        if model >= KernelModel::Linux612 && rq.nr_running == 1 {
+        if rules.pick_alone && rq.nr_running == 1 {
             return match curr {
                 Some(c) if self.se(c).on_rq => Some(c),
                 _ => leftmost,
@@ -308,7 +307,7 @@ impl Cfs {
         {
             return Some(c);
         }
-        let found = if model == KernelModel::Linux66 {
+        let found = if rules.tree_key == TreeKey::Vruntime {
             // Tree by vruntime, augmented with min_deadline (6.6 :875).
             rq.tree.earliest_deadline_eligible(eligible)
         } else {
@@ -324,7 +323,7 @@ impl Cfs {
             (b, _) => b,
         };
         // 6.6 pick_eevdf: nothing found (rounding) → the leftmost.
-        if best.is_none() && model == KernelModel::Linux66 {
+        if best.is_none() && rules.tree_key == TreeKey::Vruntime {
             return leftmost;
         }
         best
@@ -335,9 +334,9 @@ impl Cfs {
     /// (which need it eligible, so never), or 6.6's fallback to the leftmost.
     fn pick_exempt(&self, q: CfsRqId, se: EntityId) -> bool {
         let rq = self.rq(q);
-        match self.model() {
-            KernelModel::Linux66 => rq.first().map(|(_, e)| e) == Some(se),
-            _ => rq.nr_running == 1,
+        match self.rules.tree_key {
+            TreeKey::Vruntime => rq.first().map(|(_, e)| e) == Some(se),
+            TreeKey::Deadline => rq.nr_running == 1,
         }
     }
 
@@ -348,14 +347,14 @@ impl Cfs {
     /// vslice on (half for a new task, PLACE_DEADLINE_INITIAL), or the
     /// relative deadline it kept (6.12+ `rel_deadline`).
     fn eevdf_place_entity(&mut self, q: CfsRqId, se: EntityId, flags: u32) {
-        let model = self.model();
+        let rules = self.rules;
         let vruntime = self.avg_vruntime(q);
         let e = self.se(se);
-        let slice = if model >= KernelModel::Linux612 && e.custom_slice { e.slice } else { self.eevdf.base_slice_ns };
+        let slice = if rules.custom_slices && e.custom_slice { e.slice } else { self.eevdf.base_slice_ns };
         let mut vslice = calc_delta_fair(slice, &e.load) as i64;
         let mut lag = 0i64;
         let nr = self.rq(q).nr_running;
-        let has_lag = if model >= KernelModel::Linux618 { e.vlag != 0 } else { true };
+        let has_lag = if rules.place_needs_lag { e.vlag != 0 } else { true };
         if self.features_eevdf.place_lag && nr > 0 && has_lag {
             let rq = self.rq(q);
             let mut load = rq.avg_load;
@@ -370,10 +369,10 @@ impl Cfs {
             }
             lag /= load; // div_s64 truncates toward 0
         }
-        let rel = match model {
-            KernelModel::Linux66 => false,
-            KernelModel::Linux612 => self.features_eevdf.place_rel_deadline && e.rel_deadline,
-            _ => e.rel_deadline,
+        let rel = match rules.rel_deadline {
+            RelDeadline::None => false,
+            RelDeadline::Feature => self.features_eevdf.place_rel_deadline && e.rel_deadline,
+            RelDeadline::Always => e.rel_deadline,
         };
         let initial = flags & ENQUEUE_INITIAL != 0 && self.features_eevdf.place_deadline_initial;
         let e = self.se_mut(se);
@@ -425,10 +424,10 @@ impl Cfs {
         if flags & (DEQUEUE_DELAYED | DEQUEUE_SPECIAL) == 0
             && sleep
             && self.features_eevdf.delay_dequeue
-            && self.model() >= KernelModel::Linux612
+            && self.rules.delay_dequeue
             && !self.entity_eligible(q, se)
         {
-            if self.model() >= KernelModel::Linux618 {
+            if self.rules.delay_clears_buddies {
                 self.clear_buddies(q, se);
             } else if self.rq(q).next == Some(se) {
                 self.rq_mut(q).next = None;
@@ -444,7 +443,7 @@ impl Cfs {
         if self.rq(q).curr != Some(se) {
             self.eevdf_dequeue_timeline(q, se);
         }
-        if self.model() >= KernelModel::Linux612 && self.features_eevdf.place_rel_deadline && !sleep {
+        if self.rules.rel_deadline != RelDeadline::None && self.features_eevdf.place_rel_deadline && !sleep {
             let e = self.se_mut(se);
             e.deadline = e.deadline.wrapping_sub(e.vruntime);
             e.rel_deadline = true;
@@ -532,11 +531,12 @@ impl Cfs {
         let on_rq = self.se(se).on_rq;
         let old = self.se(se).load.weight as i64;
         let new = weight as i64;
-        let model = self.model();
+        let reweight = self.rules.reweight;
+        let replace = reweight == Reweight::Replace;
         let mut avruntime = 0;
         if on_rq {
             self.eevdf_update_curr(q);
-            if model >= KernelModel::Linux618 {
+            if replace {
                 self.update_entity_lag(q, se);
             } else {
                 avruntime = self.avg_vruntime(q);
@@ -544,19 +544,19 @@ impl Cfs {
             if !curr {
                 self.eevdf_dequeue_timeline(q, se);
             }
-            if model >= KernelModel::Linux618 {
+            if replace {
                 let e = self.se_mut(se);
                 e.deadline = e.deadline.wrapping_sub(e.vruntime);
                 e.rel_deadline = true;
             }
             self.account_entity_dequeue(q, se);
         }
-        if on_rq && model < KernelModel::Linux618 {
+        if on_rq && !replace {
             // reweight_eevdf: keep the lag and the relative deadline in real time.
             let e = self.se(se);
             if avruntime != e.vruntime {
                 let mut vlag = avruntime.wrapping_sub(e.vruntime);
-                if model == KernelModel::Linux612 {
+                if reweight == (Reweight::Rescale { clamp_lag: true }) {
                     let limit = calc_delta_fair((2 * e.slice).max(self.tick_nsec), &e.load) as i64;
                     vlag = vlag.clamp(-limit, limit);
                 }
@@ -569,13 +569,13 @@ impl Cfs {
         } else {
             let e = self.se_mut(se);
             e.vlag = e.vlag.wrapping_mul(old) / new;
-            if model >= KernelModel::Linux618 && e.rel_deadline {
+            if replace && e.rel_deadline {
                 e.deadline = e.deadline.wrapping_mul(old) / new;
             }
         }
         self.se_mut(se).load = LoadWeight::from_weight(weight);
         if on_rq {
-            if model >= KernelModel::Linux618 {
+            if replace {
                 // Placed with the rebuilt lag (nr_queued does not count it meanwhile).
                 self.eevdf_place_entity(q, se, 0);
             }
@@ -596,7 +596,7 @@ impl Cfs {
         if self.se(se).on_rq {
             self.eevdf_dequeue_timeline(q, se);
             self.update_load_avg(se, true);
-            if self.model() >= KernelModel::Linux618 {
+            if self.rules.slice_protection == SliceProtection::Vprot {
                 self.set_protect_slice(q, se);
             } else {
                 let e = self.se_mut(se);
@@ -628,11 +628,7 @@ impl Cfs {
     /// PICK_BUDDY), else `pick_eevdf`; a delayed entity picked is dequeued
     /// for good (`None`: the caller starts over).
     fn eevdf_pick_next_entity(&mut self, q: CfsRqId) -> Option<EntityId> {
-        let buddy = if self.model() >= KernelModel::Linux618 {
-            self.features_eevdf.pick_buddy
-        } else {
-            self.features_eevdf.next_buddy
-        };
+        let buddy = if self.rules.pick_buddy { self.features_eevdf.pick_buddy } else { self.features_eevdf.next_buddy };
         if buddy
             && let Some(next) = self.rq(q).next
             && self.entity_eligible(q, next)
@@ -675,7 +671,7 @@ impl Cfs {
                 // A level out of runtime is throttled: 6.12+ check every
                 // level and start over (pick_task_fair); 6.6 checks those
                 // with a curr and takes the `simple:` path (pick_next_task_fair).
-                if self.model() >= KernelModel::Linux612 {
+                if self.rules.pick_throttle == PickThrottle::EveryLevel {
                     if self.check_cfs_rq_runtime(q) {
                         continue 'again;
                     }
@@ -745,7 +741,7 @@ impl Cfs {
             self.requeue_delayed_entity(se);
             return true;
         }
-        let custom_slices = self.model() >= KernelModel::Linux612;
+        let custom_slices = self.rules.custom_slices;
         let mut slice = 0u64;
         let mut cur = Some(se);
         while let Some(s) = cur {
@@ -780,7 +776,7 @@ impl Cfs {
     /// count the task (`delta` = +1, −1, or 0 for a group entity).
     /// Stops after a throttled level; returns whether it reached the root.
     fn update_ancestors(&mut self, mut cur: Option<EntityId>, mut slice: u64, delta: i32) -> bool {
-        let custom_slices = self.model() >= KernelModel::Linux612;
+        let custom_slices = self.rules.custom_slices;
         while let Some(s) = cur {
             let q = self.cfs_rq_of(s);
             self.update_load_avg(s, true);
@@ -805,9 +801,13 @@ impl Cfs {
     /// not, so the tree keeps the slice the entity was queued with.
     fn set_group_slice(&mut self, q: CfsRqId, se: EntityId, slice: u64) {
         self.se_mut(se).slice = slice;
-        if self.model() >= KernelModel::Linux618 && self.se(se).on_rq && self.rq(q).curr != Some(se) {
+        if self.rules.group_slice_refresh && self.se(se).on_rq && self.rq(q).curr != Some(se) {
             let e = self.se(se);
-            let (key, seq) = (if self.model() >= KernelModel::Linux612 { e.deadline } else { e.vruntime }, e.tree_seq);
+            let key = match self.rules.tree_key {
+                TreeKey::Deadline => e.deadline,
+                TreeKey::Vruntime => e.vruntime,
+            };
+            let seq = e.tree_seq;
             let rq = self.rq_mut(q);
             if let Some(mut item) = rq.tree.remove(key, seq) {
                 item.slice = slice;
@@ -842,7 +842,7 @@ impl Cfs {
                 }
                 // A delayed group entity: 6.18 takes the shortest slice of its
                 // queue for the levels above (fair.c:7079); 6.12 keeps 0.
-                if self.model() >= KernelModel::Linux618 {
+                if self.rules.group_slice_refresh {
                     slice = self.cfs_rq_min_slice(q);
                 }
                 break;
@@ -896,7 +896,7 @@ impl Cfs {
     /// of the task's own queue.
     pub fn kernel_entry(&mut self, curr: EntityId) {
         let q = self.cfs_rq_of(curr);
-        if self.model().is_eevdf() {
+        if self.rules.fair_class == FairClassKind::Eevdf {
             self.eevdf_update_curr(q);
         } else {
             self.update_curr(q);
@@ -926,10 +926,10 @@ impl Cfs {
         if self.throttled_hierarchy(self.cfs_rq_of(woken)) {
             return WakeupVerdict::Throttled;
         }
-        let model = self.model();
+        let rules = self.rules;
         if self.features_eevdf.next_buddy
             && wake_flags & WF_FORK == 0
-            && !(model >= KernelModel::Linux618 && self.se(woken).sched_delayed)
+            && !(rules.next_buddy_skips_delayed && self.se(woken).sched_delayed)
         {
             self.set_next_buddy(woken);
         }
@@ -938,7 +938,7 @@ impl Cfs {
         }
         let curr_policy = self.se(curr).policy;
         let woken_policy = self.se(woken).policy;
-        if model == KernelModel::Linux66 {
+        if rules.preempt_short == PreemptShort::None {
             if curr_policy == Policy::Idle && woken_policy != Policy::Idle {
                 return WakeupVerdict::CurrIdle;
             }
@@ -968,7 +968,7 @@ impl Cfs {
         self.wakeup_group_level = pse != woken;
         let (cse_idle, pse_idle) = (self.se_is_idle(se), self.se_is_idle(pse));
         if cse_idle && !pse_idle {
-            if model >= KernelModel::Linux618 {
+            if rules.slice_protection == SliceProtection::Vprot {
                 self.cancel_protect_slice(se);
             }
             return WakeupVerdict::CurrIdle;
@@ -981,7 +981,7 @@ impl Cfs {
         }
         let q = self.cfs_rq_of(se);
         self.eevdf_update_curr(q);
-        if model == KernelModel::Linux612 {
+        if rules.preempt_short == PreemptShort::CancelParity {
             // do_preempt_short (6.12 :1177) cancels curr's RUN_TO_PARITY marker.
             let (s, p) = (self.se(se), self.se(pse));
             let short = self.features_eevdf.preempt_short
@@ -1037,11 +1037,11 @@ impl Cfs {
     /// 6.6/6.12 while the deadline stashed in `vlag` at pick holds
     /// (`pick_eevdf`), 6.18 while `protect_slice` (`__pick_eevdf` with `protect`).
     fn protection(&self, e: &super::entity::SchedEntity, protect: bool) -> Option<WakeupVerdict> {
-        match self.model() {
-            KernelModel::Linux66 | KernelModel::Linux612 => {
+        match self.rules.slice_protection {
+            SliceProtection::ParityMarker | SliceProtection::None => {
                 (self.features_eevdf.run_to_parity && e.vlag == e.deadline).then_some(WakeupVerdict::RunToParity)
             }
-            _ => (protect && Self::protect_slice(e)).then_some(WakeupVerdict::SliceProtected),
+            SliceProtection::Vprot => (protect && Self::protect_slice(e)).then_some(WakeupVerdict::SliceProtected),
         }
     }
 
@@ -1067,7 +1067,7 @@ impl Cfs {
         self.eevdf_update_curr(q);
         let e = self.se(curr);
         let vslice = calc_delta_fair(e.slice, &e.load) as i64;
-        if self.model() >= KernelModel::Linux618 {
+        if self.rules.yield_rule == YieldRule::Forfeit {
             if self.entity_eligible(q, curr) {
                 let e = self.se_mut(curr);
                 e.vruntime = e.deadline;

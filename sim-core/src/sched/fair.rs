@@ -35,7 +35,7 @@ use super::cfs_rq::CfsRq;
 use super::eevdf_tree::Item;
 use super::entity::SchedEntity;
 use super::group::{GroupLoad, MIN_SHARES, ROOT_GROUP, TaskGroup, calc_cfs_shares};
-use super::model::{KernelModel, WakeupVerdict};
+use super::model::{FairClassKind, KernelModel, KernelRules, TreeKey, WakeupVerdict};
 use super::pelt::{self, LOAD_AVG_MAX};
 use super::tunables::{CfsTunables, EevdfFeatures, EevdfTunables, SchedFeatures};
 use super::weights::{LoadWeight, calc_delta, calc_delta_fair};
@@ -81,7 +81,7 @@ impl FairConfig {
             eevdf,
             features_eevdf: EevdfFeatures::defaults(KernelModel::Linux44),
             tick_nsec: super::tunables::tick_nsec(250),
-            bandwidth: (BandwidthRules::Linux44, DEFAULT_BANDWIDTH_SLICE_US),
+            bandwidth: (KernelModel::Linux44.rules().bandwidth, DEFAULT_BANDWIDTH_SLICE_US),
         }
     }
 }
@@ -92,6 +92,8 @@ pub struct Cfs {
     /// The kernel modelled: 4.4 runs the CFS rules of this file, 6.x the
     /// EEVDF rules of `eevdf.rs` on the same state. Fixed at build.
     pub model: KernelModel,
+    /// The model's version table (`model.rules()`), asked by rule name.
+    pub rules: &'static KernelRules,
     pub tunables: CfsTunables,
     pub features: SchedFeatures,
     /// EEVDF tunables and feature bits (read only by 6.x models).
@@ -145,6 +147,7 @@ impl Cfs {
         };
         Cfs {
             model,
+            rules: model.rules(),
             tunables,
             features,
             eevdf,
@@ -234,6 +237,30 @@ impl Cfs {
         self.entities[se.index()].parent
     }
 
+    /// The model's fair class is EEVDF (the class-selection rule).
+    fn eevdf_class(&self) -> bool {
+        self.rules.fair_class == FairClassKind::Eevdf
+    }
+
+    /// Entities carry a virtual deadline and a lag that decide (EEVDF),
+    /// for the engine's history records.
+    pub fn keeps_lag(&self) -> bool {
+        self.eevdf_class()
+    }
+
+    /// A migrating task's vruntime travels relative to its queue's
+    /// `min_vruntime` (4.4 `task_waking_fair`/`dequeue_entity`); EEVDF keeps
+    /// it absolute and places by the saved lag.
+    pub fn migrates_relative_vruntime(&self) -> bool {
+        !self.eevdf_class()
+    }
+
+    /// The class's own invariants (EEVDF: `eevdf_invariants`; 4.4 has none
+    /// beyond the engine's), for `check_invariants`.
+    pub fn class_invariants(&self) -> Result<(), String> {
+        if self.eevdf_class() { self.eevdf_invariants() } else { Ok(()) }
+    }
+
     /// `entity_before` (4.4 fair.c).
     fn entity_before(&self, a: EntityId, b: EntityId) -> bool {
         self.se(a).vruntime < self.se(b).vruntime
@@ -243,7 +270,10 @@ impl Cfs {
     /// virtual deadline (6.12+ `entity_before`).
     fn key(&self, se: EntityId) -> (i64, u64, EntityId) {
         let e = self.se(se);
-        let k = if self.model >= KernelModel::Linux612 { e.deadline } else { e.vruntime };
+        let k = match self.rules.tree_key {
+            TreeKey::Deadline => e.deadline,
+            TreeKey::Vruntime => e.vruntime,
+        };
         (k, e.tree_seq, se)
     }
 
@@ -254,7 +284,7 @@ impl Cfs {
         let seq = self.tree_seq;
         self.se_mut(se).tree_seq = seq;
         let key = self.key(se);
-        if self.model.is_eevdf() {
+        if self.eevdf_class() {
             let e = self.se(se);
             let item = Item { key: key.0, seq, se, vruntime: e.vruntime, deadline: e.deadline, slice: e.slice };
             self.rq_mut(q).tree.insert(item);
@@ -266,7 +296,7 @@ impl Cfs {
     /// `__dequeue_entity`.
     pub(crate) fn dequeue_timeline(&mut self, q: CfsRqId, se: EntityId) {
         let key = self.key(se);
-        if self.model.is_eevdf() {
+        if self.eevdf_class() {
             let removed = self.rq_mut(q).tree.remove(key.0, key.1);
             debug_assert!(removed.is_some_and(|i| i.se == se), "dequeue of an entity not in the tree");
         } else {
@@ -870,10 +900,10 @@ impl Cfs {
     /// START_DEBIT. Leaves the vruntime relative, as the kernel does before
     /// `wake_up_new_task` enqueues it (which adds `min_vruntime` back).
     pub fn task_fork(&mut self, q: CfsRqId, se: EntityId) {
-        if self.model.is_eevdf() {
+        if self.eevdf_class() {
             // 6.6 task_fork_fair: update_curr, then a placement that the
             // enqueue overwrites; 6.12+ places only at enqueue.
-            if self.model == KernelModel::Linux66 {
+            if self.rules.fork_updates_curr {
                 self.eevdf_update_curr(q);
             }
             return self.eevdf_sched_fork(se);
@@ -888,7 +918,7 @@ impl Cfs {
     /// `task_waking_fair` (4.4 fair.c): make a waking task's vruntime relative to
     /// its old queue, so `enqueue_entity(ENQUEUE_WAKING)` can rebase it on the new one.
     pub fn task_waking(&mut self, se: EntityId) {
-        if self.model.is_eevdf() {
+        if self.eevdf_class() {
             return; // 6.x keeps vruntime absolute; placement uses the saved lag
         }
         let min = self.rq(self.cfs_rq_of(se)).min_vruntime;
@@ -1045,7 +1075,7 @@ impl Cfs {
     /// `yield_task_fair` (4.4 fair.c): charge the caller and mark it as the skip
     /// buddy. `nr_running` is the run queue's task count.
     pub fn yield_task(&mut self, curr: EntityId, nr_running: u32) {
-        if self.model.is_eevdf() {
+        if self.eevdf_class() {
             return self.eevdf_yield_task(curr, nr_running);
         }
         if nr_running == 1 {
@@ -1063,7 +1093,7 @@ impl Cfs {
     /// with: slice minus what already ran, if the queue has company. `Some(d < 0)`
     /// means the slice is already used up (resched now).
     pub fn hrtick_delay(&self, curr: EntityId) -> Option<i64> {
-        if self.model.is_eevdf() {
+        if self.eevdf_class() {
             let cpu = self.rq(self.cfs_rq_of(curr)).cpu;
             return self.eevdf_hrtick_delay(curr, self.root_cfs_rq(cpu));
         }
@@ -1079,19 +1109,19 @@ impl Cfs {
 
     /// The HRTICK feature of the model (off by default in every version).
     pub fn hrtick_enabled(&self) -> bool {
-        if self.model.is_eevdf() { self.features_eevdf.hrtick } else { self.features.hrtick }
+        if self.eevdf_class() { self.features_eevdf.hrtick } else { self.features.hrtick }
     }
 
     /// The flags `wake_up_new_task` enqueues a new task with: ENQUEUE_INITIAL
     /// from 6.12 (core.c), so it gets half a slice; 4.4 and 6.6 pass none.
     pub fn new_task_enqueue_flags(&self) -> u32 {
-        if self.model >= KernelModel::Linux612 { super::eevdf::ENQUEUE_INITIAL } else { 0 }
+        if self.rules.initial_enqueue { super::eevdf::ENQUEUE_INITIAL } else { 0 }
     }
 
     /// Whether `hrtick_update` (4.4 fair.c) re-arms the timer after an
     /// enqueue/dequeue: only while the running task's queue is below nr_latency.
     pub fn hrtick_update_wanted(&self, curr: EntityId) -> bool {
-        if self.model.is_eevdf() {
+        if self.eevdf_class() {
             return true; // 6.x hrtick_update re-arms whenever curr is fair
         }
         u64::from(self.rq(self.cfs_rq_of(curr)).nr_running) < self.tunables.sched_nr_latency
@@ -1117,7 +1147,7 @@ impl SchedClass for Cfs {
     /// `enqueue_task_fair` (4.4 fair.c): enqueue up the hierarchy until an
     /// ancestor is already queued; parents are enqueued as wakeups.
     fn enqueue_task(&mut self, se: EntityId, mut flags: u32) -> bool {
-        if self.model.is_eevdf() {
+        if self.eevdf_class() {
             return self.eevdf_enqueue_task(se, flags);
         }
         let mut cur = Some(se);
@@ -1153,7 +1183,7 @@ impl SchedClass for Cfs {
     /// parent's queue becomes empty; a sleeping task makes its group the `next`
     /// buddy of the level above, to finish the group's slice.
     fn dequeue_task(&mut self, se: EntityId, mut flags: u32) -> bool {
-        if self.model.is_eevdf() {
+        if self.eevdf_class() {
             return self.eevdf_dequeue_task(se, flags);
         }
         let task_sleep = flags & DEQUEUE_SLEEP != 0;
@@ -1198,7 +1228,7 @@ impl SchedClass for Cfs {
     /// previous task was fair, the `simple:` path otherwise). When the same task
     /// is picked again nothing is put or set, so its slice is not restarted.
     fn pick_next_task(&mut self, root: CfsRqId, prev: Option<EntityId>) -> Option<EntityId> {
-        if self.model.is_eevdf() {
+        if self.eevdf_class() {
             return self.eevdf_pick_next_task(root, prev);
         }
         if self.rq(root).nr_running == 0 {
@@ -1248,7 +1278,7 @@ impl SchedClass for Cfs {
 
     /// `put_prev_task_fair` (4.4 fair.c): put every level of the path.
     fn put_prev_task(&mut self, prev: EntityId) {
-        if self.model.is_eevdf() {
+        if self.eevdf_class() {
             return self.eevdf_put_prev_task(prev);
         }
         let mut cur = Some(prev);
@@ -1261,7 +1291,7 @@ impl SchedClass for Cfs {
     /// `task_tick_fair` (4.4 fair.c): `entity_tick` at every level of the running
     /// task's path. Returns true to resched.
     fn task_tick(&mut self, curr: EntityId, queued: bool, hrtick_active: bool) -> bool {
-        if self.model.is_eevdf() {
+        if self.eevdf_class() {
             return self.eevdf_task_tick(curr, queued);
         }
         let mut resched = false;
@@ -1280,7 +1310,7 @@ impl SchedClass for Cfs {
     /// that decided is left in `wakeup_verdict`.
     fn wakeup_preempt(&mut self, curr: EntityId, woken: EntityId, wake_flags: u32, need_resched: bool) -> bool {
         self.wakeup_group_level = false;
-        let verdict = if self.model.is_eevdf() {
+        let verdict = if self.eevdf_class() {
             self.check_preempt_wakeup_fair(curr, woken, wake_flags, need_resched)
         } else {
             self.check_preempt_wakeup(curr, woken, wake_flags, need_resched)

@@ -22,12 +22,14 @@ pub mod eevdf;
 pub mod eevdf_tree;
 pub mod entity;
 pub mod fair;
+pub mod features;
 pub mod group;
 pub mod migrate;
 pub mod model;
 pub mod pelt;
 pub mod topology;
 pub mod tunables;
+pub mod wakeup;
 pub mod weights;
 
 #[cfg(test)]
