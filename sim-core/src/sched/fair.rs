@@ -895,36 +895,6 @@ impl Cfs {
         false
     }
 
-    /// `task_fork_fair` (4.4 fair.c) for a task created on `q`: the parent is
-    /// taken to sit at `min_vruntime`, so the child lands one vslice later with
-    /// START_DEBIT. Leaves the vruntime relative, as the kernel does before
-    /// `wake_up_new_task` enqueues it (which adds `min_vruntime` back).
-    pub fn task_fork(&mut self, q: CfsRqId, se: EntityId) {
-        if self.eevdf_class() {
-            // 6.6 task_fork_fair: update_curr, then a placement that the
-            // enqueue overwrites; 6.12+ places only at enqueue.
-            if self.rules.fork_updates_curr {
-                self.eevdf_update_curr(q);
-            }
-            return self.eevdf_sched_fork(se);
-        }
-        self.update_curr(q);
-        let min = self.rq(q).min_vruntime;
-        self.se_mut(se).vruntime = min;
-        self.place_entity(q, se, true);
-        self.se_mut(se).vruntime -= min;
-    }
-
-    /// `task_waking_fair` (4.4 fair.c): make a waking task's vruntime relative to
-    /// its old queue, so `enqueue_entity(ENQUEUE_WAKING)` can rebase it on the new one.
-    pub fn task_waking(&mut self, se: EntityId) {
-        if self.eevdf_class() {
-            return; // 6.x keeps vruntime absolute; placement uses the saved lag
-        }
-        let min = self.rq(self.cfs_rq_of(se)).min_vruntime;
-        self.se_mut(se).vruntime -= min;
-    }
-
     /// `set_task_rq` (4.4 sched.h): point a task's entity at its group's run
     /// queue and entity on `cpu`.
     pub fn set_task_rq(&mut self, se: EntityId, tg: GroupId, cpu: CpuId) {
@@ -936,25 +906,6 @@ impl Cfs {
         e.cfs_rq = q;
         e.parent = parent;
         e.depth = depth;
-    }
-
-    /// `migrate_task_rq_fair` (4.4 fair.c), from `set_task_cpu` when a task
-    /// (not queued: waking, forked, or detached by `detach_task` after
-    /// `deactivate_task`) changes CPU, before `set_task_rq`: its average is
-    /// removed from the old queue (at that queue's next update), it is marked
-    /// migrated (4.4 `last_update_time = 0`, here `attached = false`) so the
-    /// next enqueue attaches it to the new queue (`attach_entity_load_avg`),
-    /// and it is no longer cache hot (`exec_start = 0`).
-    ///
-    /// 4.4 quirk kept: a forked task moved by fork balancing still has
-    /// `last_update_time == 0`, so `remove_entity_load_avg` ages its initial
-    /// full average from time 0 to the old queue's last update.
-    pub fn migrate_task_rq(&mut self, se: EntityId) {
-        debug_assert!(!self.se(se).on_rq, "migrate_task_rq of a queued entity");
-        self.remove_entity_load_avg(se);
-        let e = self.se_mut(se);
-        e.avg.attached = false;
-        e.exec_start = 0;
     }
 
     /// The root run queue of `cpu` (`&cpu_rq(cpu)->cfs`).
@@ -1070,23 +1021,6 @@ impl Cfs {
                 None => return wl,
             }
         }
-    }
-
-    /// `yield_task_fair` (4.4 fair.c): charge the caller and mark it as the skip
-    /// buddy. `nr_running` is the run queue's task count.
-    pub fn yield_task(&mut self, curr: EntityId, nr_running: u32) {
-        if self.eevdf_class() {
-            return self.eevdf_yield_task(curr, nr_running);
-        }
-        if nr_running == 1 {
-            return;
-        }
-        let q = self.cfs_rq_of(curr);
-        self.clear_buddies(q, curr);
-        if self.se(curr).policy != Policy::Batch {
-            self.update_curr(q);
-        }
-        self.set_skip_buddy(curr);
     }
 
     /// The delay `hrtick_start_fair` (4.4 fair.c) would arm the HRTICK timer
@@ -1317,6 +1251,78 @@ impl SchedClass for Cfs {
         };
         self.wakeup_verdict = verdict;
         verdict.preempts()
+    }
+
+    /// `yield_task_fair` (4.4 fair.c): charge the caller and mark it as the skip
+    /// buddy. `nr_running` is the run queue's task count.
+    fn yield_task(&mut self, curr: EntityId, nr_running: u32) {
+        if self.eevdf_class() {
+            return self.eevdf_yield_task(curr, nr_running);
+        }
+        if nr_running == 1 {
+            return;
+        }
+        let q = self.cfs_rq_of(curr);
+        self.clear_buddies(q, curr);
+        if self.se(curr).policy != Policy::Batch {
+            self.update_curr(q);
+        }
+        self.set_skip_buddy(curr);
+    }
+
+    /// `task_fork_fair` (4.4 fair.c) for a task created on `q`: the parent is
+    /// taken to sit at `min_vruntime`, so the child lands one vslice later with
+    /// START_DEBIT. Leaves the vruntime relative, as the kernel does before
+    /// `wake_up_new_task` enqueues it (which adds `min_vruntime` back).
+    fn task_fork(&mut self, q: CfsRqId, se: EntityId) {
+        if self.eevdf_class() {
+            // 6.6 task_fork_fair: update_curr, then a placement that the
+            // enqueue overwrites; 6.12+ places only at enqueue.
+            if self.rules.fork_updates_curr {
+                self.eevdf_update_curr(q);
+            }
+            return self.eevdf_sched_fork(se);
+        }
+        self.update_curr(q);
+        let min = self.rq(q).min_vruntime;
+        self.se_mut(se).vruntime = min;
+        self.place_entity(q, se, true);
+        self.se_mut(se).vruntime -= min;
+    }
+
+    /// `task_waking_fair` (4.4 fair.c): make a waking task's vruntime relative to
+    /// its old queue, so `enqueue_entity(ENQUEUE_WAKING)` can rebase it on the new one.
+    fn task_waking(&mut self, se: EntityId) {
+        if self.eevdf_class() {
+            return; // 6.x keeps vruntime absolute; placement uses the saved lag
+        }
+        let min = self.rq(self.cfs_rq_of(se)).min_vruntime;
+        self.se_mut(se).vruntime -= min;
+    }
+
+    /// `migrate_task_rq_fair` (4.4 fair.c), from `set_task_cpu` when a task
+    /// (not queued: waking, forked, or detached by `detach_task` after
+    /// `deactivate_task`) changes CPU, before `set_task_rq`: its average is
+    /// removed from the old queue (at that queue's next update), it is marked
+    /// migrated (4.4 `last_update_time = 0`, here `attached = false`) so the
+    /// next enqueue attaches it to the new queue (`attach_entity_load_avg`),
+    /// and it is no longer cache hot (`exec_start = 0`).
+    ///
+    /// 4.4 quirk kept: a forked task moved by fork balancing still has
+    /// `last_update_time == 0`, so `remove_entity_load_avg` ages its initial
+    /// full average from time 0 to the old queue's last update.
+    fn migrate_task_rq(&mut self, se: EntityId) {
+        debug_assert!(!self.se(se).on_rq, "migrate_task_rq of a queued entity");
+        self.remove_entity_load_avg(se);
+        let e = self.se_mut(se);
+        e.avg.attached = false;
+        e.exec_start = 0;
+    }
+
+    /// `update_curr_fair` (6.x): a kernel entry of the running task that
+    /// reads its CPU time (`task_sched_runtime`) charges it.
+    fn update_curr(&mut self, curr: EntityId) {
+        self.kernel_entry(curr);
     }
 }
 

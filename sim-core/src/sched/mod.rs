@@ -43,23 +43,5 @@ mod load_tests;
 #[cfg(test)]
 mod tests;
 
-use crate::ids::{CfsRqId, EntityId};
-
-/// The hooks a scheduling class offers the core scheduler (`struct sched_class`
-/// in 4.4 kernel/sched/sched.h), under their kernel names. Resched requests are
-/// returned as `true`; the engine turns them into a `schedule()` at the next
-/// preemption point.
-pub trait SchedClass {
-    /// Returns whether the task now counts in `rq->nr_running` (false: it
-    /// joined a throttled hierarchy, `enqueue_task_fair`'s `if (!se)`).
-    fn enqueue_task(&mut self, se: EntityId, flags: u32) -> bool;
-    /// Returns false when the class keeps the sleeping task queued instead
-    /// (EEVDF DELAY_DEQUEUE, 6.12+): it still counts on its CPU.
-    fn dequeue_task(&mut self, se: EntityId, flags: u32) -> bool;
-    /// Puts `prev` (the task that was running, if fair) and picks the next task.
-    fn pick_next_task(&mut self, root: CfsRqId, prev: Option<EntityId>) -> Option<EntityId>;
-    fn put_prev_task(&mut self, prev: EntityId);
-    fn task_tick(&mut self, curr: EntityId, queued: bool, hrtick_active: bool) -> bool;
-    /// `check_preempt_curr` for a woken task of this class.
-    fn wakeup_preempt(&mut self, curr: EntityId, woken: EntityId, wake_flags: u32, need_resched: bool) -> bool;
-}
+mod class;
+pub use class::{ClassChain, ClassKind, SchedClass};

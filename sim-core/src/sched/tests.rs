@@ -8,6 +8,7 @@ use crate::ids::{CfsRqId, EntityId, TaskId};
 use crate::metrics::history::RecordKind;
 use crate::metrics::timeline;
 use crate::scenario::Scenario;
+use crate::sched::SchedClass;
 use crate::sched::cfs_rq::INITIAL_MIN_VRUNTIME;
 use crate::sched::entity::SchedEntity;
 use crate::sched::fair::Cfs;
