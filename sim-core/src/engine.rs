@@ -2360,12 +2360,12 @@ impl Simulation {
             }
         }
         for (i, q) in cfs.cfs_rqs.iter().enumerate() {
-            if q.load.weight != load[i] || q.nr_running != count[i] || q.timeline_len() != queued[i] {
+            if q.load.weight != load[i] || q.nr_running != count[i] || cfs.timeline_len(CfsRqId(i as u32)) != queued[i] {
                 return Err(format!(
                     "cfs_rq {i}: load {} nr_running {} timeline {} but queued entities give {} {} {}",
                     q.load.weight,
                     q.nr_running,
-                    q.timeline_len(),
+                    cfs.timeline_len(CfsRqId(i as u32)),
                     load[i],
                     count[i],
                     queued[i]

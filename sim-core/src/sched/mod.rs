@@ -1,27 +1,35 @@
 //! CPU scheduling: the fair class of Linux 4.4 (CFS) and of 6.6–6.18 (EEVDF),
 //! and the pieces they are built from.
 //!
+//! - `class`: the `SchedClass` hooks (`struct sched_class`) and the class chain core.c picks along.
+//! - `model`: the kernel versions as data: one `KernelRules` table per version, asked by rule name.
+//! - `features`, `tunables`: the `features.h` bits; `sched_latency_ns` & co. and their CPU-count scaling.
 //! - `weights`: nice/weight tables and `calc_delta` fixed-point arithmetic.
-//! - `tunables`: `sched_latency_ns` & co., their CPU-count scaling, feature bits.
-//! - `entity`, `cfs_rq`: `struct sched_entity` and `struct cfs_rq`.
-//! - `fair`: the fair class state and the 4.4 CFS rules (placement, slices, tick and wakeup preemption, pick).
-//! - `eevdf`: the 6.x EEVDF rules on the same state (V, lag, deadlines, `pick_eevdf`, delayed dequeue).
+//! - `entity`, `cfs_rq`: `struct sched_entity` and `struct cfs_rq` (and 4.4's `Timeline`).
+//! - `fair`: the fair class, chosen once per run (the class-selection point): `Cfs` over `FairCore`.
+//! - `fair_core`: the state and code both fair models share (entities, queues, PELT, groups, buddies).
+//! - `cfs44`: the 4.4 CFS implementation (placement, slices, tick and wakeup preemption, pick).
+//! - `eevdf`, `eevdf_class`: the 6.x EEVDF implementation (V, lag, deadlines, `pick_eevdf`, delayed dequeue).
 //! - `eevdf_tree`: the EEVDF timeline, an augmented treap (`__pick_eevdf` in O(log n)).
-//! - `model`: which kernel a run models.
-//! - `bandwidth`: CFS bandwidth control (cgroup CPU quota): runtime pools, throttling, the period and slack timers.
+//! - `bandwidth`, `cfs_bandwidth`: CFS bandwidth control (cgroup CPU quota): state; pools, throttling, timers.
 //! - `group`: task groups (cgroups, autogroups) and `calc_cfs_shares`.
 //! - `pelt`: per-entity load tracking, which feeds the group shares.
-//! - `placement`: which CPU a waking or new task goes to.
+//! - `wakeup`: why a wake-up did or did not preempt.
+//! - `balance`, `topology`, `cpu_load`, `migrate`, `cfs_tasks`: SMP placement and balancing.
 
 pub mod balance;
 pub mod bandwidth;
+pub mod cfs44;
+pub mod cfs_bandwidth;
 pub mod cfs_rq;
 pub mod cfs_tasks;
 pub mod cpu_load;
 pub mod eevdf;
+pub mod eevdf_class;
 pub mod eevdf_tree;
 pub mod entity;
 pub mod fair;
+pub mod fair_core;
 pub mod features;
 pub mod group;
 pub mod migrate;
