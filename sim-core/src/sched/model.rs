@@ -229,19 +229,9 @@ const FEATURES_612: &[&str] = &[
     "WAKEUP_PREEMPTION",
     "HRTICK",
 ];
-const FEATURES_618: &[&str] = &[
-    "PLACE_LAG",
-    "PLACE_DEADLINE_INITIAL",
-    "PLACE_REL_DEADLINE",
-    "RUN_TO_PARITY",
-    "PREEMPT_SHORT",
-    "NEXT_BUDDY",
-    "PICK_BUDDY",
-    "DELAY_DEQUEUE",
-    "DELAY_ZERO",
-    "WAKEUP_PREEMPTION",
-    "HRTICK",
-];
+
+/// 6.18 has every EEVDF feature modelled.
+const FEATURES_618: &[&str] = &EevdfFeatures::ALL_NAMES;
 
 /// 6.6 `features.h` defaults (the 6.12 features off).
 const EEVDF_DEFAULTS_66: EevdfFeatures = EevdfFeatures {
