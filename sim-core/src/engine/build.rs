@@ -15,7 +15,6 @@ use crate::ids::{CfsRqId, CpuId, DeviceId, EntityId, GroupId, SourceId, TaskId};
 use crate::metrics::recorder::Recorder;
 use crate::rng::SimRng;
 use crate::scenario::ScenarioSpec;
-use crate::sched::bandwidth::BandwidthRules;
 use crate::sched::entity::SchedEntity;
 use crate::sched::fair::{Cfs, FairConfig};
 use crate::sched::topology::Topology;
@@ -127,7 +126,7 @@ pub(super) fn groups(spec: &ScenarioSpec, cfs: &mut Cfs, queue: &mut EventQueue,
     // earlier kernels start on the period grid.
     for (i, g) in spec.groups.groups.iter().enumerate() {
         let Some(b) = g.bandwidth else { continue };
-        let phase = if spec.bandwidth_rules >= BandwidthRules::Linux66 {
+        let phase = if spec.bandwidth_rules.random_period_phase() {
             let mut r = root_rng.stream(&format!("cfs_bandwidth/{}", g.path));
             r.range_inclusive(0, crate::sched::bandwidth::DEFAULT_CFS_PERIOD_NS - 1) % b.period_ns
         } else {

@@ -75,9 +75,7 @@ impl Simulation {
         c.cpus(&nr)?;
         c.queues().map_err(|e| format!("{e} ({})", c.ctx))?;
         let cfs = &self.core.cfs;
-        if cfs.model.keeps_eevdf_sums() {
-            cfs.eevdf_invariants().map_err(|e| format!("{e} ({})", c.ctx))?;
-        }
+        cfs.class_invariants().map_err(|e| format!("{e} ({})", c.ctx))?;
         cfs.bandwidth_invariants().map_err(|e| format!("{e} ({})", c.ctx))?;
         for q in &self.io_queues {
             q.check().map_err(|e| format!("{e} ({})", c.ctx))?;
@@ -142,7 +140,7 @@ impl Checks<'_> {
                 _ if se.sched_delayed => {
                     // EEVDF DELAY_DEQUEUE (6.12+): asleep but still queued and
                     // counted, never running, until picked or woken.
-                    if is_curr || !se.on_rq || !cfs.model.may_delay_dequeue() {
+                    if is_curr || !se.on_rq || !cfs.rules.delay_dequeue {
                         return Err(format!("{} is delayed but running or not queued ({ctx})", t.comm));
                     }
                     nr[t.cpu.index()] += 1;
@@ -352,12 +350,12 @@ impl Checks<'_> {
             }
         }
         for (i, q) in cfs.cfs_rqs.iter().enumerate() {
-            if q.load.weight != load[i] || q.nr_running != count[i] || q.timeline_len() != queued[i] {
+            if q.load.weight != load[i] || q.nr_running != count[i] || cfs.timeline_len(CfsRqId(i as u32)) != queued[i] {
                 return Err(format!(
                     "cfs_rq {i}: load {} nr_running {} timeline {} but queued entities give {} {} {}",
                     q.load.weight,
                     q.nr_running,
-                    q.timeline_len(),
+                    cfs.timeline_len(CfsRqId(i as u32)),
                     load[i],
                     count[i],
                     queued[i]

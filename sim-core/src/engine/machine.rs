@@ -154,7 +154,7 @@ impl Machine for Balancer<'_, '_, '_> {
         core.activate_task(to, task, 0, w);
         // 4.4 only: EEVDF keeps vruntime absolute and places by the saved lag.
         assert!(
-            !core.cfs.model.migrates_relative_vruntime() || core.cfs.se(se).vruntime == relative + new_min,
+            !core.cfs.migrates_relative_vruntime() || core.cfs.se(se).vruntime == relative + new_min,
             "vruntime not rebased on migration: seed {} at {}",
             w.spec.seed,
             w.clock.now.ns()

@@ -1,15 +1,16 @@
-//! `struct cfs_rq`: one CFS run queue, with its vruntime-ordered timeline.
+//! `struct cfs_rq`: one fair run queue, the state both models share; and
+//! `Timeline`, 4.4's vruntime-ordered timeline, which the 4.4 class keeps
+//! per queue (`cfs44.rs`; EEVDF keeps its augmented tree, `eevdf.rs`).
 //!
 //! The kernel keeps queued entities in a red-black tree keyed by vruntime; the
 //! running entity (`curr`) is kept out of the tree (4.4 `set_next_entity`).
-//! Here the tree is a sorted `Vec` keyed by `(vruntime, insertion seq)`, which
+//! Here the 4.4 tree is a sorted `Vec` keyed by `(vruntime, insertion seq)`, which
 //! orders equal vruntimes the way `__enqueue_entity` does (ties go right). It
 //! is kept in *descending* order so the leftmost entity, the one picked and
 //! removed most often, sits at the end: run queues hold a handful of entities,
 //! and a `Vec` that keeps its capacity never allocates on the hot path (a
 //! B-tree allocates a node whenever a queue goes from empty to one entity).
 
-use super::eevdf_tree::EevdfTree;
 use super::pelt::SchedAvg;
 use super::weights::LoadWeight;
 use crate::ids::{CpuId, EntityId, GroupId};
@@ -62,20 +63,10 @@ pub struct CfsRq {
     /// Tasks queued here and below (`h_nr_running`).
     pub h_nr_running: u32,
     pub min_vruntime: i64,
-    /// EEVDF: `Σ (v_i - min_vruntime) · w_i` over the entities in the
-    /// timeline (not `curr`) (`cfs_rq->avg_vruntime`).
-    pub avg_vruntime: i64,
-    /// EEVDF: `Σ w_i` over the same entities (`cfs_rq->avg_load`).
-    pub avg_load: i64,
     pub curr: Option<EntityId>,
     pub next: Option<EntityId>,
     pub last: Option<EntityId>,
     pub skip: Option<EntityId>,
-    /// Descending by key: `timeline.last()` is the leftmost entity (4.4).
-    timeline: Vec<Key>,
-    /// The EEVDF timeline (6.x models), augmented for `pick_eevdf`; a run
-    /// uses either this or `timeline`, never both.
-    pub(crate) tree: EevdfTree,
     /// Bandwidth control (`runtime_remaining`, `throttled`, `throttle_count`).
     pub rt: super::bandwidth::RqRuntime,
 }
@@ -100,24 +91,27 @@ impl CfsRq {
             nr_running: 0,
             h_nr_running: 0,
             min_vruntime: INITIAL_MIN_VRUNTIME,
-            avg_vruntime: 0,
-            avg_load: 0,
             curr: None,
             next: None,
             last: None,
             skip: None,
-            timeline: Vec::new(),
-            tree: EevdfTree::new(),
             rt: Default::default(),
         }
     }
+}
 
+/// 4.4's timeline of one run queue (`cfs_rq->tasks_timeline`): the queued
+/// entities, `curr` excluded.
+#[derive(Clone, Debug, Default)]
+pub struct Timeline {
+    /// Descending by key: `timeline.last()` is the leftmost entity.
+    timeline: Vec<Key>,
+}
+
+impl Timeline {
     /// `__pick_first_entity`: the leftmost queued entity, with its key.
     pub fn first(&self) -> Option<(i64, EntityId)> {
-        match self.timeline.last() {
-            Some(&(v, _, e)) => Some((v, e)),
-            None => self.tree.first().map(|i| (i.key, i.se)),
-        }
+        self.timeline.last().map(|&(v, _, e)| (v, e))
     }
 
     /// Position of `key` (or where it would go) in the descending vector.
@@ -158,21 +152,20 @@ impl CfsRq {
 
     /// Entities in the timeline (queued and not running), in key order.
     pub fn queued(&self) -> impl Iterator<Item = (i64, EntityId)> + '_ {
-        self.timeline.iter().rev().map(|&(v, _, e)| (v, e)).chain(self.tree.iter().map(|i| (i.key, i.se)))
+        self.timeline.iter().rev().map(|&(v, _, e)| (v, e))
     }
 
-    pub fn timeline_len(&self) -> usize {
-        self.timeline.len() + self.tree.len()
+    pub fn len(&self) -> usize {
+        self.timeline.len()
     }
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn timeline_orders_by_vruntime_then_insertion() {
-        let mut q = CfsRq::new(CpuId(0), GroupId(0), None);
+        let mut q = Timeline::default();
         let keys = [(5, 1, EntityId(0)), (3, 2, EntityId(1)), (5, 3, EntityId(2)), (-7, 4, EntityId(3))];
         for k in keys {
             q.insert(k);

@@ -12,7 +12,7 @@
 //! `degrade_zero_ticks[i]` ticks; so a catch-up over n ticks is close to, but
 //! not always equal to, n zero-load ticks.
 //!
-//! The caller passes `weighted_cpuload(cpu)` (`Cfs::weighted_cpuload`) and
+//! The caller passes `weighted_cpuload(cpu)` (`FairCore::weighted_cpuload`) and
 //! `jiffies`; nothing here reads a clock.
 
 /// `CPU_LOAD_IDX_MAX` (4.4 sched.h).

@@ -38,7 +38,7 @@ fn eevdf(model: KernelModel, nices: &[i8], tweak: impl FnOnce(&mut EevdfFeatures
     for &nice in nices {
         let i = cfs.entities.len() as u32;
         cfs.entities.push(SchedEntity::new(LoadWeight::for_task(Policy::Normal, nice), ROOT, Policy::Normal));
-        cfs.eevdf_sched_fork(EntityId(i));
+        cfs.eevdf().eevdf_sched_fork(EntityId(i));
     }
     cfs
 }
@@ -70,14 +70,14 @@ fn a_woken_task_is_placed_by_its_lag_and_gets_a_deadline_one_slice_on() {
     cfs.enqueue_task(B, ENQUEUE_WAKEUP);
     assert_eq!(cfs.se(A).deadline, V0 + 8 * MS);
     assert_eq!((cfs.se(B).vruntime, cfs.se(B).deadline), (V0 + 3 * MS, V0 + 6 * MS));
-    assert_eq!(cfs.avg_vruntime(ROOT), V0 + 4 * MS);
+    assert_eq!(cfs.eevdf().avg_vruntime(ROOT), V0 + 4 * MS);
     // check_preempt_wakeup: A (v > V) is not eligible, B is: pick_eevdf = B.
     assert!(cfs.wakeup_preempt(A, B, 0, false));
     assert_eq!(cfs.wakeup_verdict, WakeupVerdict::EarliestDeadline);
     // entity_lag: B's V − v (1 ms, inside the clamp), A's negative: only B is eligible.
     assert_eq!(cfs.entity_lag(ROOT, B), MS);
-    assert!(cfs.entity_lag(ROOT, A) < 0 && !cfs.entity_eligible(ROOT, A));
-    assert!(cfs.eevdf_invariants().is_ok());
+    assert!(cfs.entity_lag(ROOT, A) < 0 && !cfs.eevdf().entity_eligible(ROOT, A));
+    assert!(cfs.class_invariants().is_ok());
 }
 
 #[test]

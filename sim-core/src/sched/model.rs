@@ -1,5 +1,15 @@
-//! Which kernel's scheduler a scenario runs under (`[kernel] version`).
-//! Chosen once, when the simulation is built; one model per code path.
+//! The kernel versions this build models, as data (`[kernel] version`).
+//!
+//! Each version is one table, a `KernelRules` constant, of named rules and
+//! defaults: the fair class it runs, the timeline's key, the slice rules,
+//! the bandwidth rules, the default features, the elevators, the tunables it
+//! has. Code elsewhere asks a rule by name (`model.rules().delay_dequeue`),
+//! as the kernel asks `sched_feat()`; it never compares versions. Adding a
+//! version is a new table here (and its variant). The model is chosen once,
+//! when the simulation is built.
+
+use super::features::{EevdfFeatures, SchedFeatures};
+pub use super::wakeup::WakeupVerdict;
 
 /// A modelled kernel version.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -22,6 +32,315 @@ impl Default for KernelModel {
     }
 }
 
+/// `normalized_sysctl_sched_base_slice` (6.6 and 6.12 fair.c:78/:76): 0.75 ms.
+pub const BASE_SLICE_NS: u64 = 750_000;
+/// The same in 6.18 (fair.c:79): 0.70 ms.
+pub const BASE_SLICE_NS_618: u64 = 700_000;
+
+/// Which fair class a version has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FairClassKind {
+    /// CFS as in 4.4 fair.c: vruntime, `sched_slice`, wakeup granularity.
+    Cfs,
+    /// EEVDF (6.6+): lag, eligibility and virtual deadlines.
+    Eevdf,
+}
+
+/// What orders a queue's timeline (`entity_before`, `__entity_less`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TreeKey {
+    /// By vruntime (4.4; 6.6's EEVDF tree, augmented with `min_deadline`,
+    /// whose `pick_eevdf` falls back to the leftmost).
+    Vruntime,
+    /// By virtual deadline (6.12+, augmented with `min_vruntime`/`min_slice`:
+    /// `__pick_eevdf` takes the first eligible entity).
+    Deadline,
+}
+
+/// How a reschedule asked by the fair class is delivered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Resched {
+    /// `resched_curr`: at the next preemption point.
+    Immediate,
+    /// `resched_curr_lazy` (6.18 PREEMPT_LAZY): at the next return to user
+    /// space or tick. Every modelled task runs in user space, so this lands
+    /// at the same points as `Immediate` (eevdf.rs says why).
+    Lazy,
+}
+
+/// Where EEVDF asks for the reschedule at the end of a slice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SliceEnd {
+    /// 6.6 `update_deadline` reschedules itself (when the queue has company).
+    InUpdateDeadline,
+    /// 6.12+ `update_curr` reschedules after `update_deadline` said the
+    /// request is used up (or the slice protection ran out).
+    InUpdateCurr,
+}
+
+/// How EEVDF protects the running entity from being picked away.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SliceProtection {
+    /// 4.4: none (the class has no RUN_TO_PARITY).
+    None,
+    /// 6.6/6.12 RUN_TO_PARITY: the deadline is stashed in `vlag` at
+    /// `set_next_entity`; curr is kept while `vlag == deadline`.
+    ParityMarker,
+    /// 6.18: `set_protect_slice` gives curr a window up to `vprot`.
+    Vprot,
+}
+
+/// Whether an entity keeps its deadline relative across a dequeue
+/// (`se->rel_deadline`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RelDeadline {
+    /// 4.4, 6.6: no such field.
+    None,
+    /// 6.12: `place_entity` honours it under PLACE_REL_DEADLINE only.
+    Feature,
+    /// 6.18: `place_entity` always honours it (`reweight_entity` sets it too).
+    Always,
+}
+
+/// How EEVDF reweights a queued entity (`reweight_entity`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reweight {
+    /// 6.6/6.12 `reweight_eevdf`: rescale lag and deadline around V;
+    /// `clamp_lag` (6.12) clamps the lag first as `entity_lag` does.
+    Rescale { clamp_lag: bool },
+    /// 6.18: save lag and relative deadline, reweight, place again.
+    Replace,
+}
+
+/// How a waking entity with a shorter slice may preempt (PREEMPT_SHORT).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PreemptShort {
+    /// 4.4, 6.6: no such rule (6.6's `check_preempt_wakeup` structure).
+    None,
+    /// 6.12 `do_preempt_short`: cancels curr's RUN_TO_PARITY marker.
+    CancelParity,
+    /// 6.18: `pick_eevdf` without protection, then `cancel_protect_slice`
+    /// or `update_protect_slice`.
+    Unprotect,
+}
+
+/// Where `pick_next_task_fair` checks bandwidth runtime on its way down.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PickThrottle {
+    /// 4.4, 6.6: levels with a curr; a throttle takes the `simple:` path.
+    Simple,
+    /// 6.12+ `pick_task_fair`: every level, starting over after a throttle.
+    EveryLevel,
+}
+
+/// What EEVDF's `yield_task_fair` does to an eligible curr.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum YieldRule {
+    /// 6.6/6.12: the deadline moves one vslice on.
+    Deadline,
+    /// 6.18: it gives up the rest of its request (vruntime = deadline).
+    Forfeit,
+}
+
+/// The elevator a device gets when the scenario names none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DefaultElevator {
+    /// `CONFIG_DEFAULT_IOSCHED` (4.4: cfq).
+    Fixed(&'static str),
+    /// `elevator_get_default` / `elevator_set_default` (6.x): mq-deadline on
+    /// a single hardware queue, else none.
+    ByHwQueues,
+}
+
+/// One kernel version's rules and defaults: the version table.
+#[derive(Clone, Copy, Debug)]
+pub struct KernelRules {
+    /// As `[kernel] version` spells it.
+    pub version: &'static str,
+    pub fair_class: FairClassKind,
+    pub tree_key: TreeKey,
+    pub resched: Resched,
+    pub slice_end: SliceEnd,
+    pub slice_protection: SliceProtection,
+    /// `sched_attr.sched_runtime` slices (6.12+): kept by `update_deadline`
+    /// and `place_entity`, pushed up to group entities.
+    pub custom_slices: bool,
+    /// DELAY_DEQUEUE exists (6.12+): a sleeping ineligible entity stays queued.
+    pub delay_dequeue: bool,
+    /// 6.18: a delayed dequeue clears every buddy (`clear_buddies`); 6.12
+    /// clears only `next`.
+    pub delay_clears_buddies: bool,
+    /// `wake_up_new_task` enqueues with ENQUEUE_INITIAL (6.12+).
+    pub initial_enqueue: bool,
+    /// `task_fork_fair` runs `update_curr` (4.4, 6.6; 6.12+ places at enqueue only).
+    pub fork_updates_curr: bool,
+    /// `pick_eevdf` takes a lone entity without testing eligibility (6.12+).
+    pub pick_alone: bool,
+    /// `place_entity` applies lag only when `vlag != 0` (6.18).
+    pub place_needs_lag: bool,
+    pub rel_deadline: RelDeadline,
+    pub reweight: Reweight,
+    /// The buddy `pick_next_entity` honours is PICK_BUDDY (6.18), not NEXT_BUDDY.
+    pub pick_buddy: bool,
+    pub pick_throttle: PickThrottle,
+    /// A group entity's new slice refreshes the tree's `min_slice`, and a
+    /// delayed group entity passes its queue's shortest slice up (6.18).
+    pub group_slice_refresh: bool,
+    /// A delayed wakee is not made the next buddy (6.18).
+    pub next_buddy_skips_delayed: bool,
+    pub preempt_short: PreemptShort,
+    pub yield_rule: YieldRule,
+    /// `normalized_sysctl_sched_base_slice` at boot (EEVDF; unused by 4.4).
+    pub base_slice_ns: u64,
+    /// The bandwidth rules a scenario gets unless it names others.
+    pub bandwidth: BandwidthRules,
+    /// 4.4 `features.h` defaults (read by the CFS class only).
+    pub sched_features: SchedFeatures,
+    /// EEVDF `features.h` defaults and the names this version has (4.4
+    /// carries 6.6's, which its class never reads).
+    pub eevdf_features: EevdfFeatures,
+    pub eevdf_feature_names: &'static [&'static str],
+    /// The `[cfs]` tunables this version has.
+    pub tunables: &'static [&'static str],
+    /// The elevators it has, as `/sys/block/<dev>/queue/scheduler` names them.
+    pub elevators: &'static [&'static str],
+    pub default_elevator: DefaultElevator,
+}
+
+const CFS_TUNABLES: &[&str] = &["sched_latency_ns", "sched_min_granularity_ns", "sched_wakeup_granularity_ns"];
+const EEVDF_TUNABLES: &[&str] = &["base_slice_ns"];
+/// 4.4 has the legacy single-queue elevators (block/Kconfig.iosched: noop,
+/// deadline, cfq); the legacy block layer and its elevators were removed in
+/// 5.0 (f382fb0bcef4), so 6.x has only the blk-mq ones.
+const LEGACY_ELEVATORS: &[&str] = &["noop", "deadline", "cfq"];
+const MQ_ELEVATORS: &[&str] = &["none", "mq-deadline", "kyber", "bfq"];
+
+const FEATURES_66: &[&str] =
+    &["PLACE_LAG", "PLACE_DEADLINE_INITIAL", "RUN_TO_PARITY", "NEXT_BUDDY", "WAKEUP_PREEMPTION", "HRTICK"];
+const FEATURES_612: &[&str] = &[
+    "PLACE_LAG",
+    "PLACE_DEADLINE_INITIAL",
+    "PLACE_REL_DEADLINE",
+    "RUN_TO_PARITY",
+    "PREEMPT_SHORT",
+    "NEXT_BUDDY",
+    "DELAY_DEQUEUE",
+    "DELAY_ZERO",
+    "WAKEUP_PREEMPTION",
+    "HRTICK",
+];
+
+/// 6.18 has every EEVDF feature modelled.
+const FEATURES_618: &[&str] = &EevdfFeatures::ALL_NAMES;
+
+/// 6.6 `features.h` defaults (the 6.12 features off).
+const EEVDF_DEFAULTS_66: EevdfFeatures = EevdfFeatures {
+    place_lag: true,
+    place_deadline_initial: true,
+    place_rel_deadline: false,
+    run_to_parity: true,
+    preempt_short: false,
+    next_buddy: false,
+    pick_buddy: false,
+    delay_dequeue: false,
+    delay_zero: false,
+    wakeup_preemption: true,
+    hrtick: false,
+};
+
+/// Linux 6.6 (6.6.9 fair.c).
+pub const LINUX_66: KernelRules = KernelRules {
+    version: "6.6",
+    fair_class: FairClassKind::Eevdf,
+    tree_key: TreeKey::Vruntime,
+    resched: Resched::Immediate,
+    slice_end: SliceEnd::InUpdateDeadline,
+    slice_protection: SliceProtection::ParityMarker,
+    custom_slices: false,
+    delay_dequeue: false,
+    delay_clears_buddies: false,
+    initial_enqueue: false,
+    fork_updates_curr: true,
+    pick_alone: false,
+    place_needs_lag: false,
+    rel_deadline: RelDeadline::None,
+    reweight: Reweight::Rescale { clamp_lag: false },
+    pick_buddy: false,
+    pick_throttle: PickThrottle::Simple,
+    group_slice_refresh: false,
+    next_buddy_skips_delayed: false,
+    preempt_short: PreemptShort::None,
+    yield_rule: YieldRule::Deadline,
+    base_slice_ns: BASE_SLICE_NS,
+    bandwidth: BandwidthRules::Linux66,
+    sched_features: SchedFeatures::DEFAULT,
+    eevdf_features: EEVDF_DEFAULTS_66,
+    eevdf_feature_names: FEATURES_66,
+    tunables: EEVDF_TUNABLES,
+    elevators: MQ_ELEVATORS,
+    default_elevator: DefaultElevator::ByHwQueues,
+};
+
+/// Linux 4.4 (4.4 fair.c, CFS). The EEVDF rows are 6.6's and unused.
+pub const LINUX_44: KernelRules = KernelRules {
+    version: "4.4",
+    fair_class: FairClassKind::Cfs,
+    tree_key: TreeKey::Vruntime,
+    slice_protection: SliceProtection::None,
+    bandwidth: BandwidthRules::Linux44,
+    tunables: CFS_TUNABLES,
+    elevators: LEGACY_ELEVATORS,
+    default_elevator: DefaultElevator::Fixed("cfq"),
+    ..LINUX_66
+};
+
+/// Linux 6.12 (6.12.0 fair.c): the tree by deadline, DELAY_DEQUEUE,
+/// PREEMPT_SHORT, custom slices.
+pub const LINUX_612: KernelRules = KernelRules {
+    version: "6.12",
+    tree_key: TreeKey::Deadline,
+    slice_end: SliceEnd::InUpdateCurr,
+    custom_slices: true,
+    delay_dequeue: true,
+    initial_enqueue: true,
+    fork_updates_curr: false,
+    pick_alone: true,
+    rel_deadline: RelDeadline::Feature,
+    reweight: Reweight::Rescale { clamp_lag: true },
+    pick_throttle: PickThrottle::EveryLevel,
+    preempt_short: PreemptShort::CancelParity,
+    eevdf_features: EevdfFeatures {
+        place_rel_deadline: true,
+        preempt_short: true,
+        delay_dequeue: true,
+        delay_zero: true,
+        ..EEVDF_DEFAULTS_66
+    },
+    eevdf_feature_names: FEATURES_612,
+    ..LINUX_66
+};
+
+/// Linux 6.18 (6.18.2 fair.c): 0.70 ms base slice, `vprot`, PICK_BUDDY,
+/// lazy rescheduling.
+pub const LINUX_618: KernelRules = KernelRules {
+    version: "6.18",
+    resched: Resched::Lazy,
+    slice_protection: SliceProtection::Vprot,
+    delay_clears_buddies: true,
+    place_needs_lag: true,
+    rel_deadline: RelDeadline::Always,
+    reweight: Reweight::Replace,
+    pick_buddy: true,
+    group_slice_refresh: true,
+    next_buddy_skips_delayed: true,
+    preempt_short: PreemptShort::Unprotect,
+    yield_rule: YieldRule::Forfeit,
+    base_slice_ns: BASE_SLICE_NS_618,
+    eevdf_features: EevdfFeatures { pick_buddy: true, ..LINUX_612.eevdf_features },
+    eevdf_feature_names: FEATURES_618,
+    ..LINUX_612
+};
+
 impl KernelModel {
     /// Every model this build has, as `[kernel] version` spells it.
     pub const ALL: [KernelModel; 4] =
@@ -30,24 +349,33 @@ impl KernelModel {
     /// The default for scenarios that do not say.
     pub const LATEST: KernelModel = KernelModel::Linux618;
 
+    /// This version's table of rules and defaults.
+    pub const fn rules(self) -> &'static KernelRules {
+        match self {
+            KernelModel::Linux44 => &LINUX_44,
+            KernelModel::Linux66 => &LINUX_66,
+            KernelModel::Linux612 => &LINUX_612,
+            KernelModel::Linux618 => &LINUX_618,
+        }
+    }
+
     /// The version as `[kernel] version` spells it.
     pub fn version(self) -> &'static str {
-        match self {
-            KernelModel::Linux44 => "4.4",
-            KernelModel::Linux66 => "6.6",
-            KernelModel::Linux612 => "6.12",
-            KernelModel::Linux618 => "6.18",
-        }
+        self.rules().version
     }
 
     /// The fair class it models.
     pub fn fair_class(self) -> &'static str {
-        if self.is_eevdf() { "eevdf" } else { "cfs" }
+        match self.rules().fair_class {
+            FairClassKind::Cfs => "cfs",
+            FairClassKind::Eevdf => "eevdf",
+        }
     }
 
-    /// The fair class is EEVDF (6.6 and later).
+    /// The fair class is EEVDF (6.6 and later). Kept for callers outside
+    /// the scheduler; inside it, ask `rules().fair_class`.
     pub fn is_eevdf(self) -> bool {
-        self != KernelModel::Linux44
+        self.rules().fair_class == FairClassKind::Eevdf
     }
 
     /// `linux-4.4-cfs`: how reports and `validate` name the model.
@@ -57,26 +385,33 @@ impl KernelModel {
 
     /// The header line of a text report.
     pub fn describe(self) -> String {
-        match self {
-            KernelModel::Linux44 => "Linux 4.4 (CFS)".to_string(),
-            m => format!("Linux {} (EEVDF)", m.version()),
-        }
+        let class = match self.rules().fair_class {
+            FairClassKind::Cfs => "CFS",
+            FairClassKind::Eevdf => "EEVDF",
+        };
+        format!("Linux {} ({class})", self.version())
     }
 
     /// The formula of `one_hog_bound_ns` (at the end of this file) under this model,
     /// and the kernel rule behind it, for reports.
     pub fn one_hog_bound_rule(self) -> &'static str {
-        if self.is_eevdf() {
-            "base_slice + 2 x tick (curr keeps the CPU for its protected slice, RUN_TO_PARITY; \
-             the slice end is noticed at a tick)"
-        } else {
-            "sched_latency/2 + 2 x tick (the sleeper credit of place_entity; preemption noticed at a tick)"
+        match self.rules().fair_class {
+            FairClassKind::Eevdf => {
+                "base_slice + 2 x tick (curr keeps the CPU for its protected slice, RUN_TO_PARITY; \
+                 the slice end is noticed at a tick)"
+            }
+            FairClassKind::Cfs => {
+                "sched_latency/2 + 2 x tick (the sleeper credit of place_entity; preemption noticed at a tick)"
+            }
         }
     }
 
     /// The formula alone (`one_hog_bound_rule` without its reason).
     pub fn one_hog_bound_formula(self) -> &'static str {
-        if self.is_eevdf() { "base_slice + 2 x tick" } else { "sched_latency/2 + 2 x tick" }
+        match self.rules().fair_class {
+            FairClassKind::Eevdf => "base_slice + 2 x tick",
+            FairClassKind::Cfs => "sched_latency/2 + 2 x tick",
+        }
     }
 
     /// What decides between a waking task and the running one under this
@@ -84,11 +419,14 @@ impl KernelModel {
     /// their weights (4.4: the vruntime gap against the wakeup granularity;
     /// EEVDF: eligibility and virtual deadlines).
     pub fn group_preemption_rule(self) -> &'static str {
-        if self.is_eevdf() {
-            "eligibility (lag) and virtual deadlines are compared between the group entities, their \
-             vslices scaled by the group entity's weight"
-        } else {
-            "the sleeper credit and the wakeup granularity apply to the group entity, scaled by its weight"
+        match self.rules().fair_class {
+            FairClassKind::Eevdf => {
+                "eligibility (lag) and virtual deadlines are compared between the group entities, their \
+                 vslices scaled by the group entity's weight"
+            }
+            FairClassKind::Cfs => {
+                "the sleeper credit and the wakeup granularity apply to the group entity, scaled by its weight"
+            }
         }
     }
 
@@ -107,17 +445,18 @@ impl KernelModel {
     /// another. False for every other key, a misspelt one included (that
     /// stays an error).
     pub fn lacks_setting(self, key: &str) -> bool {
-        use super::tunables::{EevdfFeatures, SchedFeatures};
         let segments: Vec<&str> = key.split('.').map(|s| s.trim().trim_matches('"')).collect();
-        let has = |m: KernelModel, segments: &[&str]| match *segments {
-            ["cfs", name] | ["cfs", "base", name] => match name {
-                "sched_latency_ns" | "sched_min_granularity_ns" | "sched_wakeup_granularity_ns" => !m.is_eevdf(),
-                "base_slice_ns" => m.is_eevdf(),
+        let all_tunables = [CFS_TUNABLES, EEVDF_TUNABLES].concat();
+        let has = |m: KernelModel, segments: &[&str]| {
+            let r = m.rules();
+            match *segments {
+                ["cfs", name] | ["cfs", "base", name] if all_tunables.contains(&name) => r.tunables.contains(&name),
+                ["features", name] => match r.fair_class {
+                    FairClassKind::Eevdf => r.eevdf_feature_names.contains(&name),
+                    FairClassKind::Cfs => SchedFeatures::NAMES.contains(&name),
+                },
                 _ => true,
-            },
-            ["features", name] if m.is_eevdf() => EevdfFeatures::names(m).contains(&name),
-            ["features", name] => SchedFeatures::NAMES.contains(&name),
-            _ => true,
+            }
         };
         !has(self, &segments) && Self::ALL.into_iter().any(|m| has(m, &segments))
     }
@@ -128,12 +467,7 @@ impl KernelModel {
     /// legacy block layer and its elevators were removed in 5.0 (f382fb0bcef4),
     /// so 6.x has only the blk-mq ones (none, mq-deadline, kyber, bfq).
     pub fn elevators(self) -> &'static [&'static str] {
-        match self {
-            KernelModel::Linux44 => &["noop", "deadline", "cfq"],
-            KernelModel::Linux66 | KernelModel::Linux612 | KernelModel::Linux618 => {
-                &["none", "mq-deadline", "kyber", "bfq"]
-            }
-        }
+        self.rules().elevators
     }
 
     /// The elevator a device gets when the scenario names none.
@@ -145,9 +479,9 @@ impl KernelModel {
     ///   `BLK_MQ_F_NO_SCHED_BY_DEFAULT` gets none. No modelled device shares
     ///   tags or sets that flag, so `nr_hw_queues` alone decides.
     pub fn default_elevator(self, nr_hw_queues: u64) -> &'static str {
-        match self {
-            KernelModel::Linux44 => "cfq",
-            KernelModel::Linux66 | KernelModel::Linux612 | KernelModel::Linux618 => {
+        match self.rules().default_elevator {
+            DefaultElevator::Fixed(name) => name,
+            DefaultElevator::ByHwQueues => {
                 if nr_hw_queues == 1 {
                     "mq-deadline"
                 } else {
@@ -159,29 +493,26 @@ impl KernelModel {
 
     /// Why an elevator this kernel lacks is missing, for error messages.
     pub fn elevator_history(self, elevator: &str) -> Option<&'static str> {
-        let legacy = ["noop", "deadline", "cfq"].contains(&elevator);
-        let mq = ["none", "mq-deadline", "kyber", "bfq"].contains(&elevator);
-        match self {
-            KernelModel::Linux44 if mq => Some(
+        let legacy = LEGACY_ELEVATORS.contains(&elevator);
+        let mq = MQ_ELEVATORS.contains(&elevator);
+        let has = self.elevators().contains(&elevator);
+        if mq && !has {
+            Some(
                 "blk-mq schedulers came later (mq-deadline in 4.11, kyber and bfq in 4.12; this model's `none` \
                  is the 6.x blk-mq path)",
-            ),
-            KernelModel::Linux66 | KernelModel::Linux612 | KernelModel::Linux618 if legacy => {
-                Some("the legacy single-queue elevators (noop, deadline, cfq) were removed in 5.0")
-            }
-            _ => None,
+            )
+        } else if legacy && !has {
+            Some("the legacy single-queue elevators (noop, deadline, cfq) were removed in 5.0")
+        } else {
+            None
         }
     }
 
     /// `normalized_sysctl_sched_base_slice` at boot: 0.75 ms in 6.6 and
-    /// 6.12 fair.c, 0.70 ms in 6.18 fair.c (`tunables::BASE_SLICE_NS*`);
+    /// 6.12 fair.c, 0.70 ms in 6.18 fair.c (`BASE_SLICE_NS*`);
     /// 4.4 has no base slice, and its value here is unused.
     pub fn normalized_base_slice_ns(self) -> u64 {
-        use super::tunables::{BASE_SLICE_NS, BASE_SLICE_NS_618};
-        match self {
-            KernelModel::Linux618 => BASE_SLICE_NS_618,
-            KernelModel::Linux44 | KernelModel::Linux66 | KernelModel::Linux612 => BASE_SLICE_NS,
-        }
+        self.rules().base_slice_ns
     }
 
     /// `"4.4", "6.6", …`: the versions accepted.
@@ -190,84 +521,114 @@ impl KernelModel {
     }
 }
 
-/// Why a wake-up did or did not preempt the running task: the rule of the
-/// modelled kernel that decided (`check_preempt_wakeup`, 4.4 fair.c;
-/// `check_preempt_wakeup_fair`, 6.x), named so reports explain a delay in
-/// the model's own terms. Set by the fair class at each wake-up check.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum WakeupVerdict {
-    /// No check ran: the task was still on its run queue (`ttwu_remote`).
-    #[default]
-    NotChecked,
-    /// The CPU was idle: it reschedules, nothing is preempted.
-    IdleCpu,
-    /// A reschedule was already pending (`test_tsk_need_resched`).
-    ReschedPending,
-    /// The woken task's hierarchy is throttled (out of CPU quota).
-    Throttled,
-    /// SCHED_BATCH / SCHED_IDLE wakees, or WAKEUP_PREEMPTION off: no wake-up preemption.
-    NoWakeupPreemption,
-    /// The running task is SCHED_IDLE (or an idle entity) and the woken one is not.
-    CurrIdle,
-    /// An idle entity does not preempt a non-idle one.
-    WokenIdle,
-    /// 4.4 `wakeup_preempt_entity` = -1: the woken vruntime is not below curr's.
-    NotBehind,
-    /// 4.4 `wakeup_preempt_entity` = 0: below curr's by less than the wakeup granularity.
-    WithinGranularity,
-    /// 4.4 `wakeup_preempt_entity` = 1: more than the wakeup granularity below.
-    BeyondGranularity,
-    /// EEVDF: the woken entity is not eligible (its lag V − vruntime is negative).
-    NotEligible,
-    /// EEVDF 6.6/6.12 RUN_TO_PARITY: curr keeps the CPU until its deadline
-    /// (the deadline stashed in `vlag` at pick still holds).
-    RunToParity,
-    /// EEVDF 6.18: curr's protected slice (`vprot`, RUN_TO_PARITY) is not used up.
-    SliceProtected,
-    /// EEVDF: eligible, but curr (eligible) has the earlier deadline.
-    LaterDeadline,
-    /// EEVDF: eligible, but another queued entity has an earlier deadline.
-    OtherEarlier,
-    /// EEVDF: eligible with the earliest deadline: `pick_eevdf` picks it.
-    EarliestDeadline,
-    /// EEVDF 6.12+ PREEMPT_SHORT: eligible with a shorter slice and the
-    /// earliest deadline; curr's protection is cancelled.
-    ShortSlice,
+/// Whose bandwidth-control code a run follows (`[kernel] cfs_bandwidth`;
+/// the version table gives each kernel's own, and a 4.4 run may pick a
+/// later CFS-era set). Code asks the named predicates below, never the order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum BandwidthRules {
+    /// 4.4.155 as read.
+    Linux44,
+    /// 4.18 to 5.3: `expires_seq` (512ac999d275), tail insertion (4.19).
+    Linux418,
+    /// 5.4.69+ to 5.13: no expiry (de53fd7aedb1), 1 ns re-check (e98fa02c4f2e).
+    Linux54,
+    /// 5.14 to 6.5: burst (f4183717b370).
+    Linux514,
+    /// 6.6 and later: burst statistics, random timer phase.
+    Linux66,
 }
 
-impl WakeupVerdict {
-    /// Whether the wake-up preempted the running task.
-    pub fn preempts(self) -> bool {
-        matches!(
-            self,
-            WakeupVerdict::CurrIdle
-                | WakeupVerdict::BeyondGranularity
-                | WakeupVerdict::EarliestDeadline
-                | WakeupVerdict::ShortSlice
-        )
+/// How per-CPU runtime expires (`expire_cfs_rq_runtime`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RuntimeExpiry {
+    /// 4.4: the local deadline is compared with the pool's (`runtime_expires`).
+    ByDeadline,
+    /// 4.18 to 5.3: the period sequence numbers are compared (`expires_seq`).
+    BySeq,
+    /// 5.4+: runtime does not expire.
+    Never,
+}
+
+impl BandwidthRules {
+    pub const ALL: [BandwidthRules; 5] = [
+        BandwidthRules::Linux44,
+        BandwidthRules::Linux418,
+        BandwidthRules::Linux54,
+        BandwidthRules::Linux514,
+        BandwidthRules::Linux66,
+    ];
+
+    /// The version as `[kernel] cfs_bandwidth` spells it.
+    pub fn version(self) -> &'static str {
+        match self {
+            BandwidthRules::Linux44 => "4.4",
+            BandwidthRules::Linux418 => "4.18",
+            BandwidthRules::Linux54 => "5.4",
+            BandwidthRules::Linux514 => "5.14",
+            BandwidthRules::Linux66 => "6.6",
+        }
     }
 
-    /// The rule in words, for the history around the worst delay.
-    pub fn explain(self) -> &'static str {
+    pub fn parse(s: &str) -> Option<BandwidthRules> {
+        Self::ALL.into_iter().find(|r| r.version() == s)
+    }
+
+    /// The rules of a kernel model's own version.
+    pub fn of_model(model: KernelModel) -> BandwidthRules {
+        model.rules().bandwidth
+    }
+
+    /// How per-CPU runtime expires.
+    pub fn expiry(self) -> RuntimeExpiry {
         match self {
-            WakeupVerdict::NotChecked => "still on its run queue: no preemption check",
-            WakeupVerdict::IdleCpu => "CPU idle",
-            WakeupVerdict::ReschedPending => "a reschedule was already pending",
-            WakeupVerdict::Throttled => "its group is throttled",
-            WakeupVerdict::NoWakeupPreemption => "no wake-up preemption (policy or WAKEUP_PREEMPTION off)",
-            WakeupVerdict::CurrIdle => "curr is SCHED_IDLE",
-            WakeupVerdict::WokenIdle => "an idle entity does not preempt",
-            WakeupVerdict::NotBehind => "its vruntime is not below curr's",
-            WakeupVerdict::WithinGranularity => "within the wakeup granularity of curr's vruntime",
-            WakeupVerdict::BeyondGranularity => "vruntime more than the wakeup granularity below curr's",
-            WakeupVerdict::NotEligible => "not eligible (lag < 0)",
-            WakeupVerdict::RunToParity => "curr protected until its deadline (RUN_TO_PARITY)",
-            WakeupVerdict::SliceProtected => "curr's protected slice not used up (vprot, RUN_TO_PARITY)",
-            WakeupVerdict::LaterDeadline => "eligible, later deadline than curr's",
-            WakeupVerdict::OtherEarlier => "eligible, another entity has an earlier deadline",
-            WakeupVerdict::EarliestDeadline => "eligible, earliest deadline",
-            WakeupVerdict::ShortSlice => "shorter slice, eligible, earliest deadline (PREEMPT_SHORT)",
+            BandwidthRules::Linux44 => RuntimeExpiry::ByDeadline,
+            BandwidthRules::Linux418 => RuntimeExpiry::BySeq,
+            _ => RuntimeExpiry::Never,
         }
+    }
+
+    /// Per-CPU runtime expires (4.4 to 5.3).
+    pub fn expires(self) -> bool {
+        self.expiry() != RuntimeExpiry::Never
+    }
+
+    /// 5.4+: 1 ns re-check before throttling, no assign while throttled,
+    /// `slack_started`.
+    pub fn v54(self) -> bool {
+        self >= BandwidthRules::Linux54
+    }
+
+    /// Throttled queues join the tail of the list, so distribution serves
+    /// the oldest first (4.19 baa9be4ffb55; 4.4 adds at the head).
+    pub fn tail_insert(self) -> bool {
+        self >= BandwidthRules::Linux418
+    }
+
+    /// `cpu.max.burst` exists (5.14+).
+    pub fn has_burst(self) -> bool {
+        self >= BandwidthRules::Linux514
+    }
+
+    /// 6.6+: `nr_bursts`/`burst_time` (9525616d056e), `throttled_clock`
+    /// only when the queue holds entities, and the period timer armed at a
+    /// random phase (`init_cfs_bandwidth`).
+    pub fn burst_stats(self) -> bool {
+        self >= BandwidthRules::Linux66
+    }
+
+    /// The period timer starts at a random point of the default period (6.6+).
+    pub fn random_period_phase(self) -> bool {
+        self.burst_stats()
+    }
+
+    /// `throttled_clock` starts only once the throttled queue holds something (6.6+).
+    pub fn throttled_clock_when_queued(self) -> bool {
+        self.burst_stats()
+    }
+
+    /// The rule sets a scenario may choose under a CFS-era kernel (4.4 to 5.14).
+    pub fn cfs_era() -> impl Iterator<Item = BandwidthRules> {
+        Self::ALL.into_iter().filter(|r| !r.burst_stats())
     }
 }
 
@@ -350,24 +711,6 @@ impl KernelModel {
     /// The history records carry each task's EEVDF deadline and lag (6.x);
     /// under 4.4 they decide nothing and are recorded as zero.
     pub fn records_eevdf_state(self) -> bool {
-        self.is_eevdf()
-    }
-
-    /// A migrated task's vruntime travels relative to the queues'
-    /// `min_vruntime` (4.4 `migrate_task_rq_fair`); EEVDF keeps it absolute
-    /// and places the task by its saved lag.
-    pub fn migrates_relative_vruntime(self) -> bool {
-        !self.is_eevdf()
-    }
-
-    /// The class keeps EEVDF's tree and sums (`Cfs::eevdf_invariants` applies).
-    pub fn keeps_eevdf_sums(self) -> bool {
-        self.is_eevdf()
-    }
-
-    /// A sleeping task's entity may stay queued, delayed (`DELAY_DEQUEUE`
-    /// of the EEVDF class; never under 4.4).
-    pub fn may_delay_dequeue(self) -> bool {
         self.is_eevdf()
     }
 }

@@ -8,6 +8,7 @@ use crate::ids::{CfsRqId, EntityId, TaskId};
 use crate::metrics::history::RecordKind;
 use crate::report::timeline;
 use crate::scenario::Scenario;
+use crate::sched::SchedClass;
 use crate::sched::cfs_rq::INITIAL_MIN_VRUNTIME;
 use crate::sched::entity::SchedEntity;
 use crate::sched::fair::Cfs;
@@ -326,10 +327,10 @@ fn cfs_with(vruntimes: &[i64], tunables: CfsTunables) -> (Cfs, CfsRqId) {
         cfs.entities.push(SchedEntity::new(LoadWeight::for_task(Policy::Normal, 0), q, Policy::Normal));
         // Enqueue as a fork (relative vruntime 0), then move it to `v`: place the
         // entity by hand by dequeuing, setting, and re-enqueuing.
-        cfs.enqueue_entity(q, id, 0);
-        cfs.dequeue_entity(q, id, 0);
+        cfs.cfs44().enqueue_entity(q, id, 0);
+        cfs.cfs44().dequeue_entity(q, id, 0);
         cfs.entities[id.index()].vruntime = v - cfs.cfs_rqs[0].min_vruntime;
-        cfs.enqueue_entity(q, id, 0);
+        cfs.cfs44().enqueue_entity(q, id, 0);
     }
     (cfs, q)
 }
@@ -346,30 +347,30 @@ fn defaults(ncpus: u16) -> CfsTunables {
 fn buddies_are_honoured_within_the_wakeup_granularity() {
     let (mut cfs, q) = cfs_with(&[10 * MS as i64, 10_500_000, 12 * MS as i64], defaults(1));
     let (e0, e1, e2) = (EntityId(0), EntityId(1), EntityId(2));
-    assert_eq!(cfs.pick_next_entity(q, None), e0);
+    assert_eq!(cfs.cfs44().pick_next_entity(q, None), e0);
     cfs.cfs_rqs[0].last = Some(e1); // 0.5 ms right of the leftmost: fair enough
-    assert_eq!(cfs.pick_next_entity(q, None), e1);
+    assert_eq!(cfs.cfs44().pick_next_entity(q, None), e1);
     assert_eq!(cfs.cfs_rqs[0].last, None, "the picked buddy is cleared");
     cfs.cfs_rqs[0].last = Some(e2); // 2 ms right: too unfair
-    assert_eq!(cfs.pick_next_entity(q, None), e0);
+    assert_eq!(cfs.cfs44().pick_next_entity(q, None), e0);
     cfs.cfs_rqs[0].last = Some(e1);
     cfs.cfs_rqs[0].next = Some(e1);
     cfs.cfs_rqs[0].skip = Some(e0);
-    assert_eq!(cfs.pick_next_entity(q, None), e1);
+    assert_eq!(cfs.cfs44().pick_next_entity(q, None), e1);
     cfs.cfs_rqs[0].skip = Some(e0);
-    assert_eq!(cfs.pick_next_entity(q, None), e1, "skip the leftmost: the second is within 1 ms");
+    assert_eq!(cfs.cfs44().pick_next_entity(q, None), e1, "skip the leftmost: the second is within 1 ms");
 }
 
 /// `sched_slice` past `sched_nr_latency`: the period stretches to
 /// nr × min_granularity, so 10 nice-0 tasks on 1 CPU get 0.75 ms each.
 #[test]
 fn slices_stretch_past_nr_latency() {
-    let (cfs, q) = cfs_with(&[0; 10], defaults(1));
-    assert_eq!(cfs.sched_period(10), 7_500_000);
-    let s = cfs.sched_slice(q, EntityId(0));
+    let (mut cfs, q) = cfs_with(&[0; 10], defaults(1));
+    assert_eq!(cfs.cfs44().sched_period(10), 7_500_000);
+    let s = cfs.cfs44().sched_slice(q, EntityId(0));
     assert!((749_990..=750_000).contains(&s), "{s}");
-    let (cfs, q) = cfs_with(&[0; 4], defaults(32));
-    let s = cfs.sched_slice(q, EntityId(0));
+    let (mut cfs, q) = cfs_with(&[0; 4], defaults(32));
+    let s = cfs.cfs44().sched_slice(q, EntityId(0));
     assert!((5_999_990..=6_000_000).contains(&s), "24 ms / 4 = 6 ms, got {s}");
 }
 
@@ -383,12 +384,12 @@ fn min_vruntime_is_monotonic() {
     let id = EntityId(1);
     cfs.entities.push(SchedEntity::new(LoadWeight::for_task(Policy::Normal, 0), q, Policy::Normal));
     cfs.entities[1].vruntime = -(50 * MS as i64) - before; // relative: far behind
-    cfs.enqueue_entity(q, id, 0);
-    cfs.update_min_vruntime(q);
+    cfs.cfs44().enqueue_entity(q, id, 0);
+    cfs.cfs44().update_min_vruntime(q);
     assert_eq!(cfs.rq(q).min_vruntime, before, "not pulled back by an entity behind it");
-    cfs.dequeue_entity(q, id, crate::sched::fair::DEQUEUE_SLEEP);
+    cfs.cfs44().dequeue_entity(q, id, crate::sched::fair::DEQUEUE_SLEEP);
     assert_eq!(cfs.rq(q).min_vruntime, 5 * MS as i64, "advances to the leftmost");
-    cfs.dequeue_entity(q, EntityId(0), crate::sched::fair::DEQUEUE_SLEEP);
+    cfs.cfs44().dequeue_entity(q, EntityId(0), crate::sched::fair::DEQUEUE_SLEEP);
     assert_eq!(cfs.rq(q).min_vruntime, 5 * MS as i64, "an empty queue keeps its min_vruntime");
 }
 

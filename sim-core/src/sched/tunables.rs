@@ -12,6 +12,10 @@
 //!
 //! A tunable given neither way takes the kernel default (base × factor).
 
+pub use super::features::{EevdfFeatures, SchedFeatures};
+use super::model::KernelModel;
+pub use super::model::{BASE_SLICE_NS, BASE_SLICE_NS_618};
+
 /// `sysctl_sched_tunable_scaling` (4.4 sched.h `enum sched_tunable_scaling`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TunableScaling {
@@ -111,73 +115,6 @@ impl CfsTunables {
     }
 }
 
-/// Scheduler feature bits that change CFS decisions (4.4 `features.h`).
-/// Names and defaults are the kernel's.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SchedFeatures {
-    pub gentle_fair_sleepers: bool,
-    pub start_debit: bool,
-    pub next_buddy: bool,
-    pub last_buddy: bool,
-    pub wakeup_preemption: bool,
-    pub hrtick: bool,
-    pub double_tick: bool,
-}
-
-impl Default for SchedFeatures {
-    fn default() -> Self {
-        SchedFeatures {
-            gentle_fair_sleepers: true,
-            start_debit: true,
-            next_buddy: false,
-            last_buddy: true,
-            wakeup_preemption: true,
-            hrtick: false,
-            double_tick: false,
-        }
-    }
-}
-
-impl SchedFeatures {
-    /// Kernel names, in `features.h` order, as accepted in `[features]`.
-    pub const NAMES: [&'static str; 7] = [
-        "GENTLE_FAIR_SLEEPERS",
-        "START_DEBIT",
-        "NEXT_BUDDY",
-        "LAST_BUDDY",
-        "WAKEUP_PREEMPTION",
-        "HRTICK",
-        "DOUBLE_TICK",
-    ];
-
-    pub fn get_mut(&mut self, name: &str) -> Option<&mut bool> {
-        Some(match name {
-            "GENTLE_FAIR_SLEEPERS" => &mut self.gentle_fair_sleepers,
-            "START_DEBIT" => &mut self.start_debit,
-            "NEXT_BUDDY" => &mut self.next_buddy,
-            "LAST_BUDDY" => &mut self.last_buddy,
-            "WAKEUP_PREEMPTION" => &mut self.wakeup_preemption,
-            "HRTICK" => &mut self.hrtick,
-            "DOUBLE_TICK" => &mut self.double_tick,
-            _ => return None,
-        })
-    }
-
-    /// `(name, enabled)` pairs in kernel order.
-    pub fn iter(&self) -> impl Iterator<Item = (&'static str, bool)> {
-        let v = [
-            self.gentle_fair_sleepers,
-            self.start_debit,
-            self.next_buddy,
-            self.last_buddy,
-            self.wakeup_preemption,
-            self.hrtick,
-            self.double_tick,
-        ];
-        Self::NAMES.into_iter().zip(v)
-    }
-}
-
 /// The features of `now` that differ from `defaults` (both in the same
 /// order, as `SchedFeatures::iter` and `EevdfFeatures::iter` give them), each
 /// with the token `/sys/kernel/debug/sched_features` takes to set it: `NAME`
@@ -193,10 +130,6 @@ pub fn changed_features(
         .collect()
 }
 
-/// `normalized_sysctl_sched_base_slice` (6.6 and 6.12 fair.c:78/:76): 0.75 ms.
-pub const BASE_SLICE_NS: u64 = 750_000;
-/// The same in 6.18 (fair.c:79): 0.70 ms.
-pub const BASE_SLICE_NS_618: u64 = 700_000;
 /// A task's own slice (`sched_attr.sched_runtime`, 6.12+): the kernel
 /// clamps it to 0.1..=100 ms (6.12 syscalls.c `__setscheduler_params`,
 /// 6.18 fair.c `__setparam_fair`); a scenario outside the range is refused.
@@ -229,93 +162,27 @@ impl EevdfTunables {
     }
 }
 
-/// EEVDF feature bits (6.x `features.h`), under the kernel's names; which
-/// exist depends on the version (`EevdfFeatures::names`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct EevdfFeatures {
-    pub place_lag: bool,
-    pub place_deadline_initial: bool,
-    /// 6.12+.
-    pub place_rel_deadline: bool,
-    pub run_to_parity: bool,
-    /// 6.12+.
-    pub preempt_short: bool,
-    pub next_buddy: bool,
-    /// 6.18.
-    pub pick_buddy: bool,
-    /// 6.12+.
-    pub delay_dequeue: bool,
-    /// 6.12+.
-    pub delay_zero: bool,
-    pub wakeup_preemption: bool,
-    pub hrtick: bool,
-}
-
 impl EevdfFeatures {
-    /// The defaults of `features.h` for a model (6.6: the 6.12 features off).
-    pub fn defaults(model: super::model::KernelModel) -> EevdfFeatures {
-        use super::model::KernelModel as M;
-        let since_612 = model >= M::Linux612;
-        EevdfFeatures {
-            place_lag: true,
-            place_deadline_initial: true,
-            place_rel_deadline: since_612,
-            run_to_parity: true,
-            preempt_short: since_612,
-            next_buddy: false,
-            pick_buddy: model >= M::Linux618,
-            delay_dequeue: since_612,
-            delay_zero: since_612,
-            wakeup_preemption: true,
-            hrtick: false,
-        }
+    /// The defaults of `features.h` for a model (its version table's row).
+    pub fn defaults(model: KernelModel) -> EevdfFeatures {
+        model.rules().eevdf_features
     }
 
     /// The names a model has, in `features.h` order.
-    pub fn names(model: super::model::KernelModel) -> Vec<&'static str> {
-        use super::model::KernelModel as M;
-        let mut v = vec!["PLACE_LAG", "PLACE_DEADLINE_INITIAL"];
-        if model >= M::Linux612 {
-            v.push("PLACE_REL_DEADLINE");
-        }
-        v.push("RUN_TO_PARITY");
-        if model >= M::Linux612 {
-            v.push("PREEMPT_SHORT");
-        }
-        v.push("NEXT_BUDDY");
-        if model >= M::Linux618 {
-            v.push("PICK_BUDDY");
-        }
-        if model >= M::Linux612 {
-            v.extend(["DELAY_DEQUEUE", "DELAY_ZERO"]);
-        }
-        v.extend(["WAKEUP_PREEMPTION", "HRTICK"]);
-        v
+    pub fn names(model: KernelModel) -> Vec<&'static str> {
+        model.rules().eevdf_feature_names.to_vec()
     }
 
     /// The switch for `name`, if the model has that feature.
-    pub fn get_mut(&mut self, model: super::model::KernelModel, name: &str) -> Option<&mut bool> {
-        if !Self::names(model).contains(&name) {
+    pub fn get_mut(&mut self, model: KernelModel, name: &str) -> Option<&mut bool> {
+        if !model.rules().eevdf_feature_names.contains(&name) {
             return None;
         }
-        Some(match name {
-            "PLACE_LAG" => &mut self.place_lag,
-            "PLACE_DEADLINE_INITIAL" => &mut self.place_deadline_initial,
-            "PLACE_REL_DEADLINE" => &mut self.place_rel_deadline,
-            "RUN_TO_PARITY" => &mut self.run_to_parity,
-            "PREEMPT_SHORT" => &mut self.preempt_short,
-            "NEXT_BUDDY" => &mut self.next_buddy,
-            "PICK_BUDDY" => &mut self.pick_buddy,
-            "DELAY_DEQUEUE" => &mut self.delay_dequeue,
-            "DELAY_ZERO" => &mut self.delay_zero,
-            "WAKEUP_PREEMPTION" => &mut self.wakeup_preemption,
-            "HRTICK" => &mut self.hrtick,
-            _ => return None,
-        })
+        self.bit_mut(name)
     }
 
     /// `(name, enabled)` pairs of the model's features.
-    pub fn iter(&self, model: super::model::KernelModel) -> Vec<(&'static str, bool)> {
+    pub fn iter(&self, model: KernelModel) -> Vec<(&'static str, bool)> {
         let mut copy = *self;
         Self::names(model).into_iter().map(|n| (n, *copy.get_mut(model, n).expect("listed name"))).collect()
     }
