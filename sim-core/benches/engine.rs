@@ -59,7 +59,7 @@ fn event_queue(c: &mut Criterion) {
 fn cfs_with_tasks(n: u32, grouped: bool) -> (Cfs, EntityId) {
     let d = TunableValue::Default;
     let tunables = CfsTunables::resolve(1, TunableScaling::Log, d, d, d);
-    let mut cfs = Cfs::new(sim_core::sched::fair::FairConfig::linux44(tunables), GroupLoad::Pelt, 1);
+    let mut cfs = Cfs::new(sim_core::sched::fair::FairConfig::of(sim_core::sched::model::KernelModel::Linux44, tunables), GroupLoad::Pelt, 1);
     // Task entities first (EntityId(task)), group entities after, as the engine lays them out.
     for _ in 0..n {
         cfs.entities.push(SchedEntity::new(LoadWeight::for_task(Policy::Normal, 0), CfsRqId(0), Policy::Normal));

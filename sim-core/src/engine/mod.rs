@@ -36,7 +36,6 @@ mod sched_core;
 mod world;
 
 use crate::block::RequestQueue;
-use crate::cpuset::CpuSet;
 use crate::event::{Event, EventQueue};
 use crate::ids::{CpuId, TaskId};
 use crate::metrics::history::SchedRecord;
@@ -585,20 +584,9 @@ impl Simulation {
         hops::requests_in_flight(&self.tasks, self.clock.now, source)
     }
 
-    /// CPU time used so far by the tasks under limiter `l`.
-    pub fn limited_runtime_ns(&self, l: LimiterId) -> u64 {
-        limiter::limited_runtime_ns(&self.spec, &self.tasks, self.clock.now, l)
-    }
-
     /// The limiters' state (for reports and tests).
     pub fn limiters(&self) -> &[Limiter] {
         &self.limiters
-    }
-
-    /// Time each task blocked for a grant right now has waited so far, summed per limiter.
-    pub fn limiter_open_wait_ns(&self, l: LimiterId) -> u64 {
-        let now = self.clock.now;
-        self.limiters[l.index()].waiters.iter().map(|w| now.since(self.tasks[w.index()].grant_wait_from)).sum()
     }
 
     /// CPU time used by a task up to now (its current run included).
@@ -620,10 +608,6 @@ impl Simulation {
 
     pub fn task_comm(&self, task: TaskId) -> &str {
         &self.tasks[task.index()].comm
-    }
-
-    pub fn task_affinity(&self, task: TaskId) -> &CpuSet {
-        &self.tasks[task.index()].affinity
     }
 
     pub fn cfs(&self) -> &Cfs {
@@ -673,8 +657,18 @@ impl Simulation {
             cpu_busy_ns: cpus.map(|c| self.cpu_busy_ns(c)).collect(),
             task_runtime_ns: (0..self.tasks.len() as u32).map(|t| self.task_runtime_ns(TaskId(t))).collect(),
             requests_in_flight: (0..self.spec.sources.len() as u32).map(|s| self.requests_in_flight(s)).collect(),
-            limited_runtime_ns: limiters.clone().map(|l| self.limited_runtime_ns(l)).collect(),
-            limiter_open_wait_ns: limiters.map(|l| self.limiter_open_wait_ns(l)).collect(),
+            // CPU time used so far by the tasks under each limiter.
+            limited_runtime_ns: limiters
+                .clone()
+                .map(|l| limiter::limited_runtime_ns(&self.spec, &self.tasks, self.clock.now, l))
+                .collect(),
+            // Time each task blocked for a grant right now has waited so far, summed per limiter.
+            limiter_open_wait_ns: limiters
+                .map(|l| {
+                    let waiters = &self.limiters[l.index()].waiters;
+                    waiters.iter().map(|w| self.clock.now.since(self.tasks[w.index()].grant_wait_from)).sum()
+                })
+                .collect(),
         }
     }
 }

@@ -106,7 +106,7 @@ mod tests {
     fn chain_picks_fair_then_idle() {
         let d = TunableValue::Default;
         let tunables = CfsTunables::resolve(1, TunableScaling::None, d, d, d);
-        let mut cfs = Cfs::new(FairConfig::linux44(tunables), GroupLoad::Pelt, 1);
+        let mut cfs = Cfs::new(FairConfig::of(crate::sched::model::KernelModel::Linux44, tunables), GroupLoad::Pelt, 1);
         cfs.entities.push(SchedEntity::new(LoadWeight::for_task(Policy::Normal, 0), CfsRqId(0), Policy::Normal));
         let mut chain = ClassChain::new(cfs);
         assert_eq!(chain.pick_next_task(CfsRqId(0), None), None);

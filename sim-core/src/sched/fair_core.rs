@@ -76,9 +76,9 @@ pub struct FairConfig {
 }
 
 impl FairConfig {
-    /// The 4.4 CFS class with these tunables and the default features, HZ 250.
-    pub fn linux44(tunables: CfsTunables) -> FairConfig {
-        let model = KernelModel::Linux44;
+    /// `model`'s fair class with these tunables and the default features,
+    /// HZ 250 (benches and unit tests build a class alone with it).
+    pub fn of(model: KernelModel, tunables: CfsTunables) -> FairConfig {
         let eevdf = EevdfTunables::resolve(
             1,
             super::tunables::TunableScaling::None,

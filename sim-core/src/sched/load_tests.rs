@@ -17,7 +17,7 @@ const MS: u64 = 1_000_000;
 fn cfs(ncpus: u16) -> Cfs {
     let d = TunableValue::Default;
     let t = CfsTunables::resolve(ncpus, TunableScaling::None, d, d, d);
-    Cfs::new(crate::sched::fair::FairConfig::linux44(t), GroupLoad::Pelt, ncpus)
+    Cfs::new(crate::sched::fair::FairConfig::of(crate::sched::model::KernelModel::Linux44, t), GroupLoad::Pelt, ncpus)
 }
 
 /// A nice-0 task entity placed on `group`'s queue on `cpu` (not queued).

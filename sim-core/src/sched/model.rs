@@ -706,30 +706,29 @@ mod tests {
     }
 }
 
-// --- engine: rules asked for by engine ---
+/// The questions the rest of the core asks a version, each answered from its
+/// rule table: reports, the engine's records and validation ask these, never
+/// "which version is this".
 impl KernelModel {
     /// The history records carry each task's EEVDF deadline and lag (6.x);
     /// under 4.4 they decide nothing and are recorded as zero.
     pub fn records_eevdf_state(self) -> bool {
-        self.is_eevdf()
+        self.picks_by_lag_and_deadline()
     }
-}
 
-// --- reports: rules asked for by report/ (run, build, victim, json) and plot/data ---
-impl KernelModel {
     /// Whether the fair class is tuned by EEVDF's settings (6.6 on:
     /// `base_slice_ns` and the EEVDF feature bits) rather than 4.4's
     /// (`sched_latency_ns`, the granularities, `sched_nr_latency` and
     /// `SchedFeatures`): which settings a report names and prints.
     pub fn tuned_by_base_slice(self) -> bool {
-        self.is_eevdf()
+        self.rules().tunables.contains(&"base_slice_ns")
     }
 
     /// Whether a task's lag and virtual deadline decide the pick (EEVDF,
     /// 6.6 on: `pick_eevdf`), so the report's history rows and the
     /// timeline's lag chart show them; under 4.4 vruntime alone decides.
     pub fn picks_by_lag_and_deadline(self) -> bool {
-        self.is_eevdf()
+        self.rules().fair_class == FairClassKind::Eevdf
     }
 
     /// `one_hog_bound_rule` computed: the longest wake-up delay a victim
@@ -740,32 +739,31 @@ impl KernelModel {
     /// `pick_eevdf`, 6.18 `__pick_eevdf` with `protect_slice`) plus two
     /// ticks, the slice end being noticed by `update_curr` at a tick.
     pub fn one_hog_bound_ns(self, sched_latency_ns: u64, base_slice_ns: u64, tick_ns: u64) -> u64 {
-        if self.is_eevdf() { base_slice_ns + 2 * tick_ns } else { sched_latency_ns / 2 + 2 * tick_ns }
+        match self.rules().fair_class {
+            FairClassKind::Eevdf => base_slice_ns + 2 * tick_ns,
+            FairClassKind::Cfs => sched_latency_ns / 2 + 2 * tick_ns,
+        }
     }
-}
 
-// --- scenario: rules asked for by scenario/ (validating `[cfs]`, `[features]`, a task's `slice`,
-// `[kernel] cfs_bandwidth` and a device's `elevator`) ---
-impl KernelModel {
     /// Whether the fair class has the 4.4 CFS settings: `[cfs]`
     /// sched_latency_ns, sched_min_granularity_ns, sched_wakeup_granularity_ns
     /// and the `SchedFeatures` bits. EEVDF (6.6) removed them; it has
     /// base_slice_ns and feature bits of its own.
     pub fn has_cfs_latency_tunables(self) -> bool {
-        self == KernelModel::Linux44
+        self.rules().tunables.contains(&"sched_latency_ns")
     }
 
     /// Custom slices: a fair task's own slice through `sched_setattr`
     /// (`sched_attr.sched_runtime`), since 6.12.
     pub fn has_custom_slices(self) -> bool {
-        self >= KernelModel::Linux612
+        self.rules().custom_slices
     }
 
     /// Whether `[kernel] cfs_bandwidth` can only name this model's own
     /// bandwidth rules (EEVDF models), rather than choose among the CFS-era
     /// ones (the 4.4 fair class: 4.4, 4.18, 5.4, 5.14).
     pub fn runs_own_bandwidth_rules(self) -> bool {
-        self != KernelModel::Linux44
+        self.rules().fair_class == FairClassKind::Eevdf
     }
 
     /// The newest model whose kernel has the elevator `name`, for the hint

@@ -320,7 +320,7 @@ fn periodic_wakeups_and_request_response_times() {
 }
 
 fn cfs_with(vruntimes: &[i64], tunables: CfsTunables) -> (Cfs, CfsRqId) {
-    let mut cfs = Cfs::new(crate::sched::fair::FairConfig::linux44(tunables), GroupLoad::Pelt, 1);
+    let mut cfs = Cfs::new(crate::sched::fair::FairConfig::of(crate::sched::model::KernelModel::Linux44, tunables), GroupLoad::Pelt, 1);
     let q = CfsRqId(0);
     for &v in vruntimes {
         let id = EntityId(cfs.entities.len() as u32);
