@@ -1,11 +1,17 @@
-//! The one way sim-cli reads a user's input file (scenario TOML, fio JSON,
-//! sweep JSON lines): at most `limit` bytes are ever read, so `/dev/zero`,
-//! a FIFO fed by a runaway producer or a huge file is refused after
-//! `limit + 1` bytes instead of growing memory until the allocator fails.
-//! File metadata cannot be trusted for this: it says 0 bytes for
-//! `/dev/zero` and for a FIFO.
+//! What every subcommand reads from the user, in one place: files read
+//! through one bounded reader, `--set KEY=VALUE` pairs, and scenarios loaded
+//! with them (the base, a batch of overrides on top). The subcommands import
+//! this module; it imports none of them.
+//!
+//! At most `limit` bytes of a user's input file (scenario TOML, fio JSON,
+//! sweep JSON lines) are ever read, so `/dev/zero`, a FIFO fed by a runaway
+//! producer or a huge file is refused after `limit + 1` bytes instead of
+//! growing memory until the allocator fails. File metadata cannot be trusted
+//! for this: it says 0 bytes for `/dev/zero` and for a FIFO.
 
+use crate::args::Common;
 use anyhow::{Result, anyhow};
+use sim_core::Scenario;
 use std::io::Read;
 use std::path::Path;
 
@@ -38,6 +44,44 @@ pub fn read_text_bounded(path: &Path, limit: u64, what: &str) -> Result<String> 
     })
 }
 
+/// Reads and parses a scenario file with the `--set` overrides applied
+/// before anything is validated (`Scenario::from_toml_with`), so every
+/// command loads a file the same way; also returns its text (`sweep`
+/// fingerprints it, `measure` hands it to its workers).
+pub fn load_text(path: &Path, sets: &[String]) -> Result<(String, Scenario)> {
+    let text = read_text_bounded(path, sim_core::scenario::FILE_SIZE_MAX as u64, "scenario file")?;
+    let scenario = Scenario::from_toml_with(&path.display().to_string(), &text, &set_pairs(sets)?)?;
+    Ok((text, scenario))
+}
+
+/// The scenario file of `common` with the overrides `sets` (`run`, `compare`).
+pub fn load(common: &Common, sets: &[String]) -> Result<Scenario> {
+    load_text(&common.file, sets).map(|(_, s)| s)
+}
+
+/// `s` with one more batch of `KEY=VALUE` overrides (a later batch may set
+/// a key an earlier one set; one batch may not set a key twice).
+pub fn with_sets(s: &Scenario, sets: &[String]) -> Result<Scenario> {
+    if sets.is_empty() {
+        return Ok(s.clone());
+    }
+    Ok(s.with_overrides(&set_pairs(sets)?)?)
+}
+
+/// `--set KEY=VALUE` texts split at the first `=`.
+pub fn set_pairs(sets: &[String]) -> Result<Vec<(&str, &str)>> {
+    sets.iter()
+        .map(|kv| {
+            kv.split_once('=').ok_or_else(|| {
+                anyhow!(
+                    "--set {}: expected KEY=VALUE, e.g. --set cfs.sched_latency_ns=1ms",
+                    sim_core::scenario::error::echo(kv)
+                )
+            })
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -54,24 +98,6 @@ mod tests {
         let e = read_text_bounded(Path::new("/dev/zero"), 1 << 20, "scenario file").unwrap_err().to_string();
         assert!(e.starts_with("/dev/zero: the scenario file is larger than 1048576 bytes"), "{e}");
         assert!(e.contains("the limit is 1048576"), "{e}");
-    }
-
-    /// Every command that reads a user's file goes through the bounded
-    /// reader: `run`/`compare`/`sweep`/`measure` (scenario), `merge`,
-    /// `fit-device` and `export` all refuse `/dev/zero` quickly.
-    #[test]
-    fn every_reader_is_bounded() {
-        let zero = Path::new("/dev/zero");
-        let errors = [
-            crate::run::load_text(zero, &[]).map(|_| ()).unwrap_err(),
-            crate::sweep::merge(&[zero.to_path_buf()], None, false, None).map(|_| ()).unwrap_err(),
-            crate::fit_device::command(&[zero.to_path_buf()], "x").map(|_| ()).unwrap_err(),
-            crate::rtapp::command(zero, None, &[], None).map(|_| ()).unwrap_err(),
-        ];
-        for e in errors {
-            let e = format!("{e:#}");
-            assert!(e.starts_with("/dev/zero: the ") && e.contains("is larger than"), "{e}");
-        }
     }
 
     #[test]

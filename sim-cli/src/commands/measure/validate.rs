@@ -329,13 +329,13 @@ pub fn validate(file: &Path, opts: &Options, repeat: u32, also_kernel: Option<&s
     let machine_only = overrides.clone();
     overrides.extend(host_base_slice(&scenario, &host));
     let sim_scenario =
-        crate::run::with_sets(&scenario, &overrides).context("applying the measured machine to the scenario")?;
+        crate::input::with_sets(&scenario, &overrides).context("applying the measured machine to the scenario")?;
     // Refused before measuring: a model the scenario's keys do not fit.
     let also_scenario = match also_kernel {
         Some(v) => {
             let mut sets = machine_only;
             sets.push(format!("kernel.version={v}"));
-            Some(crate::run::with_sets(&scenario, &sets).with_context(|| {
+            Some(crate::input::with_sets(&scenario, &sets).with_context(|| {
                 format!("--also-kernel {v}: the scenario (with its --set) does not run on that model")
             })?)
         }

@@ -281,7 +281,7 @@ impl Drop for PerfRecorder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::perf_script::{SchedEvent, parse_script, summarize};
+    use crate::commands::measure::perf_script::{SchedEvent, parse_script, summarize};
     use std::collections::BTreeSet;
 
     fn monotonic_ns() -> u64 {

@@ -161,7 +161,7 @@ fn work(out: &mut impl Write) -> Result<()> {
         bail!("expected `threads`, got `{cmd}`");
     }
 
-    let base = Scenario::from_toml_with(&plan.file, &plan.text, &crate::run::set_pairs(&plan.sets)?)?;
+    let base = Scenario::from_toml_with(&plan.file, &plan.text, &crate::input::set_pairs(&plan.sets)?)?;
     let scenario = match &plan.variant {
         Some(v) => base.with_variant(v)?,
         None => base,

@@ -313,7 +313,7 @@ fn preempt_model(config: Option<&str>, cmdline: &str, uname_version: &str) -> (S
     // locked-down kernel refuses the read (EPERM) and we fall through.
     let preempt_file = Path::new("/sys/kernel/debug/sched/preempt");
     let debugfs_mount =
-        rustix::process::geteuid().is_root().then(super::sysctl::DebugfsMount::ensure).and_then(Result::ok);
+        rustix::process::geteuid().is_root().then(super::debugfs::DebugfsMount::ensure).and_then(Result::ok);
     let debugfs_text = std::fs::read_to_string(preempt_file);
     drop(debugfs_mount);
     if let Ok(text) = debugfs_text

@@ -102,7 +102,7 @@ mod tests {
         // rounds up to its bucket's top, within 0.1%).
         let d = &r.victim.delay;
         assert!(text.contains(&format!("Total count    = {:12}", d.count)), "{text}");
-expect![[r#"
+        expect![[r#"
            Value     Percentile TotalCount 1/(1-Percentile)
 
            0.004 0.000000000000          1           1.00

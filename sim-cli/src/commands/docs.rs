@@ -53,7 +53,7 @@ pub fn schema(what: SchemaKind) -> String {
     let value = match what {
         SchemaKind::Scenario => sim_core::schema::scenario_schema(),
         SchemaKind::Report => sim_core::schema::report_schema(),
-        SchemaKind::SweepLine => crate::sweep::line_schema(),
+        SchemaKind::SweepLine => crate::commands::sweep::lines::line_schema(),
     };
     serde_json::to_string_pretty(&value).expect("a schema serializes") + "\n"
 }

@@ -2,10 +2,10 @@
 //! (`==== banner ====`, `ALL MIN AVG MAX N` in seconds, `%13.9f`) and
 //! blkparse (the default line format, and `-t`'s per-process dispatch wait).
 
+use super::cells::{format_max, format_max_short};
 use sim_core::RunReport;
 use sim_core::metrics::LatencySummary;
 use sim_core::metrics::io_report::{DeviceIoReport, IoReport};
-use crate::output::{format_max, format_max_short};
 use sim_core::metrics::report::TaskReport;
 use sim_core::time::{format_duration, format_secs};
 use std::fmt::Write;
@@ -306,7 +306,8 @@ mod tests {
 
     /// The cells of the compare row labelled `label` (one per run).
     fn row(text: &str, label: &str) -> Vec<String> {
-        let line = text.lines().find(|l| l.trim_start().starts_with(label)).unwrap_or_else(|| panic!("{label}:\n{text}"));
+        let line =
+            text.lines().find(|l| l.trim_start().starts_with(label)).unwrap_or_else(|| panic!("{label}:\n{text}"));
         let cells = &line[line.find(label).unwrap() + label.len()..];
         // Cells are right-aligned and may contain single spaces: split on runs of two or more.
         cells.split("  ").map(str::trim).filter(|c| !c.is_empty()).map(String::from).collect()

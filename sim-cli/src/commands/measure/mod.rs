@@ -15,6 +15,7 @@
 pub mod cgroup;
 pub mod collect;
 pub mod culprits;
+pub mod debugfs;
 pub mod host;
 pub mod perf;
 pub mod perf_script;
@@ -22,12 +23,12 @@ pub mod plan;
 pub mod settings;
 pub mod signals;
 pub mod sysctl;
-pub mod text;
 pub mod thread;
 pub mod tick;
 pub mod validate;
 pub mod worker;
 
+use crate::args::MeasureArgs;
 use anyhow::{Context, Result, anyhow, bail};
 use plan::{Plan, WorkerInput};
 use sim_core::{RunReport, Scenario};
@@ -63,13 +64,40 @@ pub struct Options {
     pub progress: bool,
 }
 
+impl Options {
+    /// The options `measure` and `validate` were given on the command line.
+    pub fn from_args(m: &MeasureArgs) -> Options {
+        Options {
+            variant: m.variant.clone(),
+            sets: m.common.set.clone(),
+            duration: m.duration.clone(),
+            cpus: m.cpus.clone(),
+            apply_sysctls: m.apply_sysctls,
+            ignore_limiters: m.ignore_limiters,
+            io_dir: m.io_dir.clone(),
+            no_perf: m.no_perf,
+            progress: !m.common.json,
+        }
+    }
+}
+
+/// `sim-cli measure`: measures `m`'s scenario and returns its report as
+/// text (in `run`'s shape) or JSON.
+pub fn command(m: &MeasureArgs) -> Result<String> {
+    let report = measure(&m.common.file, &Options::from_args(m))?;
+    if m.common.json {
+        return Ok(sim_core::report_json(&report) + "\n");
+    }
+    Ok(crate::output::run_text(&report, m.per_task, None))
+}
+
 /// The scenario as `run` would build it, with `--duration` applied, and
 /// the file's text (which the workers parse the same way).
 fn scenario(file: &Path, opts: &Options) -> Result<(String, Scenario)> {
     if let Some(d) = &opts.duration {
         check_duration(d)?;
     }
-    let (text, base) = crate::run::load_text(file, &all_sets(opts))?;
+    let (text, base) = crate::input::load_text(file, &all_sets(opts))?;
     let s = match &opts.variant {
         Some(v) => base.with_variant(v)?,
         None => base,

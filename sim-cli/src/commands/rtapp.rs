@@ -245,7 +245,7 @@ pub fn export(scenario: &Scenario) -> Result<(Value, Vec<String>)> {
 /// `sim-cli export FILE --rt-app`: loads the scenario as `run` does, writes
 /// the JSON to stdout (returned) or to `output`, the warnings to stderr.
 pub fn command(file: &Path, variant: Option<&str>, sets: &[String], output: Option<&Path>) -> Result<String> {
-    let (_, base) = crate::run::load_text(file, sets)?;
+    let (_, base) = crate::input::load_text(file, sets)?;
     let scenario = match variant {
         Some(v) => base.with_variant(v)?,
         None => base,

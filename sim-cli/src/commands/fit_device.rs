@@ -217,7 +217,7 @@ pub fn command(files: &[PathBuf], name: &str) -> Result<String> {
     }
     let mut samples = Vec::new();
     for path in files {
-        let text = crate::run::input::read_text_bounded(path, crate::run::input::FIO_JSON_MAX, "fio JSON file")?;
+        let text = crate::input::read_text_bounded(path, crate::input::FIO_JSON_MAX, "fio JSON file")?;
         samples.extend(samples_of(path, &text)?);
     }
     fit_text(&samples, files.len(), name)
