@@ -49,7 +49,7 @@ pub fn read_text_bounded(path: &Path, limit: u64, what: &str) -> Result<String> 
 /// command loads a file the same way; also returns its text (`sweep`
 /// fingerprints it, `measure` hands it to its workers).
 pub fn load_text(path: &Path, sets: &[String]) -> Result<(String, Scenario)> {
-    let text = read_text_bounded(path, sim_core::scenario::FILE_SIZE_MAX as u64, "scenario file")?;
+    let text = read_text_bounded(path, sim_core::SCENARIO_FILE_SIZE_MAX as u64, "scenario file")?;
     let scenario = Scenario::from_toml_with(&path.display().to_string(), &text, &set_pairs(sets)?)?;
     Ok((text, scenario))
 }
@@ -73,10 +73,7 @@ pub fn set_pairs(sets: &[String]) -> Result<Vec<(&str, &str)>> {
     sets.iter()
         .map(|kv| {
             kv.split_once('=').ok_or_else(|| {
-                anyhow!(
-                    "--set {}: expected KEY=VALUE, e.g. --set cfs.sched_latency_ns=1ms",
-                    sim_core::scenario::error::echo(kv)
-                )
+                anyhow!("--set {}: expected KEY=VALUE, e.g. --set cfs.sched_latency_ns=1ms", sim_core::echo_input(kv))
             })
         })
         .collect()

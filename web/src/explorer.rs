@@ -12,10 +12,10 @@
 use crate::controls;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use sim_core::metrics::LatencySummary;
-use sim_core::plot::{DelayChart, IoChart, LimiterChart, OccupancyChart, Timeline, io_charts, limiter_charts};
-use sim_core::time::Secs;
-use sim_core::{EventBudget, RunReport, Scenario, ScenarioError, Simulation, StopReason, partial_warning, report_json};
+use sim_core::{
+    DelayChart, EventBudget, IoChart, LatencySummary, LimiterChart, OccupancyChart, RunReport, Scenario, ScenarioError,
+    Secs, Simulation, StopReason, Timeline, io_charts, limiter_charts, partial_warning, report_json,
+};
 
 /// Splits the page's overrides, one `key=value` per line as after `--set`.
 pub fn parse_overrides(text: &str) -> Result<Vec<(&str, &str)>, String> {
@@ -83,9 +83,9 @@ pub fn error_json(e: &ScenarioError) -> Value {
         ScenarioError::Syntax { message, .. } => ("file".to_string(), format!("TOML syntax error: {message}")),
         ScenarioError::Invalid { origin, message, .. } => (
             match origin {
-                sim_core::scenario::Origin::File => "file".to_string(),
-                sim_core::scenario::Origin::Variant(v) => format!("variant {v}"),
-                sim_core::scenario::Origin::Override => "override".to_string(),
+                sim_core::Origin::File => "file".to_string(),
+                sim_core::Origin::Variant(v) => format!("variant {v}"),
+                sim_core::Origin::Override => "override".to_string(),
             },
             message.clone(),
         ),
@@ -513,7 +513,7 @@ impl Explorer {
             })
             .collect();
         let timeline = self.current.as_ref().and_then(|r| r.timeline.as_ref()).map(|t| {
-            let span = |s: &sim_core::plot::data::Span| json!({ "task": t.rows[s.row], "start_ns": s.start_ns, "end_ns": s.end_ns });
+            let span = |s: &sim_core::Span| json!({ "task": t.rows[s.row], "start_ns": s.start_ns, "end_ns": s.end_ns });
             json!({
                 "cpu": t.cpu,
                 "running": t.running.iter().map(span).collect::<Vec<_>>(),
@@ -525,7 +525,7 @@ impl Explorer {
                     "task": t.rows[e.row], "start_ns": e.start_ns, "end_ns": e.end_ns, "state": e.state.label(),
                 })).collect::<Vec<_>>(),
                 // The chart's colour key, for the HTML key beside the canvas.
-                "key": sim_core::plot::draw::timeline_key(t).iter().map(|k| json!({
+                "key": sim_core::draw::timeline_key(t).iter().map(|k| json!({
                     "label": k.label, "colour": k.colour_hex(), "glyph": format!("{:?}", k.glyph),
                 })).collect::<Vec<_>>(),
             })
@@ -972,8 +972,8 @@ mod tests {
     /// model's EEVDF features on 6.x, each left alone sending no override.
     #[test]
     fn the_kernel_selector_switches_the_tunables_and_features_shown() {
-        use sim_core::sched::model::KernelModel;
-        use sim_core::sched::tunables::EevdfFeatures;
+        use sim_core::EevdfFeatures;
+        use sim_core::KernelModel;
         let text = TOML.replace("cpus = 1", "cpus = 4");
         let mut e = Explorer::default();
         let d = e.start("t.toml", &text, None, "");
@@ -1029,7 +1029,7 @@ mod tests {
             let v: Value = serde_json::from_str(&json).unwrap();
             assert_eq!(v["settings"]["kernel"], version);
         }
-        assert_eq!(crate::kernel_features("4.4").unwrap(), sim_core::sched::tunables::SchedFeatures::NAMES);
+        assert_eq!(crate::kernel_features("4.4").unwrap(), sim_core::SchedFeatures::NAMES);
         assert_eq!(crate::kernel_features("5.10"), None);
         assert_eq!(crate::kernel_versions(), ["4.4", "6.6", "6.12", "6.18"]);
         // A CFS knob left over on 6.x is the core's error, named by its key.

@@ -8,8 +8,7 @@ use crate::args::CompareArgs;
 use crate::input::{load, with_sets};
 use crate::{charts, output, progress};
 use anyhow::{Context, Result, bail};
-use sim_core::metrics::report::ReportSections;
-use sim_core::{RunReport, Scenario, Simulation, runs_json};
+use sim_core::{ReportSections, RunReport, Scenario, Simulation, runs_json};
 
 /// Runs `a`'s scenarios and returns the table (or JSON) to print.
 pub fn compare(a: CompareArgs) -> Result<String> {
@@ -93,7 +92,7 @@ fn check_kernels_sets(list: &str, sets: &[String]) -> Result<()> {
 /// setting the model lacks (`cfs.sched_latency_ns` on 6.x, naming file and
 /// key). Every run is built before any starts.
 pub fn kernel_scenarios(base: &Scenario, list: &str, sets: &[String]) -> Result<Vec<(String, Scenario)>> {
-    let allowed = sim_core::sched::model::KernelModel::allowed();
+    let allowed = sim_core::KernelModel::allowed();
     check_kernels_sets(list, sets)?;
     let versions: Vec<&str> = list.split(',').map(str::trim).collect();
     if versions.iter().any(|v| v.is_empty()) {

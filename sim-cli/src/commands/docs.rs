@@ -51,8 +51,8 @@ pub fn write_man_pages(dir: &Path) -> Result<Vec<PathBuf>> {
 /// bytes committed under docs/schema/).
 pub fn schema(what: SchemaKind) -> String {
     let value = match what {
-        SchemaKind::Scenario => sim_core::schema::scenario_schema(),
-        SchemaKind::Report => sim_core::schema::report_schema(),
+        SchemaKind::Scenario => sim_core::scenario_schema(),
+        SchemaKind::Report => sim_core::report_schema(),
         SchemaKind::SweepLine => crate::commands::sweep::lines::line_schema(),
     };
     serde_json::to_string_pretty(&value).expect("a schema serializes") + "\n"
@@ -87,7 +87,7 @@ mod tests {
     /// the default, from the one clap definition they are generated from.
     #[test]
     fn help_and_man_page_name_the_default_model() {
-        let latest = sim_core::sched::model::KernelModel::LATEST;
+        let latest = sim_core::KernelModel::LATEST;
         let help = Cli::command().render_long_help().to_string();
         let page = man_page();
         for text in [&help, &page] {
@@ -201,14 +201,13 @@ mod tests {
     /// A scenario's documents as an editor sees them: the file, and the file
     /// with each variant applied (as `Scenario::with_variant` applies it).
     fn documents(name: &str, text: &str) -> Vec<(String, serde_json::Value)> {
-        use sim_core::scenario::overrides;
         let mut doc: toml::Table = toml::from_str(text).unwrap();
         let mut out = vec![(name.to_string(), serde_json::to_value(&doc).unwrap())];
         let Some(toml::Value::Table(variants)) = doc.remove("variants") else { return out };
         for (vname, body) in variants {
             let toml::Value::Table(body) = body else { panic!("{name}: variant {vname} is not a table") };
             let mut d = doc.clone();
-            overrides::apply_all(&mut d, &overrides::flatten(&body).unwrap()).unwrap();
+            sim_core::apply_overrides(&mut d, &sim_core::flatten_overrides(&body).unwrap()).unwrap();
             out.push((format!("{name} variant {vname}"), serde_json::to_value(&d).unwrap()));
         }
         out

@@ -11,10 +11,10 @@
 
 use anyhow::{Result, anyhow, bail};
 use serde_json::Value;
-use sim_core::block::device::fit::{SAMPLE_BYTES_MAX, SAMPLE_DEPTH_MAX, SAMPLE_IOPS_MIN, Sample, fit};
-use sim_core::block::request::Op;
-use sim_core::scenario::devices::IOPS_MAX;
-use sim_core::workload::dist::SAMPLE_MAX_NS;
+use sim_core::{
+    DEVICE_IOPS_MAX, DIST_SAMPLE_MAX_NS, FIT_SAMPLE_BYTES_MAX, FIT_SAMPLE_DEPTH_MAX, FIT_SAMPLE_IOPS_MIN, FitSample,
+    Op, fit_device,
+};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -78,12 +78,12 @@ fn number(sec: &Value, key: &str, at: &str) -> Result<Option<f64>> {
 }
 
 /// The samples in one fio JSON file.
-pub fn samples_of(path: &Path, text: &str) -> Result<Vec<Sample>> {
+pub fn samples_of(path: &Path, text: &str) -> Result<Vec<FitSample>> {
     let f = path.display();
     samples_in(text).map_err(|e| anyhow!("{f}: {e}"))
 }
 
-fn samples_in(text: &str) -> Result<Vec<Sample>> {
+fn samples_in(text: &str) -> Result<Vec<FitSample>> {
     let doc: Value = serde_json::from_str(text).map_err(|e| anyhow!("not fio JSON output: {e}"))?;
     let jobs = match doc.get("jobs") {
         None => bail!("missing field `jobs`"),
@@ -101,17 +101,16 @@ fn samples_in(text: &str) -> Result<Vec<Sample>> {
         let bs = option(job, global, &["bs", "blocksize"], &at)?
             .ok_or_else(|| anyhow!("missing field `{}` (or `global options.bs`)", field("bs")))?;
         let bytes = parse_bs(bs)
-            .filter(|&b| b <= SAMPLE_BYTES_MAX)
+            .filter(|&b| b <= FIT_SAMPLE_BYTES_MAX)
             .ok_or_else(|| anyhow!("`{}` = `{bs}` is not a block size like 4k (1 B to 1g)", field("bs")))?;
         // fio's default iodepth is 1.
         let depth = match option(job, global, &["iodepth"], &at)? {
             None => 1,
-            Some(d) => d
-                .trim()
-                .parse::<u32>()
-                .ok()
-                .filter(|&d| (1..=SAMPLE_DEPTH_MAX).contains(&d))
-                .ok_or_else(|| anyhow!("`{}` = `{d}`: a depth from 1 to {SAMPLE_DEPTH_MAX}", field("iodepth")))?,
+            Some(d) => {
+                d.trim().parse::<u32>().ok().filter(|&d| (1..=FIT_SAMPLE_DEPTH_MAX).contains(&d)).ok_or_else(|| {
+                    anyhow!("`{}` = `{d}`: a depth from 1 to {FIT_SAMPLE_DEPTH_MAX}", field("iodepth"))
+                })?
+            }
         };
         let rw = option(job, global, &["rw", "readwrite"], &at)?
             .ok_or_else(|| anyhow!("missing field `{}` (or `readwrite`)", field("rw")))?;
@@ -139,17 +138,19 @@ fn samples_in(text: &str) -> Result<Vec<Sample>> {
                 }
             }
             let lat = lat.ok_or_else(|| anyhow!("missing field `{at}.lat_ns.mean` (or `clat_ns.mean`)"))?;
-            if !(iops.is_finite() && iops >= SAMPLE_IOPS_MIN && iops <= IOPS_MAX as f64) {
-                bail!("`{at}.iops` = {iops}: IOPS from {SAMPLE_IOPS_MIN} to {IOPS_MAX} (did the run do any I/O?)");
+            if !(iops.is_finite() && iops >= FIT_SAMPLE_IOPS_MIN && iops <= DEVICE_IOPS_MAX as f64) {
+                bail!(
+                    "`{at}.iops` = {iops}: IOPS from {FIT_SAMPLE_IOPS_MIN} to {DEVICE_IOPS_MAX} (did the run do any I/O?)"
+                );
             }
             // KiB/s; read as a cross-check of the figures' sign only.
             if !(bw.is_finite() && bw >= 0.0) {
                 bail!("`{at}.bw` = {bw}: KiB/s, 0 or more");
             }
-            if !(lat.is_finite() && lat >= 1.0 && lat <= SAMPLE_MAX_NS as f64) {
-                bail!("`{at}.lat_ns.mean` = {lat}: ns, from 1 to {SAMPLE_MAX_NS} (one day)");
+            if !(lat.is_finite() && lat >= 1.0 && lat <= DIST_SAMPLE_MAX_NS as f64) {
+                bail!("`{at}.lat_ns.mean` = {lat}: ns, from 1 to {DIST_SAMPLE_MAX_NS} (one day)");
             }
-            let s = Sample { op, bytes, depth, iops, mean_latency_ns: lat };
+            let s = FitSample { op, bytes, depth, iops, mean_latency_ns: lat };
             s.check().map_err(|m| anyhow!("{at}: {m}"))?;
             out.push(s);
         }
@@ -173,7 +174,7 @@ fn lat(ns: f64) -> String {
 
 /// The `[devices.NAME]` table of a fit, every figure exact (bandwidths in
 /// bytes when not whole KiB), so it reads back as the fitted device.
-fn device_table(name: &str, f: &sim_core::block::device::fit::Fit) -> String {
+fn device_table(name: &str, f: &sim_core::DeviceFit) -> String {
     let p = &f.params;
     let mut s = String::new();
     let _ = writeln!(s, "[devices.{name}]");
@@ -192,7 +193,7 @@ fn device_table(name: &str, f: &sim_core::block::device::fit::Fit) -> String {
 /// What `fit-device` prints must be a device a scenario accepts: the table
 /// is parsed by the scenario parser inside a minimal scenario, and must read
 /// back as the fitted figures.
-fn check_parses(name: &str, table: &str, f: &sim_core::block::device::fit::Fit) -> Result<()> {
+fn check_parses(name: &str, table: &str, f: &sim_core::DeviceFit) -> Result<()> {
     let toml = format!(
         "schema = 1\nseed = 1\nduration = \"1s\"\n[machine]\ncpus = 1\n\n{table}\n[[tasks]]\nname = \"t\"\n\
          program = [{{ run = \"1ms\" }}]\n"
@@ -202,7 +203,7 @@ fn check_parses(name: &str, table: &str, f: &sim_core::block::device::fit::Fit) 
     })?;
     let dev = parsed.spec.devices.iter().find(|d| d.name == name);
     match dev.map(|d| (&d.kind, d.queue_depth)) {
-        Some((sim_core::block::DeviceKind::Flash(p), qd)) if *p == f.params && qd == f.queue_depth => Ok(()),
+        Some((sim_core::DeviceKind::Flash(p), qd)) if *p == f.params && qd == f.queue_depth => Ok(()),
         _ => bail!("fit-device: the printed table does not read back as the fitted device (a bug; please report it)"),
     }
 }
@@ -224,8 +225,8 @@ pub fn command(files: &[PathBuf], name: &str) -> Result<String> {
 }
 
 /// Fits `samples` (read from `files` files) and prints the device and curve.
-fn fit_text(samples: &[Sample], files: usize, name: &str) -> Result<String> {
-    let f = fit(samples).map_err(|m| anyhow!("fit-device: {m}"))?;
+fn fit_text(samples: &[FitSample], files: usize, name: &str) -> Result<String> {
+    let f = fit_device(samples).map_err(|m| anyhow!("fit-device: {m}"))?;
     let mut s = String::new();
     let _ = writeln!(s, "# Fitted by `sim-cli fit-device` from {} run(s) of {files} file(s).", samples.len());
     if f.writes_copied {
@@ -294,11 +295,11 @@ mod tests {
         // This VM's virtio disk rises more gently than the model between QD1
         // and QD16 (QD4: 18.5k measured, 27.3k fitted); elsewhere the model
         // reproduces the measured IOPS within 10%.
-        let samples: Vec<Sample> = files
+        let samples: Vec<FitSample> = files
             .iter()
             .flat_map(|p| samples_of(p, &std::fs::read_to_string(p).expect("read")).expect("parse"))
             .collect();
-        let f = fit(&samples).expect("fit");
+        let f = fit_device(&samples).expect("fit");
         for (s, iops, _) in &f.points {
             let tol = if s.depth == 4 { 0.6 } else { 0.1 };
             assert!((iops / s.iops - 1.0).abs() < tol, "{s:?}: model {iops}");
@@ -409,7 +410,7 @@ mod tests {
         let out = command(&fixtures(), "vm").expect("fits");
         printed_device_parses(&out).unwrap();
         // iodepth 65536: the host tags stop at the parser's 4096.
-        let mk = |depth: u32, bytes: u64, iops: f64, lat: f64| Sample {
+        let mk = |depth: u32, bytes: u64, iops: f64, lat: f64| FitSample {
             op: Op::Read,
             bytes,
             depth,
@@ -481,13 +482,8 @@ mod tests {
     #[test]
     #[ignore]
     fn preset_curves() {
-        for p in sim_core::block::device::presets::all() {
-            println!(
-                "### {} — {}\n{}",
-                p.name,
-                p.about,
-                sim_core::block::device::curve::curve_table(&p.spec(), 20_000)
-            );
+        for p in sim_core::device_presets() {
+            println!("### {} — {}\n{}", p.name, p.about, sim_core::curve_table(&p.spec(), 20_000));
         }
     }
 }

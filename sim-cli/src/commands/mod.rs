@@ -55,7 +55,7 @@ pub fn execute(cli: Cli) -> Result<String> {
 /// an error cannot drive the terminal.
 pub fn error_text(e: &anyhow::Error) -> String {
     let text = format!("{e:#}");
-    text.split('\n').map(sim_core::scenario::error::escape_controls).collect::<Vec<_>>().join("\n")
+    text.split('\n').map(sim_core::escape_controls).collect::<Vec<_>>().join("\n")
 }
 
 #[cfg(test)]

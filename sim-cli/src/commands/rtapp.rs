@@ -48,10 +48,7 @@
 
 use anyhow::{Context, Result, bail};
 use serde_json::{Map, Value, json};
-use sim_core::Scenario;
-use sim_core::ids::TaskId;
-use sim_core::scenario::{ScenarioSpec, TaskSpec};
-use sim_core::workload::{Dist, Policy, Step};
+use sim_core::{Dist, Policy, Scenario, ScenarioSpec, Step, TaskId, TaskSpec};
 use std::path::Path;
 
 /// The scenario as an rt-app JSON document, and one line per approximation
@@ -218,7 +215,7 @@ pub fn export(scenario: &Scenario) -> Result<(Value, Vec<String>)> {
     if spec.machine.tick_offset_ns > 0 {
         warnings.push(format!(
             "machine.tick_offset: {} is not kept: rt-app starts wherever the host's tick grid is (`sim-cli measure` aligns it)",
-            sim_core::time::format_duration(spec.machine.tick_offset_ns)
+            sim_core::format_duration(spec.machine.tick_offset_ns)
         ));
     }
     if spec.machine.wakeup_latency.is_some() {
@@ -228,7 +225,7 @@ pub fn export(scenario: &Scenario) -> Result<(Value, Vec<String>)> {
     if !spec.duration_ns.is_multiple_of(1_000_000_000) {
         warnings.push(format!(
             "duration: {} is not whole seconds; rt-app's duration is in seconds: {secs} s",
-            sim_core::time::format_duration(spec.duration_ns)
+            sim_core::format_duration(spec.duration_ns)
         ));
     }
     let basename = if spec.name.is_empty() { "rt-app".to_string() } else { format!("rt-app-{}", spec.name) };
@@ -348,7 +345,7 @@ fn ns_to_us(ns: u64) -> u64 {
 }
 
 fn dist_text(d: &Dist) -> String {
-    let f = sim_core::time::format_duration;
+    let f = sim_core::format_duration;
     match d {
         Dist::Const(v) => f(*v),
         Dist::Uniform { low, high } => format!("uniform({}, {})", f(*low), f(*high)),
@@ -366,7 +363,7 @@ fn duration_us(d: &Dist, what: &str, warn: &mut Vec<String>) -> u64 {
     match d {
         Dist::Const(ns) if ns % 1000 == 0 => {}
         Dist::Const(ns) => {
-            warn.push(format!("{what}: {} rounded to {us} us (rt-app counts µs)", sim_core::time::format_duration(*ns)))
+            warn.push(format!("{what}: {} rounded to {us} us (rt-app counts µs)", sim_core::format_duration(*ns)))
         }
         _ => warn.push(format!("{what}: {} becomes its mean, {us} us", dist_text(d))),
     }
@@ -488,8 +485,8 @@ fn program_events(
                     warn.push(format!(
                         "{what} (sleep_until): the phase (offset {}, start {}) is not kept: rt-app's timer counts \
                          periods from the thread's start",
-                        sim_core::time::format_duration(*offset_ns),
-                        sim_core::time::format_duration(t.start_ns)
+                        sim_core::format_duration(*offset_ns),
+                        sim_core::format_duration(t.start_ns)
                     ));
                 }
                 // One timer per thread and period ("unique…": not shared
@@ -538,7 +535,7 @@ fn program_events(
             Step::Yield => out.push(("yield", Value::String(String::new()))),
             Step::Io(io) => warn.push(format!(
                 "{what} ({} {} bytes{}): left out: rt-app has no block-device I/O",
-                if io.flags.op == sim_core::block::Op::Read { "read" } else { "write" },
+                if io.flags.op == sim_core::Op::Read { "read" } else { "write" },
                 io.size.mean_ns() as u64,
                 if io.wait { ", waited for" } else { "" }
             )),
@@ -604,7 +601,7 @@ fn serve_work_of(spec: &ScenarioSpec, d: usize) -> u64 {
 /// is given its line here: nothing is dropped silently. Returns the
 /// warnings of the settings not warned elsewhere. `omitted`: tasks left out.
 fn unexpressed_settings(spec: &ScenarioSpec, omitted: &[String]) -> Vec<String> {
-    let fmt = sim_core::time::format_duration;
+    let fmt = sim_core::format_duration;
     let mut w = Vec::new();
     let ScenarioSpec {
         name: _,        // expressed: global.log_basename
@@ -636,21 +633,20 @@ fn unexpressed_settings(spec: &ScenarioSpec, omitted: &[String]) -> Vec<String> 
     } = spec;
     // shape, isolcpus, nohz: the machine warning (machine.describe());
     // tick_offset, wakeup_latency: warned in `export`.
-    let sim_core::scenario::MachineSpec { shape: _, isolcpus: _, nohz_idle: _, tick_offset_ns: _, wakeup_latency: _ } =
-        machine;
+    let sim_core::MachineSpec { shape: _, isolcpus: _, nohz_idle: _, tick_offset_ns: _, wakeup_latency: _ } = machine;
     if *bandwidth_slice_us != 5000 {
         w.push(format!(
             "cfs.sched_cfs_bandwidth_slice_us = {bandwidth_slice_us}: a sysctl of the host \
              (/proc/sys/kernel/sched_cfs_bandwidth_slice_us); rt-app does not set it"
         ));
     }
-    let sim_core::scenario::Groups { groups: list, autogroup: _, group_load } = groups; // autogroup: machine warning
+    let sim_core::Groups { groups: list, autogroup: _, group_load } = groups; // autogroup: machine warning
     if *group_load != Default::default() {
         w.push(format!("groups: the group load model ({group_load:?}) is a model input: the host has its own"));
     }
     let kept = |t: &TaskSpec| !omitted.contains(&t.name);
     for (i, g) in list.iter().enumerate().skip(1) {
-        let sim_core::scenario::GroupSpec { path, parent: _, shares: _, session: _, cpus, bandwidth, bfq_weight } = g;
+        let sim_core::GroupSpec { path, parent: _, shares: _, session: _, cpus, bandwidth, bfq_weight } = g;
         // shares: warned per task in `export`; session: the autogroup warning.
         let used = tasks.iter().filter(|t| kept(t)).any(|t| {
             let mut gi = Some(t.cgroup);
@@ -682,7 +678,7 @@ fn unexpressed_settings(spec: &ScenarioSpec, omitted: &[String]) -> Vec<String> 
                 cpus.iter().map(|c| c.0.to_string()).collect::<Vec<_>>().join(",")
             ));
         }
-        if *bfq_weight != sim_core::block::bfq::GROUP_WEIGHT_DEFAULT {
+        if *bfq_weight != sim_core::BFQ_GROUP_WEIGHT_DEFAULT {
             w.push(format!("taskgroup {path}: io.bfq.weight {bfq_weight} is not kept: rt-app has no block I/O"));
         }
     }

@@ -8,10 +8,7 @@ use crate::input::load;
 use crate::output::{self, hgrm};
 use crate::{charts, progress};
 use anyhow::{Context, Result, bail};
-use sim_core::export::{Trace, chrome, timehist};
-use sim_core::metrics::recorder::TraceWindow;
-use sim_core::time::SimTime;
-use sim_core::{Scenario, Simulation, report_json};
+use sim_core::{Scenario, SimTime, Simulation, Trace, TraceWindow, report_json};
 
 /// The most records `--trace-max` may ask for (about 80 bytes each in
 /// memory, a few hundred in the JSON file).
@@ -53,12 +50,12 @@ pub fn run(a: RunArgs) -> Result<String> {
     }
     let trace = Trace::from_sim(&mut sim);
     if let (Some(file), Some(out), Some(t)) = (&export.trace, trace_file, &trace) {
-        let settings = sim_core::plot::data::caption(&[(variant.as_deref().unwrap_or("base"), &report)]).join(" | ");
+        let settings = sim_core::caption(&[(variant.as_deref().unwrap_or("base"), &report)]).join(" | ");
         write_trace(file, out, t, &settings)?;
         eprintln!("wrote {}: {}", file.display(), t.bound_text());
     }
     if let (true, Some(t)) = (export.timehist, &trace) {
-        return Ok(timehist::render(t));
+        return Ok(sim_core::timehist_text(t));
     }
     if let Some(task) = &export.hgrm {
         return hgrm::hgrm(&report, task);
@@ -70,7 +67,7 @@ pub fn run(a: RunArgs) -> Result<String> {
     // Without --trace/--timehist, --cpus picks the CPUs listed one per line.
     let selected: Option<Vec<u16>> = match (&export.cpus, export.trace.is_none() && !export.timehist) {
         (Some(list), true) => Some(
-            sim_core::cpuset::CpuSet::parse(list, scenario.spec.cpus)
+            sim_core::CpuSet::parse(list, scenario.spec.cpus)
                 .map_err(|e| anyhow::anyhow!("--cpus {list}: {e}"))?
                 .iter()
                 .map(|c| c.0)
@@ -101,7 +98,7 @@ fn write_trace(file: &std::path::Path, out: std::fs::File, t: &Trace, settings: 
     }
     let what = || format!("--trace {}: cannot write the file", file.display());
     let mut sink = Sink(std::io::BufWriter::new(out), None);
-    if chrome::write_json(t, settings, &mut sink).is_err() {
+    if sim_core::write_chrome_json(t, settings, &mut sink).is_err() {
         return Err(sink.1.map_or_else(|| anyhow::anyhow!("formatting failed"), anyhow::Error::from))
             .with_context(what);
     }
@@ -124,10 +121,9 @@ fn trace_window(export: &Export, scenario: &Scenario, quiet: bool) -> Result<Opt
         bail!("--trace-max {}: allowed are 1 to {TRACE_RECORDS_MAX} records", export.trace_max);
     }
     let cpus = match &export.cpus {
-        Some(list) => Some(
-            sim_core::cpuset::CpuSet::parse(list, scenario.spec.cpus)
-                .map_err(|e| anyhow::anyhow!("--cpus {list}: {e}"))?,
-        ),
+        Some(list) => {
+            Some(sim_core::CpuSet::parse(list, scenario.spec.cpus).map_err(|e| anyhow::anyhow!("--cpus {list}: {e}"))?)
+        }
         None => None,
     };
     let all = TraceWindow { cpus, ..TraceWindow::all(export.trace_max) };
@@ -167,7 +163,7 @@ fn trace_window(export: &Export, scenario: &Scenario, quiet: bool) -> Result<Opt
             "0" => return Ok(0),
             _ => {}
         }
-        sim_core::workload::dist::parse_duration(s.trim()).map_err(|e| bad(&e))
+        sim_core::parse_duration(s.trim()).map_err(|e| bad(&e))
     };
     let (from, to) = (parse(a, 0)?, parse(b, u64::MAX)?);
     if from > to {
@@ -175,7 +171,7 @@ fn trace_window(export: &Export, scenario: &Scenario, quiet: bool) -> Result<Opt
     }
     let duration = scenario.spec.duration_ns;
     if from >= duration {
-        return Err(bad(&format!("the run ends at {}", sim_core::time::format_duration(duration))));
+        return Err(bad(&format!("the run ends at {}", sim_core::format_duration(duration))));
     }
     Ok(Some(TraceWindow { from: SimTime(from), to: SimTime(to), ..all }))
 }

@@ -3,8 +3,7 @@
 //! that counts the waits still open at the end. A leaf: it imports no other
 //! part of the output.
 
-use sim_core::metrics::LatencySummary;
-use sim_core::time::format_duration;
+use sim_core::{LatencySummary, format_duration};
 
 pub(super) fn pct(part: u64, whole: u64) -> String {
     if whole == 0 {

@@ -2,9 +2,7 @@
 //! wide as its widest cell, and the one-hog bound's rule per model.
 
 use super::cells::format_max;
-use sim_core::RunReport;
-use sim_core::metrics::LatencySummary;
-use sim_core::time::{format_duration, format_secs as secs};
+use sim_core::{LatencySummary, RunReport, format_duration, format_secs as secs};
 use std::fmt::Write;
 
 /// Runs side by side: one column per run, named `base` or by its variant.
@@ -142,7 +140,7 @@ pub fn compare_text_named(runs: &[RunReport], names: &[String]) -> String {
         let _ = writeln!(out, "{}", l.trim_end());
     }
     // The bound's formula, once per model in the table.
-    let mut models: Vec<sim_core::sched::model::KernelModel> = runs.iter().map(|r| r.settings.kernel).collect();
+    let mut models: Vec<sim_core::KernelModel> = runs.iter().map(|r| r.settings.kernel).collect();
     models.sort();
     models.dedup();
     for m in models {

@@ -2,13 +2,11 @@
 //! events, stop), the kernel model, machine and effective settings, and one
 //! line of the task declarations as they ran.
 
-use sim_core::RunReport;
-use sim_core::metrics::report::TaskReport;
-use sim_core::time::{format_duration, format_secs as secs};
+use sim_core::{RunReport, TaskReport, format_duration, format_secs as secs};
 use std::fmt::Write;
 
 pub(super) fn header(r: &RunReport, out: &mut String) {
-    if let sim_core::metrics::measured::ReportSource::Measured(m) = &r.source {
+    if let sim_core::ReportSource::Measured(m) = &r.source {
         super::measured::header(r, m, out);
         tasks_line(r, out);
         return;

@@ -3,11 +3,7 @@
 //! blkparse (the default line format, and `-t`'s per-process dispatch wait).
 
 use super::cells::{format_max, format_max_short};
-use sim_core::RunReport;
-use sim_core::metrics::LatencySummary;
-use sim_core::metrics::io_report::{DeviceIoReport, IoReport};
-use sim_core::metrics::report::TaskReport;
-use sim_core::time::{format_duration, format_secs};
+use sim_core::{DeviceIoReport, IoReport, LatencySummary, RunReport, TaskReport, format_duration, format_secs};
 use std::fmt::Write;
 
 /// btt's seconds column.
@@ -22,7 +18,7 @@ fn btt_row(out: &mut String, label: &str, s: &LatencySummary) {
     let open = if s.open_count == 0 {
         String::new()
     } else {
-        format!("   + {}", sim_core::metrics::latency::still_waiting(s.open_count, &format_duration(s.open_max_ns)))
+        format!("   + {}", sim_core::still_waiting(s.open_count, &format_duration(s.open_max_ns)))
     };
     if s.count == 0 {
         let _ = writeln!(out, "{label:<15} {:>13} {:>13} {:>13} {:>11}{open}", "-", "-", "-", 0);

@@ -2,9 +2,7 @@
 //! limiter with its adjustments over time (at most `ROWS_MAX` rows, evenly
 //! spaced for long runs) and its totals.
 
-use sim_core::RunReport;
-use sim_core::metrics::limiter_report::{LimiterReport, percent, percent_fine};
-use sim_core::time::format_duration;
+use sim_core::{LimiterReport, RunReport, format_duration, ppm_percent, ppm_percent_fine};
 use std::fmt::Write;
 
 /// Rows of the time series shown per limiter.
@@ -37,10 +35,10 @@ fn one(r: &RunReport, l: &LimiterReport, out: &mut String) {
         format_duration(l.window_ns),
         format_duration(l.target_ns),
         format_duration(l.adjust_every_ns),
-        percent(u64::from(l.floor_ppm)),
-        percent(u64::from(l.ceiling_ppm)),
-        percent_fine(u64::from(l.step_up_ppm)),
-        percent_fine(u64::from(l.step_down_ppm)),
+        ppm_percent(u64::from(l.floor_ppm)),
+        ppm_percent(u64::from(l.ceiling_ppm)),
+        ppm_percent_fine(u64::from(l.step_up_ppm)),
+        ppm_percent_fine(u64::from(l.step_down_ppm)),
         format_duration(l.grant_ns),
     );
     let p = format!("p{} (window)", l.percentile);
@@ -52,9 +50,9 @@ fn one(r: &RunReport, l: &LimiterReport, out: &mut String) {
             out,
             "  {:>10} {:>8} {:>13} {:>12} {:>14}",
             secs(s.at_ns),
-            percent(u64::from(s.limit_ppm)),
+            ppm_percent(u64::from(s.limit_ppm)),
             secs(s.granted_ns),
-            percent(l.used_share_ppm(s)),
+            ppm_percent(l.used_share_ppm(s)),
             observed
         );
     }
@@ -80,13 +78,13 @@ fn one(r: &RunReport, l: &LimiterReport, out: &mut String) {
         "  totals: elastic CPU {} ({} of the machine); {} grants ({}), {} returned unused; {} waited for grants{}; \
          limit at the end {}",
         secs(l.used_ns),
-        percent(share),
+        ppm_percent(share),
         l.grants,
         secs(l.granted_ns),
         secs(l.returned_ns),
         secs(l.wait_ns),
         if l.waiting > 0 { format!(" ({} still waiting)", l.waiting) } else { String::new() },
-        percent(u64::from(l.limit_ppm)),
+        ppm_percent(u64::from(l.limit_ppm)),
     );
 }
 
@@ -103,7 +101,10 @@ pub fn compare_rows(runs: &[RunReport], line: &mut dyn FnMut(&str, Vec<String>))
             &format!("limiter {}: limits", l0.name),
             cell(&|l| if limited(l) { l.tasks.join(", ") } else { "none".into() }),
         );
-        line("  limit at the end", cell(&|l| if limited(l) { percent(u64::from(l.limit_ppm)) } else { "-".into() }));
+        line(
+            "  limit at the end",
+            cell(&|l| if limited(l) { ppm_percent(u64::from(l.limit_ppm)) } else { "-".into() }),
+        );
         line("  elastic CPU used", cell(&|l| if limited(l) { secs(l.used_ns) } else { "-".into() }));
         line("  waited for grants", cell(&|l| if limited(l) { secs(l.wait_ns) } else { "-".into() }));
     }

@@ -21,8 +21,7 @@ mod victim;
 pub use compare::compare_text;
 pub use compare::compare_text_named;
 use header::header;
-use sim_core::RunReport;
-use sim_core::metrics::report::ReportSections;
+use sim_core::{ReportSections, RunReport};
 use tables::{cpus, groups, latency_table, migrations, periodic_jobs, request_hops, requests};
 use victim::{history, victim};
 
@@ -43,7 +42,7 @@ pub fn run_text(r: &RunReport, per_task: bool, cpus: Option<&[u16]>) -> String {
     userspace_io::userspace_io_text(r, &mut out);
     victim(r, &mut out);
     history(r, &mut out);
-    if let sim_core::metrics::measured::ReportSource::Measured(m) = &r.source {
+    if let sim_core::ReportSource::Measured(m) = &r.source {
         measured::views(m, &mut out);
     }
     out

@@ -3,9 +3,7 @@
 //! groups (with measured quota use).
 
 use super::cells::{pct, summary_line};
-use sim_core::RunReport;
-use sim_core::metrics::report::TaskReport;
-use sim_core::time::{format_duration, format_ms, format_secs as secs};
+use sim_core::{RunReport, TaskReport, format_duration, format_ms, format_secs as secs};
 use std::fmt::Write;
 
 /// Instances merged by declared name, as `perf sched latency` merges by comm.
@@ -210,7 +208,7 @@ const CPU_LINES_MAX: usize = 8;
 /// span idled). One line per CPU for small machines or the CPUs `selected`
 /// (`--cpus`); otherwise the compact utilisation listing and a summary.
 pub(super) fn cpus(r: &RunReport, selected: Option<&[u16]>, out: &mut String) {
-    if let sim_core::metrics::measured::ReportSource::Measured(m) = &r.source
+    if let sim_core::ReportSource::Measured(m) = &r.source
         && m.delays_from != "perf"
     {
         let _ = writeln!(out, "\nCPUs: (per-CPU figures come from perf sched, which was not used)");
@@ -275,7 +273,7 @@ pub(super) fn cpus(r: &RunReport, selected: Option<&[u16]>, out: &mut String) {
         if top.is_empty() { String::new() } else { format!("; most on {}", top.join(", ")) }
     );
     if moved > 0 {
-        let most = |f: fn(&sim_core::metrics::report::CpuReport) -> u64| {
+        let most = |f: fn(&sim_core::CpuReport) -> u64| {
             r.cpus.iter().max_by_key(|c| (f(c), std::cmp::Reverse(c.cpu))).map_or((0, 0), |c| (c.cpu, f(c)))
         };
         let (i, n_in) = most(|c| c.migrations_in);
@@ -314,7 +312,7 @@ pub(super) fn migrations(r: &RunReport, per_task: bool, out: &mut String) {
     if rows.is_empty() {
         return;
     }
-    let order: Vec<&str> = sim_core::sched::migrate::MigrateCause::ALL.iter().map(|c| c.name()).collect();
+    let order: Vec<&str> = sim_core::MigrateCause::ALL.iter().map(|c| c.name()).collect();
     let total = |row: &MigrationRow| row.2.iter().map(|x| x.1).sum::<u64>();
     rows.sort_by(|a, b| total(b).cmp(&total(a)).then_with(|| a.0.cmp(&b.0)));
     let _ = writeln!(out, "\nMigrations (sched_migrate_task) per task, by cause");

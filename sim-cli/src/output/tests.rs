@@ -2,8 +2,7 @@
 //! history and compare columns on small scenarios run end to end.
 
 use super::*;
-use sim_core::Scenario;
-use sim_core::metrics::report::HistoryRow;
+use sim_core::{HistoryRow, Scenario};
 
 /// The warm-up line says what it excluded and never claims more: in a
 /// scenario with block devices it names the blktrace figures, which
@@ -133,12 +132,12 @@ fn the_history_shows_moves_and_wakeup_placement() {
     for t in &mut r.tasks {
         t.migrations.clear();
     }
-    r.victim.worst = Some(sim_core::metrics::report::WorstDelay {
+    r.victim.worst = Some(sim_core::WorstDelay {
         comm: "w/0".into(),
         cpu: 0,
         start_ns: 1_000_000,
         end_ns: 2_000_000,
-        kind: sim_core::metrics::recorder::WaitKind::Wakeup,
+        kind: sim_core::WaitKind::Wakeup,
     });
     r.victim.history = vec![
         HistoryRow::Migrate {
@@ -156,7 +155,7 @@ fn the_history_shows_moves_and_wakeup_placement() {
             task: "w/0[1]".into(),
             vruntime: 5,
             preempt: true,
-            verdict: sim_core::sched::model::WakeupVerdict::BeyondGranularity,
+            verdict: sim_core::WakeupVerdict::BeyondGranularity,
             group_level: false,
             eevdf: None,
             min_vruntime: 3,
@@ -250,7 +249,7 @@ fn a_victim_that_never_waited_gets_no_history() {
     let text = run_text(&r, false, None);
     assert!(text.contains("Worst delay: none. `s` never waited for a CPU"), "{text}");
     assert!(!text.contains("History on CPU") && !text.contains("waited 0ns"), "{text}");
-    assert!(sim_core::plot::data::Timeline::from_report(&r).is_none());
+    assert!(sim_core::Timeline::from_report(&r).is_none());
 }
 
 /// Defect: under 6.x the worst-delay history showed vruntime and

@@ -3,10 +3,7 @@
 //! high-water marks, per class requests, bytes, MB/s, the time queued in
 //! the layer and the end-to-end latency (avg, p99, max).
 
-use sim_core::RunReport;
-use sim_core::metrics::LatencySummary;
-use sim_core::metrics::userspace_io_report::{IoClassReport, IoQueueReport};
-use sim_core::time::format_duration;
+use sim_core::{IoClassReport, IoQueueReport, LatencySummary, RunReport, format_duration};
 use std::fmt::Write;
 
 fn limit(v: Option<u64>) -> String {

@@ -4,9 +4,7 @@
 //! model's vruntime, deadline and lag columns).
 
 use super::cells::{bar, format_max, shares, summary_line};
-use sim_core::RunReport;
-use sim_core::metrics::report::HistoryRow;
-use sim_core::time::{format_duration, format_ms, format_secs as secs};
+use sim_core::{HistoryRow, RunReport, format_duration, format_ms, format_secs as secs};
 use std::fmt::Write;
 
 pub(super) fn victim(r: &RunReport, out: &mut String) {
@@ -97,9 +95,9 @@ pub(super) fn history(r: &RunReport, out: &mut String) {
         w.comm,
         format_duration(w.end_ns - w.start_ns),
         match w.kind {
-            sim_core::metrics::recorder::WaitKind::Wakeup => "after a wakeup",
-            sim_core::metrics::recorder::WaitKind::Preempt => "after being preempted",
-            sim_core::metrics::recorder::WaitKind::Throttled => "while its group was throttled (out of CPU quota)",
+            sim_core::WaitKind::Wakeup => "after a wakeup",
+            sim_core::WaitKind::Preempt => "after being preempted",
+            sim_core::WaitKind::Throttled => "while its group was throttled (out of CPU quota)",
         },
         super::measured::cpu_label(r, w.cpu, "CPU "),
         secs(w.start_ns),
@@ -160,7 +158,7 @@ pub(super) fn history(r: &RunReport, out: &mut String) {
         "-".repeat(24)
     );
     // The EEVDF columns of a row (blank where the task is not known).
-    let cols = |e: &Option<sim_core::metrics::report::EevdfView>| match e {
+    let cols = |e: &Option<sim_core::EevdfView>| match e {
         _ if !eevdf => String::new(),
         None => format!(" {:>16} {:>12} {:>5}", "", "", ""),
         Some(e) => format!(

@@ -12,7 +12,7 @@ use std::time::Duration;
 use anyhow::{Context as _, anyhow, bail};
 
 use super::host::{CgroupVersion, HostInfo};
-use sim_core::sched::bandwidth::BandwidthSpec;
+use sim_core::BandwidthSpec;
 
 /// The name prefix of our parent groups; the suffix is the creating pid.
 const PARENT_PREFIX: &str = "schedlab-measure-";

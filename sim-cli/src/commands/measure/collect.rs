@@ -7,11 +7,10 @@ use super::perf_script;
 use super::plan::{Plan, list_text};
 use super::{Raw, thread::ThreadResult};
 use anyhow::Result;
-use sim_core::metrics::measured::{
-    DelayViews, HostFacts, MeasuredCpu, MeasuredInfo, MeasuredTask, Measurement, summarize,
+use sim_core::{
+    DelayViews, GroupCpuStat, HostFacts, MeasuredCpu, MeasuredInfo, MeasuredTask, Measurement, RunReport, Scenario,
+    summarize_delays,
 };
-use sim_core::metrics::report::GroupCpuStat;
-use sim_core::{RunReport, Scenario};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The host as the report records it.
@@ -67,7 +66,7 @@ pub fn measurement(scenario: &Scenario, host: &HostInfo, plan: &Plan, raw: Raw) 
     }
     let mut tasks: Vec<MeasuredTask> = (0..ntasks)
         .map(|t| {
-            let cpus = spec.declaration_of(sim_core::ids::TaskId(t as u32)).map_or_else(String::new, |(d, i)| {
+            let cpus = spec.declaration_of(sim_core::TaskId(t as u32)).map_or_else(String::new, |(d, i)| {
                 let host: Vec<u16> =
                     spec.tasks[d].affinity[i as usize].iter().map(|c| plan.cpu_map[usize::from(c.0)]).collect();
                 list_text(&host)
@@ -152,7 +151,7 @@ pub fn measurement(scenario: &Scenario, host: &HostInfo, plan: &Plan, raw: Raw) 
             let range = ts.first.index()..ts.first.index() + ts.count as usize;
             let merge = |f: &dyn Fn(&MeasuredTask) -> &Vec<(u64, u64)>, from: &[MeasuredTask]| {
                 let all: Vec<(u64, u64)> = from[range.clone()].iter().flat_map(|t| f(t).iter().copied()).collect();
-                summarize(&all)
+                summarize_delays(&all)
             };
             DelayViews {
                 name: ts.name.clone(),
@@ -209,13 +208,7 @@ pub fn measurement(scenario: &Scenario, host: &HostInfo, plan: &Plan, raw: Raw) 
 
 /// Fills each task's culprits (who held its CPU while it waited) and the
 /// CPU of its longest delay, from the perf view's delays and the CPUs' run spans.
-fn attribute(
-    tasks: &mut [MeasuredTask],
-    spans: &CpuSpans,
-    spec: &sim_core::scenario::ScenarioSpec,
-    plan: &Plan,
-    t0: u64,
-) {
+fn attribute(tasks: &mut [MeasuredTask], spans: &CpuSpans, spec: &sim_core::ScenarioSpec, plan: &Plan, t0: u64) {
     // Our threads by tid: (declared name, comm).
     let mut ours: BTreeMap<u32, (String, String)> = BTreeMap::new();
     for ts in &spec.tasks {
@@ -234,7 +227,7 @@ fn attribute(
             if worst.is_none_or(|w| delay > w.0) {
                 worst = Some((delay, cpu));
             }
-            let bucket = sim_core::metrics::latency::delay_bucket(delay);
+            let bucket = sim_core::delay_bucket(delay);
             for (tid, comm, ns) in spans.holders(cpu, at.saturating_sub(delay), at, t.tid) {
                 let (name, c) = ours.get(&tid).cloned().unwrap_or_else(|| (comm.clone(), comm));
                 *agg.entry((bucket, name, c)).or_insert(0) += ns;

@@ -106,7 +106,7 @@ fn scenario(file: &Path, opts: &Options) -> Result<(String, Scenario)> {
         bail!(
             "{}: duration = {}: a measurement runs in real time; at most 1h is accepted (use --duration)",
             file.display(),
-            sim_core::time::format_duration(s.spec.duration_ns)
+            sim_core::format_duration(s.spec.duration_ns)
         );
     }
     Ok((text, s))
@@ -116,8 +116,7 @@ fn scenario(file: &Path, opts: &Options) -> Result<(String, Scenario)> {
 /// error (it is applied as `duration=VALUE`, whose error would name `--set`).
 fn check_duration(d: &str) -> Result<()> {
     let allowed = "a duration such as 5s, 500ms or 2500us (units ns, us, ms, s), above 0 and at most 1h";
-    let ns = sim_core::workload::dist::parse_duration(d.trim())
-        .map_err(|why| anyhow!("--duration {d}: {why}; expected {allowed}"))?;
+    let ns = sim_core::parse_duration(d.trim()).map_err(|why| anyhow!("--duration {d}: {why}; expected {allowed}"))?;
     if ns == 0 || ns > DURATION_MAX_NS {
         bail!(
             "--duration {d}: {}; expected {allowed} (a measurement runs in real time)",
@@ -272,7 +271,7 @@ impl FifoDir {
             for i in 0..ts.count {
                 let t = ts.first.0 + i;
                 rustix::fs::mkfifoat(rustix::fs::CWD, d.0.join(format!("wake-{t}")), mode).context("mkfifo")?;
-                if ts.program.steps.contains(&sim_core::workload::Step::Serve) {
+                if ts.program.steps.contains(&sim_core::Step::Serve) {
                     rustix::fs::mkfifoat(rustix::fs::CWD, d.0.join(format!("items-{t}")), mode).context("mkfifo")?;
                 }
             }

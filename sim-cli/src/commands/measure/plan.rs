@@ -6,9 +6,7 @@
 use super::host::HostInfo;
 use super::settings::Handling;
 use serde::{Deserialize, Serialize};
-use sim_core::Scenario;
-use sim_core::sched::bandwidth::BandwidthSpec;
-use sim_core::workload::Step;
+use sim_core::{BandwidthSpec, Scenario, Step};
 use std::collections::BTreeMap;
 
 /// Why the host cannot run the scenario as written, with what to do about it.
@@ -96,7 +94,7 @@ pub fn cpu_map(scenario_cpus: u16, online: &[u16], cpus: Option<&str>) -> Result
         Some(text) => {
             // Parsed against the largest CPU number Linux allows, so an
             // offline or absent CPU is named as such below.
-            let set = sim_core::cpuset::CpuSet::parse(text, 8192).map_err(|e| {
+            let set = sim_core::CpuSet::parse(text, 8192).map_err(|e| {
                 Refusal(format!("--cpus {text}: {e}; this host's online CPUs are {}", list_text(online)))
             })?;
             let list: Vec<u16> = set.iter().map(|c| c.0).collect();
@@ -147,7 +145,7 @@ pub fn list_text(cpus: &[u16]) -> String {
     let mut sorted = cpus.to_vec();
     sorted.sort_unstable();
     sorted.dedup();
-    sim_core::sched::topology::cpus_text(sorted)
+    sim_core::cpus_text(sorted)
 }
 
 impl Plan {
@@ -225,7 +223,7 @@ pub fn plan(scenario: &Scenario, host: &HostInfo, opts: &PlanOptions<'_>) -> Res
         if list_text(&want) != list_text(&host_iso) {
             return Err(Refusal(format!(
                 "machine.isolcpus = \"{}\" is a boot parameter: this host was booted with isolcpus \"{}\" (its scenario CPUs map to host CPUs {}). Boot with isolcpus={}, or measure the variant without isolcpus",
-                sim_core::sched::topology::cpu_list(&spec.machine.isolcpus),
+                sim_core::cpu_list(&spec.machine.isolcpus),
                 host.isolcpus,
                 list_text(&want),
                 list_text(&want)
@@ -270,7 +268,7 @@ pub fn plan(scenario: &Scenario, host: &HostInfo, opts: &PlanOptions<'_>) -> Res
     // scenario declares one other than a flat machine.
     let shape = &spec.machine.shape;
     let host_shape = &host.topology;
-    if *shape != sim_core::sched::topology::MachineShape::flat(spec.cpus)
+    if *shape != sim_core::MachineShape::flat(spec.cpus)
         && (shape.sockets, shape.cores_per_socket, shape.threads_per_core, shape.numa_nodes)
             != (host_shape.sockets, host_shape.cores_per_socket, host_shape.threads_per_core, host_shape.numa_nodes)
     {
@@ -402,7 +400,7 @@ pub fn plan(scenario: &Scenario, host: &HostInfo, opts: &PlanOptions<'_>) -> Res
             w.tasks.push(ts.first.0 + i);
         }
         task_worker.push(w.group.clone());
-        if !matches!(ts.policy, sim_core::workload::Policy::Normal) {
+        if !matches!(ts.policy, sim_core::Policy::Normal) {
             // SCHED_BATCH / SCHED_IDLE are set per thread with sched_setscheduler.
         }
     }
@@ -472,7 +470,7 @@ pub struct QuotaHost<'a> {
 /// from v2 keys; v1 refuses it: tg_cfs_schedulable_down), or a
 /// `sched_cfs_bandwidth_slice_us` other than the host's (not written by
 /// `measure`).
-pub fn check_quotas(spec: &sim_core::scenario::ScenarioSpec, host: &QuotaHost<'_>) -> Result<(), Refusal> {
+pub fn check_quotas(spec: &sim_core::ScenarioSpec, host: &QuotaHost<'_>) -> Result<(), Refusal> {
     let groups = &spec.groups.groups;
     let limited: Vec<_> = groups.iter().skip(1).filter_map(|g| g.bandwidth.map(|b| (g, b))).collect();
     let Some((first, _)) = limited.first() else { return Ok(()) };
@@ -546,7 +544,7 @@ pub fn check_quotas(spec: &sim_core::scenario::ScenarioSpec, host: &QuotaHost<'_
 /// in the scenario), or None for the default 0.
 fn autogroup_nice_of(shares: u64) -> Option<i64> {
     // 4.4 sched/auto_group.c:proc_sched_autogroup_set_nice: shares = prio_to_weight[nice + 20].
-    let weights = sim_core::sched::weights::PRIO_TO_WEIGHT;
+    let weights = sim_core::PRIO_TO_WEIGHT;
     weights.iter().position(|&w| w == shares).map(|i| i as i64 - 20).filter(|&n| n != 0)
 }
 
@@ -578,7 +576,7 @@ mod tests {
         assert!(cpu_map(1, &[0, 1], Some("5")).unwrap_err().0.contains("not online"));
     }
 
-    fn quota_spec(groups: &str) -> sim_core::scenario::ScenarioSpec {
+    fn quota_spec(groups: &str) -> sim_core::ScenarioSpec {
         let toml = format!(
             "schema = 1\nseed = 1\nduration = \"1s\"\n[machine]\ncpus = 1\n{groups}\n[[tasks]]\nname = \"hog\"\n\
              group = \"/a\"\nprogram = [{{ run = \"1s\" }}]\n"

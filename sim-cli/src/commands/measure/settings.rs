@@ -5,10 +5,9 @@
 //! and each task without `..`, so a field added to either does not compile
 //! until it is sorted here: no setting can be silently ignored by `measure`.
 
-use sim_core::scenario::{ScenarioSpec, TaskSpec};
-use sim_core::sched::model::KernelModel;
-use sim_core::sched::tunables::{
-    CfsTunables, EevdfFeatures, EevdfTunables, SchedFeatures, TunableScaling, TunableValue, changed_features,
+use sim_core::{
+    CfsTunables, EevdfFeatures, EevdfTunables, KernelModel, ScenarioSpec, SchedFeatures, TaskSpec, TunableScaling,
+    TunableValue, changed_features,
 };
 
 /// The flag that measures a scenario with `[limiters]` without them.
@@ -162,7 +161,7 @@ pub fn host_settings(spec: &ScenarioSpec, host_version: (u32, u32)) -> Vec<HostS
     if *warmup_ns > 0 {
         out.push(HostSetting {
             key: "report.warmup".into(),
-            value: sim_core::time::format_duration(*warmup_ns),
+            value: sim_core::format_duration(*warmup_ns),
             handling: Handling::Refuse(
                 "a measurement reports the whole measured run, while the simulation would leave out the warm-up, so \
                  their figures would not compare. Measure with --set report.warmup=0"

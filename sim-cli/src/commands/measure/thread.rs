@@ -22,8 +22,7 @@
 use rustix::event::{PollFd, PollFlags, poll};
 use rustix::time::{ClockId, Timespec, clock_gettime};
 use serde::{Deserialize, Serialize};
-use sim_core::rng::SimRng;
-use sim_core::workload::{Program, Step};
+use sim_core::{Program, SimRng, Step};
 use std::fs::File;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -306,7 +305,7 @@ pub fn run_source(
     t0: u64,
     end: u64,
     stop: &AtomicBool,
-    src: &sim_core::scenario::SourceSpec,
+    src: &sim_core::SourceSpec,
     rng: &mut SimRng,
     fifo: &File,
 ) -> u64 {

@@ -16,8 +16,7 @@ use super::plan::WorkerInput;
 use super::thread::{self, Ctx, ThreadResult};
 use anyhow::{Context, Result, anyhow, bail};
 use serde::{Deserialize, Serialize};
-use sim_core::Scenario;
-use sim_core::rng::SimRng;
+use sim_core::{Scenario, SimRng};
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, Write};
 use std::os::unix::fs::OpenOptionsExt;
@@ -99,7 +98,7 @@ struct Setup {
     name: String,
     cpus: Vec<u16>,
     nice: i32,
-    policy: sim_core::workload::Policy,
+    policy: sim_core::Policy,
 }
 
 /// The nice value thread-priority 3.1 gives a `Crossplatform(p)` priority
@@ -118,7 +117,7 @@ fn setup_thread(s: &Setup) -> Result<()> {
     }
     rustix::thread::sched_setaffinity(None, &set)
         .with_context(|| format!("{}: sched_setaffinity to CPUs {:?}", s.name, s.cpus))?;
-    use sim_core::workload::Policy;
+    use sim_core::Policy;
     use thread_priority::unix::{NormalThreadSchedulePolicy as N, ThreadSchedulePolicy as P};
     let policy = match s.policy {
         Policy::Normal => None,
@@ -182,9 +181,8 @@ fn work(out: &mut impl Write) -> Result<()> {
     let mut handles = Vec::new();
 
     for &task in &plan.worker.tasks {
-        let (si, instance) = spec
-            .declaration_of(sim_core::ids::TaskId(task))
-            .ok_or_else(|| anyhow!("task {task} is not in the scenario"))?;
+        let (si, instance) =
+            spec.declaration_of(sim_core::TaskId(task)).ok_or_else(|| anyhow!("task {task} is not in the scenario"))?;
         let ts = &spec.tasks[si];
         let comm = ts.comm(instance);
         let setup = Setup {
@@ -194,7 +192,7 @@ fn work(out: &mut impl Write) -> Result<()> {
             policy: ts.policy,
         };
         let wake_in = open_fifo(&dir.join(format!("wake-{task}")))?;
-        let serves = ts.program.steps.contains(&sim_core::workload::Step::Serve);
+        let serves = ts.program.steps.contains(&sim_core::Step::Serve);
         let items_in = if serves { Some(open_fifo(&dir.join(format!("items-{task}")))?) } else { None };
         let rng = root_rng.stream(&format!("task/{comm}"));
         let (spec, wake_out, t0, end, stop, barrier, tx) =
@@ -251,7 +249,7 @@ fn work(out: &mut impl Write) -> Result<()> {
             name: format!("src:{}", src.name),
             cpus: plan.waker_cpus.clone(),
             nice: 0,
-            policy: sim_core::workload::Policy::Normal,
+            policy: sim_core::Policy::Normal,
         };
         let (t0, end, stop, barrier, tx) = (t0.clone(), end.clone(), stop.clone(), barrier.clone(), tid_tx.clone());
         let h = std::thread::Builder::new()

@@ -5,8 +5,7 @@
 
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
-use sim_core::StopReason;
-use sim_core::sweep::{Axis, Grid, Metric, PointResult};
+use sim_core::{Axis, Grid, Metric, PointResult, StopReason};
 use std::collections::BTreeMap;
 
 /// What a sweep is, apart from its results: the header of the table and the

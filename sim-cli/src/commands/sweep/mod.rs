@@ -18,7 +18,7 @@ use crate::args::SweepArgs;
 use crate::progress;
 use anyhow::{Context, Result, bail};
 use lines::{Sweep, fnv1a, json_lines};
-use sim_core::sweep::{self, Axis, Grid, Metric, PointResult};
+use sim_core::{Axis, Grid, Metric, PointResult, sweep};
 use table::{parse_budget, table, write_plot};
 
 /// `K/N` with 1 ≤ K ≤ N.

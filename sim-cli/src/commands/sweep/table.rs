@@ -4,14 +4,12 @@
 
 use super::lines::Sweep;
 use anyhow::{Context, Result};
-use sim_core::StopReason;
-use sim_core::sweep::{self, Metric, PointResult};
-use sim_core::time::{column_unit, format_in};
+use sim_core::{Metric, PointResult, StopReason, column_unit, format_in, sweep};
 use std::fmt::Write;
 use std::path::Path;
 
 pub(super) fn parse_budget(text: &str) -> Result<u64> {
-    sim_core::workload::dist::parse_duration(text).map_err(|e| anyhow::anyhow!("--budget {text}: {e}"))
+    sim_core::parse_duration(text).map_err(|e| anyhow::anyhow!("--budget {text}: {e}"))
 }
 
 pub(super) fn switches_per_s(r: &PointResult) -> String {
@@ -92,13 +90,13 @@ pub(super) fn table(info: &Sweep, mut results: Vec<PointResult>, budget: Option<
             line.push_str("  (no delays measured)");
         }
         if r.open_count > 0 {
-            let oldest = sim_core::time::format_duration(r.open_max_ns);
-            let _ = write!(line, "  ({})", sim_core::metrics::latency::still_waiting(r.open_count, &oldest));
+            let oldest = sim_core::format_duration(r.open_max_ns);
+            let _ = write!(line, "  ({})", sim_core::still_waiting(r.open_count, &oldest));
         }
         let _ = writeln!(out, "{line}");
     }
     if let Some(b) = budget {
-        let fmt_b = sim_core::time::format_duration(b);
+        let fmt_b = sim_core::format_duration(b);
         let ok = sweep::within_budget(&results, b);
         out.push('\n');
         match results.first() {
@@ -153,7 +151,7 @@ pub(super) fn write_plot(dir: &Path, info: &Sweep, results: &[PointResult]) -> R
         info.seed_text(),
         info.fingerprint
     );
-    let chart = sim_core::plot::sweep::SweepChart {
+    let chart = sim_core::SweepChart {
         grid: &info.grid,
         results,
         metric: info.metric,
@@ -163,7 +161,7 @@ pub(super) fn write_plot(dir: &Path, info: &Sweep, results: &[PointResult]) -> R
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (960, 600)).into_drawing_area();
-        sim_core::plot::sweep::sweep_chart(&root, &chart).map_err(anyhow::Error::msg)?;
+        sim_core::sweep_chart(&root, &chart).map_err(anyhow::Error::msg)?;
         root.present().map_err(|e| anyhow::anyhow!("drawing failed: {e}"))?;
     }
     let path = dir.join("sweep.svg");
