@@ -40,24 +40,7 @@ pub fn compare_text_named(runs: &[RunReport], names: &[String]) -> String {
     if runs.iter().any(|r| r.settings.warmup_ns > 0) {
         line("warm-up excluded", runs.iter().map(|r| format_duration(r.settings.warmup_ns)).collect());
     }
-    let d = |f: &dyn Fn(&RunReport) -> u64| runs.iter().map(|r| format_duration(f(r))).collect::<Vec<_>>();
-    // Each model's own settings (Settings::model_settings): the union of
-    // their names, in first-seen order; `-` where a run's model lacks one
-    // (4.4 has no base slice, 6.x no sched_latency).
-    let settings: Vec<Vec<(String, String)>> = runs.iter().map(|r| r.settings.model_settings()).collect();
-    let mut names: Vec<&str> = Vec::new();
-    for (name, _) in settings.iter().flatten() {
-        if !names.contains(&name.as_str()) {
-            names.push(name);
-        }
-    }
-    for name in names {
-        let cells = settings
-            .iter()
-            .map(|set| set.iter().find(|(n, _)| n == name).map_or_else(|| "-".to_string(), |(_, v)| v.clone()))
-            .collect();
-        line(name, cells);
-    }
+    model_setting_rows(runs, &mut line);
     line("HZ", runs.iter().map(|r| r.settings.hz.to_string()).collect());
     let group_of = |r: &RunReport, name: &str| {
         r.tasks.iter().find(|t| t.name == name).map_or("-".to_string(), |t| t.group.clone())
@@ -75,6 +58,52 @@ pub fn compare_text_named(runs: &[RunReport], names: &[String]) -> String {
     };
     line("  victim group entity weight (avg)", runs.iter().map(|r| weight(r, Some(r.victim.name.clone()))).collect());
     line("  culprit group entity weight (avg)", runs.iter().map(|r| weight(r, culprit(r))).collect());
+    victim_rows(runs, &mut line);
+    super::io::compare_rows(runs, &mut line);
+    super::limiter::compare_rows(runs, &mut line);
+    super::userspace_io::compare_rows(runs, &mut line);
+    line("worst delay spent behind", runs.iter().map(|r| culprit(r).unwrap_or_else(|| "-".into())).collect());
+    line(
+        "context switches (all CPUs)",
+        runs.iter().map(|r| r.cpus.iter().map(|c| c.switches).sum::<u64>().to_string()).collect(),
+    );
+    line("events simulated", runs.iter().map(|r| r.events.to_string()).collect());
+    render(&table, runs.len(), &mut out);
+    // The bound's formula, once per model in the table.
+    let mut models: Vec<sim_core::KernelModel> = runs.iter().map(|r| r.settings.kernel).collect();
+    models.sort();
+    models.dedup();
+    for m in models {
+        let _ = writeln!(out, "  one-hog bound under {}: {}", m.describe(), m.one_hog_bound_rule());
+    }
+    out
+}
+
+/// One row per setting of the runs' models (Settings::model_settings): the
+/// union of their names, in first-seen order; `-` where a run's model lacks
+/// one (4.4 has no base slice, 6.x no sched_latency).
+fn model_setting_rows(runs: &[RunReport], line: &mut dyn FnMut(&str, Vec<String>)) {
+    let settings: Vec<Vec<(String, String)>> = runs.iter().map(|r| r.settings.model_settings()).collect();
+    let mut names: Vec<&str> = Vec::new();
+    for (name, _) in settings.iter().flatten() {
+        if !names.contains(&name.as_str()) {
+            names.push(name);
+        }
+    }
+    for name in names {
+        let cells = settings
+            .iter()
+            .map(|set| set.iter().find(|(n, _)| n == name).map_or_else(|| "-".to_string(), |(_, v)| v.clone()))
+            .collect();
+        line(name, cells);
+    }
+}
+
+/// The victim's rows: its delays against the one-hog bound, its request
+/// responses, and each source's end-to-end p99 where every run has it.
+fn victim_rows(runs: &[RunReport], line: &mut dyn FnMut(&str, Vec<String>)) {
+    let first = &runs[0];
+    let d = |f: &dyn Fn(&RunReport) -> u64| runs.iter().map(|r| format_duration(f(r))).collect::<Vec<_>>();
     line("victim max wakeup delay", runs.iter().map(|r| format_max(&r.victim.wakeup_delay)).collect());
     line("one-hog bound (formula below)", d(&|r| r.victim.one_hog_bound_ns));
     line(
@@ -112,18 +141,13 @@ pub fn compare_text_named(runs: &[RunReport], names: &[String]) -> String {
             );
         }
     }
+}
 
-    super::io::compare_rows(runs, &mut line);
-    super::limiter::compare_rows(runs, &mut line);
-    super::userspace_io::compare_rows(runs, &mut line);
-    line("worst delay spent behind", runs.iter().map(|r| culprit(r).unwrap_or_else(|| "-".into())).collect());
-    line(
-        "context switches (all CPUs)",
-        runs.iter().map(|r| r.cpus.iter().map(|c| c.switches).sum::<u64>().to_string()).collect(),
-    );
-    line("events simulated", runs.iter().map(|r| r.events.to_string()).collect());
-    let mut widths = vec![11usize; runs.len()];
-    for (_, cells) in &table {
+/// The table, each column as wide as its widest cell (at least 11) and the
+/// label column as its longest label (at least 38).
+fn render(table: &[(String, Vec<String>)], columns: usize, out: &mut String) {
+    let mut widths = vec![11usize; columns];
+    for (_, cells) in table {
         for (w, c) in widths.iter_mut().zip(cells) {
             *w = (*w).max(c.chars().count());
         }
@@ -131,7 +155,7 @@ pub fn compare_text_named(runs: &[RunReport], names: &[String]) -> String {
     // The label column is as wide as its longest label (a task's slice row
     // carries the task's name).
     let label_w = table.iter().map(|(l, _)| l.chars().count()).max().unwrap_or(0).max(38);
-    for (label, cells) in &table {
+    for (label, cells) in table {
         // Two spaces between columns: a cell may contain one.
         let mut l = format!("  {label:<label_w$}");
         for (c, w) in cells.iter().zip(&widths) {
@@ -139,12 +163,4 @@ pub fn compare_text_named(runs: &[RunReport], names: &[String]) -> String {
         }
         let _ = writeln!(out, "{}", l.trim_end());
     }
-    // The bound's formula, once per model in the table.
-    let mut models: Vec<sim_core::KernelModel> = runs.iter().map(|r| r.settings.kernel).collect();
-    models.sort();
-    models.dedup();
-    for m in models {
-        let _ = writeln!(out, "  one-hog bound under {}: {}", m.describe(), m.one_hog_bound_rule());
-    }
-    out
 }

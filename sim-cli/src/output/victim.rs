@@ -4,7 +4,7 @@
 //! model's vruntime, deadline and lag columns).
 
 use super::cells::{bar, format_max, shares, summary_line};
-use sim_core::{HistoryRow, RunReport, format_duration, format_ms, format_secs as secs};
+use sim_core::{EevdfView, HistoryRow, RunReport, format_duration, format_ms, format_secs as secs};
 use std::fmt::Write;
 
 pub(super) fn victim(r: &RunReport, out: &mut String) {
@@ -112,12 +112,21 @@ pub(super) fn history(r: &RunReport, out: &mut String) {
     }
     // EEVDF models: each task's deadline, lag and eligibility, which decide the pick.
     let eevdf = r.settings.kernel.is_eevdf();
+    history_heading(r, w.cpu, eevdf, out);
+    for row in &v.history {
+        history_row(row, eevdf, out);
+    }
+}
+
+/// The history's title (which rule decided each wake-up) and column heads;
+/// EEVDF models add the deadline, lag and eligibility columns.
+fn history_heading(r: &RunReport, cpu: u16, eevdf: bool, out: &mut String) {
     if eevdf {
         let _ = writeln!(
             out,
             "History on CPU {} around it (perf sched timehist; * = victim; vruntimes, deadlines and lags in ns; \
              lag = V - vruntime (entity_lag), eligible when >= 0; why = the {} rule that decided a wakeup):",
-            w.cpu,
+            cpu,
             r.settings.kernel.describe()
         );
     } else {
@@ -125,11 +134,11 @@ pub(super) fn history(r: &RunReport, out: &mut String) {
             out,
             "History on CPU {} around it (perf sched timehist; * = victim; vruntimes in ns; why = the {} rule \
              that decided a wakeup):",
-            w.cpu,
+            cpu,
             r.settings.kernel.describe()
         );
     }
-    if v.history_truncated {
+    if r.victim.history_truncated {
         let _ = writeln!(out, "  (older records had already left the history ring)");
     }
     let (eh, eu, ed) = if eevdf {
@@ -157,8 +166,11 @@ pub(super) fn history(r: &RunReport, out: &mut String) {
         "-".repeat(15),
         "-".repeat(24)
     );
-    // The EEVDF columns of a row (blank where the task is not known).
-    let cols = |e: &Option<sim_core::EevdfView>| match e {
+}
+/// The EEVDF columns of a history row (blank where the task is not known;
+/// none under CFS).
+fn eevdf_cols(eevdf: bool, e: &Option<EevdfView>) -> String {
+    match e {
         _ if !eevdf => String::new(),
         None => format!(" {:>16} {:>12} {:>5}", "", "", ""),
         Some(e) => format!(
@@ -171,109 +183,112 @@ pub(super) fn history(r: &RunReport, out: &mut String) {
                 None => "-",
             }
         ),
-    };
-    for row in &v.history {
-        match row {
-            HistoryRow::Switch {
-                at_ns,
+    }
+}
+
+/// One line of the history: a switch, a wake-up, a migration or a
+/// throttling change, in `perf sched timehist`'s columns.
+fn history_row(row: &HistoryRow, eevdf: bool, out: &mut String) {
+    match row {
+        HistoryRow::Switch {
+            at_ns,
+            cpu,
+            task,
+            wait_ns,
+            sch_delay_ns,
+            run_ns,
+            state,
+            vruntime,
+            next,
+            next_vruntime,
+            min_vruntime,
+            victim,
+            prev_eevdf,
+            next_eevdf,
+        } => {
+            let next_note = match next_eevdf {
+                Some(e) => format!(
+                    "v={next_vruntime}, d={}, lag={}, {}",
+                    e.deadline.map_or("-".to_string(), |d| d.to_string()),
+                    e.lag,
+                    if e.eligible == Some(true) { "eligible" } else { "NOT eligible" }
+                ),
+                None => format!("v={next_vruntime}"),
+            };
+            let _ = writeln!(
+                out,
+                "{} {:>15} [{:04}]  {:<24} {:>9}  {:>9}  {:>9}  {:<5} {:>16} {:>16}{}  {} ({})",
+                if *victim { "*" } else { " " },
+                secs(*at_ns),
                 cpu,
                 task,
-                wait_ns,
-                sch_delay_ns,
-                run_ns,
-                state,
-                vruntime,
+                format_ms(*wait_ns),
+                format_ms(*sch_delay_ns),
+                format_ms(*run_ns),
+                state.code(),
+                if task == "<idle>" { String::new() } else { vruntime.to_string() },
+                min_vruntime,
+                eevdf_cols(eevdf, prev_eevdf),
                 next,
-                next_vruntime,
-                min_vruntime,
-                victim,
-                prev_eevdf,
-                next_eevdf,
-            } => {
-                let next_note = match next_eevdf {
-                    Some(e) => format!(
-                        "v={next_vruntime}, d={}, lag={}, {}",
-                        e.deadline.map_or("-".to_string(), |d| d.to_string()),
-                        e.lag,
-                        if e.eligible == Some(true) { "eligible" } else { "NOT eligible" }
-                    ),
-                    None => format!("v={next_vruntime}"),
-                };
-                let _ = writeln!(
-                    out,
-                    "{} {:>15} [{:04}]  {:<24} {:>9}  {:>9}  {:>9}  {:<5} {:>16} {:>16}{}  {} ({})",
-                    if *victim { "*" } else { " " },
-                    secs(*at_ns),
-                    cpu,
-                    task,
-                    format_ms(*wait_ns),
-                    format_ms(*sch_delay_ns),
-                    format_ms(*run_ns),
-                    state.code(),
-                    if task == "<idle>" { String::new() } else { vruntime.to_string() },
-                    min_vruntime,
-                    cols(prev_eevdf),
-                    next,
-                    next_note
-                );
-            }
-            HistoryRow::Wakeup {
-                at_ns,
+                next_note
+            );
+        }
+        HistoryRow::Wakeup {
+            at_ns,
+            cpu,
+            task,
+            vruntime,
+            preempt,
+            verdict,
+            group_level,
+            eevdf: state,
+            min_vruntime,
+            victim,
+            prev_cpu,
+            placed_by,
+        } => {
+            // The CPU choice, when the wake-up moved the task.
+            let moved = (prev_cpu != cpu).then(|| match placed_by {
+                Some(why) => format!("from cpu {prev_cpu}, {why}"),
+                None => format!("from cpu {prev_cpu}"),
+            });
+            let note = match (moved, *preempt) {
+                (Some(m), true) => format!("({m}; preempts curr)"),
+                (Some(m), false) => format!("({m})"),
+                (None, true) => "(preempts curr)".to_string(),
+                (None, false) => String::new(),
+            };
+            let _ = writeln!(
+                out,
+                "{} {:>15} [{:04}]  awakened: {:<14} {:>43}  {:>16} {:>16}{}  why: {}{}",
+                if *victim { "*" } else { " " },
+                secs(*at_ns),
                 cpu,
                 task,
+                note,
                 vruntime,
-                preempt,
-                verdict,
-                group_level,
-                eevdf: state,
                 min_vruntime,
-                victim,
-                prev_cpu,
-                placed_by,
-            } => {
-                // The CPU choice, when the wake-up moved the task.
-                let moved = (prev_cpu != cpu).then(|| match placed_by {
-                    Some(why) => format!("from cpu {prev_cpu}, {why}"),
-                    None => format!("from cpu {prev_cpu}"),
-                });
-                let note = match (moved, *preempt) {
-                    (Some(m), true) => format!("({m}; preempts curr)"),
-                    (Some(m), false) => format!("({m})"),
-                    (None, true) => "(preempts curr)".to_string(),
-                    (None, false) => String::new(),
-                };
-                let _ = writeln!(
-                    out,
-                    "{} {:>15} [{:04}]  awakened: {:<14} {:>43}  {:>16} {:>16}{}  why: {}{}",
-                    if *victim { "*" } else { " " },
-                    secs(*at_ns),
-                    cpu,
-                    task,
-                    note,
-                    vruntime,
-                    min_vruntime,
-                    cols(state),
-                    verdict.explain(),
-                    if *group_level { " (between the group entities where the two meet)" } else { "" }
-                );
-            }
-            HistoryRow::Migrate { at_ns, cpu, task, orig_cpu, dest_cpu, cause, victim } => {
-                let _ = writeln!(
-                    out,
-                    "{} {:>15} [{:04}]  migrated: {:<14} cpu {} => {} ({})",
-                    if *victim { "*" } else { " " },
-                    secs(*at_ns),
-                    cpu,
-                    task,
-                    orig_cpu,
-                    dest_cpu,
-                    cause
-                );
-            }
-            HistoryRow::Throttle { at_ns, cpu, group, throttled } => {
-                let what = if *throttled { "throttled (out of quota)" } else { "unthrottled (runtime granted)" };
-                let _ = writeln!(out, "  {:>15} [{:04}]  {group} {what}", secs(*at_ns), cpu);
-            }
+                eevdf_cols(eevdf, state),
+                verdict.explain(),
+                if *group_level { " (between the group entities where the two meet)" } else { "" }
+            );
+        }
+        HistoryRow::Migrate { at_ns, cpu, task, orig_cpu, dest_cpu, cause, victim } => {
+            let _ = writeln!(
+                out,
+                "{} {:>15} [{:04}]  migrated: {:<14} cpu {} => {} ({})",
+                if *victim { "*" } else { " " },
+                secs(*at_ns),
+                cpu,
+                task,
+                orig_cpu,
+                dest_cpu,
+                cause
+            );
+        }
+        HistoryRow::Throttle { at_ns, cpu, group, throttled } => {
+            let what = if *throttled { "throttled (out of quota)" } else { "unthrottled (runtime granted)" };
+            let _ = writeln!(out, "  {:>15} [{:04}]  {group} {what}", secs(*at_ns), cpu);
         }
     }
 }

@@ -57,7 +57,7 @@ use events::{
 };
 use serde_json::{Map, Value, json};
 use settings::unexpressed_settings;
-use sim_core::{Dist, Scenario, ScenarioSpec, Step};
+use sim_core::{Dist, Scenario, ScenarioSpec, Step, TaskSpec};
 use std::path::Path;
 
 /// The scenario as an rt-app JSON document, and one line per approximation
@@ -71,6 +71,50 @@ pub fn export(scenario: &Scenario) -> Result<(Value, Vec<String>)> {
     let serve_work = serve_work_us(spec);
 
     let mut tasks = Map::new();
+    let omitted = task_threads(spec, &names, &serve_work, &mut tasks, &mut warnings)?;
+    warnings.extend(unexpressed_settings(spec, &omitted));
+    if tasks.is_empty() {
+        bail!(
+            "{}: nothing to export as rt-app: every task is I/O-only ({}); rt-app has no block-device steps",
+            scenario.file(),
+            omitted.join(", ")
+        );
+    }
+
+    source_threads(spec, &names, &serve_work, &omitted, &mut tasks, &mut warnings)?;
+
+    refuse_unresumed(scenario, &tasks)?;
+
+    machine_warnings(spec, &omitted, &mut warnings);
+    let secs = spec.duration_ns.div_ceil(1_000_000_000);
+    if !spec.duration_ns.is_multiple_of(1_000_000_000) {
+        warnings.push(format!(
+            "duration: {} is not whole seconds; rt-app's duration is in seconds: {secs} s",
+            sim_core::format_duration(spec.duration_ns)
+        ));
+    }
+    let basename = if spec.name.is_empty() { "rt-app".to_string() } else { format!("rt-app-{}", spec.name) };
+    let global = json!({
+        "duration": secs,
+        "calibration": "CPU0",
+        "default_policy": "SCHED_OTHER",
+        "lock_pages": false,
+        "log_basename": basename,
+    });
+    Ok((json!({ "global": global, "tasks": tasks }), warnings))
+}
+
+/// One rt-app thread object per task declaration (or per instance, where
+/// they must be told apart) into `tasks`; returns the names of the tasks
+/// left out (I/O-bound: without their I/O steps they would spin).
+fn task_threads(
+    spec: &ScenarioSpec,
+    names: &ObjectNames,
+    serve_work: &[u64],
+    tasks: &mut Map<String, Value>,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<String>> {
+    let split = names.split;
     let mut omitted = Vec::new();
     let mut warned_groups = Vec::new();
     for (d, t) in spec.tasks.iter().enumerate() {
@@ -79,7 +123,7 @@ pub fn export(scenario: &Scenario) -> Result<(Value, Vec<String>)> {
         for (k, inst) in instances.iter().enumerate() {
             // Warnings are the declaration's: say them once, not per instance.
             let mut sink = Vec::new();
-            let events = task_events(spec, d, inst.unwrap_or(0), &names, serve_work[d], &mut sink);
+            let events = task_events(spec, d, inst.unwrap_or(0), names, serve_work[d], &mut sink);
             if k == 0 {
                 warnings.append(&mut sink);
             }
@@ -96,7 +140,7 @@ pub fn export(scenario: &Scenario) -> Result<(Value, Vec<String>)> {
                 break;
             }
             let mut obj = thread_props(spec, t, inst.map_or(0, |i| i as usize));
-            let reps = forward_reps(spec, d, &names);
+            let reps = forward_reps(spec, d, names);
             if let (true, Some(n)) = (reps > 1, t.program.iterations) {
                 // The program is written out `reps` times per rt-app loop.
                 obj.insert("loop".into(), json!(n.div_ceil(u64::from(reps))));
@@ -113,47 +157,58 @@ pub fn export(scenario: &Scenario) -> Result<(Value, Vec<String>)> {
                 obj.insert("instance".into(), json!(t.count));
             }
             add_events(&mut obj, events);
-            insert_unique(&mut tasks, names.object(d, inst.unwrap_or(0)), Value::Object(obj))?;
+            insert_unique(tasks, names.object(d, inst.unwrap_or(0)), Value::Object(obj))?;
         }
         if !kept {
             continue;
         }
-        let g = &spec.groups.groups[t.group];
-        if t.group != t.cgroup {
+        group_warnings(spec, t, &mut warned_groups, warnings);
+    }
+    Ok(omitted)
+}
+
+/// The warnings for `t`'s groups: its autogroup session, and the cpu.shares
+/// of its cgroup and ancestors (once per group).
+fn group_warnings(spec: &ScenarioSpec, t: &TaskSpec, warned_groups: &mut Vec<usize>, warnings: &mut Vec<String>) {
+    let g = &spec.groups.groups[t.group];
+    if t.group != t.cgroup {
+        warnings.push(format!(
+            "task {}: session {} runs in autogroup {} (cpu.shares {}) in the simulator; rt-app has no sessions: \
+             start it under setsid, or the threads share rt-app's own autogroup",
+            t.name,
+            t.session.as_deref().unwrap_or("?"),
+            g.path,
+            g.shares
+        ));
+    }
+    // cpu.shares of the cgroup and its ancestors: rt-app creates the
+    // directories but writes no shares.
+    let mut gi = Some(t.cgroup);
+    while let Some(i) = gi.filter(|&i| i != 0) {
+        let grp = &spec.groups.groups[i];
+        if grp.shares != 1024 && !warned_groups.contains(&i) {
+            warned_groups.push(i);
             warnings.push(format!(
-                "task {}: session {} runs in autogroup {} (cpu.shares {}) in the simulator; rt-app has no sessions: \
-                 start it under setsid, or the threads share rt-app's own autogroup",
-                t.name,
-                t.session.as_deref().unwrap_or("?"),
-                g.path,
-                g.shares
+                "task {}: taskgroup {} has cpu.shares {} in the scenario; rt-app creates the group but cannot set \
+                 its shares: write {} to its cpu.shares before the run",
+                t.name, grp.path, grp.shares, grp.shares
             ));
         }
-        // cpu.shares of the cgroup and its ancestors: rt-app creates the
-        // directories but writes no shares.
-        let mut gi = Some(t.cgroup);
-        while let Some(i) = gi.filter(|&i| i != 0) {
-            let grp = &spec.groups.groups[i];
-            if grp.shares != 1024 && !warned_groups.contains(&i) {
-                warned_groups.push(i);
-                warnings.push(format!(
-                    "task {}: taskgroup {} has cpu.shares {} in the scenario; rt-app creates the group but cannot set \
-                     its shares: write {} to its cpu.shares before the run",
-                    t.name, grp.path, grp.shares, grp.shares
-                ));
-            }
-            gi = grp.parent;
-        }
+        gi = grp.parent;
     }
-    warnings.extend(unexpressed_settings(spec, &omitted));
-    if tasks.is_empty() {
-        bail!(
-            "{}: nothing to export as rt-app: every task is I/O-only ({}); rt-app has no block-device steps",
-            scenario.file(),
-            omitted.join(", ")
-        );
-    }
+}
 
+/// Each request source as a periodic thread resuming its target (each
+/// instance of it, where they are told apart).
+fn source_threads(
+    spec: &ScenarioSpec,
+    names: &ObjectNames,
+    serve_work: &[u64],
+    omitted: &[String],
+    tasks: &mut Map<String, Value>,
+    warnings: &mut Vec<String>,
+) -> Result<()> {
+    let split = names.split;
     for s in &spec.sources {
         let t = &spec.tasks[s.target];
         if omitted.contains(&t.name) {
@@ -191,12 +246,16 @@ pub fn export(scenario: &Scenario) -> Result<(Value, Vec<String>)> {
                 Some(i) => format!("source-{}_{i}", s.name),
                 None => format!("source-{}", s.name),
             };
-            insert_unique(&mut tasks, name, Value::Object(obj))?;
+            insert_unique(tasks, name, Value::Object(obj))?;
         }
     }
 
-    refuse_unresumed(scenario, &tasks)?;
+    Ok(())
+}
 
+/// What rt-app leaves to the host: the machine line (first of all
+/// warnings), the tick offset and the modelled wake-up latency.
+fn machine_warnings(spec: &ScenarioSpec, omitted: &[String], warnings: &mut Vec<String>) {
     // rt-app refuses a `cpus` entry the host does not have.
     let pinned_max = spec
         .tasks
@@ -230,22 +289,6 @@ pub fn export(scenario: &Scenario) -> Result<(Value, Vec<String>)> {
     if spec.machine.wakeup_latency.is_some() {
         warnings.push("machine.wakeup_latency is a model input: the host has its own wake-up latency".into());
     }
-    let secs = spec.duration_ns.div_ceil(1_000_000_000);
-    if !spec.duration_ns.is_multiple_of(1_000_000_000) {
-        warnings.push(format!(
-            "duration: {} is not whole seconds; rt-app's duration is in seconds: {secs} s",
-            sim_core::format_duration(spec.duration_ns)
-        ));
-    }
-    let basename = if spec.name.is_empty() { "rt-app".to_string() } else { format!("rt-app-{}", spec.name) };
-    let global = json!({
-        "duration": secs,
-        "calibration": "CPU0",
-        "default_policy": "SCHED_OTHER",
-        "lock_pages": false,
-        "log_basename": basename,
-    });
-    Ok((json!({ "global": global, "tasks": tasks }), warnings))
 }
 
 /// `sim-cli export FILE --rt-app`: loads the scenario as `run` does, writes
