@@ -13,7 +13,9 @@ fn main() {
         .filter(|n| n.ends_with(".toml"))
         .collect();
     names.sort();
-    let mut out = String::from("/// Shipped scenarios: (file name as the CLI names it, text).\npub const SCENARIOS: &[(&str, &str)] = &[\n");
+    let mut out = String::from(
+        "/// Shipped scenarios: (file name as the CLI names it, text).\npub const SCENARIOS: &[(&str, &str)] = &[\n",
+    );
     for n in &names {
         let path = dir.join(n).canonicalize().expect("scenario path");
         println!("cargo:rerun-if-changed={}", path.display());

@@ -21,48 +21,9 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run one scenario (its base, or one variant) and report delays.
-    Run {
-        #[command(flatten)]
-        common: Common,
-        /// Apply this `[variants.NAME]` section.
-        #[arg(long)]
-        variant: Option<String>,
-        /// List every task instance instead of merging instances by name.
-        #[arg(long)]
-        per_task: bool,
-        /// Also print blkparse lines for the events up to each device's
-        /// longest Q2D (text output only).
-        #[arg(long)]
-        blkparse: bool,
-        /// Debugging only: turn event elision off, so every tick is
-        /// dispatched as an event. The report is the same either way (the
-        /// test suite checks it); only its event count differs.
-        #[arg(long)]
-        debug_no_elision: bool,
-        #[command(flatten)]
-        export: Export,
-    },
+    Run(RunArgs),
     /// Run the base and every variant and print them side by side.
-    Compare {
-        #[command(flatten)]
-        common: Common,
-        /// Write SVG charts comparing the runs into this directory: the
-        /// victim's delay CDF (one line per run), each run's histogram and
-        /// timeline, and Q2D/Q2C per elevator for I/O scenarios.
-        #[arg(long, value_name = "DIR")]
-        plot: Option<PathBuf>,
-        /// Instead of the base and its variants, run the base scenario once
-        /// per kernel model (`--kernels 4.4,6.18`: `--set kernel.version=X`
-        /// for each, after the other `--set`s); columns are named by the
-        /// model (`linux-6.18-eevdf`). The file's variants are not run.
-        #[arg(long, value_name = "LIST")]
-        kernels: Option<String>,
-        /// Runs at the same time, one per worker thread (1 to 256; default:
-        /// the available CPUs, at most one per run). The output is the same
-        /// for any value: the runs are independent and printed in order.
-        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=crate::parallel::JOBS_MAX as i64))]
-        jobs: Option<u16>,
-    },
+    Compare(CompareArgs),
     /// Run the scenario's workload for real on this Linux machine (threads,
     /// sleeps, wake-ups, affinity, nice, cgroups, sessions) and report its
     /// scheduling delays in `run`'s shape, measured by the threads' own
@@ -283,7 +244,7 @@ impl Cli {
     /// `validate` refuse it (a measured run reports all of its time).
     pub fn resolve(mut self) -> Result<Cli, String> {
         match &mut self.command {
-            Command::Run { common, .. } | Command::Compare { common, .. } => common.fold_warmup(),
+            Command::Run(RunArgs { common, .. }) | Command::Compare(CompareArgs { common, .. }) => common.fold_warmup(),
             Command::Sweep(a) => a.common.fold_warmup(),
             Command::Measure(MeasureArgs { common, .. })
             | Command::Validate { measure: MeasureArgs { common, .. }, .. } => {
@@ -298,6 +259,53 @@ impl Cli {
         }
         Ok(self)
     }
+}
+
+/// `sim-cli run`'s options.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Apply this `[variants.NAME]` section.
+    #[arg(long)]
+    pub variant: Option<String>,
+    /// List every task instance instead of merging instances by name.
+    #[arg(long)]
+    pub per_task: bool,
+    /// Also print blkparse lines for the events up to each device's
+    /// longest Q2D (text output only).
+    #[arg(long)]
+    pub blkparse: bool,
+    /// Debugging only: turn event elision off, so every tick is
+    /// dispatched as an event. The report is the same either way (the
+    /// test suite checks it); only its event count differs.
+    #[arg(long)]
+    pub debug_no_elision: bool,
+    #[command(flatten)]
+    pub export: Export,
+}
+
+/// `sim-cli compare`'s options.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Write SVG charts comparing the runs into this directory: the
+    /// victim's delay CDF (one line per run), each run's histogram and
+    /// timeline, and Q2D/Q2C per elevator for I/O scenarios.
+    #[arg(long, value_name = "DIR")]
+    pub plot: Option<PathBuf>,
+    /// Instead of the base and its variants, run the base scenario once
+    /// per kernel model (`--kernels 4.4,6.18`: `--set kernel.version=X`
+    /// for each, after the other `--set`s); columns are named by the
+    /// model (`linux-6.18-eevdf`). The file's variants are not run.
+    #[arg(long, value_name = "LIST")]
+    pub kernels: Option<String>,
+    /// Runs at the same time, one per worker thread (1 to 256; default:
+    /// the available CPUs, at most one per run). The output is the same
+    /// for any value: the runs are independent and printed in order.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=crate::parallel::JOBS_MAX as i64))]
+    pub jobs: Option<u16>,
 }
 
 #[derive(Debug, Args)]
@@ -398,7 +406,7 @@ mod tests {
             match parse(&["sim-cli", cmd, "x.toml", "--warmup", "100ms", "--set", "report.warmup=1ms"])
                 .map(|c| c.command)
             {
-                Ok(Command::Run { common, .. } | Command::Compare { common, .. }) => {
+                Ok(Command::Run(RunArgs { common, .. }) | Command::Compare(CompareArgs { common, .. })) => {
                     assert_eq!(common.set, vec!["report.warmup=1ms", "report.warmup=100ms"]);
                     assert_eq!(common.warmup, None);
                 }
@@ -432,7 +440,7 @@ mod tests {
         assert!(sweep("1024").is_err() && sweep("256").is_ok() && sweep("1").is_ok());
         for good in [("1", 1), ("256", 256)] {
             match parse(good.0).map(|c| c.command) {
-                Ok(Command::Compare { jobs, .. }) => assert_eq!(jobs, Some(good.1)),
+                Ok(Command::Compare(CompareArgs { jobs, .. })) => assert_eq!(jobs, Some(good.1)),
                 other => panic!("{good:?}: {other:?}"),
             }
         }

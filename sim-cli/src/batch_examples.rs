@@ -30,7 +30,7 @@ fn sim_cli(words: &[String]) -> String {
         words.iter().map(|w| if w.starts_with("scenarios/") { repo(w).display().to_string() } else { w.clone() }),
     );
     let cli = Cli::try_parse_from(args).unwrap_or_else(|e| panic!("sim-cli {}: {e}", words.join(" ")));
-    crate::run::execute(cli).unwrap_or_else(|e| panic!("sim-cli {}: {e:#}", words.join(" ")))
+    crate::commands::execute(cli).unwrap_or_else(|e| panic!("sim-cli {}: {e:#}", words.join(" ")))
 }
 
 /// A word with `$NAME`, `${NAME}`, `${NAME:-default}` and `${NAME:?message}`

@@ -5,9 +5,8 @@
 use anyhow::{Context, Result, anyhow};
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use sim_core::RunReport;
-use sim_core::plot::data::{DelayChart, IoChart, OccupancyChart, Timeline, caption, io_charts};
-use sim_core::plot::draw::{self, CdfSeries, DrawResult, IoStage};
+use sim_core::draw::{self, CdfSeries, DrawResult, IoStage};
+use sim_core::{DelayChart, IoChart, OccupancyChart, RunReport, Timeline, caption, io_charts};
 use std::path::{Path, PathBuf};
 
 const SIZE: (u32, u32) = (960, 560);
@@ -64,7 +63,7 @@ pub fn run_charts(dir: &Path, r: &RunReport) -> Result<Vec<PathBuf>> {
     let occupancy = OccupancyChart::from_report(r);
     let height = (120 + 16 * occupancy.rows.len() as u32).clamp(300, 1200);
     files.push(write_svg(dir, "occupancy.svg", (SIZE.0, height), &cap, |a| draw::occupancy(a, &occupancy))?);
-    let limiters = sim_core::plot::limiter_charts(r);
+    let limiters = sim_core::limiter_charts(r);
     if !limiters.is_empty() {
         let size = (SIZE.0, 480 * limiters.len() as u32);
         files.push(write_svg(dir, "limiter.svg", size, &cap, |a| draw::limiter(a, &limiters))?);
@@ -127,7 +126,7 @@ mod tests {
     fn scenario() -> sim_core::Scenario {
         let text = format!(
             "{}\n[variants.noop]\n\"devices.sda.elevator\" = \"noop\"\n[variants.no-wakeup-preemption]\n\"features.WAKEUP_PREEMPTION\" = false\n",
-            sim_core::plot::CHART_TEST_SCENARIO
+            sim_core::CHART_TEST_SCENARIO
         );
         sim_core::Scenario::from_toml("charts.toml", &text).unwrap()
     }
@@ -164,7 +163,8 @@ mod tests {
         for f in &names {
             let svg = read(&files, f);
             assert!(
-                svg.contains("seed 1") && svg.contains("base: HZ=1000 autogroup=on Linux 4.4 (CFS): sched_latency_ns=6ms"),
+                svg.contains("seed 1")
+                    && svg.contains("base: HZ=1000 autogroup=on Linux 4.4 (CFS): sched_latency_ns=6ms"),
                 "{f}: caption"
             );
         }

@@ -13,21 +13,11 @@ mod args;
 #[cfg(test)]
 mod batch_examples;
 mod charts;
-mod compare;
-mod docs;
-mod fit_device;
-mod hgrm;
-mod io_output;
-mod limiter_output;
+mod commands;
+mod input;
 mod output;
 mod parallel;
-mod measure;
 mod progress;
-mod rtapp;
-mod run;
-mod serve;
-mod sweep;
-mod userspace_io_output;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -35,9 +25,9 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let cli = args::parse();
     if let args::Command::MeasureWorker = cli.command {
-        return ExitCode::from(measure::worker::main());
+        return ExitCode::from(commands::measure::worker::main());
     }
-    match run::execute(cli) {
+    match commands::execute(cli) {
         Ok(text) => match std::io::stdout().lock().write_all(text.as_bytes()) {
             // A reader that stops early (`| head`) is not an error.
             Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
@@ -47,7 +37,7 @@ fn main() -> ExitCode {
             _ => ExitCode::SUCCESS,
         },
         Err(e) => {
-            let _ = writeln!(std::io::stderr(), "error: {}", run::error_text(&e));
+            let _ = writeln!(std::io::stderr(), "error: {}", commands::error_text(&e));
             ExitCode::from(2)
         }
     }

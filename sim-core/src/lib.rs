@@ -62,11 +62,94 @@ pub mod userspace_io;
 pub mod view;
 pub mod workload;
 
+// The public API: what the CLI, the web crate and library users need, by
+// concept. Front ends import these names from the root, never a module path.
+
+/// Running a scenario: the simulation, its event budget and why it stopped.
 pub use engine::{EventBudget, Simulation, StopReason};
-pub use metrics::RunReport;
+/// Scenarios: parsing with overrides, the validated spec front ends read, its limits.
+pub use scenario::limits::CPUS_MAX;
+pub use scenario::{
+    FILE_SIZE_MAX as SCENARIO_FILE_SIZE_MAX, GroupSpec, Groups, MachineSpec, Origin, Scenario, ScenarioError,
+    ScenarioSpec, SourceSpec, TaskSpec,
+};
+/// Scenario documents: a variant's keys flattened and applied to a TOML table, as `with_variant` does.
+pub use scenario::overrides::{apply_all as apply_overrides, flatten as flatten_overrides};
+/// Error text: a user's input echoed bounded, and control characters shown escaped.
+pub use scenario::error::{echo as echo_input, escape_controls};
+/// Workloads: task programs, their steps, policies and duration distributions.
+pub use workload::dist::{SAMPLE_MAX_NS as DIST_SAMPLE_MAX_NS, parse_duration};
+pub use workload::{Dist, Policy, Program, Step};
+/// Simulated time and how reports print it.
+pub use time::{Secs, SimTime, column_unit, format_duration, format_in, format_ms, format_secs};
+/// Ids and the seeded random streams (a measured workload draws as the simulator does).
+pub use ids::TaskId;
+pub use rng::SimRng;
+/// Kernel models: the versions modelled, their tunables and features, and the wake-up verdicts reports explain.
+pub use sched::model::{KernelModel, WakeupVerdict};
+pub use sched::tunables::{
+    CfsTunables, EevdfFeatures, EevdfTunables, HZ_CHOICES, SYSCTL_GRANULARITY_NS, SYSCTL_WAKEUP_GRANULARITY_NS,
+    SchedFeatures, TunableScaling, TunableValue, changed_features,
+};
+/// Group CPU bandwidth, nice weights and migration causes.
+pub use sched::bandwidth::BandwidthSpec;
+pub use sched::migrate::MigrateCause;
+pub use sched::weights::PRIO_TO_WEIGHT;
+/// The machine's shape and CPU lists.
+pub use cpuset::CpuSet;
+pub use sched::topology::{MachineShape, THREADS_PER_CORE_MAX, cpu_list, cpus_text};
+/// Block devices and elevators: specs, presets, the flash curve and its fit to fio samples.
+pub use block::bfq::GROUP_WEIGHT_DEFAULT as BFQ_GROUP_WEIGHT_DEFAULT;
+pub use block::device::curve::curve_table;
+pub use block::device::fit::{
+    Fit as DeviceFit, SAMPLE_BYTES_MAX as FIT_SAMPLE_BYTES_MAX, SAMPLE_DEPTH_MAX as FIT_SAMPLE_DEPTH_MAX,
+    SAMPLE_IOPS_MIN as FIT_SAMPLE_IOPS_MIN, Sample as FitSample, fit as fit_device,
+};
+pub use block::device::presets::all as device_presets;
+pub use block::{DeviceKind, DeviceSpec, ElevatorSpec, Op};
+pub use scenario::devices::IOPS_MAX as DEVICE_IOPS_MAX;
+/// The userspace I/O scheduler's in-flight policy.
+pub use userspace_io::io_queue::InflightPolicy;
+/// Reports: a finished run as plain data, its sections, and the JSON front ends print.
 pub use metrics::json::{report_json, runs_json};
+pub use metrics::latency::{delay_bucket, still_waiting};
+pub use metrics::recorder::WaitKind;
+pub use metrics::report::{
+    CpuReport, EevdfView, GroupCpuStat, GroupReport, HistoryRow, ReportSections, TaskReport, WorstDelay,
+};
+pub use metrics::{LatencySummary, RunReport};
 pub use partial::partial_warning;
-pub use scenario::{Scenario, ScenarioError};
+/// The I/O, limiter and userspace I/O parts of a report.
+pub use metrics::io_report::{DeviceIoReport, IoReport};
+pub use metrics::limiter_report::{LimiterReport, percent as ppm_percent, percent_fine as ppm_percent_fine};
+pub use metrics::userspace_io_report::{IoClassReport, IoQueueReport};
+/// Measured runs: what `measure` hands the core to build a report in `run`'s shape.
+pub use metrics::measured::{
+    DelayViews, HostFacts, MeasuredCpu, MeasuredInfo, MeasuredTask, Measurement, ReportSource,
+    summarize as summarize_delays,
+};
+/// Scheduling traces: the window recorded, and the Chrome/Perfetto and timehist renderings.
+pub use export::Trace;
+pub use export::chrome::write_json as write_chrome_json;
+pub use export::timehist::render as timehist_text;
+pub use metrics::recorder::TraceWindow;
+/// Sweeps: a grid of settings, each point a run, ranked by a metric.
+pub use sweep::{
+    Axis, Grid, Metric, PointResult, run_point, sort_by_metric, validate as validate_sweep, with_target as sweep_target,
+    within_budget,
+};
+/// Charts, generic over a plotters backend: the data of each chart and `draw`'s functions.
+pub use plot::data::{Span, caption};
+#[cfg(feature = "plot")]
+pub use plot::draw;
+#[cfg(feature = "plot")]
+pub use plot::sweep::{SweepChart, sweep_chart};
+pub use plot::{
+    CHART_TEST_SCENARIO, DelayChart, IoChart, LimiterChart, OccupancyChart, Timeline, io_charts, limiter_charts,
+};
+/// JSON Schemas of the scenario format and the report.
+#[cfg(feature = "schema")]
+pub use schema::{report_schema, scenario_schema};
 
 /// Parses, runs to the end and reports: the whole pipeline in one call.
 pub fn run(scenario: &Scenario) -> RunReport {

@@ -4,11 +4,10 @@
 //! real units. The page renders these; it never invents a key or a range.
 
 use serde_json::{Value, json};
-use sim_core::Scenario;
-use sim_core::scenario::{ScenarioSpec, limits};
-use sim_core::sched::model::KernelModel;
-use sim_core::sched::topology::{THREADS_PER_CORE_MAX, cpu_list};
-use sim_core::sched::tunables::{HZ_CHOICES, SYSCTL_GRANULARITY_NS, SYSCTL_WAKEUP_GRANULARITY_NS};
+use sim_core::{
+    HZ_CHOICES, KernelModel, SYSCTL_GRANULARITY_NS, SYSCTL_WAKEUP_GRANULARITY_NS, Scenario, ScenarioSpec,
+    THREADS_PER_CORE_MAX, cpu_list,
+};
 
 /// The range the `cfs.base_slice_ns` slider offers: 10 µs up to what the
 /// kernel's u32 debugfs file holds (the core accepts 0 too; a log slider cannot).
@@ -136,7 +135,7 @@ fn run_controls(out: &mut Vec<Value>, b: &ScenarioSpec, c: &ScenarioSpec) {
 fn machine_controls(out: &mut Vec<Value>, b: &ScenarioSpec, c: &ScenarioSpec) {
     let (bm, cm) = (&b.machine, &c.machine);
     let (bs, cs) = (&bm.shape, &cm.shape);
-    let max = limits::CPUS_MAX as i64;
+    let max = sim_core::CPUS_MAX as i64;
     let section = "Machine";
     let mut n = |key: &str, label: &str, v: u16, d: u16, most: i64, help: &str| {
         let mut ctl = number(&format!("machine.{key}"), label, section, v, d, (1, most), "");
@@ -281,11 +280,7 @@ fn fair_controls(out: &mut Vec<Value>, b: &ScenarioSpec, mb: &ScenarioSpec, c: &
 /// for a version this build does not model.
 pub fn feature_names(version: &str) -> Option<Vec<&'static str>> {
     let model = KernelModel::parse(version)?;
-    Some(if model.is_eevdf() {
-        sim_core::sched::tunables::EevdfFeatures::names(model)
-    } else {
-        sim_core::sched::tunables::SchedFeatures::NAMES.to_vec()
-    })
+    Some(if model.is_eevdf() { sim_core::EevdfFeatures::names(model) } else { sim_core::SchedFeatures::NAMES.to_vec() })
 }
 
 fn feature_help(name: &str) -> &'static str {
@@ -349,7 +344,7 @@ fn group_controls(out: &mut Vec<Value>, b: &ScenarioSpec, c: &ScenarioSpec) {
             if bt.session.is_none() {
                 options.insert(0, (String::new(), "(none: no autogroup)".into()));
             }
-            let text = |t: &sim_core::scenario::TaskSpec| t.session.as_deref().map(quoted).unwrap_or_default();
+            let text = |t: &sim_core::TaskSpec| t.session.as_deref().map(quoted).unwrap_or_default();
             out.push(select(
                 &key("session"),
                 "session",
@@ -368,7 +363,7 @@ fn device_controls(out: &mut Vec<Value>, b: &ScenarioSpec, c: &ScenarioSpec) {
     // The elevators of the kernel the scenario runs under (`KernelModel::elevators`).
     let elevators: Vec<(String, String)> =
         c.kernel.elevators().iter().map(|e| (quoted(e), format!("{e} (Linux {})", c.kernel.version()))).collect();
-    let presets = sim_core::block::device::presets::all();
+    let presets = sim_core::device_presets();
     for (bd, cd) in b.devices.iter().zip(&c.devices) {
         let section = format!("Device {}", cd.name);
         let key = |k: &str| format!("devices.{}.{k}", cd.name);
@@ -383,7 +378,7 @@ fn device_controls(out: &mut Vec<Value>, b: &ScenarioSpec, c: &ScenarioSpec) {
         ));
         // The device model: a named preset (shown as current when the
         // device's figures are exactly a preset's), or the scenario's own.
-        let preset_of = |d: &sim_core::block::DeviceSpec| {
+        let preset_of = |d: &sim_core::DeviceSpec| {
             presets.iter().find(|p| p.kind == d.kind && p.queue_depth == d.queue_depth).map_or("", |p| p.name)
         };
         // The select's value: the quoted TOML string, or empty (no override).
@@ -405,9 +400,9 @@ fn device_controls(out: &mut Vec<Value>, b: &ScenarioSpec, c: &ScenarioSpec) {
             "a preset's figures and sources: docs/devices.md",
         ));
         let elv = cd.elevator.name();
-        if let sim_core::block::ElevatorSpec::Cfq(t) = &cd.elevator {
+        if let sim_core::ElevatorSpec::Cfq(t) = &cd.elevator {
             let default = match &bd.elevator {
-                sim_core::block::ElevatorSpec::Cfq(bt) => bt.behaviour.name(),
+                sim_core::ElevatorSpec::Cfq(bt) => bt.behaviour.name(),
                 _ => "fixed",
             };
             let options = [
@@ -475,7 +470,7 @@ fn device_controls(out: &mut Vec<Value>, b: &ScenarioSpec, c: &ScenarioSpec) {
 /// The userspace I/O scheduler (`[io_queues.NAME]`): its in-flight policy,
 /// the fixed limit, and each class's shares.
 fn io_queue_controls(out: &mut Vec<Value>, b: &ScenarioSpec, c: &ScenarioSpec) {
-    use sim_core::userspace_io::io_queue::InflightPolicy;
+    use sim_core::InflightPolicy;
     let policy = |p: &InflightPolicy| match p {
         InflightPolicy::MaxIoRequests(_) => "max-io-requests",
         InflightPolicy::Capacity { .. } => "capacity",

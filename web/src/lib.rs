@@ -4,7 +4,7 @@
 //! JS holds UI state only. Runs, reports, the pinned baseline and the charts
 //! live here: `explorer.rs` (state, tested natively), `controls.rs` (which
 //! settings a scenario offers, as override keys), and the canvas drawing
-//! below, which calls the same `sim_core::plot::draw` as the CLI's SVG charts.
+//! below, which calls the same `sim_core::draw` as the CLI's SVG charts.
 
 pub mod controls;
 pub mod explorer;
@@ -41,7 +41,7 @@ pub fn scenario_text(file: &str) -> Option<String> {
 /// them (`4.4`, `6.6`, `6.12`, `6.18`).
 #[wasm_bindgen]
 pub fn kernel_versions() -> Vec<String> {
-    sim_core::sched::model::KernelModel::ALL.iter().map(|m| m.version().to_string()).collect()
+    sim_core::KernelModel::ALL.iter().map(|m| m.version().to_string()).collect()
 }
 
 /// The scheduler feature names of a kernel version (`features.NAME`), in
@@ -159,7 +159,7 @@ impl WebExplorer {
         let victim = self.inner.current().map(|r| r.victim.clone()).unwrap_or_default();
         canvas::draw(canvas_id, |area| {
             let refs: Vec<_> = charts.iter().collect();
-            sim_core::plot::draw::delay_histogram(area, &victim, &refs)
+            sim_core::draw::delay_histogram(area, &victim, &refs)
         })
     }
 
@@ -169,7 +169,7 @@ impl WebExplorer {
         let victim = self.inner.current().map(|r| r.victim.clone()).unwrap_or_default();
         canvas::draw(canvas_id, |area| {
             let series: Vec<_> = charts.iter().enumerate().map(|(i, c)| c.series(i)).collect();
-            sim_core::plot::draw::cdf(area, &format!("Scheduling delay of {victim}: CDF"), "delay", &series)
+            sim_core::draw::cdf(area, &format!("Scheduling delay of {victim}: CDF"), "delay", &series)
         })
     }
 
@@ -179,7 +179,7 @@ impl WebExplorer {
         let Some(t) = self.inner.current().and_then(|r| r.timeline.as_ref()) else {
             return Ok(false);
         };
-        canvas::draw(canvas_id, |area| sim_core::plot::draw::timeline(area, t)).map(|()| true)
+        canvas::draw(canvas_id, |area| sim_core::draw::timeline(area, t)).map(|()| true)
     }
 
     /// Draws the per-CPU occupancy heat map of the current run; false with no report.
@@ -187,7 +187,7 @@ impl WebExplorer {
         let Some(c) = self.inner.current().map(|r| &r.occupancy) else {
             return Ok(false);
         };
-        canvas::draw(canvas_id, |area| sim_core::plot::draw::occupancy(area, c)).map(|()| true)
+        canvas::draw(canvas_id, |area| sim_core::draw::occupancy(area, c)).map(|()| true)
     }
 
     /// Draws each elastic CPU limiter (limit and elastic CPU over time, the
@@ -198,7 +198,7 @@ impl WebExplorer {
         if charts.is_empty() {
             return Ok(false);
         }
-        canvas::draw(canvas_id, |area| sim_core::plot::draw::limiter(area, charts)).map(|()| true)
+        canvas::draw(canvas_id, |area| sim_core::draw::limiter(area, charts)).map(|()| true)
     }
 
     /// Draws Q2D per device and elevator; false when the scenario has no devices.
@@ -213,7 +213,7 @@ impl WebExplorer {
             .zip(self.inner.baseline_label())
             .map(|(r, label)| r.io_charts(&label))
             .unwrap_or_default();
-        canvas::draw(canvas_id, |area| sim_core::plot::draw::q2d(area, &cur, &base)).map(|()| true)
+        canvas::draw(canvas_id, |area| sim_core::draw::q2d(area, &cur, &base)).map(|()| true)
     }
 }
 
@@ -234,7 +234,7 @@ mod canvas {
 
     pub fn draw(
         id: &str,
-        f: impl FnOnce(&DrawingArea<CanvasBackend, Shift>) -> sim_core::plot::draw::DrawResult,
+        f: impl FnOnce(&DrawingArea<CanvasBackend, Shift>) -> sim_core::draw::DrawResult,
     ) -> Result<(), JsError> {
         let missing = || JsError::new(&format!("no <canvas id=\"{id}\">"));
         let window = web_sys::window().ok_or_else(missing)?;

@@ -1,0 +1,241 @@
+//! A measured run's raw results (threads' timestamps, `perf sched script`
+//! text) → `sim_core`'s plain `Measurement` → `RunReport::measured`.
+
+use super::culprits::CpuSpans;
+use super::host::HostInfo;
+use super::perf_script;
+use super::plan::{Plan, list_text};
+use super::{Raw, thread::ThreadResult};
+use anyhow::Result;
+use sim_core::{
+    DelayViews, GroupCpuStat, HostFacts, MeasuredCpu, MeasuredInfo, MeasuredTask, Measurement, RunReport, Scenario,
+    summarize_delays,
+};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The host as the report records it.
+pub fn host_facts(host: &HostInfo, plan: &Plan) -> HostFacts {
+    HostFacts {
+        kernel_release: host.kernel_release.clone(),
+        scheduler: host.scheduler.to_string(),
+        hz: host.hz,
+        hz_source: host.hz_source.to_string(),
+        nohz_idle: host.nohz_idle,
+        cpus_online: list_text(&host.cpus_online),
+        sockets: host.topology.sockets,
+        cores_per_socket: host.topology.cores_per_socket,
+        threads_per_core: host.topology.threads_per_core,
+        numa_nodes: host.topology.numa_nodes,
+        cpu_map: plan.cpu_map.clone(),
+        preempt: host.preempt.clone(),
+        preempt_source: host.preempt_source.to_string(),
+        cgroup: match host.cgroup {
+            super::host::CgroupVersion::V1 { .. } => "v1",
+            super::host::CgroupVersion::V2 { .. } => "v2",
+            super::host::CgroupVersion::None => "none",
+        }
+        .to_string(),
+        autogroup: host.autogroup,
+        cpu_model: host.cpu_model.clone(),
+        virtualized: host.virtualized.clone(),
+        tick_grid_ns: None,
+        tick_offset_ns: None,
+        tick_grid_missing: None,
+    }
+}
+
+/// Samples `(absolute end, delay)` → `(end from t0, delay)`, inside the window.
+fn rel(samples: &[(u64, u64)], t0: u64) -> Vec<(u64, u64)> {
+    samples.iter().filter(|s| s.0 >= t0).map(|&(e, d)| (e - t0, d)).collect()
+}
+
+/// Builds the report of one measured run.
+pub fn report(scenario: &Scenario, host: &HostInfo, plan: &Plan, raw: Raw) -> Result<RunReport> {
+    Ok(RunReport::measured(scenario, measurement(scenario, host, plan, raw)))
+}
+
+/// The measurement of one run, both views filled.
+pub fn measurement(scenario: &Scenario, host: &HostInfo, plan: &Plan, raw: Raw) -> Measurement {
+    let spec = &scenario.spec;
+    let ntasks: usize = spec.tasks.iter().map(|t| t.count as usize).sum();
+    let mut threads: Vec<Option<&ThreadResult>> = vec![None; ntasks];
+    for r in &raw.results {
+        if let Some(slot) = threads.get_mut(r.task as usize) {
+            *slot = Some(r);
+        }
+    }
+    let mut tasks: Vec<MeasuredTask> = (0..ntasks)
+        .map(|t| {
+            let cpus = spec.declaration_of(sim_core::TaskId(t as u32)).map_or_else(String::new, |(d, i)| {
+                let host: Vec<u16> =
+                    spec.tasks[d].affinity[i as usize].iter().map(|c| plan.cpu_map[usize::from(c.0)]).collect();
+                list_text(&host)
+            });
+            match threads[t] {
+                Some(r) => MeasuredTask {
+                    tid: r.tid,
+                    cpus_allowed: cpus,
+                    runtime_ns: r.runtime_ns,
+                    switches: r.switches,
+                    wakeup_delays: r.wakeups.clone(),
+                    preempt_delays: r.preempts.clone(),
+                    responses: r.responses.clone(),
+                    dropped_items: raw.dropped.iter().filter(|d| d.0 as usize == t).map(|d| d.1).sum(),
+                    migrations: 0,
+                    open_wait_ns: None,
+                    worst_cpu: r.worst_cpu.and_then(|c| plan.scenario_cpu(c)),
+                    culprits: Vec::new(),
+                },
+                None => MeasuredTask { cpus_allowed: cpus, ..MeasuredTask::default() },
+            }
+        })
+        .collect();
+    let threads_view = tasks.clone();
+
+    // The kernel's view, when perf recorded it.
+    let mut perf_missing = raw.perf_missing.clone();
+    let parsed = raw.perf_text.as_deref().and_then(|text| match perf_script::parse_script(text) {
+        Ok(records) => {
+            let tids: BTreeSet<u32> = tasks.iter().map(|t| t.tid).filter(|&t| t != 0).collect();
+            let summary = perf_script::summarize(&records, raw.t0, raw.end, Some(&tids));
+            Some((summary, CpuSpans::build(&records)))
+        }
+        Err(e) => {
+            perf_missing = Some(format!("the perf recording could not be read: {e}"));
+            None
+        }
+    });
+    let (summary, spans) = match parsed {
+        Some((s, sp)) => (Some(s), Some(sp)),
+        None => (None, None),
+    };
+    let mut cpus = vec![MeasuredCpu::default(); usize::from(spec.cpus)];
+    if let Some(sum) = &summary {
+        for t in tasks.iter_mut() {
+            let Some(p) = sum.threads.get(&t.tid) else {
+                // perf saw nothing of it in the window: no perf figures, rather than the threads' under perf's name.
+                t.wakeup_delays.clear();
+                t.preempt_delays.clear();
+                continue;
+            };
+            t.wakeup_delays = rel(&p.wakeup_delays, raw.t0);
+            t.preempt_delays = rel(&p.preempt_delays, raw.t0);
+            t.runtime_ns = p.runtime_ns;
+            t.switches = p.switches;
+            t.migrations = p.migrations;
+            t.open_wait_ns = p.open_wait_ns;
+        }
+        if let Some(spans) = &spans {
+            attribute(&mut tasks, spans, spec, plan, raw.t0);
+        }
+        for (i, c) in cpus.iter_mut().enumerate() {
+            // A host CPU that several scenario CPUs fold onto (--cpus) is counted once, for the first.
+            if plan.cpu_map[..i].contains(&plan.cpu_map[i]) {
+                continue;
+            }
+            if let Some(pc) = sum.cpus.iter().find(|pc| pc.cpu == plan.cpu_map[i]) {
+                *c = MeasuredCpu {
+                    busy_ns: pc.busy_ns,
+                    switches: pc.switches,
+                    migrations_in: pc.migrations_in,
+                    migrations_out: pc.migrations_out,
+                };
+            }
+        }
+    }
+
+    let views = spec
+        .tasks
+        .iter()
+        .map(|ts| {
+            let range = ts.first.index()..ts.first.index() + ts.count as usize;
+            let merge = |f: &dyn Fn(&MeasuredTask) -> &Vec<(u64, u64)>, from: &[MeasuredTask]| {
+                let all: Vec<(u64, u64)> = from[range.clone()].iter().flat_map(|t| f(t).iter().copied()).collect();
+                summarize_delays(&all)
+            };
+            DelayViews {
+                name: ts.name.clone(),
+                threads_wakeup: merge(&|t| &t.wakeup_delays, &threads_view),
+                threads_preempt: merge(&|t| &t.preempt_delays, &threads_view),
+                perf_wakeup: summary.as_ref().map(|_| merge(&|t| &t.wakeup_delays, &tasks)),
+                perf_preempt: summary.as_ref().map(|_| merge(&|t| &t.preempt_delays, &tasks)),
+                schedstat_run_delay_ns: range.clone().filter_map(|t| threads[t]).map(|r| r.run_delay_ns).sum(),
+            }
+        })
+        .collect();
+    Measurement {
+        info: MeasuredInfo {
+            host: HostFacts {
+                tick_grid_ns: raw.tick.grid.map(|g| g.phase_ns),
+                tick_offset_ns: raw.tick.tick_offset_ns,
+                tick_grid_missing: raw.tick.missing.clone(),
+                ..host_facts(host, plan)
+            },
+            delays_from: if summary.is_some() { "perf" } else { "threads" }.to_string(),
+            perf_missing,
+            views,
+            applied: raw.applied,
+            not_reproduced: plan.not_reproduced.clone(),
+        },
+        duration_ns: raw.end - raw.t0,
+        tasks,
+        cpus,
+        cpu_stats: raw
+            .cpu_stats
+            .iter()
+            .filter_map(|(path, c)| {
+                let b = plan.bandwidth.iter().find(|b| &b.0 == path)?.1;
+                Some((
+                    path.clone(),
+                    GroupCpuStat {
+                        quota_ns: b.quota_ns?,
+                        period_ns: b.period_ns,
+                        burst_ns: b.burst_ns,
+                        nr_periods: c.nr_periods,
+                        nr_throttled: c.nr_throttled,
+                        throttled_time_ns: c.throttled_time_ns,
+                        nr_bursts: c.nr_bursts,
+                        burst_time_ns: c.burst_time_ns,
+                        // What the host's cfs_bandwidth handed out is not shown in cpu.stat.
+                        runtime_granted_ns: 0,
+                        runtime_expired_ns: 0,
+                    },
+                ))
+            })
+            .collect(),
+    }
+}
+
+/// Fills each task's culprits (who held its CPU while it waited) and the
+/// CPU of its longest delay, from the perf view's delays and the CPUs' run spans.
+fn attribute(tasks: &mut [MeasuredTask], spans: &CpuSpans, spec: &sim_core::ScenarioSpec, plan: &Plan, t0: u64) {
+    // Our threads by tid: (declared name, comm).
+    let mut ours: BTreeMap<u32, (String, String)> = BTreeMap::new();
+    for ts in &spec.tasks {
+        for i in 0..ts.count {
+            if let Some(t) = tasks.get((ts.first.0 + i) as usize) {
+                ours.insert(t.tid, (ts.name.clone(), ts.comm(i)));
+            }
+        }
+    }
+    for t in tasks.iter_mut() {
+        let mut agg: BTreeMap<(usize, String, String), u64> = BTreeMap::new();
+        let mut worst: Option<(u64, u16)> = None;
+        for &(end, delay) in t.wakeup_delays.iter().chain(&t.preempt_delays) {
+            let at = end + t0;
+            let Some(cpu) = spans.cpu_of_switch_in(t.tid, at) else { continue };
+            if worst.is_none_or(|w| delay > w.0) {
+                worst = Some((delay, cpu));
+            }
+            let bucket = sim_core::delay_bucket(delay);
+            for (tid, comm, ns) in spans.holders(cpu, at.saturating_sub(delay), at, t.tid) {
+                let (name, c) = ours.get(&tid).cloned().unwrap_or_else(|| (comm.clone(), comm));
+                *agg.entry((bucket, name, c)).or_insert(0) += ns;
+            }
+        }
+        t.culprits = agg.into_iter().map(|((b, n, c), ns)| (b, n, c, ns)).collect();
+        if let Some((_, cpu)) = worst {
+            t.worst_cpu = plan.scenario_cpu(cpu);
+        }
+    }
+}

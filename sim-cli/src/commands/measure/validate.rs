@@ -1,0 +1,626 @@
+//! `sim-cli validate`: `measure` K times, `run` once with the machine the
+//! measurement found (HZ, NO_HZ; the scenario's CPUs are measured one to one
+//! unless `--cpus` folds them, which `measure` says), and per task the predicted
+//! against the measured delay percentiles, with an error and a verdict.
+//! `--also-kernel V` adds a second prediction, by another kernel model, as a
+//! column beside the first. Each task's measured wake-up delays are also
+//! fitted with a log-normal (`machine.wakeup_latency`'s syntax), which
+//! docs/validation.sh takes from a task alone on its CPU as the machine's noise.
+
+use super::{Options, collect, host::HostInfo};
+use anyhow::{Context, Result, bail};
+use serde::Serialize;
+use sim_core::{LatencySummary, MeasuredInfo, ReportSource, RunReport, Scenario, format_duration};
+use std::fmt::Write;
+use std::path::Path;
+
+/// A prediction within this many percent of the measurement passes.
+pub const TOLERANCE_PCT: f64 = 25.0;
+
+/// The most repeats accepted.
+pub const REPEAT_MAX: u32 = 100;
+
+/// One statistic of a delay distribution.
+type Stat = fn(&LatencySummary) -> u64;
+
+/// The statistics compared.
+const STATS: [(&str, Stat); 4] =
+    [("p50", |s| s.p50_ns), ("p90", |s| s.p90_ns), ("p99", |s| s.p99_ns), ("max", |s| s.max_ns)];
+
+#[derive(Debug, Serialize, Clone)]
+pub struct Row {
+    pub task: String,
+    pub stat: &'static str,
+    pub predicted_ns: u64,
+    /// The `--also-kernel` model's prediction.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub predicted_also_ns: Option<u64>,
+    /// Median over the repeats.
+    pub measured_ns: u64,
+    pub measured_min_ns: u64,
+    pub measured_max_ns: u64,
+    /// `(predicted − measured) / measured`, in percent; None when measured is 0.
+    pub error_pct: Option<f64>,
+    pub verdict: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Validation {
+    pub scenario: String,
+    pub variant: Option<String>,
+    pub repeats: u32,
+    /// The model that predicted (`[kernel] version`): `linux-4.4-cfs`.
+    pub model: String,
+    /// The `--also-kernel` version (`4.4`) and model (`linux-4.4-cfs`), when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub also_kernel: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub also_model: Option<String>,
+    /// The user's `--set` overrides (and `--duration`): the measurement and
+    /// the predictions all run the scenario with them.
+    pub sets: Vec<String>,
+    /// The `--set` overrides that gave the simulator the measured machine.
+    pub sim_overrides: Vec<String>,
+    pub host: serde_json::Value,
+    /// Which view the measured figures come from, per repeat (`perf` or `threads`).
+    pub delays_from: Vec<String>,
+    pub rows: Vec<Row>,
+    /// Per declared task with measured wake-ups: a log-normal fitted to them.
+    pub wakeup_fits: Vec<WakeupFit>,
+    /// With CPU quotas: each limited group's cpu.stat and each declared
+    /// task's share of the CPU time, predicted against measured.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub quota: Vec<QuotaRow>,
+    /// Scenario settings the measurement did not reproduce (a flag such as
+    /// `--ignore-limiters` allowed it) while the prediction has them:
+    /// `key as --set spells it → the flag and why`.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub not_reproduced: std::collections::BTreeMap<String, String>,
+}
+
+/// One figure of a CPU-limited scenario (a count or a ratio, not a delay).
+#[derive(Debug, Serialize, Clone, PartialEq)]
+pub struct QuotaRow {
+    /// `group /pod` or `task hog`.
+    pub what: String,
+    /// `nr_periods`, `nr_throttled`, `throttled_ms_per_period` (throttled
+    /// time summed over CPUs / nr_periods), `throttled_pct` (nr_throttled
+    /// / nr_periods, %), `cpu_pct` (the task's CPU time / the run, %).
+    pub stat: &'static str,
+    pub predicted: f64,
+    /// Median over the repeats, and their range.
+    pub measured: f64,
+    pub measured_min: f64,
+    pub measured_max: f64,
+    /// Each repeat's value, in the order measured.
+    pub measured_each: Vec<f64>,
+    pub error_pct: Option<f64>,
+    pub verdict: String,
+}
+
+/// One figure of a group's cpu.stat.
+type QuotaStat = fn(&sim_core::GroupCpuStat) -> f64;
+
+/// The figures compared per limited group, from its report row.
+const QUOTA_STATS: [(&str, QuotaStat); 4] = [
+    ("nr_periods", |c| c.nr_periods as f64),
+    ("nr_throttled", |c| c.nr_throttled as f64),
+    ("throttled_pct", |c| if c.nr_periods == 0 { 0.0 } else { c.nr_throttled as f64 * 100.0 / c.nr_periods as f64 }),
+    ("throttled_ms_per_period", |c| {
+        if c.nr_periods == 0 { 0.0 } else { c.throttled_time_ns as f64 / 1e6 / c.nr_periods as f64 }
+    }),
+];
+
+fn median_f(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    if v.is_empty() { 0.0 } else { v[(v.len() - 1) / 2] }
+}
+
+/// A `QuotaRow` from a prediction and the repeats' values, with the ±25% verdict.
+fn quota_row(what: String, stat: &'static str, predicted: f64, measured: Vec<f64>) -> QuotaRow {
+    let med = median_f(measured.clone());
+    let (error_pct, verdict) = if med == 0.0 {
+        (None, if predicted == 0.0 { "within ±25%".to_string() } else { "measured 0".to_string() })
+    } else {
+        let err = (predicted - med) / med * 100.0;
+        let v = if err.abs() <= TOLERANCE_PCT {
+            "within ±25%".to_string()
+        } else if predicted == 0.0 {
+            "predicted 0".to_string()
+        } else if predicted > med {
+            format!("outside: {:.1}x over", predicted / med)
+        } else {
+            format!("outside: {:.1}x under", med / predicted)
+        };
+        (Some((err * 10.0).round() / 10.0), v)
+    };
+    QuotaRow {
+        what,
+        stat,
+        predicted,
+        measured: med,
+        measured_min: measured.iter().copied().fold(f64::INFINITY, f64::min).min(med),
+        measured_max: measured.iter().copied().fold(0.0, f64::max),
+        measured_each: measured,
+        error_pct,
+        verdict,
+    }
+}
+
+/// Per group with a quota in the prediction: its cpu.stat figures against
+/// the measured ones; then per declared task its CPU share. Empty when the
+/// scenario limits no group.
+pub fn quota_rows(predicted: &RunReport, measured: &[RunReport]) -> Vec<QuotaRow> {
+    let mut rows = Vec::new();
+    for g in &predicted.groups {
+        let Some(p) = g.cpu_stat else { continue };
+        for (stat, f) in QUOTA_STATS {
+            let m: Vec<f64> = measured
+                .iter()
+                .filter_map(|r| r.groups.iter().find(|x| x.path == g.path).and_then(|x| x.cpu_stat))
+                .map(|c| f(&c))
+                .collect();
+            rows.push(quota_row(format!("group {}", g.path), stat, f(&p), m));
+        }
+    }
+    if rows.is_empty() {
+        return rows;
+    }
+    let share = |r: &RunReport, name: &str| {
+        let ns: u64 = r.tasks.iter().filter(|t| t.name == name).map(|t| t.runtime_ns).sum();
+        if r.sim_time_ns == 0 { 0.0 } else { ns as f64 * 100.0 / r.sim_time_ns as f64 }
+    };
+    for d in &predicted.task_delays {
+        let m: Vec<f64> = measured.iter().map(|r| share(r, &d.name)).collect();
+        rows.push(quota_row(format!("task {}", d.name), "cpu_pct", share(predicted, &d.name), m));
+    }
+    rows
+}
+
+/// A task's measured wake-up delays as a `machine.wakeup_latency` distribution.
+#[derive(Debug, Serialize, Clone, PartialEq)]
+pub struct WakeupFit {
+    pub task: String,
+    /// `perf` or `threads`: the view the wake-up delays come from.
+    pub from: String,
+    /// Medians over the repeats.
+    pub p50_ns: u64,
+    pub p99_ns: u64,
+    /// `lognormal(MEDIANns, SIGMA)` (or a constant when p99 ≤ p50), for `--set machine.wakeup_latency=…`.
+    pub dist: String,
+}
+
+/// z of the 99th percentile of the standard normal.
+const Z_P99: f64 = 2.326;
+
+/// A log-normal with median `p50_ns` whose 99th percentile is `p99_ns`:
+/// σ = ln(p99 / p50) / z₀.₉₉. A constant when p99 ≤ p50 (σ would be 0 or
+/// less); None when the median is 0 (no latency to model).
+pub fn lognormal_fit(p50_ns: u64, p99_ns: u64) -> Option<String> {
+    if p50_ns == 0 {
+        return None;
+    }
+    let sigma = (p99_ns as f64 / p50_ns as f64).ln() / Z_P99;
+    // `Dist` accepts σ in (0, 100]; three decimals are what is printed.
+    if sigma < 0.0005 {
+        return Some(format!("{p50_ns}ns"));
+    }
+    Some(format!("lognormal({p50_ns}ns, {:.3})", sigma.min(100.0)))
+}
+
+/// The fits of every declared task whose wake-ups were measured, from the
+/// perf view where there is one (as the report's figures), else the threads'.
+pub fn wakeup_fits(infos: &[&MeasuredInfo]) -> Vec<WakeupFit> {
+    let Some(first) = infos.first() else { return Vec::new() };
+    let mut fits = Vec::new();
+    for (i, v) in first.views.iter().enumerate() {
+        let mut from = "perf";
+        let mut sums = Vec::new();
+        for info in infos {
+            let Some(w) = info.views.get(i) else { continue };
+            match &w.perf_wakeup {
+                Some(p) => sums.push(*p),
+                None => {
+                    from = "threads";
+                    sums.push(w.threads_wakeup);
+                }
+            }
+        }
+        if sums.iter().all(|s| s.count == 0) {
+            continue;
+        }
+        let p50 = median(sums.iter().map(|s| s.p50_ns).collect());
+        let p99 = median(sums.iter().map(|s| s.p99_ns).collect());
+        if let Some(dist) = lognormal_fit(p50, p99) {
+            fits.push(WakeupFit { task: v.name.clone(), from: from.into(), p50_ns: p50, p99_ns: p99, dist });
+        }
+    }
+    fits
+}
+
+/// The verdict for one comparison.
+pub fn verdict(predicted: u64, measured: u64) -> (Option<f64>, String) {
+    if measured == 0 {
+        return (None, if predicted == 0 { "within ±25%".into() } else { "measured 0".into() });
+    }
+    let err = (predicted as f64 - measured as f64) / measured as f64 * 100.0;
+    if err.abs() <= TOLERANCE_PCT {
+        (Some(err), "within ±25%".into())
+    } else if predicted == 0 {
+        (Some(err), "predicted 0".into())
+    } else if predicted > measured {
+        (Some(err), format!("outside: {:.1}x over", predicted as f64 / measured as f64))
+    } else {
+        (Some(err), format!("outside: {:.1}x under", measured as f64 / predicted as f64))
+    }
+}
+
+/// The simulator's overrides for the machine measured.
+pub fn sim_overrides(scenario: &Scenario, host: &HostInfo) -> Vec<String> {
+    let mut sets = Vec::new();
+    if [100, 250, 300, 1000].contains(&host.hz) && host.hz != scenario.spec.hz {
+        sets.push(format!("machine.hz={}", host.hz));
+    }
+    if let Some(n) = host.nohz_idle
+        && n != scenario.spec.machine.nohz_idle
+    {
+        sets.push(format!("machine.nohz={n}"));
+    }
+    sets
+}
+
+/// Under an EEVDF model, the base slice the host runs with: the kernel
+/// scales `normalized_sysctl_sched_base_slice` by 1 + ilog2(min(online
+/// CPUs, 8)) (`update_sysctl`, 6.x fair.c), and the host has more CPUs
+/// online than a one-CPU scenario declares. Left alone when the scenario
+/// sets its own slice or the model is CFS.
+pub fn host_base_slice(scenario: &Scenario, host: &HostInfo) -> Option<String> {
+    let spec = &scenario.spec;
+    let e = &spec.eevdf;
+    let online = u16::try_from(host.cpus_online.len()).unwrap_or(u16::MAX).max(1);
+    let default_here = e.normalized_base_slice_ns * e.scaling.factor(spec.cpus);
+    if !spec.kernel.is_eevdf() || e.base_slice_ns != default_here || online == spec.cpus {
+        return None;
+    }
+    Some(format!("cfs.base_slice_ns={}ns", e.normalized_base_slice_ns * e.scaling.factor(online)))
+}
+
+fn median(mut v: Vec<u64>) -> u64 {
+    v.sort_unstable();
+    if v.is_empty() { 0 } else { v[(v.len() - 1) / 2] }
+}
+
+/// Compares a prediction (and the `--also-kernel` one) with K measured
+/// reports, per declared task.
+pub fn rows(predicted: &RunReport, also: Option<&RunReport>, measured: &[RunReport]) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for (i, p) in predicted.task_delays.iter().enumerate() {
+        for (stat, f) in STATS {
+            let m: Vec<u64> = measured.iter().filter_map(|r| r.task_delays.get(i)).map(|d| f(&d.delay)).collect();
+            let med = median(m.clone());
+            let pred = f(&p.delay);
+            let (error_pct, verdict) = verdict(pred, med);
+            rows.push(Row {
+                task: p.name.clone(),
+                stat,
+                predicted_ns: pred,
+                predicted_also_ns: also.and_then(|a| a.task_delays.get(i)).map(|d| f(&d.delay)),
+                measured_ns: med,
+                measured_min_ns: m.iter().copied().min().unwrap_or(0),
+                measured_max_ns: m.iter().copied().max().unwrap_or(0),
+                error_pct: error_pct.map(|e| (e * 10.0).round() / 10.0),
+                verdict,
+            });
+        }
+    }
+    rows
+}
+
+/// Runs the validation and returns the table (or JSON).
+pub fn validate(file: &Path, opts: &Options, repeat: u32, also_kernel: Option<&str>, json: bool) -> Result<String> {
+    if repeat == 0 || repeat > REPEAT_MAX {
+        bail!("--repeat {repeat}: must be 1 to {REPEAT_MAX}");
+    }
+    let (text, scenario, host, plan) = super::preflight(file, opts)?;
+    let mut overrides = sim_overrides(&scenario, &host);
+    let machine_only = overrides.clone();
+    overrides.extend(host_base_slice(&scenario, &host));
+    let sim_scenario =
+        crate::input::with_sets(&scenario, &overrides).context("applying the measured machine to the scenario")?;
+    // Refused before measuring: a model the scenario's keys do not fit.
+    let also_scenario = match also_kernel {
+        Some(v) => {
+            let mut sets = machine_only;
+            sets.push(format!("kernel.version={v}"));
+            Some(crate::input::with_sets(&scenario, &sets).with_context(|| {
+                format!("--also-kernel {v}: the scenario (with its --set) does not run on that model")
+            })?)
+        }
+        None => None,
+    };
+    for w in &plan.warnings {
+        eprintln!("note: {w}");
+    }
+    let mut measured = Vec::new();
+    for k in 0..repeat {
+        if opts.progress {
+            eprintln!("validate: measurement {} of {repeat}", k + 1);
+        }
+        let raw = super::run_once(file, &text, &scenario, &host, &plan, opts)?;
+        measured.push(collect::report(&scenario, &host, &plan, raw)?);
+    }
+    let predict = |s: &Scenario, what: &str| {
+        let mut sim = sim_core::Simulation::new(s);
+        crate::progress::run_to_end(&mut sim, what, opts.progress);
+        sim.report()
+    };
+    let predicted = predict(&sim_scenario, "prediction");
+    let also = also_scenario.as_ref().map(|s| predict(s, "prediction (--also-kernel)"));
+    let infos: Vec<&MeasuredInfo> = measured
+        .iter()
+        .filter_map(|r| match &r.source {
+            ReportSource::Measured(m) => Some(&**m),
+            ReportSource::Simulated => None,
+        })
+        .collect();
+    let facts = infos.first().map_or_else(|| collect::host_facts(&host, &plan), |m| m.host.clone());
+    let v = Validation {
+        scenario: scenario.spec.name.clone(),
+        variant: opts.variant.clone(),
+        repeats: repeat,
+        model: scenario.spec.kernel.label(),
+        also_kernel: also_scenario.as_ref().map(|s| s.spec.kernel.version().to_string()),
+        also_model: also_scenario.as_ref().map(|s| s.spec.kernel.label()),
+        sets: super::all_sets(opts),
+        sim_overrides: overrides,
+        host: host_json(&facts),
+        delays_from: measured.iter().map(delays_from).collect(),
+        rows: rows(&predicted, also.as_ref(), &measured),
+        wakeup_fits: wakeup_fits(&infos),
+        quota: quota_rows(&predicted, &measured),
+        not_reproduced: plan.not_reproduced.iter().cloned().collect(),
+    };
+    Ok(if json { serde_json::to_string_pretty(&v)? + "\n" } else { table(&v) })
+}
+
+fn delays_from(r: &RunReport) -> String {
+    match &r.source {
+        sim_core::ReportSource::Measured(m) => m.delays_from.clone(),
+        sim_core::ReportSource::Simulated => "simulated".into(),
+    }
+}
+
+fn host_json(f: &sim_core::HostFacts) -> serde_json::Value {
+    serde_json::json!({
+        "kernel_release": f.kernel_release, "scheduler": f.scheduler, "hz": f.hz, "hz_source": f.hz_source,
+        "preempt": f.preempt, "cgroup": f.cgroup, "autogroup": f.autogroup, "cpus_online": f.cpus_online,
+        "cpu_map": f.cpu_map, "cpu_model": f.cpu_model, "virtualized": f.virtualized,
+        "tick_grid_ns": f.tick_grid_ns, "tick_offset_ns": f.tick_offset_ns, "tick_grid_missing": f.tick_grid_missing,
+    })
+}
+
+/// The text table.
+pub fn table(v: &Validation) -> String {
+    let mut out = String::new();
+    let h = &v.host;
+    let _ = writeln!(
+        out,
+        "validate {}{} · model {} · {} measurement(s) on Linux {} ({}, HZ={}, preempt {}) · delays from {}",
+        v.scenario,
+        v.variant.as_ref().map_or(String::new(), |x| format!(" (variant {x})")),
+        v.model,
+        v.repeats,
+        h["kernel_release"].as_str().unwrap_or("?"),
+        h["scheduler"].as_str().unwrap_or("?"),
+        h["hz"],
+        h["preempt"].as_str().unwrap_or("?"),
+        {
+            let mut d = v.delays_from.clone();
+            d.dedup();
+            d.join("/")
+        }
+    );
+    for (key, why) in &v.not_reproduced {
+        let _ = writeln!(out, "warning: {key} is predicted but NOT reproduced by the measurement ({why})");
+    }
+    if !v.sets.is_empty() {
+        let _ = writeln!(out, "measured and predicted with --set {}", v.sets.join(" --set "));
+    }
+    if !v.sim_overrides.is_empty() {
+        let _ = writeln!(out, "prediction run with --set {}", v.sim_overrides.join(" --set "));
+    }
+    if let (Some(k), Some(m)) = (&v.also_kernel, &v.also_model) {
+        let _ = writeln!(out, "column \"predicted {k}\": the same machine predicted by model {m} (no verdict)");
+    }
+    match (v.host["tick_offset_ns"].as_u64(), v.host["tick_grid_missing"].as_str()) {
+        (Some(o), _) => {
+            let _ = writeln!(out, "host ticks aligned: start + {} + k × tick, as the model's", format_duration(o));
+        }
+        (None, Some(why)) => {
+            let _ = writeln!(out, "warning: {why}");
+        }
+        _ => {}
+    }
+    for f in &v.wakeup_fits {
+        let _ = writeln!(
+            out,
+            "measured wake-ups of {} ({}): p50 {}, p99 {} → machine.wakeup_latency=\"{}\"",
+            f.task,
+            f.from,
+            format_duration(f.p50_ns),
+            format_duration(f.p99_ns),
+            f.dist
+        );
+    }
+    let also_head = v.also_kernel.as_ref().map(|k| format!("predicted {k}"));
+    let also_cell = |r: &Row| match (&also_head, r.predicted_also_ns) {
+        (Some(h), Some(ns)) => format!(" {:>w$}", format_duration(ns), w = h.chars().count().max(11)),
+        (Some(h), None) => format!(" {:>w$}", "-", w = h.chars().count().max(11)),
+        (None, _) => String::new(),
+    };
+    let _ = writeln!(
+        out,
+        "\n{:<14} {:<4} {:>11}{} {:>11} {:>23} {:>9}  verdict",
+        "task",
+        "stat",
+        "predicted",
+        also_head.as_ref().map_or(String::new(), |h| format!(" {h:>11}")),
+        "measured",
+        "measured min–max",
+        "error"
+    );
+    for r in &v.rows {
+        let _ = writeln!(
+            out,
+            "{:<14} {:<4} {:>11}{} {:>11} {:>23} {:>9}  {}",
+            r.task,
+            r.stat,
+            format_duration(r.predicted_ns),
+            also_cell(r),
+            format_duration(r.measured_ns),
+            format!("{}–{}", format_duration(r.measured_min_ns), format_duration(r.measured_max_ns)),
+            r.error_pct.map_or("-".into(), |e| format!("{e:+.0}%")),
+            r.verdict
+        );
+    }
+    let within = v.rows.iter().filter(|r| r.verdict.starts_with("within")).count();
+    let _ = writeln!(
+        out,
+        "\n{within} of {} figures within ±{TOLERANCE_PCT:.0}% (delay = every scheduling delay: wake-up or preemption to running; measured = median over the repeats)",
+        v.rows.len()
+    );
+    if !v.quota.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nCPU quota (cpu.stat over the run; cpu_pct = CPU time / run, %)\n{:<20} {:<24} {:>11} {:>11} {:>21} {:>9}  verdict",
+            "group/task", "stat", "predicted", "measured", "measured min–max", "error"
+        );
+        let num = |x: f64| if x.fract() == 0.0 && x.abs() < 1e12 { format!("{x:.0}") } else { format!("{x:.2}") };
+        for r in &v.quota {
+            let _ = writeln!(
+                out,
+                "{:<20} {:<24} {:>11} {:>11} {:>21} {:>9}  {}",
+                r.what,
+                r.stat,
+                num(r.predicted),
+                num(r.measured),
+                format!("{}–{}", num(r.measured_min), num(r.measured_max)),
+                r.error_pct.map_or("-".into(), |e| format!("{e:+.0}%")),
+                r.verdict
+            );
+        }
+        let within = v.quota.iter().filter(|r| r.verdict.starts_with("within")).count();
+        let _ = writeln!(out, "{within} of {} quota figures within ±{TOLERANCE_PCT:.0}%", v.quota.len());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quota_rows_compare_cpu_stat_and_shares() {
+        use sim_core::{GroupCpuStat, GroupReport};
+        let toml = "schema = 1\nseed = 1\nduration = \"1s\"\n[machine]\ncpus = 1\n[groups.\"/pod\"]\n\
+                    \"cpu.max\" = \"50000 100000\"\n[[tasks]]\nname = \"hog\"\ngroup = \"/pod\"\n\
+                    program = [{ run = \"1s\" }]\n";
+        let s = Scenario::from_toml("q.toml", toml).expect("scenario");
+        let predicted = sim_core::run(&s);
+        let pc = predicted.groups[0].cpu_stat.expect("the prediction has cpu.stat");
+        // 1 s at 50 ms per 100 ms: 10 periods, (nearly) each throttled, the hog at half the CPU.
+        assert_eq!(pc.nr_periods, 10);
+        assert!((9..=10).contains(&pc.nr_throttled), "{pc:?}");
+        let measured = |periods: u64, throttled: u64, time_ms: u64, hog_ms: u64| {
+            let mut r = predicted.clone();
+            r.groups = vec![GroupReport {
+                cpu_stat: Some(GroupCpuStat {
+                    nr_periods: periods,
+                    nr_throttled: throttled,
+                    throttled_time_ns: time_ms * 1_000_000,
+                    ..pc
+                }),
+                ..predicted.groups[0].clone()
+            }];
+            r.tasks[0].runtime_ns = hog_ms * 1_000_000;
+            r
+        };
+        let runs = [measured(10, 9, 450, 500), measured(11, 10, 500, 520), measured(10, 10, 480, 480)];
+        let rows = quota_rows(&predicted, &runs);
+        let get = |what: &str, stat: &str| rows.iter().find(|r| r.what == what && r.stat == stat).expect("row").clone();
+        let p = get("group /pod", "nr_periods");
+        assert_eq!((p.predicted, p.measured, p.measured_min, p.measured_max), (10.0, 10.0, 10.0, 11.0));
+        assert_eq!(p.verdict, "within ±25%");
+        let t = get("group /pod", "throttled_ms_per_period");
+        assert_eq!(t.measured, 500.0 / 11.0, "median of 45, 45.45…, 48");
+        assert_eq!((t.measured_min, t.measured_max), (45.0, 48.0));
+        assert_eq!(t.measured_each, vec![45.0, 500.0 / 11.0, 48.0]);
+        let h = get("task hog", "cpu_pct");
+        assert!((h.predicted - 50.0).abs() < 1.0, "{h:?}");
+        assert_eq!(h.measured, 50.0);
+        // No quota, no rows.
+        let mut plain = predicted.clone();
+        plain.groups.clear();
+        assert!(quota_rows(&plain, &runs).is_empty());
+        assert_eq!(quota_row("x".into(), "nr_periods", 30.0, vec![10.0]).verdict, "outside: 3.0x over");
+    }
+
+    #[test]
+    fn verdicts() {
+        assert_eq!(verdict(110, 100).1, "within ±25%");
+        assert_eq!(verdict(75, 100).1, "within ±25%");
+        assert_eq!(verdict(300, 100).1, "outside: 3.0x over");
+        assert_eq!(verdict(50, 100).1, "outside: 2.0x under");
+        assert_eq!(verdict(0, 100).1, "predicted 0");
+        assert_eq!(verdict(0, 0).1, "within ±25%");
+        assert_eq!(verdict(5, 0).1, "measured 0");
+        assert_eq!(median(vec![5, 1, 3]), 3);
+        assert_eq!(median(vec![4, 1, 3, 2]), 2);
+    }
+
+    #[test]
+    fn lognormal_from_median_and_p99() {
+        // σ = ln(q/m)/2.326: a p99 e^2.326 times the median is σ = 1.
+        let q = (20_000.0 * 2.326f64.exp()).round() as u64;
+        assert_eq!(lognormal_fit(20_000, q).as_deref(), Some("lognormal(20000ns, 1.000)"));
+        // ln(60/20)/2.326 = 0.4723…
+        assert_eq!(lognormal_fit(20_000, 60_000).as_deref(), Some("lognormal(20000ns, 0.472)"));
+        // No spread: a constant; no median: nothing.
+        assert_eq!(lognormal_fit(20_000, 20_000).as_deref(), Some("20000ns"));
+        assert_eq!(lognormal_fit(20_000, 10_000).as_deref(), Some("20000ns"));
+        assert_eq!(lognormal_fit(0, 10_000), None);
+        // What is printed parses as the scenario key's distribution, with that median.
+        let d = sim_core::Dist::parse("lognormal(20000ns, 0.472)").expect("parses");
+        assert_eq!(d, sim_core::Dist::LogNormal { median: 20_000, sigma: 0.472 });
+    }
+
+    fn measured(p50: u64, p99: u64, perf: bool) -> MeasuredInfo {
+        use sim_core::DelayViews;
+        let s = sim_core::LatencySummary { count: 10, p50_ns: p50, p99_ns: p99, ..Default::default() };
+        let view = DelayViews {
+            name: "reactor".into(),
+            threads_wakeup: s,
+            perf_wakeup: perf.then_some(s),
+            ..Default::default()
+        };
+        MeasuredInfo {
+            views: vec![view, DelayViews { name: "idle".into(), ..Default::default() }],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn wakeup_fits_take_medians_over_repeats() {
+        let runs = [measured(10_000, 30_000, true), measured(20_000, 60_000, true), measured(90, 90, true)];
+        let fits = wakeup_fits(&runs.iter().collect::<Vec<_>>());
+        // Medians 10 µs and 30 µs; the task without wake-ups has no fit.
+        assert_eq!(fits.len(), 1);
+        assert_eq!(
+            (fits[0].task.as_str(), fits[0].from.as_str(), fits[0].p50_ns, fits[0].p99_ns),
+            ("reactor", "perf", 10_000, 30_000)
+        );
+        assert_eq!(fits[0].dist, "lognormal(10000ns, 0.472)");
+        assert_eq!(wakeup_fits(&[&measured(10_000, 30_000, false)])[0].from, "threads");
+        assert!(wakeup_fits(&[]).is_empty());
+    }
+}

@@ -1,0 +1,321 @@
+//! A worker process of `measure` (`sim-cli __measure-worker`, started by the
+//! parent, never by hand): the tasks of one session and cgroup, as threads.
+//!
+//! Protocol, one line each way per step (stdin from the parent, stdout to it):
+//! 1. parent: `WorkerInput` as JSON → worker: `setsid()` if it has a session,
+//!    its autogroup nice, then `{"pid":N}`;
+//! 2. parent (has moved the process into its cgroup): `threads` → worker
+//!    starts every thread, each sets its name, timer slack, affinity, policy
+//!    and nice, then `{"tids":[[task,tid],…],"wakers":[tid,…]}`;
+//! 3. parent: `go T0 END` (CLOCK_MONOTONIC ns) → the threads run from T0 to END;
+//!    `stop` on stdin ends them early;
+//! 4. worker: `{"results":[…],"dropped":[…]}` and exit 0. On failure:
+//!    `{"error":"…"}` and exit 1.
+
+use super::plan::WorkerInput;
+use super::thread::{self, Ctx, ThreadResult};
+use anyhow::{Context, Result, anyhow, bail};
+use serde::{Deserialize, Serialize};
+use sim_core::{Scenario, SimRng};
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Barrier, mpsc};
+
+/// What the worker reports after `threads`.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Tids {
+    pub tids: Vec<(u32, u32)>,
+    pub wakers: Vec<u32>,
+}
+
+/// What the worker reports at the end.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Results {
+    pub results: Vec<ThreadResult>,
+    /// Items each waker thread dropped (its target's FIFO was full).
+    pub dropped: Vec<(u32, u64)>,
+}
+
+/// Opens a FIFO of the run for reading and writing, non-blocking (O_RDWR on
+/// a FIFO never blocks in open and never sees end-of-file).
+pub fn open_fifo(path: &Path) -> Result<File> {
+    let f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+        .open(path)
+        .with_context(|| format!("opening the FIFO {}", path.display()))?;
+    // Room for 65,536 items of 16 bytes (fs.pipe-max-size permitting).
+    let _ = rustix::pipe::fcntl_setpipe_size(&f, 1 << 20);
+    Ok(f)
+}
+
+fn line(out: &mut impl Write, v: &impl Serialize) -> Result<()> {
+    let text = serde_json::to_string(v)?;
+    writeln!(out, "{text}")?;
+    out.flush()?;
+    Ok(())
+}
+
+/// One line from stdin (locked for this call only, so the stop reader can
+/// take it later).
+fn read_line(what: &str) -> Result<String> {
+    let mut s = String::new();
+    if std::io::stdin().lock().read_line(&mut s)? == 0 {
+        bail!("the parent closed the pipe before `{what}`");
+    }
+    Ok(s.trim_end().to_string())
+}
+
+/// The worker's main: returns the exit status.
+pub fn main() -> u8 {
+    // Ctrl-C reaches the whole foreground process group: the parent stops
+    // the run (`stop`) and collects what was measured, so a worker must not die of it.
+    let _ = super::signals::install();
+    // Every worker opens every task's wake-up FIFO: room for large scenarios.
+    let limit = rustix::process::getrlimit(rustix::process::Resource::Nofile);
+    if let Some(max) = limit.maximum {
+        let _ = rustix::process::setrlimit(
+            rustix::process::Resource::Nofile,
+            rustix::process::Rlimit { current: Some(max), maximum: Some(max) },
+        );
+    }
+    let mut out = std::io::stdout().lock();
+    match work(&mut out) {
+        Ok(()) => 0,
+        Err(e) => {
+            let _ = line(&mut out, &serde_json::json!({ "error": format!("{e:#}") }));
+            1
+        }
+    }
+}
+
+/// Per-thread settings from the plan.
+struct Setup {
+    name: String,
+    cpus: Vec<u16>,
+    nice: i32,
+    policy: sim_core::Policy,
+}
+
+/// The nice value thread-priority 3.1 gives a `Crossplatform(p)` priority
+/// under a normal policy (its unix.rs `to_posix`: 39 steps from nice 19 at
+/// p = 0 to nice -20 at p = 99).
+fn crossplatform_nice(p: u8) -> i32 {
+    i32::from((39.0f32 * (1.0 - f32::from(p) / 99.0)) as i8) - 20
+}
+
+/// Applies a thread's settings to the calling thread.
+fn setup_thread(s: &Setup) -> Result<()> {
+    let _ = rustix::thread::set_current_timer_slack(std::num::NonZeroU64::new(1));
+    let mut set = rustix::thread::CpuSet::new();
+    for &c in &s.cpus {
+        set.set(usize::from(c));
+    }
+    rustix::thread::sched_setaffinity(None, &set)
+        .with_context(|| format!("{}: sched_setaffinity to CPUs {:?}", s.name, s.cpus))?;
+    use sim_core::Policy;
+    use thread_priority::unix::{NormalThreadSchedulePolicy as N, ThreadSchedulePolicy as P};
+    let policy = match s.policy {
+        Policy::Normal => None,
+        Policy::Batch => Some(N::Batch),
+        Policy::Idle => Some(N::Idle),
+    };
+    if let Some(p) = policy {
+        // thread-priority sets the policy and then the nice value its 0..=99
+        // priority maps to: take the one that maps to this task's nice, so
+        // no step asks for more priority than the task has (which needs CAP_SYS_NICE).
+        let value = (0u8..=99).find(|&v| crossplatform_nice(v) == s.nice).unwrap_or(48);
+        let prio = thread_priority::ThreadPriority::Crossplatform(
+            thread_priority::ThreadPriorityValue::try_from(value).map_err(|e| anyhow!("{e}"))?,
+        );
+        thread_priority::unix::set_thread_priority_and_policy(
+            thread_priority::unix::thread_native_id(),
+            prio,
+            P::Normal(p),
+        )
+        .map_err(|e| anyhow!("{}: sched_setscheduler({p:?}): {e:?}", s.name))?;
+    }
+    // setpriority(PRIO_PROCESS, 0): on Linux, the calling thread only.
+    rustix::process::setpriority_process(None, s.nice)
+        .with_context(|| format!("{}: setpriority(nice {})", s.name, s.nice))?;
+    Ok(())
+}
+
+fn work(out: &mut impl Write) -> Result<()> {
+    let plan: WorkerInput = serde_json::from_str(&read_line("plan")?).context("reading the worker plan")?;
+    if plan.worker.session.is_some() {
+        rustix::process::setsid().context("setsid() for the task's session")?;
+        if let Some(n) = plan.worker.autogroup_nice {
+            std::fs::write("/proc/self/autogroup", n.to_string())
+                .with_context(|| format!("writing {n} to /proc/self/autogroup"))?;
+        }
+    }
+    line(out, &serde_json::json!({ "pid": std::process::id() }))?;
+    let cmd = read_line("threads")?;
+    if cmd != "threads" {
+        bail!("expected `threads`, got `{cmd}`");
+    }
+
+    let base = Scenario::from_toml_with(&plan.file, &plan.text, &crate::input::set_pairs(&plan.sets)?)?;
+    let scenario = match &plan.variant {
+        Some(v) => base.with_variant(v)?,
+        None => base,
+    };
+    let spec = Arc::new(scenario.spec.clone());
+    let ntasks: usize = spec.tasks.iter().map(|t| t.count as usize).sum();
+    let dir = Path::new(&plan.fifo_dir);
+    let wake_out: Arc<Vec<File>> =
+        Arc::new((0..ntasks).map(|t| open_fifo(&dir.join(format!("wake-{t}")))).collect::<Result<Vec<_>>>()?);
+
+    let t0 = Arc::new(AtomicU64::new(0));
+    let end = Arc::new(AtomicU64::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let nthreads = plan.worker.tasks.len() + plan.worker.sources.len();
+    let barrier = Arc::new(Barrier::new(nthreads + 1));
+    let (tid_tx, tid_rx) = mpsc::channel::<Result<(u32, u32, bool)>>();
+    let root_rng = SimRng::new(spec.seed);
+    let mut handles = Vec::new();
+
+    for &task in &plan.worker.tasks {
+        let (si, instance) =
+            spec.declaration_of(sim_core::TaskId(task)).ok_or_else(|| anyhow!("task {task} is not in the scenario"))?;
+        let ts = &spec.tasks[si];
+        let comm = ts.comm(instance);
+        let setup = Setup {
+            name: comm.clone(),
+            cpus: ts.affinity[instance as usize].iter().map(|c| plan.cpu_map[usize::from(c.0)]).collect(),
+            nice: i32::from(ts.nice),
+            policy: ts.policy,
+        };
+        let wake_in = open_fifo(&dir.join(format!("wake-{task}")))?;
+        let serves = ts.program.steps.contains(&sim_core::Step::Serve);
+        let items_in = if serves { Some(open_fifo(&dir.join(format!("items-{task}")))?) } else { None };
+        let rng = root_rng.stream(&format!("task/{comm}"));
+        let (spec, wake_out, t0, end, stop, barrier, tx) =
+            (spec.clone(), wake_out.clone(), t0.clone(), end.clone(), stop.clone(), barrier.clone(), tid_tx.clone());
+        let gap_ns = plan.gap_ns;
+        let h = std::thread::Builder::new()
+            .name(comm.chars().take(15).collect())
+            .spawn(move || -> ThreadResult {
+                let tid = rustix::thread::gettid().as_raw_nonzero().get() as u32;
+                let ok = setup_thread(&setup);
+                let failed = ok.is_err();
+                let _ = tx.send(ok.map(|()| (task, tid, false)));
+                barrier.wait();
+                let mut r = ThreadResult { task, tid, ..ThreadResult::default() };
+                if failed {
+                    return r;
+                }
+                let (start, stop_at) = (t0.load(Ordering::SeqCst), end.load(Ordering::SeqCst));
+                let ts = &spec.tasks[si];
+                thread::sleep_until(start + ts.start_ns);
+                let (run0, delay0) = thread::schedstat();
+                let sw0 = thread::ctxt_switches();
+                let mut ctx = Ctx {
+                    t0: start,
+                    end: stop_at,
+                    stop: &stop,
+                    gap_ns,
+                    rng,
+                    wake_in,
+                    items_in,
+                    wake_out: &wake_out,
+                    instance,
+                };
+                thread::run_program(&mut ctx, &ts.program, &mut r);
+                let (run1, delay1) = thread::schedstat();
+                r.runtime_ns = run1.saturating_sub(run0);
+                r.run_delay_ns = delay1.saturating_sub(delay0);
+                r.switches = thread::ctxt_switches().saturating_sub(sw0);
+                r
+            })
+            .with_context(|| format!("starting the thread for {comm}"))?;
+        handles.push(h);
+    }
+
+    let mut waker_handles = Vec::new();
+    for &(source, target) in &plan.worker.sources {
+        let src =
+            spec.sources.get(source as usize).ok_or_else(|| anyhow!("source {source} is not in the scenario"))?.clone();
+        let ts = &spec.tasks[src.target];
+        let comm = ts.comm(target - ts.first.0);
+        let mut rng = root_rng.stream(&format!("source/{}/{}", src.name, comm));
+        let fifo = open_fifo(&dir.join(format!("items-{target}")))?;
+        let setup = Setup {
+            name: format!("src:{}", src.name),
+            cpus: plan.waker_cpus.clone(),
+            nice: 0,
+            policy: sim_core::Policy::Normal,
+        };
+        let (t0, end, stop, barrier, tx) = (t0.clone(), end.clone(), stop.clone(), barrier.clone(), tid_tx.clone());
+        let h = std::thread::Builder::new()
+            .name(format!("src:{}", src.name).chars().take(15).collect())
+            .spawn(move || -> (u32, u64) {
+                let tid = rustix::thread::gettid().as_raw_nonzero().get() as u32;
+                let ok = setup_thread(&setup);
+                let failed = ok.is_err();
+                let _ = tx.send(ok.map(|()| (target, tid, true)));
+                barrier.wait();
+                if failed {
+                    return (target, 0);
+                }
+                let (start, stop_at) = (t0.load(Ordering::SeqCst), end.load(Ordering::SeqCst));
+                (target, thread::run_source(start, stop_at, &stop, &src, &mut rng, &fifo))
+            })
+            .context("starting a request source's waker thread")?;
+        waker_handles.push(h);
+    }
+    drop(tid_tx);
+
+    let mut tids = Tids { tids: Vec::new(), wakers: Vec::new() };
+    let mut first_error = None;
+    for _ in 0..nthreads {
+        match tid_rx.recv() {
+            Ok(Ok((task, tid, false))) => tids.tids.push((task, tid)),
+            Ok(Ok((_, tid, true))) => tids.wakers.push(tid),
+            Ok(Err(e)) => {
+                first_error.get_or_insert(e);
+            }
+            Err(_) => break,
+        }
+    }
+    if let Some(e) = first_error {
+        // Let the threads go (they return at once) before reporting.
+        stop.store(true, Ordering::SeqCst);
+        barrier.wait();
+        return Err(e);
+    }
+    line(out, &tids)?;
+
+    let go = read_line("go")?;
+    let mut parts = go.split_whitespace();
+    let (Some("go"), Some(a), Some(b)) = (parts.next(), parts.next(), parts.next()) else {
+        stop.store(true, Ordering::SeqCst);
+        barrier.wait();
+        bail!("expected `go T0 END`, got `{go}`");
+    };
+    t0.store(a.parse().context("go: T0")?, Ordering::SeqCst);
+    end.store(b.parse().context("go: END")?, Ordering::SeqCst);
+    barrier.wait();
+
+    // `stop` (or the parent going away) ends the run early.
+    let stop_reader = stop.clone();
+    std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::stdin().lock().read_line(&mut s);
+        stop_reader.store(true, Ordering::SeqCst);
+    });
+
+    let mut results = Results { results: Vec::new(), dropped: Vec::new() };
+    for h in handles {
+        results.results.push(h.join().map_err(|_| anyhow!("a task thread panicked"))?);
+    }
+    for h in waker_handles {
+        results.dropped.push(h.join().map_err(|_| anyhow!("a waker thread panicked"))?);
+    }
+    line(out, &results)
+}

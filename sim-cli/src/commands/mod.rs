@@ -1,0 +1,83 @@
+//! The dispatcher: one arm per subcommand, each handing its parsed options
+//! to that subcommand's file (or folder) and returning the text `main`
+//! prints. The subcommands share the loading module (`crate::input`) and the
+//! text output (`crate::output`); none imports another subcommand or this
+//! dispatcher.
+
+pub mod compare;
+pub mod docs;
+pub mod fit_device;
+pub mod measure;
+pub mod rtapp;
+pub mod run;
+pub mod serve;
+pub mod sweep;
+
+use crate::args::{Cli, Command};
+use anyhow::{Result, bail};
+
+/// Carries out `cli`'s command and returns the text to print on stdout.
+pub fn execute(cli: Cli) -> Result<String> {
+    match cli.command {
+        Command::Run(a) => run::run(a),
+        Command::Compare(a) => compare::compare(a),
+        Command::Measure(m) => measure::command(&m),
+        Command::Validate { measure, repeat, also_kernel } => measure::validate::validate(
+            &measure.common.file,
+            &measure::Options::from_args(&measure),
+            repeat,
+            also_kernel.as_deref(),
+            measure.common.json,
+        ),
+        Command::MeasureWorker => bail!("`__measure-worker` is started by `measure`, not by hand"),
+        Command::Sweep(a) => sweep::sweep(a),
+        Command::Merge { files, budget, json, plot } => {
+            sweep::merge::merge(&files, budget.as_deref(), json, plot.as_deref())
+        }
+        Command::Completions { shell } => Ok(docs::completions(shell)),
+        Command::Man { out_dir: None } => Ok(docs::man_page()),
+        Command::Man { out_dir: Some(dir) } => {
+            let files = docs::write_man_pages(&dir)?;
+            eprintln!("wrote {} man pages to {}", files.len(), dir.display());
+            Ok(String::new())
+        }
+        Command::Schema { what } => Ok(docs::schema(what)),
+        Command::Serve { dir, port } => serve::serve(&dir, port).map(|()| String::new()),
+        Command::FitDevice { files, name } => fit_device::command(&files, &name),
+        Command::Export { file, rt_app: _, variant, set, output } => {
+            rtapp::command(&file, variant.as_deref(), &set, output.as_deref())
+        }
+    }
+}
+
+/// The text of an error as `main` prints it: every control character but
+/// the line break shown escaped (a path from argv, a name from a file), so
+/// an error cannot drive the terminal.
+pub fn error_text(e: &anyhow::Error) -> String {
+    let text = format!("{e:#}");
+    text.split('\n').map(sim_core::escape_controls).collect::<Vec<_>>().join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// Every command that reads a user's file goes through the bounded
+    /// reader: `run`/`compare`/`sweep`/`measure` (scenario), `merge`,
+    /// `fit-device` and `export` all refuse `/dev/zero` quickly.
+    #[test]
+    fn every_reader_is_bounded() {
+        let zero = Path::new("/dev/zero");
+        let errors = [
+            crate::input::load_text(zero, &[]).map(|_| ()).unwrap_err(),
+            sweep::merge::merge(&[zero.to_path_buf()], None, false, None).map(|_| ()).unwrap_err(),
+            fit_device::command(&[zero.to_path_buf()], "x").map(|_| ()).unwrap_err(),
+            rtapp::command(zero, None, &[], None).map(|_| ()).unwrap_err(),
+        ];
+        for e in errors {
+            let e = format!("{e:#}");
+            assert!(e.starts_with("/dev/zero: the ") && e.contains("is larger than"), "{e}");
+        }
+    }
+}
