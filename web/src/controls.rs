@@ -193,7 +193,7 @@ fn model_specific(mut ctl: Value) -> Value {
 fn fair_controls(out: &mut Vec<Value>, b: &ScenarioSpec, mb: &ScenarioSpec, c: &ScenarioSpec) {
     let section = c.kernel.describe();
     let section = section.as_str();
-    if c.kernel.is_eevdf() {
+    if c.kernel.tuned_by_base_slice() {
         out.push(model_specific(log_slider(
             "cfs.base_slice_ns",
             "base_slice",
@@ -257,7 +257,7 @@ fn fair_controls(out: &mut Vec<Value>, b: &ScenarioSpec, mb: &ScenarioSpec, c: &
         &hz,
         "The tick that notices a slice overrun (check_preempt_tick).",
     ));
-    let (current, defaults) = if c.kernel.is_eevdf() {
+    let (current, defaults) = if c.kernel.tuned_by_base_slice() {
         (c.eevdf_features.iter(c.kernel), mb.eevdf_features.iter(c.kernel))
     } else {
         (c.features.iter().collect(), mb.features.iter().collect::<Vec<_>>())
@@ -280,7 +280,7 @@ fn fair_controls(out: &mut Vec<Value>, b: &ScenarioSpec, mb: &ScenarioSpec, c: &
 /// for a version this build does not model.
 pub fn feature_names(version: &str) -> Option<Vec<&'static str>> {
     let model = KernelModel::parse(version)?;
-    Some(if model.is_eevdf() { sim_core::EevdfFeatures::names(model) } else { sim_core::SchedFeatures::NAMES.to_vec() })
+    Some(if model.tuned_by_base_slice() { sim_core::EevdfFeatures::names(model) } else { sim_core::SchedFeatures::NAMES.to_vec() })
 }
 
 fn feature_help(name: &str) -> &'static str {

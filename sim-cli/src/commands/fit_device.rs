@@ -1,6 +1,6 @@
 //! `sim-cli fit-device FIO.json [FIO.json ...] [--name NAME]`: reads fio
 //! `--output-format=json` results from runs at several depths and block
-//! sizes, fits the flash model (`sim_core::block::device::fit`) and prints a
+//! sizes, fits the flash model (`sim_core::fit_device`) and prints a
 //! `[devices.NAME]` table plus the fitted curve against the measurements.
 //!
 //! Read from each `jobs[]` entry: `job options` (or the file's `global

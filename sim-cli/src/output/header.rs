@@ -76,7 +76,7 @@ pub(super) fn header(r: &RunReport, out: &mut String) {
         s.model_settings().iter().filter(|(k, _)| k != "features").map(|(k, v)| format!("{k}={v}")).collect();
     let _ = writeln!(out, "{} (effective): {}", s.kernel.fair_class(), settings.join(", "));
     let features: Vec<(&str, bool)> =
-        if s.kernel.is_eevdf() { s.eevdf_features.iter(s.kernel) } else { s.features.iter().collect() };
+        if s.kernel.tuned_by_base_slice() { s.eevdf_features.iter(s.kernel) } else { s.features.iter().collect() };
     tasks_line(r, out);
     let on: Vec<&str> = features.iter().filter(|f| f.1).map(|f| f.0).collect();
     let off: Vec<&str> = features.iter().filter(|f| !f.1).map(|f| f.0).collect();

@@ -111,7 +111,7 @@ pub(super) fn history(r: &RunReport, out: &mut String) {
         return;
     }
     // EEVDF models: each task's deadline, lag and eligibility, which decide the pick.
-    let eevdf = r.settings.kernel.is_eevdf();
+    let eevdf = r.settings.kernel.picks_by_lag_and_deadline();
     history_heading(r, w.cpu, eevdf, out);
     for row in &v.history {
         history_row(row, eevdf, out);

@@ -372,12 +372,6 @@ impl KernelModel {
         }
     }
 
-    /// The fair class is EEVDF (6.6 and later). Kept for callers outside
-    /// the scheduler; inside it, ask `rules().fair_class`.
-    pub fn is_eevdf(self) -> bool {
-        self.rules().fair_class == FairClassKind::Eevdf
-    }
-
     /// `linux-4.4-cfs`: how reports and `validate` name the model.
     pub fn label(self) -> String {
         format!("linux-{}-{}", self.version(), self.fair_class())
@@ -662,7 +656,7 @@ mod tests {
             keys.push((format!("cfs.{name}"), "\"3ms\""));
             keys.push((format!("cfs.base.{name}"), "\"3ms\""));
         }
-        let features = KernelModel::ALL.into_iter().filter(|m| m.is_eevdf()).flat_map(EevdfFeatures::names);
+        let features = KernelModel::ALL.into_iter().filter(|m| m.rules().fair_class == FairClassKind::Eevdf).flat_map(EevdfFeatures::names);
         for name in SchedFeatures::NAMES.into_iter().chain(features) {
             keys.push((format!("features.{name}"), "true"));
         }

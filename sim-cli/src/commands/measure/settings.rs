@@ -109,7 +109,7 @@ pub fn host_settings(spec: &ScenarioSpec, host_version: (u32, u32)) -> Vec<HostS
         };
         write("cfs.sched_tunable_scaling".into(), word.into(), "sched_tunable_scaling".into(), code.into());
     }
-    if kernel.is_eevdf() {
+    if kernel.tuned_by_base_slice() {
         // `cfs.base_slice_ns` (effective) or `cfs.base.base_slice_ns`
         // (normalized, scaled by the CPU count): the host takes the
         // effective value in debugfs base_slice_ns (6.6+ debug.c, a plain
@@ -335,7 +335,7 @@ mod tests {
     /// Every EEVDF feature of every EEVDF model, flipped, is written.
     #[test]
     fn every_eevdf_feature_flipped_is_written() {
-        for m in KernelModel::ALL.into_iter().filter(|m| m.is_eevdf()) {
+        for m in KernelModel::ALL.into_iter().filter(|m| m.tuned_by_base_slice()) {
             for (name, on) in EevdfFeatures::defaults(m).iter(m) {
                 let s = host_settings(&spec(m.version(), &format!("[features]\n{name} = {}", !on), ""), (6, 18));
                 let token = if on { format!("NO_{name}") } else { name.to_string() };

@@ -279,7 +279,7 @@ pub fn host_base_slice(scenario: &Scenario, host: &HostInfo) -> Option<String> {
     let e = &spec.eevdf;
     let online = u16::try_from(host.cpus_online.len()).unwrap_or(u16::MAX).max(1);
     let default_here = e.normalized_base_slice_ns * e.scaling.factor(spec.cpus);
-    if !spec.kernel.is_eevdf() || e.base_slice_ns != default_here || online == spec.cpus {
+    if !spec.kernel.tuned_by_base_slice() || e.base_slice_ns != default_here || online == spec.cpus {
         return None;
     }
     Some(format!("cfs.base_slice_ns={}ns", e.normalized_base_slice_ns * e.scaling.factor(online)))
