@@ -12,8 +12,9 @@
 //! (`peeked`): the elevator gives out one request more than the device holds.
 
 use super::device::Device;
+use super::elevator::Elevator;
+use super::elv_ctx::ElvCtx;
 use super::request::{Bio, ReqFlags, Request, Requests, Slab};
-use super::{Elevator, ElvCtx};
 use crate::event::{Event, EventQueue};
 use crate::ids::{BioId, DeviceId, RequestId, TaskId};
 use crate::metrics::io::{BlkAction, IoRecorder};
