@@ -9,7 +9,7 @@ use super::elevator::Elevator;
 use super::queue::RequestQueue;
 use super::request::Op;
 use crate::ids::{BioId, RequestId, TaskId};
-use crate::metrics::io::BlkAction;
+use super::io_recorder::BlkAction;
 use crate::time::SimTime;
 
 impl RequestQueue {

@@ -12,7 +12,7 @@ use super::elv_ctx::ElvCtx;
 use super::queue::RequestQueue;
 use super::request::{Bio, ReqFlags, Request, SECTOR_BYTES};
 use crate::ids::{BioId, RequestId, TaskId};
-use crate::metrics::io::BlkAction;
+use super::io_recorder::BlkAction;
 use crate::time::SimTime;
 
 impl RequestQueue {

@@ -11,6 +11,8 @@
 //!   the elevators, below `Elevator`: they import `ElvCtx` and the request
 //!   types, never the enum built from them. This file only declares and
 //!   re-exports.
+//! - `io_recorder.rs`: what the block layer records (btt's Q2D/D2C/Q2C,
+//!   blktrace's ring, the worst wait), fed by the queue.
 //! - `blk_mq.rs` (state and settings), `blk_mq_submit.rs` (the path on a
 //!   `RequestQueue`), `blk_mq_merge.rs` (its merges): the 6.18 blk-mq path.
 //! - `device.rs`: SSD and rotating-disk service times and queue depth.
@@ -29,6 +31,7 @@ pub mod deadline;
 pub mod device;
 pub mod elevator;
 pub mod elv_ctx;
+pub mod io_recorder;
 pub mod kyber;
 pub mod mq_deadline;
 pub mod noop;

@@ -5,7 +5,6 @@
 
 pub mod balance;
 pub mod history;
-pub mod io;
 pub mod latency;
 pub mod loglinear;
 pub mod occupancy;

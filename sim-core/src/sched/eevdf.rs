@@ -24,7 +24,7 @@ use super::group::{MIN_SHARES, ROOT_GROUP};
 use super::model::{KernelModel, WakeupVerdict};
 use super::weights::{LoadWeight, calc_delta_fair};
 use crate::ids::{CfsRqId, EntityId};
-use crate::workload::Policy;
+use super::policy::Policy;
 
 /// `ENQUEUE_INITIAL` (6.x sched.h): a new task (half a slice with PLACE_DEADLINE_INITIAL).
 pub const ENQUEUE_INITIAL: u32 = 0x80;

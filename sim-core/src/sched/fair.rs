@@ -41,7 +41,7 @@ use super::tunables::{CfsTunables, EevdfFeatures, EevdfTunables, SchedFeatures};
 use super::weights::{LoadWeight, calc_delta, calc_delta_fair};
 use crate::cpuset::CpuSet;
 use crate::ids::{CfsRqId, CpuId, EntityId, GroupId};
-use crate::workload::Policy;
+use super::policy::Policy;
 
 /// `ENQUEUE_WAKEUP` (4.4 sched.h).
 pub const ENQUEUE_WAKEUP: u32 = 1;
