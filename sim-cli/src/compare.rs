@@ -4,7 +4,7 @@
 //! any `--jobs`.
 
 use crate::progress;
-use sim_core::metrics::report::ReportSections;
+use sim_core::report::run::ReportSections;
 use sim_core::{RunReport, Scenario, Simulation};
 
 /// Worker threads for `runs` runs: `--jobs` if given (clap keeps it within

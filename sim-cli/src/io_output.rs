@@ -4,9 +4,9 @@
 
 use sim_core::RunReport;
 use sim_core::metrics::LatencySummary;
-use sim_core::metrics::io_report::{DeviceIoReport, IoReport};
+use sim_core::report::io::{DeviceIoReport, IoReport};
 use crate::output::{format_max, format_max_short};
-use sim_core::metrics::report::TaskReport;
+use sim_core::report::run::TaskReport;
 use sim_core::time::{format_duration, format_secs};
 use std::fmt::Write;
 

@@ -3,7 +3,7 @@
 //! spaced for long runs) and its totals.
 
 use sim_core::RunReport;
-use sim_core::metrics::limiter_report::{LimiterReport, percent, percent_fine};
+use sim_core::report::limiter::{LimiterReport, percent, percent_fine};
 use sim_core::time::format_duration;
 use std::fmt::Write;
 

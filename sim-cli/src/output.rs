@@ -3,7 +3,7 @@
 
 use sim_core::RunReport;
 use sim_core::metrics::LatencySummary;
-use sim_core::metrics::report::{HistoryRow, TaskReport};
+use sim_core::report::run::{HistoryRow, TaskReport};
 use sim_core::time::{format_duration, format_ms, format_secs as secs};
 use std::fmt::Write;
 
@@ -16,7 +16,7 @@ fn pct(part: u64, whole: u64) -> String {
 }
 
 fn header(r: &RunReport, out: &mut String) {
-    if let sim_core::metrics::measured::ReportSource::Measured(m) = &r.source {
+    if let sim_core::report::measured::ReportSource::Measured(m) = &r.source {
         crate::measure::text::header(r, m, out);
         tasks_line(r, out);
         return;
@@ -343,7 +343,7 @@ const CPU_LINES_MAX: usize = 8;
 /// span idled). One line per CPU for small machines or the CPUs `selected`
 /// (`--cpus`); otherwise the compact utilisation listing and a summary.
 fn cpus(r: &RunReport, selected: Option<&[u16]>, out: &mut String) {
-    if let sim_core::metrics::measured::ReportSource::Measured(m) = &r.source
+    if let sim_core::report::measured::ReportSource::Measured(m) = &r.source
         && m.delays_from != "perf"
     {
         let _ = writeln!(out, "\nCPUs: (per-CPU figures come from perf sched, which was not used)");
@@ -408,7 +408,7 @@ fn cpus(r: &RunReport, selected: Option<&[u16]>, out: &mut String) {
         if top.is_empty() { String::new() } else { format!("; most on {}", top.join(", ")) }
     );
     if moved > 0 {
-        let most = |f: fn(&sim_core::metrics::report::CpuReport) -> u64| {
+        let most = |f: fn(&sim_core::report::run::CpuReport) -> u64| {
             r.cpus.iter().max_by_key(|c| (f(c), std::cmp::Reverse(c.cpu))).map_or((0, 0), |c| (c.cpu, f(c)))
         };
         let (i, n_in) = most(|c| c.migrations_in);
@@ -733,7 +733,7 @@ fn history(r: &RunReport, out: &mut String) {
         "-".repeat(24)
     );
     // The EEVDF columns of a row (blank where the task is not known).
-    let cols = |e: &Option<sim_core::metrics::report::EevdfView>| match e {
+    let cols = |e: &Option<sim_core::report::run::EevdfView>| match e {
         _ if !eevdf => String::new(),
         None => format!(" {:>16} {:>12} {:>5}", "", "", ""),
         Some(e) => format!(
@@ -886,7 +886,7 @@ pub fn run_text(r: &RunReport, per_task: bool, cpus: Option<&[u16]>) -> String {
     crate::userspace_io_output::userspace_io_text(r, &mut out);
     victim(r, &mut out);
     history(r, &mut out);
-    if let sim_core::metrics::measured::ReportSource::Measured(m) = &r.source {
+    if let sim_core::report::measured::ReportSource::Measured(m) = &r.source {
         crate::measure::text::views(m, &mut out);
     }
     out
@@ -1184,7 +1184,7 @@ mod tests {
         for t in &mut r.tasks {
             t.migrations.clear();
         }
-        r.victim.worst = Some(sim_core::metrics::report::WorstDelay {
+        r.victim.worst = Some(sim_core::report::run::WorstDelay {
             comm: "w/0".into(),
             cpu: 0,
             start_ns: 1_000_000,

@@ -6,7 +6,7 @@ use crate::{charts, hgrm, output, progress};
 use anyhow::{Context, Result, bail};
 use sim_core::export::{Trace, chrome, timehist};
 use sim_core::metrics::recorder::TraceWindow;
-use sim_core::metrics::report::ReportSections;
+use sim_core::report::run::ReportSections;
 use sim_core::time::SimTime;
 use sim_core::{RunReport, Scenario, Simulation, report_json, runs_json};
 

@@ -5,7 +5,7 @@
 
 use sim_core::RunReport;
 use sim_core::metrics::LatencySummary;
-use sim_core::metrics::userspace_io_report::{IoClassReport, IoQueueReport};
+use sim_core::report::userspace_io::{IoClassReport, IoQueueReport};
 use sim_core::time::format_duration;
 use std::fmt::Write;
 

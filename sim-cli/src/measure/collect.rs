@@ -7,10 +7,10 @@ use super::perf_script;
 use super::plan::{Plan, list_text};
 use super::{Raw, thread::ThreadResult};
 use anyhow::Result;
-use sim_core::metrics::measured::{
+use sim_core::report::measured::{
     DelayViews, HostFacts, MeasuredCpu, MeasuredInfo, MeasuredTask, Measurement, summarize,
 };
-use sim_core::metrics::report::GroupCpuStat;
+use sim_core::report::run::GroupCpuStat;
 use sim_core::{RunReport, Scenario};
 use std::collections::{BTreeMap, BTreeSet};
 

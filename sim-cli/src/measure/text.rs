@@ -2,7 +2,7 @@
 //! settings, and the table of the two views (threads' timestamps, perf).
 
 use sim_core::metrics::LatencySummary;
-use sim_core::metrics::measured::MeasuredInfo;
+use sim_core::report::measured::MeasuredInfo;
 use sim_core::time::format_duration;
 use std::fmt::Write;
 
@@ -75,7 +75,7 @@ pub fn header(r: &sim_core::RunReport, m: &MeasuredInfo, out: &mut String) {
 /// "cpu", `CPU 0 (host CPU 1)` with "CPU ").
 pub fn cpu_label(r: &sim_core::RunReport, cpu: u16, word: &str) -> String {
     match &r.source {
-        sim_core::metrics::measured::ReportSource::Measured(m) => match m.host.cpu_map.get(usize::from(cpu)) {
+        sim_core::report::measured::ReportSource::Measured(m) => match m.host.cpu_map.get(usize::from(cpu)) {
             Some(h) => format!("{word}{cpu} (host {word}{h})"),
             None => format!("{word}{cpu}"),
         },
@@ -134,7 +134,7 @@ pub fn views(m: &MeasuredInfo, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_core::metrics::measured::{HostFacts, MeasuredCpu, MeasuredInfo, MeasuredTask, Measurement};
+    use sim_core::report::measured::{HostFacts, MeasuredCpu, MeasuredInfo, MeasuredTask, Measurement};
 
     /// A measured report of a 2-CPU scenario run on host CPUs 1 and 0.
     fn report(delays_from: &str) -> sim_core::RunReport {

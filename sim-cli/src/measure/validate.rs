@@ -11,7 +11,7 @@ use super::{Options, collect, host::HostInfo};
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 use sim_core::metrics::LatencySummary;
-use sim_core::metrics::measured::{MeasuredInfo, ReportSource};
+use sim_core::report::measured::{MeasuredInfo, ReportSource};
 use sim_core::time::format_duration;
 use sim_core::{RunReport, Scenario};
 use std::fmt::Write;
@@ -102,7 +102,7 @@ pub struct QuotaRow {
 }
 
 /// One figure of a group's cpu.stat.
-type QuotaStat = fn(&sim_core::metrics::report::GroupCpuStat) -> f64;
+type QuotaStat = fn(&sim_core::report::run::GroupCpuStat) -> f64;
 
 /// The figures compared per limited group, from its report row.
 const QUOTA_STATS: [(&str, QuotaStat); 4] = [
@@ -388,12 +388,12 @@ pub fn validate(file: &Path, opts: &Options, repeat: u32, also_kernel: Option<&s
 
 fn delays_from(r: &RunReport) -> String {
     match &r.source {
-        sim_core::metrics::measured::ReportSource::Measured(m) => m.delays_from.clone(),
-        sim_core::metrics::measured::ReportSource::Simulated => "simulated".into(),
+        sim_core::report::measured::ReportSource::Measured(m) => m.delays_from.clone(),
+        sim_core::report::measured::ReportSource::Simulated => "simulated".into(),
     }
 }
 
-fn host_json(f: &sim_core::metrics::measured::HostFacts) -> serde_json::Value {
+fn host_json(f: &sim_core::report::measured::HostFacts) -> serde_json::Value {
     serde_json::json!({
         "kernel_release": f.kernel_release, "scheduler": f.scheduler, "hz": f.hz, "hz_source": f.hz_source,
         "preempt": f.preempt, "cgroup": f.cgroup, "autogroup": f.autogroup, "cpus_online": f.cpus_online,
@@ -524,7 +524,7 @@ mod tests {
 
     #[test]
     fn quota_rows_compare_cpu_stat_and_shares() {
-        use sim_core::metrics::report::{GroupCpuStat, GroupReport};
+        use sim_core::report::run::{GroupCpuStat, GroupReport};
         let toml = "schema = 1\nseed = 1\nduration = \"1s\"\n[machine]\ncpus = 1\n[groups.\"/pod\"]\n\
                     \"cpu.max\" = \"50000 100000\"\n[[tasks]]\nname = \"hog\"\ngroup = \"/pod\"\n\
                     program = [{ run = \"1s\" }]\n";
@@ -598,7 +598,7 @@ mod tests {
     }
 
     fn measured(p50: u64, p99: u64, perf: bool) -> MeasuredInfo {
-        use sim_core::metrics::measured::DelayViews;
+        use sim_core::report::measured::DelayViews;
         let s = sim_core::metrics::LatencySummary { count: 10, p50_ns: p50, p99_ns: p99, ..Default::default() };
         let view = DelayViews {
             name: "reactor".into(),
