@@ -63,8 +63,8 @@ pub mod view;
 pub mod workload;
 
 pub use engine::{EventBudget, Simulation, StopReason};
-pub use metrics::RunReport;
-pub use metrics::json::{report_json, runs_json};
+pub use report::RunReport;
+pub use report::json::{report_json, runs_json};
 pub use partial::partial_warning;
 pub use scenario::{Scenario, ScenarioError};
 
