@@ -439,8 +439,8 @@ fn median_ns(n: usize, mut f: impl FnMut()) -> u128 {
 /// `report_json` of the report. Each scenario also prints one line: median
 /// times and the ratios to the run.
 fn report(c: &mut Criterion) {
-    use sim_core::metrics::json::report_json;
-    use sim_core::metrics::report::ReportSections;
+    use sim_core::report::json::report_json;
+    use sim_core::report::run::ReportSections;
     let mut runs: Vec<(String, Scenario)> = Vec::new();
     for (name, duration) in [("two-hogs", "200ms"), ("two-hogs", "1s"), ("jmx", "1s")] {
         let s = scenario(name).with_overrides(&[("duration", duration)]).expect("duration override");

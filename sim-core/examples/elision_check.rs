@@ -14,7 +14,7 @@ fn run(sc: &sim_core::Scenario, on: bool) -> (String, String, u64, sim_core::tic
     sim.enable_trace(TraceWindow { from: SimTime(0), to: SimTime(u64::MAX), cpus: None, records_max: 50_000_000 });
     sim.run_to_end();
     let trace = format!("{:?}", sim.trace());
-    let json = sim_core::metrics::json::report_json(&sim.report());
+    let json = sim_core::report::json::report_json(&sim.report());
     let json: String =
         json.lines().filter(|l| !l.trim_start().starts_with("\"events\"")).collect::<Vec<_>>().join("\n");
     (json, trace, sim.events(), sim.elision_stats())

@@ -111,23 +111,22 @@ pub use scenario::devices::IOPS_MAX as DEVICE_IOPS_MAX;
 /// The userspace I/O scheduler's in-flight policy.
 pub use userspace_io::io_queue::InflightPolicy;
 /// Reports: a finished run as plain data, its sections, and the JSON front ends print.
-pub use metrics::json::{report_json, runs_json};
+pub use report::json::{report_json, runs_json};
 pub use metrics::latency::{delay_bucket, still_waiting};
 pub use metrics::recorder::WaitKind;
-pub use metrics::report::{
+pub use report::run::{
     CpuReport, EevdfView, GroupCpuStat, GroupReport, HistoryRow, ReportSections, TaskReport, WorstDelay,
 };
-pub use metrics::{LatencySummary, RunReport};
+pub use metrics::LatencySummary;
+pub use report::RunReport;
 pub use partial::partial_warning;
 /// The I/O, limiter and userspace I/O parts of a report.
-pub use metrics::io_report::{DeviceIoReport, IoReport};
-pub use metrics::limiter_report::{LimiterReport, percent as ppm_percent, percent_fine as ppm_percent_fine};
-pub use metrics::userspace_io_report::{IoClassReport, IoQueueReport};
+pub use report::io::{DeviceIoReport, IoReport};
+pub use report::limiter::{LimiterReport, percent as ppm_percent, percent_fine as ppm_percent_fine};
+pub use report::userspace_io::{IoClassReport, IoQueueReport};
 /// Measured runs: what `measure` hands the core to build a report in `run`'s shape.
-pub use metrics::measured::{
-    DelayViews, HostFacts, MeasuredCpu, MeasuredInfo, MeasuredTask, Measurement, ReportSource,
-    summarize as summarize_delays,
-};
+pub use report::measured::{MeasuredCpu, MeasuredTask, Measurement, summarize as summarize_delays};
+pub use report::source::{DelayViews, HostFacts, MeasuredInfo, ReportSource};
 /// Scheduling traces: the window recorded, and the Chrome/Perfetto and timehist renderings.
 pub use export::Trace;
 pub use export::chrome::write_json as write_chrome_json;

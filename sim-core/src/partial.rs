@@ -3,7 +3,7 @@
 //! `--json`) and the browser explorer's notice. One wording, so a user sees
 //! the same explanation wherever the run happened.
 
-use crate::StopReason;
+use crate::engine::StopReason;
 use crate::report::RunReport;
 use crate::time::Secs;
 

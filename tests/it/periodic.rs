@@ -34,7 +34,7 @@ program = [{{ sleep_until = "{period}" }}, {{ run = "{run}" }}]
     Scenario::from_toml("periodic.toml", &text).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn rt(r: &RunReport) -> &sim_core::metrics::report::TaskReport {
+fn rt(r: &RunReport) -> &sim_core::report::run::TaskReport {
     r.tasks.iter().find(|t| t.name == "rt").unwrap()
 }
 

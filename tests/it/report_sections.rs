@@ -2,7 +2,7 @@
 //! text reports print is the full report minus what they do not read, so
 //! `--json` and the text output cannot change when the CLI asks for less.
 
-use sim_core::metrics::report::ReportSections;
+use sim_core::report::run::ReportSections;
 use sim_core::{Simulation, report_json};
 use sim_tests::{load, scenario_files};
 

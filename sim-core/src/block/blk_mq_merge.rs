@@ -4,12 +4,12 @@
 //! and a request into a queued one as it is inserted
 //! (`elv_attempt_insert_merge`).
 
-use super::Elevator;
 use super::blk_mq::Outcome;
+use super::elevator::Elevator;
 use super::queue::RequestQueue;
 use super::request::Op;
 use crate::ids::{BioId, RequestId, TaskId};
-use crate::metrics::io::BlkAction;
+use super::io_recorder::BlkAction;
 use crate::time::SimTime;
 
 impl RequestQueue {

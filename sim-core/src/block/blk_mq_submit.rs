@@ -7,11 +7,12 @@
 use super::blk_mq::{
     BLK_MAX_REQUEST_COUNT, BLK_PLUG_FLUSH_SIZE, BlkMq, BlkMqSettings, MqOpen, NO_REQUEST, Outcome, RqMq, TagWaiter,
 };
+use super::elevator::Elevator;
+use super::elv_ctx::ElvCtx;
 use super::queue::RequestQueue;
 use super::request::{Bio, ReqFlags, Request, SECTOR_BYTES};
-use super::{Elevator, ElvCtx};
 use crate::ids::{BioId, RequestId, TaskId};
-use crate::metrics::io::BlkAction;
+use super::io_recorder::BlkAction;
 use crate::time::SimTime;
 
 impl RequestQueue {

@@ -20,8 +20,8 @@
 //! `cfq_may_queue`, forced dispatch. The exact sources are in the notes of
 //! issue 4; `/work/cfq-spec.md`'s pseudo-code was read from v4.4 and v4.9.
 
-use super::ElvCtx;
 use super::cfq_tunables::{CfqBehaviour, CfqTunables};
+use super::elv_ctx::ElvCtx;
 use super::request::{ReqFlags, Request, Requests, nearer_after};
 use crate::ids::{RequestId, TaskId};
 use crate::time::SimTime;

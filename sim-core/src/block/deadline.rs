@@ -4,7 +4,7 @@
 //! been passed over `writes_starved` times; an expired FIFO head restarts the
 //! batch, but expiry is only looked at when a new batch starts.
 
-use super::ElvCtx;
+use super::elv_ctx::ElvCtx;
 use super::request::{Op, Requests};
 use crate::ids::RequestId;
 use crate::time::SimTime;

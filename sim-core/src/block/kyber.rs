@@ -24,7 +24,7 @@
 //! - the sim issues reads and writes only, so DISCARD and OTHER exist but stay
 //!   empty.
 
-use super::ElvCtx;
+use super::elv_ctx::ElvCtx;
 use super::request::{Op, ReqFlags, Requests};
 use crate::ids::RequestId;
 use crate::time::SimTime;

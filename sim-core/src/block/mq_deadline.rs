@@ -10,7 +10,7 @@
 //! driver: the device here never refuses a request it was offered), and
 //! discard merges.
 
-use super::ElvCtx;
+use super::elv_ctx::ElvCtx;
 use super::request::{Op, Requests};
 use crate::ids::{RequestId, TaskId};
 use std::collections::BTreeMap;

@@ -14,7 +14,7 @@ use crate::block::request::ReqFlags;
 use crate::block::{Elevator, ElevatorSpec};
 use crate::event::{Event, EventQueue};
 use crate::ids::{DeviceId, TaskId};
-use crate::metrics::io::BlkAction;
+use crate::block::io_recorder::BlkAction;
 use crate::rng::SimRng;
 use crate::sched::tunables::tick_nsec;
 use crate::time::SimTime;

@@ -2,7 +2,7 @@
 //! core's (`elv_merge`: the `last_merge` cache and the back-merge hash); noop
 //! has no front-merge hook of its own.
 
-use super::ElvCtx;
+use super::elv_ctx::ElvCtx;
 use crate::ids::RequestId;
 use std::collections::VecDeque;
 

@@ -12,11 +12,12 @@
 //! (`peeked`): the elevator gives out one request more than the device holds.
 
 use super::device::Device;
+use super::elevator::Elevator;
+use super::elv_ctx::ElvCtx;
 use super::request::{Bio, ReqFlags, Request, Requests, Slab};
-use super::{Elevator, ElvCtx};
 use crate::event::{Event, EventQueue};
 use crate::ids::{BioId, DeviceId, RequestId, TaskId};
-use crate::metrics::io::{BlkAction, IoRecorder};
+use super::io_recorder::{BlkAction, IoRecorder};
 use crate::time::SimTime;
 use std::collections::BTreeSet;
 
@@ -320,7 +321,7 @@ impl RequestQueue {
 
     /// The device's worst wait so far, counting the oldest bio still waiting
     /// for dispatch at `now` (a Q2D not yet over).
-    pub fn worst_wait(&self, now: SimTime, comm: &dyn Fn(TaskId) -> String) -> Option<crate::metrics::io::WorstWait> {
+    pub fn worst_wait(&self, now: SimTime, comm: &dyn Fn(TaskId) -> String) -> Option<super::io_recorder::WorstWait> {
         let no_rq = super::blk_mq::NO_REQUEST;
         let oldest = self
             .bios

@@ -10,62 +10,12 @@
 
 use crate::ids::{BioId, RequestId, TaskId};
 use crate::time::SimTime;
+/// The direction and flags an I/O step asks for: plain data kept beside
+/// `IoStep` (below the block layer), re-exported here where the kernel has them.
+pub use crate::workload::program::{Op, ReqFlags};
 
 /// Bytes per sector (`SECTOR_SHIFT` 9).
 pub const SECTOR_BYTES: u64 = 512;
-
-/// Data direction (`rq_data_dir`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Op {
-    Read,
-    Write,
-}
-
-impl Op {
-    /// Index into per-direction arrays (`READ` 0, `WRITE` 1).
-    pub fn index(self) -> usize {
-        self as usize
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Op::Read => "read",
-            Op::Write => "write",
-        }
-    }
-}
-
-/// The flags a request carries that the elevators read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ReqFlags {
-    pub op: Op,
-    /// `REQ_SYNC` (reads are always sync: `rq_is_sync`).
-    pub sync: bool,
-    /// `REQ_META`: shown by blktrace (`M`); no elevator reads it in 4.4.
-    pub meta: bool,
-    /// `REQ_PRIO`: what CFQ reads (`cfq_choose_req`, `cfq_should_preempt`).
-    /// ext4 sets it with `REQ_META` on some metadata; XFS's buffer writes do not.
-    pub prio: bool,
-}
-
-impl ReqFlags {
-    /// blktrace's RWBS column (`blk_fill_rwbs`): R/W, then S (sync) and M (meta).
-    pub fn rwbs(self) -> String {
-        let mut s = String::from(if self.op == Op::Read { "R" } else { "W" });
-        if self.sync && self.op == Op::Write {
-            s.push('S');
-        }
-        if self.meta {
-            s.push('M');
-        }
-        s
-    }
-
-    /// `rq_is_sync`: reads, and writes marked `REQ_SYNC`.
-    pub fn is_sync(self) -> bool {
-        self.op == Op::Read || self.sync
-    }
-}
 
 /// One submitted piece of I/O.
 #[derive(Clone, Debug)]

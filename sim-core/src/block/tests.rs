@@ -21,7 +21,7 @@ use super::{Elevator, ElevatorSpec};
 use crate::engine::Simulation;
 use crate::event::{Event, EventQueue};
 use crate::ids::{DeviceId, TaskId};
-use crate::metrics::RunReport;
+use crate::report::RunReport;
 use crate::rng::SimRng;
 use crate::scenario::Scenario;
 use crate::sched::tunables::tick_nsec;

@@ -5,7 +5,7 @@
 
 use crate::block::{DeviceKind, ElevatorSpec, RequestQueue};
 use crate::ids::TaskId;
-use crate::metrics::io::{IoRecorder, WorstWait};
+use crate::block::io_recorder::{IoRecorder, WorstWait};
 use crate::metrics::latency::{CdfPoint, LatencySummary};
 use crate::time::SimTime;
 use crate::view::RunView;

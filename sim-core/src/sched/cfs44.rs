@@ -12,7 +12,7 @@ use super::group::{GroupLoad, calc_cfs_shares};
 use super::model::{TreeKey, WakeupVerdict};
 use super::weights::{LoadWeight, calc_delta, calc_delta_fair};
 use crate::ids::{CfsRqId, EntityId};
-use crate::workload::Policy;
+use crate::sched::policy::Policy;
 
 /// The 4.4 class's own state: each run queue's timeline (`tasks_timeline`),
 /// indexed by `CfsRqId`.

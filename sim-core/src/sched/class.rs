@@ -98,7 +98,7 @@ mod tests {
     use crate::sched::group::GroupLoad;
     use crate::sched::tunables::{CfsTunables, TunableScaling, TunableValue};
     use crate::sched::weights::LoadWeight;
-    use crate::workload::Policy;
+    use crate::sched::policy::Policy;
 
     /// With fair the only class, the chain picks the fair task, and an
     /// empty fair class leaves the CPU to the idle class (`None`).

@@ -12,7 +12,7 @@ use super::group::ROOT_GROUP;
 use super::model::{PickThrottle, PreemptShort, SliceProtection, TreeKey, WakeupVerdict, YieldRule};
 use super::weights::calc_delta_fair;
 use crate::ids::{CfsRqId, EntityId};
-use crate::workload::Policy;
+use crate::sched::policy::Policy;
 
 impl Fair<'_, Eevdf> {
     /// `set_next_entity` (6.x): out of the timeline; 6.6/6.12 stash the

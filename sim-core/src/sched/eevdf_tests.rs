@@ -13,7 +13,7 @@ use crate::sched::group::GroupLoad;
 use crate::sched::model::{KernelModel, WakeupVerdict};
 use crate::sched::tunables::{CfsTunables, EevdfFeatures, EevdfTunables, TunableScaling, TunableValue, tick_nsec};
 use crate::sched::weights::LoadWeight;
-use crate::workload::Policy;
+use crate::sched::policy::Policy;
 
 const MS: i64 = 1_000_000;
 const V0: i64 = INITIAL_MIN_VRUNTIME;

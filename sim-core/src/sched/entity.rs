@@ -4,7 +4,7 @@
 use super::pelt::SchedAvg;
 use super::weights::LoadWeight;
 use crate::ids::{CfsRqId, EntityId};
-use crate::workload::Policy;
+use super::policy::Policy;
 
 #[derive(Clone, Debug)]
 pub struct SchedEntity {

@@ -41,7 +41,7 @@ use super::tunables::{CfsTunables, EevdfFeatures, EevdfTunables, SchedFeatures};
 use super::weights::LoadWeight;
 use crate::cpuset::CpuSet;
 use crate::ids::{CfsRqId, CpuId, EntityId, GroupId};
-use crate::workload::Policy;
+use crate::sched::policy::Policy;
 use std::ops::{Deref, DerefMut};
 
 /// `ENQUEUE_WAKEUP` (4.4 sched.h).

@@ -4,7 +4,7 @@
 
 use crate::engine::Simulation;
 use crate::ids::{EntityId, GroupId, TaskId};
-use crate::metrics::RunReport;
+use crate::report::RunReport;
 use crate::sched::group::calc_cfs_shares;
 use crate::sched::tests::{switch_ins, traced as run};
 

@@ -10,7 +10,7 @@ use super::tunables::{CfsTunables, TunableScaling, TunableValue};
 use super::weights::{LoadWeight, NICE_0_LOAD};
 use crate::cpuset::CpuSet;
 use crate::ids::{CfsRqId, CpuId, EntityId, GroupId};
-use crate::workload::Policy;
+use crate::sched::policy::Policy;
 
 const MS: u64 = 1_000_000;
 

@@ -35,6 +35,7 @@ pub mod group;
 pub mod migrate;
 pub mod model;
 pub mod pelt;
+pub mod policy;
 pub mod topology;
 pub mod tunables;
 pub mod wakeup;

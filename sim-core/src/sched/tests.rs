@@ -15,7 +15,7 @@ use crate::sched::fair::Cfs;
 use crate::sched::group::GroupLoad;
 use crate::sched::tunables::{CfsTunables, TunableScaling, TunableValue};
 use crate::sched::weights::LoadWeight;
-use crate::workload::Policy;
+use crate::sched::policy::Policy;
 use expect_test::expect;
 
 const MS: u64 = 1_000_000;

@@ -4,7 +4,7 @@
 //! In 4.4 the extra `SCHED_LOAD_RESOLUTION` bits are compiled out, so weights are
 //! the plain table values with `NICE_0_LOAD = 1024` (kernel.md §1.1).
 
-use crate::workload::Policy;
+use super::policy::Policy;
 
 /// `NICE_0_LOAD` (4.4 sched.h with the high-resolution load bits disabled).
 pub const NICE_0_LOAD: u64 = 1024;

@@ -26,14 +26,9 @@ use fair_queue::{Executing, FairQueue, FairQueueRequest};
 use io_queue::{InflightPolicy, IoQueueConfig};
 use std::collections::BTreeMap;
 
-/// A class of an I/O queue, as an I/O step names it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct IoClassRef {
-    /// Index into `ScenarioSpec::io_queues` (name order).
-    pub queue: u16,
-    /// Index into that queue's classes (name order).
-    pub class: u16,
-}
+/// A class of an I/O queue, as an I/O step names it (plain data kept beside
+/// `IoStep`, below this layer).
+pub use crate::workload::program::IoClassRef;
 
 /// A validated `[io_queues.NAME.classes.CLASS]`.
 #[derive(Clone, Debug, PartialEq)]

@@ -1,5 +1,9 @@
-//! What tasks do: scheduling policy, duration distributions, step programs and
-//! arrival sources.
+//! What tasks do: duration distributions, step programs (with the plain data
+//! an I/O step carries: `ReqFlags`, `IoClassRef`), arrival sources and the
+//! elastic CPU limiter. The scheduling policy a task runs under is the
+//! scheduler's (`sched::policy::Policy`), re-exported here for the old path.
+//! This layer sits above `sched` and `metrics` and below `block` and
+//! `userspace_io`, which read the flags and class an I/O step names.
 
 pub mod dist;
 pub mod limiter;
@@ -8,26 +12,6 @@ mod limiter_tests;
 pub mod program;
 pub mod ziggurat;
 
+pub use crate::sched::policy::Policy;
 pub use dist::Dist;
 pub use program::{IoStep, Pattern, Program, Step, WakeTarget};
-
-/// Scheduling policy (`p->policy`, 4.4 include/uapi/linux/sched.h).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Policy {
-    /// SCHED_NORMAL (SCHED_OTHER).
-    Normal,
-    /// SCHED_BATCH: never preempts on wakeup.
-    Batch,
-    /// SCHED_IDLE: weight 3, preempted by any non-idle wakeup.
-    Idle,
-}
-
-impl Policy {
-    pub fn name(self) -> &'static str {
-        match self {
-            Policy::Normal => "normal",
-            Policy::Batch => "batch",
-            Policy::Idle => "idle",
-        }
-    }
-}

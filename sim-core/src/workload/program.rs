@@ -5,8 +5,7 @@
 //! idle) block; `wake` and `yield` take no time. After the last step the program
 //! starts over, until `iterations` passes are done and the task exits.
 
-use super::Dist;
-use crate::block::ReqFlags;
+use super::dist::Dist;
 use crate::ids::{DeviceId, TaskId};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -60,7 +59,73 @@ pub struct IoStep {
     pub depth: u32,
     /// Through a userspace I/O queue's class (`io_class = "QUEUE.CLASS"`):
     /// held there until the queue admits it.
-    pub io_class: Option<crate::userspace_io::IoClassRef>,
+    pub io_class: Option<IoClassRef>,
+}
+
+// The plain data an I/O step carries, which the layers above read: the
+// direction and flags (block/request.rs re-exports them, where the kernel has
+// them: blk_types.h) and the userspace I/O queue class it goes through.
+
+/// Data direction (`rq_data_dir`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Op {
+    Read,
+    Write,
+}
+
+impl Op {
+    /// Index into per-direction arrays (`READ` 0, `WRITE` 1).
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Read => "read",
+            Op::Write => "write",
+        }
+    }
+}
+
+/// The flags a request carries that the elevators read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReqFlags {
+    pub op: Op,
+    /// `REQ_SYNC` (reads are always sync: `rq_is_sync`).
+    pub sync: bool,
+    /// `REQ_META`: shown by blktrace (`M`); no elevator reads it in 4.4.
+    pub meta: bool,
+    /// `REQ_PRIO`: what CFQ reads (`cfq_choose_req`, `cfq_should_preempt`).
+    /// ext4 sets it with `REQ_META` on some metadata; XFS's buffer writes do not.
+    pub prio: bool,
+}
+
+impl ReqFlags {
+    /// blktrace's RWBS column (`blk_fill_rwbs`): R/W, then S (sync) and M (meta).
+    pub fn rwbs(self) -> String {
+        let mut s = String::from(if self.op == Op::Read { "R" } else { "W" });
+        if self.sync && self.op == Op::Write {
+            s.push('S');
+        }
+        if self.meta {
+            s.push('M');
+        }
+        s
+    }
+
+    /// `rq_is_sync`: reads, and writes marked `REQ_SYNC`.
+    pub fn is_sync(self) -> bool {
+        self.op == Op::Read || self.sync
+    }
+}
+
+/// A class of an I/O queue, as an I/O step names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IoClassRef {
+    /// Index into `ScenarioSpec::io_queues` (name order).
+    pub queue: u16,
+    /// Index into that queue's classes (name order).
+    pub class: u16,
 }
 
 /// Where successive submissions land.

@@ -80,9 +80,9 @@ mod tests;
 
 pub use tunables::{BFQ_TUNABLES, BfqTunables};
 
-use super::ElvCtx;
 use super::cfq::{IoClass, IoPrio};
 use super::cfq_tunables::msecs_to_jiffies;
+use super::elv_ctx::ElvCtx;
 use super::request::{Request, Requests, nearer_after};
 use crate::ids::{RequestId, TaskId};
 use crate::time::SimTime;
@@ -157,11 +157,11 @@ impl BfqTaskIo {
     /// From the 4.4 `task_nice_ioprio` priority the engine derives (no RT:
     /// that needs an explicit `ionice`), in the root group.
     /// From a 6.18 ioprio (`ionice`, or nice and policy): RT included.
-    pub fn from_mq_ioprio(p: crate::block::Ioprio, group: usize) -> BfqTaskIo {
+    pub fn from_mq_ioprio(p: crate::block::mq_deadline::Ioprio, group: usize) -> BfqTaskIo {
         let class = match p.class {
-            crate::block::IoprioClass::Rt => BfqClass::Rt,
-            crate::block::IoprioClass::Be => BfqClass::Be,
-            crate::block::IoprioClass::Idle => BfqClass::Idle,
+            crate::block::mq_deadline::IoprioClass::Rt => BfqClass::Rt,
+            crate::block::mq_deadline::IoprioClass::Be => BfqClass::Be,
+            crate::block::mq_deadline::IoprioClass::Idle => BfqClass::Idle,
         };
         BfqTaskIo { class, level: p.level.min(7), group }
     }
@@ -279,7 +279,7 @@ pub struct Bfq {
 impl Bfq {
     /// Each task's 6.18 ioprio (`bfq_set_next_ioprio_data`), before any I/O:
     /// the class and level change, the blkcg group stays.
-    pub fn set_task_ioprio(&mut self, prio: &[crate::block::Ioprio]) {
+    pub fn set_task_ioprio(&mut self, prio: &[crate::block::mq_deadline::Ioprio]) {
         for (t, p) in self.tasks.iter_mut().zip(prio) {
             *t = BfqTaskIo::from_mq_ioprio(*p, t.group);
         }

@@ -24,8 +24,8 @@ use super::curve::measure;
 use super::flash::{FlashParams, PAGE_BYTES};
 use super::transfer_ns;
 use super::{DeviceKind, DeviceSpec};
-use crate::block::ElevatorSpec;
 use super::{IOPS_MAX, QUEUE_DEPTH_MAX};
+use crate::block::elevator::ElevatorSpec;
 use crate::workload::dist::SAMPLE_MAX_NS;
 
 /// One measured run.

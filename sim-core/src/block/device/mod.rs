@@ -116,7 +116,7 @@ pub struct DeviceSpec {
     pub rotational: bool,
     /// `queue/max_sectors_kb` in sectors: larger bios are split.
     pub max_sectors: u32,
-    pub elevator: super::ElevatorSpec,
+    pub elevator: crate::block::elevator::ElevatorSpec,
     /// The block device's major,minor as blkparse prints it.
     pub dev_t: (u32, u32),
 }
@@ -273,7 +273,7 @@ pub fn transfer_ns(bytes: u64, bytes_per_s: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::block::ElevatorSpec;
+    use crate::block::elevator::ElevatorSpec;
 
     /// Starts one request and returns its completion time.
     fn st(d: &mut Device, now: SimTime, op: Op, sector: u64, nr: u32) -> SimTime {

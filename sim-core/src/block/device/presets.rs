@@ -6,7 +6,7 @@
 use super::cloud::CloudParams;
 use super::flash::FlashParams;
 use super::{DeviceKind, DeviceSpec};
-use crate::block::ElevatorSpec;
+use crate::block::elevator::ElevatorSpec;
 use crate::block::request::SECTOR_BYTES;
 
 #[derive(Clone, Debug, PartialEq)]

@@ -1,10 +1,12 @@
 //! What the block layer records: btt's Q2D, D2C and Q2C per device and per
 //! process, blkparse's per-process "Dispatch wait" maximum, counters, a ring
 //! of recent blktrace events, and the longest Q2D with what the elevator
-//! dispatched while that bio waited. Bounded by the model's size.
+//! dispatched while that bio waited. Bounded by the model's size. It lives in
+//! the block layer, beside the `Bio` it reads, above the generic recorders
+//! (`crate::metrics`) it builds on.
 
-use super::latency::LatencyStats;
-use crate::block::request::{Bio, ReqFlags};
+use super::request::{Bio, ReqFlags};
+use crate::metrics::latency::LatencyStats;
 use crate::ids::TaskId;
 use crate::time::SimTime;
 use std::collections::VecDeque;
