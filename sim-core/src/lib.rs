@@ -119,6 +119,8 @@ pub use report::run::{
 };
 pub use metrics::LatencySummary;
 pub use report::RunReport;
+/// Runs a scenario to the end and reports: the whole pipeline in one call.
+pub use report::run_to_report as run;
 pub use partial::partial_warning;
 /// The I/O, limiter and userspace I/O parts of a report.
 pub use report::io::{DeviceIoReport, IoReport};
@@ -149,10 +151,3 @@ pub use plot::{
 /// JSON Schemas of the scenario format and the report.
 #[cfg(feature = "schema")]
 pub use schema::{report_schema, scenario_schema};
-
-/// Parses, runs to the end and reports: the whole pipeline in one call.
-pub fn run(scenario: &Scenario) -> RunReport {
-    let mut sim = Simulation::new(scenario);
-    sim.run_to_end();
-    sim.report()
-}

@@ -10,7 +10,9 @@
 
 use crate::metrics::LatencySummary;
 use crate::workload::dist::parse_duration;
-use crate::{RunReport, Scenario, ScenarioError, StopReason};
+use crate::engine::StopReason;
+use crate::report::{RunReport, run_to_report};
+use crate::scenario::{Scenario, ScenarioError};
 
 /// Most values one `--vary` axis may take.
 pub const AXIS_POINTS_MAX: usize = 64;
@@ -454,7 +456,7 @@ impl PointResult {
 /// overrides and target) and extracts its figures.
 pub fn run_point(base: &Scenario, grid: &Grid, index: usize, metric: Metric) -> Result<PointResult, ScenarioError> {
     let scenario = base.with_overrides(&grid.point(index))?;
-    Ok(PointResult::from_report(grid, index, metric, &crate::run(&scenario)))
+    Ok(PointResult::from_report(grid, index, metric, &run_to_report(&scenario)))
 }
 
 /// Best first: metric ascending, then fewer context switches, then grid order.
@@ -687,7 +689,7 @@ mod tests {
         let base = Scenario::from_toml("t.toml", toml).unwrap();
         let grid = Grid::new(vec![Axis::parse("seed=1").unwrap()]).unwrap();
         let r = run_point(&base, &grid, 0, Metric::RequestP99).unwrap();
-        let report = crate::run(&base);
+        let report = run_to_report(&base);
         assert_eq!(r.metric_ns, report.requests[0].latency.p99_ns);
         assert!(r.metric_ns >= 390_000 && r.p99_ns < r.metric_ns, "{r:?}");
     }

@@ -12,6 +12,7 @@ use super::run::{
 use super::source::ReportSource;
 use super::userspace_io::IoQueueReport;
 use crate::engine::{Simulation, StopReason};
+use crate::scenario::Scenario;
 use crate::ids::{CpuId, TaskId};
 use crate::metrics::latency::{DELAY_BUCKETS, LatencyStats, LatencySummary};
 use crate::metrics::occupancy::{CpuPlace, OccupancySeries};
@@ -20,6 +21,14 @@ use crate::sched::migrate::MigrateCause;
 use crate::task::Task;
 use crate::view::RunView;
 use std::collections::BTreeMap;
+
+/// Runs `scenario` to the end and reports: the whole pipeline in one call
+/// (`sim_core::run`).
+pub fn run_to_report(scenario: &Scenario) -> RunReport {
+    let mut sim = Simulation::new(scenario);
+    sim.run_to_end();
+    sim.report()
+}
 
 impl Simulation {
     /// The report of the run so far (final once `advance` returned a final reason).
