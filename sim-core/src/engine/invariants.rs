@@ -25,7 +25,10 @@ struct Progress {
 impl Progress {
     /// The quantities as they stand in `sim` (at its start, for a whole run).
     fn of(sim: &Simulation) -> Progress {
-        Progress { now: sim.clock.now, min_vruntime: sim.core.cfs.cfs_rqs.iter().map(|q| q.min_vruntime).collect() }
+        Progress {
+            now: sim.clock.now,
+            min_vruntime: sim.core.classes.fair_internals().cfs_rqs.iter().map(|q| q.min_vruntime).collect(),
+        }
     }
 
     /// Time has not gone backwards and no `min_vruntime` decreased since the
@@ -36,7 +39,7 @@ impl Progress {
             return Err(format!("time went backwards ({ctx})"));
         }
         self.now = sim.clock.now;
-        for (i, q) in sim.core.cfs.cfs_rqs.iter().enumerate() {
+        for (i, q) in sim.core.classes.fair_internals().cfs_rqs.iter().enumerate() {
             if q.min_vruntime < self.min_vruntime[i] {
                 return Err(format!("min_vruntime of cfs_rq {i} decreased ({ctx})"));
             }
@@ -74,7 +77,7 @@ impl Simulation {
         let nr = c.tasks()?;
         c.cpus(&nr)?;
         c.queues().map_err(|e| format!("{e} ({})", c.ctx))?;
-        let cfs = &self.core.cfs;
+        let cfs = self.core.classes.fair_internals();
         cfs.class_invariants().map_err(|e| format!("{e} ({})", c.ctx))?;
         cfs.bandwidth_invariants().map_err(|e| format!("{e} ({})", c.ctx))?;
         for q in &self.io_queues {
@@ -108,7 +111,7 @@ impl Checks<'_> {
     /// Each task's state against its CPU, its entity and `cfs_tasks`.
     fn tasks(&self) -> Result<Queued, String> {
         let (sim, ctx) = (self.sim, &self.ctx);
-        let (cfs, rqs) = (&sim.core.cfs, &sim.core.rqs);
+        let (cfs, rqs) = (sim.core.classes.fair_internals(), &sim.core.rqs);
         let mut nr = vec![0u32; rqs.len()];
         let mut throttled = vec![0u32; rqs.len()];
         for (i, t) in sim.tasks.iter().enumerate() {
@@ -198,7 +201,7 @@ impl Checks<'_> {
                     ));
                 }
             }
-            let q = sim.core.cfs.rq(rq.root);
+            let q = sim.core.classes.fair_internals().rq(rq.root);
             let counted = nr[c] - throttled[c];
             if rq.nr_running != counted || q.h_nr_running != counted {
                 return Err(format!(
@@ -323,7 +326,7 @@ impl Checks<'_> {
     /// [MIN_SHARES, shares]; each group's `load_avg` and summed queue weight
     /// match its queues.
     fn queues(&self) -> Result<(), String> {
-        let cfs = &self.sim.core.cfs;
+        let cfs = self.sim.core.classes.fair_internals();
         let n = cfs.cfs_rqs.len();
         let (mut load, mut count, mut queued) = (vec![0u64; n], vec![0u32; n], vec![0usize; n]);
         let mut tasks_below = vec![0u32; n];
@@ -350,7 +353,8 @@ impl Checks<'_> {
             }
         }
         for (i, q) in cfs.cfs_rqs.iter().enumerate() {
-            if q.load.weight != load[i] || q.nr_running != count[i] || cfs.timeline_len(CfsRqId(i as u32)) != queued[i] {
+            if q.load.weight != load[i] || q.nr_running != count[i] || cfs.timeline_len(CfsRqId(i as u32)) != queued[i]
+            {
                 return Err(format!(
                     "cfs_rq {i}: load {} nr_running {} timeline {} but queued entities give {} {} {}",
                     q.load.weight,

@@ -12,9 +12,9 @@ use super::world::World;
 use crate::cpuset::CpuSet;
 use crate::event::Event;
 use crate::ids::{CpuId, TaskId};
-use crate::sched::SchedClass;
 use crate::sched::balance::linux44::Smp44;
 use crate::sched::balance::{Machine, MigrateCause, TaskHotInputs};
+use crate::sched::{ClassState, SchedClass};
 use crate::task::TaskState;
 
 /// The machine as one SMP policy call sees it.
@@ -67,39 +67,39 @@ impl Machine for Balancer<'_, '_, '_> {
     }
 
     fn weighted_cpuload(&self, cpu: CpuId) -> u64 {
-        self.core.cfs.weighted_cpuload(cpu)
+        self.core.classes.fair_internals().weighted_cpuload(cpu)
     }
 
     fn cpu_util_avg(&self, cpu: CpuId) -> u64 {
-        self.core.cfs.cpu_util(cpu)
+        self.core.classes.fair_internals().cpu_util(cpu)
     }
 
     fn h_nr_running(&self, cpu: CpuId) -> u32 {
-        self.core.cfs.rq(self.core.rqs[cpu.index()].root).h_nr_running
+        self.core.classes.fair_internals().rq(self.core.rqs[cpu.index()].root).h_nr_running
     }
 
     fn task_load_avg(&self, task: TaskId) -> u64 {
-        self.core.cfs.task_load_avg(se_of(task))
+        self.core.classes.fair_internals().task_load_avg(se_of(task))
     }
 
     fn task_h_load(&mut self, task: TaskId) -> u64 {
         let jiffies = self.w.clock.jiffies;
-        self.core.cfs.task_h_load(se_of(task), jiffies)
+        self.core.classes.fair_internals_mut().task_h_load(se_of(task), jiffies)
     }
 
     fn effective_load(&self, of_task: TaskId, cpu: CpuId, wl: i64, wg: i64) -> i64 {
-        let tg = self.core.cfs.task_group_of(se_of(of_task));
-        self.core.cfs.effective_load(tg, cpu, wl, wg)
+        let tg = self.core.classes.fair_internals().task_group_of(se_of(of_task));
+        self.core.classes.fair_internals().effective_load(tg, cpu, wl, wg)
     }
 
     fn update_blocked_averages(&mut self, cpu: CpuId) {
-        self.core.cfs.update_blocked_averages(cpu);
+        self.core.classes.fair_internals_mut().update_blocked_averages(cpu);
     }
 
     fn task_hot_inputs(&self, task: TaskId) -> TaskHotInputs {
         let se = se_of(task);
-        let e = self.core.cfs.se(se);
-        let q = self.core.cfs.rq(e.cfs_rq);
+        let e = self.core.classes.fair_internals().se(se);
+        let q = self.core.classes.fair_internals().rq(e.cfs_rq);
         TaskHotInputs {
             sched_delayed: e.sched_delayed,
             sched_idle: e.policy == crate::workload::Policy::Idle,
@@ -109,7 +109,7 @@ impl Machine for Balancer<'_, '_, '_> {
     }
 
     fn throttled_lb_pair(&self, task: TaskId, src: CpuId, dst: CpuId) -> bool {
-        let cfs = &self.core.cfs;
+        let cfs = self.core.classes.fair_internals();
         if !cfs.bw.used {
             return false;
         }
@@ -135,26 +135,27 @@ impl Machine for Balancer<'_, '_, '_> {
         debug_assert_ne!(core.rqs[from.index()].curr, Some(task), "moving a running task");
         debug_assert!(w.tasks[task.index()].affinity.contains(to), "moving a task outside its affinity");
         let se = se_of(task);
-        debug_assert!(!core.cfs.throttled_hierarchy(core.cfs.se(se).cfs_rq), "throttled_lb_pair lets no such task go");
-        core.cfs.dequeue_task(se, 0);
+        debug_assert!(!core.classes.fair().throttled(se), "throttled_lb_pair lets no such task go");
+        core.classes.fair_mut().dequeue_task(se, 0);
         core.cfs_tasks.remove(from, task);
         core.sub_nr_running(from, w);
         core.hrtick_update(from, w);
         // set_task_cpu → migrate_task_rq_fair, set_task_rq.
-        core.cfs.migrate_task_rq(se);
-        core.cfs.set_task_rq(se, w.tasks[task.index()].group, to);
+        core.classes.fair_mut().migrate_task_rq(se);
+        core.classes.fair_mut().set_task_rq(se, w.tasks[task.index()].group, to);
         core.note_migration(task, from, to, cause, by, w);
         // The vruntime travels relative: dequeue_entity subtracted the old
         // queue's min_vruntime, enqueue_entity adds the new one's (as it
         // stands before its update_curr, which may be a tick stale, as in 4.4).
-        let relative = core.cfs.se(se).vruntime;
-        let new_min = core.cfs.rq(core.cfs.se(se).cfs_rq).min_vruntime;
+        let fair = core.classes.fair();
+        let (relative, new_min) = (fair.vruntime(se), fair.min_vruntime(fair.cfs_rq_of(se)));
         // The destination queue may throttle at this enqueue (an empty group
         // queue without runtime there: check_enqueue_throttle).
         core.activate_task(to, task, 0, w);
         // 4.4 only: EEVDF keeps vruntime absolute and places by the saved lag.
         assert!(
-            !core.cfs.migrates_relative_vruntime() || core.cfs.se(se).vruntime == relative + new_min,
+            !core.classes.fair_internals().migrates_relative_vruntime()
+                || core.classes.fair().vruntime(se) == relative + new_min,
             "vruntime not rebased on migration: seed {} at {}",
             w.spec.seed,
             w.clock.now.ns()
@@ -179,7 +180,7 @@ impl Machine for Balancer<'_, '_, '_> {
         if w.tasks[curr.index()].state != TaskState::Running {
             return;
         }
-        core.cfs.put_prev_task(se_of(curr));
+        core.classes.put_prev_task(se_of(curr));
         core.apply_class_resched(w);
         core.context_switch(cpu, Some(curr), None, w);
         core.resched_curr(cpu);

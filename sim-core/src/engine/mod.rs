@@ -48,6 +48,7 @@ use crate::sched::cfs_tasks::CfsTasks;
 use crate::sched::fair::Cfs;
 use crate::sched::topology::Topology;
 use crate::sched::tunables::tick_nsec;
+use crate::sched::{ClassChain, ClassState};
 use crate::task::{BlockOn, Task, TaskState};
 use crate::tick::ElisionStats;
 use crate::time::SimTime;
@@ -221,7 +222,7 @@ impl Simulation {
                 tick_offset_ns: spec.machine.tick_offset_ns,
             },
             core: Core {
-                cfs,
+                classes: ClassChain::new(cfs),
                 rqs,
                 cfs_tasks: CfsTasks::new(ncpus, tasks.len()),
                 smp,
@@ -303,7 +304,7 @@ impl Simulation {
                 return self.run.finish(StopReason::Stalled, now, &mut self.clock);
             }
             self.clock.set(at);
-            self.core.cfs.clock = at.ns();
+            self.core.classes.fair_mut().update_rq_clock(at.ns());
             self.run.count(event.kind());
             dispatched += 1;
             self.run.steps_left = STEPS_PER_EVENT;
@@ -336,7 +337,7 @@ impl Simulation {
             return None;
         }
         self.clock.set(at);
-        self.core.cfs.clock = at.ns();
+        self.core.classes.fair_mut().update_rq_clock(at.ns());
         self.run.steps_left = STEPS_PER_EVENT;
         let jiffies = self.clock.jiffies;
         let balance_due = self.core.smp.as_ref().is_some_and(|smp| smp.balance_due(cpu, jiffies));
@@ -377,7 +378,7 @@ impl Simulation {
                 !l.grant_armed || generation != l.grant_generation
             }
             Event::BandwidthTimer { group, slack, generation } => {
-                !self.core.cfs.bandwidth_timer_current(group, slack, generation)
+                !self.core.classes.fair().bandwidth_timer_current(group, slack, generation)
             }
             _ => false,
         }
@@ -408,11 +409,7 @@ impl Simulation {
             Event::NohzKick { cpu } => core.nohz_kick(cpu, w),
             Event::ActiveBalance { cpu } => core.active_balance(cpu, w),
             Event::BandwidthTimer { group, slack, generation } => {
-                if slack {
-                    core.cfs.cfs_slack_timer(group, generation);
-                } else {
-                    core.cfs.cfs_period_timer(group, generation);
-                }
+                core.classes.fair_mut().bandwidth_timer(group, slack, generation);
                 core.apply_class_resched(w);
             }
             Event::LimiterAdjust { limiter } => Limiters(&mut self.limiters).adjust(limiter, w),
@@ -610,8 +607,9 @@ impl Simulation {
         &self.tasks[task.index()].comm
     }
 
+    /// The fair class's state, read-only (the run's view, tests).
     pub fn cfs(&self) -> &Cfs {
-        &self.core.cfs
+        self.core.classes.fair_internals()
     }
 
     pub fn tick_ns(&self) -> u64 {

@@ -15,12 +15,12 @@ use crate::ids::{CfsRqId, CpuId, EntityId, TaskId};
 use crate::metrics::history::{EevdfState, PrevState, RecordKind, SchedRecord};
 use crate::metrics::recorder::WaitKind;
 use crate::rng::SimRng;
-use crate::sched::SchedClass;
 use crate::sched::balance::MigrateCause;
 use crate::sched::balance::linux44::Smp44;
 use crate::sched::cfs_tasks::CfsTasks;
 use crate::sched::fair::Cfs;
 use crate::sched::model::WakeupVerdict;
+use crate::sched::{ClassChain, ClassState, SchedClass};
 use crate::task::TaskState;
 use crate::tick::TickCalendar;
 use crate::time::SimTime;
@@ -68,11 +68,13 @@ impl Rq {
     }
 }
 
-/// The scheduler core's state: every CPU's run queue, the fair class, the
-/// SMP policy, and the preemption points pending in this event.
+/// The scheduler core's state: every CPU's run queue, the scheduling
+/// classes, the SMP policy, and the preemption points pending in this event.
 #[derive(Clone, Debug)]
 pub(super) struct Core {
-    pub cfs: Cfs,
+    /// The class chain (fair the only class), reached through `SchedClass`
+    /// and `ClassState` (`classes.fair()`) by core.c's paths.
+    pub classes: ClassChain<Cfs>,
     pub rqs: Vec<Rq>,
     /// `rq->cfs_tasks` of every CPU.
     pub cfs_tasks: CfsTasks,
@@ -106,19 +108,19 @@ impl Core {
     /// unthrottles, which change the CPU's `nr_running` and the cause of its
     /// waiting tasks' delays.
     pub fn apply_class_resched(&mut self, w: &mut World) {
-        while let Some(cpu) = self.cfs.resched.pop() {
+        while let Some(cpu) = self.classes.fair_mut().pop_resched() {
             if self.rqs[cpu.index()].curr.is_some() {
                 self.resched_curr(cpu);
             }
         }
-        if self.cfs.bw.used {
+        if self.classes.fair().bandwidth_used() {
             self.apply_bandwidth(w);
         }
     }
 
     fn apply_bandwidth(&mut self, w: &mut World) {
-        push_bandwidth_timers(w.queue, &mut self.cfs.bw.timers);
-        for e in std::mem::take(&mut self.cfs.bw.events) {
+        push_bandwidth_timers(w.queue, self.classes.fair_mut().bandwidth_timers());
+        for e in self.classes.fair_mut().take_throttle_events() {
             for _ in 0..e.nr_delta.unsigned_abs() {
                 if e.nr_delta > 0 {
                     self.add_nr_running(e.cpu, w);
@@ -135,12 +137,13 @@ impl Core {
                     let t = &mut w.tasks[task.index()];
                     if t.state == TaskState::Runnable
                         && let Some((_, kind)) = t.waiting.as_mut()
-                        && self.cfs.group_is_under(t.group, e.group)
+                        && self.classes.fair().group_is_under(t.group, e.group)
                     {
                         *kind = WaitKind::Throttled;
                     }
                 }
-            } else if self.rqs[e.cpu.index()].curr.is_none() && self.cfs.rq(self.rqs[e.cpu.index()].root).nr_running > 0
+            } else if self.rqs[e.cpu.index()].curr.is_none()
+                && self.classes.fair().nr_running(self.rqs[e.cpu.index()].root) > 0
             {
                 // unthrottle_cfs_rq (4.4 and 6.x): `rq->curr == rq->idle &&
                 // rq->cfs.nr_running`: the root queue's entities, which in
@@ -149,7 +152,7 @@ impl Core {
                 self.resched_curr(e.cpu);
             }
             let rq = &self.rqs[e.cpu.index()];
-            let root_min_vruntime = self.cfs.rq(rq.root).min_vruntime;
+            let root_min_vruntime = self.classes.fair().min_vruntime(rq.root);
             w.recorder.push_record(SchedRecord {
                 at: w.now(),
                 cpu: e.cpu,
@@ -165,7 +168,7 @@ impl Core {
     /// `pick_next_entity` → `dequeue_entities(DEQUEUE_DELAYED)` → `__block_task`)
     /// leave the CPU's run-queue counts.
     pub fn finish_delayed_dequeues(&mut self, cpu: CpuId, w: &mut World) {
-        while let Some(se) = self.cfs.delayed_done.pop() {
+        while let Some(se) = self.classes.fair_mut().pop_delayed_done() {
             let t = TaskId(se.0);
             debug_assert_eq!(w.tasks[t.index()].cpu, cpu);
             self.cfs_tasks.remove(cpu, t);
@@ -195,7 +198,7 @@ impl Core {
     pub fn hrtick(&mut self, cpu: CpuId, w: &mut World) {
         self.rqs[cpu.index()].hrtick_armed = false;
         let Some(curr) = self.rqs[cpu.index()].curr else { return };
-        if self.cfs.task_tick(se_of(curr), true, false) {
+        if self.classes.fair_mut().task_tick(se_of(curr), true, false) {
             self.resched_curr(cpu);
         }
         self.apply_class_resched(w);
@@ -203,7 +206,7 @@ impl Core {
 
     /// `hrtick_start_fair` (4.4 fair.c) with `hrtick_start`'s 10 µs minimum.
     pub fn hrtick_start_fair(&mut self, cpu: CpuId, task: TaskId, w: &mut World) {
-        let Some(delta) = self.cfs.hrtick_delay(se_of(task)) else { return };
+        let Some(delta) = self.classes.fair_mut().hrtick_delay(se_of(task)) else { return };
         if delta < 0 {
             if self.rqs[cpu.index()].curr == Some(task) {
                 self.resched_curr(cpu);
@@ -220,11 +223,11 @@ impl Core {
 
     /// `hrtick_update` (4.4 fair.c), after an enqueue or dequeue on `cpu`.
     pub fn hrtick_update(&mut self, cpu: CpuId, w: &mut World) {
-        if !self.cfs.hrtick_enabled() {
+        if !self.classes.fair().hrtick_enabled() {
             return;
         }
         if let Some(curr) = self.rqs[cpu.index()].curr
-            && self.cfs.hrtick_update_wanted(se_of(curr))
+            && self.classes.fair_mut().hrtick_update_wanted(se_of(curr))
         {
             self.hrtick_start_fair(cpu, curr, w);
         }
@@ -236,8 +239,9 @@ impl Core {
     pub fn context_switch(&mut self, cpu: CpuId, prev: Option<TaskId>, next: Option<TaskId>, w: &mut World) {
         let now = w.now();
         w.recorder.count_switch(cpu, now);
-        let own_q = next.map_or(self.rqs[cpu.index()].root, |n| self.cfs.se(se_of(n)).cfs_rq);
-        let min_vruntime = self.cfs.rq(own_q).min_vruntime;
+        let fair = self.classes.fair();
+        let own_q = next.map_or(self.rqs[cpu.index()].root, |n| fair.cfs_rq_of(se_of(n)));
+        let min_vruntime = fair.min_vruntime(own_q);
         let mut record = RecordKind::Switch {
             prev: None,
             prev_state: PrevState::Sleeping,
@@ -246,7 +250,7 @@ impl Core {
             prev_sch_delay_ns: 0,
             prev_vruntime: 0,
             next,
-            next_vruntime: next.map_or(0, |n| self.cfs.se(se_of(n)).vruntime),
+            next_vruntime: next.map_or(0, |n| fair.vruntime(se_of(n))),
             prev_eevdf: prev.map_or_else(EevdfState::default, |p| self.eevdf_state(p, w)),
             next_eevdf: next.map_or_else(EevdfState::default, |n| self.eevdf_state(n, w)),
         };
@@ -254,7 +258,7 @@ impl Core {
             self.switch_out(cpu, p, &mut record, w);
         }
         let rq = &self.rqs[cpu.index()];
-        let (root_min_vruntime, nr_running) = (self.cfs.rq(rq.root).min_vruntime, rq.nr_running);
+        let (root_min_vruntime, nr_running) = (self.classes.fair().min_vruntime(rq.root), rq.nr_running);
         w.recorder.push_record(SchedRecord { at: now, cpu, min_vruntime, root_min_vruntime, nr_running, kind: record });
         let rq = &mut self.rqs[cpu.index()];
         let was_idle = rq.curr.is_none();
@@ -280,7 +284,7 @@ impl Core {
     /// run time are accounted, and a preempted one starts waiting.
     fn switch_out(&mut self, cpu: CpuId, p: TaskId, record: &mut RecordKind, w: &mut World) {
         let now = w.now();
-        let vruntime = self.cfs.se(se_of(p)).vruntime;
+        let vruntime = self.classes.fair().vruntime(se_of(p));
         let t = &mut w.tasks[p.index()];
         if t.in_burst {
             let done = now.since(t.progress_from);
@@ -296,7 +300,7 @@ impl Core {
             TaskState::Running => {
                 t.state = TaskState::Runnable;
                 t.waiting = Some((now, WaitKind::Preempt));
-                if self.cfs.bw.used && self.cfs.throttled_hierarchy(self.cfs.se(se_of(p)).cfs_rq) {
+                if self.classes.fair().throttled(se_of(p)) {
                     // Switched out because its queue (or an ancestor's) ran out of quota.
                     t.waiting = Some((now, WaitKind::Throttled));
                 }
@@ -380,13 +384,8 @@ impl Core {
         if !w.spec.kernel.records_eevdf_state() {
             return EevdfState::default();
         }
-        let se = se_of(task);
-        let e = self.cfs.se(se);
-        if e.on_rq {
-            EevdfState { deadline: e.deadline, lag: self.cfs.entity_lag(e.cfs_rq, se) }
-        } else {
-            EevdfState { deadline: EevdfState::NOT_QUEUED, lag: e.vlag }
-        }
+        let (deadline, lag) = self.classes.fair().deadline_lag(se_of(task));
+        EevdfState { deadline: deadline.unwrap_or(EevdfState::NOT_QUEUED), lag }
     }
 
     /// `check_preempt_curr` (4.4 core.c): an idle CPU always reschedules; a
@@ -397,13 +396,12 @@ impl Core {
         let preempt = match rq.curr {
             None => {
                 self.resched_curr(cpu);
-                self.cfs.wakeup_verdict = WakeupVerdict::IdleCpu;
-                self.cfs.wakeup_group_level = false;
+                self.classes.fair_mut().set_wakeup_verdict(WakeupVerdict::IdleCpu);
                 return false;
             }
             Some(curr) => {
                 let need_resched = rq.need_resched;
-                let p = self.cfs.wakeup_preempt(se_of(curr), se_of(woken), wake_flags, need_resched);
+                let p = self.classes.fair_mut().wakeup_preempt(se_of(curr), se_of(woken), wake_flags, need_resched);
                 self.apply_class_resched(w);
                 p
             }
@@ -427,30 +425,28 @@ impl Core {
     ) {
         let [waker_cpu, prev_cpu] = cpus;
         let now = w.now();
-        let mut up = self.cfs.se(se_of(task)).parent;
-        while let Some(g) = up {
-            let e = self.cfs.se(g);
-            let tg = self.cfs.rq(e.my_q.expect("a parent is a group entity")).tg;
+        let fair = self.classes.fair();
+        fair.for_each_parent(se_of(task), |tg, weight| {
             if w.recorder.counts(now) {
-                w.recorder.groups[tg.index()].sample(e.load.weight);
+                w.recorder.groups[tg.index()].sample(weight);
             }
-            up = e.parent;
-        }
+        });
+        let (verdict, group_level) = fair.wakeup_verdict();
         let rec = SchedRecord {
             at: now,
             cpu,
-            min_vruntime: self.cfs.rq(self.cfs.se(se_of(task)).cfs_rq).min_vruntime,
-            root_min_vruntime: self.cfs.rq(self.rqs[cpu.index()].root).min_vruntime,
+            min_vruntime: fair.min_vruntime(fair.cfs_rq_of(se_of(task))),
+            root_min_vruntime: fair.min_vruntime(self.rqs[cpu.index()].root),
             nr_running: self.rqs[cpu.index()].nr_running,
             kind: RecordKind::Wakeup {
                 task,
-                vruntime: self.cfs.se(se_of(task)).vruntime,
+                vruntime: fair.vruntime(se_of(task)),
                 preempt,
                 new_task,
                 waker_cpu,
                 prev_cpu,
-                verdict: self.cfs.wakeup_verdict,
-                group_level: self.cfs.wakeup_group_level,
+                verdict,
+                group_level,
                 eevdf: self.eevdf_state(task, w),
             },
         };
@@ -461,7 +457,7 @@ impl Core {
     /// the CPU's `cfs_tasks`, and count it in `nr_running` unless it joined a
     /// throttled hierarchy. Returns whether it was counted.
     pub fn activate_task(&mut self, cpu: CpuId, task: TaskId, flags: u32, w: &mut World) -> bool {
-        let counted = self.cfs.enqueue_task(se_of(task), flags);
+        let counted = self.classes.fair_mut().enqueue_task(se_of(task), flags);
         self.apply_class_resched(w);
         self.cfs_tasks.push_head(cpu, task);
         if counted {
@@ -511,8 +507,8 @@ impl Core {
         let rec = SchedRecord {
             at: now,
             cpu: by,
-            min_vruntime: self.cfs.rq(self.rqs[to.index()].root).min_vruntime,
-            root_min_vruntime: self.cfs.rq(self.rqs[to.index()].root).min_vruntime,
+            min_vruntime: self.classes.fair().min_vruntime(self.rqs[to.index()].root),
+            root_min_vruntime: self.classes.fair().min_vruntime(self.rqs[to.index()].root),
             nr_running: self.rqs[to.index()].nr_running,
             kind: RecordKind::Migrate { task, orig_cpu: from, dest_cpu: to, cause },
         };
@@ -533,7 +529,8 @@ impl Core {
     /// gives up the rest of its turn and its CPU reschedules.
     pub fn yield_task(&mut self, task: TaskId, w: &mut World) {
         let cpu = w.tasks[task.index()].cpu;
-        self.cfs.yield_task(se_of(task), self.rqs[cpu.index()].nr_running);
+        let nr_running = self.rqs[cpu.index()].nr_running;
+        self.classes.fair_mut().yield_task(se_of(task), nr_running);
         self.apply_class_resched(w);
         self.resched_curr(cpu);
     }
@@ -543,7 +540,7 @@ impl Core {
     /// `update_curr`); on the way back to user space a resched the update
     /// raised (an EEVDF slice end) is honoured (`exit_to_user_mode_loop`).
     pub fn kernel_entry(&mut self, task: TaskId, w: &mut World) {
-        self.cfs.kernel_entry(se_of(task));
+        self.classes.fair_mut().update_curr(se_of(task));
         self.apply_class_resched(w);
         let now = w.now();
         next_kernel_entry(task, now, w);

@@ -11,15 +11,15 @@ use super::machine::with_smp;
 use super::rq::{Core, se_of};
 use super::world::World;
 use crate::event::Event;
-use crate::ids::{CpuId, TaskId};
+use crate::ids::{CfsRqId, CpuId, TaskId};
 use crate::metrics::recorder::WaitKind;
-use crate::sched::SchedClass;
 use crate::sched::balance::MigrateCause;
 use crate::sched::balance::linux44::Placement;
 use crate::sched::eevdf::{DEQUEUE_DELAYED, ENQUEUE_DELAYED};
 use crate::sched::fair::{DEQUEUE_SLEEP, ENQUEUE_WAKEUP, ENQUEUE_WAKING, WF_FORK};
 use crate::sched::model::WakeupVerdict;
 use crate::sched::topology::{SD_BALANCE_FORK, SD_BALANCE_WAKE};
+use crate::sched::{ClassState, SchedClass};
 use crate::task::TaskState;
 
 impl Core {
@@ -34,7 +34,7 @@ impl Core {
         }
         if let Some(curr) = curr {
             let hrtick_active = self.rqs[cpu.index()].hrtick_armed;
-            if self.cfs.task_tick(se_of(curr), false, hrtick_active) {
+            if self.classes.fair_mut().task_tick(se_of(curr), false, hrtick_active) {
                 self.resched_curr(cpu);
             }
             self.apply_class_resched(w);
@@ -60,7 +60,7 @@ impl Core {
     /// (`Effect::RunSteps`, the last thing it does).
     pub fn schedule(&mut self, cpu: CpuId, w: &mut World) {
         let rq = &mut self.rqs[cpu.index()];
-        if self.cfs.hrtick_enabled() {
+        if self.classes.fair().hrtick_enabled() {
             rq.hrtick_armed = false; // hrtick_clear
         }
         let prev = rq.curr;
@@ -77,7 +77,7 @@ impl Core {
             with_smp(self, w, |smp, m| smp.idle_balance(m, cpu));
             balanced = true;
         }
-        let mut next = self.cfs.pick_next_task(root, prev.map(se_of)).map(|se| TaskId(se.0));
+        let mut next = self.pick_next_task(root, prev);
         self.finish_delayed_dequeues(cpu, w);
         // A throttle in the pick took tasks off this CPU's count.
         self.apply_class_resched(w);
@@ -86,12 +86,12 @@ impl Core {
             // them, then the CPU goes idle through the balancer as above.
             with_smp(self, w, |smp, m| smp.idle_balance(m, cpu));
             if self.rqs[cpu.index()].nr_running > 0 {
-                next = self.cfs.pick_next_task(root, None).map(|se| TaskId(se.0));
+                next = self.pick_next_task(root, None);
                 self.finish_delayed_dequeues(cpu, w);
             }
         }
         self.apply_class_resched(w);
-        if self.cfs.hrtick_enabled()
+        if self.classes.fair().hrtick_enabled()
             && let Some(n) = next
         {
             self.hrtick_start_fair(cpu, n, w);
@@ -110,6 +110,12 @@ impl Core {
         }
     }
 
+    /// `__pick_next_task` (core.c) along the class chain: the next task of
+    /// the highest class that has one; `None` runs the idle task.
+    fn pick_next_task(&mut self, root: CfsRqId, prev: Option<TaskId>) -> Option<TaskId> {
+        self.classes.pick_next_task(root, prev.map(se_of)).map(|(_, se)| TaskId(se.0))
+    }
+
     /// `__schedule`: prev is no longer TASK_RUNNING: `deactivate_task(DEQUEUE_SLEEP)`.
     fn deactivate_prev(&mut self, cpu: CpuId, p: TaskId, w: &mut World) {
         let exiting = w.tasks[p.index()].state == TaskState::Exited;
@@ -117,20 +123,20 @@ impl Core {
         // A task that just ran is never below a throttled queue (its
         // levels have a curr, which check_enqueue_throttle skips), so the
         // dequeue reaches the root and the CPU's count drops by one.
-        debug_assert!(!self.cfs.throttled_hierarchy(self.cfs.se(se).cfs_rq), "a sleeper below a throttled queue");
-        if self.cfs.dequeue_task(se, DEQUEUE_SLEEP) {
+        debug_assert!(!self.classes.fair().throttled(se), "a sleeper below a throttled queue");
+        if self.classes.fair_mut().dequeue_task(se, DEQUEUE_SLEEP) {
             self.cfs_tasks.remove(cpu, p);
             self.sub_nr_running(cpu, w);
         } else if exiting {
             // A dying task does not stay delayed (6.12+ task_dead_fair
             // finishes the dequeue); the others stay queued until picked or woken.
-            self.cfs.dequeue_task(se, DEQUEUE_SLEEP | DEQUEUE_DELAYED);
-            self.cfs.delayed_done.clear();
+            self.classes.fair_mut().dequeue_task(se, DEQUEUE_SLEEP | DEQUEUE_DELAYED);
+            self.classes.fair_mut().clear_delayed_done();
             self.cfs_tasks.remove(cpu, p);
             self.sub_nr_running(cpu, w);
         }
         if exiting {
-            self.cfs.remove_entity_load_avg(se); // task_dead_fair
+            self.classes.fair_mut().task_dead(se); // task_dead_fair
         }
         self.apply_class_resched(w);
     }
@@ -145,20 +151,21 @@ impl Core {
         let se = se_of(task);
         let group = w.tasks[task.index()].group;
         // sched_fork: task_fork_fair runs on the parent's queue.
-        self.cfs.set_task_rq(se, group, parent_cpu);
-        let q = self.cfs.se(se).cfs_rq;
-        self.cfs.task_fork(q, se);
+        let fair = self.classes.fair_mut();
+        fair.set_task_rq(se, group, parent_cpu);
+        let q = fair.cfs_rq_of(se);
+        fair.task_fork(q, se);
         let current = self.rqs[parent_cpu.index()].curr;
         let cpu = self.select_task_rq(task, parent_cpu, SD_BALANCE_FORK, parent_cpu, current, w).cpu;
         if cpu != parent_cpu {
             // set_task_cpu → migrate_task_rq_fair (4.4 removes the new task's
             // never-attached average from the parent's queue: fixed in 4.6 by
             // 0905f04eb21f), then set_task_rq; the vruntime is relative.
-            self.cfs.migrate_task_rq(se);
-            self.cfs.set_task_rq(se, group, cpu);
+            self.classes.fair_mut().migrate_task_rq(se);
+            self.classes.fair_mut().set_task_rq(se, group, cpu);
             self.note_migration(task, parent_cpu, cpu, MigrateCause::Fork, parent_cpu, w);
         }
-        let flags = self.cfs.new_task_enqueue_flags();
+        let flags = self.classes.fair().new_task_enqueue_flags();
         let counted = self.activate_task(cpu, task, flags, w);
         let now = w.now();
         let t = &mut w.tasks[task.index()];
@@ -181,35 +188,34 @@ impl Core {
         debug_assert!(matches!(t.state, TaskState::Blocked(_)), "waking a task that is not blocked");
         let prev_cpu = t.cpu;
         let waker_cpu = waker.unwrap_or(prev_cpu);
-        if self.cfs.se(se_of(task)).sched_delayed {
+        if self.classes.fair().sched_delayed(se_of(task)) {
             // ttwu_runnable (6.12+ core.c): still queued by DELAY_DEQUEUE on
             // its CPU; requeued in place (ENQUEUE_DELAYED), no CPU selection.
-            self.cfs.enqueue_task(se_of(task), ENQUEUE_DELAYED);
+            self.classes.fair_mut().enqueue_task(se_of(task), ENQUEUE_DELAYED);
             self.apply_class_resched(w);
             self.ttwu_runnable_on(prev_cpu, task, [waker_cpu, prev_cpu], w);
             return;
         }
-        if self.cfs.se(se_of(task)).on_rq {
+        if self.classes.fair().on_rq(se_of(task)) {
             // Blocked in this instant but not yet dequeued by its CPU's
             // schedule(): `ttwu_remote` (4.4 core.c) just makes it running again.
             w.tasks[task.index()].state = TaskState::Running;
-            self.cfs.wakeup_verdict = WakeupVerdict::NotChecked;
-            self.cfs.wakeup_group_level = false;
+            self.classes.fair_mut().set_wakeup_verdict(WakeupVerdict::NotChecked);
             self.record_wakeup(prev_cpu, task, false, false, [waker_cpu, prev_cpu], w);
             return;
         }
         let se = se_of(task);
         // task_waking_fair: relative to the old queue; ENQUEUE_WAKING rebases
         // it. record_wakee: `current` is what runs where the wake-up runs.
-        self.cfs.task_waking(se);
+        self.classes.fair_mut().task_waking(se);
         let current = self.rqs[waker_cpu.index()].curr;
         let (jiffies, hz) = (w.clock.jiffies, u64::from(w.spec.hz));
         self.smp_mut().record_wakee(jiffies, hz, current, waker_cpu, task);
         let Placement { cpu, cause } = self.select_task_rq(task, prev_cpu, SD_BALANCE_WAKE, waker_cpu, current, w);
         if cpu != prev_cpu {
             // set_task_cpu → migrate_task_rq_fair, then set_task_rq.
-            self.cfs.migrate_task_rq(se);
-            self.cfs.set_task_rq(se, w.tasks[task.index()].group, cpu);
+            self.classes.fair_mut().migrate_task_rq(se);
+            self.classes.fair_mut().set_task_rq(se, w.tasks[task.index()].group, cpu);
             self.note_migration(task, prev_cpu, cpu, cause, waker_cpu, w);
         }
         self.activate_task(cpu, task, ENQUEUE_WAKEUP | ENQUEUE_WAKING, w);
@@ -226,7 +232,7 @@ impl Core {
     /// wake-up latency applies, and the `sched_wakeup` record is written.
     /// `cpus`: the waker's CPU and the task's previous one.
     fn ttwu_runnable_on(&mut self, cpu: CpuId, task: TaskId, cpus: [CpuId; 2], w: &mut World) {
-        let throttled = self.cfs.bw.used && self.cfs.throttled_hierarchy(self.cfs.se(se_of(task)).cfs_rq);
+        let throttled = self.classes.fair().throttled(se_of(task));
         let now = w.now();
         let t = &mut w.tasks[task.index()];
         t.state = TaskState::Runnable;

@@ -6,8 +6,16 @@
 //! `__pick_next_task` asks stop, deadline, RT, fair and idle in that order
 //! (`for_each_class`); here fair is the only class with tasks, and idle is
 //! `None`, so the chain is ready for the RT and deadline classes to come.
+//!
+//! What the core needs from a class that is not a hook (its outboxes, the
+//! values the history records and core.c's paths read) is `ClassState`: the
+//! engine holds the chain and sees the class only as
+//! `impl SchedClass + ClassState` (`ClassChain::fair`), so it cannot reach
+//! past these two traits. Everything stays monomorphic: no `dyn` anywhere.
 
-use crate::ids::{CfsRqId, EntityId};
+use super::bandwidth::{ThrottleEvent, TimerRequest};
+use super::model::WakeupVerdict;
+use crate::ids::{CfsRqId, CpuId, EntityId, GroupId};
 
 /// The hooks a scheduling class offers the core scheduler (`struct sched_class`
 /// in 4.4 and 6.18 kernel/sched/sched.h), under their kernel names. Resched
@@ -37,6 +45,79 @@ pub trait SchedClass {
     /// `update_curr` (6.x hook, `update_curr_fair`): charge the running task
     /// of this class, e.g. at a kernel entry that reads its CPU time.
     fn update_curr(&mut self, curr: EntityId);
+    /// `task_dead` (`task_dead_fair`, 4.4 and 6.x): a dead task's load
+    /// average leaves its queue. Optional, as in the kernel (core.c calls it
+    /// only `if (prev->sched_class->task_dead)`): by default nothing.
+    fn task_dead(&mut self, _se: EntityId) {}
+}
+
+/// What the core reads from a class, and the requests the class left for it
+/// from inside its last hook (outboxes the engine drains after each call).
+pub trait ClassState {
+    // --- Kernel entries that are not `struct sched_class` hooks ---
+    /// `set_task_rq` (sched.h, from `set_task_cpu`/`sched_fork`): the
+    /// task's queue becomes its group's queue on `cpu`.
+    fn set_task_rq(&mut self, se: EntityId, tg: GroupId, cpu: CpuId);
+    /// `update_rq_clock`: the class's `rq_clock` is `now_ns`.
+    fn update_rq_clock(&mut self, now_ns: u64);
+    /// The flags `wake_up_new_task` enqueues with (`ENQUEUE_INITIAL` in 6.x).
+    fn new_task_enqueue_flags(&self) -> u32;
+
+    // --- Outboxes ---
+    /// A CPU whose current task the class asked to reschedule (`resched_curr`
+    /// from inside a hook).
+    fn pop_resched(&mut self) -> Option<CpuId>;
+    /// A task whose delayed dequeue the last pick completed (6.12+).
+    fn pop_delayed_done(&mut self) -> Option<EntityId>;
+    /// Forgets the delayed dequeues just completed (the caller counts them).
+    fn clear_delayed_done(&mut self);
+    /// `cfs_bandwidth_used()`: some group has a CPU quota.
+    fn bandwidth_used(&self) -> bool;
+    /// Bandwidth timers to arm (`start_cfs_bandwidth`, the slack timer).
+    fn bandwidth_timers(&mut self) -> &mut Vec<TimerRequest>;
+    /// Throttles and unthrottles since the last call, with their
+    /// `nr_running` changes.
+    fn take_throttle_events(&mut self) -> Vec<ThrottleEvent>;
+    /// Whether a bandwidth timer event is still the armed one.
+    fn bandwidth_timer_current(&self, g: GroupId, slack: bool, generation: u32) -> bool;
+    /// `sched_cfs_period_timer` or `sched_cfs_slack_timer` of group `g` fires.
+    fn bandwidth_timer(&mut self, g: GroupId, slack: bool, generation: u32);
+
+    // --- Queries ---
+    /// `task_on_rq_queued`: the task's entity is on its queue.
+    fn on_rq(&self, se: EntityId) -> bool;
+    /// `se->sched_delayed` (6.12+ DELAY_DEQUEUE): queued while asleep.
+    fn sched_delayed(&self, se: EntityId) -> bool;
+    /// `cfs_rq_of(se)`: the queue the entity belongs to.
+    fn cfs_rq_of(&self, se: EntityId) -> CfsRqId;
+    fn vruntime(&self, se: EntityId) -> i64;
+    fn min_vruntime(&self, q: CfsRqId) -> i64;
+    /// `cfs_rq->nr_running`: the queue's entities (not its hierarchy's tasks).
+    fn nr_running(&self, q: CfsRqId) -> u32;
+    /// `throttled_hierarchy(cfs_rq_of(se))`: the entity's queue or an
+    /// ancestor's ran out of quota (false without bandwidth control).
+    fn throttled(&self, se: EntityId) -> bool;
+    /// Whether group `g` is `ancestor` or below it.
+    fn group_is_under(&self, g: GroupId, ancestor: GroupId) -> bool;
+    /// `for_each_sched_entity` above `se`: each parent group entity's group
+    /// and weight, bottom up.
+    fn for_each_parent(&self, se: EntityId, f: impl FnMut(GroupId, u64));
+    /// The queued entity's virtual deadline and `entity_lag` (EEVDF; 4.4:
+    /// the deadline field and 0), or `None` and the saved `vlag` when it is
+    /// not queued.
+    fn deadline_lag(&self, se: EntityId) -> (Option<i64>, i64);
+    /// Why the last `wakeup_preempt` did or did not preempt, and whether it
+    /// decided at a group level.
+    fn wakeup_verdict(&self) -> (WakeupVerdict, bool);
+    /// Records a verdict the core reached without asking the class.
+    fn set_wakeup_verdict(&mut self, verdict: WakeupVerdict);
+    /// The HRTICK feature (`sched_feat(HRTICK)`).
+    fn hrtick_enabled(&self) -> bool;
+    /// The delay `hrtick_start_fair` arms the HRTICK with: the slice left,
+    /// if the queue has company. `Some(d < 0)`: the slice is used up.
+    fn hrtick_delay(&mut self, curr: EntityId) -> Option<i64>;
+    /// Whether `hrtick_update` re-arms the timer after an enqueue/dequeue.
+    fn hrtick_update_wanted(&mut self, curr: EntityId) -> bool;
 }
 
 /// The scheduling classes, highest first (`for_each_class`: stop, deadline,
@@ -61,12 +142,45 @@ impl ClassKind {
 /// deadline or RT class yet.
 #[derive(Clone, Debug)]
 pub struct ClassChain<F> {
-    pub fair: F,
+    fair: F,
 }
 
-impl<F: SchedClass> ClassChain<F> {
+impl<F: SchedClass + ClassState> ClassChain<F> {
     pub fn new(fair: F) -> ClassChain<F> {
         ClassChain { fair }
+    }
+
+    /// The fair class (`rq->cfs`, and `p->sched_class` of every task, the
+    /// only class with tasks), seen only through its interface.
+    #[inline]
+    pub fn fair(&self) -> &(impl SchedClass + ClassState) {
+        &self.fair
+    }
+
+    /// The fair class, to call its hooks.
+    #[inline]
+    pub fn fair_mut(&mut self) -> &mut (impl SchedClass + ClassState) {
+        &mut self.fair
+    }
+
+    /// The fair class itself, beyond the interface: for building it, for
+    /// the SMP balancer (4.4's is fair.c's own half, reading its loads), for
+    /// the invariant checks and for the read-only view of a run. Generic
+    /// paths use `fair`/`fair_mut`.
+    #[inline]
+    pub fn fair_internals(&self) -> &F {
+        &self.fair
+    }
+
+    /// `fair_internals`, mutable (building the class, the balancer's loads).
+    #[inline]
+    pub fn fair_internals_mut(&mut self) -> &mut F {
+        &mut self.fair
+    }
+
+    /// `put_prev_task` of the running task's class (`prev->sched_class`).
+    pub fn put_prev_task(&mut self, prev: EntityId) {
+        self.fair.put_prev_task(prev);
     }
 
     /// `__pick_next_task` (core.c): the task of the highest class that has
@@ -110,9 +224,9 @@ mod tests {
         cfs.entities.push(SchedEntity::new(LoadWeight::for_task(Policy::Normal, 0), CfsRqId(0), Policy::Normal));
         let mut chain = ClassChain::new(cfs);
         assert_eq!(chain.pick_next_task(CfsRqId(0), None), None);
-        assert!(chain.fair.enqueue_task(EntityId(0), 0));
+        assert!(chain.fair_mut().enqueue_task(EntityId(0), 0));
         assert_eq!(chain.pick_next_task(CfsRqId(0), None), Some((ClassKind::Fair, EntityId(0))));
-        assert!(chain.fair.dequeue_task(EntityId(0), crate::sched::fair::DEQUEUE_SLEEP));
+        assert!(chain.fair_mut().dequeue_task(EntityId(0), crate::sched::fair::DEQUEUE_SLEEP));
         assert_eq!(chain.pick_next_task(CfsRqId(0), Some(EntityId(0))), None);
     }
 }

@@ -5,11 +5,12 @@
 //! class-selection point: each hook matches once on the implementation and
 //! runs monomorphic code from there; nothing below asks which model runs.
 //!
-//! The engine reaches the shared state through `Deref` (`cfs.se(..)`,
-//! `cfs.cfs_rqs`) and the class through `SchedClass` and the few methods here.
+//! The engine's generic paths reach the class only through `SchedClass` and
+//! `ClassState` (`ClassChain::fair`); building, the 4.4 balancer and the
+//! invariant checks read the shared state through `Deref` (`cfs.se(..)`,
+//! `cfs.cfs_rqs`) behind `ClassChain::fair_internals`.
 
-use super::SchedClass;
-use super::bandwidth::BandwidthSpec;
+use super::bandwidth::{BandwidthSpec, ThrottleEvent, TimerRequest};
 use super::cfs44::Cfs44;
 use super::eevdf::{Eevdf, EevdfRead};
 pub use super::fair_core::{
@@ -19,8 +20,10 @@ pub use super::fair_core::{
 use super::fair_core::{Fair, FairPolicy};
 use super::group::GroupLoad;
 use super::model::FairClassKind;
+use super::model::WakeupVerdict;
+use super::{ClassState, SchedClass};
 use crate::cpuset::CpuSet;
-use crate::ids::{CfsRqId, EntityId, GroupId};
+use crate::ids::{CfsRqId, CpuId, EntityId, GroupId};
 use std::ops::{Deref, DerefMut};
 
 /// The fair class of the machine: the shared state and the model's implementation.
@@ -154,53 +157,9 @@ impl Cfs {
         }
     }
 
-    /// The delay `hrtick_start_fair` would arm the HRTICK timer with: slice
-    /// minus what already ran, if the queue has company. `Some(d < 0)` means
-    /// the slice is already used up (resched now).
-    pub fn hrtick_delay(&mut self, curr: EntityId) -> Option<i64> {
-        match &mut self.class {
-            FairImpl::Cfs44(p) => Fair { core: &mut self.core, policy: p }.hrtick_delay(curr),
-            FairImpl::Eevdf(p) => {
-                let f = Fair { core: &mut self.core, policy: p };
-                let cpu = f.rq(f.cfs_rq_of(curr)).cpu;
-                let root = f.root_cfs_rq(cpu);
-                f.eevdf_hrtick_delay(curr, root)
-            }
-        }
-    }
-
-    /// The HRTICK feature of the model (off by default in every version).
-    pub fn hrtick_enabled(&self) -> bool {
-        match self.class {
-            FairImpl::Cfs44(_) => self.features.hrtick,
-            FairImpl::Eevdf(_) => self.features_eevdf.hrtick,
-        }
-    }
-
-    /// Whether `hrtick_update` re-arms the timer after an enqueue/dequeue.
-    pub fn hrtick_update_wanted(&mut self, curr: EntityId) -> bool {
-        with_fair!(self, f => f.hrtick_update_wanted(curr))
-    }
-
-    /// A kernel entry of the running task that reads its CPU time
-    /// (`task_sched_runtime` → `update_curr`).
-    pub fn kernel_entry(&mut self, curr: EntityId) {
-        SchedClass::update_curr(self, curr);
-    }
-
     /// `tg_set_cfs_bandwidth` (`FairCore::set_cfs_bandwidth`).
     pub fn set_cfs_bandwidth(&mut self, g: GroupId, spec: BandwidthSpec, phase_ns: u64) {
         self.core.set_cfs_bandwidth(g, spec, phase_ns);
-    }
-
-    /// The period timer of group `g` fires.
-    pub fn cfs_period_timer(&mut self, g: GroupId, generation: u32) {
-        with_fair!(self, f => f.cfs_period_timer(g, generation))
-    }
-
-    /// The slack timer of group `g` fires.
-    pub fn cfs_slack_timer(&mut self, g: GroupId, generation: u32) {
-        with_fair!(self, f => f.cfs_slack_timer(g, generation))
     }
 }
 
@@ -247,5 +206,149 @@ impl SchedClass for Cfs {
 
     fn update_curr(&mut self, curr: EntityId) {
         with_fair!(self, f => SchedClass::update_curr(&mut f, curr))
+    }
+
+    fn task_dead(&mut self, se: EntityId) {
+        self.core.remove_entity_load_avg(se);
+    }
+}
+
+impl ClassState for Cfs {
+    fn set_task_rq(&mut self, se: EntityId, tg: GroupId, cpu: CpuId) {
+        self.core.set_task_rq(se, tg, cpu);
+    }
+
+    #[inline]
+    fn update_rq_clock(&mut self, now_ns: u64) {
+        self.core.clock = now_ns;
+    }
+
+    fn new_task_enqueue_flags(&self) -> u32 {
+        self.core.new_task_enqueue_flags()
+    }
+
+    #[inline]
+    fn pop_resched(&mut self) -> Option<CpuId> {
+        self.core.resched.pop()
+    }
+
+    #[inline]
+    fn pop_delayed_done(&mut self) -> Option<EntityId> {
+        self.core.delayed_done.pop()
+    }
+
+    fn clear_delayed_done(&mut self) {
+        self.core.delayed_done.clear();
+    }
+
+    #[inline]
+    fn bandwidth_used(&self) -> bool {
+        self.core.bw.used
+    }
+
+    fn bandwidth_timers(&mut self) -> &mut Vec<TimerRequest> {
+        &mut self.core.bw.timers
+    }
+
+    fn take_throttle_events(&mut self) -> Vec<ThrottleEvent> {
+        std::mem::take(&mut self.core.bw.events)
+    }
+
+    fn bandwidth_timer_current(&self, g: GroupId, slack: bool, generation: u32) -> bool {
+        self.core.bandwidth_timer_current(g, slack, generation)
+    }
+
+    fn bandwidth_timer(&mut self, g: GroupId, slack: bool, generation: u32) {
+        if slack {
+            with_fair!(self, f => f.cfs_slack_timer(g, generation))
+        } else {
+            with_fair!(self, f => f.cfs_period_timer(g, generation))
+        }
+    }
+
+    #[inline]
+    fn on_rq(&self, se: EntityId) -> bool {
+        self.core.se(se).on_rq
+    }
+
+    #[inline]
+    fn sched_delayed(&self, se: EntityId) -> bool {
+        self.core.se(se).sched_delayed
+    }
+
+    #[inline]
+    fn cfs_rq_of(&self, se: EntityId) -> CfsRqId {
+        self.core.se(se).cfs_rq
+    }
+
+    #[inline]
+    fn vruntime(&self, se: EntityId) -> i64 {
+        self.core.se(se).vruntime
+    }
+
+    #[inline]
+    fn min_vruntime(&self, q: CfsRqId) -> i64 {
+        self.core.rq(q).min_vruntime
+    }
+
+    #[inline]
+    fn nr_running(&self, q: CfsRqId) -> u32 {
+        self.core.rq(q).nr_running
+    }
+
+    #[inline]
+    fn throttled(&self, se: EntityId) -> bool {
+        self.core.bw.used && self.core.throttled_hierarchy(self.core.se(se).cfs_rq)
+    }
+
+    fn group_is_under(&self, g: GroupId, ancestor: GroupId) -> bool {
+        self.core.group_is_under(g, ancestor)
+    }
+
+    fn for_each_parent(&self, se: EntityId, mut f: impl FnMut(GroupId, u64)) {
+        let mut up = self.core.se(se).parent;
+        while let Some(g) = up {
+            let e = self.core.se(g);
+            f(self.core.rq(e.my_q.expect("a parent is a group entity")).tg, e.load.weight);
+            up = e.parent;
+        }
+    }
+
+    fn deadline_lag(&self, se: EntityId) -> (Option<i64>, i64) {
+        let e = self.core.se(se);
+        if e.on_rq { (Some(e.deadline), self.entity_lag(e.cfs_rq, se)) } else { (None, e.vlag) }
+    }
+
+    fn wakeup_verdict(&self) -> (WakeupVerdict, bool) {
+        (self.core.wakeup_verdict, self.core.wakeup_group_level)
+    }
+
+    fn set_wakeup_verdict(&mut self, verdict: WakeupVerdict) {
+        self.core.wakeup_verdict = verdict;
+        self.core.wakeup_group_level = false;
+    }
+
+    /// The HRTICK feature of the model (off by default in every version).
+    fn hrtick_enabled(&self) -> bool {
+        match self.class {
+            FairImpl::Cfs44(_) => self.core.features.hrtick,
+            FairImpl::Eevdf(_) => self.core.features_eevdf.hrtick,
+        }
+    }
+
+    fn hrtick_delay(&mut self, curr: EntityId) -> Option<i64> {
+        match &mut self.class {
+            FairImpl::Cfs44(p) => Fair { core: &mut self.core, policy: p }.hrtick_delay(curr),
+            FairImpl::Eevdf(p) => {
+                let f = Fair { core: &mut self.core, policy: p };
+                let cpu = f.rq(f.cfs_rq_of(curr)).cpu;
+                let root = f.root_cfs_rq(cpu);
+                f.eevdf_hrtick_delay(curr, root)
+            }
+        }
+    }
+
+    fn hrtick_update_wanted(&mut self, curr: EntityId) -> bool {
+        with_fair!(self, f => f.hrtick_update_wanted(curr))
     }
 }
