@@ -38,29 +38,45 @@
 //! randomness; simulated time and vruntime are integer nanoseconds; the same
 //! scenario and seed give the same report on every target.
 
-pub mod block;
-pub mod cpuset;
-pub mod engine;
-pub mod event;
-pub mod export;
-pub mod ids;
-pub mod metrics;
-pub mod partial;
-pub mod plot;
-pub mod report;
-pub mod requests;
-pub mod rng;
-pub mod scenario;
-#[cfg(feature = "schema")]
-pub mod schema;
-pub mod sched;
-pub mod sweep;
-pub mod task;
-pub mod tick;
-pub mod time;
-pub mod userspace_io;
-pub mod view;
-pub mod workload;
+// Some items serve only this workspace's tests, benches and examples (the
+// lone fair class, the trace renderers, topology descriptions); with the
+// modules crate-private they look unused unless `internals` opens them.
+#![cfg_attr(not(feature = "internals"), allow(dead_code))]
+
+/// Declares the modules: crate-private, so front ends and library users
+/// see only the re-exports below; the `internals` feature (this workspace's
+/// tests, benches and examples only) opens them.
+macro_rules! modules {
+    ($($(#[$attr:meta])* $name:ident),* $(,)?) => {$(
+        $(#[$attr])* #[cfg(feature = "internals")] pub mod $name;
+        $(#[$attr])* #[cfg(not(feature = "internals"))] pub(crate) mod $name;
+    )*};
+}
+
+modules! {
+    block,
+    cpuset,
+    engine,
+    event,
+    export,
+    ids,
+    metrics,
+    partial,
+    plot,
+    report,
+    requests,
+    rng,
+    scenario,
+    #[cfg(feature = "schema")] schema,
+    sched,
+    sweep,
+    task,
+    tick,
+    time,
+    userspace_io,
+    view,
+    workload,
+}
 
 // The public API: what the CLI, the web crate and library users need, by
 // concept. Front ends import these names from the root, never a module path.

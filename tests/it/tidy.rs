@@ -239,13 +239,24 @@ fn lower_layers_do_not_import_upward() {
     assert!(bad.is_empty(), "upward imports: {bad:#?}");
 }
 
-/// The modules `sim-core/src/lib.rs` declares: a front end's path through
-/// one of them reaches past the public API.
+/// The modules `sim-core/src/lib.rs` declares (in its `modules!` list): a
+/// front end's path through one of them reaches past the public API.
 fn core_modules() -> Vec<String> {
     let lib = std::fs::read_to_string(workspace().join("sim-core/src/lib.rs")).unwrap();
-    lib.lines()
-        .filter_map(|l| l.trim().strip_suffix(';')?.split_whitespace().skip_while(|w| *w != "mod").nth(1).map(String::from))
-        .collect()
+    let list = lib.split("modules! {").nth(1).and_then(|rest| rest.split('}').next()).unwrap_or("");
+    list.split(',').filter_map(|item| item.split_whitespace().last()).map(String::from).collect()
+}
+
+/// The crate's modules are crate-private: lib.rs declares none `pub`, and
+/// only the workspace's own tests may open them with `internals`.
+#[test]
+fn core_modules_are_private_to_front_ends() {
+    let lib = std::fs::read_to_string(workspace().join("sim-core/src/lib.rs")).unwrap();
+    assert!(!lib.lines().any(|l| l.trim_start().starts_with("pub mod ")), "lib.rs declares a `pub mod`: use modules!");
+    for manifest in ["sim-cli/Cargo.toml", "web/Cargo.toml"] {
+        let text = std::fs::read_to_string(workspace().join(manifest)).unwrap();
+        assert!(!text.contains("internals"), "{manifest} enables sim-core's `internals`");
+    }
 }
 
 /// Every `sim_core::` path in `text` that goes through one of `modules`

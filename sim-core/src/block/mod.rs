@@ -41,16 +41,14 @@ pub mod request;
 #[cfg(test)]
 mod tests;
 
-pub use bfq::{Bfq, BfqClass, BfqGroupIo, BfqTaskIo, BfqTunables};
+pub use bfq::{BfqGroupIo, BfqTunables};
 pub use blk_mq::BlkMqSettings;
-pub use cfq::{Cfq, IoClass, IoPrio};
-pub use cfq_tunables::{CfqBehaviour, CfqTunables};
-pub use deadline::{Deadline, DeadlineTunables};
+pub use cfq::{IoClass, IoPrio};
+pub use cfq_tunables::CfqTunables;
+pub use deadline::DeadlineTunables;
 pub use device::{Device, DeviceKind, DeviceSpec};
 pub use elevator::{Elevator, ElevatorSpec};
-pub use elv_ctx::ElvCtx;
-pub use kyber::{Kyber, KyberTunables};
-pub use mq_deadline::{Ioprio, IoprioClass, MqDeadline, MqDeadlineTunables};
-pub use noop::Noop;
+pub use kyber::KyberTunables;
+pub use mq_deadline::{Ioprio, IoprioClass, MqDeadlineTunables};
 pub use queue::RequestQueue;
 pub use request::{Op, ReqFlags};

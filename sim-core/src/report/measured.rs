@@ -8,7 +8,7 @@ use super::run::{
     BucketRow, CpuReport, GroupCpuStat, GroupReport, NamedDelay, RunReport, Settings, TaskReport, VictimReport,
     WorstDelay, one_hog_bound_ns, task_slices,
 };
-pub use super::source::{DelayViews, HostFacts, MeasuredInfo, ReportSource};
+pub use super::source::{MeasuredInfo, ReportSource};
 use crate::engine::StopReason;
 use crate::metrics::latency::{DELAY_BUCKETS, LatencyStats, LatencySummary, delay_bucket};
 use crate::metrics::recorder::WaitKind;

@@ -24,6 +24,5 @@ pub mod timeline;
 pub mod userspace_io;
 mod victim;
 
-pub use json::{report_json, runs_json};
 pub use build::run_to_report;
-pub use run::{ReportSections, RunReport};
+pub use run::RunReport;

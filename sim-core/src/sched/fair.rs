@@ -14,7 +14,7 @@ use super::bandwidth::{BandwidthSpec, ThrottleEvent, TimerRequest};
 use super::cfs44::Cfs44;
 use super::eevdf::{Eevdf, EevdfRead};
 pub use super::fair_core::{
-    DEQUEUE_DELAYED, DEQUEUE_SLEEP, DEQUEUE_SPECIAL, ENQUEUE_DELAYED, ENQUEUE_INITIAL, ENQUEUE_WAKEUP, ENQUEUE_WAKING,
+    DEQUEUE_SLEEP, ENQUEUE_WAKEUP, ENQUEUE_WAKING,
     FairConfig, FairCore, WF_FORK,
 };
 use super::fair_core::{Fair, FairPolicy};

@@ -53,4 +53,4 @@ mod load_tests;
 mod tests;
 
 mod class;
-pub use class::{ClassChain, ClassKind, ClassState, SchedClass};
+pub use class::{ClassChain, ClassState, SchedClass};

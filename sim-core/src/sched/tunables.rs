@@ -14,7 +14,7 @@
 
 pub use super::features::{EevdfFeatures, SchedFeatures};
 use super::model::KernelModel;
-pub use super::model::{BASE_SLICE_NS, BASE_SLICE_NS_618};
+pub use super::model::BASE_SLICE_NS;
 
 /// `sysctl_sched_tunable_scaling` (4.4 sched.h `enum sched_tunable_scaling`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -200,6 +200,7 @@ pub const HZ_CHOICES: [u32; 4] = [100, 250, 300, 1000];
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sched::model::BASE_SLICE_NS_618;
 
     #[test]
     fn log_scaling_matches_the_kernel_table() {

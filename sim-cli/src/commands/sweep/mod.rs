@@ -18,7 +18,7 @@ use crate::args::SweepArgs;
 use crate::progress;
 use anyhow::{Context, Result, bail};
 use lines::{Sweep, fnv1a, json_lines};
-use sim_core::{Axis, Grid, Metric, PointResult, sweep};
+use sim_core::{Axis, Grid, Metric, PointResult, run_point, sweep_target, validate_sweep};
 use table::{parse_budget, table, write_plot};
 
 /// `K/N` with 1 ≤ K ≤ N.
@@ -68,9 +68,9 @@ pub fn sweep(a: SweepArgs) -> Result<String> {
         base = base.with_variant(v)?;
     }
     if let Some(t) = &a.target {
-        base = sweep::with_target(&base, t).with_context(|| format!("--target {t}"))?;
+        base = sweep_target(&base, t).with_context(|| format!("--target {t}"))?;
     }
-    sweep::validate(&base, &grid).with_context(|| format!("--vary {}", a.vary.join(" --vary ")))?;
+    validate_sweep(&base, &grid).with_context(|| format!("--vary {}", a.vary.join(" --vary ")))?;
 
     if metric == Metric::RequestP99 && base.spec.sources.iter().all(|s| s.route.len() < 2) {
         anyhow::bail!(
@@ -126,7 +126,7 @@ fn run_points(
     done: &(dyn Fn() + Sync),
 ) -> Result<Vec<PointResult>> {
     let results = crate::parallel::map_in_order(todo, jobs, "sweep", |&index| {
-        let r = sweep::run_point(base, grid, index, metric);
+        let r = run_point(base, grid, index, metric);
         done();
         r
     });

@@ -4,7 +4,7 @@
 
 use super::lines::Sweep;
 use anyhow::{Context, Result};
-use sim_core::{Metric, PointResult, StopReason, column_unit, format_in, sweep};
+use sim_core::{Metric, PointResult, StopReason, column_unit, format_in, sort_by_metric, within_budget};
 use std::fmt::Write;
 use std::path::Path;
 
@@ -73,7 +73,7 @@ pub(super) fn table(info: &Sweep, mut results: Vec<PointResult>, budget: Option<
     }
     let _ = write!(head, " {:>9} {:>10}", "switches", "switches/s");
     let _ = writeln!(out, "{}", head.trim_end());
-    sweep::sort_by_metric(&mut results);
+    sort_by_metric(&mut results);
     for r in &results {
         let mut line = String::from(" ");
         for ((_, v), w) in r.settings.iter().zip(&key_widths) {
@@ -97,7 +97,7 @@ pub(super) fn table(info: &Sweep, mut results: Vec<PointResult>, budget: Option<
     }
     if let Some(b) = budget {
         let fmt_b = sim_core::format_duration(b);
-        let ok = sweep::within_budget(&results, b);
+        let ok = within_budget(&results, b);
         out.push('\n');
         match results.first() {
             _ if !ok.is_empty() => {

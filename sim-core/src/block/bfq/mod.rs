@@ -78,7 +78,7 @@ pub mod wf2q;
 #[cfg(test)]
 mod tests;
 
-pub use tunables::{BFQ_TUNABLES, BfqTunables};
+pub use tunables::BfqTunables;
 
 use super::cfq::{IoClass, IoPrio};
 use super::cfq_tunables::msecs_to_jiffies;
