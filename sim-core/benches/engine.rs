@@ -3,7 +3,7 @@
 //! second (`thrpt` in elements/s), how that rate scales with CPUs and tasks,
 //! and the trace exports in scheduling records per second.
 //!
-//! `cargo bench -p schedlab-core --bench engine`; `cargo run -p schedlab-core --example
+//! `cargo bench -p schedlab-core --features internals --bench engine`; `cargo run -p schedlab-core --features internals --example
 //! bench_table` then prints the README's tables from `target/criterion`.
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
@@ -59,7 +59,11 @@ fn event_queue(c: &mut Criterion) {
 fn cfs_with_tasks(n: u32, grouped: bool) -> (Cfs, EntityId) {
     let d = TunableValue::Default;
     let tunables = CfsTunables::resolve(1, TunableScaling::Log, d, d, d);
-    let mut cfs = Cfs::new(sim_core::sched::fair::FairConfig::of(sim_core::sched::model::KernelModel::Linux44, tunables), GroupLoad::Pelt, 1);
+    let mut cfs = Cfs::new(
+        sim_core::sched::fair::FairConfig::of(sim_core::sched::model::KernelModel::Linux44, tunables),
+        GroupLoad::Pelt,
+        1,
+    );
     // Task entities first (EntityId(task)), group entities after, as the engine lays them out.
     for _ in 0..n {
         cfs.entities.push(SchedEntity::new(LoadWeight::for_task(Policy::Normal, 0), CfsRqId(0), Policy::Normal));
@@ -206,7 +210,7 @@ fn scaling_toml(cpus: u16, tasks: u32) -> String {
 
 /// Simulated events per second over a 3 × 3 grid of machine sizes (1, 32,
 /// 256 CPUs) and task counts (10, 100, 1000) of one workload (`scaling_toml`).
-/// `cargo run -p schedlab-core --example bench_table` prints the table.
+/// `cargo run -p schedlab-core --features internals --example bench_table` prints the table.
 fn scaling(c: &mut Criterion) {
     let mut g = c.benchmark_group("scaling");
     g.sample_size(10);

@@ -5,8 +5,8 @@
 //! throughput.
 //!
 //! ```sh
-//! cargo bench -p schedlab-core --bench engine
-//! cargo run -p schedlab-core --example bench_table [CRITERION_DIR]
+//! cargo bench -p schedlab-core --features internals --bench engine
+//! cargo run -p schedlab-core --features internals --example bench_table [CRITERION_DIR]
 //! ```
 //!
 //! CRITERION_DIR defaults to `$CARGO_TARGET_DIR/criterion`, else the
@@ -39,7 +39,7 @@ fn main() {
     collect(&dir, &mut found);
     if found.is_empty() {
         eprintln!(
-            "no criterion results under {}: run `cargo bench -p schedlab-core --bench engine` first",
+            "no criterion results under {}: run `cargo bench -p schedlab-core --features internals --bench engine` first",
             dir.display()
         );
         std::process::exit(2);

@@ -1,7 +1,7 @@
 //! Runs scenarios with event elision on and off and compares the reports
 //! (all but the event count) and the whole trace; prints the event counts and
 //! the elision statistics (`ELISION_TIME=1`: also best-of-5 wall times):
-//! `cargo run --release -p schedlab-core --example elision_check -- scenarios/*.toml`.
+//! `cargo run --release -p schedlab-core --features internals --example elision_check -- scenarios/*.toml`.
 
 // A measuring tool, not the core: it may read the wall clock.
 #![allow(clippy::disallowed_methods)]

@@ -1,5 +1,5 @@
 //! Prints how many events of each kind a scenario's run dispatches, with
-//! elision on and off: `cargo run --release -p schedlab-core --example
+//! elision on and off: `cargo run --release -p schedlab-core --features internals --example
 //! event_mix -- scenarios/jmx.toml [VARIANT] [KEY=VALUE…] [--no-elision]`.
 
 // A measuring tool, not the core: it may read the wall clock.
@@ -9,11 +9,8 @@ fn main() {
     let mut args: Vec<String> = std::env::args().collect();
     let off = args.iter().any(|a| a == "--no-elision");
     args.retain(|a| a != "--no-elision");
-    let sets: Vec<(String, String)> = args
-        .iter()
-        .skip(1)
-        .filter_map(|a| a.split_once('=').map(|(k, v)| (k.to_string(), v.to_string())))
-        .collect();
+    let sets: Vec<(String, String)> =
+        args.iter().skip(1).filter_map(|a| a.split_once('=').map(|(k, v)| (k.to_string(), v.to_string()))).collect();
     args.retain(|a| !a.contains('='));
     let Some(path) = args.get(1).cloned() else {
         eprintln!("usage: event_mix SCENARIO.toml [VARIANT]");

@@ -81,39 +81,6 @@ modules! {
 // The public API: what the CLI, the web crate and library users need, by
 // concept. Front ends import these names from the root, never a module path.
 
-/// Running a scenario: the simulation, its event budget and why it stopped.
-pub use engine::{EventBudget, Simulation, StopReason};
-/// Scenarios: parsing with overrides, the validated spec front ends read, its limits.
-pub use scenario::limits::CPUS_MAX;
-pub use scenario::{
-    FILE_SIZE_MAX as SCENARIO_FILE_SIZE_MAX, GroupSpec, Groups, MachineSpec, Origin, Scenario, ScenarioError,
-    ScenarioSpec, SourceSpec, TaskSpec,
-};
-/// Scenario documents: a variant's keys flattened and applied to a TOML table, as `with_variant` does.
-pub use scenario::overrides::{apply_all as apply_overrides, flatten as flatten_overrides};
-/// Error text: a user's input echoed bounded, and control characters shown escaped.
-pub use scenario::error::{echo as echo_input, escape_controls};
-/// Workloads: task programs, their steps, policies and duration distributions.
-pub use workload::dist::{SAMPLE_MAX_NS as DIST_SAMPLE_MAX_NS, parse_duration};
-pub use workload::{Dist, Policy, Program, Step};
-/// Simulated time and how reports print it.
-pub use time::{Secs, SimTime, column_unit, format_duration, format_in, format_ms, format_secs};
-/// Ids and the seeded random streams (a measured workload draws as the simulator does).
-pub use ids::TaskId;
-pub use rng::SimRng;
-/// Kernel models: the versions modelled, their tunables and features, and the wake-up verdicts reports explain.
-pub use sched::model::{KernelModel, WakeupVerdict};
-pub use sched::tunables::{
-    CfsTunables, EevdfFeatures, EevdfTunables, HZ_CHOICES, SYSCTL_GRANULARITY_NS, SYSCTL_WAKEUP_GRANULARITY_NS,
-    SchedFeatures, TunableScaling, TunableValue, changed_features,
-};
-/// Group CPU bandwidth, nice weights and migration causes.
-pub use sched::bandwidth::BandwidthSpec;
-pub use sched::migrate::MigrateCause;
-pub use sched::weights::PRIO_TO_WEIGHT;
-/// The machine's shape and CPU lists.
-pub use cpuset::CpuSet;
-pub use sched::topology::{MachineShape, THREADS_PER_CORE_MAX, cpu_list, cpus_text};
 /// Block devices and elevators: specs, presets, the flash curve and its fit to fio samples.
 pub use block::bfq::GROUP_WEIGHT_DEFAULT as BFQ_GROUP_WEIGHT_DEFAULT;
 pub use block::device::curve::curve_table;
@@ -123,38 +90,21 @@ pub use block::device::fit::{
 };
 pub use block::device::presets::all as device_presets;
 pub use block::{DeviceKind, DeviceSpec, ElevatorSpec, Op};
-pub use scenario::devices::IOPS_MAX as DEVICE_IOPS_MAX;
-/// The userspace I/O scheduler's in-flight policy.
-pub use userspace_io::io_queue::InflightPolicy;
-/// Reports: a finished run as plain data, its sections, and the JSON front ends print.
-pub use report::json::{report_json, runs_json};
-pub use metrics::latency::{delay_bucket, still_waiting};
-pub use metrics::recorder::WaitKind;
-pub use report::run::{
-    CpuReport, EevdfView, GroupCpuStat, GroupReport, HistoryRow, ReportSections, TaskReport, WorstDelay,
-};
-pub use metrics::LatencySummary;
-pub use report::RunReport;
-/// Runs a scenario to the end and reports: the whole pipeline in one call.
-pub use report::run_to_report as run;
-pub use partial::partial_warning;
-/// The I/O, limiter and userspace I/O parts of a report.
-pub use report::io::{DeviceIoReport, IoReport};
-pub use report::limiter::{LimiterReport, percent as ppm_percent, percent_fine as ppm_percent_fine};
-pub use report::userspace_io::{IoClassReport, IoQueueReport};
-/// Measured runs: what `measure` hands the core to build a report in `run`'s shape.
-pub use report::measured::{MeasuredCpu, MeasuredTask, Measurement, summarize as summarize_delays};
-pub use report::source::{DelayViews, HostFacts, MeasuredInfo, ReportSource};
+/// The machine's shape and CPU lists.
+pub use cpuset::CpuSet;
+/// Running a scenario: the simulation, its event budget and why it stopped.
+pub use engine::{EventBudget, Simulation, StopReason};
 /// Scheduling traces: the window recorded, and the Chrome/Perfetto and timehist renderings.
 pub use export::Trace;
 pub use export::chrome::write_json as write_chrome_json;
 pub use export::timehist::render as timehist_text;
+/// Ids and the seeded random streams (a measured workload draws as the simulator does).
+pub use ids::TaskId;
+pub use metrics::LatencySummary;
+pub use metrics::latency::{delay_bucket, still_waiting};
 pub use metrics::recorder::TraceWindow;
-/// Sweeps: a grid of settings, each point a run, ranked by a metric.
-pub use sweep::{
-    Axis, Grid, Metric, PointResult, run_point, sort_by_metric, validate as validate_sweep, with_target as sweep_target,
-    within_budget,
-};
+pub use metrics::recorder::WaitKind;
+pub use partial::partial_warning;
 /// Charts, generic over a plotters backend: the data of each chart and `draw`'s functions.
 pub use plot::data::{Span, caption};
 #[cfg(feature = "plot")]
@@ -164,6 +114,56 @@ pub use plot::sweep::{SweepChart, sweep_chart};
 pub use plot::{
     CHART_TEST_SCENARIO, DelayChart, IoChart, LimiterChart, OccupancyChart, Timeline, io_charts, limiter_charts,
 };
+pub use report::RunReport;
+/// The I/O, limiter and userspace I/O parts of a report.
+pub use report::io::{DeviceIoReport, IoReport};
+/// Reports: a finished run as plain data, its sections, and the JSON front ends print.
+pub use report::json::{report_json, runs_json};
+pub use report::limiter::{LimiterReport, percent as ppm_percent, percent_fine as ppm_percent_fine};
+/// Measured runs: what `measure` hands the core to build a report in `run`'s shape.
+pub use report::measured::{MeasuredCpu, MeasuredTask, Measurement, summarize as summarize_delays};
+pub use report::run::{
+    CpuReport, EevdfView, GroupCpuStat, GroupReport, HistoryRow, ReportSections, TaskReport, WorstDelay,
+};
+/// Runs a scenario to the end and reports: the whole pipeline in one call.
+pub use report::run_to_report as run;
+pub use report::source::{DelayViews, HostFacts, MeasuredInfo, ReportSource};
+pub use report::userspace_io::{IoClassReport, IoQueueReport};
+pub use rng::SimRng;
+pub use scenario::devices::IOPS_MAX as DEVICE_IOPS_MAX;
+/// Error text: a user's input echoed bounded, and control characters shown escaped.
+pub use scenario::error::{echo as echo_input, escape_controls};
+/// Scenarios: parsing with overrides, the validated spec front ends read, its limits.
+pub use scenario::limits::CPUS_MAX;
+/// Scenario documents: a variant's keys flattened and applied to a TOML table, as `with_variant` does.
+pub use scenario::overrides::{apply_all as apply_overrides, flatten as flatten_overrides};
+pub use scenario::{
+    FILE_SIZE_MAX as SCENARIO_FILE_SIZE_MAX, GroupSpec, Groups, MachineSpec, Origin, Scenario, ScenarioError,
+    ScenarioSpec, SourceSpec, TaskSpec,
+};
+/// Group CPU bandwidth, nice weights and migration causes.
+pub use sched::bandwidth::BandwidthSpec;
+pub use sched::migrate::MigrateCause;
+/// Kernel models: the versions modelled, their tunables and features, and the wake-up verdicts reports explain.
+pub use sched::model::{KernelModel, WakeupVerdict};
+pub use sched::topology::{MachineShape, THREADS_PER_CORE_MAX, cpu_list, cpus_text};
+pub use sched::tunables::{
+    CfsTunables, EevdfFeatures, EevdfTunables, HZ_CHOICES, SYSCTL_GRANULARITY_NS, SYSCTL_WAKEUP_GRANULARITY_NS,
+    SchedFeatures, TunableScaling, TunableValue, changed_features,
+};
+pub use sched::weights::PRIO_TO_WEIGHT;
 /// JSON Schemas of the scenario format and the report.
 #[cfg(feature = "schema")]
 pub use schema::{report_schema, scenario_schema};
+/// Sweeps: a grid of settings, each point a run, ranked by a metric.
+pub use sweep::{
+    Axis, Grid, Metric, PointResult, run_point, sort_by_metric, validate as validate_sweep,
+    with_target as sweep_target, within_budget,
+};
+/// Simulated time and how reports print it.
+pub use time::{Secs, SimTime, column_unit, format_duration, format_in, format_ms, format_secs};
+/// The userspace I/O scheduler's in-flight policy.
+pub use userspace_io::io_queue::InflightPolicy;
+/// Workloads: task programs, their steps, policies and duration distributions.
+pub use workload::dist::{SAMPLE_MAX_NS as DIST_SAMPLE_MAX_NS, parse_duration};
+pub use workload::{Dist, Policy, Program, Step};

@@ -5,8 +5,8 @@
 //! delays and the same report, byte for byte; only the event count differs.
 
 use proptest::prelude::*;
-use sim_core::report::json::report_json;
 use sim_core::metrics::recorder::TraceWindow;
+use sim_core::report::json::report_json;
 use sim_core::time::SimTime;
 use sim_core::{Scenario, Simulation, StopReason};
 

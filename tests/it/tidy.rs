@@ -272,7 +272,9 @@ fn deep_core_paths(text: &str, modules: &[String]) -> Vec<String> {
         let rest = &text[at + "sim_core::".len()..];
         if let Some(group) = rest.strip_prefix('{') {
             let inner = &group[..group.find('}').unwrap_or(group.len())];
-            out.extend(inner.split(',').map(str::trim).filter(|i| through_module(i)).map(|i| format!("sim_core::{{{i}}}")));
+            out.extend(
+                inner.split(',').map(str::trim).filter(|i| through_module(i)).map(|i| format!("sim_core::{{{i}}}")),
+            );
         } else if through_module(rest) {
             let tail: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':').collect();
             out.push(format!("sim_core::{tail}"));

@@ -280,7 +280,11 @@ fn fair_controls(out: &mut Vec<Value>, b: &ScenarioSpec, mb: &ScenarioSpec, c: &
 /// for a version this build does not model.
 pub fn feature_names(version: &str) -> Option<Vec<&'static str>> {
     let model = KernelModel::parse(version)?;
-    Some(if model.tuned_by_base_slice() { sim_core::EevdfFeatures::names(model) } else { sim_core::SchedFeatures::NAMES.to_vec() })
+    Some(if model.tuned_by_base_slice() {
+        sim_core::EevdfFeatures::names(model)
+    } else {
+        sim_core::SchedFeatures::NAMES.to_vec()
+    })
 }
 
 fn feature_help(name: &str) -> &'static str {
