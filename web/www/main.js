@@ -373,6 +373,8 @@ async function rerun() {
   renderControls(started.ok);
   $('compare').disabled = false;
   setState('running', 'running…');
+  // A new run starts its bar from zero, not at the last run's 100 %.
+  $('progress').value = 0;
   const runStart = performance.now();
   let firstChart = null;
   const done = await new Promise((resolve) => {
