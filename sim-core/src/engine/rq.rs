@@ -381,7 +381,7 @@ impl Core {
     /// `task`'s EEVDF deadline and lag in its queue (6.x models), for the
     /// history records; zero under 4.4, where they decide nothing.
     pub fn eevdf_state(&self, task: TaskId, w: &World) -> EevdfState {
-        if !w.spec.kernel.records_eevdf_state() {
+        if !w.spec.kernel.picks_by_lag_and_deadline() {
             return EevdfState::default();
         }
         let (deadline, lag) = self.classes.fair().deadline_lag(se_of(task));

@@ -119,12 +119,6 @@ impl Cfs {
         }
     }
 
-    /// Entities carry a virtual deadline and a lag that decide (EEVDF),
-    /// for the engine's history records.
-    pub fn keeps_lag(&self) -> bool {
-        matches!(self.class, FairImpl::Eevdf(_))
-    }
-
     /// A migrating task's vruntime travels relative to its queue's
     /// `min_vruntime` (4.4 `task_waking_fair`/`dequeue_entity`); EEVDF keeps
     /// it absolute and places by the saved lag.

@@ -704,12 +704,6 @@ mod tests {
 /// rule table: reports, the engine's records and validation ask these, never
 /// "which version is this".
 impl KernelModel {
-    /// The history records carry each task's EEVDF deadline and lag (6.x);
-    /// under 4.4 they decide nothing and are recorded as zero.
-    pub fn records_eevdf_state(self) -> bool {
-        self.picks_by_lag_and_deadline()
-    }
-
     /// Whether the fair class is tuned by EEVDF's settings (6.6 on:
     /// `base_slice_ns` and the EEVDF feature bits) rather than 4.4's
     /// (`sched_latency_ns`, the granularities, `sched_nr_latency` and
