@@ -6,6 +6,7 @@
 
 use super::blk_mq::Outcome;
 use super::elevator::Elevator;
+use super::elv_ctx::ElvCtx;
 use super::queue::RequestQueue;
 use super::request::Op;
 use crate::ids::{BioId, RequestId, TaskId};
@@ -77,6 +78,7 @@ impl RequestQueue {
     fn elv_neighbour(&self, rq: RequestId, latter: bool) -> Option<RequestId> {
         match &self.elevator {
             Elevator::MqDeadline(d) => d.neighbour(&self.rqs, rq, latter),
+            Elevator::Bfq(b) => b.neighbour(&self.rqs, rq, latter),
             _ => None,
         }
     }
@@ -156,9 +158,17 @@ impl RequestQueue {
         r.nr_sectors += next_nr;
         self.rqs.rq_mut(next).nr_sectors = 0;
         self.rec.trace(now, None, BlkAction::BackMerge, next_flags, next_sector, next_nr);
-        if let Elevator::MqDeadline(d) = &mut self.elevator {
-            d.merged_requests(&mut self.rqs, req, next, next_sector);
-            d.finish_request(&self.rqs, next);
+        match &mut self.elevator {
+            Elevator::MqDeadline(d) => {
+                d.merged_requests(&mut self.rqs, req, next, next_sector);
+                d.finish_request(&self.rqs, next);
+            }
+            Elevator::Bfq(b) => {
+                let nonrot = !self.device.spec.rotational;
+                let mut ctx = ElvCtx { now, rqs: &mut self.rqs, jiffy_ns: self.jiffy_ns, nonrot };
+                b.requests_merged(&mut ctx, req, next);
+            }
+            _ => {}
         }
         self.hash.remove(&(next_end, next.0));
         if self.hash.remove(&(old_end, req.0)) {

@@ -932,7 +932,11 @@ impl Bfq {
         let r = ctx.rqs.rq(rq);
         let (sync, key, fkey) = (r.flags.is_sync(), (r.sector, r.sort_key), r.fifo_key);
         let x = self.qm(q);
-        x.fifo.remove(&fkey);
+        // `list_del_init` only if still on the FIFO: `bfq_requests_merged`
+        // may have handed its place to the request it joined.
+        if x.fifo.get(&fkey) == Some(&rq) {
+            x.fifo.remove(&fkey);
+        }
         x.queued[usize::from(sync)] -= 1;
         x.sort_list.remove(&key);
         self.queued -= 1;
@@ -945,6 +949,58 @@ impl Bfq {
                 self.wf.ents[e].service = 0;
             }
         }
+    }
+
+    /// `bfq_requests_merged` (6.18 bfq-iosched.c): `next` has joined `rq`
+    /// (`attempt_merge` → `elv_merge_requests`). If both are queued in the
+    /// same queue and `next` is older, `rq` takes `next`'s place in the FIFO
+    /// and its `fifo_time`; `rq` replaces `next` as the queue's next request;
+    /// then `next`, if still in the scheduler, is removed
+    /// (`bfq_remove_request`; the merge into a request being inserted finds
+    /// `next` outside it).
+    pub fn requests_merged(&mut self, ctx: &mut ElvCtx<'_>, rq: RequestId, next: RequestId) {
+        let (r, n) = (ctx.rqs.rq(rq), ctx.rqs.rq(next));
+        let (bfqq, next_bfqq) = (r.cfqq, n.cfqq);
+        let (rq_fifo, next_fifo, next_key) = ((r.fifo_key, r.fifo_time), (n.fifo_key, n.fifo_time), (n.sector, n.sort_key));
+        if let Some(q) = bfqq {
+            let x = self.qm(q);
+            let queued = |x: &BfqQueue, key: u64, id: RequestId| x.fifo.get(&key) == Some(&id);
+            if bfqq == next_bfqq && queued(x, rq_fifo.0, rq) && queued(x, next_fifo.0, next) && next_fifo.1 < rq_fifo.1 {
+                // list_del_init(&rq->queuelist); list_replace_init(&next->queuelist, &rq->queuelist)
+                x.fifo.remove(&rq_fifo.0);
+                x.fifo.insert(next_fifo.0, rq);
+                let r = ctx.rqs.rq_mut(rq);
+                r.fifo_key = next_fifo.0;
+                r.fifo_time = next_fifo.1;
+            }
+            if x.next_rq == Some(next) {
+                x.next_rq = Some(rq);
+            }
+        }
+        // `if (!RB_EMPTY_NODE(&next->rb_node)) bfq_remove_request(q, next)`
+        if let Some(nq) = next_bfqq
+            && self.q(nq).sort_list.get(&next_key) == Some(&next)
+        {
+            self.remove_request(ctx, nq, next);
+        }
+    }
+
+    /// `elv_rb_latter_request` / `elv_rb_former_request` (6.18 elevator.c,
+    /// BFQ's `next_request` / `former_request`): the neighbour of `rq` in its
+    /// queue's sort tree.
+    pub fn neighbour(&self, rqs: &Requests, rq: RequestId, latter: bool) -> Option<RequestId> {
+        let r = rqs.rq(rq);
+        let sl = &self.q(r.cfqq?).sort_list;
+        let key = (r.sector, r.sort_key);
+        if sl.get(&key) != Some(&rq) {
+            return None;
+        }
+        let mut it = if latter {
+            sl.range((std::ops::Bound::Excluded(key), std::ops::Bound::Unbounded))
+        } else {
+            sl.range(..key)
+        };
+        if latter { it.next() } else { it.next_back() }.map(|(_, &v)| v)
     }
 
     /// `bfq_request_merge`: the submitter's queue's request starting where

@@ -157,7 +157,10 @@ impl Wf2q {
     }
 
     /// `bfq_calc_finish`.
+    /// The trees here are keyed by the finish stamp, so it moves only while
+    /// the entity is on none of them.
     fn calc_finish(&mut self, e: u32, service: u64) {
+        debug_assert_eq!(self.ents[e as usize].tree, Tree::None, "bfq_calc_finish of entity {e} on a tree");
         let en = &mut self.ents[e as usize];
         en.finish = en.start.wrapping_add(delta(service, en.weight));
     }
@@ -218,12 +221,15 @@ impl Wf2q {
     /// received (`start = finish`), then reinserted with its budget.
     fn requeue_one(&mut self, e: u32) {
         let sd = self.ents[e as usize].sd;
+        // The in-service entity may be on the active tree (requeued while in
+        // service, as a group whose budget changed); it leaves the tree
+        // before its stamps move (`if (entity->tree) bfq_active_extract`).
+        self.extract(e);
         if self.sds[sd].in_service == Some(e) {
             let service = self.ents[e as usize].service;
             self.calc_finish(e, service);
             self.ents[e as usize].start = self.ents[e as usize].finish;
         }
-        self.extract(e);
         let budget = self.ents[e as usize].budget;
         self.calc_finish(e, budget);
         self.insert(e, Tree::Active);
@@ -258,6 +264,10 @@ impl Wf2q {
         }
         let sd = self.ents[e as usize].sd;
         let in_service = self.sds[sd].in_service == Some(e);
+        // bfq_active_extract / bfq_idle_extract unlink the rb node whatever
+        // its key; the trees here are keyed by finish, so the entity leaves
+        // its tree before bfq_calc_finish moves the stamp.
+        self.extract(e);
         let service = self.ents[e as usize].service;
         self.calc_finish(e, service);
         if in_service {
@@ -265,7 +275,6 @@ impl Wf2q {
         } else {
             self.ents[e as usize].service = 0;
         }
-        self.extract(e);
         let vtime = self.st(e).vtime;
         if !ins_into_idle_tree || !gt(self.ents[e as usize].finish, vtime) {
             self.forget(e);
@@ -445,5 +454,49 @@ impl Wf2q {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Root plus one group (weight 100) holding three BE queues of budget
+    /// 1000, all active, the group and its first queue in service.
+    fn group_of_three() -> (Wf2q, [u32; 3]) {
+        let mut w = Wf2q::new(&[(None, 0), (Some(0), 100)], 0);
+        let qs = [0, 1, 2].map(|i| {
+            let e = w.add(1, 100, 1, Some(i));
+            w.ents[e as usize].budget = 1000;
+            w.activate(e);
+            e
+        });
+        assert_eq!(w.next_queue(0, 1000), Some(0));
+        w.served(qs[0], 300);
+        w.check().unwrap();
+        (w, qs)
+    }
+
+    /// `__bfq_deactivate_entity` of an active queue not in service (a merge
+    /// emptied it): it leaves the active tree under the key it was filed by.
+    #[test]
+    fn deactivating_a_queue_not_in_service_unfiles_it() {
+        let (mut w, qs) = group_of_three();
+        w.deactivate(qs[1], true);
+        w.check().unwrap();
+        assert_ne!(w.ents[qs[1] as usize].tree, Tree::Active);
+    }
+
+    /// `__bfq_requeue_entity` of the in-service group twice: the first puts
+    /// it back on its active tree while still in service, the second must
+    /// take it off before its stamps move.
+    #[test]
+    fn requeueing_the_in_service_group_twice_keeps_the_tree_keyed() {
+        let (mut w, qs) = group_of_three();
+        let g = w.sds[1].entity.unwrap();
+        w.deactivate(qs[1], true);
+        assert_eq!((w.ents[g as usize].tree, w.sds[0].in_service), (Tree::Active, Some(g)));
+        w.deactivate(qs[2], true);
+        w.check().unwrap();
     }
 }
