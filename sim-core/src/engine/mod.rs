@@ -159,7 +159,7 @@ macro_rules! world {
     ($s:ident) => {
         World {
             spec: &$s.spec,
-            clock: $s.clock,
+            clock: &$s.clock,
             tasks: &mut $s.tasks,
             recorder: &mut $s.recorder,
             queue: &mut $s.queue,
@@ -220,6 +220,7 @@ impl Simulation {
                 jiffies: 0,
                 tick_ns,
                 tick_offset_ns: spec.machine.tick_offset_ns,
+                next_jiffy_ns: 0,
             },
             core: Core {
                 classes: ClassChain::new(cfs),

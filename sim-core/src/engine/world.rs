@@ -24,15 +24,19 @@ pub(crate) struct Clock {
     pub tick_ns: u64,
     /// `machine.tick_offset`: ticks fall at tick_offset + k·TICK_NSEC.
     pub tick_offset_ns: u64,
+    /// When `jiffies` next moves on (the next tick), so that a clock set
+    /// within one tick does not divide.
+    pub next_jiffy_ns: u64,
 }
 
 impl Clock {
     /// Moves the clock to `at`: `now` and `jiffies` (ticks fall at
     /// tick_offset + k·TICK_NSEC; jiffies counts them).
     pub fn set(&mut self, at: SimTime) {
-        if at != self.now {
-            let off = self.tick_offset_ns;
-            self.jiffies = (at.ns() + (self.tick_ns - off) % self.tick_ns) / self.tick_ns;
+        if at.ns() >= self.next_jiffy_ns || at < self.now {
+            let shift = (self.tick_ns - self.tick_offset_ns) % self.tick_ns;
+            self.jiffies = (at.ns() + shift) / self.tick_ns;
+            self.next_jiffy_ns = (self.jiffies + 1) * self.tick_ns - shift;
         }
         self.now = at;
     }
@@ -41,8 +45,8 @@ impl Clock {
 /// What a call into a subsystem may read and touch besides its own state.
 pub(crate) struct World<'a> {
     pub spec: &'a ScenarioSpec,
-    pub clock: Clock,
-    pub tasks: &'a mut Vec<Task>,
+    pub clock: &'a Clock,
+    pub tasks: &'a mut [Task],
     pub recorder: &'a mut Recorder,
     pub queue: &'a mut EventQueue,
     pub out: &'a mut Effects,
