@@ -26,7 +26,7 @@ impl Progress {
     /// The quantities as they stand in `sim` (at its start, for a whole run).
     fn of(sim: &Simulation) -> Progress {
         Progress {
-            now: sim.clock.now,
+            now: sim.world.clock.now,
             min_vruntime: sim.core.classes.fair_internals().cfs_rqs.iter().map(|q| q.min_vruntime).collect(),
         }
     }
@@ -35,10 +35,10 @@ impl Progress {
     /// last check; remembers the values for the next.
     fn check(&mut self, sim: &Simulation) -> Result<(), String> {
         let ctx = context(sim);
-        if sim.clock.now < self.now {
+        if sim.world.clock.now < self.now {
             return Err(format!("time went backwards ({ctx})"));
         }
-        self.now = sim.clock.now;
+        self.now = sim.world.clock.now;
         for (i, q) in sim.core.classes.fair_internals().cfs_rqs.iter().enumerate() {
             if q.min_vruntime < self.min_vruntime[i] {
                 return Err(format!("min_vruntime of cfs_rq {i} decreased ({ctx})"));
@@ -50,7 +50,7 @@ impl Progress {
 }
 
 fn context(sim: &Simulation) -> String {
-    format!("seed {} at {} ns", sim.spec.seed, sim.clock.now.ns())
+    format!("seed {} at {} ns", sim.world.spec.seed, sim.world.clock.now.ns())
 }
 
 impl Simulation {
@@ -86,7 +86,7 @@ impl Simulation {
         c.limiters()?;
         c.io()?;
         let busy: u64 = (0..self.core.rqs.len()).map(|c| self.cpu_busy_ns(CpuId(c as u16))).sum();
-        let run: u64 = (0..self.tasks.len()).map(|t| self.task_runtime_ns(TaskId(t as u32))).sum();
+        let run: u64 = (0..self.world.tasks.len()).map(|t| self.task_runtime_ns(TaskId(t as u32))).sum();
         if busy != run {
             return Err(format!("CPU time not conserved: busy {busy} != task runtime {run} ({})", c.ctx));
         }
@@ -114,7 +114,7 @@ impl Checks<'_> {
         let (cfs, rqs) = (sim.core.classes.fair_internals(), &sim.core.rqs);
         let mut nr = vec![0u32; rqs.len()];
         let mut throttled = vec![0u32; rqs.len()];
-        for (i, t) in sim.tasks.iter().enumerate() {
+        for (i, t) in sim.world.tasks.iter().enumerate() {
             let se = cfs.se(EntityId(i as u32));
             if se.on_rq && cfs.throttled_hierarchy(se.cfs_rq) {
                 if t.state == TaskState::Running {
@@ -177,7 +177,7 @@ impl Checks<'_> {
                 return Err(format!("{}: queued {} but on cfs_tasks {} ({ctx})", t.comm, se.on_rq, !se.on_rq));
             }
             if let Some((from, _)) = t.waiting
-                && from > sim.clock.now
+                && from > sim.world.clock.now
             {
                 return Err(format!("{} waits since the future ({ctx})", t.comm));
             }
@@ -192,7 +192,7 @@ impl Checks<'_> {
         let (nr, throttled) = (&queued.nr, &queued.throttled);
         for (c, rq) in sim.core.rqs.iter().enumerate() {
             if let Some(t) = rq.curr {
-                let task = &sim.tasks[t.index()];
+                let task = &sim.world.tasks[t.index()];
                 let blocking = rq.need_resched && matches!(task.state, TaskState::Blocked(_) | TaskState::Exited);
                 if task.cpu.index() != c || (task.state != TaskState::Running && !blocking) {
                     return Err(format!(
@@ -225,10 +225,10 @@ impl Checks<'_> {
     /// waiters and a positive rate has its grant timer armed.
     fn limiters(&self) -> Result<(), String> {
         let (sim, ctx) = (self.sim, &self.ctx);
-        let limiter_of = |t: TaskId| sim.spec.tasks[sim.tasks[t.index()].spec].limiter;
+        let limiter_of = |t: TaskId| sim.world.spec.tasks[sim.world.tasks[t.index()].spec].limiter;
         for (l, lim) in sim.limiters.iter().enumerate() {
             for &w in &lim.waiters {
-                let t = &sim.tasks[w.index()];
+                let t = &sim.world.tasks[w.index()];
                 if t.state != TaskState::Blocked(BlockOn::Grant) || limiter_of(w).map(|x| x.index()) != Some(l) {
                     return Err(format!("{} waits on limiter {l} but is {:?} ({ctx})", t.comm, t.state));
                 }
@@ -237,7 +237,7 @@ impl Checks<'_> {
                 return Err(format!("limiter {l} has waiters and no grant timer ({ctx})"));
             }
         }
-        for (i, t) in sim.tasks.iter().enumerate() {
+        for (i, t) in sim.world.tasks.iter().enumerate() {
             if t.state == TaskState::Blocked(BlockOn::Grant) {
                 let n = limiter_of(TaskId(i as u32))
                     .map_or(0, |l| sim.limiters[l.index()].waiters.iter().filter(|&&w| w.index() == i).count());
@@ -259,9 +259,9 @@ impl Checks<'_> {
     fn io(&self) -> Result<(), String> {
         let (sim, ctx) = (self.sim, &self.ctx);
         for q in &sim.queues {
-            q.check(sim.clock.now).map_err(|e| format!("{e} ({ctx})"))?;
+            q.check(sim.world.clock.now).map_err(|e| format!("{e} ({ctx})"))?;
         }
-        let mut live = vec![0u64; sim.tasks.len()];
+        let mut live = vec![0u64; sim.world.tasks.len()];
         for q in &sim.queues {
             for (_, b) in q.bios.iter() {
                 live[b.task.index()] += 1;
@@ -272,7 +272,7 @@ impl Checks<'_> {
             }
         }
         // A task asleep for a tag is a waiter of some queue, and only then.
-        for (i, t) in sim.tasks.iter().enumerate() {
+        for (i, t) in sim.world.tasks.iter().enumerate() {
             let tag_wait = matches!(t.io.wait, Some(IoWait::Tag { .. })) && t.state == TaskState::Blocked(BlockOn::Io);
             let id = TaskId(i as u32);
             // Submissions a userspace I/O queue admitted wait without their task.
@@ -291,7 +291,7 @@ impl Checks<'_> {
                 live[p.task.index()] += p.sectors.div_ceil(max);
             }
         }
-        for (i, t) in sim.tasks.iter().enumerate() {
+        for (i, t) in sim.world.tasks.iter().enumerate() {
             let left: u64 = t.io.ops.iter().map(|o| u64::from(o.bios_left)).sum();
             if left != live[i] {
                 return Err(format!("{}: {left} bios outstanding but {} in the queues ({ctx})", t.comm, live[i]));
@@ -313,7 +313,7 @@ impl Checks<'_> {
                 return Err(format!(
                     "requests of source {} not conserved: {} arrived, {} completed + {} dropped + {in_flight} in \
                      flight ({ctx})",
-                    sim.spec.sources[s].name, m.arrived, m.completed, m.dropped
+                    sim.world.spec.sources[s].name, m.arrived, m.completed, m.dropped
                 ));
             }
         }

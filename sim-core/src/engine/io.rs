@@ -155,7 +155,7 @@ impl BlockIo<'_> {
     fn run_queue(&mut self, device: DeviceId, w: &mut World) {
         let tasks = &*w.tasks;
         let comm = |t: TaskId| tasks[t.index()].comm.clone();
-        self.queues[device.index()].run(w.clock.now, w.queue, &comm);
+        self.queues[device.index()].run(w.clock.now, &mut w.queue, &comm);
     }
 
     /// The queue runs, then the submitters whose tag wait ended are told.
@@ -167,7 +167,7 @@ impl BlockIo<'_> {
     /// A device completion: the request's bios finish (`Effect::BioDone`
     /// each), then the queue runs again (`Effect::RunQueue`).
     pub fn io_complete(&mut self, device: DeviceId, request: RequestId, w: &mut World) {
-        let done = self.queues[device.index()].complete(w.clock.now, request, w.queue);
+        let done = self.queues[device.index()].complete(w.clock.now, request, &mut w.queue);
         for b in done {
             w.emit(Effect::BioDone(b));
         }

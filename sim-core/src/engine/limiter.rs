@@ -47,7 +47,7 @@ impl Limiters<'_> {
     /// waiters), then the task "preempts itself" at the chunk's end and
     /// comes back here for the rest (`burst_end` → `run_steps`).
     pub fn next_chunk(&mut self, task: TaskId, w: &mut World) {
-        let l = limiter_of(w.spec, &w.tasks[task.index()]).expect("limited work belongs to a task with a limiter");
+        let l = limiter_of(&w.spec, &w.tasks[task.index()]).expect("limited work belongs to a task with a limiter");
         let now = w.now();
         if w.tasks[task.index()].grant_left_ns == 0 {
             let lim = &mut self.0[l.index()];
@@ -71,7 +71,7 @@ impl Limiters<'_> {
     /// A limited `run` step's last chunk ended: the grant's unused CPU time
     /// goes back to the bucket (capped at one grant), which may serve a waiter.
     pub fn step_done(&mut self, task: TaskId, w: &mut World) {
-        let l = limiter_of(w.spec, &w.tasks[task.index()]).expect("a limited step belongs to a task with a limiter");
+        let l = limiter_of(&w.spec, &w.tasks[task.index()]).expect("a limited step belongs to a task with a limiter");
         let left = std::mem::take(&mut w.tasks[task.index()].grant_left_ns);
         if left > 0 {
             let now = w.now();
@@ -125,7 +125,7 @@ impl Limiters<'_> {
     /// the sample recorded, the grant timer recomputed at the new rate.
     pub fn adjust(&mut self, l: LimiterId, w: &mut World) {
         let now = w.now();
-        let used = limited_runtime_ns(w.spec, w.tasks, now, l);
+        let used = limited_runtime_ns(&w.spec, &w.tasks, now, l);
         let lim = &mut self.0[l.index()];
         lim.adjust(now, used);
         let next = now.after(lim.spec.adjust_every_ns);

@@ -18,9 +18,9 @@ use crate::sched::{ClassState, SchedClass};
 use crate::task::TaskState;
 
 /// The machine as one SMP policy call sees it.
-pub(super) struct Balancer<'c, 'w, 'a> {
+pub(super) struct Balancer<'c, 'w> {
     core: &'c mut Core,
-    w: &'w mut World<'a>,
+    w: &'w mut World,
 }
 
 /// Runs the SMP policy with the machine: the policy is taken out of the
@@ -28,7 +28,7 @@ pub(super) struct Balancer<'c, 'w, 'a> {
 pub(super) fn with_smp<R>(
     core: &mut Core,
     w: &mut World,
-    f: impl FnOnce(&mut Smp44, &mut Balancer<'_, '_, '_>) -> R,
+    f: impl FnOnce(&mut Smp44, &mut Balancer<'_, '_>) -> R,
 ) -> R {
     let mut smp = core.smp.take().expect("the SMP policy is not re-entered");
     let r = f(&mut smp, &mut Balancer { core, w });
@@ -37,7 +37,7 @@ pub(super) fn with_smp<R>(
 }
 
 /// What the SMP policy sees of the machine and may do to it.
-impl Machine for Balancer<'_, '_, '_> {
+impl Machine for Balancer<'_, '_> {
     fn clock_ns(&self) -> u64 {
         self.w.clock.now.ns()
     }

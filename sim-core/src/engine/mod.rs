@@ -39,7 +39,6 @@ use crate::block::RequestQueue;
 use crate::event::{Event, EventQueue};
 use crate::ids::{CpuId, TaskId};
 use crate::metrics::history::SchedRecord;
-use crate::metrics::recorder::Recorder;
 use crate::requests::Hops;
 use crate::rng::SimRng;
 use crate::scenario::{Scenario, ScenarioSpec};
@@ -49,7 +48,7 @@ use crate::sched::fair::Cfs;
 use crate::sched::topology::Topology;
 use crate::sched::tunables::tick_nsec;
 use crate::sched::{ClassChain, ClassState};
-use crate::task::{BlockOn, Task, TaskState};
+use crate::task::{BlockOn, TaskState};
 use crate::tick::ElisionStats;
 use crate::time::SimTime;
 use crate::userspace_io::IoQueue;
@@ -153,43 +152,24 @@ impl RunState {
     }
 }
 
-/// The scheduling context of one call into a part: borrows the shared
-/// fields of the simulation beside the part's own.
-macro_rules! world {
-    ($s:ident) => {
-        World {
-            spec: &$s.spec,
-            clock: &$s.clock,
-            tasks: &mut $s.tasks,
-            recorder: &mut $s.recorder,
-            queue: &mut $s.queue,
-            out: &mut $s.effects,
-        }
-    };
-}
-
 /// A run in progress.
 #[derive(Clone, Debug)]
 pub struct Simulation {
-    pub(crate) spec: ScenarioSpec,
+    /// The spec, clock, tasks, recorder, event queue and effects stack:
+    /// what every part shares (`World`).
+    pub(crate) world: World,
     variant: Option<String>,
-    clock: Clock,
-    queue: EventQueue,
     /// The CPUs' run queues, the fair class and the SMP policy.
     core: Core,
-    pub(crate) tasks: Vec<Task>,
     sources: Vec<Source>,
     /// One request queue per block device, by `DeviceId`.
     pub(crate) queues: Vec<RequestQueue>,
     /// Userspace I/O schedulers (`[io_queues.NAME]`), in name order.
     pub(crate) io_queues: Vec<IoQueue>,
-    pub(crate) recorder: Recorder,
     /// Requests across hops (`forward`): cursors, `hop_work` streams, per-source counts.
     pub(crate) hops: Hops,
     /// Elastic CPU limiters (`[limiters.NAME]`), by `LimiterId`.
     pub(crate) limiters: Vec<Limiter>,
-    /// Effects handed back and not yet applied.
-    effects: Effects,
     run: RunState,
 }
 
@@ -213,15 +193,15 @@ impl Simulation {
         let smp = Some(Box::new(Smp44::new(topo, u64::from(spec.hz), tasks.len(), spec.machine.nohz_idle)));
         let instances: usize = spec.tasks.iter().map(|t| t.count as usize).sum::<usize>() + sources.len();
         let tick_ns = tick_nsec(spec.hz);
+        let clock = Clock {
+            now: SimTime::ZERO,
+            end: SimTime(spec.duration_ns),
+            jiffies: 0,
+            tick_ns,
+            tick_offset_ns: spec.machine.tick_offset_ns,
+            next_jiffy_ns: 0,
+        };
         Simulation {
-            clock: Clock {
-                now: SimTime::ZERO,
-                end: SimTime(spec.duration_ns),
-                jiffies: 0,
-                tick_ns,
-                tick_offset_ns: spec.machine.tick_offset_ns,
-                next_jiffy_ns: 0,
-            },
             core: Core {
                 classes: ClassChain::new(cfs),
                 rqs,
@@ -235,13 +215,9 @@ impl Simulation {
             hops: Hops::new(&spec, &root_rng),
             io_queues: spec.io_queues.iter().cloned().map(IoQueue::new).collect(),
             variant: scenario.variant().map(str::to_string),
-            queue,
-            tasks,
             sources,
             queues,
-            recorder,
             limiters,
-            effects: Effects::default(),
             run: RunState {
                 events: 0,
                 event_counts: [0; Event::KINDS.len()],
@@ -250,7 +226,7 @@ impl Simulation {
                 same_instant_events: 0,
                 same_instant_max: SAME_INSTANT_EVENTS + 4 * (instances + ncpus) as u64,
             },
-            spec,
+            world: World { spec, clock, tasks, recorder, queue, out: Effects::default() },
         }
     }
 
@@ -262,49 +238,49 @@ impl Simulation {
         }
         let mut dispatched = 0u64;
         loop {
-            if self.run.events >= self.spec.events_max {
-                let now = self.clock.now;
-                return self.run.finish(StopReason::EventLimit, now, &mut self.clock);
+            if self.run.events >= self.world.spec.events_max {
+                let now = self.world.clock.now;
+                return self.run.finish(StopReason::EventLimit, now, &mut self.world.clock);
             }
             if dispatched >= budget.0 {
                 return StopReason::BudgetSpent;
             }
-            let next = self.queue.peek_key();
+            let next = self.world.queue.peek_key();
             // A tick ordered before the next event runs first (tick.rs).
             if let Some((key, cpu)) = self.core.ticks.peek()
                 && next.is_none_or(|n| key < n)
-                && EventQueue::key_time(key) < self.clock.end
+                && EventQueue::key_time(key) < self.world.clock.end
             {
                 self.core.ticks.pop();
                 match self.calendar_tick(EventQueue::key_time(key), cpu) {
                     Some(counted) => dispatched += u64::from(counted),
                     None => {
-                        let now = self.clock.now;
-                        return self.run.finish(StopReason::Stalled, now, &mut self.clock);
+                        let now = self.world.clock.now;
+                        return self.run.finish(StopReason::Stalled, now, &mut self.world.clock);
                     }
                 }
                 continue;
             }
-            let end = self.clock.end;
+            let end = self.world.clock.end;
             let Some(at) = next.map(EventQueue::key_time) else {
                 // A tick at or after the end stands for a queued one.
                 let reason =
                     if self.core.ticks.peek().is_some() { StopReason::TimeLimit } else { StopReason::Quiescent };
-                return self.run.finish(reason, end, &mut self.clock);
+                return self.run.finish(reason, end, &mut self.world.clock);
             };
             if at >= end {
-                return self.run.finish(StopReason::TimeLimit, end, &mut self.clock);
+                return self.run.finish(StopReason::TimeLimit, end, &mut self.world.clock);
             }
-            let (at, event) = self.queue.pop().expect("peeked");
-            debug_assert!(at >= self.clock.now, "time went backwards: seed {}", self.spec.seed);
+            let (at, event) = self.world.queue.pop().expect("peeked");
+            debug_assert!(at >= self.world.clock.now, "time went backwards: seed {}", self.world.spec.seed);
             if self.is_stale(&event) {
                 continue;
             }
-            if self.run.stalls_at(at, self.clock.now) {
-                let now = self.clock.now;
-                return self.run.finish(StopReason::Stalled, now, &mut self.clock);
+            if self.run.stalls_at(at, self.world.clock.now) {
+                let now = self.world.clock.now;
+                return self.run.finish(StopReason::Stalled, now, &mut self.world.clock);
             }
-            self.clock.set(at);
+            self.world.clock.set(at);
             self.core.classes.fair_mut().update_rq_clock(at.ns());
             self.run.count(event.kind());
             dispatched += 1;
@@ -329,25 +305,25 @@ impl Simulation {
     /// PELT, `cpu_load[]`). Returns whether it counted, or None when the
     /// clock stalled (as `advance` stops for events).
     fn calendar_tick(&mut self, at: SimTime, cpu: CpuId) -> Option<bool> {
-        if self.spec.machine.nohz_idle && self.core.rqs[cpu.index()].curr.is_none() {
+        if self.world.spec.machine.nohz_idle && self.core.rqs[cpu.index()].curr.is_none() {
             self.core.rqs[cpu.index()].tick_armed = false;
             self.core.ticks.stats.idle_ticks += 1;
             return Some(false);
         }
-        if self.run.stalls_at(at, self.clock.now) {
+        if self.run.stalls_at(at, self.world.clock.now) {
             return None;
         }
-        self.clock.set(at);
+        self.world.clock.set(at);
         self.core.classes.fair_mut().update_rq_clock(at.ns());
         self.run.steps_left = STEPS_PER_EVENT;
-        let jiffies = self.clock.jiffies;
+        let jiffies = self.world.clock.jiffies;
         let balance_due = self.core.smp.as_ref().is_some_and(|smp| smp.balance_due(cpu, jiffies));
-        let pushed = self.queue.pushed();
-        let mark = self.effects.mark();
-        self.core.scheduler_tick(cpu, &mut world!(self));
-        self.effects.seal(mark);
+        let pushed = self.world.queue.pushed();
+        let mark = self.world.out.mark();
+        self.core.scheduler_tick(cpu, &mut self.world);
+        self.world.out.seal(mark);
         self.drain(mark);
-        let acted = balance_due || !self.core.resched.is_empty() || self.queue.pushed() > pushed;
+        let acted = balance_due || !self.core.resched.is_empty() || self.world.queue.pushed() > pushed;
         if acted {
             self.run.count(Event::Tick { cpu }.kind());
             self.core.ticks.stats.busy_ticks_acting += 1;
@@ -362,11 +338,11 @@ impl Simulation {
     fn is_stale(&self, event: &Event) -> bool {
         match *event {
             Event::BurstEnd { task, generation } | Event::KernelEntry { task, generation } => {
-                let t = &self.tasks[task.index()];
+                let t = &self.world.tasks[task.index()];
                 generation != t.burst_generation || t.state != TaskState::Running
             }
             Event::TimerExpired { task, generation } => {
-                let t = &self.tasks[task.index()];
+                let t = &self.world.tasks[task.index()];
                 generation != t.timer_generation || t.state != TaskState::Blocked(BlockOn::Timer)
             }
             Event::HrTick { cpu, generation } => {
@@ -388,8 +364,8 @@ impl Simulation {
     /// The one place events are interpreted: each goes to the part that owns
     /// what it concerns; the effects it hands back are applied after.
     fn dispatch(&mut self, event: Event) {
-        let mark = self.effects.mark();
-        let w = &mut world!(self);
+        let mark = self.world.out.mark();
+        let w = &mut self.world;
         let core = &mut self.core;
         let mut io = BlockIo { queues: &mut self.queues, io_queues: &mut self.io_queues };
         match event {
@@ -416,17 +392,17 @@ impl Simulation {
             Event::LimiterAdjust { limiter } => Limiters(&mut self.limiters).adjust(limiter, w),
             Event::LimiterGrant { limiter, .. } => Limiters(&mut self.limiters).grant(limiter, w),
         }
-        self.effects.seal(mark);
+        self.world.out.seal(mark);
         self.drain(mark);
     }
 
     /// Applies the effects above `floor`, depth-first: what an effect hands
     /// back is applied before the effects after it.
     fn drain(&mut self, floor: usize) {
-        while let Some(effect) = self.effects.pop_above(floor) {
-            let mark = self.effects.mark();
+        while let Some(effect) = self.world.out.pop_above(floor) {
+            let mark = self.world.out.mark();
             self.apply(effect);
-            self.effects.seal(mark);
+            self.world.out.seal(mark);
         }
     }
 
@@ -435,7 +411,7 @@ impl Simulation {
         if let Effect::RunSteps { task } = effect {
             return self.run_steps(task);
         }
-        let w = &mut world!(self);
+        let w = &mut self.world;
         let core = &mut self.core;
         let mut io = BlockIo { queues: &mut self.queues, io_queues: &mut self.io_queues };
         let mut limiters = Limiters(&mut self.limiters);
@@ -465,21 +441,21 @@ impl Simulation {
     fn run_steps(&mut self, task: TaskId) {
         while self.run.steps_left > 0 {
             self.run.steps_left -= 1;
-            let cpu = self.tasks[task.index()].cpu;
+            let cpu = self.world.tasks[task.index()].cpu;
             if self.core.rqs[cpu.index()].need_resched {
                 return; // preempted at this preemption point; resumes when picked again
             }
-            let mark = self.effects.mark();
-            let flow = program::step(task, &mut world!(self));
-            self.effects.seal(mark);
+            let mark = self.world.out.mark();
+            let flow = program::step(task, &mut self.world);
+            self.world.out.seal(mark);
             self.drain(mark);
             // Only a step that blocks or exits leaves the task not running.
-            if flow == Flow::Stop || self.tasks[task.index()].state != TaskState::Running {
+            if flow == Flow::Stop || self.world.tasks[task.index()].state != TaskState::Running {
                 return;
             }
         }
-        let cpu = self.tasks[task.index()].cpu;
-        self.queue.push(self.clock.now, Event::Resume { cpu });
+        let cpu = self.world.tasks[task.index()].cpu;
+        self.world.queue.push(self.world.clock.now, Event::Resume { cpu });
     }
 
     /// Runs the preemption points flagged during this event.
@@ -492,16 +468,16 @@ impl Simulation {
             calls += 1;
             if calls > SETTLE_MAX {
                 // Defer the rest: each deferred CPU resumes through its own event.
-                let now = self.clock.now;
-                self.queue.push(now, Event::Resume { cpu });
+                let now = self.world.clock.now;
+                self.world.queue.push(now, Event::Resume { cpu });
                 for c in self.core.resched.drain(..) {
-                    self.queue.push(now, Event::Resume { cpu: c });
+                    self.world.queue.push(now, Event::Resume { cpu: c });
                 }
                 return;
             }
-            let mark = self.effects.mark();
-            self.core.schedule(cpu, &mut world!(self));
-            self.effects.seal(mark);
+            let mark = self.world.out.mark();
+            self.core.schedule(cpu, &mut self.world);
+            self.world.out.seal(mark);
             self.drain(mark);
         }
     }
@@ -509,7 +485,7 @@ impl Simulation {
     // ---------------------------------------------------------------- the façade
 
     pub fn now(&self) -> SimTime {
-        self.clock.now
+        self.world.clock.now
     }
 
     /// Events dispatched so far (cancelled timers are not counted).
@@ -525,7 +501,7 @@ impl Simulation {
         if !on {
             // The ticks armed so far become events, each under its key.
             while let Some((key, cpu)) = self.core.ticks.pop() {
-                self.queue.push_reserved(key, Event::Tick { cpu });
+                self.world.queue.push_reserved(key, Event::Tick { cpu });
             }
         }
         self.core.elision = on;
@@ -542,7 +518,7 @@ impl Simulation {
     }
 
     pub fn spec(&self) -> &ScenarioSpec {
-        &self.spec
+        &self.world.spec
     }
 
     pub fn variant(&self) -> Option<&str> {
@@ -579,7 +555,7 @@ impl Simulation {
     /// Requests of tracked source `source` (a declaration index) still in a
     /// queue or in service: what `arrived − completed − dropped` must equal.
     pub fn requests_in_flight(&self, source: u32) -> (u64, u64) {
-        hops::requests_in_flight(&self.tasks, self.clock.now, source)
+        hops::requests_in_flight(&self.world.tasks, self.world.clock.now, source)
     }
 
     /// The limiters' state (for reports and tests).
@@ -589,14 +565,14 @@ impl Simulation {
 
     /// CPU time used by a task up to now (its current run included).
     pub fn task_runtime_ns(&self, task: TaskId) -> u64 {
-        limiter::task_runtime_ns(&self.tasks[task.index()], self.clock.now)
+        limiter::task_runtime_ns(&self.world.tasks[task.index()], self.world.clock.now)
     }
 
     /// Busy time of a CPU up to now (its current run included).
     pub fn cpu_busy_ns(&self, cpu: CpuId) -> u64 {
         let rq = &self.core.rqs[cpu.index()];
-        let m = &self.recorder.cpus[cpu.index()];
-        m.busy_ns + rq.curr.map_or(0, |t| self.clock.now.since(self.tasks[t.index()].sched_in_at))
+        let m = &self.world.recorder.cpus[cpu.index()];
+        m.busy_ns + rq.curr.map_or(0, |t| self.world.clock.now.since(self.world.tasks[t.index()].sched_in_at))
     }
 
     /// The task running on `cpu`, if any.
@@ -605,7 +581,7 @@ impl Simulation {
     }
 
     pub fn task_comm(&self, task: TaskId) -> &str {
-        &self.tasks[task.index()].comm
+        &self.world.tasks[task.index()].comm
     }
 
     /// The fair class's state, read-only (the run's view, tests).
@@ -614,24 +590,24 @@ impl Simulation {
     }
 
     pub fn tick_ns(&self) -> u64 {
-        self.clock.tick_ns
+        self.world.clock.tick_ns
     }
 
     /// Records every switch and wakeup in `window` from now on, for
     /// timelines and trace export (`crate::export`).
     pub fn enable_trace(&mut self, window: crate::metrics::recorder::TraceWindow) {
-        self.recorder.enable_trace(window);
+        self.world.recorder.enable_trace(window);
     }
 
     /// The records kept since `enable_trace`, oldest first.
     pub fn trace(&self) -> &[SchedRecord] {
-        self.recorder.trace.as_ref().map_or(&[], |t| &t.records)
+        self.world.recorder.trace.as_ref().map_or(&[], |t| &t.records)
     }
 
     /// Takes the trace buffer (its window, records and what was cut) out of
     /// the run, ending tracing; `None` if tracing was not on.
     pub fn take_trace_buffer(&mut self) -> Option<crate::metrics::recorder::TraceBuffer> {
-        self.recorder.trace.take()
+        self.world.recorder.trace.take()
     }
 
     /// A read-only view of the run so far, what reports are built from
@@ -640,13 +616,13 @@ impl Simulation {
         let cpus = (0..self.core.rqs.len() as u16).map(CpuId);
         let limiters = (0..self.limiters.len() as u16).map(LimiterId);
         crate::view::RunView {
-            spec: &self.spec,
+            spec: &self.world.spec,
             variant: self.variant(),
-            now: self.clock.now,
+            now: self.world.clock.now,
             events: self.events(),
             tick_ns: self.tick_ns(),
-            recorder: &self.recorder,
-            tasks: &self.tasks,
+            recorder: &self.world.recorder,
+            tasks: &self.world.tasks,
             cfs: self.cfs(),
             queues: &self.queues,
             hops: &self.hops,
@@ -654,18 +630,18 @@ impl Simulation {
             io_queues: &self.io_queues,
             curr: cpus.clone().map(|c| self.curr(c)).collect(),
             cpu_busy_ns: cpus.map(|c| self.cpu_busy_ns(c)).collect(),
-            task_runtime_ns: (0..self.tasks.len() as u32).map(|t| self.task_runtime_ns(TaskId(t))).collect(),
-            requests_in_flight: (0..self.spec.sources.len() as u32).map(|s| self.requests_in_flight(s)).collect(),
+            task_runtime_ns: (0..self.world.tasks.len() as u32).map(|t| self.task_runtime_ns(TaskId(t))).collect(),
+            requests_in_flight: (0..self.world.spec.sources.len() as u32).map(|s| self.requests_in_flight(s)).collect(),
             // CPU time used so far by the tasks under each limiter.
             limited_runtime_ns: limiters
                 .clone()
-                .map(|l| limiter::limited_runtime_ns(&self.spec, &self.tasks, self.clock.now, l))
+                .map(|l| limiter::limited_runtime_ns(&self.world.spec, &self.world.tasks, self.world.clock.now, l))
                 .collect(),
             // Time each task blocked for a grant right now has waited so far, summed per limiter.
             limiter_open_wait_ns: limiters
                 .map(|l| {
                     let waiters = &self.limiters[l.index()].waiters;
-                    waiters.iter().map(|w| self.clock.now.since(self.tasks[w.index()].grant_wait_from)).sum()
+                    waiters.iter().map(|w| self.world.clock.now.since(self.world.tasks[w.index()].grant_wait_from)).sum()
                 })
                 .collect(),
         }

@@ -119,7 +119,7 @@ impl Core {
     }
 
     fn apply_bandwidth(&mut self, w: &mut World) {
-        push_bandwidth_timers(w.queue, self.classes.fair_mut().bandwidth_timers());
+        push_bandwidth_timers(&mut w.queue, self.classes.fair_mut().bandwidth_timers());
         for e in self.classes.fair_mut().take_throttle_events() {
             for _ in 0..e.nr_delta.unsigned_abs() {
                 if e.nr_delta > 0 {

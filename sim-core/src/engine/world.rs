@@ -1,6 +1,6 @@
-//! The scheduling context every part of the engine works in: the clock, and
-//! (borrowed for one call) the tasks, the recorder, the event queue and the
-//! effects stack.
+//! The scheduling context every part of the engine works in: the spec, the
+//! clock, the tasks, the recorder, the event queue and the effects stack,
+//! held together in `Simulation::world` and lent (`&mut World`) for one call.
 //!
 //! Subsystems own their own state and get a `World` for what they share:
 //! they read the clock, arm their timers on the queue, record metrics, and
@@ -42,17 +42,20 @@ impl Clock {
     }
 }
 
-/// What a call into a subsystem may read and touch besides its own state.
-pub(crate) struct World<'a> {
-    pub spec: &'a ScenarioSpec,
-    pub clock: &'a Clock,
-    pub tasks: &'a mut [Task],
-    pub recorder: &'a mut Recorder,
-    pub queue: &'a mut EventQueue,
-    pub out: &'a mut Effects,
+/// What a call into a subsystem may read and touch besides its own state:
+/// the simulation's shared part, held in one place so that a call passes
+/// one reference to it (rather than a struct of six built per call).
+#[derive(Clone, Debug)]
+pub(crate) struct World {
+    pub spec: ScenarioSpec,
+    pub clock: Clock,
+    pub tasks: Vec<Task>,
+    pub recorder: Recorder,
+    pub queue: EventQueue,
+    pub out: Effects,
 }
 
-impl World<'_> {
+impl World {
     pub fn now(&self) -> SimTime {
         self.clock.now
     }

@@ -113,7 +113,7 @@ impl Trace {
             seed: spec.seed,
             cpus: spec.cpus,
             tasks: sim
-                .tasks
+                .world.tasks
                 .iter()
                 .map(|t| TraceTask { comm: t.comm.clone(), tid: t.tid, prio: 120 + i32::from(t.nice) })
                 .collect(),

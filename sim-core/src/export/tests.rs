@@ -264,8 +264,8 @@ fn each_wakeup_is_a_waking_then_a_wakeup_and_each_fork_a_wakeup_new() {
     let lines = wakeup_lines(&chrome::systrace(&t));
     let new: Vec<u32> = lines.iter().filter(|l| l.0 == "sched_wakeup_new").map(|l| l.4).collect();
     // Each of the 5 tasks is forked once, when it starts, before any wakeup of it.
-    assert_eq!(new.len(), sim.tasks.len());
-    for task in &sim.tasks {
+    assert_eq!(new.len(), sim.world.tasks.len());
+    for task in &sim.world.tasks {
         let first = lines.iter().position(|l| l.4 == task.tid).unwrap();
         assert_eq!(lines[first].0, "sched_wakeup_new", "{:?}", lines[first]);
         assert_eq!(new.iter().filter(|&&p| p == task.tid).count(), 1);

@@ -383,13 +383,13 @@ mod tests {
         let mut sim = crate::engine::Simulation::new(&s);
         sim.run_to_end();
         let hog = TaskId(0);
-        sim.recorder.count_migration(hog, CpuId(0), CpuId(1), MigrateCause::Periodic, SimTime(1));
-        sim.recorder.count_migration(hog, CpuId(1), CpuId(0), MigrateCause::Active, SimTime(2));
-        sim.recorder.count_migration(hog, CpuId(0), CpuId(1), MigrateCause::Periodic, SimTime(3));
+        sim.world.recorder.count_migration(hog, CpuId(0), CpuId(1), MigrateCause::Periodic, SimTime(1));
+        sim.world.recorder.count_migration(hog, CpuId(1), CpuId(0), MigrateCause::Active, SimTime(2));
+        sim.world.recorder.count_migration(hog, CpuId(0), CpuId(1), MigrateCause::Periodic, SimTime(3));
         // CPU 0 waits from 2 ms to the end (10 ms) while CPU 1 idles until 6 ms.
-        sim.recorder.cpu_nr_running(CpuId(1), 0, SimTime(0));
-        sim.recorder.cpu_nr_running(CpuId(0), 2, SimTime(2_000_000));
-        sim.recorder.cpu_nr_running(CpuId(1), 1, SimTime(6_000_000));
+        sim.world.recorder.cpu_nr_running(CpuId(1), 0, SimTime(0));
+        sim.world.recorder.cpu_nr_running(CpuId(0), 2, SimTime(2_000_000));
+        sim.world.recorder.cpu_nr_running(CpuId(1), 1, SimTime(6_000_000));
         let r = sim.report();
         assert_eq!(r.sim_time_ns, 10_000_000);
         let c: Vec<(u64, u64, u64)> =
