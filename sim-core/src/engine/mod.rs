@@ -447,8 +447,11 @@ impl Simulation {
             }
             let mark = self.world.out.mark();
             let flow = program::step(task, &mut self.world);
-            self.world.out.seal(mark);
-            self.drain(mark);
+            // Most steps emit nothing (a burst started): no drain then.
+            if self.world.out.mark() > mark {
+                self.world.out.seal(mark);
+                self.drain(mark);
+            }
             // Only a step that blocks or exits leaves the task not running.
             if flow == Flow::Stop || self.world.tasks[task.index()].state != TaskState::Running {
                 return;
