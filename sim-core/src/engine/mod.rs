@@ -392,8 +392,10 @@ impl Simulation {
             Event::LimiterAdjust { limiter } => Limiters(&mut self.limiters).adjust(limiter, w),
             Event::LimiterGrant { limiter, .. } => Limiters(&mut self.limiters).grant(limiter, w),
         }
-        self.world.out.seal(mark);
-        self.drain(mark);
+        if self.world.out.mark() > mark {
+            self.world.out.seal(mark);
+            self.drain(mark);
+        }
     }
 
     /// Applies the effects above `floor`, depth-first: what an effect hands
@@ -480,8 +482,10 @@ impl Simulation {
             }
             let mark = self.world.out.mark();
             self.core.schedule(cpu, &mut self.world);
-            self.world.out.seal(mark);
-            self.drain(mark);
+            if self.world.out.mark() > mark {
+                self.world.out.seal(mark);
+                self.drain(mark);
+            }
         }
     }
 
