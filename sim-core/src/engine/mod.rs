@@ -286,7 +286,9 @@ impl Simulation {
             dispatched += 1;
             self.run.steps_left = STEPS_PER_EVENT;
             self.dispatch(event);
-            self.settle();
+            if !self.core.resched.is_empty() {
+                self.settle();
+            }
         }
     }
 
