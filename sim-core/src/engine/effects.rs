@@ -22,7 +22,7 @@ use crate::block::queue::BioDone;
 use crate::block::request::ReqFlags;
 use crate::event::Event;
 use crate::ids::{CpuId, DeviceId, TaskId};
-use crate::task::{Item, TaskState};
+use crate::task::TaskState;
 use crate::time::SimTime;
 use crate::userspace_io::IoClassRef;
 
@@ -72,12 +72,8 @@ pub(crate) enum Effect {
     IoWake(TaskId),
     /// The next grant-sized chunk of a limited `run` step.
     LimitedChunk(TaskId),
-    /// A limited `run` step's last chunk ended.
-    LimitedStepDone(TaskId),
     /// A watched task's scheduling delay, for the limiters' windows.
     NoteDelay { task: TaskId, ns: u64 },
-    /// A `serve` burst of `item` ended on `task`: forward or complete it.
-    ItemServed { task: TaskId, item: Item },
 }
 
 /// The stack of effects waiting to be applied.

@@ -374,7 +374,7 @@ impl Simulation {
             Event::Tick { cpu } => core.scheduler_tick(cpu, w),
             Event::HrTick { cpu, .. } => core.hrtick(cpu, w),
             Event::TaskStart { task } => core.wake_up_new_task(task, w),
-            Event::BurstEnd { task, .. } => program::burst_end(task, w),
+            Event::BurstEnd { task, .. } => return self.burst_end(task),
             Event::KernelEntry { task, .. } => core.kernel_entry(task, w),
             Event::TimerExpired { task, .. } => core.try_to_wake_up(task, None, w),
             Event::Arrival { source } => hops::arrival(&mut self.sources[source.index()], source, &mut self.hops, w),
@@ -398,6 +398,30 @@ impl Simulation {
             self.world.out.seal(mark);
             self.drain(mark);
         }
+    }
+
+    /// A burst ended: its task's served item goes on, a limited step's last
+    /// chunk ends, and the task runs its next steps; each part's effects are
+    /// applied before the next part runs (depth-first, as effects would be).
+    fn burst_end(&mut self, task: TaskId) {
+        let ended = program::burst_end(task, &mut self.world);
+        if let Some(item) = ended.served {
+            let mark = self.world.out.mark();
+            hops::item_served(&mut self.hops, task, item, &mut self.world);
+            if self.world.out.mark() > mark {
+                self.world.out.seal(mark);
+                self.drain(mark);
+            }
+        }
+        if ended.limited_step_done {
+            let mark = self.world.out.mark();
+            Limiters(&mut self.limiters).step_done(task, &mut self.world);
+            if self.world.out.mark() > mark {
+                self.world.out.seal(mark);
+                self.drain(mark);
+            }
+        }
+        self.run_steps(task);
     }
 
     /// Applies the effects above `floor`, depth-first: what an effect hands
@@ -433,9 +457,7 @@ impl Simulation {
             Effect::RunQueue(device) => io.run_queue_and_wake(device, w),
             Effect::IoWake(task) => io::io_wake(task, w),
             Effect::LimitedChunk(task) => limiters.next_chunk(task, w),
-            Effect::LimitedStepDone(task) => limiters.step_done(task, w),
             Effect::NoteDelay { task, ns } => limiters.note_delay(task, ns, w),
-            Effect::ItemServed { task, item } => hops::item_served(&mut self.hops, task, item, w),
         }
     }
 

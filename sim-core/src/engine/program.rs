@@ -14,7 +14,7 @@ use super::rq::next_kernel_entry;
 use super::world::World;
 use crate::event::Event;
 use crate::ids::TaskId;
-use crate::task::{BlockOn, IoWait, TaskState};
+use crate::task::{BlockOn, IoWait, Item, TaskState};
 use crate::time::SimTime;
 use crate::workload::Step;
 
@@ -214,11 +214,18 @@ pub(super) fn start_burst(task: TaskId, work_ns: u64, w: &mut World) {
     next_kernel_entry(task, from, w);
 }
 
-/// The running task's burst ended: a served item's response is recorded and
-/// the item goes on (`Effect::ItemServed`), a limited step's last chunk
-/// returns its unused grant (`Effect::LimitedStepDone`), and the task runs
-/// its next steps (`Effect::RunSteps`).
-pub(super) fn burst_end(task: TaskId, w: &mut World) {
+/// What follows a burst's end, in this order: the served item goes on
+/// (`hops::item_served`), a limited step's last chunk returns its unused
+/// grant (`Limiters::step_done`), and the task runs its next steps.
+pub(super) struct BurstEnded {
+    pub served: Option<Item>,
+    pub limited_step_done: bool,
+}
+
+/// The running task's burst ended: a served item's response is recorded;
+/// the event loop then does what `BurstEnded` says, each part's effects
+/// applied before the next part runs (`Simulation::burst_end`).
+pub(super) fn burst_end(task: TaskId, w: &mut World) -> BurstEnded {
     let now = w.now();
     let t = &mut w.tasks[task.index()];
     t.in_burst = false;
@@ -227,10 +234,6 @@ pub(super) fn burst_end(task: TaskId, w: &mut World) {
     let limited_step_done = std::mem::take(&mut t.limited_chunk) && t.limited_work_left_ns == 0;
     if let Some(item) = served {
         w.recorder.record_response(task, item.arrival, now);
-        w.emit(Effect::ItemServed { task, item });
     }
-    if limited_step_done {
-        w.emit(Effect::LimitedStepDone(task));
-    }
-    w.emit(Effect::RunSteps { task });
+    BurstEnded { served, limited_step_done }
 }
