@@ -182,7 +182,8 @@ impl Machine for Balancer<'_, '_> {
         }
         core.classes.put_prev_task(se_of(curr));
         core.apply_class_resched(w);
-        core.context_switch(cpu, Some(curr), None, w);
+        let none = core.context_switch(cpu, Some(curr), None, w);
+        debug_assert!(none.is_none(), "an idle switch runs no steps");
         core.resched_curr(cpu);
     }
 }

@@ -505,10 +505,13 @@ impl Simulation {
                 return;
             }
             let mark = self.world.out.mark();
-            self.core.schedule(cpu, &mut self.world);
+            let run = self.core.schedule(cpu, &mut self.world);
             if self.world.out.mark() > mark {
                 self.world.out.seal(mark);
                 self.drain(mark);
+            }
+            if let Some(task) = run {
+                self.run_steps(task);
             }
         }
     }

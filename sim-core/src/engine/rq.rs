@@ -235,8 +235,15 @@ impl Core {
 
     /// `context_switch` on `cpu` from `prev` to `next` (either may be idle):
     /// the outgoing task's accounting and the `sched_switch` record, then the
-    /// incoming task starts (`switch_in`).
-    pub fn context_switch(&mut self, cpu: CpuId, prev: Option<TaskId>, next: Option<TaskId>, w: &mut World) {
+    /// incoming task starts (`switch_in`). Returns the incoming task if it
+    /// runs its next steps now (the last thing the switch does).
+    pub fn context_switch(
+        &mut self,
+        cpu: CpuId,
+        prev: Option<TaskId>,
+        next: Option<TaskId>,
+        w: &mut World,
+    ) -> Option<TaskId> {
         let now = w.now();
         w.recorder.count_switch(cpu, now);
         let fair = self.classes.fair();
@@ -270,14 +277,14 @@ impl Core {
                 // nohz.idle_cpus_mask (nohz_balance_enter_idle).
                 self.smp_mut().tick_stopped(cpu);
             }
-            return;
+            return None;
         };
         if was_idle && w.spec.machine.nohz_idle {
             // tick_nohz_idle_exit → update_cpu_load_nohz.
             let jiffies = w.clock.jiffies;
             self.smp_mut().tick_restarted(jiffies, cpu);
         }
-        self.switch_in(cpu, n, w);
+        self.switch_in(cpu, n, w)
     }
 
     /// The outgoing task `p` of `context_switch`: its burst's progress and
@@ -330,9 +337,9 @@ impl Core {
 
     /// The incoming task `n` of `context_switch`: it runs, its wait ends
     /// (delays recorded; the limiters told through `Effect::NoteDelay`), the
-    /// tick is armed, and it resumes its burst or runs its next steps
-    /// (`Effect::RunSteps`, the last thing the switch does).
-    fn switch_in(&mut self, cpu: CpuId, n: TaskId, w: &mut World) {
+    /// tick is armed, and it resumes its burst, or is returned to run its
+    /// next steps (the last thing the switch does, after its effects).
+    fn switch_in(&mut self, cpu: CpuId, n: TaskId, w: &mut World) -> Option<TaskId> {
         let now = w.now();
         let context_switch_ns = w.spec.context_switch_ns;
         let t = &mut w.tasks[n.index()];
@@ -373,8 +380,9 @@ impl Core {
             w.queue.push(at, Event::BurstEnd { task: n, generation });
             let from = t.progress_from;
             next_kernel_entry(n, from, w);
+            None
         } else {
-            w.emit(Effect::RunSteps { task: n });
+            Some(n)
         }
     }
 

@@ -57,8 +57,9 @@ impl Core {
     /// `__schedule` (4.4 core.c) at a preemption point: a previous task that is
     /// no longer running (it blocked or exited) is dequeued here, then the
     /// next one is picked. A re-picked task stopped between steps goes on
-    /// (`Effect::RunSteps`, the last thing it does).
-    pub fn schedule(&mut self, cpu: CpuId, w: &mut World) {
+    /// (the last thing it does): the task that runs its next steps now is
+    /// returned, for the event loop to run after this call's effects.
+    pub fn schedule(&mut self, cpu: CpuId, w: &mut World) -> Option<TaskId> {
         let rq = &mut self.rqs[cpu.index()];
         if self.classes.fair().hrtick_enabled() {
             rq.hrtick_armed = false; // hrtick_clear
@@ -101,12 +102,14 @@ impl Core {
         // task past its slice) is dropped, and the next tick decides.
         self.rqs[cpu.index()].need_resched = false;
         if next != prev {
-            self.context_switch(cpu, prev, next, w);
+            self.context_switch(cpu, prev, next, w)
         } else if let Some(t) = next
             && w.tasks[t.index()].at_step_boundary()
         {
             // Re-picked while stopped between steps (after a wake or yield): go on.
-            w.emit(super::effects::Effect::RunSteps { task: t });
+            Some(t)
+        } else {
+            None
         }
     }
 
