@@ -478,8 +478,24 @@ impl Simulation {
                 self.world.out.seal(mark);
                 self.drain(mark);
             }
+            let last = match flow {
+                Flow::Next => None,
+                Flow::Stop => return,
+                Flow::Block(state) => Some(Effect::Block { task, state }),
+                Flow::Yield => Some(Effect::Yield { task }),
+            };
+            if let Some(effect) = last {
+                // The step's last act, as if it were its last effect.
+                let mark = self.world.out.mark();
+                self.apply(effect);
+                if self.world.out.mark() > mark {
+                    self.world.out.seal(mark);
+                    self.drain(mark);
+                }
+                return;
+            }
             // Only a step that blocks or exits leaves the task not running.
-            if flow == Flow::Stop || self.world.tasks[task.index()].state != TaskState::Running {
+            if self.world.tasks[task.index()].state != TaskState::Running {
                 return;
             }
         }

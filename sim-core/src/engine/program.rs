@@ -23,8 +23,14 @@ use crate::workload::Step;
 pub(super) enum Flow {
     /// On to the next step, if the task still runs.
     Next,
-    /// The step took time, blocked or yielded: the task stops here.
+    /// The step took time, or handed its task to another part: the task
+    /// stops here.
     Stop,
+    /// The task blocks (or exits) as the step's last act: `Core::block`,
+    /// after the step's effects.
+    Block(TaskState),
+    /// A `yield` step: `Core::yield_task`, after the step's effects.
+    Yield,
 }
 
 /// Executes the running task's step at its program counter. A task whose
@@ -44,8 +50,7 @@ pub(super) fn step(task: TaskId, w: &mut World) -> Flow {
         if let Some((release, period_ns)) = t.job.take() {
             w.recorder.job_completed(task, release, period_ns, now);
         }
-        w.emit(Effect::Block { task, state: TaskState::Exited });
-        return Flow::Stop;
+        return Flow::Block(TaskState::Exited);
     }
     // Steps hold no heap data: the clone is a copy.
     let step = program.steps[t.pc].clone();
@@ -66,8 +71,7 @@ pub(super) fn step(task: TaskId, w: &mut World) -> Flow {
         }
         Step::Sleep(d) => {
             let wake_at = now.after(d.sample(&mut t.rng));
-            sleep_until(task, wake_at, w);
-            return Flow::Stop;
+            return sleep_until(task, wake_at, w);
         }
         Step::SleepUntil { period_ns, offset_ns } => {
             let k = if now.ns() < offset_ns { 0 } else { (now.ns() - offset_ns) / period_ns + 1 };
@@ -80,8 +84,7 @@ pub(super) fn step(task: TaskId, w: &mut World) -> Flow {
             {
                 w.recorder.job_completed(task, release, period_ns, now);
             }
-            sleep_until(task, wake_at, w);
-            return Flow::Stop;
+            return sleep_until(task, wake_at, w);
         }
         Step::Wait => {
             let pending = t.pending_wakeups > 0;
@@ -90,8 +93,7 @@ pub(super) fn step(task: TaskId, w: &mut World) -> Flow {
             }
             advance_pc(task, w);
             if !pending {
-                w.emit(Effect::Block { task, state: TaskState::Blocked(BlockOn::Wakeup) });
-                return Flow::Stop;
+                return Flow::Block(TaskState::Blocked(BlockOn::Wakeup));
             }
         }
         Step::Wake(target) => {
@@ -116,16 +118,14 @@ pub(super) fn step(task: TaskId, w: &mut World) -> Flow {
                 return Flow::Stop;
             }
             if !t.served_this_pass {
-                w.emit(Effect::Block { task, state: TaskState::Blocked(BlockOn::Item) });
-                return Flow::Stop;
+                return Flow::Block(TaskState::Blocked(BlockOn::Item));
             }
             t.served_this_pass = false;
             advance_pc(task, w);
         }
         Step::Yield => {
             advance_pc(task, w);
-            w.emit(Effect::Yield { task });
-            return Flow::Stop;
+            return Flow::Yield;
         }
         Step::Io(_) | Step::Fdatasync | Step::WaitIo(_) => return io_step(task, step, w),
     }
@@ -176,13 +176,14 @@ fn io_step(task: TaskId, step: Step, w: &mut World) -> Flow {
     Flow::Next
 }
 
-fn sleep_until(task: TaskId, at: SimTime, w: &mut World) {
+/// Arms the task's timer for `at`; the task then blocks on it.
+fn sleep_until(task: TaskId, at: SimTime, w: &mut World) -> Flow {
     advance_pc(task, w);
     let t = &mut w.tasks[task.index()];
     t.timer_generation = t.timer_generation.wrapping_add(1);
     let generation = t.timer_generation;
     w.queue.push(at, Event::TimerExpired { task, generation });
-    w.emit(Effect::Block { task, state: TaskState::Blocked(BlockOn::Timer) });
+    Flow::Block(TaskState::Blocked(BlockOn::Timer))
 }
 
 /// Advances the program counter, counting a pass when it wraps.
