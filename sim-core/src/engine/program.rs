@@ -4,9 +4,11 @@
 //!
 //! A step changes only its task, draws from the task's own RNG stream, arms
 //! its task's timers and records its metrics; what another part must do
-//! (block the task, wake another, yield, submit I/O, take a limiter's grant,
-//! forward a served item) it hands back as an `Effect`. The event loop's
-//! `run_steps` applies those before the next step, as the direct calls did.
+//! (wake another task, submit I/O, take a limiter's grant) it hands back as
+//! an `Effect`, and a step that ends by blocking or yielding its task says so
+//! in its `Flow`. The event loop's `run_steps` applies those before the next
+//! step, as the direct calls did. A burst's end is sequenced by the loop
+//! (`BurstEnded`).
 
 use super::effects::Effect;
 use super::io;
