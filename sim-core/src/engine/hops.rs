@@ -4,8 +4,8 @@
 //! end-to-end latency (`requests.rs` holds the per-source figures).
 //!
 //! Sources and hops own their state and arm their own arrivals; waking a
-//! task blocked in `serve` comes back as `Effect::Wake`, the last thing each
-//! call does.
+//! task blocked in `serve` comes back as `Effect::Wake` (from a hop) or as
+//! the task an arrival returns, the last thing each call does.
 
 use super::effects::Effect;
 use super::world::World;
@@ -30,9 +30,10 @@ pub(super) struct Source {
 }
 
 /// A source delivers its burst of items (dropped when the task's queue is
-/// full or it exited), arms its next arrival, and wakes a task blocked in
-/// `serve`.
-pub(super) fn arrival(source: &mut Source, id: SourceId, hops: &mut Hops, w: &mut World) {
+/// full or it exited), arms its next arrival, and returns a task blocked in
+/// `serve` that must now be woken (the last thing it does: the event loop
+/// runs `try_to_wake_up`, as an `Effect::Wake` would).
+pub(super) fn arrival(source: &mut Source, id: SourceId, hops: &mut Hops, w: &mut World) -> Option<TaskId> {
     let now = w.now();
     let s = source;
     let target = s.target;
@@ -63,9 +64,7 @@ pub(super) fn arrival(source: &mut Source, id: SourceId, hops: &mut Hops, w: &mu
         w.queue.push(next, Event::Arrival { source: id });
     }
     let t = &w.tasks[target.index()];
-    if t.state == TaskState::Blocked(BlockOn::Item) && !t.items.is_empty() {
-        w.emit(Effect::Wake { task: target, waker: None });
-    }
+    (t.state == TaskState::Blocked(BlockOn::Item) && !t.items.is_empty()).then_some(target)
 }
 
 /// A `serve` burst of `item` ended on `task`: forward it (`forward`), or,

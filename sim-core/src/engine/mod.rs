@@ -377,7 +377,11 @@ impl Simulation {
             Event::BurstEnd { task, .. } => return self.burst_end(task),
             Event::KernelEntry { task, .. } => core.kernel_entry(task, w),
             Event::TimerExpired { task, .. } => core.try_to_wake_up(task, None, w),
-            Event::Arrival { source } => hops::arrival(&mut self.sources[source.index()], source, &mut self.hops, w),
+            Event::Arrival { source } => {
+                if let Some(task) = hops::arrival(&mut self.sources[source.index()], source, &mut self.hops, w) {
+                    core.try_to_wake_up(task, None, w);
+                }
+            }
             Event::Resume { cpu } => {
                 if let Some(task) = core.resume(cpu, w) {
                     w.emit(Effect::RunSteps { task });
