@@ -50,8 +50,6 @@ pub(crate) enum Effect {
     Wake { task: TaskId, waker: Option<CpuId> },
     /// The running task blocks (or exits): its CPU reschedules.
     Block { task: TaskId, state: TaskState },
-    /// A `yield` step: `yield_task` and a reschedule of the task's CPU.
-    Yield { task: TaskId },
     /// The task executes its program from its program counter.
     RunSteps { task: TaskId },
     /// The running task starts a CPU burst of `work_ns`.

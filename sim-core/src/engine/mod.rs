@@ -451,7 +451,6 @@ impl Simulation {
             Effect::RunSteps { .. } => unreachable!("run above"),
             Effect::Wake { task, waker } => core.try_to_wake_up(task, waker, w),
             Effect::Block { task, state } => core.block(task, state, w),
-            Effect::Yield { task } => core.yield_task(task, w),
             Effect::StartBurst { task, work_ns } => program::start_burst(task, work_ns, w),
             Effect::Arm { at, event } => w.queue.push(at, event),
             Effect::Submit(s) => io.submit(s, w),
@@ -482,16 +481,18 @@ impl Simulation {
                 self.world.out.seal(mark);
                 self.drain(mark);
             }
-            let last = match flow {
-                Flow::Next => None,
-                Flow::Stop => return,
-                Flow::Block(state) => Some(Effect::Block { task, state }),
-                Flow::Yield => Some(Effect::Yield { task }),
-            };
-            if let Some(effect) = last {
-                // The step's last act, as if it were its last effect.
+            if flow != Flow::Next {
+                if flow == Flow::Stop {
+                    return;
+                }
+                // The step's last act (`Core::block` or `Core::yield_task`),
+                // applied as its last effect would be.
                 let mark = self.world.out.mark();
-                self.apply(effect);
+                match flow {
+                    Flow::Block(state) => self.core.block(task, state, &mut self.world),
+                    Flow::Yield => self.core.yield_task(task, &mut self.world),
+                    Flow::Next | Flow::Stop => unreachable!("handled above"),
+                }
                 if self.world.out.mark() > mark {
                     self.world.out.seal(mark);
                     self.drain(mark);
