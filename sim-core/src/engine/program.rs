@@ -54,12 +54,13 @@ pub(super) fn step(task: TaskId, w: &mut World) -> Flow {
         }
         return Flow::Block(TaskState::Exited);
     }
-    // Steps hold no heap data: the clone is a copy.
-    let step = program.steps[t.pc].clone();
+    // The step is read in place (the spec and the tasks are apart in `w`);
+    // only an I/O step is copied out (steps hold no heap data).
+    let step = &program.steps[t.pc];
     match step {
         Step::Run { work: d, enter_kernel_every_ns } => {
             let work = d.sample(&mut t.rng);
-            t.kernel_every_ns = enter_kernel_every_ns;
+            t.kernel_every_ns = *enter_kernel_every_ns;
             advance_pc(task, w);
             if work > 0 && w.spec.tasks[w.tasks[task.index()].spec].limiter.is_some() {
                 w.tasks[task.index()].limited_work_left_ns = work;
@@ -75,7 +76,7 @@ pub(super) fn step(task: TaskId, w: &mut World) -> Flow {
             let wake_at = now.after(d.sample(&mut t.rng));
             return sleep_until(task, wake_at, w);
         }
-        Step::SleepUntil { period_ns, offset_ns } => {
+        &Step::SleepUntil { period_ns, offset_ns } => {
             let k = if now.ns() < offset_ns { 0 } else { (now.ns() - offset_ns) / period_ns + 1 };
             let wake_at = SimTime(k.saturating_mul(period_ns).saturating_add(offset_ns));
             // A periodic job: released at the boundary slept until
@@ -98,7 +99,7 @@ pub(super) fn step(task: TaskId, w: &mut World) -> Flow {
                 return Flow::Block(TaskState::Blocked(BlockOn::Wakeup));
             }
         }
-        Step::Wake(target) => {
+        &Step::Wake(target) => {
             let target = target.resolve(t.instance);
             let waker_cpu = t.cpu;
             advance_pc(task, w);
@@ -129,7 +130,10 @@ pub(super) fn step(task: TaskId, w: &mut World) -> Flow {
             advance_pc(task, w);
             return Flow::Yield;
         }
-        Step::Io(_) | Step::Fdatasync | Step::WaitIo(_) => return io_step(task, step, w),
+        Step::Io(_) | Step::Fdatasync | Step::WaitIo(_) => {
+            let step = step.clone();
+            return io_step(task, step, w);
+        }
     }
     Flow::Next
 }
