@@ -107,6 +107,7 @@ impl Core {
     /// Also drains the bandwidth outboxes: timers to arm, and throttles and
     /// unthrottles, which change the CPU's `nr_running` and the cause of its
     /// waiting tasks' delays.
+    #[inline]
     pub fn apply_class_resched(&mut self, w: &mut World) {
         while let Some(cpu) = self.classes.fair_mut().pop_resched() {
             if self.rqs[cpu.index()].curr.is_some() {
@@ -118,6 +119,7 @@ impl Core {
         }
     }
 
+    #[inline(never)]
     fn apply_bandwidth(&mut self, w: &mut World) {
         push_bandwidth_timers(&mut w.queue, self.classes.fair_mut().bandwidth_timers());
         for e in self.classes.fair_mut().take_throttle_events() {
