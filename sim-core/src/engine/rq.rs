@@ -169,6 +169,7 @@ impl Core {
     /// Tasks whose delayed dequeue the pick on `cpu` completed (6.12+
     /// `pick_next_entity` → `dequeue_entities(DEQUEUE_DELAYED)` → `__block_task`)
     /// leave the CPU's run-queue counts.
+    #[inline]
     pub fn finish_delayed_dequeues(&mut self, cpu: CpuId, w: &mut World) {
         while let Some(se) = self.classes.fair_mut().pop_delayed_done() {
             let t = TaskId(se.0);
@@ -224,6 +225,7 @@ impl Core {
     }
 
     /// `hrtick_update` (4.4 fair.c), after an enqueue or dequeue on `cpu`.
+    #[inline]
     pub fn hrtick_update(&mut self, cpu: CpuId, w: &mut World) {
         if !self.classes.fair().hrtick_enabled() {
             return;
