@@ -12,6 +12,12 @@
 //! only where the direct call stood at the end of its work, or where what it
 //! does afterwards neither reads nor writes what the effect changes.
 //!
+//! The hottest last acts are handed back as return values instead, which the
+//! loop applies after the call's effects, exactly where the effect would
+//! have been applied: a step's `Flow::Block`/`Flow::Yield`, the task an
+//! arrival wakes, the task `schedule`/`context_switch` lets run its steps,
+//! and what follows a burst's end (`program::BurstEnded`).
+//!
 //! A subsystem arms its own timers on the event queue directly when no effect
 //! precedes them (the queue is the shared scheduling context, not the engine);
 //! `Arm` is for a timer that must follow earlier effects. The fair class's own
