@@ -323,8 +323,7 @@ impl Simulation {
         let pushed = self.world.queue.pushed();
         let mark = self.world.out.mark();
         self.core.scheduler_tick(cpu, &mut self.world);
-        self.world.out.seal(mark);
-        self.drain(mark);
+        self.apply_emitted(mark);
         let acted = balance_due || !self.core.resched.is_empty() || self.world.queue.pushed() > pushed;
         if acted {
             self.run.count(Event::Tick { cpu }.kind());
@@ -398,10 +397,7 @@ impl Simulation {
             Event::LimiterAdjust { limiter } => Limiters(&mut self.limiters).adjust(limiter, w),
             Event::LimiterGrant { limiter, .. } => Limiters(&mut self.limiters).grant(limiter, w),
         }
-        if self.world.out.mark() > mark {
-            self.world.out.seal(mark);
-            self.drain(mark);
-        }
+        self.apply_emitted(mark);
     }
 
     /// A burst ended: its task's served item goes on, a limited step's last
@@ -412,20 +408,24 @@ impl Simulation {
         if let Some(item) = ended.served {
             let mark = self.world.out.mark();
             hops::item_served(&mut self.hops, task, item, &mut self.world);
-            if self.world.out.mark() > mark {
-                self.world.out.seal(mark);
-                self.drain(mark);
-            }
+            self.apply_emitted(mark);
         }
         if ended.limited_step_done {
             let mark = self.world.out.mark();
             Limiters(&mut self.limiters).step_done(task, &mut self.world);
-            if self.world.out.mark() > mark {
-                self.world.out.seal(mark);
-                self.drain(mark);
-            }
+            self.apply_emitted(mark);
         }
         self.run_steps(task);
+    }
+
+    /// Applies what the call since `mark` emitted, if anything (most calls
+    /// emit nothing: no call into `drain` then).
+    #[inline(always)]
+    fn apply_emitted(&mut self, mark: usize) {
+        if self.world.out.mark() > mark {
+            self.world.out.seal(mark);
+            self.drain(mark);
+        }
     }
 
     /// Applies the effects above `floor`, depth-first: what an effect hands
@@ -476,28 +476,21 @@ impl Simulation {
             }
             let mark = self.world.out.mark();
             let flow = program::step(task, &mut self.world);
-            // Most steps emit nothing (a burst started): no drain then.
-            if self.world.out.mark() > mark {
-                self.world.out.seal(mark);
-                self.drain(mark);
-            }
-            if flow != Flow::Next {
-                if flow == Flow::Stop {
-                    return;
+            self.apply_emitted(mark);
+            // A step's last act (`Core::block` or `Core::yield_task`) is
+            // applied as its last effect would be, and the task stops here.
+            let mark = self.world.out.mark();
+            match flow {
+                Flow::Next => {}
+                Flow::Stop => return,
+                Flow::Block(state) => {
+                    self.core.block(task, state, &mut self.world);
+                    return self.apply_emitted(mark);
                 }
-                // The step's last act (`Core::block` or `Core::yield_task`),
-                // applied as its last effect would be.
-                let mark = self.world.out.mark();
-                match flow {
-                    Flow::Block(state) => self.core.block(task, state, &mut self.world),
-                    Flow::Yield => self.core.yield_task(task, &mut self.world),
-                    Flow::Next | Flow::Stop => unreachable!("handled above"),
+                Flow::Yield => {
+                    self.core.yield_task(task, &mut self.world);
+                    return self.apply_emitted(mark);
                 }
-                if self.world.out.mark() > mark {
-                    self.world.out.seal(mark);
-                    self.drain(mark);
-                }
-                return;
             }
             // Only a step that blocks or exits leaves the task not running.
             if self.world.tasks[task.index()].state != TaskState::Running {
@@ -527,10 +520,7 @@ impl Simulation {
             }
             let mark = self.world.out.mark();
             let run = self.core.schedule(cpu, &mut self.world);
-            if self.world.out.mark() > mark {
-                self.world.out.seal(mark);
-                self.drain(mark);
-            }
+            self.apply_emitted(mark);
             if let Some(task) = run {
                 self.run_steps(task);
             }
