@@ -22,7 +22,7 @@
 
 use super::cfq_tunables::{CfqBehaviour, CfqTunables};
 use super::elv_ctx::ElvCtx;
-use super::request::{ReqFlags, Request, Requests, nearer_after};
+use super::request::{ReqFlags, Request, Requests, elv_rb_neighbour, nearer_after};
 use crate::ids::{RequestId, TaskId};
 use crate::time::SimTime;
 use crate::workload::Policy;
@@ -545,14 +545,9 @@ impl Cfq {
         let cq = self.q(q);
         let l = rqs.rq(last);
         let key = (l.sector, l.sort_key);
-        use std::ops::Bound::{Excluded, Unbounded};
-        let next = cq
-            .sort_list
-            .range((Excluded(key), Unbounded))
-            .next()
-            .map(|(_, &r)| r)
+        let next = elv_rb_neighbour(&cq.sort_list, key, true)
             .or_else(|| cq.sort_list.first_key_value().map(|(_, &r)| r).filter(|&r| r != last));
-        let prev = cq.sort_list.range(..key).next_back().map(|(_, &r)| r);
+        let prev = elv_rb_neighbour(&cq.sort_list, key, false);
         self.choose_req(rqs, next, prev, l.sector)
     }
 

@@ -5,7 +5,7 @@
 //! batch, but expiry is only looked at when a new batch starts.
 
 use super::elv_ctx::ElvCtx;
-use super::request::{Op, Requests};
+use super::request::{Op, Requests, elv_rb_neighbour};
 use crate::ids::RequestId;
 use crate::time::SimTime;
 use std::collections::BTreeMap;
@@ -114,10 +114,7 @@ impl Deadline {
     fn latter_request(&self, rqs: &Requests, rq: RequestId) -> Option<RequestId> {
         let r = rqs.rq(rq);
         let key = (r.sector, r.sort_key);
-        self.sort_list[r.flags.op.index()]
-            .range((std::ops::Bound::Excluded(key), std::ops::Bound::Unbounded))
-            .next()
-            .map(|(_, &id)| id)
+        elv_rb_neighbour(&self.sort_list[r.flags.op.index()], key, true)
     }
 
     /// `deadline_add_request`: into the sort tree, and onto the FIFO with

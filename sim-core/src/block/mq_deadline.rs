@@ -11,7 +11,7 @@
 //! discard merges.
 
 use super::elv_ctx::ElvCtx;
-use super::request::{Op, Requests};
+use super::request::{Op, Requests, elv_rb_neighbour};
 use crate::ids::{RequestId, TaskId};
 use std::collections::BTreeMap;
 
@@ -290,18 +290,13 @@ impl MqDeadline {
     /// `elv_rb_latter_request` / `elv_rb_former_request`: the neighbour in
     /// the sort tree (for `attempt_back_merge` / `attempt_front_merge`).
     pub fn neighbour(&self, rqs: &Requests, rq: RequestId, latter: bool) -> Option<RequestId> {
-        use std::ops::Bound::{Excluded, Unbounded};
         let r = rqs.rq(rq);
         let tree = &self.per_prio[self.prio(rqs, rq)].sort_list[r.flags.op.index()];
         let key = (r.sector, r.sort_key);
         if !tree.contains_key(&key) {
             return None;
         }
-        if latter {
-            tree.range((Excluded(key), Unbounded)).next().map(|(_, &id)| id)
-        } else {
-            tree.range(..key).next_back().map(|(_, &id)| id)
-        }
+        elv_rb_neighbour(tree, key, latter)
     }
 
     /// `dd_merged_requests`: `next` was merged into `req`; `req` takes

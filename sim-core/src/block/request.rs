@@ -131,6 +131,18 @@ impl<T> Slab<T> {
 /// The requests of one queue, indexed by `RequestId`.
 pub type Requests = Slab<Request>;
 
+/// An elevator's sort tree: requests by `(start sector, sort_key)`.
+pub type SortTree = std::collections::BTreeMap<(u64, u64), RequestId>;
+
+/// `elv_rb_latter_request` / `elv_rb_former_request` (4.4 and 6.18
+/// elevator.c): the request after (`latter`) or before `key` in a sort tree,
+/// without wrapping.
+pub fn elv_rb_neighbour(tree: &SortTree, key: (u64, u64), latter: bool) -> Option<RequestId> {
+    use std::ops::Bound::{Excluded, Unbounded};
+    let found = if latter { tree.range((Excluded(key), Unbounded)).next() } else { tree.range(..key).next_back() };
+    found.map(|(_, &id)| id)
+}
+
 impl Requests {
     pub fn rq(&self, id: RequestId) -> &Request {
         self.get(id.0)

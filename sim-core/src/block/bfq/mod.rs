@@ -83,7 +83,7 @@ pub use tunables::BfqTunables;
 use super::cfq::{IoClass, IoPrio};
 use super::cfq_tunables::msecs_to_jiffies;
 use super::elv_ctx::ElvCtx;
-use super::request::{Request, Requests, nearer_after};
+use super::request::{Request, Requests, elv_rb_neighbour, nearer_after};
 use crate::ids::{RequestId, TaskId};
 use crate::time::SimTime;
 use std::collections::BTreeMap;
@@ -771,11 +771,8 @@ impl Bfq {
         let r = ctx.rqs.rq(last);
         let key = (r.sector, r.sort_key);
         let sl = &self.q(q).sort_list;
-        let prev = sl.range(..key).next_back().map(|(_, &v)| v);
-        let next = sl
-            .range((std::ops::Bound::Excluded(key), std::ops::Bound::Unbounded))
-            .next()
-            .map(|(_, &v)| v)
+        let prev = elv_rb_neighbour(sl, key, false);
+        let next = elv_rb_neighbour(sl, key, true)
             .or_else(|| sl.first_key_value().map(|(_, &v)| v).filter(|&v| v != last));
         self.choose_req(ctx.rqs, next, prev, r.sector)
     }
@@ -995,12 +992,7 @@ impl Bfq {
         if sl.get(&key) != Some(&rq) {
             return None;
         }
-        let mut it = if latter {
-            sl.range((std::ops::Bound::Excluded(key), std::ops::Bound::Unbounded))
-        } else {
-            sl.range(..key)
-        };
-        if latter { it.next() } else { it.next_back() }.map(|(_, &v)| v)
+        elv_rb_neighbour(sl, key, latter)
     }
 
     /// `bfq_request_merge`: the submitter's queue's request starting where
