@@ -5,12 +5,12 @@
 //! model and holds its state; merges are in `blk_mq_merge.rs`.
 
 use super::blk_mq::{
-    BLK_MAX_REQUEST_COUNT, BLK_PLUG_FLUSH_SIZE, BlkMq, BlkMqSettings, MqOpen, NO_REQUEST, Outcome, RqMq, TagWaiter,
+    BLK_MAX_REQUEST_COUNT, BLK_PLUG_FLUSH_SIZE, BlkMq, BlkMqSettings, MqOpen, Outcome, RqMq, TagWaiter,
 };
 use super::elevator::Elevator;
 use super::elv_ctx::ElvCtx;
 use super::queue::RequestQueue;
-use super::request::{Bio, ReqFlags, Request, SECTOR_BYTES};
+use super::request::{ReqFlags, Request, SECTOR_BYTES};
 use crate::ids::{BioId, RequestId, TaskId};
 use super::io_recorder::BlkAction;
 use crate::time::SimTime;
@@ -102,29 +102,6 @@ impl RequestQueue {
                 return true;
             }
         }
-    }
-
-    /// `Q`: a bio enters the block layer (`submit_bio_noacct`).
-    fn queue_bio(&mut self, now: SimTime, task: TaskId, op_seq: u64, flags: ReqFlags, sector: u64, nr: u32) -> BioId {
-        self.bios_submitted += 1;
-        let op = flags.op.index();
-        self.rec.queued[op] += 1;
-        self.rec.queued_bytes[op] += u64::from(nr) * SECTOR_BYTES;
-        self.rec.procs[task.index()].bios += 1;
-        self.rec.procs[task.index()].bytes += u64::from(nr) * SECTOR_BYTES;
-        self.rec.trace(now, Some(task), BlkAction::Queue, flags, sector, nr);
-        let bio = Bio {
-            task,
-            op_seq,
-            flags,
-            sector,
-            nr_sectors: nr,
-            q_at: now,
-            request: NO_REQUEST,
-            merged: false,
-            dispatched_before: self.rec.dispatched_total(),
-        };
-        BioId(self.bios.insert(bio))
     }
 
     /// `blk_mq_get_new_requests`: a tag on `hctx` (`G`), the request into

@@ -14,7 +14,8 @@
 use super::device::Device;
 use super::elevator::Elevator;
 use super::elv_ctx::ElvCtx;
-use super::request::{Bio, ReqFlags, Request, Requests, Slab};
+use super::blk_mq::NO_REQUEST;
+use super::request::{Bio, ReqFlags, Request, Requests, SECTOR_BYTES, Slab};
 use crate::event::{Event, EventQueue};
 use crate::ids::{BioId, DeviceId, RequestId, TaskId};
 use super::io_recorder::{BlkAction, IoRecorder};
@@ -120,16 +121,16 @@ impl RequestQueue {
         self.bio_merge_ok(rq, task, flags).then_some((rq, true))
     }
 
-    /// `blk_queue_bio` (4.4 blk-core.c) for one bio of at most `max_sectors`.
-    #[allow(clippy::too_many_arguments)]
-    pub fn submit_bio(&mut self, now: SimTime, task: TaskId, op_seq: u64, flags: ReqFlags, sector: u64, nr: u32) {
-        debug_assert!(nr > 0 && nr <= self.device.spec.max_sectors);
+    /// `Q`: a bio enters the block layer (6.18 `submit_bio_noacct`, 4.4
+    /// `generic_make_request_checks`): counted, traced, and kept until it
+    /// completes; its request is set when it is merged or given one.
+    pub(super) fn queue_bio(&mut self, now: SimTime, task: TaskId, op_seq: u64, flags: ReqFlags, sector: u64, nr: u32) -> BioId {
         self.bios_submitted += 1;
         let op = flags.op.index();
         self.rec.queued[op] += 1;
-        self.rec.queued_bytes[op] += u64::from(nr) * super::request::SECTOR_BYTES;
+        self.rec.queued_bytes[op] += u64::from(nr) * SECTOR_BYTES;
         self.rec.procs[task.index()].bios += 1;
-        self.rec.procs[task.index()].bytes += u64::from(nr) * super::request::SECTOR_BYTES;
+        self.rec.procs[task.index()].bytes += u64::from(nr) * SECTOR_BYTES;
         self.rec.trace(now, Some(task), BlkAction::Queue, flags, sector, nr);
         let bio = Bio {
             task,
@@ -138,11 +139,19 @@ impl RequestQueue {
             sector,
             nr_sectors: nr,
             q_at: now,
-            request: RequestId(0),
+            request: NO_REQUEST,
             merged: false,
             dispatched_before: self.rec.dispatched_total(),
         };
-        let bid = BioId(self.bios.insert(bio));
+        BioId(self.bios.insert(bio))
+    }
+
+    /// `blk_queue_bio` (4.4 blk-core.c) for one bio of at most `max_sectors`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn submit_bio(&mut self, now: SimTime, task: TaskId, op_seq: u64, flags: ReqFlags, sector: u64, nr: u32) {
+        debug_assert!(nr > 0 && nr <= self.device.spec.max_sectors);
+        let op = flags.op.index();
+        let bid = self.queue_bio(now, task, op_seq, flags, sector, nr);
 
         if let Some((rq, front)) = self.find_merge(task, flags, sector, sector + u64::from(nr)) {
             let max = self.device.spec.max_sectors;
