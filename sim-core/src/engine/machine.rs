@@ -12,8 +12,7 @@ use super::world::World;
 use crate::cpuset::CpuSet;
 use crate::event::Event;
 use crate::ids::{CpuId, TaskId};
-use crate::sched::balance::linux44::Smp44;
-use crate::sched::balance::{Machine, MigrateCause, TaskHotInputs};
+use crate::sched::balance::{CpuSignals, Machine, MigrateCause, Smp, TaskHotInputs, TaskSignals};
 use crate::sched::{ClassState, SchedClass};
 use crate::task::TaskState;
 
@@ -28,7 +27,7 @@ pub(super) struct Balancer<'c, 'w> {
 pub(super) fn with_smp<R>(
     core: &mut Core,
     w: &mut World,
-    f: impl FnOnce(&mut Smp44, &mut Balancer<'_, '_>) -> R,
+    f: impl FnOnce(&mut Smp, &mut Balancer<'_, '_>) -> R,
 ) -> R {
     let mut smp = core.smp.take().expect("the SMP policy is not re-entered");
     let r = f(&mut smp, &mut Balancer { core, w });
@@ -115,6 +114,33 @@ impl Machine for Balancer<'_, '_> {
         }
         let g = &cfs.groups[self.w.tasks[task.index()].group.index()];
         [src, dst].iter().any(|c| g.cfs_rq[c.index()].is_some_and(|q| cfs.throttled_hierarchy(q)))
+    }
+
+    /// The root queue's PELT signals. Until the 6.x PELT (`runnable_avg`,
+    /// `util_est`) is kept, runnable reads as util and util_est as 0.
+    fn cpu_signals(&self, cpu: CpuId) -> CpuSignals {
+        let cfs = self.core.classes.fair_internals();
+        let q = cfs.rq(self.core.rqs[cpu.index()].root);
+        CpuSignals {
+            load_avg: q.avg.load_avg,
+            runnable_avg: q.avg.util_avg,
+            util_avg: q.avg.util_avg,
+            util_est: 0,
+            h_nr_queued: q.h_nr_running,
+            h_nr_delayed: 0,
+            h_nr_idle: 0,
+        }
+    }
+
+    fn task_signals(&self, task: TaskId) -> TaskSignals {
+        let e = self.core.classes.fair_internals().se(se_of(task));
+        TaskSignals {
+            load_avg: e.avg.load_avg,
+            runnable_avg: e.avg.util_avg,
+            util_avg: e.avg.util_avg,
+            util_est: 0,
+            weight: e.load.weight,
+        }
     }
 
     fn cfs_task_at(&self, cpu: CpuId, index_from_head: usize) -> Option<TaskId> {

@@ -43,6 +43,9 @@ use crate::requests::Hops;
 use crate::rng::SimRng;
 use crate::scenario::{Scenario, ScenarioSpec};
 use crate::sched::balance::linux44::Smp44;
+use crate::sched::balance::linux6x::Smp6x;
+use crate::sched::balance::Smp;
+use crate::sched::model::BalancerKind;
 use crate::sched::cfs_tasks::CfsTasks;
 use crate::sched::fair::Cfs;
 use crate::sched::topology::Topology;
@@ -190,7 +193,12 @@ impl Simulation {
         let recorder = build::recorder(&spec, tasks.len(), &topo);
         let ticks = build::ticks(&spec, &mut rqs, &mut queue);
         let limiters = build::limiters(&spec, &mut queue);
-        let smp = Some(Box::new(Smp44::new(topo, u64::from(spec.hz), tasks.len(), spec.machine.nohz_idle)));
+        let (hz, nohz) = (u64::from(spec.hz), spec.machine.nohz_idle);
+        // The SMP policy of this kernel version, chosen once.
+        let smp = Some(match spec.kernel.rules().balancer {
+            BalancerKind::Linux44 => Smp::Linux44(Box::new(Smp44::new(topo, hz, tasks.len(), nohz))),
+            BalancerKind::Linux6x(rules) => Smp::Linux6x(Box::new(Smp6x::new(rules, topo, hz, tasks.len(), nohz))),
+        });
         let instances: usize = spec.tasks.iter().map(|t| t.count as usize).sum::<usize>() + sources.len();
         let tick_ns = tick_nsec(spec.hz);
         let clock = Clock {

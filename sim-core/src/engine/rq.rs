@@ -16,7 +16,7 @@ use crate::metrics::history::{EevdfState, PrevState, RecordKind, SchedRecord};
 use crate::metrics::recorder::WaitKind;
 use crate::rng::SimRng;
 use crate::sched::balance::MigrateCause;
-use crate::sched::balance::linux44::Smp44;
+use crate::sched::balance::Smp;
 use crate::sched::cfs_tasks::CfsTasks;
 use crate::sched::fair::Cfs;
 use crate::sched::model::WakeupVerdict;
@@ -81,7 +81,7 @@ pub(super) struct Core {
     /// Placement and balancing (4.4 fair.c's SMP half) and its state.
     /// (Taken out while it runs: see `machine::with_smp`.)
     /// Boxed so taking it out moves a pointer, not the whole state.
-    pub smp: Option<Box<Smp44>>,
+    pub smp: Option<Smp>,
     /// CPUs flagged `need_resched` during this event, for `settle`.
     pub resched: VecDeque<CpuId>,
     /// Exact event elision (`tick.rs`); off only through `set_elision`.
@@ -498,7 +498,7 @@ impl Core {
         w.recorder.cpu_nr_running(cpu, nr, w.clock.now);
     }
 
-    pub fn smp_mut(&mut self) -> &mut Smp44 {
+    pub fn smp_mut(&mut self) -> &mut Smp {
         self.smp.as_mut().expect("the SMP policy is not re-entered")
     }
 

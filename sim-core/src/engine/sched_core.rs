@@ -14,11 +14,10 @@ use crate::event::Event;
 use crate::ids::{CfsRqId, CpuId, TaskId};
 use crate::metrics::recorder::WaitKind;
 use crate::sched::balance::MigrateCause;
-use crate::sched::balance::linux44::Placement;
+use crate::sched::balance::{PlaceKind, Placement};
 use crate::sched::eevdf::{DEQUEUE_DELAYED, ENQUEUE_DELAYED};
 use crate::sched::fair::{DEQUEUE_SLEEP, ENQUEUE_WAKEUP, ENQUEUE_WAKING, WF_FORK};
 use crate::sched::model::WakeupVerdict;
-use crate::sched::topology::{SD_BALANCE_FORK, SD_BALANCE_WAKE};
 use crate::sched::{ClassState, SchedClass};
 use crate::task::TaskState;
 
@@ -159,7 +158,7 @@ impl Core {
         let q = fair.cfs_rq_of(se);
         fair.task_fork(q, se);
         let current = self.rqs[parent_cpu.index()].curr;
-        let cpu = self.select_task_rq(task, parent_cpu, SD_BALANCE_FORK, parent_cpu, current, w).cpu;
+        let cpu = self.select_task_rq(task, parent_cpu, PlaceKind::Fork, parent_cpu, current, w).cpu;
         if cpu != parent_cpu {
             // set_task_cpu → migrate_task_rq_fair (4.4 removes the new task's
             // never-attached average from the parent's queue: fixed in 4.6 by
@@ -214,7 +213,7 @@ impl Core {
         let current = self.rqs[waker_cpu.index()].curr;
         let (jiffies, hz) = (w.clock.jiffies, u64::from(w.spec.hz));
         self.smp_mut().record_wakee(jiffies, hz, current, waker_cpu, task);
-        let Placement { cpu, cause } = self.select_task_rq(task, prev_cpu, SD_BALANCE_WAKE, waker_cpu, current, w);
+        let Placement { cpu, cause } = self.select_task_rq(task, prev_cpu, PlaceKind::Wake { sync: false }, waker_cpu, current, w);
         if cpu != prev_cpu {
             // set_task_cpu → migrate_task_rq_fair, then set_task_rq.
             self.classes.fair_mut().migrate_task_rq(se);
@@ -276,15 +275,15 @@ impl Core {
         &mut self,
         task: TaskId,
         prev_cpu: CpuId,
-        sd_flag: u32,
+        kind: PlaceKind,
         this_cpu: CpuId,
         current: Option<TaskId>,
         w: &mut World,
     ) -> Placement {
-        let cause = if sd_flag & SD_BALANCE_FORK != 0 { MigrateCause::Fork } else { MigrateCause::IdleSibling };
+        let cause = if kind == PlaceKind::Fork { MigrateCause::Fork } else { MigrateCause::IdleSibling };
         let mut placed = Placement { cpu: prev_cpu, cause };
         if w.tasks[task.index()].nr_cpus_allowed > 1 {
-            placed = with_smp(self, w, |smp, m| smp.select_task_rq_fair(m, task, prev_cpu, sd_flag, this_cpu, current));
+            placed = with_smp(self, w, |smp, m| smp.select_task_rq_fair(m, task, prev_cpu, kind, this_cpu, current));
         }
         let allowed = &w.tasks[task.index()].affinity;
         if !allowed.contains(placed.cpu) {

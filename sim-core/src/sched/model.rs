@@ -8,6 +8,7 @@
 //! version is a new table here (and its variant). The model is chosen once,
 //! when the simulation is built.
 
+use super::balance::linux6x::Balance6xRules;
 use super::features::{EevdfFeatures, SchedFeatures};
 pub use super::wakeup::WakeupVerdict;
 
@@ -152,12 +153,47 @@ pub enum DefaultElevator {
     ByHwQueues,
 }
 
+/// Which SMP placement and balancing policy a version has
+/// (`sched/balance/`), with the 6.x policy's per-version rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BalancerKind {
+    /// 4.4 fair.c's SMP half (`cpu_load[]`, `wake_affine` with
+    /// `effective_load`, the pre-5.5 `load_balance`).
+    Linux44,
+    /// 6.x fair.c's SMP half, with this version's rules.
+    Linux6x(Balance6xRules),
+}
+
+/// 6.6.9 fair.c/topology.c: UTIL_EST_FASTUP, CLS with SHARE_PKG_RESOURCES,
+/// no delayed tasks.
+pub const BALANCE_66: Balance6xRules = Balance6xRules {
+    version: "6.6",
+    delayed_tasks: false,
+    runnable_excludes_delayed: false,
+    util_est_fastup: true,
+    cluster_flag: false,
+};
+/// 6.12.0: DELAY_DEQUEUE, `SD_CLUSTER | SD_SHARE_LLC`, the balancer counts
+/// delayed tasks as running.
+pub const BALANCE_612: Balance6xRules = Balance6xRules {
+    version: "6.12",
+    delayed_tasks: true,
+    runnable_excludes_delayed: false,
+    util_est_fastup: false,
+    cluster_flag: true,
+};
+/// 6.18.0: `h_nr_runnable` leaves the delayed tasks out.
+pub const BALANCE_618: Balance6xRules =
+    Balance6xRules { version: "6.18", runnable_excludes_delayed: true, ..BALANCE_612 };
+
 /// One kernel version's rules and defaults: the version table.
 #[derive(Clone, Copy, Debug)]
 pub struct KernelRules {
     /// As `[kernel] version` spells it.
     pub version: &'static str,
     pub fair_class: FairClassKind,
+    /// The SMP placement and balancing policy.
+    pub balancer: BalancerKind,
     pub tree_key: TreeKey,
     pub resched: Resched,
     pub slice_end: SliceEnd,
@@ -252,6 +288,7 @@ const EEVDF_DEFAULTS_66: EevdfFeatures = EevdfFeatures {
 pub const LINUX_66: KernelRules = KernelRules {
     version: "6.6",
     fair_class: FairClassKind::Eevdf,
+    balancer: BalancerKind::Linux6x(BALANCE_66),
     tree_key: TreeKey::Vruntime,
     resched: Resched::Immediate,
     slice_end: SliceEnd::InUpdateDeadline,
@@ -285,6 +322,7 @@ pub const LINUX_66: KernelRules = KernelRules {
 pub const LINUX_44: KernelRules = KernelRules {
     version: "4.4",
     fair_class: FairClassKind::Cfs,
+    balancer: BalancerKind::Linux44,
     tree_key: TreeKey::Vruntime,
     slice_protection: SliceProtection::None,
     bandwidth: BandwidthRules::Linux44,
@@ -298,6 +336,7 @@ pub const LINUX_44: KernelRules = KernelRules {
 /// PREEMPT_SHORT, custom slices.
 pub const LINUX_612: KernelRules = KernelRules {
     version: "6.12",
+    balancer: BalancerKind::Linux6x(BALANCE_612),
     tree_key: TreeKey::Deadline,
     slice_end: SliceEnd::InUpdateCurr,
     custom_slices: true,
@@ -324,6 +363,7 @@ pub const LINUX_612: KernelRules = KernelRules {
 /// lazy rescheduling.
 pub const LINUX_618: KernelRules = KernelRules {
     version: "6.18",
+    balancer: BalancerKind::Linux6x(BALANCE_618),
     resched: Resched::Lazy,
     slice_protection: SliceProtection::Vprot,
     delay_clears_buddies: true,

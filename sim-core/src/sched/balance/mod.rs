@@ -6,16 +6,113 @@
 //! see the machine through the `Machine` trait, which the engine implements.
 //! The policy decides; the engine moves tasks (`Machine::move_queued_task`)
 //! and keeps the generic bookkeeping (`set_task_cpu`, run-queue counters,
-//! records). A later kernel (6.x: `select_idle_core`/`select_idle_cpu`,
-//! the 5.5 `load_balance` rewrite with `migrate_type`, misfit tasks) plugs in
-//! as a sibling module with the same entry points, chosen once in
-//! `Simulation::new`.
+//! records). `linux6x` follows 6.6/6.12/6.18 fair.c's SMP half
+//! (`select_idle_core`/`select_idle_cpu`, the 5.5 `load_balance` rewrite
+//! with `migrate_type`, NO_HZ stats kicks), its per-version differences
+//! named rules (`Balance6xRules`) in the version table. The policy is chosen
+//! once in `Simulation::new` (`Smp`), from the version table's `balancer`.
 
 pub mod linux44;
+pub mod linux6x;
 
 use crate::cpuset::CpuSet;
 use crate::ids::{CpuId, TaskId};
 pub use crate::sched::migrate::MigrateCause;
+use linux44::Smp44;
+use linux6x::Smp6x;
+
+/// The CPU chosen for a task and, when it differs from the task's CPU,
+/// why (for the migration counters and the trace).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Placement {
+    pub cpu: CpuId,
+    pub cause: MigrateCause,
+}
+
+/// Why `select_task_rq` runs, with the waker's `WF_SYNC` (4.4 passes
+/// `sd_flag` and `wake_flags`; 6.x folds both into `wake_flags`:
+/// `WF_TTWU`/`WF_FORK`/`WF_EXEC` are the `SD_BALANCE_*` values).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlaceKind {
+    /// `try_to_wake_up` (`SD_BALANCE_WAKE` / `WF_TTWU`); `sync` is `WF_SYNC`.
+    Wake { sync: bool },
+    /// `wake_up_new_task` (`SD_BALANCE_FORK` / `WF_FORK`).
+    Fork,
+}
+
+/// The SMP policy of one kernel version, chosen once when the simulation is
+/// built. Each entry point is the kernel function of that name; the engine
+/// calls the same ones whatever the version.
+#[derive(Clone, Debug)]
+pub enum Smp {
+    Linux44(Box<Smp44>),
+    Linux6x(Box<Smp6x>),
+}
+
+/// One arm per policy: the engine's entry points forward unchanged.
+macro_rules! each_policy {
+    ($self:expr, $p:ident => $e:expr) => {
+        match $self {
+            Smp::Linux44($p) => $e,
+            Smp::Linux6x($p) => $e,
+        }
+    };
+}
+
+impl Smp {
+    /// `scheduler_tick` → `trigger_load_balance` (and the 4.4 `cpu_load[]` update).
+    pub fn scheduler_tick(&mut self, m: &mut impl Machine, cpu: CpuId) {
+        each_policy!(self, p => p.scheduler_tick(m, cpu))
+    }
+    /// Whether `cpu`'s tick at `jiffies` raises SCHED_SOFTIRQ for the periodic balance.
+    pub fn balance_due(&self, cpu: CpuId, jiffies: u64) -> bool {
+        each_policy!(self, p => p.balance_due(cpu, jiffies))
+    }
+    /// The NO_HZ kick arrives at `ilb`.
+    pub fn nohz_kick_received(&mut self, m: &mut impl Machine, ilb: CpuId) {
+        each_policy!(self, p => p.nohz_kick_received(m, ilb))
+    }
+    /// `active_load_balance_cpu_stop` on `busiest`.
+    pub fn active_load_balance_cpu_stop(&mut self, m: &mut impl Machine, busiest: CpuId) {
+        each_policy!(self, p => p.active_load_balance_cpu_stop(m, busiest))
+    }
+    /// `idle_balance` (4.4) / `sched_balance_newidle` (6.x): whether it pulled.
+    pub fn idle_balance(&mut self, m: &mut impl Machine, cpu: CpuId) -> bool {
+        each_policy!(self, p => p.idle_balance(m, cpu))
+    }
+    /// `record_wakee` (from `task_waking_fair` in 4.4, `select_task_rq_fair` in 6.x).
+    pub fn record_wakee(&mut self, jiffies: u64, hz: u64, current: Option<TaskId>, waker_cpu: CpuId, p: TaskId) {
+        each_policy!(self, s => s.record_wakee(jiffies, hz, current, waker_cpu, p))
+    }
+    /// `ttwu_do_wakeup`: the CPU's idle period ends.
+    pub fn ttwu_do_wakeup(&mut self, now: u64, cpu: CpuId) {
+        each_policy!(self, p => p.ttwu_do_wakeup(now, cpu))
+    }
+    /// `add_nr_running`: overload marking.
+    pub fn add_nr_running(&mut self, cpu: CpuId, prev_nr: u32, nr_running: u32) {
+        each_policy!(self, p => p.add_nr_running(cpu, prev_nr, nr_running))
+    }
+    /// An idle CPU stops its tick.
+    pub fn tick_stopped(&mut self, cpu: CpuId) {
+        each_policy!(self, p => p.tick_stopped(cpu))
+    }
+    /// A CPU leaves NO_HZ idle.
+    pub fn tick_restarted(&mut self, jiffies: u64, cpu: CpuId) {
+        each_policy!(self, p => p.tick_restarted(jiffies, cpu))
+    }
+    /// `select_task_rq_fair`.
+    pub fn select_task_rq_fair(
+        &mut self,
+        m: &mut impl Machine,
+        task: TaskId,
+        prev_cpu: CpuId,
+        kind: PlaceKind,
+        this_cpu: CpuId,
+        current: Option<TaskId>,
+    ) -> Placement {
+        each_policy!(self, p => p.select_task_rq_fair(m, task, prev_cpu, kind, this_cpu, current))
+    }
+}
 
 /// `enum cpu_idle_type` (4.4 include/linux/sched.h).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +130,39 @@ pub struct TaskHotInputs {
     pub sched_idle: bool,
     pub exec_start_ns: u64,
     pub buddy: bool,
+}
+
+/// The PELT signals 6.x's balancer reads of a CPU's root `cfs_rq`
+/// (6.x fair.c: `cpu_load`, `cpu_runnable`, `cpu_util_cfs` inputs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CpuSignals {
+    /// `cfs_rq->avg.load_avg` (`cpu_load`; blocked load included).
+    pub load_avg: u64,
+    /// `cfs_rq->avg.runnable_avg` (`cpu_runnable`, 5.7+).
+    pub runnable_avg: u64,
+    /// `cfs_rq->avg.util_avg`.
+    pub util_avg: u64,
+    /// `cfs_rq->avg.util_est` (UTIL_EST; 6.6 `util_est.enqueued`).
+    pub util_est: u64,
+    /// `rq->cfs.h_nr_queued` (6.6/6.12 `h_nr_running`): delayed entities included.
+    pub h_nr_queued: u32,
+    /// Tasks kept queued by DELAY_DEQUEUE (`h_nr_delayed`; 0 before 6.12).
+    pub h_nr_delayed: u32,
+    /// `cfs.idle_h_nr_running`: SCHED_IDLE tasks queued.
+    pub h_nr_idle: u32,
+}
+
+/// The PELT signals of one task entity (6.x fair.c `task_util`,
+/// `_task_util_est`, `se.avg.load_avg`, `se.avg.runnable_avg`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TaskSignals {
+    pub load_avg: u64,
+    pub runnable_avg: u64,
+    pub util_avg: u64,
+    /// `_task_util_est`: max(ewma, enqueued) without UTIL_AVG_UNCHANGED.
+    pub util_est: u64,
+    /// The task's nice weight (`se.load.weight`, scaled down).
+    pub weight: u64,
 }
 
 /// What the placement and balancing policy reads and does on the machine.
@@ -89,6 +219,10 @@ pub trait Machine {
     /// Ask the idle-load-balancer CPU `ilb` to run `nohz_idle_balance`
     /// (`smp_send_reschedule` → `SCHED_SOFTIRQ`).
     fn kick_nohz_balancer(&mut self, ilb: CpuId);
+    /// The 6.x PELT signals of a CPU's root queue, as last updated.
+    fn cpu_signals(&self, cpu: CpuId) -> CpuSignals;
+    /// The 6.x PELT signals of a task.
+    fn task_signals(&self, task: TaskId) -> TaskSignals;
     /// `stop_one_cpu_nowait(busiest, active_load_balance_cpu_stop)`.
     fn queue_active_balance(&mut self, busiest: CpuId);
     /// The stopper preempts `cpu`'s running task (it becomes a queued,

@@ -23,7 +23,6 @@ use crate::ids::{CpuId, TaskId};
 use crate::sched::cpu_load::CpuLoad;
 use crate::sched::topology::{DomainId, SD_BALANCE_NEWIDLE, SD_LOAD_BALANCE, Topology};
 
-pub use wake::Placement;
 
 /// `sysctl_sched_migration_cost` (4.4 fair.c): 0.5 ms.
 pub const SYSCTL_SCHED_MIGRATION_COST_NS: u64 = 500_000;

@@ -4,8 +4,8 @@
 //! traces over the whole engine are in `sched/balance/trace_tests.rs`.
 
 use super::*;
-use crate::sched::balance::TaskHotInputs;
-use crate::sched::topology::{MachineShape, SD_BALANCE_FORK, SD_BALANCE_WAKE};
+use crate::sched::balance::{CpuSignals, PlaceKind, Placement, TaskHotInputs, TaskSignals};
+use crate::sched::topology::MachineShape;
 
 /// A machine reduced to what the policy reads.
 struct Mock {
@@ -112,6 +112,12 @@ impl Machine for Mock {
             buddy: false,
         }
     }
+    fn cpu_signals(&self, cpu: CpuId) -> CpuSignals {
+        CpuSignals { load_avg: self.weighted_cpuload(cpu), util_avg: self.util[cpu.index()], ..CpuSignals::default() }
+    }
+    fn task_signals(&self, task: TaskId) -> TaskSignals {
+        TaskSignals { load_avg: self.load_avg[task.index()], ..TaskSignals::default() }
+    }
     fn cfs_task_at(&self, cpu: CpuId, index_from_head: usize) -> Option<TaskId> {
         self.lists[cpu.index()].get(index_from_head).copied()
     }
@@ -170,7 +176,7 @@ fn wake_affine_case(p_load: u64) -> Placement {
     m.sleeping(2, 1);
     m.load_avg[2] = p_load;
     let s = smp(flat(2), 3);
-    s.select_task_rq_fair(&m, TaskId(2), CpuId(1), SD_BALANCE_WAKE, CpuId(0), Some(TaskId(0)))
+    s.select_task_rq_fair(&m, TaskId(2), CpuId(1), PlaceKind::Wake { sync: false }, CpuId(0), Some(TaskId(0)))
 }
 
 #[test]
@@ -206,11 +212,11 @@ fn wake_wide_skips_the_affine_path_for_a_waker_with_many_wakees() {
     let mut s = smp(flat(2), 3);
     s.wakee[0].wakee_flips = 8;
     s.wakee[2].wakee_flips = 2;
-    let placed = s.select_task_rq_fair(&m, TaskId(2), CpuId(1), SD_BALANCE_WAKE, CpuId(0), Some(TaskId(0)));
+    let placed = s.select_task_rq_fair(&m, TaskId(2), CpuId(1), PlaceKind::Wake { sync: false }, CpuId(0), Some(TaskId(0)));
     assert_eq!(placed.cpu, CpuId(1));
     // Without the flips the same wake-up is affine (P = 10 is light).
     s.wakee[0].wakee_flips = 0;
-    let placed = s.select_task_rq_fair(&m, TaskId(2), CpuId(1), SD_BALANCE_WAKE, CpuId(0), Some(TaskId(0)));
+    let placed = s.select_task_rq_fair(&m, TaskId(2), CpuId(1), PlaceKind::Wake { sync: false }, CpuId(0), Some(TaskId(0)));
     assert_eq!(placed.cpu, CpuId(0));
 }
 
@@ -248,7 +254,7 @@ fn select_idle_sibling_takes_an_idle_core_before_an_idle_sibling_thread() {
     m.queue(0, 0, true);
     m.sleeping(1, 0);
     let s = smp(smt_2x2(), 2);
-    let placed = s.select_task_rq_fair(&m, TaskId(1), CpuId(0), SD_BALANCE_WAKE, CpuId(0), Some(TaskId(0)));
+    let placed = s.select_task_rq_fair(&m, TaskId(1), CpuId(0), PlaceKind::Wake { sync: false }, CpuId(0), Some(TaskId(0)));
     assert_eq!(placed, Placement { cpu: CpuId(1), cause: MigrateCause::IdleSibling });
     // With core 1 half busy (task 0's twin on CPU 3), no MC group is all
     // idle; at the SMT level group {2} is: the sibling thread 2.
@@ -257,7 +263,7 @@ fn select_idle_sibling_takes_an_idle_core_before_an_idle_sibling_thread() {
     m.queue(2, 3, true);
     m.sleeping(1, 0);
     let s = smp(smt_2x2(), 3);
-    let placed = s.select_task_rq_fair(&m, TaskId(1), CpuId(0), SD_BALANCE_WAKE, CpuId(0), Some(TaskId(0)));
+    let placed = s.select_task_rq_fair(&m, TaskId(1), CpuId(0), PlaceKind::Wake { sync: false }, CpuId(0), Some(TaskId(0)));
     assert_eq!(placed.cpu, CpuId(2));
 }
 
@@ -270,7 +276,7 @@ fn select_idle_sibling_prefers_an_idle_previous_cpu_sharing_the_cache() {
     m.sleeping(1, 1);
     m.load_avg[1] = 1;
     let s = smp(flat(2), 2);
-    let placed = s.select_task_rq_fair(&m, TaskId(1), CpuId(1), SD_BALANCE_WAKE, CpuId(0), Some(TaskId(0)));
+    let placed = s.select_task_rq_fair(&m, TaskId(1), CpuId(1), PlaceKind::Wake { sync: false }, CpuId(0), Some(TaskId(0)));
     assert_eq!(placed.cpu, CpuId(1));
 }
 
@@ -290,7 +296,7 @@ fn fork_goes_to_the_idlest_group_then_its_idlest_cpu() {
     m.queue(3, 2, true);
     m.sleeping(4, 0);
     let s = smp(flat(4), 6);
-    let placed = s.select_task_rq_fair(&m, TaskId(4), CpuId(0), SD_BALANCE_FORK, CpuId(0), Some(TaskId(0)));
+    let placed = s.select_task_rq_fair(&m, TaskId(4), CpuId(0), PlaceKind::Fork, CpuId(0), Some(TaskId(0)));
     assert_eq!(placed, Placement { cpu: CpuId(3), cause: MigrateCause::Fork });
     // With task 5 (load 1000) on CPU 3 the idlest other group is within
     // half the imbalance margin of the local one (100·1024 = 102,400 <
@@ -298,7 +304,7 @@ fn fork_goes_to_the_idlest_group_then_its_idlest_cpu() {
     // stays on the parent's CPU 0.
     m.queue(5, 3, true);
     m.load_avg[5] = 1000;
-    let placed = s.select_task_rq_fair(&m, TaskId(4), CpuId(0), SD_BALANCE_FORK, CpuId(0), Some(TaskId(0)));
+    let placed = s.select_task_rq_fair(&m, TaskId(4), CpuId(0), PlaceKind::Fork, CpuId(0), Some(TaskId(0)));
     assert_eq!(placed.cpu, CpuId(0));
 }
 
@@ -309,7 +315,7 @@ fn fork_on_an_idle_machine_spreads_to_the_first_other_group() {
     // the idle CPU with the latest idle stamp, the first on ties).
     let m = Mock::new(4, 1);
     let mut s = smp(flat(4), 1);
-    let placed = s.select_task_rq_fair(&m, TaskId(0), CpuId(0), SD_BALANCE_FORK, CpuId(0), None);
+    let placed = s.select_task_rq_fair(&m, TaskId(0), CpuId(0), PlaceKind::Fork, CpuId(0), None);
     assert_eq!(placed.cpu, CpuId(1));
     // The CPU that went idle last wins among idle CPUs.
     s.rqs[1].idle_stamp = Some(5);
@@ -317,7 +323,7 @@ fn fork_on_an_idle_machine_spreads_to_the_first_other_group() {
     s.rqs[3].idle_stamp = Some(7);
     // Only one CPU per group on a flat machine: find_idlest_group picks by
     // load (all 0) so group {1} again; its one CPU is 1.
-    assert_eq!(s.select_task_rq_fair(&m, TaskId(0), CpuId(0), SD_BALANCE_FORK, CpuId(0), None).cpu, CpuId(1));
+    assert_eq!(s.select_task_rq_fair(&m, TaskId(0), CpuId(0), PlaceKind::Fork, CpuId(0), None).cpu, CpuId(1));
 }
 
 // ------------------------------------------------------------ load_balance

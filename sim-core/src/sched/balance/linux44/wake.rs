@@ -5,18 +5,10 @@
 
 use super::{Smp44, Wakee};
 use crate::ids::{CpuId, TaskId};
-use crate::sched::balance::{Machine, MigrateCause};
+use crate::sched::balance::{Machine, MigrateCause, PlaceKind, Placement};
 use crate::sched::topology::{
     DomainId, SCHED_CAPACITY_SCALE, SD_BALANCE_FORK, SD_BALANCE_WAKE, SD_LOAD_BALANCE, SD_WAKE_AFFINE,
 };
-
-/// The CPU chosen for a task and, when it differs from the task's CPU,
-/// why (for the migration counters and the trace).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Placement {
-    pub cpu: CpuId,
-    pub cause: MigrateCause,
-}
 
 impl Smp44 {
     /// `record_wakee` (4.4 fair.c, from `task_waking_fair`): `current` (the
@@ -60,19 +52,23 @@ impl Smp44 {
         !(slave < factor || master < slave * factor)
     }
 
-    /// `select_task_rq_fair` (4.4 fair.c) for a wake-up (`SD_BALANCE_WAKE`)
-    /// run on `this_cpu` by `current`, or a fork (`SD_BALANCE_FORK`) run on
-    /// `this_cpu`. The core's `select_task_rq` (the engine) calls it only for
-    /// a task allowed on more than one CPU.
+    /// `select_task_rq_fair` (4.4 fair.c) for a wake-up (`SD_BALANCE_WAKE`,
+    /// `WF_SYNC` if `sync`) run on `this_cpu` by `current`, or a fork
+    /// (`SD_BALANCE_FORK`) run on `this_cpu`. The core's `select_task_rq`
+    /// (the engine) calls it only for a task allowed on more than one CPU.
     pub fn select_task_rq_fair(
         &self,
         m: &impl Machine,
         p: TaskId,
         prev_cpu: CpuId,
-        sd_flag: u32,
+        kind: PlaceKind,
         this_cpu: CpuId,
         current: Option<TaskId>,
     ) -> Placement {
+        let (sd_flag, sync) = match kind {
+            PlaceKind::Wake { sync } => (SD_BALANCE_WAKE, sync),
+            PlaceKind::Fork => (SD_BALANCE_FORK, false),
+        };
         let mut cpu = this_cpu;
         let mut new_cpu = prev_cpu;
         let mut cause = if sd_flag & SD_BALANCE_FORK != 0 { MigrateCause::Fork } else { MigrateCause::IdleSibling };
@@ -100,7 +96,7 @@ impl Smp44 {
         }
         if let Some(d) = affine_sd {
             sd = None; // Prefer wake_affine over balance flags.
-            if cpu != prev_cpu && self.wake_affine(m, d, p, this_cpu, false) {
+            if cpu != prev_cpu && self.wake_affine(m, d, p, this_cpu, sync) {
                 new_cpu = cpu;
                 cause = MigrateCause::WakeAffine;
             }
