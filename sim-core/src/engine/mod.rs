@@ -189,7 +189,10 @@ impl Simulation {
         build::groups(&spec, &mut cfs, &mut queue, &root_rng);
         let sources = build::sources(&spec, &mut queue, &root_rng);
         let queues = build::request_queues(&spec, &tasks, &root_rng);
-        let topo = Topology::build(spec.machine.shape, &spec.machine.isolcpus);
+        let topo = match spec.kernel.rules().balancer {
+            BalancerKind::Linux44 => Topology::build(spec.machine.shape, &spec.machine.isolcpus),
+            BalancerKind::Linux6x(_) => Topology::build_6x(spec.machine.shape, &spec.machine.isolcpus),
+        };
         let recorder = build::recorder(&spec, tasks.len(), &topo);
         let ticks = build::ticks(&spec, &mut rqs, &mut queue);
         let limiters = build::limiters(&spec, &mut queue);

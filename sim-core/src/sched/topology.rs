@@ -425,6 +425,47 @@ impl Topology {
         topo
     }
 
+    /// Builds the domains 6.x attaches at boot (6.x topology.c:sd_init):
+    /// no SD_LOAD_BALANCE (gone in 5.10), SD_PREFER_SIBLING on every level
+    /// but NUMA, busy_factor 16, imbalance_pct 110 on SMT and 117 elsewhere,
+    /// no load indices, and every CPU at full capacity (`smt_gain` is gone:
+    /// `arch_scale_cpu_capacity` is 1024 for SMT threads too).
+    pub fn build_6x(shape: MachineShape, isolated: &CpuSet) -> Topology {
+        let mut topo = Topology::build(shape, isolated);
+        for sd in &mut topo.domains {
+            sd.flags &= !SD_LOAD_BALANCE;
+            sd.busy_factor = 16;
+            sd.busy_idx = 0;
+            sd.idle_idx = 0;
+            sd.newidle_idx = 0;
+            sd.wake_idx = 0;
+            sd.forkexec_idx = 0;
+            sd.smt_gain = 0;
+            if sd.flags & SD_SHARE_CPUCAPACITY != 0 {
+                sd.flags |= SD_PREFER_SIBLING;
+                sd.imbalance_pct = 110;
+                sd.cache_nice_tries = 0;
+            } else if sd.flags & SD_SHARE_PKG_RESOURCES != 0 {
+                sd.flags |= SD_PREFER_SIBLING;
+                sd.imbalance_pct = 117;
+                sd.cache_nice_tries = 1;
+            } else if sd.flags & SD_NUMA != 0 {
+                sd.flags &= !SD_PREFER_SIBLING;
+                sd.imbalance_pct = 117;
+                sd.cache_nice_tries = 2;
+            } else {
+                sd.flags |= SD_PREFER_SIBLING;
+                sd.imbalance_pct = 117;
+                sd.cache_nice_tries = 1;
+            }
+            for g in &mut sd.groups {
+                g.capacity = SCHED_CAPACITY_SCALE * u64::from(g.group_weight);
+            }
+        }
+        topo.cpu_capacity.iter_mut().for_each(|c| *c = SCHED_CAPACITY_SCALE);
+        topo
+    }
+
     /// The levels 4.4 builds for the CPUs in the cpu_map (`in_map`), bottom
     /// up, each with its classes (spans) and their group counts.
     fn build_levels(&self, in_map: &[bool], map_weight: u32) -> Vec<BuiltLevel> {
