@@ -23,6 +23,8 @@ mod load_balance;
 mod wake;
 
 #[cfg(test)]
+mod mock;
+#[cfg(test)]
 mod tests;
 
 use super::{Machine, PlaceKind, Placement};
