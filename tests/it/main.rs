@@ -17,6 +17,7 @@ mod report_sections;
 mod requests;
 mod scenarios;
 mod smp;
+mod smp6x;
 mod sweep;
 mod tidy;
 mod userspace_io;

@@ -35,6 +35,30 @@ pub(super) fn with_smp<R>(
     r
 }
 
+/// How far a migrated entity's lag may drift from its saved `vlag` through
+/// the integer divisions of `avg_vruntime` and `place_entity` (virtual ns).
+const LAG_ROUNDING_NS: i64 = 4;
+
+/// EEVDF (6.x): the lag a queued task moved by the balancer must have once
+/// enqueued on its new queue. `dequeue_entity` saved `vlag = V - v`
+/// (`update_entity_lag`); `place_entity` inflates it by `(W + w)/W` so that
+/// after the enqueue `V' - v` is `vlag` again (PLACE_LAG, a queue that is
+/// not empty; 6.18 only for a non-zero lag), else 0. None under 4.4 (its
+/// relative vruntime is asserted instead) or when the queue is throttled.
+fn expected_lag_after_move(core: &Core, se: crate::ids::EntityId) -> Option<i64> {
+    let fair = core.classes.fair_internals();
+    if fair.migrates_relative_vruntime() || !cfg!(debug_assertions) {
+        return None;
+    }
+    let e = fair.se(se);
+    let q = fair.rq(e.cfs_rq);
+    if fair.throttled_hierarchy(e.cfs_rq) {
+        return None;
+    }
+    let has_lag = !fair.rules.place_needs_lag || e.vlag != 0;
+    Some(if fair.features_eevdf.place_lag && q.nr_running > 0 && has_lag { e.vlag } else { 0 })
+}
+
 /// What the SMP policy sees of the machine and may do to it.
 impl Machine for Balancer<'_, '_> {
     fn clock_ns(&self) -> u64 {
@@ -175,9 +199,20 @@ impl Machine for Balancer<'_, '_> {
         // stands before its update_curr, which may be a tick stale, as in 4.4).
         let fair = core.classes.fair();
         let (relative, new_min) = (fair.vruntime(se), fair.min_vruntime(fair.cfs_rq_of(se)));
+        let lag_expected = expected_lag_after_move(core, se);
         // The destination queue may throttle at this enqueue (an empty group
         // queue without runtime there: check_enqueue_throttle).
         core.activate_task(to, task, 0, w);
+        if let Some(expected) = lag_expected {
+            let fair = core.classes.fair_internals();
+            let lag = fair.entity_lag(fair.se(se).cfs_rq, se);
+            debug_assert!(
+                (lag - expected).abs() <= LAG_ROUNDING_NS,
+                "EEVDF lag not kept across migration: {expected} before, {lag} after (seed {} at {})",
+                w.spec.seed,
+                w.clock.now.ns()
+            );
+        }
         // 4.4 only: EEVDF keeps vruntime absolute and places by the saved lag.
         assert!(
             !core.classes.fair_internals().migrates_relative_vruntime()
