@@ -135,6 +135,10 @@ fn whole_runs(c: &mut Criterion) {
         ("jmx", None),
         ("jmx", Some("same-group")),
         ("jmx", Some("tuned")),
+        // EEVDF 6.18 with the 6.x balancer on the same machine and load:
+        // the issue-33 budget is within 1.25x of `jmx` (CFS 4.4, 4.4
+        // balancer); `budget_6x` prints the ratio after the group.
+        ("jmx", Some("linux618")),
         ("desktop-build", None),
         ("autogroup-desktop", None),
     ] {
@@ -160,7 +164,46 @@ fn whole_runs(c: &mut Criterion) {
     let s = scenario_file("benches/large-machine.toml");
     g.throughput(Throughput::Elements(sim_core::run(&s).events));
     bench_run(&mut g, "large-machine".to_string(), &s);
+    // The same 256 CPUs under 6.18 (EEVDF, the 6.x balancer): per-event
+    // work must not grow with the CPUs beyond the domain spans.
+    let s = s.with_overrides(&[("kernel.version", "\"6.18\"")]).expect("override");
+    g.throughput(Throughput::Elements(sim_core::run(&s).events));
+    bench_run(&mut g, "large-machine/6.18".to_string(), &s);
     g.finish();
+    budget_6x();
+}
+
+/// Criterion's mean time of one benchmark of `scenario_end_to_end` as it
+/// just wrote it (`target/criterion/<group>/<id>/new/estimates.json`).
+fn mean_ns(id: &str) -> Option<f64> {
+    let dir = std::env::var("CARGO_TARGET_DIR").unwrap_or_else(|_| "../target".to_string());
+    let path = format!("{dir}/criterion/scenario_end_to_end/{id}/new/estimates.json");
+    let text = std::fs::read_to_string(path).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    v["mean"]["point_estimate"].as_f64()
+}
+
+/// Prints the issue-33 budget: EEVDF 6.18 jmx (6.x balancer) events per
+/// second against CFS 4.4 jmx (4.4 balancer), which must stay within 1.25x.
+fn budget_6x() {
+    let events = |v: Option<&str>| {
+        let mut s = scenario("jmx");
+        if let Some(v) = v {
+            s = s.with_variant(v).expect("variant");
+        }
+        sim_core::run(&s).events as f64
+    };
+    let (Some(t44), Some(t618)) = (mean_ns("jmx"), mean_ns("jmx_linux618")) else {
+        println!("budget_6x: run both jmx and jmx/linux618 to compare them");
+        return;
+    };
+    let (r44, r618) = (events(None) / t44 * 1e9, events(Some("linux618")) / t618 * 1e9);
+    println!(
+        "budget_6x: jmx CFS 4.4 {:.3} Melem/s, EEVDF 6.18 + 6.x balancer {:.3} Melem/s: 4.4 is {:.2}x faster (budget 1.25x)",
+        r44 / 1e6,
+        r618 / 1e6,
+        r44 / r618
+    );
 }
 
 /// Events per cell of the scaling grid: every run stops at this event count.
