@@ -1,5 +1,7 @@
-//! Text for measured reports: the host line that replaces the model's
-//! settings, and the table of the two views (threads' timestamps, perf).
+//! Text for measured reports: the host lines that replace the model's
+//! settings (the kernel command line's scheduling options among them), the
+//! table of the two views (threads' timestamps, perf), and the foreign CPU
+//! time on the workload's CPUs.
 
 use sim_core::{LatencySummary, MeasuredInfo, format_duration};
 use std::fmt::Write;
@@ -33,6 +35,17 @@ pub fn header(r: &sim_core::RunReport, m: &MeasuredInfo, out: &mut String) {
         h.threads_per_core,
         h.virtualized.as_ref().map_or(String::new(), |v| format!(", virtualized: {v}")),
     );
+    if !h.sched_cmdline.is_empty() {
+        let _ = writeln!(out, "kernel command line, scheduling options: {}", h.sched_cmdline.join(" "));
+    }
+    if !h.sched_cmdline_non_upstream.is_empty() {
+        let _ = writeln!(
+            out,
+            "warning: non-upstream scheduler option(s) on the kernel command line: {}; this kernel's scheduler \
+             is patched, so check its multi-CPU behaviour against a vanilla kernel before trusting it as a reference",
+            h.sched_cmdline_non_upstream.join(" ")
+        );
+    }
     let map: Vec<String> = h.cpu_map.iter().enumerate().map(|(i, c)| format!("{i}→{c}")).collect();
     let _ = writeln!(out, "scenario CPU → host CPU: {}", map.join(" "));
     match (h.tick_grid_ns, h.tick_offset_ns, &h.tick_grid_missing) {
@@ -129,22 +142,59 @@ pub fn views(m: &MeasuredInfo, out: &mut String) {
     );
 }
 
+/// `ns` in milliseconds with one decimal.
+fn ms(ns: u64) -> String {
+    format!("{:.1} ms", ns as f64 / 1e6)
+}
+
+/// The CPU time of tasks the measurement did not start on the workload's
+/// host CPUs: per CPU, in total, the commands, and the warning if any.
+pub fn foreign(m: &MeasuredInfo, out: &mut String) {
+    let Some(f) = &m.foreign_cpu else { return };
+    let _ = writeln!(
+        out,
+        "\nForeign CPU time on the workload's host CPUs (tasks this measurement did not start), over {:.3} s",
+        f.window_ns as f64 / 1e9
+    );
+    let cpus: Vec<String> = f
+        .cpus
+        .iter()
+        .map(|c| format!("host cpu{} {} ({:.1}%)", c.host_cpu, ms(c.foreign_ns), f.pct(c.foreign_ns, 1)))
+        .collect();
+    let _ = writeln!(out, "  {}", cpus.join(", "));
+    let _ = writeln!(
+        out,
+        "  total {} = {:.1}% of {} CPU(s) × the window; perf and the measuring processes' own: {}",
+        ms(f.foreign_ns()),
+        f.share_pct(),
+        f.cpus.len(),
+        ms(f.tools_ns())
+    );
+    if !f.top.is_empty() {
+        let top: Vec<String> = f.top.iter().map(|(comm, ns)| format!("{comm} {}", ms(*ns))).collect();
+        let _ = writeln!(out, "  top foreign commands: {}", top.join(", "));
+    }
+    if let Some(w) = &f.warning {
+        let _ = writeln!(out, "WARNING: {w}");
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_core::{HostFacts, MeasuredCpu, MeasuredInfo, MeasuredTask, Measurement};
+    use sim_core::{ForeignCpu, ForeignOnCpu, HostFacts, MeasuredCpu, MeasuredInfo, MeasuredTask, Measurement};
 
     /// A measured report of a 2-CPU scenario run on host CPUs 1 and 0.
     fn report(delays_from: &str) -> sim_core::RunReport {
+        report_with(delays_from, HostFacts { cpu_map: vec![1, 0], ..HostFacts::default() }, None)
+    }
+
+    fn report_with(delays_from: &str, host: HostFacts, foreign_cpu: Option<ForeignCpu>) -> sim_core::RunReport {
         let toml = "schema = 1\nseed = 1\nduration = \"1s\"\n[machine]\ncpus = 2\n[[tasks]]\nname = \"t\"\n\
                     program = [{ run = \"1ms\" }, { sleep = \"1ms\" }]\n";
         let scenario = sim_core::Scenario::from_toml("s.toml", toml).expect("scenario");
         let m = Measurement {
-            info: MeasuredInfo {
-                host: HostFacts { cpu_map: vec![1, 0], ..HostFacts::default() },
-                delays_from: delays_from.into(),
-                ..MeasuredInfo::default()
-            },
+            info: MeasuredInfo { host, delays_from: delays_from.into(), foreign_cpu, ..MeasuredInfo::default() },
             duration_ns: 1_000_000_000,
             tasks: vec![MeasuredTask::default()],
             cpus: vec![MeasuredCpu { busy_ns: 500_000_000, switches: 10, ..MeasuredCpu::default() }; 2],
@@ -169,5 +219,52 @@ mod tests {
         let simulated = sim.report();
         assert_eq!(cpu_label(&simulated, 0, "cpu"), "cpu0");
         assert!(!sim_core::report_json(&simulated).contains("host_cpu"));
+    }
+
+    /// The host's scheduling options and the foreign CPU time reach the
+    /// text and the JSON; a non-upstream option and a foreign share above the
+    /// threshold are warned about.
+    #[test]
+    fn scheduling_options_and_foreign_time_are_printed() {
+        let host = HostFacts {
+            cpu_map: vec![0, 1],
+            sched_cmdline: vec!["mitigations=off".into(), "sched_vcpu_pack=15".into()],
+            sched_cmdline_non_upstream: vec!["sched_vcpu_pack=15".into()],
+            ..HostFacts::default()
+        };
+        let ms = 1_000_000;
+        let foreign = ForeignCpu {
+            window_ns: 1000 * ms,
+            cpus: vec![
+                ForeignOnCpu { host_cpu: 0, foreign_ns: 80 * ms, tools_ns: 2 * ms },
+                ForeignOnCpu { host_cpu: 1, foreign_ns: 20 * ms, tools_ns: 0 },
+            ],
+            top: vec![("rustc".into(), 90 * ms), ("apt".into(), 10 * ms)],
+            warning: Some("tasks this measurement did not start ran 5.0% … rustc 90.0 ms".into()),
+        };
+        let r = report_with("perf", host, Some(foreign));
+        let text = crate::output::run_text(&r, false, None);
+        for line in [
+            "kernel command line, scheduling options: mitigations=off sched_vcpu_pack=15",
+            "warning: non-upstream scheduler option(s) on the kernel command line: sched_vcpu_pack=15;",
+            "  host cpu0 80.0 ms (8.0%), host cpu1 20.0 ms (2.0%)",
+            "  total 100.0 ms = 5.0% of 2 CPU(s) × the window; perf and the measuring processes' own: 2.0 ms",
+            "  top foreign commands: rustc 90.0 ms, apt 10.0 ms",
+            "WARNING: tasks this measurement did not start ran 5.0%",
+        ] {
+            assert!(text.contains(line), "no `{line}` in:\n{text}");
+        }
+        let json: serde_json::Value = serde_json::from_str(&sim_core::report_json(&r)).expect("json");
+        let m = &json["measurement"];
+        assert_eq!(m["host"]["sched_cmdline_non_upstream"], serde_json::json!(["sched_vcpu_pack=15"]));
+        assert_eq!(m["foreign_cpu"]["foreign_ns"], 100 * ms);
+        assert_eq!(m["foreign_cpu"]["share_pct"], 5.0);
+        assert_eq!(m["foreign_cpu"]["cpus"][0]["share_pct"], 8.0);
+        assert_eq!(m["foreign_cpu"]["top"][0]["comm"], "rustc");
+        assert!(m["foreign_cpu"]["warning"].as_str().is_some_and(|w| w.contains("rustc")), "{m}");
+        // Without perf there is no foreign figure, and no section.
+        let plain = report("threads");
+        assert!(!crate::output::run_text(&plain, false, None).contains("Foreign CPU time"));
+        assert!(sim_core::report_json(&plain).contains("\"foreign_cpu\": null"));
     }
 }

@@ -44,6 +44,7 @@ pub fn run_text(r: &RunReport, per_task: bool, cpus: Option<&[u16]>) -> String {
     history(r, &mut out);
     if let sim_core::ReportSource::Measured(m) = &r.source {
         measured::views(m, &mut out);
+        measured::foreign(m, &mut out);
     }
     out
 }

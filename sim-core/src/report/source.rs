@@ -53,6 +53,12 @@ pub struct HostFacts {
     pub autogroup: Option<bool>,
     pub cpu_model: String,
     pub virtualized: Option<String>,
+    /// The kernel command line's options that bear on scheduling
+    /// (`isolcpus=`, `nohz_full=`, `mitigations=`, any `sched_*`, …), as written.
+    pub sched_cmdline: Vec<String>,
+    /// Those of `sched_cmdline` that are `sched_*` options upstream Linux
+    /// does not have (a patched kernel's scheduler).
+    pub sched_cmdline_non_upstream: Vec<String>,
     /// The host's tick grid: every CPU's tick expiry modulo the tick period
     /// (`CLOCK_MONOTONIC`), when `/proc/timer_list` could be read.
     pub tick_grid_ns: Option<u64>,
@@ -81,6 +87,56 @@ pub struct MeasuredInfo {
     /// Scenario settings the run did not reproduce (a flag allowed it):
     /// `(key as --set spells it, the flag and why)`.
     pub not_reproduced: Vec<(String, String)>,
+    /// CPU time of tasks the measurement did not start on the workload's
+    /// host CPUs, when perf recorded the run.
+    pub foreign_cpu: Option<ForeignCpu>,
+}
+
+/// CPU time that tasks the measurement did not start (neither the
+/// workload's threads nor the measuring tools) ran on the host CPUs the
+/// workload ran on, over the measured window, from perf sched's switches.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ForeignCpu {
+    /// The measured window's length.
+    pub window_ns: u64,
+    /// Each host CPU of the workload, in host CPU order.
+    pub cpus: Vec<ForeignOnCpu>,
+    /// The foreign commands that ran longest there, longest first: `(comm, ns)`.
+    pub top: Vec<(String, u64)>,
+    /// Set when the foreign share is above the front end's threshold.
+    pub warning: Option<String>,
+}
+
+/// One host CPU's foreign time and the measuring tools' own (perf, the
+/// measuring process and its worker processes' other threads).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ForeignOnCpu {
+    pub host_cpu: u16,
+    pub foreign_ns: u64,
+    pub tools_ns: u64,
+}
+
+impl ForeignCpu {
+    /// Foreign time summed over the CPUs.
+    pub fn foreign_ns(&self) -> u64 {
+        self.cpus.iter().map(|c| c.foreign_ns).sum()
+    }
+
+    /// The measuring tools' time summed over the CPUs.
+    pub fn tools_ns(&self) -> u64 {
+        self.cpus.iter().map(|c| c.tools_ns).sum()
+    }
+
+    /// `ns` as a percentage of the window on `cpus` CPUs (0 for an empty window).
+    pub fn pct(&self, ns: u64, cpus: usize) -> f64 {
+        let capacity = self.window_ns as f64 * cpus as f64;
+        if capacity > 0.0 { ns as f64 / capacity * 100.0 } else { 0.0 }
+    }
+
+    /// The foreign share of the window × the workload's CPUs, in percent.
+    pub fn share_pct(&self) -> f64 {
+        self.pct(self.foreign_ns(), self.cpus.len())
+    }
 }
 
 /// One declared task's delays as its threads saw them and as `perf` saw them.

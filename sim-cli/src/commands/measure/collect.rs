@@ -1,7 +1,9 @@
 //! A measured run's raw results (threads' timestamps, `perf sched script`
-//! text) → `sim_core`'s plain `Measurement` → `RunReport::measured`.
+//! text) → `sim_core`'s plain `Measurement` → `RunReport::measured`, the
+//! foreign CPU time on the workload's CPUs (`foreign`) included.
 
 use super::culprits::CpuSpans;
+use super::foreign;
 use super::host::HostInfo;
 use super::perf_script;
 use super::plan::{Plan, list_text};
@@ -38,6 +40,8 @@ pub fn host_facts(host: &HostInfo, plan: &Plan) -> HostFacts {
         autogroup: host.autogroup,
         cpu_model: host.cpu_model.clone(),
         virtualized: host.virtualized.clone(),
+        sched_cmdline: host.sched_cmdline.clone(),
+        sched_cmdline_non_upstream: host.sched_cmdline_non_upstream.clone(),
         tick_grid_ns: None,
         tick_offset_ns: None,
         tick_grid_missing: None,
@@ -98,16 +102,18 @@ pub fn measurement(scenario: &Scenario, host: &HostInfo, plan: &Plan, raw: Raw) 
         Ok(records) => {
             let tids: BTreeSet<u32> = tasks.iter().map(|t| t.tid).filter(|&t| t != 0).collect();
             let summary = perf_script::summarize(&records, raw.t0, raw.end, Some(&tids));
-            Some((summary, CpuSpans::build(&records)))
+            let own = foreign::Own { workload: &tids, tools: &raw.own_tids };
+            let foreign = foreign::foreign_cpu(&records, raw.t0, raw.end, &workload_cpus(plan), &own);
+            Some((summary, CpuSpans::build(&records), foreign))
         }
         Err(e) => {
             perf_missing = Some(format!("the perf recording could not be read: {e}"));
             None
         }
     });
-    let (summary, spans) = match parsed {
-        Some((s, sp)) => (Some(s), Some(sp)),
-        None => (None, None),
+    let (summary, spans, foreign_cpu) = match parsed {
+        Some((s, sp, f)) => (Some(s), Some(sp), Some(f)),
+        None => (None, None, None),
     };
     let mut cpus = vec![MeasuredCpu::default(); usize::from(spec.cpus)];
     if let Some(sum) = &summary {
@@ -176,34 +182,46 @@ pub fn measurement(scenario: &Scenario, host: &HostInfo, plan: &Plan, raw: Raw) 
             views,
             applied: raw.applied,
             not_reproduced: plan.not_reproduced.clone(),
+            foreign_cpu,
         },
         duration_ns: raw.end - raw.t0,
         tasks,
         cpus,
-        cpu_stats: raw
-            .cpu_stats
-            .iter()
-            .filter_map(|(path, c)| {
-                let b = plan.bandwidth.iter().find(|b| &b.0 == path)?.1;
-                Some((
-                    path.clone(),
-                    GroupCpuStat {
-                        quota_ns: b.quota_ns?,
-                        period_ns: b.period_ns,
-                        burst_ns: b.burst_ns,
-                        nr_periods: c.nr_periods,
-                        nr_throttled: c.nr_throttled,
-                        throttled_time_ns: c.throttled_time_ns,
-                        nr_bursts: c.nr_bursts,
-                        burst_time_ns: c.burst_time_ns,
-                        // What the host's cfs_bandwidth handed out is not shown in cpu.stat.
-                        runtime_granted_ns: 0,
-                        runtime_expired_ns: 0,
-                    },
-                ))
-            })
-            .collect(),
+        cpu_stats: group_cpu_stats(&raw.cpu_stats, plan),
     }
+}
+
+/// The host CPUs the workload ran on (or was allowed on): those the
+/// scenario's CPUs map to, each once, in order.
+fn workload_cpus(plan: &Plan) -> Vec<u16> {
+    let cpus: BTreeSet<u16> = plan.cpu_map.iter().copied().collect();
+    cpus.into_iter().collect()
+}
+
+/// Each limited group's `cpu.stat` over the run, with the quota the plan gave it.
+fn group_cpu_stats(stats: &[(String, super::cgroup::CpuStatCounts)], plan: &Plan) -> Vec<(String, GroupCpuStat)> {
+    stats
+        .iter()
+        .filter_map(|(path, c)| {
+            let b = plan.bandwidth.iter().find(|b| &b.0 == path)?.1;
+            Some((
+                path.clone(),
+                GroupCpuStat {
+                    quota_ns: b.quota_ns?,
+                    period_ns: b.period_ns,
+                    burst_ns: b.burst_ns,
+                    nr_periods: c.nr_periods,
+                    nr_throttled: c.nr_throttled,
+                    throttled_time_ns: c.throttled_time_ns,
+                    nr_bursts: c.nr_bursts,
+                    burst_time_ns: c.burst_time_ns,
+                    // What the host's cfs_bandwidth handed out is not shown in cpu.stat.
+                    runtime_granted_ns: 0,
+                    runtime_expired_ns: 0,
+                },
+            ))
+        })
+        .collect()
 }
 
 /// Fills each task's culprits (who held its CPU while it waited) and the

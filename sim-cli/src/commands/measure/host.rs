@@ -1,7 +1,9 @@
 //! What the host kernel is, read before a measurement: kernel release and
 //! scheduler (CFS before 6.6, EEVDF since), CONFIG_HZ, CPUs and topology, the
 //! preemption model, which cgroup hierarchy carries the `cpu` controller and
-//! whether we run under a hypervisor. The report prints it beside the
+//! whether we run under a hypervisor, and the kernel command line's options
+//! that bear on scheduling (a `sched_*` option upstream Linux does not have
+//! marks a patched scheduler). The report prints it beside the
 //! simulator's model (Linux 4.4 CFS) so a reader sees what differs.
 //!
 //! The readers take a root path (`/` on the host, a temp dir in tests) so the
@@ -77,6 +79,105 @@ pub struct HostInfo {
     pub cpu_model: String,
     /// The hypervisor, if detectable.
     pub virtualized: Option<String>,
+    /// /proc/cmdline's options that bear on scheduling, as written
+    /// (`parse_sched_cmdline`).
+    pub sched_cmdline: Vec<String>,
+    /// Those that are `sched_*` options upstream Linux does not have.
+    pub sched_cmdline_non_upstream: Vec<String>,
+}
+
+/// Kernel command-line options that bear on scheduling, by name (the part
+/// before `=`): CPU isolation and the tick (isolcpus, nohz, nohz_full,
+/// rcu_nocbs, irqaffinity, skew_tick), the preemption model, SMT, CPU counts
+/// and speculation mitigations (their cost is paid at every context switch),
+/// idle states (they set the wake-up latency of an idle CPU; haltpoll is the
+/// guest's polling idle), threaded interrupts, NUMA balancing, the sched
+/// domains' relax level, schedstats, autogroup and the cgroup hierarchy.
+/// Every `sched_*` option counts too (`SCHED_PREFIX`).
+const SCHED_CMDLINE_OPTIONS: &[&str] = &[
+    "isolcpus",
+    "nohz",
+    "nohz_full",
+    "rcu_nocbs",
+    "irqaffinity",
+    "skew_tick",
+    "preempt",
+    "nosmt",
+    "nr_cpus",
+    "maxcpus",
+    "mitigations",
+    "idle",
+    "intel_idle.max_cstate",
+    "processor.max_cstate",
+    "cpuidle.off",
+    "cpuidle_haltpoll.force",
+    "haltpoll.guest_halt_poll_ns",
+    "threadirqs",
+    "numa_balancing",
+    "relax_domain_level",
+    "schedstats",
+    "noautogroup",
+    "cgroup_disable",
+    "systemd.unified_cgroup_hierarchy",
+];
+
+/// Any option named so is a scheduler option.
+const SCHED_PREFIX: &str = "sched_";
+
+/// The `sched_*` boot options of upstream Linux
+/// (Documentation/admin-guide/kernel-parameters.txt, the `__setup()`s of
+/// kernel/sched/): `sched_debug` (up to 5.12), `sched_verbose` (its name
+/// since 5.13), `sched_thermal_decay_shift` (5.7 on, ignored since 6.10) and
+/// `sched_proxy_exec` (6.17). Any other `sched_*` option is a patched
+/// kernel's, such as `sched_vcpu_pack=` on the development VMs.
+const UPSTREAM_SCHED_OPTIONS: &[&str] =
+    &["sched_debug", "sched_verbose", "sched_thermal_decay_shift", "sched_proxy_exec"];
+
+/// The command line's words as the kernel splits them (kernel/params.c
+/// `next_arg`: at whitespace outside double quotes), up to a lone `--`,
+/// after which the words are init's arguments, not the kernel's.
+fn cmdline_words(cmdline: &str) -> Vec<&str> {
+    let mut words = Vec::new();
+    let mut start = None;
+    let mut quoted = false;
+    for (i, c) in cmdline.char_indices() {
+        if c == '"' {
+            quoted = !quoted;
+        }
+        if c.is_whitespace() && !quoted {
+            if let Some(s) = start.take() {
+                words.push(&cmdline[s..i]);
+            }
+        } else if start.is_none() {
+            start = Some(i);
+        }
+    }
+    if let Some(s) = start {
+        words.push(&cmdline[s..]);
+    }
+    words.into_iter().take_while(|w| *w != "--").collect()
+}
+
+/// The options of a kernel command line that bear on scheduling
+/// (`SCHED_CMDLINE_OPTIONS` and every `sched_*`), as written and in order,
+/// and those of them that are `sched_*` options upstream Linux does not
+/// have (`UPSTREAM_SCHED_OPTIONS`).
+pub fn parse_sched_cmdline(cmdline: &str) -> (Vec<String>, Vec<String>) {
+    let mut options = Vec::new();
+    let mut non_upstream = Vec::new();
+    for word in cmdline_words(cmdline) {
+        let name = word.split_once('=').map_or(word, |(name, _)| name).trim_matches('"');
+        // kernel/params.c parameq: `-` and `_` are the same in a name.
+        let name = name.replace('-', "_");
+        let sched = name.starts_with(SCHED_PREFIX);
+        if sched || SCHED_CMDLINE_OPTIONS.contains(&name.as_str()) {
+            options.push(word.to_string());
+            if sched && !UPSTREAM_SCHED_OPTIONS.contains(&name.as_str()) {
+                non_upstream.push(word.to_string());
+            }
+        }
+    }
+    (options, non_upstream)
 }
 
 /// Reads the host. Errs only if this is not Linux or /proc, /sys are
@@ -119,6 +220,7 @@ pub fn probe() -> anyhow::Result<HostInfo> {
     let cpuinfo = std::fs::read_to_string(root.join("proc/cpuinfo")).unwrap_or_default();
     let cpu_model = parse_cpu_model(&cpuinfo);
     let virtualized = detect_hypervisor(root, &cpuinfo);
+    let (sched_cmdline, sched_cmdline_non_upstream) = parse_sched_cmdline(&cmdline);
     Ok(HostInfo {
         kernel_release,
         kernel_version,
@@ -135,6 +237,8 @@ pub fn probe() -> anyhow::Result<HostInfo> {
         autogroup,
         cpu_model,
         virtualized,
+        sched_cmdline,
+        sched_cmdline_non_upstream,
     })
 }
 
@@ -485,6 +589,52 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn sched_options_of_the_kernel_command_line() {
+        // The development VMs' patched option, among options that are not the scheduler's.
+        let (options, non_upstream) =
+            parse_sched_cmdline("BOOT_IMAGE=/boot/vmlinuz-6.18 root=/dev/vda1 sched_vcpu_pack=15 console=ttyS0");
+        assert_eq!(options, vec!["sched_vcpu_pack=15"]);
+        assert_eq!(non_upstream, vec!["sched_vcpu_pack=15"]);
+        // This VM's whole line: the words after `--` are init's, not the kernel's.
+        let vm = "mitigations=auto,no_guest_host,no_guest_guest console=ttyS0 quiet reboot=k panic=1 psi=1 \
+                  cpuidle_haltpoll.force=1 haltpoll.guest_halt_poll_ns=0 sched_vcpu_pack=15 rdinit=/process_api \
+                  -- --firecracker-init sched_fake=1 isolcpus=1\n";
+        let (options, non_upstream) = parse_sched_cmdline(vm);
+        assert_eq!(
+            options,
+            vec![
+                "mitigations=auto,no_guest_host,no_guest_guest",
+                "cpuidle_haltpoll.force=1",
+                "haltpoll.guest_halt_poll_ns=0",
+                "sched_vcpu_pack=15"
+            ]
+        );
+        assert_eq!(non_upstream, vec!["sched_vcpu_pack=15"]);
+        // Every named option, and the upstream sched_* ones: none is flagged.
+        let upstream = "isolcpus=domain,managed_irq,2-3 nohz_full=2-3 nohz=off rcu_nocbs irqaffinity=0-1 \
+                        skew_tick=1 preempt=full nosmt nr_cpus=4 maxcpus=2 mitigations=off idle=poll \
+                        intel_idle.max_cstate=1 processor.max_cstate=1 cpuidle.off=1 threadirqs \
+                        numa_balancing=disable relax_domain_level=1 schedstats=enable noautogroup \
+                        cgroup_disable=memory systemd.unified_cgroup_hierarchy=0 sched_verbose sched_debug \
+                        sched_thermal_decay_shift=2 sched_proxy_exec=1";
+        let (options, non_upstream) = parse_sched_cmdline(upstream);
+        assert_eq!(options.len(), upstream.split_whitespace().count(), "{options:?}");
+        assert!(non_upstream.is_empty(), "{non_upstream:?}");
+        // Names that only begin like a listed one are not it; `-` is `_` in a
+        // name; a quoted value keeps its spaces.
+        let (options, non_upstream) = parse_sched_cmdline(
+            "nohz_fullx=1 idle_poll=1 schedstatsx sched-vcpu-pack=3 dyndbg=\"file sched.c +p\" isolcpus=1",
+        );
+        assert_eq!(options, vec!["sched-vcpu-pack=3", "isolcpus=1"]);
+        assert_eq!(non_upstream, vec!["sched-vcpu-pack=3"]);
+        assert_eq!(cmdline_words("a=\"b c\" d"), vec!["a=\"b c\"", "d"]);
+        // Nothing to read.
+        for empty in ["", "   \n", "--", "-- sched_x=1", "\""] {
+            assert_eq!(parse_sched_cmdline(empty), (Vec::new(), Vec::new()), "{empty:?}");
+        }
+    }
+
+    #[test]
     fn kernel_versions_and_hz_rounding() {
         assert_eq!(parse_kernel_version("6.18.44-fc-v657"), Some((6, 18)));
         assert_eq!(parse_kernel_version("4.4.0-210-generic"), Some((4, 4)));
@@ -582,5 +732,7 @@ pub(crate) mod tests {
         let json = serde_json::to_value(&host).expect("json");
         println!("{json}");
         assert!(json["cgroup"].is_string(), "{json}");
+        assert!(json["sched_cmdline"].is_array(), "{json}");
+        assert!(host.sched_cmdline_non_upstream.iter().all(|o| host.sched_cmdline.contains(o)), "{host:?}");
     }
 }

@@ -9,13 +9,15 @@
 //! (`cgroup`) → FIFOs for wake-ups and work items → worker processes
 //! (`worker`, one per session and cgroup; their threads run the programs,
 //! `thread`) → `perf sched record` (`perf`) → go → results → `perf sched
-//! script` parsed (`perf_script`) → the report (`collect`). Cleanup runs on
-//! every path, Ctrl-C included (`signals`).
+//! script` parsed (`perf_script`) → the report (`collect`, with the foreign
+//! CPU time on the workload's CPUs from `foreign`). Cleanup runs on every
+//! path, Ctrl-C included (`signals`).
 
 pub mod cgroup;
 pub mod collect;
 pub mod culprits;
 pub mod debugfs;
+pub mod foreign;
 pub mod host;
 pub mod perf;
 pub mod perf_script;
@@ -32,6 +34,7 @@ use crate::args::MeasureArgs;
 use anyhow::{Context, Result, anyhow, bail};
 use plan::{Plan, WorkerInput};
 use sim_core::{RunReport, Scenario};
+use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -326,6 +329,9 @@ pub struct Raw {
     /// Each limited group's `cpu.stat` counters over the run (read just
     /// before the start and after the last results; the difference).
     pub cpu_stats: Vec<(String, cgroup::CpuStatCounts)>,
+    /// The tasks of this process and of the processes it started (workers,
+    /// perf), seen while the workload ran: not foreign (`foreign::own_tids`).
+    pub own_tids: BTreeSet<u32>,
 }
 
 /// Runs the scenario's workload once on this host and reports it.
@@ -335,7 +341,19 @@ pub fn measure(file: &Path, opts: &Options) -> Result<RunReport> {
         eprintln!("note: {w}");
     }
     let raw = run_once(file, &text, &scenario, &host, &plan, opts)?;
-    collect::report(&scenario, &host, &plan, raw)
+    let report = collect::report(&scenario, &host, &plan, raw)?;
+    warn_foreign(&report);
+    Ok(report)
+}
+
+/// The foreign-CPU warning of a measured report, on stderr (with `--json`
+/// too: stdout holds the JSON alone, which carries it as well).
+pub fn warn_foreign(report: &RunReport) {
+    if let sim_core::ReportSource::Measured(m) = &report.source
+        && let Some(w) = m.foreign_cpu.as_ref().and_then(|f| f.warning.as_ref())
+    {
+        eprintln!("WARNING: {w}");
+    }
 }
 
 /// One run: setup, workers, perf, go, results, cleanup (on every path).
@@ -410,7 +428,7 @@ pub fn run_once(
     let interrupted = signals::interrupted();
     // Ctrl-C goes back to its default (validate's prediction, the report).
     signals::uninstall();
-    let (tick, end, results, dropped, perf_text, cpu_stats) = result?;
+    let (tick, end, results, dropped, perf_text, cpu_stats, own_tids) = result?;
     let t0 = tick.t0;
     if interrupted {
         bail!("interrupted: the workload was stopped; cgroups and kernel settings were cleaned up");
@@ -432,7 +450,7 @@ pub fn run_once(
     if let Some(why) = &tick.missing {
         eprintln!("note: {why}");
     }
-    Ok(Raw { t0, end, results, dropped, perf_text, perf_missing, applied, tick, cpu_stats })
+    Ok(Raw { t0, end, results, dropped, perf_text, perf_missing, applied, tick, cpu_stats, own_tids })
 }
 
 type WorkersOut = (
@@ -442,6 +460,7 @@ type WorkersOut = (
     Vec<(u32, u64)>,
     Option<String>,
     Vec<(String, cgroup::CpuStatCounts)>,
+    BTreeSet<u32>,
 );
 
 /// The `cpu.stat` counters of the plan's groups with a quota (those whose
@@ -535,16 +554,11 @@ fn run_workers(
     for w in &mut workers {
         w.send(&format!("go {t0} {end}"))?;
     }
+    // The measurement's own tasks, before and after the run (perf and the
+    // workers live through it): told apart from foreign ones.
+    let mut own_tids = foreign::own_tids();
     if opts.progress {
-        eprintln!(
-            "measuring {} for {:.1} s on this host ({} worker process{}, {} thread{})…",
-            if scenario.spec.name.is_empty() { file.display().to_string() } else { scenario.spec.name.clone() },
-            scenario.spec.duration_ns as f64 / 1e9,
-            workers.len(),
-            if workers.len() == 1 { "" } else { "es" },
-            scenario.spec.tasks.iter().map(|t| t.count).sum::<u32>(),
-            if scenario.spec.tasks.iter().map(|t| t.count).sum::<u32>() == 1 { "" } else { "s" },
-        );
+        announce(file, scenario, workers.len());
     }
     let bar = crate::progress::bar(scenario.spec.duration_ns.div_ceil(1_000_000_000), "s", opts.progress);
     let mut results = Vec::new();
@@ -587,6 +601,7 @@ fn run_workers(
         dropped.extend(r.dropped);
     }
     bar.finish_and_clear();
+    own_tids.extend(foreign::own_tids());
     let cpu_stats = quota_stats(plan, cgroups)?
         .into_iter()
         .map(|(path, after)| {
@@ -602,5 +617,19 @@ fn run_workers(
         let _ = w.child.wait();
     }
     results.sort_by_key(|r| r.task);
-    Ok((tick, end, results, dropped, perf_text, cpu_stats))
+    Ok((tick, end, results, dropped, perf_text, cpu_stats, own_tids))
+}
+
+/// The progress line that opens a measurement.
+fn announce(file: &Path, scenario: &Scenario, workers: usize) {
+    let threads = scenario.spec.tasks.iter().map(|t| t.count).sum::<u32>();
+    eprintln!(
+        "measuring {} for {:.1} s on this host ({} worker process{}, {} thread{})…",
+        if scenario.spec.name.is_empty() { file.display().to_string() } else { scenario.spec.name.clone() },
+        scenario.spec.duration_ns as f64 / 1e9,
+        workers,
+        if workers == 1 { "" } else { "es" },
+        threads,
+        if threads == 1 { "" } else { "s" },
+    );
 }

@@ -347,7 +347,9 @@ pub fn validate(file: &Path, opts: &Options, repeat: u32, also_kernel: Option<&s
             eprintln!("validate: measurement {} of {repeat}", k + 1);
         }
         let raw = super::run_once(file, &text, &scenario, &host, &plan, opts)?;
-        measured.push(collect::report(&scenario, &host, &plan, raw)?);
+        let report = collect::report(&scenario, &host, &plan, raw)?;
+        super::warn_foreign(&report);
+        measured.push(report);
     }
     let predict = |s: &Scenario, what: &str| {
         let mut sim = sim_core::Simulation::new(s);
@@ -395,6 +397,7 @@ fn host_json(f: &sim_core::HostFacts) -> serde_json::Value {
         "kernel_release": f.kernel_release, "scheduler": f.scheduler, "hz": f.hz, "hz_source": f.hz_source,
         "preempt": f.preempt, "cgroup": f.cgroup, "autogroup": f.autogroup, "cpus_online": f.cpus_online,
         "cpu_map": f.cpu_map, "cpu_model": f.cpu_model, "virtualized": f.virtualized,
+        "sched_cmdline": f.sched_cmdline, "sched_cmdline_non_upstream": f.sched_cmdline_non_upstream,
         "tick_grid_ns": f.tick_grid_ns, "tick_offset_ns": f.tick_offset_ns, "tick_grid_missing": f.tick_grid_missing,
     })
 }

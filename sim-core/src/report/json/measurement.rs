@@ -1,8 +1,9 @@
-//! The JSON of a measured run's `measurement` part: the host and both
-//! views of each task's delays.
+//! The JSON of a measured run's `measurement` part: the host (its
+//! scheduling options from the kernel command line included), both views of
+//! each task's delays, and the foreign CPU time on the workload's CPUs.
 
 use super::latency::Latency;
-use crate::report::source::MeasuredInfo;
+use crate::report::source::{ForeignCpu, MeasuredInfo};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -31,6 +32,10 @@ pub(super) struct Host<'a> {
     autogroup: Option<bool>,
     cpu_model: &'a str,
     virtualized: Option<&'a str>,
+    /// The kernel command line's options that bear on scheduling, as written.
+    sched_cmdline: &'a [String],
+    /// Those that are `sched_*` options upstream Linux does not have.
+    sched_cmdline_non_upstream: &'a [String],
     /// Every host CPU's tick expiry modulo the tick period (`CLOCK_MONOTONIC`), when readable.
     tick_grid_ns: Option<u64>,
     /// The host's ticks fell at the run's start + this + k × tick (`machine.tick_offset`); null when not aligned.
@@ -66,6 +71,67 @@ pub(super) struct Measurement<'a> {
     /// Scenario settings the host run did not reproduce, keyed as `--set`
     /// spells them, with the flag that allowed it and why (`{}`: none).
     not_reproduced: BTreeMap<&'a str, &'a str>,
+    /// CPU time of tasks the measurement did not start on the workload's
+    /// host CPUs (null without perf).
+    foreign_cpu: Option<Foreign<'a>>,
+}
+
+/// CPU time that tasks the measurement did not start ran on the workload's
+/// host CPUs over the measured window (perf sched's switches).
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub(super) struct Foreign<'a> {
+    window_ns: u64,
+    /// Summed over the CPUs.
+    foreign_ns: u64,
+    /// `foreign_ns` as a percentage of `window_ns` × the number of CPUs.
+    share_pct: f64,
+    /// perf and the measuring processes' own threads, summed over the CPUs.
+    tools_ns: u64,
+    cpus: Vec<ForeignOn>,
+    /// The foreign commands that ran longest, longest first.
+    top: Vec<ForeignComm<'a>>,
+    /// Why multi-CPU figures of this run are not to be trusted, when the
+    /// foreign share is above the threshold.
+    warning: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub(super) struct ForeignOn {
+    host_cpu: u16,
+    foreign_ns: u64,
+    /// `foreign_ns` as a percentage of the window.
+    share_pct: f64,
+    tools_ns: u64,
+}
+
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub(super) struct ForeignComm<'a> {
+    comm: &'a str,
+    ns: u64,
+}
+
+fn foreign_dto(f: &ForeignCpu) -> Foreign<'_> {
+    Foreign {
+        window_ns: f.window_ns,
+        foreign_ns: f.foreign_ns(),
+        share_pct: f.share_pct(),
+        tools_ns: f.tools_ns(),
+        cpus: f
+            .cpus
+            .iter()
+            .map(|c| ForeignOn {
+                host_cpu: c.host_cpu,
+                foreign_ns: c.foreign_ns,
+                share_pct: f.pct(c.foreign_ns, 1),
+                tools_ns: c.tools_ns,
+            })
+            .collect(),
+        top: f.top.iter().map(|(comm, ns)| ForeignComm { comm, ns: *ns }).collect(),
+        warning: f.warning.as_deref(),
+    }
 }
 
 pub(super) fn measurement_dto(m: &MeasuredInfo) -> Measurement<'_> {
@@ -89,6 +155,8 @@ pub(super) fn measurement_dto(m: &MeasuredInfo) -> Measurement<'_> {
             autogroup: h.autogroup,
             cpu_model: &h.cpu_model,
             virtualized: h.virtualized.as_deref(),
+            sched_cmdline: &h.sched_cmdline,
+            sched_cmdline_non_upstream: &h.sched_cmdline_non_upstream,
             tick_grid_ns: h.tick_grid_ns,
             tick_offset_ns: h.tick_offset_ns,
             tick_grid_missing: h.tick_grid_missing.as_deref(),
@@ -109,5 +177,6 @@ pub(super) fn measurement_dto(m: &MeasuredInfo) -> Measurement<'_> {
             .collect(),
         applied: m.applied.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect(),
         not_reproduced: m.not_reproduced.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect(),
+        foreign_cpu: m.foreign_cpu.as_ref().map(foreign_dto),
     }
 }
