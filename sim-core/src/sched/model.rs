@@ -165,26 +165,48 @@ pub enum BalancerKind {
 }
 
 /// 6.6.9 fair.c/topology.c: UTIL_EST_FASTUP, CLS with SHARE_PKG_RESOURCES,
-/// no delayed tasks.
+/// no delayed tasks; `detach_tasks` walks past loop_max while every task
+/// seen was pinned, LBF_NEED_BREAK redoes only while `env.loop <
+/// busiest->nr_running`, migrate_util compares the plain util.
 pub const BALANCE_66: Balance6xRules = Balance6xRules {
     version: "6.6",
     delayed_tasks: false,
     runnable_excludes_delayed: false,
     util_est_fastup: true,
     cluster_flag: false,
+    loop_max_unless_all_pinned: true,
+    need_break_always_more: false,
+    util_shr_bound: false,
+    delayed_only_migrate_load: false,
+    ineligible_soft_limit: false,
+    newidle_fail_bump: false,
 };
 /// 6.12.0: DELAY_DEQUEUE, `SD_CLUSTER | SD_SHARE_LLC`, the balancer counts
-/// delayed tasks as running.
+/// delayed tasks as running and may move them; `shr_bound` on util.
 pub const BALANCE_612: Balance6xRules = Balance6xRules {
     version: "6.12",
     delayed_tasks: true,
     runnable_excludes_delayed: false,
     util_est_fastup: false,
     cluster_flag: true,
+    loop_max_unless_all_pinned: false,
+    need_break_always_more: true,
+    util_shr_bound: true,
+    delayed_only_migrate_load: false,
+    ineligible_soft_limit: false,
+    newidle_fail_bump: false,
 };
-/// 6.18.0: `h_nr_runnable` leaves the delayed tasks out.
-pub const BALANCE_618: Balance6xRules =
-    Balance6xRules { version: "6.18", runnable_excludes_delayed: true, ..BALANCE_612 };
+/// 6.18.0: `h_nr_runnable` leaves the delayed tasks out; `can_migrate_task`
+/// moves a delayed task only for migrate_load and keeps an ineligible one
+/// until a balance failed; a failed newidle pass bumps its cost.
+pub const BALANCE_618: Balance6xRules = Balance6xRules {
+    version: "6.18",
+    runnable_excludes_delayed: true,
+    delayed_only_migrate_load: true,
+    ineligible_soft_limit: true,
+    newidle_fail_bump: true,
+    ..BALANCE_612
+};
 
 /// One kernel version's rules and defaults: the version table.
 #[derive(Clone, Copy, Debug)]
