@@ -421,7 +421,7 @@ impl Smp6x {
                 break;
             }
             env.loop_ += 1;
-            let all_pinned_goes_on = self.rules.loop_max_unless_all_pinned && env.flags & LBF_ALL_PINNED != 0;
+            let all_pinned_goes_on = self.rules.try_one_movable_task && env.flags & LBF_ALL_PINNED != 0;
             if env.loop_ > env.loop_max && !all_pinned_goes_on {
                 break;
             }
@@ -479,7 +479,7 @@ impl Smp6x {
             ld_moved += self.detach_tasks(m, env);
             if env.flags & LBF_NEED_BREAK != 0 {
                 env.flags &= !LBF_NEED_BREAK;
-                if self.rules.need_break_always_more || env.loop_ < m.nr_running(busiest) {
+                if !self.rules.try_one_movable_task || env.loop_ < m.nr_running(busiest) {
                     continue;
                 }
             }

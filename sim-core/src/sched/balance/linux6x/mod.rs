@@ -65,13 +65,11 @@ pub struct Balance6xRules {
     /// The cluster level's flags: 6.6 `SD_SHARE_PKG_RESOURCES`; 6.12+
     /// `SD_CLUSTER | SD_SHARE_LLC` (`cpu_cluster_flags`).
     pub cluster_flag: bool,
-    /// `detach_tasks`: the `env->loop > env->loop_max` stop waits until a
-    /// movable task was seen (6.6: `&& !(env->flags & LBF_ALL_PINNED)`;
-    /// 6.12 stops at loop_max whatever the flags).
-    pub loop_max_unless_all_pinned: bool,
-    /// `sched_balance_rq`: LBF_NEED_BREAK always goes back to
-    /// `more_balance` (6.12+); 6.6.9 only `if (env.loop < busiest->nr_running)`.
-    pub need_break_always_more: bool,
+    /// 6.6.0–6.6.40 (b0defa7ae03e "Make sure to try to detach at least one
+    /// movable task", reverted in 6.10 and 6.6.41): `detach_tasks` goes past
+    /// `loop_max` while `LBF_ALL_PINNED`, and LBF_NEED_BREAK goes back to
+    /// `more_balance` only `if (env.loop < busiest->nr_running)`.
+    pub try_one_movable_task: bool,
     /// `detach_tasks` migrate_util: `shr_bound(util, nr_balance_failed)`
     /// is compared with the imbalance (6.12+), the plain util in 6.6.
     pub util_shr_bound: bool,
