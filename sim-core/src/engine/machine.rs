@@ -175,6 +175,28 @@ impl Machine for Balancer<'_, '_> {
         self.core.cfs_tasks.move_tail(cpu, task);
     }
 
+    fn cfs_task_at_tail(&self, cpu: CpuId, index_from_tail: usize) -> Option<TaskId> {
+        self.core.cfs_tasks.at_tail(cpu, index_from_tail)
+    }
+
+    fn cfs_tasks_move_head(&mut self, cpu: CpuId, task: TaskId) {
+        self.core.cfs_tasks.move_head(cpu, task);
+    }
+
+    /// `task_is_ineligible_on_dst_cpu` (6.18 fair.c): PLACE_LAG, the task's
+    /// group queue on `dst` not empty (`nr_queued`), and a negative lag in
+    /// its own queue (`!entity_eligible`; 4.4's lag is 0).
+    fn task_is_ineligible_on_dst_cpu(&self, task: TaskId, dst: CpuId) -> bool {
+        let cfs = self.core.classes.fair_internals();
+        if !cfs.features_eevdf.place_lag {
+            return false;
+        }
+        let se = se_of(task);
+        let g = &cfs.groups[self.w.tasks[task.index()].group.index()];
+        let Some(dq) = g.cfs_rq[dst.index()] else { return false };
+        cfs.rq(dq).nr_running > 0 && cfs.entity_lag(cfs.se(se).cfs_rq, se) < 0
+    }
+
     /// `detach_task` → `deactivate_task(rq, p, 0)` + `set_task_cpu`, then
     /// `attach_task` → `activate_task(rq, p, 0)` + `check_preempt_curr`
     /// (4.4 fair.c). Without DEQUEUE_SLEEP/ENQUEUE_WAKEUP the vruntime is

@@ -2,8 +2,8 @@
 //! the order the load balancer walks them. `account_entity_enqueue` adds a
 //! task at the head (the most recently enqueued first; 4.4's
 //! `pick_next_task_fair` does not reorder it, later kernels move the picked
-//! task to the head), `detach_tasks` takes from the head and moves a task
-//! it skips to the tail. An intrusive doubly linked list over task ids keeps every one
+//! task to the head), 4.4's `detach_tasks` takes from the head and moves a task
+//! it skips to the tail; 6.x's takes from the tail and moves a skipped one to the head. An intrusive doubly linked list over task ids keeps every one
 //! of those O(1) whatever the number of tasks.
 
 use crate::ids::{CpuId, TaskId};
@@ -124,6 +124,19 @@ impl CfsTasks {
         (t != NONE).then_some(TaskId(t))
     }
 
+    /// The task `index` places from the tail (walks the list backwards:
+    /// callers keep `index` below the queue's length).
+    pub fn at_tail(&self, cpu: CpuId, index: usize) -> Option<TaskId> {
+        let mut t = self.tail[cpu.index()];
+        for _ in 0..index {
+            if t == NONE {
+                return None;
+            }
+            t = self.prev[t as usize];
+        }
+        (t != NONE).then_some(TaskId(t))
+    }
+
     /// The whole list from the head (for invariant checks).
     pub fn iter(&self, cpu: CpuId) -> impl Iterator<Item = TaskId> + '_ {
         let mut t = self.head[cpu.index()];
@@ -158,6 +171,7 @@ mod tests {
         l.remove(c, TaskId(2));
         assert_eq!(order(&l), [0, 1, 3]);
         assert_eq!(l.at(c, 2), Some(TaskId(3)));
+        assert_eq!((l.at_tail(c, 0), l.at_tail(c, 2), l.at_tail(c, 3)), (Some(TaskId(3)), Some(TaskId(0)), None));
         assert_eq!(l.at(c, 3), None);
         assert_eq!(l.len(c), 3);
         assert_eq!(l.iter(CpuId(0)).count(), 0);

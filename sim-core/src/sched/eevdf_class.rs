@@ -55,8 +55,15 @@ impl Fair<'_, Eevdf> {
     /// for good (`None`: the caller starts over).
     pub(crate) fn eevdf_pick_next_entity(&mut self, q: CfsRqId) -> Option<EntityId> {
         let buddy = if self.rules.pick_buddy { self.features_eevdf.pick_buddy } else { self.features_eevdf.next_buddy };
+        // "->next will never be delayed" (6.12 pick_next_entity's
+        // SCHED_WARN_ON): but 6.12.0's load balancer may move a delayed task
+        // and attach_task's wakeup_preempt then sets it as next buddy (6.18
+        // skips delayed entities in check_preempt_wakeup_fair). The kernel
+        // would run a sleeping task; the model passes over it to pick_eevdf,
+        // which dequeues a delayed pick.
         if buddy
             && let Some(next) = self.rq(q).next
+            && !self.se(next).sched_delayed
             && self.entity_eligible(q, next)
         {
             return Some(next);

@@ -164,27 +164,38 @@ pub enum BalancerKind {
     Linux6x(Balance6xRules),
 }
 
-/// 6.6.9 fair.c/topology.c: UTIL_EST_FASTUP, CLS with SHARE_PKG_RESOURCES,
-/// no delayed tasks.
+/// 6.6.9: UTIL_EST_FASTUP, CLS with SHARE_PKG_RESOURCES, no delayed tasks, plain util in migrate_util.
 pub const BALANCE_66: Balance6xRules = Balance6xRules {
     version: "6.6",
     delayed_tasks: false,
-    runnable_excludes_delayed: false,
     util_est_fastup: true,
     cluster_flag: false,
+    try_one_movable_task: true,
+    util_shr_bound: false,
+    ..BALANCE_612
 };
-/// 6.12.0: DELAY_DEQUEUE, `SD_CLUSTER | SD_SHARE_LLC`, the balancer counts
-/// delayed tasks as running.
+/// 6.12.0: DELAY_DEQUEUE, `SD_CLUSTER | SD_SHARE_LLC`; the balancer counts and moves delayed tasks as others.
 pub const BALANCE_612: Balance6xRules = Balance6xRules {
     version: "6.12",
     delayed_tasks: true,
     runnable_excludes_delayed: false,
     util_est_fastup: false,
     cluster_flag: true,
+    try_one_movable_task: false,
+    util_shr_bound: true,
+    delayed_only_migrate_load: false,
+    ineligible_soft_limit: false,
+    newidle_fail_bump: false,
 };
-/// 6.18.0: `h_nr_runnable` leaves the delayed tasks out.
-pub const BALANCE_618: Balance6xRules =
-    Balance6xRules { version: "6.18", runnable_excludes_delayed: true, ..BALANCE_612 };
+/// 6.18.0: `h_nr_runnable`; delayed tasks move for migrate_load only, ineligible ones after a failure.
+pub const BALANCE_618: Balance6xRules = Balance6xRules {
+    version: "6.18",
+    runnable_excludes_delayed: true,
+    delayed_only_migrate_load: true,
+    ineligible_soft_limit: true,
+    newidle_fail_bump: true,
+    ..BALANCE_612
+};
 
 /// One kernel version's rules and defaults: the version table.
 #[derive(Clone, Copy, Debug)]

@@ -212,6 +212,25 @@ pub trait Machine {
     fn cfs_task_at(&self, cpu: CpuId, index_from_head: usize) -> Option<TaskId>;
     /// `list_move_tail(&p->se.group_node, &rq->cfs_tasks)`.
     fn cfs_tasks_move_tail(&mut self, cpu: CpuId, task: TaskId);
+    /// `rq->cfs_tasks` from its tail (6.x `detach_tasks` takes
+    /// `list_last_entry`, `detach_one_task` walks in reverse).
+    fn cfs_task_at_tail(&self, cpu: CpuId, index_from_tail: usize) -> Option<TaskId>;
+    /// `list_move(&p->se.group_node, &rq->cfs_tasks)`: to the head (6.x
+    /// `detach_tasks` rotates a task it skips there).
+    fn cfs_tasks_move_head(&mut self, cpu: CpuId, task: TaskId);
+    /// `task_is_ineligible_on_dst_cpu` (6.18 fair.c): PLACE_LAG on, the
+    /// task's group queue on `dst` holds entities, and the task is not
+    /// eligible (negative lag) in its own queue. False where the class has
+    /// no eligibility (4.4).
+    fn task_is_ineligible_on_dst_cpu(&self, _task: TaskId, _dst: CpuId) -> bool {
+        false
+    }
+    /// `cfs_rq_has_blocked` of the CPU's root queue after
+    /// `update_blocked_averages` (6.x fair.c: `load_avg || util_avg`).
+    fn cfs_rq_has_blocked(&self, cpu: CpuId) -> bool {
+        let s = self.cpu_signals(cpu);
+        s.load_avg != 0 || s.util_avg != 0
+    }
     /// `detach_task` + `attach_task` (4.4 fair.c) of a queued task that is
     /// not running: `deactivate_task`, `set_task_cpu`, `activate_task`,
     /// `check_preempt_curr`. `by` is the CPU doing it (for the trace).

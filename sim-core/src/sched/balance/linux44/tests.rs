@@ -126,6 +126,14 @@ impl Machine for Mock {
         l.retain(|&t| t != task);
         l.push(task);
     }
+    fn cfs_task_at_tail(&self, cpu: CpuId, index_from_tail: usize) -> Option<TaskId> {
+        self.lists[cpu.index()].iter().rev().nth(index_from_tail).copied()
+    }
+    fn cfs_tasks_move_head(&mut self, cpu: CpuId, task: TaskId) {
+        let l = &mut self.lists[cpu.index()];
+        l.retain(|&t| t != task);
+        l.insert(0, task);
+    }
     fn move_queued_task(&mut self, task: TaskId, to: CpuId, cause: MigrateCause, _by: CpuId) {
         let from = self.task_cpu[task.index()];
         assert_ne!(self.curr[from.index()], Some(task), "the policy moved a running task");

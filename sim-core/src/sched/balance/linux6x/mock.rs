@@ -24,6 +24,9 @@ pub struct Mock {
     pub delayed: Vec<bool>,
     pub sched_idle: Vec<bool>,
     pub exec_start: Vec<u64>,
+    /// Per task: `!entity_eligible` in its queue (6.18's soft limit reads it
+    /// when the destination queue is not empty).
+    pub ineligible: Vec<bool>,
     /// Added to the derived per-CPU signals (blocked load and util of
     /// tasks that slept).
     pub cpu_extra: Vec<CpuSignals>,
@@ -32,6 +35,9 @@ pub struct Mock {
     pub active: Vec<CpuId>,
     pub preempted: Vec<CpuId>,
     pub blocked_updates: Vec<CpuId>,
+    /// `update_blocked_averages` decays a CPU's `cpu_extra` (its blocked
+    /// load) to nothing when set, else leaves it.
+    pub blocked_decays_to_zero: bool,
 }
 
 impl Mock {
@@ -50,12 +56,14 @@ impl Mock {
             delayed: vec![false; tasks],
             sched_idle: vec![false; tasks],
             exec_start: vec![0; tasks],
+            ineligible: vec![false; tasks],
             cpu_extra: vec![CpuSignals::default(); n],
             moves: Vec::new(),
             kicks: Vec::new(),
             active: Vec::new(),
             preempted: Vec::new(),
             blocked_updates: Vec::new(),
+            blocked_decays_to_zero: false,
         }
     }
 
@@ -132,6 +140,9 @@ impl Machine for Mock {
     }
     fn update_blocked_averages(&mut self, cpu: CpuId) {
         self.blocked_updates.push(cpu);
+        if self.blocked_decays_to_zero {
+            self.cpu_extra[cpu.index()] = CpuSignals::default();
+        }
     }
     fn task_hot_inputs(&self, task: TaskId) -> TaskHotInputs {
         TaskHotInputs {
@@ -165,6 +176,17 @@ impl Machine for Mock {
         let l = &mut self.lists[cpu.index()];
         l.retain(|&t| t != task);
         l.push(task);
+    }
+    fn cfs_task_at_tail(&self, cpu: CpuId, index_from_tail: usize) -> Option<TaskId> {
+        self.lists[cpu.index()].iter().rev().nth(index_from_tail).copied()
+    }
+    fn cfs_tasks_move_head(&mut self, cpu: CpuId, task: TaskId) {
+        let l = &mut self.lists[cpu.index()];
+        l.retain(|&t| t != task);
+        l.insert(0, task);
+    }
+    fn task_is_ineligible_on_dst_cpu(&self, task: TaskId, dst: CpuId) -> bool {
+        !self.lists[dst.index()].is_empty() && self.ineligible[task.index()]
     }
     fn move_queued_task(&mut self, task: TaskId, to: CpuId, cause: MigrateCause, _by: CpuId) {
         let from = self.task_cpu[task.index()];

@@ -19,9 +19,14 @@
 //! and is reached through `Machine`. There is no `cpu_load[]`: the balancer
 //! reads PELT (`Machine::cpu_signals`, `task_signals`).
 
+mod lb_stats;
 mod load_balance;
+mod nohz;
+mod rebalance;
 mod wake;
 
+#[cfg(test)]
+mod lb_tests;
 #[cfg(test)]
 mod mock;
 #[cfg(test)]
@@ -31,6 +36,7 @@ use super::{Machine, PlaceKind, Placement};
 use crate::cpuset::CpuSet;
 use crate::ids::{CpuId, TaskId};
 use crate::sched::topology::{DomainId, Topology};
+use lb_stats::LbTopo;
 
 /// `sysctl_sched_migration_cost` (6.x fair.c): 0.5 ms.
 pub const SYSCTL_SCHED_MIGRATION_COST_NS: u64 = 500_000;
@@ -59,6 +65,24 @@ pub struct Balance6xRules {
     /// The cluster level's flags: 6.6 `SD_SHARE_PKG_RESOURCES`; 6.12+
     /// `SD_CLUSTER | SD_SHARE_LLC` (`cpu_cluster_flags`).
     pub cluster_flag: bool,
+    /// 6.6.0–6.6.40 (b0defa7ae03e "Make sure to try to detach at least one
+    /// movable task", reverted in 6.10 and 6.6.41): `detach_tasks` goes past
+    /// `loop_max` while `LBF_ALL_PINNED`, and LBF_NEED_BREAK goes back to
+    /// `more_balance` only `if (env.loop < busiest->nr_running)`.
+    pub try_one_movable_task: bool,
+    /// `detach_tasks` migrate_util: `shr_bound(util, nr_balance_failed)`
+    /// is compared with the imbalance (6.12+), the plain util in 6.6.
+    pub util_shr_bound: bool,
+    /// `can_migrate_task` (6.18): a delayed-dequeue task moves only when
+    /// migrating load (`p->se.sched_delayed && migration_type != migrate_load`).
+    pub delayed_only_migrate_load: bool,
+    /// `can_migrate_task` (6.18): `task_is_ineligible_on_dst_cpu` keeps an
+    /// ineligible task while the domain's `nr_balance_failed` is 0.
+    pub ineligible_soft_limit: bool,
+    /// `sched_balance_newidle` (6.18.0): a failed pass charges
+    /// `3/2 · max_newidle_lb_cost`, and `update_newidle_cost` caps the cost
+    /// at `sysctl_sched_migration_cost + 200`.
+    pub newidle_fail_bump: bool,
 }
 
 /// Per CPU, what 6.x keeps in `struct rq` for balancing.
@@ -76,8 +100,12 @@ pub struct RqSmp {
     pub idle_balance: bool,
     /// `rq->nohz_tick_stopped`.
     pub nohz_tick_stopped: bool,
-    /// `rq->nohz_flags`: NOHZ_BALANCE_KICK | NOHZ_STATS_KICK | NOHZ_NEXT_KICK.
+    /// `rq->nohz_flags`: NOHZ_BALANCE_KICK | NOHZ_STATS_KICK | NOHZ_NEXT_KICK
+    /// (and NOHZ_NEWILB_KICK).
     pub nohz_flags: u32,
+    /// `rq->nohz_idle_balance`: the kick's flags, handed from
+    /// `nohz_csd_func` to the softirq.
+    pub nohz_idle_balance: u32,
     /// `rq->has_blocked_load` and `rq->last_blocked_load_update_tick`.
     pub has_blocked_load: bool,
     pub last_blocked_load_update_tick: u64,
@@ -159,6 +187,9 @@ pub struct Smp6x {
     /// `load_balance_mask` / `select_rq_mask` scratch sets.
     pub lb_scratch: CpuSet,
     pub sis_scratch: CpuSet,
+    /// What the balancer reads of the groups and domains beyond
+    /// `Topology`: group flags and cores, `imb_numa_nr`.
+    pub lb_topo: LbTopo,
 }
 
 impl Smp6x {
@@ -189,6 +220,7 @@ impl Smp6x {
             idle_balance: false,
             nohz_tick_stopped: false,
             nohz_flags: 0,
+            nohz_idle_balance: 0,
             has_blocked_load: false,
             last_blocked_load_update_tick: 0,
             active_balance: false,
@@ -199,7 +231,7 @@ impl Smp6x {
         for c in topo.isolated.iter() {
             active_cpus.remove(c);
         }
-        Smp6x {
+        let mut smp = Smp6x {
             rules,
             rqs: vec![rq; n],
             sd,
@@ -221,8 +253,11 @@ impl Smp6x {
             active_cpus,
             lb_scratch: CpuSet::empty(topo.cpus()),
             sis_scratch: CpuSet::empty(topo.cpus()),
+            lb_topo: LbTopo::new(&topo),
             topo,
-        }
+        };
+        smp.boot();
+        smp
     }
 
     fn dom(&self, cpu: CpuId, level: usize) -> DomainId {
@@ -240,7 +275,7 @@ impl Smp6x {
 
     /// `sched_tick` → `rq->idle_balance = idle_cpu(cpu)`, `sched_balance_trigger`.
     pub fn scheduler_tick(&mut self, m: &mut impl Machine, cpu: CpuId) {
-        let _ = (m, cpu);
+        self.sched_tick(m, cpu);
     }
 
     /// Whether `cpu`'s tick at `jiffies` raises SCHED_SOFTIRQ
@@ -251,18 +286,17 @@ impl Smp6x {
 
     /// The NO_HZ kick arrives at `ilb` (`nohz_csd_func` → SCHED_SOFTIRQ).
     pub fn nohz_kick_received(&mut self, m: &mut impl Machine, ilb: CpuId) {
-        let _ = (m, ilb);
+        self.nohz_csd_func(m, ilb);
     }
 
     /// `active_load_balance_cpu_stop` on `busiest`.
     pub fn active_load_balance_cpu_stop(&mut self, m: &mut impl Machine, busiest: CpuId) {
-        let _ = (m, busiest);
+        self.active_stop(m, busiest);
     }
 
     /// `sched_balance_newidle` (6.6 `newidle_balance`): whether it pulled.
     pub fn idle_balance(&mut self, m: &mut impl Machine, cpu: CpuId) -> bool {
-        let _ = (m, cpu);
-        false
+        self.sched_balance_newidle(m, cpu)
     }
 
     /// `ttwu_do_activate` (6.x core.c): a task woken onto a CPU that went
@@ -282,22 +316,27 @@ impl Smp6x {
         }
     }
 
-    /// `add_nr_running` (6.x sched.h): `set_rd_overloaded` when a run queue
-    /// holds two or more tasks.
+    /// `add_nr_running` (6.x sched.h): `set_rd_overloaded(rq->rd, 1)` when
+    /// a run queue goes from fewer than two tasks to two or more (isolated
+    /// CPUs sit in the default root domain, whose flag no balancer reads).
     pub fn add_nr_running(&mut self, cpu: CpuId, prev_nr: u32, nr_running: u32) {
-        let _ = prev_nr;
-        if nr_running >= 2 && !self.on_null_domain(cpu) {
+        if prev_nr < 2 && nr_running >= 2 && !self.on_null_domain(cpu) {
             self.overloaded = true;
         }
     }
 
-    /// An idle CPU stops its tick (`nohz_balance_enter_idle`).
+    /// An idle CPU stops its tick (`tick_nohz_idle_stop_tick` →
+    /// `nohz_balance_enter_idle`, called when the tick goes from running to
+    /// stopped).
     pub fn tick_stopped(&mut self, cpu: CpuId) {
-        let _ = cpu;
+        if self.nohz {
+            self.nohz_balance_enter_idle(cpu);
+        }
     }
 
-    /// A CPU leaves NO_HZ idle (the tick restarts; 6.x has no `cpu_load[]`
-    /// to decay, `nohz_balance_exit_idle` waits for the next tick).
+    /// A CPU leaves NO_HZ idle (`tick_nohz_idle_exit`): 6.x has no
+    /// `cpu_load[]` to catch up, and `nohz_balance_exit_idle` waits for
+    /// the CPU's next busy tick (`nohz_balancer_kick`), so nothing happens here.
     pub fn tick_restarted(&mut self, jiffies: u64, cpu: CpuId) {
         let _ = (jiffies, cpu);
     }
