@@ -172,15 +172,17 @@ pub const BALANCE_66: Balance6xRules = Balance6xRules {
     runnable_excludes_delayed: false,
     util_est_fastup: true,
     cluster_flag: false,
+    idle_smt_in_llc: false,
 };
 /// 6.12.0: DELAY_DEQUEUE, `SD_CLUSTER | SD_SHARE_LLC`, the balancer counts
-/// delayed tasks as running.
+/// delayed tasks as running; the idle SMT scans stay inside `sd_llc`.
 pub const BALANCE_612: Balance6xRules = Balance6xRules {
     version: "6.12",
     delayed_tasks: true,
     runnable_excludes_delayed: false,
     util_est_fastup: false,
     cluster_flag: true,
+    idle_smt_in_llc: true,
 };
 /// 6.18.0: `h_nr_runnable` leaves the delayed tasks out.
 pub const BALANCE_618: Balance6xRules =
