@@ -56,6 +56,13 @@ impl CpuSet {
         }
     }
 
+    /// `cpumask_and(self, a, b)`: this set becomes `a ∩ b` (same machine
+    /// size), reusing its storage.
+    pub fn and_from(&mut self, a: &CpuSet, b: &CpuSet) {
+        self.words.clear();
+        self.words.extend(a.words.iter().zip(&b.words).map(|(x, y)| x & y));
+    }
+
     pub fn remove(&mut self, cpu: CpuId) {
         if let Some(w) = self.words.get_mut(cpu.index() / 64) {
             *w &= !(1 << (cpu.index() % 64));

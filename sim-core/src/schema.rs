@@ -145,7 +145,7 @@ described!(
                     "read": { "type": "string", "description": "A size or a distribution of sizes (\"4KiB\", \"uniform(4KiB, 64KiB)\")." },
                     "write": { "type": "string", "description": "A size or a distribution of sizes (\"4KiB\", \"uniform(4KiB, 64KiB)\")." },
                     "device": { "type": "string" },
-                    "sync": { "type": "boolean" },
+                    "sync": { "type": "boolean", "description": "read/write: a synchronous request (REQ_SYNC); wake: WF_SYNC, the waker sleeps next (wake_up_interruptible_sync)." },
                     "meta": { "type": "boolean" },
                     "prio": { "type": "boolean" },
                     "depth": { "type": "integer", "minimum": 1, "maximum": 4096 },

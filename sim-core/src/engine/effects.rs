@@ -52,8 +52,9 @@ pub(crate) struct Submission {
 /// What must happen next, handed back by a subsystem to the event loop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Effect {
-    /// `try_to_wake_up`, run on `waker`'s CPU, else on the task's own.
-    Wake { task: TaskId, waker: Option<CpuId> },
+    /// `try_to_wake_up`, run on `waker`'s CPU, else on the task's own;
+    /// `sync`: `WF_SYNC` (the waker is about to sleep).
+    Wake { task: TaskId, waker: Option<CpuId>, sync: bool },
     /// The running task blocks (or exits): its CPU reschedules.
     Block { task: TaskId, state: TaskState },
     /// The task executes its program from its program counter.

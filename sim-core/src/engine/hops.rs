@@ -138,7 +138,7 @@ fn forward_item(hops: &mut Hops, from: TaskId, next: usize, item: Item, w: &mut 
     t.items.push_back(Item { work_ns, work_total_ns: item.work_total_ns.saturating_add(work_ns), ..item });
     if t.state == TaskState::Blocked(BlockOn::Item) {
         let waker_cpu = w.tasks[from.index()].cpu;
-        w.emit(Effect::Wake { task: target, waker: Some(waker_cpu) });
+        w.emit(Effect::Wake { task: target, waker: Some(waker_cpu), sync: false });
     }
 }
 

@@ -299,5 +299,5 @@ pub(super) fn io_wake(task: TaskId, w: &mut World) {
     t.io.stall_from = Some(t.io.blocked_at);
     let waited = now.since(t.io.blocked_at);
     w.recorder.record_task_latency(task, |m| &mut m.io_wait, waited, now);
-    w.emit(Effect::Wake { task, waker: None });
+    w.emit(Effect::Wake { task, waker: None, sync: false });
 }

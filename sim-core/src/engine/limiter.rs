@@ -116,7 +116,7 @@ impl Limiters<'_> {
             lim.wait_ns += now.since(t.grant_wait_from);
             t.grant_left_ns = grant;
             debug_assert_eq!(t.state, TaskState::Blocked(BlockOn::Grant));
-            w.emit(Effect::Wake { task: waiter, waker: None });
+            w.emit(Effect::Wake { task: waiter, waker: None, sync: false });
         }
         self.arm_grant(l, w);
     }

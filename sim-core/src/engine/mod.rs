@@ -386,10 +386,10 @@ impl Simulation {
             Event::TaskStart { task } => core.wake_up_new_task(task, w),
             Event::BurstEnd { task, .. } => return self.burst_end(task),
             Event::KernelEntry { task, .. } => core.kernel_entry(task, w),
-            Event::TimerExpired { task, .. } => core.try_to_wake_up(task, None, w),
+            Event::TimerExpired { task, .. } => core.try_to_wake_up(task, None, false, w),
             Event::Arrival { source } => {
                 if let Some(task) = hops::arrival(&mut self.sources[source.index()], source, &mut self.hops, w) {
-                    core.try_to_wake_up(task, None, w);
+                    core.try_to_wake_up(task, None, false, w);
                 }
             }
             Event::Resume { cpu } => {
@@ -460,7 +460,7 @@ impl Simulation {
         let mut limiters = Limiters(&mut self.limiters);
         match effect {
             Effect::RunSteps { .. } => unreachable!("run above"),
-            Effect::Wake { task, waker } => core.try_to_wake_up(task, waker, w),
+            Effect::Wake { task, waker, sync } => core.try_to_wake_up(task, waker, sync, w),
             Effect::Block { task, state } => core.block(task, state, w),
             Effect::StartBurst { task, work_ns } => program::start_burst(task, work_ns, w),
             Effect::Arm { at, event } => w.queue.push(at, event),

@@ -99,7 +99,7 @@ pub(super) fn step(task: TaskId, w: &mut World) -> Flow {
                 return Flow::Block(TaskState::Blocked(BlockOn::Wakeup));
             }
         }
-        &Step::Wake(target) => {
+        &Step::Wake { target, sync } => {
             let target = target.resolve(t.instance);
             let waker_cpu = t.cpu;
             advance_pc(task, w);
@@ -107,7 +107,7 @@ pub(super) fn step(task: TaskId, w: &mut World) -> Flow {
             // for one, or leaves a pending wakeup.
             let t = &mut w.tasks[target.index()];
             match t.state {
-                TaskState::Blocked(BlockOn::Wakeup) => w.emit(Effect::Wake { task: target, waker: Some(waker_cpu) }),
+                TaskState::Blocked(BlockOn::Wakeup) => w.emit(Effect::Wake { task: target, waker: Some(waker_cpu), sync }),
                 TaskState::Exited => {}
                 _ => t.pending_wakeups = t.pending_wakeups.saturating_add(1),
             }

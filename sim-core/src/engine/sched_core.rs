@@ -91,6 +91,10 @@ impl Core {
             }
         }
         self.apply_class_resched(w);
+        if next.is_none() {
+            // pick_next_task_idle → set_next_task_idle → update_idle_core (6.x).
+            with_smp(self, w, |smp, m| smp.update_idle_core(m, cpu));
+        }
         if self.classes.fair().hrtick_enabled()
             && let Some(n) = next
         {
@@ -184,8 +188,9 @@ impl Core {
 
     /// `try_to_wake_up` (4.4 core.c) for a blocked task, run on `waker`'s
     /// CPU (a task's `wake` step), else on the task's own last CPU (its
-    /// timer, an arrival, an I/O completion).
-    pub fn try_to_wake_up(&mut self, task: TaskId, waker: Option<CpuId>, w: &mut World) {
+    /// timer, an arrival, an I/O completion). `sync`: `WF_SYNC`, the waker
+    /// is about to sleep (`wake = ..., sync = true`).
+    pub fn try_to_wake_up(&mut self, task: TaskId, waker: Option<CpuId>, sync: bool, w: &mut World) {
         let t = &w.tasks[task.index()];
         debug_assert!(matches!(t.state, TaskState::Blocked(_)), "waking a task that is not blocked");
         let prev_cpu = t.cpu;
@@ -208,12 +213,13 @@ impl Core {
         }
         let se = se_of(task);
         // task_waking_fair: relative to the old queue; ENQUEUE_WAKING rebases
-        // it. record_wakee: `current` is what runs where the wake-up runs.
+        // it. record_wakee (4.4 here; 6.x in select_task_rq_fair): `current`
+        // is what runs where the wake-up runs.
         self.classes.fair_mut().task_waking(se);
         let current = self.rqs[waker_cpu.index()].curr;
         let (jiffies, hz) = (w.clock.jiffies, u64::from(w.spec.hz));
-        self.smp_mut().record_wakee(jiffies, hz, current, waker_cpu, task);
-        let Placement { cpu, cause } = self.select_task_rq(task, prev_cpu, PlaceKind::Wake { sync: false }, waker_cpu, current, w);
+        self.smp_mut().task_waking(jiffies, hz, current, waker_cpu, task);
+        let Placement { cpu, cause } = self.select_task_rq(task, prev_cpu, PlaceKind::Wake { sync }, waker_cpu, current, w);
         if cpu != prev_cpu {
             // set_task_cpu → migrate_task_rq_fair, then set_task_rq.
             self.classes.fair_mut().migrate_task_rq(se);

@@ -438,7 +438,7 @@ mod tests {
         r.count_migration(TaskId(1), CpuId(2), CpuId(1), MigrateCause::WakeAffine, SimTime(2));
         assert_eq!(r.tasks[1].migrations[MigrateCause::Periodic.index()], 1);
         assert_eq!(r.tasks[1].migrations[MigrateCause::WakeAffine.index()], 1);
-        assert_eq!(r.tasks[0].migrations, [0; 8]);
+        assert_eq!(r.tasks[0].migrations, [0; MigrateCause::ALL.len()]);
         let io: Vec<(u64, u64)> = r.cpus.iter().map(|c| (c.migrations_in, c.migrations_out)).collect();
         assert_eq!(io, vec![(0, 1), (1, 0), (1, 1)]);
     }

@@ -75,6 +75,7 @@ pub(super) fn step(f: &ScenarioFile, v: &Value, key: &str) -> Result<Step, KeyEr
     let options: &[&str] = match kind {
         "sleep_until" => &["offset"],
         "run" => &["enter_kernel_every"],
+        "wake" => &["sync"],
         "read" | "write" => IO_OPTIONS,
         _ => &[],
     };
@@ -118,7 +119,21 @@ pub(super) fn step(f: &ScenarioFile, v: &Value, key: &str) -> Result<Step, KeyEr
             let t = wake_target(f, target).ok_or_else(|| {
                 KeyError::new(&sub, format!("no task named `{target}` (give a task name, or a comm like `name/2`)"))
             })?;
-            if kind == "wake" { Step::Wake(t) } else { Step::WaitIo(t) }
+            if kind == "wait_io" {
+                return Ok(Step::WaitIo(t));
+            }
+            // `sync = true`: WF_SYNC, the waker is about to sleep.
+            let sync = match table.get("sync") {
+                None => false,
+                Some(Value::Boolean(b)) => *b,
+                Some(v) => {
+                    return Err(KeyError::new(
+                        format!("{key}.sync"),
+                        format!("expected true or false (WF_SYNC: the waker sleeps next), found {}", shown(v)),
+                    ));
+                }
+            };
+            Step::Wake { target: t, sync }
         }
         "read" | "write" => Step::Io(io_step(f, table, kind, key)?),
         "wait" | "serve" | "yield" | "fdatasync" => match val {
@@ -257,4 +272,32 @@ fn wake_target(f: &ScenarioFile, target: &str) -> Option<WakeTarget> {
         first += count;
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::Scenario;
+    use crate::workload::{Step, WakeTarget};
+
+    fn waker(step: &str) -> Result<Scenario, String> {
+        let toml = format!(
+            "schema = 1\nseed = 1\nduration = \"10ms\"\n[machine]\ncpus = 2\n\
+             [[tasks]]\nname = \"a\"\nprogram = [{step}, {{ sleep = \"1ms\" }}]\n\
+             [[tasks]]\nname = \"b\"\nprogram = [\"wait\"]\n"
+        );
+        Scenario::from_toml("w.toml", &toml).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_wake_step_may_be_sync_and_refuses_other_values_naming_the_key() {
+        let target = WakeTarget::Task(crate::ids::TaskId(1));
+        for (step, sync) in [("{ wake = \"b\" }", false), ("{ wake = \"b\", sync = true }", true)] {
+            let s = waker(step).unwrap();
+            assert_eq!(s.spec.tasks[0].program.steps[0], Step::Wake { target, sync }, "{step}");
+        }
+        let e = waker("{ wake = \"b\", sync = \"yes\" }").unwrap_err();
+        assert!(e.contains("tasks.a.program[0].sync") && e.contains("expected true or false"), "{e}");
+        let e = waker("{ wake = \"b\", depth = 4 }").unwrap_err();
+        assert!(e.contains("tasks.a.program[0].depth") && e.contains("allowed: sync"), "{e}");
+    }
 }

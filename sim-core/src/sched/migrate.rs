@@ -1,8 +1,11 @@
-//! Why a task changed CPU: what moved it, in Linux 4.4 terms. Every move goes
-//! through `set_task_cpu` (4.4 core.c), which emits `sched_migrate_task`; the
-//! cause says which path called it.
+//! Why a task changed CPU: what moved it, in the kernel's terms (4.4's
+//! paths, and the rule of 6.x's placement that chose the CPU). Every move
+//! goes through `set_task_cpu` (core.c), which emits `sched_migrate_task`;
+//! the cause says which path called it.
 
-/// Why a task changed CPU (what moved it, in 4.4 terms).
+/// Why a task changed CPU (what moved it). The first eight are 4.4's paths
+/// (6.x's balancing shares the last four, and `Fork`/`WakeIdlest`); the
+/// rest name the 6.x `select_task_rq_fair` rule that chose the CPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum MigrateCause {
     /// `select_task_rq_fair`: `wake_affine` chose the waker's CPU (then
@@ -25,11 +28,32 @@ pub enum MigrateCause {
     Nohz,
     /// `active_load_balance_cpu_stop` moved a running task.
     Active,
+    /// 6.x `wake_affine` → `wake_affine_idle` chose the waker's CPU (idle
+    /// and cache-affine, or a sync wake-up from its only task), and
+    /// `select_idle_sibling` kept it.
+    WakeAffineIdle,
+    /// 6.x `wake_affine` → `wake_affine_weight` chose the waker's CPU (its
+    /// load with the wakee below prev's, WA_BIAS), and `select_idle_sibling`
+    /// kept it.
+    WakeAffineWeight,
+    /// 6.x `select_idle_sibling` → `select_idle_cpu` → `select_idle_core`:
+    /// a CPU whose whole SMT core was idle (`has_idle_cores`).
+    SelectIdleCore,
+    /// 6.x `select_idle_sibling` → `select_idle_smt`: an idle SMT sibling
+    /// of the previous CPU.
+    SelectIdleSmt,
+    /// 6.x `select_idle_sibling` → `select_idle_cpu`: an idle CPU found by
+    /// the LLC scan (SIS_UTIL's `nr_idle_scan` budget, or the first idle
+    /// thread of a failed idle-core scan).
+    SelectIdleCpu,
+    /// 6.x `select_idle_sibling`: the task's `recent_used_cpu`, idle and
+    /// sharing the target's cache.
+    RecentUsedCpu,
 }
 
 impl MigrateCause {
     /// Every cause, in `index` order.
-    pub const ALL: [MigrateCause; 8] = [
+    pub const ALL: [MigrateCause; 14] = [
         MigrateCause::WakeAffine,
         MigrateCause::IdleSibling,
         MigrateCause::WakeIdlest,
@@ -38,6 +62,12 @@ impl MigrateCause {
         MigrateCause::NewIdle,
         MigrateCause::Nohz,
         MigrateCause::Active,
+        MigrateCause::WakeAffineIdle,
+        MigrateCause::WakeAffineWeight,
+        MigrateCause::SelectIdleCore,
+        MigrateCause::SelectIdleSmt,
+        MigrateCause::SelectIdleCpu,
+        MigrateCause::RecentUsedCpu,
     ];
 
     /// The name reports and exports use (JSON keys, CLI text).
@@ -51,6 +81,12 @@ impl MigrateCause {
             MigrateCause::NewIdle => "newidle",
             MigrateCause::Nohz => "nohz",
             MigrateCause::Active => "active",
+            MigrateCause::WakeAffineIdle => "wake_affine_idle",
+            MigrateCause::WakeAffineWeight => "wake_affine_weight",
+            MigrateCause::SelectIdleCore => "select_idle_core",
+            MigrateCause::SelectIdleSmt => "select_idle_smt",
+            MigrateCause::SelectIdleCpu => "select_idle_cpu",
+            MigrateCause::RecentUsedCpu => "recent_used_cpu",
         }
     }
 
@@ -59,13 +95,10 @@ impl MigrateCause {
         self as usize
     }
 
-    /// A placement decided in `select_task_rq` (4.4 core.c: `try_to_wake_up`
+    /// A placement decided in `select_task_rq` (core.c: `try_to_wake_up`
     /// or `wake_up_new_task`), as opposed to a load-balancing pull.
     pub fn is_placement(self) -> bool {
-        matches!(
-            self,
-            MigrateCause::WakeAffine | MigrateCause::IdleSibling | MigrateCause::WakeIdlest | MigrateCause::Fork
-        )
+        !matches!(self, MigrateCause::Periodic | MigrateCause::NewIdle | MigrateCause::Nohz | MigrateCause::Active)
     }
 }
 
@@ -83,5 +116,6 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), MigrateCause::ALL.len());
         assert!(MigrateCause::Fork.is_placement() && !MigrateCause::NewIdle.is_placement());
+        assert!(MigrateCause::SelectIdleCore.is_placement() && MigrateCause::RecentUsedCpu.is_placement());
     }
 }

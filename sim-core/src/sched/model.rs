@@ -172,9 +172,11 @@ pub const BALANCE_66: Balance6xRules = Balance6xRules {
     cluster_flag: false,
     try_one_movable_task: true,
     util_shr_bound: false,
+    idle_smt_in_llc: false,
     ..BALANCE_612
 };
-/// 6.12.0: DELAY_DEQUEUE, `SD_CLUSTER | SD_SHARE_LLC`; the balancer counts and moves delayed tasks as others.
+/// 6.12.0: DELAY_DEQUEUE, `SD_CLUSTER | SD_SHARE_LLC`; the balancer counts
+/// and moves delayed tasks as others; the idle SMT scans stay inside `sd_llc`.
 pub const BALANCE_612: Balance6xRules = Balance6xRules {
     version: "6.12",
     delayed_tasks: true,
@@ -186,6 +188,7 @@ pub const BALANCE_612: Balance6xRules = Balance6xRules {
     delayed_only_migrate_load: false,
     ineligible_soft_limit: false,
     newidle_fail_bump: false,
+    idle_smt_in_llc: true,
 };
 /// 6.18.0: `h_nr_runnable`; delayed tasks move for migrate_load only, ineligible ones after a failure.
 pub const BALANCE_618: Balance6xRules = Balance6xRules {

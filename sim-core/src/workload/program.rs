@@ -22,8 +22,10 @@ pub enum Step {
     SleepUntil { period_ns: u64, offset_ns: u64 },
     /// Block until another task's `wake` step (consumes one pending wakeup).
     Wait,
-    /// Wake another task (a hand-off, like a futex or eventfd write).
-    Wake(WakeTarget),
+    /// Wake another task (a hand-off, like a futex or eventfd write);
+    /// `sync`: the waker is about to sleep (`WF_SYNC`, as
+    /// `wake_up_interruptible_sync` or a pipe write passes it).
+    Wake { target: WakeTarget, sync: bool },
     /// Reactor loop: block until at least one work item is pending, then run
     /// one CPU burst per item until none is left.
     Serve,
@@ -143,7 +145,7 @@ impl Step {
     pub fn takes_time(&self) -> bool {
         match self {
             Step::Run { work: d, .. } | Step::Sleep(d) => !d.is_always_zero(),
-            Step::Wake(_) | Step::Yield | Step::Fdatasync | Step::WaitIo(_) => false,
+            Step::Wake { .. } | Step::Yield | Step::Fdatasync | Step::WaitIo(_) => false,
             Step::Io(io) => io.wait || io.depth > 0,
             Step::SleepUntil { .. } | Step::Wait | Step::Serve => true,
         }

@@ -252,7 +252,9 @@ pub fn run_program(ctx: &mut Ctx<'_>, program: &Program, out: &mut ThreadResult)
                         note_wakeup(out, t, t.saturating_sub(word(&m, 0)));
                     }
                 }
-                Step::Wake(target) => {
+                // A FIFO write wakes its reader with WF_SYNC whatever `sync`
+                // says (pipe_write → wake_up_interruptible_sync_poll).
+                Step::Wake { target, .. } => {
                     let to = target.resolve(ctx.instance).index();
                     if let Some(f) = ctx.wake_out.get(to) {
                         let _ = rustix::io::write(f, &now_ns().to_le_bytes());

@@ -210,7 +210,12 @@ pub(super) fn program_events(
                 ));
                 out.push(("suspend", Value::String(own.clone())));
             }
-            Step::Wake(target) => {
+            Step::Wake { target, sync } => {
+                if *sync {
+                    warn.push(format!(
+                        "{what} (wake): sync is not kept: rt-app's resume signals a condition variable (no WF_SYNC)"
+                    ));
+                }
                 let (td, ti) = declaration_of(spec, target.resolve(inst));
                 out.push(("resume", Value::String(names.object(td, ti))));
             }

@@ -324,7 +324,7 @@ fn split_declarations(spec: &ScenarioSpec) -> Vec<bool> {
     }
     for t in &spec.tasks {
         for step in &t.program.steps {
-            if let Step::Wake(target) = step {
+            if let Step::Wake { target, .. } = step {
                 let (d, _) = declaration_of(spec, target.resolve(0));
                 // A wake names one instance; rt-app's resume wakes a whole object.
                 split[d] |= spec.tasks[d].count > 1;
@@ -342,7 +342,7 @@ fn split_declarations(spec: &ScenarioSpec) -> Vec<bool> {
     // one object each.
     for (d, t) in spec.tasks.iter().enumerate() {
         let wakes_split = t.program.steps.iter().any(|s| match s {
-            Step::Wake(target) => split[declaration_of(spec, target.resolve(0)).0],
+            Step::Wake { target, .. } => split[declaration_of(spec, target.resolve(0)).0],
             _ => false,
         }) || t.forward.is_some_and(|n| split[n]);
         split[d] |= t.count > 1 && wakes_split;

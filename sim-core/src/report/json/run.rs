@@ -192,7 +192,10 @@ pub(super) struct Task<'a> {
     io_wait_open_ns: Option<u64>,
     /// Times the task changed CPU, keyed by cause (`wake_affine`,
     /// `idle_sibling`, `wake_idlest`, `fork`, `periodic`, `newidle`, `nohz`,
-    /// `active`); causes that never occurred are omitted (`{}`: never moved).
+    /// `active`; 6.x placement: `wake_affine_idle`, `wake_affine_weight`,
+    /// `select_idle_core`, `select_idle_smt`, `select_idle_cpu`,
+    /// `recent_used_cpu`); causes that never occurred are omitted (`{}`:
+    /// never moved).
     migrations: BTreeMap<&'static str, u64>,
 }
 

@@ -80,9 +80,22 @@ impl Smp {
     pub fn idle_balance(&mut self, m: &mut impl Machine, cpu: CpuId) -> bool {
         each_policy!(self, p => p.idle_balance(m, cpu))
     }
-    /// `record_wakee` (from `task_waking_fair` in 4.4, `select_task_rq_fair` in 6.x).
-    pub fn record_wakee(&mut self, jiffies: u64, hz: u64, current: Option<TaskId>, waker_cpu: CpuId, p: TaskId) {
-        each_policy!(self, s => s.record_wakee(jiffies, hz, current, waker_cpu, p))
+    /// `task_waking_fair` (4.4) → `record_wakee`, for every wake-up that
+    /// reaches it. 6.x has no such hook: its `select_task_rq_fair` records
+    /// the wakee itself (WF_TTWU), so only for a task allowed on several CPUs.
+    pub fn task_waking(&mut self, jiffies: u64, hz: u64, current: Option<TaskId>, waker_cpu: CpuId, p: TaskId) {
+        match self {
+            Smp::Linux44(s) => s.record_wakee(jiffies, hz, current, waker_cpu, p),
+            Smp::Linux6x(_) => {}
+        }
+    }
+    /// `pick_next_task_idle` → `set_next_task_idle` → `update_idle_core`
+    /// (6.x): `cpu` switches to its idle task (4.4 keeps no idle-core flag).
+    pub fn update_idle_core(&mut self, m: &mut impl Machine, cpu: CpuId) {
+        match self {
+            Smp::Linux44(_) => {}
+            Smp::Linux6x(s) => s.update_idle_core(m, cpu),
+        }
     }
     /// `ttwu_do_wakeup`: the CPU's idle period ends.
     pub fn ttwu_do_wakeup(&mut self, now: u64, cpu: CpuId) {

@@ -19,6 +19,7 @@
 //! and is reached through `Machine`. There is no `cpu_load[]`: the balancer
 //! reads PELT (`Machine::cpu_signals`, `task_signals`).
 
+mod idlest;
 mod lb_stats;
 mod load_balance;
 mod nohz;
@@ -31,6 +32,8 @@ mod lb_tests;
 mod mock;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod wake_tests;
 
 use super::{Machine, PlaceKind, Placement};
 use crate::cpuset::CpuSet;
@@ -83,6 +86,10 @@ pub struct Balance6xRules {
     /// `3/2 · max_newidle_lb_cost`, and `update_newidle_cost` caps the cost
     /// at `sysctl_sched_migration_cost + 200`.
     pub newidle_fail_bump: bool,
+    /// 6.12+ `select_idle_smt` skips SMT siblings outside `sd_llc` and
+    /// `select_idle_core` takes only CPUs of the scan mask (LLC ∩ allowed);
+    /// 6.6 takes any allowed sibling, an isolated one (no domain) too.
+    pub idle_smt_in_llc: bool,
 }
 
 /// Per CPU, what 6.x keeps in `struct rq` for balancing.
@@ -341,9 +348,15 @@ impl Smp6x {
         let _ = (jiffies, cpu);
     }
 
-    /// `record_wakee` (6.x fair.c, from `select_task_rq_fair` for WF_TTWU).
+    /// `record_wakee` (6.x fair.c, from `select_task_rq_fair` for WF_TTWU):
+    /// `current` (the task running where the wake-up runs, or that CPU's
+    /// idle task) counts how often it switches wakees.
     pub fn record_wakee(&mut self, jiffies: u64, hz: u64, current: Option<TaskId>, waker_cpu: CpuId, p: TaskId) {
-        let _ = (jiffies, hz, current, waker_cpu, p);
+        let w = match current {
+            Some(t) => &mut self.tasks[t.index()],
+            None => &mut self.idle_wakee[waker_cpu.index()],
+        };
+        wake::record_wakee(w, jiffies, hz, p);
     }
 
     /// `select_task_rq_fair` (6.x fair.c).
@@ -356,7 +369,6 @@ impl Smp6x {
         this_cpu: CpuId,
         current: Option<TaskId>,
     ) -> Placement {
-        let _ = (m, task, kind, this_cpu, current);
-        Placement { cpu: prev_cpu, cause: super::MigrateCause::IdleSibling }
+        wake::select_task_rq_fair(self, m, task, prev_cpu, kind, this_cpu, current)
     }
 }
