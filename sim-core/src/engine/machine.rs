@@ -13,6 +13,7 @@ use crate::cpuset::CpuSet;
 use crate::event::Event;
 use crate::ids::{CpuId, TaskId};
 use crate::sched::balance::{CpuSignals, Machine, MigrateCause, Smp, TaskHotInputs, TaskSignals};
+use crate::sched::fair::{DEQUEUE_MIGRATING, ENQUEUE_MIGRATING};
 use crate::sched::{ClassState, SchedClass};
 use crate::task::TaskState;
 
@@ -116,6 +117,8 @@ impl Machine for Balancer<'_, '_> {
     }
 
     fn update_blocked_averages(&mut self, cpu: CpuId) {
+        // Whether blocked load remains (6.x `rq->has_blocked_load`) is not
+        // asked through `Machine` yet.
         self.core.classes.fair_internals_mut().update_blocked_averages(cpu);
     }
 
@@ -140,31 +143,14 @@ impl Machine for Balancer<'_, '_> {
         [src, dst].iter().any(|c| g.cfs_rq[c.index()].is_some_and(|q| cfs.throttled_hierarchy(q)))
     }
 
-    /// The root queue's PELT signals. Until the 6.x PELT (`runnable_avg`,
-    /// `util_est`) is kept, runnable reads as util and util_est as 0.
+    /// The root queue's PELT signals (6.x's; under 4.4 runnable reads as
+    /// util and util_est as 0, `FairCore::cpu_signals`).
     fn cpu_signals(&self, cpu: CpuId) -> CpuSignals {
-        let cfs = self.core.classes.fair_internals();
-        let q = cfs.rq(self.core.rqs[cpu.index()].root);
-        CpuSignals {
-            load_avg: q.avg.load_avg,
-            runnable_avg: q.avg.util_avg,
-            util_avg: q.avg.util_avg,
-            util_est: 0,
-            h_nr_queued: q.h_nr_running,
-            h_nr_delayed: 0,
-            h_nr_idle: 0,
-        }
+        self.core.classes.fair_internals().cpu_signals(cpu)
     }
 
     fn task_signals(&self, task: TaskId) -> TaskSignals {
-        let e = self.core.classes.fair_internals().se(se_of(task));
-        TaskSignals {
-            load_avg: e.avg.load_avg,
-            runnable_avg: e.avg.util_avg,
-            util_avg: e.avg.util_avg,
-            util_est: 0,
-            weight: e.load.weight,
-        }
+        self.core.classes.fair_internals().task_signals(se_of(task))
     }
 
     fn cfs_task_at(&self, cpu: CpuId, index_from_head: usize) -> Option<TaskId> {
@@ -208,12 +194,13 @@ impl Machine for Balancer<'_, '_> {
         debug_assert!(w.tasks[task.index()].affinity.contains(to), "moving a task outside its affinity");
         let se = se_of(task);
         debug_assert!(!core.classes.fair().throttled(se), "throttled_lb_pair lets no such task go");
-        core.classes.fair_mut().dequeue_task(se, 0);
+        // deactivate_task: the task is on_rq_migrating (6.x DO_DETACH).
+        core.classes.fair_mut().dequeue_task(se, DEQUEUE_MIGRATING);
         core.cfs_tasks.remove(from, task);
         core.sub_nr_running(from, w);
         core.hrtick_update(from, w);
         // set_task_cpu → migrate_task_rq_fair, set_task_rq.
-        core.classes.fair_mut().migrate_task_rq(se);
+        core.classes.fair_mut().migrate_task_rq(se, true);
         core.classes.fair_mut().set_task_rq(se, w.tasks[task.index()].group, to);
         core.note_migration(task, from, to, cause, by, w);
         // The vruntime travels relative: dequeue_entity subtracted the old
@@ -224,7 +211,9 @@ impl Machine for Balancer<'_, '_> {
         let lag_expected = expected_lag_after_move(core, se);
         // The destination queue may throttle at this enqueue (an empty group
         // queue without runtime there: check_enqueue_throttle).
-        core.activate_task(to, task, 0, w);
+        // activate_task of a task on_rq_migrating (6.12's util_est skips a
+        // delayed one both ways).
+        core.activate_task(to, task, ENQUEUE_MIGRATING, w);
         if let Some(expected) = lag_expected {
             let fair = core.classes.fair_internals();
             let lag = fair.entity_lag(fair.se(se).cfs_rq, se);

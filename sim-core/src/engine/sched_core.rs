@@ -166,11 +166,15 @@ impl Core {
         if cpu != parent_cpu {
             // set_task_cpu → migrate_task_rq_fair (4.4 removes the new task's
             // never-attached average from the parent's queue: fixed in 4.6 by
-            // 0905f04eb21f), then set_task_rq; the vruntime is relative.
-            self.classes.fair_mut().migrate_task_rq(se);
+            // 0905f04eb21f; 6.x's __set_task_cpu does not call it, and its
+            // migrate_task_rq leaves a never-attached task alone), then
+            // set_task_rq; the vruntime is relative.
+            self.classes.fair_mut().migrate_task_rq(se, false);
             self.classes.fair_mut().set_task_rq(se, group, cpu);
             self.note_migration(task, parent_cpu, cpu, MigrateCause::Fork, parent_cpu, w);
         }
+        // 6.x: the new task's util from its queue's, once its CPU is chosen.
+        self.classes.fair_mut().post_init_entity_util_avg(se);
         let flags = self.classes.fair().new_task_enqueue_flags();
         let counted = self.activate_task(cpu, task, flags, w);
         let now = w.now();
@@ -222,7 +226,7 @@ impl Core {
         let Placement { cpu, cause } = self.select_task_rq(task, prev_cpu, PlaceKind::Wake { sync }, waker_cpu, current, w);
         if cpu != prev_cpu {
             // set_task_cpu → migrate_task_rq_fair, then set_task_rq.
-            self.classes.fair_mut().migrate_task_rq(se);
+            self.classes.fair_mut().migrate_task_rq(se, false);
             self.classes.fair_mut().set_task_rq(se, w.tasks[task.index()].group, cpu);
             self.note_migration(task, prev_cpu, cpu, cause, waker_cpu, w);
         }

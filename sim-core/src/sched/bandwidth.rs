@@ -41,8 +41,9 @@
 //! every task here runs in user space and is switched out by the reschedule
 //! that throttles its queue, so 6.18 is run with 6.12's group dequeue, which
 //! gives the same schedule except that a kernel thread would keep running.
-//! The frozen PELT clock of a throttled hierarchy (`cfs_rq_clock_task`) is
-//! not modelled either: a throttled queue's load average decays as if idle.
+//! The frozen PELT clock of a throttled hierarchy is modelled for 6.x
+//! (`cfs_rq_clock_pelt`, `blocked6x.rs`), not for 4.4 (`cfs_rq_clock_task`):
+//! there a throttled queue's load average decays as if idle.
 
 pub use super::model::BandwidthRules;
 use crate::ids::{CfsRqId, CpuId, GroupId};

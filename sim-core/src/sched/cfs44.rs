@@ -619,8 +619,9 @@ impl SchedClass for Fair<'_, Cfs44> {
         self.se_mut(se).vruntime -= min;
     }
 
-    fn migrate_task_rq(&mut self, se: EntityId) {
-        self.core.migrate_task_rq(se);
+    /// 4.4 removes the average whether or not the balancer moves the task.
+    fn migrate_task_rq(&mut self, se: EntityId, _on_rq_migrating: bool) {
+        self.core.migrate_task_rq44(se);
     }
 
     /// `update_curr` of the running task's own queue.

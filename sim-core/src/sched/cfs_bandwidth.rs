@@ -284,14 +284,23 @@ impl FairCore {
 
     /// `tg_throttle_down` / `tg_unthrottle_up` over the group's subtree on one CPU.
     fn walk_throttle_count(&mut self, g: GroupId, cpu: CpuId, delta: i32) {
-        // Groups are created parents first, so descendants come after `g`.
-        for i in g.index()..self.groups.len() {
+        // Groups are created parents first, so descendants come after `g`:
+        // `tg_throttle_down` runs parents first, `tg_unthrottle_up` children first.
+        let n = self.groups.len();
+        for k in g.index()..n {
+            let i = if delta > 0 { k } else { n - 1 - (k - g.index()) };
             if !self.group_is_under(GroupId(i as u32), g) {
                 continue;
             }
             if let Some(q) = self.groups[i].cfs_rq[cpu.index()] {
+                if delta > 0 {
+                    self.pelt_throttle_down(q);
+                }
                 let rt = &mut self.rq_mut(q).rt;
                 rt.throttle_count = rt.throttle_count.wrapping_add_signed(delta);
+                if delta < 0 {
+                    self.pelt_unthrottle_up(q);
+                }
             }
         }
     }
@@ -422,7 +431,10 @@ impl<P: FairPolicy> Fair<'_, P> {
         }
         let cpu = self.rq(q).cpu;
         self.walk_throttle_count(g, cpu, 1);
-        let task_delta = self.rq(q).h_nr_running;
+        // The queue's tasks (6.x: and its runnable and SCHED_IDLE ones,
+        // which 4.4 does not count) leave every level above it.
+        let delta = self.rq(q).tasks();
+        let task_delta = delta.queued;
         let mut se = self.rq(q).owner;
         let mut dequeue = true;
         while let Some(s) = se {
@@ -434,9 +446,9 @@ impl<P: FairPolicy> Fair<'_, P> {
             if dequeue {
                 P::throttle_dequeue(self, pq, s);
             } else if P::UPDATE_WALKED_LEVELS {
-                self.update_load_avg(s, false);
+                self.update_walked_level(s, false);
             }
-            self.rq_mut(pq).h_nr_running -= task_delta;
+            self.rq_mut(pq).sub_tasks(delta);
             if self.rq(pq).load.weight != 0 {
                 dequeue = false;
             }
@@ -484,8 +496,12 @@ impl<P: FairPolicy> Fair<'_, P> {
         b.throttled.retain(|&x| x != q);
         self.walk_throttle_count(g, cpu, -1);
         let mut nr_delta = 0;
-        if self.rq(q).load.weight != 0 {
-            let task_delta = self.rq(q).h_nr_running;
+        if self.rq(q).load.weight == 0 {
+            // Nothing to run but something to decay (6.x: complete the leaf-list branch).
+            self.unthrottle_empty(q);
+        } else {
+            let delta = self.rq(q).tasks();
+            let task_delta = delta.queued;
             let mut enqueue = true;
             let mut reached_root = true;
             let mut se = self.rq(q).owner;
@@ -498,9 +514,9 @@ impl<P: FairPolicy> Fair<'_, P> {
                 if enqueue {
                     P::enqueue_entity(self, pq, s, ENQUEUE_WAKEUP);
                 } else if P::UPDATE_WALKED_LEVELS {
-                    self.update_load_avg(s, true);
+                    self.update_walked_level(s, true);
                 }
-                self.rq_mut(pq).h_nr_running += task_delta;
+                self.rq_mut(pq).add_tasks(delta);
                 // End evaluation on encountering a throttled cfs_rq.
                 if self.cfs_rq_throttled(pq) {
                     reached_root = false;

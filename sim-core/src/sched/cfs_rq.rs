@@ -60,8 +60,15 @@ pub struct CfsRq {
     pub load: LoadWeight,
     /// Entities queued here, `curr` included if it is on the run queue.
     pub nr_running: u32,
-    /// Tasks queued here and below (`h_nr_running`).
+    /// Tasks queued here and below (`h_nr_running`; 6.18 `h_nr_queued`).
     pub h_nr_running: u32,
+    /// 6.x: those not kept queued by DELAY_DEQUEUE (6.18 `h_nr_runnable`;
+    /// 6.12.0 has no such count, `h_nr_running` less the delayed tasks).
+    pub h_nr_runnable: u32,
+    /// 6.x: SCHED_IDLE tasks queued here and below (`idle_h_nr_running`, 6.18 `h_nr_idle`).
+    pub h_nr_idle: u32,
+    /// 6.x PELT bookkeeping (`fair_pelt6x.rs`).
+    pub p6: RqPelt6x,
     pub min_vruntime: i64,
     pub curr: Option<EntityId>,
     pub next: Option<EntityId>,
@@ -90,6 +97,9 @@ impl CfsRq {
             load: LoadWeight::ZERO,
             nr_running: 0,
             h_nr_running: 0,
+            h_nr_runnable: 0,
+            h_nr_idle: 0,
+            p6: RqPelt6x::default(),
             min_vruntime: INITIAL_MIN_VRUNTIME,
             curr: None,
             next: None,
@@ -98,6 +108,70 @@ impl CfsRq {
             rt: Default::default(),
         }
     }
+}
+
+/// The tasks a 6.x enqueue or dequeue adds or takes at each level
+/// (`h_nr_queued`, `h_nr_runnable`, `h_nr_idle`; 6.6/6.12 `h_nr_running`,
+/// `idle_h_nr_running`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TaskCounts {
+    pub queued: u32,
+    pub runnable: u32,
+    pub idle: u32,
+}
+
+impl CfsRq {
+    /// Count `c` more tasks here and below.
+    #[inline]
+    pub(crate) fn add_tasks(&mut self, c: TaskCounts) {
+        self.h_nr_running += c.queued;
+        self.h_nr_runnable += c.runnable;
+        self.h_nr_idle += c.idle;
+    }
+
+    /// Count `c` fewer.
+    #[inline]
+    pub(crate) fn sub_tasks(&mut self, c: TaskCounts) {
+        self.h_nr_running -= c.queued;
+        self.h_nr_runnable -= c.runnable;
+        self.h_nr_idle -= c.idle;
+    }
+
+    /// What is counted here and below (a throttled queue's delta).
+    pub(crate) fn tasks(&self) -> TaskCounts {
+        TaskCounts { queued: self.h_nr_running, runnable: self.h_nr_runnable, idle: self.h_nr_idle }
+    }
+}
+
+/// What 6.x fair.c keeps in `struct cfs_rq` for load tracking.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RqPelt6x {
+    /// `cfs_rq->removed`: averages of entities that left (migrated or
+    /// died), subtracted at the next update (`update_cfs_rq_load_avg`).
+    pub removed_nr: u32,
+    pub removed_load_avg: u64,
+    pub removed_util_avg: u64,
+    pub removed_runnable_avg: u64,
+    /// For `pelt_invariants` only: a bound on what removals left in (or
+    /// took beyond) the runnable and util sums, as of `removed_residue_at`:
+    /// each takes `avg · divider`, which may miss the entity's sum by a
+    /// divider and what it gained in the period since its average was taken.
+    pub removed_residue: u64,
+    pub removed_residue_at: u64,
+    /// `cfs_rq->propagate` and `prop_runnable_sum`: a change below to pass
+    /// up to the group entity (`add_tg_cfs_propagate`).
+    pub propagate: bool,
+    pub prop_runnable_sum: i64,
+    /// `cfs_rq->last_update_tg_load_avg` (6.12+); `None` before the first
+    /// (the kernel's 0 is far behind its clock; simulated time starts at 0).
+    pub last_update_tg_load_avg: Option<u64>,
+    /// `throttled_clock_pelt` and `throttled_clock_pelt_time`: the PELT
+    /// clock stops while the queue is throttled (`cfs_rq_clock_pelt`).
+    pub throttled_clock_pelt: u64,
+    pub throttled_clock_pelt_time: u64,
+    /// `throttled_pelt_idle` as last stored (`update_idle_cfs_rq_clock_pelt`):
+    /// `throttled_clock_pelt_time` then, or `u64::MAX` if throttled then.
+    pub throttled_pelt_idle: u64,
 }
 
 /// 4.4's timeline of one run queue (`cfs_rq->tasks_timeline`): the queued

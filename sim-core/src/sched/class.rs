@@ -40,8 +40,10 @@ pub trait SchedClass {
     fn task_fork(&mut self, q: CfsRqId, se: EntityId);
     /// `task_waking` (4.4; gone in 6.x, where it does nothing here).
     fn task_waking(&mut self, se: EntityId);
-    /// `migrate_task_rq`, from `set_task_cpu`, before the task's queue changes.
-    fn migrate_task_rq(&mut self, se: EntityId);
+    /// `migrate_task_rq`, from `set_task_cpu`, before the task's queue
+    /// changes; `on_rq_migrating`: the balancer moves it while queued
+    /// (`task_on_rq_migrating`: its dequeue had DEQUEUE_MIGRATING).
+    fn migrate_task_rq(&mut self, se: EntityId, on_rq_migrating: bool);
     /// `update_curr` (6.x hook, `update_curr_fair`): charge the running task
     /// of this class, e.g. at a kernel entry that reads its CPU time.
     fn update_curr(&mut self, curr: EntityId);
@@ -62,6 +64,9 @@ pub trait ClassState {
     fn update_rq_clock(&mut self, now_ns: u64);
     /// The flags `wake_up_new_task` enqueues with (`ENQUEUE_INITIAL` in 6.x).
     fn new_task_enqueue_flags(&self) -> u32;
+    /// `post_init_entity_util_avg` (6.x `wake_up_new_task`, the CPU chosen,
+    /// before the enqueue): the new task's initial util; 4.4 has none.
+    fn post_init_entity_util_avg(&mut self, se: EntityId);
 
     // --- Outboxes ---
     /// A CPU whose current task the class asked to reschedule (`resched_curr`

@@ -23,7 +23,8 @@
 
 use super::eevdf_tree::{EevdfTree, Item};
 pub use super::fair_core::{DEQUEUE_DELAYED, DEQUEUE_SPECIAL, ENQUEUE_DELAYED, ENQUEUE_INITIAL};
-use super::fair_core::{DEQUEUE_SLEEP, Fair, FairCore, FairPolicy};
+use super::fair_core::{DEQUEUE_MIGRATING, DEQUEUE_SLEEP, Fair, FairCore, FairPolicy};
+use super::fair_pelt6x::{DO_ATTACH, DO_DETACH, UPDATE_TG};
 use super::group::MIN_SHARES;
 use super::model::{RelDeadline, Reweight, SliceEnd, SliceProtection, TreeKey};
 use super::weights::{LoadWeight, calc_delta_fair};
@@ -520,7 +521,8 @@ impl Fair<'_, Eevdf> {
             self.eevdf_place_entity(q, se, flags);
         }
         self.eevdf_update_curr(q);
-        self.enqueue_entity_load_avg(q, se);
+        self.update_load_avg6x(se, UPDATE_TG | DO_ATTACH);
+        self.se_update_runnable(se);
         self.update_cfs_group(se);
         if !curr {
             self.eevdf_place_entity(q, se, flags);
@@ -531,8 +533,12 @@ impl Fair<'_, Eevdf> {
         }
         self.se_mut(se).on_rq = true;
         if self.rq(q).nr_running == 1 {
-            self.list_add_leaf_cfs_rq(q);
             self.check_enqueue_throttle(q);
+            // 6.6/6.12 (and 6.18 with their group throttling): a queue joins
+            // the leaf list unless its PELT clock is stopped.
+            if !self.throttled_hierarchy(q) {
+                self.list_add_leaf_cfs_rq6x(q);
+            }
             self.note_enqueue_throttled(q);
         }
     }
@@ -553,11 +559,14 @@ impl Fair<'_, Eevdf> {
             } else if self.rq(q).next == Some(se) {
                 self.rq_mut(q).next = None;
             }
-            self.update_load_avg(se, false);
-            self.se_mut(se).sched_delayed = true;
+            self.update_load_avg6x(se, 0);
+            self.set_delayed(se);
             return false;
         }
-        self.dequeue_entity_load_avg(q, se);
+        // A task the balancer moves leaves its queue's averages at once.
+        let migrating = flags & DEQUEUE_MIGRATING != 0 && self.se(se).is_task();
+        self.update_load_avg6x(se, if migrating { UPDATE_TG | DO_DETACH } else { UPDATE_TG });
+        self.se_update_runnable(se);
         self.clear_buddies(q, se);
         self.update_entity_lag(q, se);
         // Out of the tree before the deadline (its key from 6.12) changes.
@@ -578,14 +587,17 @@ impl Fair<'_, Eevdf> {
         if flags & DEQUEUE_DELAYED != 0 {
             self.finish_delayed_dequeue_entity(se);
         }
+        if self.rq(q).nr_running == 0 {
+            self.update_idle_cfs_rq_clock_pelt(q);
+        }
         true
     }
 
     /// `finish_delayed_dequeue_entity` (6.12+): DELAY_ZERO keeps no positive lag.
     pub(crate) fn finish_delayed_dequeue_entity(&mut self, se: EntityId) {
         let zero = self.features_eevdf.delay_zero;
+        self.clear_delayed(se);
         let e = self.se_mut(se);
-        e.sched_delayed = false;
         if zero && e.vlag > 0 {
             e.vlag = 0;
         }
@@ -613,8 +625,42 @@ impl Fair<'_, Eevdf> {
                 self.rq_mut(q).nr_running += 1;
             }
         }
-        self.update_load_avg(se, false);
+        self.update_load_avg6x(se, 0);
+        self.clear_delayed(se);
+    }
+
+    /// `set_delayed` (6.18 fair.c; 6.12.y's, which stops at a throttled
+    /// queue as the group throttling modelled needs): a delayed task no
+    /// longer counts in `h_nr_runnable` up the hierarchy. A group entity's
+    /// tasks were counted out as they left it.
+    pub(crate) fn set_delayed(&mut self, se: EntityId) {
+        self.se_mut(se).sched_delayed = true;
+        self.walk_runnable(se, -1);
+    }
+
+    /// `clear_delayed` (6.18 fair.c): the task counts as runnable again.
+    pub(crate) fn clear_delayed(&mut self, se: EntityId) {
         self.se_mut(se).sched_delayed = false;
+        self.walk_runnable(se, 1);
+    }
+
+    /// `set_delayed`/`clear_delayed`'s walk: a task's `h_nr_runnable` change
+    /// at each level up to the root or a throttled queue.
+    fn walk_runnable(&mut self, se: EntityId, delta: i32) {
+        if !self.se(se).is_task() {
+            return;
+        }
+        let mut cur = Some(se);
+        // Bounded by the hierarchy depth.
+        while let Some(s) = cur {
+            let q = self.cfs_rq_of(s);
+            let rq = self.rq_mut(q);
+            rq.h_nr_runnable = rq.h_nr_runnable.wrapping_add_signed(delta);
+            if self.cfs_rq_throttled(q) {
+                break;
+            }
+            cur = self.parent(s);
+        }
     }
 
     /// `update_cfs_group` (6.x): a group entity's weight from
@@ -646,7 +692,8 @@ impl Fair<'_, Eevdf> {
     }
 
     /// `reweight_entity` (6.6.9/6.12 with `reweight_eevdf`; 6.18 :3770, which
-    /// saves lag and relative deadline and places the entity again).
+    /// saves lag and relative deadline and places the entity again), with
+    /// its PELT step (`dequeue_load_avg`, the new `load_avg`, `enqueue_load_avg`).
     pub(crate) fn eevdf_reweight_entity(&mut self, q: CfsRqId, se: EntityId, weight: u64) {
         let curr = self.rq(q).curr == Some(se);
         let on_rq = self.se(se).on_rq;
@@ -672,6 +719,7 @@ impl Fair<'_, Eevdf> {
             }
             self.account_entity_dequeue(q, se);
         }
+        self.dequeue_load_avg(q, se);
         if on_rq && !replace {
             // reweight_eevdf: keep the lag and the relative deadline in real time.
             let e = self.se(se);
@@ -695,6 +743,9 @@ impl Fair<'_, Eevdf> {
             }
         }
         self.se_mut(se).load = LoadWeight::from_weight(weight);
+        // The load average follows the weight (se_weight · load_sum / divider).
+        self.reweight_load_avg(se);
+        self.enqueue_load_avg(q, se);
         if on_rq {
             if replace {
                 // Placed with the rebuilt lag (nr_queued does not count it meanwhile).

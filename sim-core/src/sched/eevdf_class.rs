@@ -5,7 +5,8 @@
 //! implementation. The entity-level rules are in `eevdf.rs`.
 
 use super::SchedClass;
-use super::cfs_rq::CfsRq;
+use super::cfs_rq::{CfsRq, TaskCounts};
+use super::fair_pelt6x::UPDATE_TG;
 use super::eevdf::{Eevdf, EevdfRead};
 use super::fair_core::{DEQUEUE_DELAYED, DEQUEUE_SLEEP, ENQUEUE_DELAYED, ENQUEUE_WAKEUP, Fair, WF_FORK};
 use super::group::ROOT_GROUP;
@@ -21,7 +22,7 @@ impl Fair<'_, Eevdf> {
         self.clear_buddies(q, se);
         if self.se(se).on_rq {
             self.eevdf_dequeue_timeline(q, se);
-            self.update_load_avg(se, true);
+            self.update_load_avg6x(se, UPDATE_TG);
             if self.rules.slice_protection == SliceProtection::Vprot {
                 self.set_protect_slice(q, se);
             } else {
@@ -45,7 +46,8 @@ impl Fair<'_, Eevdf> {
         self.check_cfs_rq_runtime(q);
         if self.se(prev).on_rq {
             self.eevdf_enqueue_timeline(q, prev);
-            self.update_load_avg(prev, false);
+            // In the !on_rq case, the update occurred at dequeue.
+            self.update_load_avg6x(prev, 0);
         }
         self.rq_mut(q).curr = None;
     }
@@ -167,12 +169,25 @@ impl Fair<'_, Eevdf> {
     /// delayed ancestor met on the way, and push the shortest slice up to
     /// the group entities (6.12+).
     pub(crate) fn eevdf_enqueue_task(&mut self, se: EntityId, mut flags: u32) -> bool {
+        // The task's estimated utilization joins the root's before the
+        // updates below (which would tell cpufreq).
+        if self.util_est_enqueue_wanted(se, flags) {
+            self.util_est_enqueue(se);
+        }
         if flags & ENQUEUE_DELAYED != 0 {
             // Still counted where it is; the engine adds nothing.
             self.requeue_delayed_entity(se);
             return true;
         }
         let custom_slices = self.rules.custom_slices;
+        // 6.18: a delayed task enqueued without ENQUEUE_WAKEUP is not runnable.
+        let task_new = flags & ENQUEUE_WAKEUP == 0;
+        let e = self.se(se);
+        let counts = TaskCounts {
+            queued: 1,
+            runnable: u32::from(!(task_new && e.sched_delayed)),
+            idle: u32::from(e.policy == Policy::Idle),
+        };
         let mut slice = 0u64;
         let mut cur = Some(se);
         while let Some(s) = cur {
@@ -190,7 +205,7 @@ impl Fair<'_, Eevdf> {
             }
             self.eevdf_enqueue_entity(q, s, flags);
             slice = self.cfs_rq_min_slice(q);
-            self.rq_mut(q).h_nr_running += 1;
+            self.rq_mut(q).add_tasks(counts);
             // End evaluation on encountering a throttled cfs_rq.
             if self.cfs_rq_throttled(q) {
                 return false;
@@ -198,26 +213,31 @@ impl Fair<'_, Eevdf> {
             flags = ENQUEUE_WAKEUP;
             cur = self.parent(s);
         }
-        self.update_ancestors(cur, slice, 1)
+        self.update_ancestors(cur, slice, counts, true)
     }
 
     /// The second loop of `enqueue_task_fair` / `dequeue_entities` (6.x):
     /// the levels above the last one enqueued or dequeued get their load
-    /// average, group weight and (6.12+) the shortest slice below them, and
-    /// count the task (`delta` = +1, −1, or 0 for a group entity).
-    /// Stops after a throttled level; returns whether it reached the root.
-    pub(crate) fn update_ancestors(&mut self, mut cur: Option<EntityId>, mut slice: u64, delta: i32) -> bool {
+    /// average, runnable weight, group weight and (6.12+) the shortest slice
+    /// below them, and count the task in or out (`counts`, none for a group
+    /// entity). Stops after a throttled level; returns whether it reached the root.
+    pub(crate) fn update_ancestors(&mut self, mut cur: Option<EntityId>, mut slice: u64, counts: TaskCounts, enqueue: bool) -> bool {
         let custom_slices = self.rules.custom_slices;
         while let Some(s) = cur {
             let q = self.cfs_rq_of(s);
-            self.update_load_avg(s, true);
+            self.update_load_avg6x(s, UPDATE_TG);
+            self.se_update_runnable(s);
             self.update_cfs_group(s);
             if custom_slices {
                 self.set_group_slice(q, s, slice);
             }
             slice = self.cfs_rq_min_slice(q);
             let rq = self.rq_mut(q);
-            rq.h_nr_running = rq.h_nr_running.wrapping_add_signed(delta);
+            if enqueue {
+                rq.add_tasks(counts);
+            } else {
+                rq.sub_tasks(counts);
+            }
             if self.cfs_rq_throttled(q) {
                 return false;
             }
@@ -249,8 +269,18 @@ impl Fair<'_, Eevdf> {
 
     /// `dequeue_task_fair` → `dequeue_entities` (6.x). Returns false when
     /// the task itself was delayed (it stays queued and counted).
+    /// util_est: the task leaves the root's sum and its estimate learns
+    /// from this activation (6.12+ before the dequeue, 6.6 after). The
+    /// final dequeue of a dying delayed task is `task_dead_fair`'s
+    /// `dequeue_entities` (DEQUEUE_DELAYED), with no util_est.
     pub(crate) fn eevdf_dequeue_task(&mut self, se: EntityId, flags: u32) -> bool {
-        self.eevdf_dequeue_entities(se, flags)
+        if flags & DEQUEUE_DELAYED != 0 {
+            return self.eevdf_dequeue_entities(se, flags);
+        }
+        self.util_est_dequeue_task(se, flags);
+        let done = self.eevdf_dequeue_entities(se, flags);
+        self.util_est_dequeued_task(se, flags);
+        done
     }
 
     /// `dequeue_entities` (6.12 :7052 and 6.18; 6.6 `dequeue_task_fair`).
@@ -258,8 +288,18 @@ impl Fair<'_, Eevdf> {
     pub(crate) fn eevdf_dequeue_entities(&mut self, se: EntityId, mut flags: u32) -> bool {
         let task_sleep = flags & DEQUEUE_SLEEP != 0;
         let task_delayed = flags & DEQUEUE_DELAYED != 0;
-        let is_task = self.se(se).is_task();
-        let h = u32::from(is_task);
+        let e = self.se(se);
+        let is_task = e.is_task();
+        // 6.18: a delayed task moved queued is already out of h_nr_runnable.
+        let counts = if is_task {
+            TaskCounts {
+                queued: 1,
+                runnable: u32::from(task_sleep || task_delayed || !e.sched_delayed),
+                idle: u32::from(e.policy == Policy::Idle),
+            }
+        } else {
+            TaskCounts::default()
+        };
         let mut slice = match self.se(se).my_q {
             Some(gq) => self.cfs_rq_min_slice(gq),
             None => 0,
@@ -278,7 +318,7 @@ impl Fair<'_, Eevdf> {
                 }
                 break;
             }
-            self.rq_mut(q).h_nr_running -= h;
+            self.rq_mut(q).sub_tasks(counts);
             // End evaluation on encountering a throttled cfs_rq.
             if self.cfs_rq_throttled(q) {
                 return true;
@@ -300,7 +340,7 @@ impl Fair<'_, Eevdf> {
             flags &= !DEQUEUE_DELAYED;
             cur = self.parent(s);
         }
-        self.update_ancestors(cur, slice, -(h as i32));
+        self.update_ancestors(cur, slice, counts, false);
         if is_task && task_delayed {
             self.delayed_done.push(se);
         }
@@ -315,7 +355,7 @@ impl Fair<'_, Eevdf> {
         while let Some(s) = cur {
             let q = self.cfs_rq_of(s);
             self.eevdf_update_curr(q);
-            self.update_load_avg(s, true);
+            self.update_load_avg6x(s, UPDATE_TG);
             self.update_cfs_group(s);
             cur = self.parent(s);
         }
@@ -563,8 +603,8 @@ impl SchedClass for Fair<'_, Eevdf> {
     /// 6.x keeps vruntime absolute; placement uses the saved lag.
     fn task_waking(&mut self, _se: EntityId) {}
 
-    fn migrate_task_rq(&mut self, se: EntityId) {
-        self.core.migrate_task_rq(se);
+    fn migrate_task_rq(&mut self, se: EntityId, on_rq_migrating: bool) {
+        self.core.migrate_task_rq6x(se, on_rq_migrating);
     }
 
     /// `update_curr_fair` (6.x core.c `task_sched_runtime`): `update_curr`

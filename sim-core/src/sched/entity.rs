@@ -31,6 +31,9 @@ pub struct SchedEntity {
     /// Load tracking (`se->avg`), for every entity (tasks and group entities,
     /// in root and group run queues).
     pub avg: SchedAvg,
+    /// 6.x: a group entity's runnable weight, its queue's runnable count as
+    /// of the last `se_update_runnable` (`se->runnable_weight`).
+    pub runnable_weight: u32,
     /// EEVDF (6.6+): the virtual deadline `vd_i = ve_i + r_i / w_i`.
     pub deadline: i64,
     /// EEVDF: the lag saved at dequeue, `V - v_i` clamped (`se->vlag`); 6.6
@@ -66,6 +69,7 @@ impl SchedEntity {
             depth: 0,
             policy,
             avg: SchedAvg::new_entity(load.weight),
+            runnable_weight: 0,
             deadline: 0,
             vlag: 0,
             slice: 0,

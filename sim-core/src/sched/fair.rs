@@ -14,12 +14,12 @@ use super::bandwidth::{BandwidthSpec, ThrottleEvent, TimerRequest};
 use super::cfs44::Cfs44;
 use super::eevdf::{Eevdf, EevdfRead};
 pub use super::fair_core::{
-    DEQUEUE_SLEEP, ENQUEUE_WAKEUP, ENQUEUE_WAKING,
+    DEQUEUE_MIGRATING, DEQUEUE_SLEEP, ENQUEUE_MIGRATING, ENQUEUE_WAKEUP, ENQUEUE_WAKING,
     FairConfig, FairCore, WF_FORK,
 };
 use super::fair_core::{Fair, FairPolicy};
 use super::group::GroupLoad;
-use super::model::FairClassKind;
+use super::model::{FairClassKind, PeltKind};
 use super::model::WakeupVerdict;
 use super::{ClassState, SchedClass};
 use crate::cpuset::CpuSet;
@@ -77,9 +77,12 @@ impl Cfs {
     pub fn new(config: FairConfig, group_load: GroupLoad, ncpus: u16) -> Cfs {
         let kind = config.model.rules().fair_class;
         let core = FairCore::new(config, group_load, ncpus);
-        let class = match kind {
-            FairClassKind::Cfs => FairImpl::Cfs44(Cfs44::default()),
-            FairClassKind::Eevdf => FairImpl::Eevdf(Eevdf::default()),
+        // Each class's own paths call its version's load tracking directly:
+        // 4.4 CFS keeps 4.4's PELT, EEVDF 6.x's.
+        let class = match (kind, core.pelt) {
+            (FairClassKind::Cfs, PeltKind::Linux44) => FairImpl::Cfs44(Cfs44::default()),
+            (FairClassKind::Eevdf, PeltKind::Linux6x(_)) => FairImpl::Eevdf(Eevdf::default()),
+            (kind, pelt) => panic!("the {kind:?} fair class has no {pelt:?} load tracking"),
         };
         let mut cfs = Cfs { core, class };
         cfs.add_queues();
@@ -126,12 +129,15 @@ impl Cfs {
         matches!(self.class, FairImpl::Cfs44(_))
     }
 
-    /// The class's own invariants (EEVDF: `eevdf_invariants`; 4.4 has none
-    /// beyond the engine's), for `check_invariants`.
+    /// The class's own invariants (EEVDF: `eevdf_invariants` and 6.x's
+    /// `pelt_invariants`; 4.4 has none beyond the engine's), for `check_invariants`.
     pub fn class_invariants(&self) -> Result<(), String> {
         match &self.class {
             FairImpl::Cfs44(_) => Ok(()),
-            FairImpl::Eevdf(p) => EevdfRead { core: &self.core, eevdf: p }.eevdf_invariants(),
+            FairImpl::Eevdf(p) => {
+                EevdfRead { core: &self.core, eevdf: p }.eevdf_invariants()?;
+                self.core.pelt_invariants()
+            }
         }
     }
 
@@ -186,7 +192,9 @@ impl SchedClass for Cfs {
         with_fair!(self, f => f.yield_task(curr, nr_running))
     }
 
+    /// `sched_fork`: `init_entity_runnable_average`, then the class's `task_fork`.
     fn task_fork(&mut self, q: CfsRqId, se: EntityId) {
+        self.core.init_entity_runnable_average(se);
         with_fair!(self, f => f.task_fork(q, se))
     }
 
@@ -194,8 +202,8 @@ impl SchedClass for Cfs {
         with_fair!(self, f => f.task_waking(se))
     }
 
-    fn migrate_task_rq(&mut self, se: EntityId) {
-        self.core.migrate_task_rq(se);
+    fn migrate_task_rq(&mut self, se: EntityId, on_rq_migrating: bool) {
+        self.core.migrate_task_rq(se, on_rq_migrating);
     }
 
     fn update_curr(&mut self, curr: EntityId) {
@@ -203,7 +211,7 @@ impl SchedClass for Cfs {
     }
 
     fn task_dead(&mut self, se: EntityId) {
-        self.core.remove_entity_load_avg(se);
+        self.core.task_dead_fair(se);
     }
 }
 
@@ -219,6 +227,10 @@ impl ClassState for Cfs {
 
     fn new_task_enqueue_flags(&self) -> u32 {
         self.core.new_task_enqueue_flags()
+    }
+
+    fn post_init_entity_util_avg(&mut self, se: EntityId) {
+        self.core.post_init_entity_util_avg(se);
     }
 
     #[inline]

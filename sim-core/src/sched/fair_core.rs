@@ -11,13 +11,17 @@
 //! the PELT load averages (`pelt.rs`) wherever 4.4 does it. Without groups
 //! every task sits in its CPU's root run queue and those walks have one step.
 //!
-//! Load averages (PELT, `pelt.rs`) are tracked on every run queue, root
-//! queues included, and for every entity on them, as 4.4 does; each queue
-//! also keeps `runnable_load_avg`, the summed averages of its queued entities.
-//! Group shares read only group queues (through `tg->load_avg`); the root
-//! queues' averages feed `weighted_cpuload` (and with it `source_load`,
-//! `target_load`, `cpu_load[]` in `cpu_load.rs`), `task_h_load` and
-//! `effective_load`, which the load balancer and `wake_affine` read.
+//! Load averages (PELT) are tracked on every run queue, root queues
+//! included, and for every entity on them, by the version's `pelt` rule:
+//! 4.4's (`pelt.rs`, `fair_pelt44.rs`: each queue also keeps
+//! `runnable_load_avg`, the summed averages of its queued entities) or 6.x's
+//! (`pelt6x.rs`, `fair_pelt6x.rs`, `util_est.rs`: runnable averages,
+//! propagation through group entities, util_est). `fair_pelt.rs` holds the
+//! entry points both classes share. Group shares read only group queues
+//! (through `tg->load_avg`); under 4.4 the root queues' averages feed
+//! `weighted_cpuload` (and with it `source_load`, `target_load`, `cpu_load[]`
+//! in `cpu_load.rs`), `task_h_load` and `effective_load`, which the load
+//! balancer and `wake_affine` read; 6.x's balancer reads `cpu_signals`.
 //!
 //! Staleness, as in 4.4: a queue's averages only move when that queue is
 //! updated (an enqueue, dequeue, tick, pick or put on its CPU, or
@@ -35,8 +39,7 @@ use super::bandwidth::{Bandwidth, BandwidthRules, DEFAULT_BANDWIDTH_SLICE_US};
 use super::cfs_rq::CfsRq;
 use super::entity::SchedEntity;
 use super::group::{GroupLoad, MIN_SHARES, ROOT_GROUP, TaskGroup, calc_cfs_shares};
-use super::model::{KernelModel, KernelRules};
-use super::pelt::{self, LOAD_AVG_MAX};
+use super::model::{KernelModel, KernelRules, PeltKind};
 use super::tunables::{CfsTunables, EevdfFeatures, EevdfTunables, SchedFeatures};
 use super::weights::LoadWeight;
 use crate::cpuset::CpuSet;
@@ -61,6 +64,13 @@ pub const ENQUEUE_DELAYED: u32 = 0x200;
 pub const DEQUEUE_DELAYED: u32 = 0x200;
 /// `DEQUEUE_SPECIAL` (6.12+): never delayed (`throttle_cfs_rq` uses it).
 pub const DEQUEUE_SPECIAL: u32 = 0x10;
+/// `DEQUEUE_MIGRATING` (6.12 sched.h; 6.6 asks `task_on_rq_migrating`): the
+/// balancer moves the task while queued (`detach_task`). 4.4 does not look.
+pub const DEQUEUE_MIGRATING: u32 = 0x100;
+/// `ENQUEUE_MIGRATING` (6.12 sched.h), the same for the enqueue.
+pub const ENQUEUE_MIGRATING: u32 = 0x100;
+/// `ENQUEUE_RESTORE` / `DEQUEUE_SAVE` (6.x sched.h; the engine never sets them).
+pub const ENQUEUE_RESTORE: u32 = 0x02;
 
 /// What the fair class is built from: the model and its settings.
 #[derive(Clone, Debug)]
@@ -106,6 +116,9 @@ pub struct FairCore {
     pub model: KernelModel,
     /// The model's version table (`model.rules()`), asked by rule name.
     pub rules: &'static KernelRules,
+    /// Its load tracking, 4.4's or 6.x's (`rules.pelt`, kept at hand: the
+    /// shared entry points of `fair_pelt.rs` match on it).
+    pub pelt: PeltKind,
     pub tunables: CfsTunables,
     pub features: SchedFeatures,
     /// EEVDF tunables and feature bits (read only by 6.x models).
@@ -132,6 +145,9 @@ pub struct FairCore {
     pub group_load: GroupLoad,
     /// Per CPU, the group run queues on its leaf list (`rq->leaf_cfs_rq_list`).
     pub(crate) leaf: Vec<Vec<CfsRqId>>,
+    /// Per CPU, 6.x's `rq->tmp_alone_branch`: the queue after which a queue
+    /// whose parent is not listed yet goes (`None`: the list head).
+    pub(crate) leaf_tmp: Vec<Option<CfsRqId>>,
     /// `rq_clock_task` of the run queue being operated on.
     pub clock: u64,
     pub(crate) tree_seq: u64,
@@ -157,6 +173,7 @@ impl FairCore {
         FairCore {
             model,
             rules: model.rules(),
+            pelt: model.rules().pelt,
             tunables,
             features,
             eevdf,
@@ -171,6 +188,7 @@ impl FairCore {
             groups: vec![root],
             group_load,
             leaf: vec![Vec::new(); usize::from(ncpus)],
+            leaf_tmp: vec![None; usize::from(ncpus)],
             clock: 0,
             tree_seq: 0,
             bw: Bandwidth::new(bandwidth.0, bandwidth.1),
@@ -180,7 +198,8 @@ impl FairCore {
     /// `sched_create_group` → `alloc_fair_sched_group` (4.4): a child of
     /// `parent` with its run queue and entity on each CPU of `cpus` (which the
     /// parent must cover). The entity starts at NICE_0_LOAD (`init_tg_cfs_entry`)
-    /// with a full load average (`init_entity_runnable_average`).
+    /// with a full load average (4.4 `init_entity_runnable_average`; 6.x's
+    /// starts empty).
     pub fn create_group(&mut self, path: String, parent: GroupId, shares: u64, cpus: &CpuSet) -> GroupId {
         let id = GroupId(self.groups.len() as u32);
         let n = self.leaf.len();
@@ -206,6 +225,7 @@ impl FairCore {
             e.depth = parent_se.map_or(0, |p| self.se(p).depth + 1);
             e.my_q = Some(q);
             self.entities.push(e);
+            self.init_group_entity_load_avg(se);
             group.cfs_rq[c] = Some(q);
             group.se[c] = Some(se);
         }
@@ -236,25 +256,6 @@ impl FairCore {
         };
         let shares = calc_cfs_shares(tg.shares, rq.load.weight, tg_weight);
         self.se_mut(se).load = LoadWeight::from_weight(shares);
-    }
-
-    /// `migrate_task_rq_fair` (4.4 fair.c), from `set_task_cpu` when a task
-    /// (not queued: waking, forked, or detached by `detach_task` after
-    /// `deactivate_task`) changes CPU, before `set_task_rq`: its average is
-    /// removed from the old queue (at that queue's next update), it is marked
-    /// migrated (4.4 `last_update_time = 0`, here `attached = false`) so the
-    /// next enqueue attaches it to the new queue (`attach_entity_load_avg`),
-    /// and it is no longer cache hot (`exec_start = 0`).
-    ///
-    /// 4.4 quirk kept: a forked task moved by fork balancing still has
-    /// `last_update_time == 0`, so `remove_entity_load_avg` ages its initial
-    /// full average from time 0 to the old queue's last update.
-    pub fn migrate_task_rq(&mut self, se: EntityId) {
-        debug_assert!(!self.se(se).on_rq, "migrate_task_rq of a queued entity");
-        self.remove_entity_load_avg(se);
-        let e = self.se_mut(se);
-        e.avg.attached = false;
-        e.exec_start = 0;
     }
 
     pub fn se(&self, se: EntityId) -> &SchedEntity {
@@ -302,165 +303,6 @@ impl FairCore {
         let tg = rq.tg;
         if tg != ROOT_GROUP {
             self.groups[tg.index()].load_weight -= w;
-        }
-    }
-
-    /// `update_cfs_rq_load_avg` (4.4 fair.c): fold in removed load, then accrue
-    /// the queue's weight (into `avg` and `runnable_load_sum`, 4.4
-    /// `__update_load_avg` with its `cfs_rq` argument). Returns whether the
-    /// average changed.
-    pub(crate) fn update_cfs_rq_load_avg(&mut self, q: CfsRqId) -> bool {
-        let now = self.clock;
-        let rq = self.rq_mut(q);
-        let mut removed = false;
-        if rq.removed_load_avg != 0 {
-            let r = std::mem::take(&mut rq.removed_load_avg);
-            rq.avg.load_avg = rq.avg.load_avg.saturating_sub(r);
-            rq.avg.load_sum = rq.avg.load_sum.saturating_sub(r * LOAD_AVG_MAX);
-            removed = true;
-        }
-        if rq.removed_util_avg != 0 {
-            let r = std::mem::take(&mut rq.removed_util_avg);
-            rq.avg.util_avg = rq.avg.util_avg.saturating_sub(r);
-            rq.avg.util_sum = rq.avg.util_sum.saturating_sub(r * LOAD_AVG_MAX);
-        }
-        let weight = rq.load.weight;
-        // running: cfs_rq->curr != NULL.
-        let running = rq.curr.is_some();
-        let mut sums = pelt::RqSums { runnable_load_sum: rq.runnable_load_sum };
-        let decayed = pelt::update_cfs_rq_avg(now, &mut rq.avg, weight, running, &mut sums);
-        rq.runnable_load_sum = sums.runnable_load_sum;
-        if decayed {
-            rq.runnable_load_avg = rq.runnable_load_sum / LOAD_AVG_MAX;
-        }
-        decayed || removed
-    }
-
-    /// `update_tg_load_avg` (4.4 fair.c): publish this queue's average into
-    /// `tg->load_avg` when it moved by more than 1/64 of the last published value.
-    pub(crate) fn update_tg_load_avg(&mut self, q: CfsRqId, force: bool) {
-        let rq = self.rq(q);
-        let delta = rq.avg.load_avg as i64 - rq.tg_load_avg_contrib as i64;
-        if force || delta.unsigned_abs() > rq.tg_load_avg_contrib / 64 {
-            let tg = rq.tg;
-            self.groups[tg.index()].load_avg += delta;
-            let rq = self.rq_mut(q);
-            rq.tg_load_avg_contrib = rq.avg.load_avg;
-        }
-    }
-
-    /// `__update_load_avg` of an entity: its weight counts while it is
-    /// queued, its running time while it is its queue's `curr`.
-    pub(crate) fn update_entity_avg(&mut self, se: EntityId) {
-        let now = self.clock;
-        let running = self.rq(self.se(se).cfs_rq).curr == Some(se);
-        let e = self.se_mut(se);
-        let weight = if e.on_rq { e.load.weight } else { 0 };
-        pelt::update_load_avg(now, &mut e.avg, weight, running);
-    }
-
-    /// `update_load_avg` (4.4 fair.c): age the entity's and its queue's averages.
-    pub(crate) fn update_load_avg(&mut self, se: EntityId, update_tg: bool) {
-        let q = self.cfs_rq_of(se);
-        self.update_entity_avg(se);
-        if self.update_cfs_rq_load_avg(q) && update_tg {
-            self.update_tg_load_avg(q, false);
-        }
-    }
-
-    /// `enqueue_entity_load_avg` (4.4 fair.c): an entity arriving from another
-    /// CPU (or new) brings its average with it (`attach_entity_load_avg`).
-    pub(crate) fn enqueue_entity_load_avg(&mut self, q: CfsRqId, se: EntityId) {
-        // 4.4: migrated = !se->avg.last_update_time (cleared by migrate_task_rq_fair).
-        let migrated = !self.se(se).avg.attached;
-        if !migrated {
-            self.update_entity_avg(se);
-        }
-        let decayed = self.update_cfs_rq_load_avg(q);
-        let (load_avg, load_sum) = (self.se(se).avg.load_avg, self.se(se).avg.load_sum);
-        let rq = self.rq_mut(q);
-        rq.runnable_load_avg += load_avg;
-        rq.runnable_load_sum += load_sum;
-        if migrated {
-            // attach_entity_load_avg; ATTACH_AGE_LOAD ages only entities whose
-            // last_update_time survived, which no path here leaves.
-            let last = self.rq(q).avg.last_update_time;
-            let e = self.se_mut(se);
-            e.avg.last_update_time = last;
-            e.avg.attached = true;
-            let (load_avg, load_sum, util_avg, util_sum) =
-                (e.avg.load_avg, e.avg.load_sum, e.avg.util_avg, e.avg.util_sum);
-            let rq = self.rq_mut(q);
-            rq.avg.load_avg += load_avg;
-            rq.avg.load_sum += load_sum;
-            rq.avg.util_avg += util_avg;
-            rq.avg.util_sum += util_sum;
-        }
-        if decayed || migrated {
-            self.update_tg_load_avg(q, false);
-        }
-    }
-
-    /// `dequeue_entity_load_avg` (4.4 fair.c): age the entity and its queue,
-    /// then take the entity's average out of the queue's runnable average
-    /// (clamped at 0). The entity stays attached to `cfs_rq->avg`.
-    pub(crate) fn dequeue_entity_load_avg(&mut self, q: CfsRqId, se: EntityId) {
-        self.update_load_avg(se, true);
-        let (load_avg, load_sum) = (self.se(se).avg.load_avg, self.se(se).avg.load_sum);
-        let rq = self.rq_mut(q);
-        rq.runnable_load_avg = rq.runnable_load_avg.saturating_sub(load_avg);
-        rq.runnable_load_sum = rq.runnable_load_sum.saturating_sub(load_sum);
-    }
-
-    /// `remove_entity_load_avg` (4.4 fair.c), from `migrate_task_rq_fair` and
-    /// `task_dead_fair`: the entity's average, aged (at weight 0) to its queue's
-    /// last update, is subtracted from the queue's `avg` at its next update
-    /// (`removed_load_avg`). Detaching is `migrate_task_rq`'s job.
-    pub fn remove_entity_load_avg(&mut self, se: EntityId) {
-        let q = self.cfs_rq_of(se);
-        let last = self.rq(q).avg.last_update_time;
-        let e = self.se_mut(se);
-        pelt::update_load_avg(last, &mut e.avg, 0, false);
-        let (load_avg, util_avg) = (e.avg.load_avg, e.avg.util_avg);
-        let rq = self.rq_mut(q);
-        rq.removed_load_avg += load_avg;
-        rq.removed_util_avg += util_avg;
-    }
-
-    /// `update_blocked_averages` (4.4 fair.c, `CONFIG_FAIR_GROUP_SCHED`): decay
-    /// the averages of every queue on the CPU's leaf list (root queue included),
-    /// including those with nothing queued. `clock` must be that CPU's clock
-    /// (4.4 runs `update_rq_clock` on the CPU's rq first); this is also the
-    /// remote refresh `nohz_idle_balance` does for idle CPUs.
-    pub fn update_blocked_averages(&mut self, cpu: CpuId) {
-        for i in 0..self.leaf[cpu.index()].len() {
-            let q = self.leaf[cpu.index()][i];
-            if self.update_cfs_rq_load_avg(q) {
-                self.update_tg_load_avg(q, false);
-            }
-        }
-    }
-
-    /// `list_add_leaf_cfs_rq` (4.4 fair.c): a queue joins its CPU's leaf list
-    /// for good, before its parent if the parent is already on it (children
-    /// come first). The order does not change any value: each queue's
-    /// `update_blocked_averages` step reads only that queue.
-    pub(crate) fn list_add_leaf_cfs_rq(&mut self, q: CfsRqId) {
-        let rq = self.rq(q);
-        if rq.on_list {
-            return;
-        }
-        let (cpu, tg) = (rq.cpu, rq.tg);
-        let parent_on_list = self.groups[tg.index()]
-            .parent
-            .and_then(|p| self.groups[p.index()].cfs_rq[cpu.index()])
-            .is_some_and(|pq| self.rq(pq).on_list);
-        self.rq_mut(q).on_list = true;
-        let leaf = &mut self.leaf[cpu.index()];
-        if parent_on_list {
-            leaf.insert(0, q);
-        } else {
-            leaf.push(q);
         }
     }
 

@@ -107,7 +107,7 @@ fn a_task_migrated_on_wakeup_moves_its_load() {
     // Wakeup on CPU 1: task_waking_fair, set_task_cpu → migrate_task_rq_fair, set_task_rq.
     c.clock = 101 * MS;
     c.task_waking(a);
-    c.migrate_task_rq(a);
+    c.migrate_task_rq(a, false);
     assert_eq!(c.rq(root(0)).removed_load_avg, a_load, "aged to CPU 0's last update, which A's update was");
     assert!(!c.se(a).avg.attached, "4.4: last_update_time = 0");
     assert_eq!(c.se(a).exec_start, 0, "no longer cache hot");
@@ -141,7 +141,7 @@ fn detach_and_attach_task_move_runnable_load() {
     c.dequeue_task(b, 0);
     let b_load = c.task_load_avg(b);
     assert!(c.weighted_cpuload(CpuId(0)).abs_diff(c.task_load_avg(a)) <= 10);
-    c.migrate_task_rq(b);
+    c.migrate_task_rq(b, false);
     c.set_task_rq(b, ROOT_GROUP, CpuId(1));
     c.enqueue_task(b, 0);
     assert_eq!(c.weighted_cpuload(CpuId(1)), b_load);

@@ -13,7 +13,9 @@
 //! - `eevdf_tree`: the EEVDF timeline, an augmented treap (`__pick_eevdf` in O(log n)).
 //! - `bandwidth`, `cfs_bandwidth`: CFS bandwidth control (cgroup CPU quota): state; pools, throttling, timers.
 //! - `group`: task groups (cgroups, autogroups) and `calc_cfs_shares`.
-//! - `pelt`: per-entity load tracking, which feeds the group shares.
+//! - `pelt`, `fair_pelt44`: 4.4's per-entity load tracking, which feeds the group shares and the 4.4 balancer.
+//! - `pelt6x`, `fair_pelt6x`, `blocked6x`, `util_est`: 6.x's (runnable averages, propagation, util_est).
+//! - `fair_pelt`: the load-tracking entry points both classes share, by the version's `pelt` rule.
 //! - `wakeup`: why a wake-up did or did not preempt.
 //! - `balance`, `topology`, `cpu_load`, `migrate`, `cfs_tasks`: SMP placement and balancing.
 
@@ -28,16 +30,22 @@ pub mod eevdf;
 pub mod eevdf_class;
 pub mod eevdf_tree;
 pub mod entity;
+pub mod blocked6x;
 pub mod fair;
 pub mod fair_core;
+pub mod fair_pelt;
+pub mod fair_pelt44;
+pub mod fair_pelt6x;
 pub mod features;
 pub mod group;
 pub mod migrate;
 pub mod model;
 pub mod pelt;
+pub mod pelt6x;
 pub mod policy;
 pub mod topology;
 pub mod tunables;
+pub mod util_est;
 pub mod wakeup;
 pub mod weights;
 
@@ -49,6 +57,10 @@ mod eevdf_tests;
 mod group_tests;
 #[cfg(test)]
 mod load_tests;
+#[cfg(test)]
+mod model_tests;
+#[cfg(test)]
+mod pelt6x_tests;
 #[cfg(test)]
 mod tests;
 

@@ -9,6 +9,7 @@
 //! when the simulation is built.
 
 use super::balance::linux6x::Balance6xRules;
+pub use super::pelt6x::{Pelt6xRules, UtilEstDelayed, UtilEstRules};
 use super::features::{EevdfFeatures, SchedFeatures};
 pub use super::wakeup::WakeupVerdict;
 
@@ -164,6 +165,38 @@ pub enum BalancerKind {
     Linux6x(Balance6xRules),
 }
 
+/// Which load tracking (PELT) a version keeps: 4.4 fair.c's or 6.x's
+/// pelt.c with fair.c's propagation, chosen once when the fair class is built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PeltKind {
+    /// 4.4 fair.c `__update_load_avg`, `runnable_load_avg` (`pelt.rs`, `fair_pelt44.rs`).
+    Linux44,
+    /// 6.x pelt.c and fair.c (`pelt6x.rs`, `fair_pelt6x.rs`): load, runnable and
+    /// util over `get_pelt_divider`, group propagation, util_est; this version's rules.
+    Linux6x(Pelt6xRules),
+}
+
+/// 6.6 (pelt.c and fair.c's PELT half are the same in 6.6.0 and 6.6.9).
+pub const PELT_66: Pelt6xRules = Pelt6xRules {
+    runnable_excludes_delayed: false,
+    tg_load_avg_ratelimit: false,
+    post_init_scaled_weight: true,
+    util_est: UtilEstRules { enqueued_and_ewma: true, capacity_skip: true, delayed: UtilEstDelayed::NoDelay },
+};
+/// 6.12.0: one util_est value, the 1 ms `tg->load_avg` rate limit.
+pub const PELT_612: Pelt6xRules = Pelt6xRules {
+    tg_load_avg_ratelimit: true,
+    post_init_scaled_weight: false,
+    util_est: UtilEstRules { enqueued_and_ewma: false, capacity_skip: true, delayed: UtilEstDelayed::SkipMigrating },
+    ..PELT_66
+};
+/// 6.18.0: `h_nr_runnable`; util_est without the capacity skip.
+pub const PELT_618: Pelt6xRules = Pelt6xRules {
+    runnable_excludes_delayed: true,
+    util_est: UtilEstRules { enqueued_and_ewma: false, capacity_skip: false, delayed: UtilEstDelayed::SkipDelayed },
+    ..PELT_612
+};
+
 /// 6.6.9: UTIL_EST_FASTUP, CLS with SHARE_PKG_RESOURCES, no delayed tasks, plain util in migrate_util.
 pub const BALANCE_66: Balance6xRules = Balance6xRules {
     version: "6.6",
@@ -208,6 +241,8 @@ pub struct KernelRules {
     pub fair_class: FairClassKind,
     /// The SMP placement and balancing policy.
     pub balancer: BalancerKind,
+    /// Load tracking: 4.4's or 6.x's (with its rules).
+    pub pelt: PeltKind,
     pub tree_key: TreeKey,
     pub resched: Resched,
     pub slice_end: SliceEnd,
@@ -303,6 +338,7 @@ pub const LINUX_66: KernelRules = KernelRules {
     version: "6.6",
     fair_class: FairClassKind::Eevdf,
     balancer: BalancerKind::Linux6x(BALANCE_66),
+    pelt: PeltKind::Linux6x(PELT_66),
     tree_key: TreeKey::Vruntime,
     resched: Resched::Immediate,
     slice_end: SliceEnd::InUpdateDeadline,
@@ -337,6 +373,7 @@ pub const LINUX_44: KernelRules = KernelRules {
     version: "4.4",
     fair_class: FairClassKind::Cfs,
     balancer: BalancerKind::Linux44,
+    pelt: PeltKind::Linux44,
     tree_key: TreeKey::Vruntime,
     slice_protection: SliceProtection::None,
     bandwidth: BandwidthRules::Linux44,
@@ -351,6 +388,7 @@ pub const LINUX_44: KernelRules = KernelRules {
 pub const LINUX_612: KernelRules = KernelRules {
     version: "6.12",
     balancer: BalancerKind::Linux6x(BALANCE_612),
+    pelt: PeltKind::Linux6x(PELT_612),
     tree_key: TreeKey::Deadline,
     slice_end: SliceEnd::InUpdateCurr,
     custom_slices: true,
@@ -378,6 +416,7 @@ pub const LINUX_612: KernelRules = KernelRules {
 pub const LINUX_618: KernelRules = KernelRules {
     version: "6.18",
     balancer: BalancerKind::Linux6x(BALANCE_618),
+    pelt: PeltKind::Linux6x(PELT_618),
     resched: Resched::Lazy,
     slice_protection: SliceProtection::Vprot,
     delay_clears_buddies: true,
@@ -510,10 +549,7 @@ impl KernelModel {
     }
 
     /// The I/O schedulers (elevators) this kernel has, as
-    /// `/sys/block/<dev>/queue/scheduler` names them. 4.4 has the legacy
-    /// single-queue ones (block/Kconfig.iosched: noop, deadline, cfq); the
-    /// legacy block layer and its elevators were removed in 5.0 (f382fb0bcef4),
-    /// so 6.x has only the blk-mq ones (none, mq-deadline, kyber, bfq).
+    /// `/sys/block/<dev>/queue/scheduler` names them (see `LEGACY_ELEVATORS`).
     pub fn elevators(self) -> &'static [&'static str] {
         self.rules().elevators
     }
@@ -556,8 +592,7 @@ impl KernelModel {
         }
     }
 
-    /// `normalized_sysctl_sched_base_slice` at boot: 0.75 ms in 6.6 and
-    /// 6.12 fair.c, 0.70 ms in 6.18 fair.c (`BASE_SLICE_NS*`);
+    /// `normalized_sysctl_sched_base_slice` at boot (`BASE_SLICE_NS*`);
     /// 4.4 has no base slice, and its value here is unused.
     pub fn normalized_base_slice_ns(self) -> u64 {
         self.rules().base_slice_ns
@@ -677,80 +712,6 @@ impl BandwidthRules {
     /// The rule sets a scenario may choose under a CFS-era kernel (4.4 to 5.14).
     pub fn cfs_era() -> impl Iterator<Item = BandwidthRules> {
         Self::ALL.into_iter().filter(|r| !r.burst_stats())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn versions_round_trip() {
-        for m in KernelModel::ALL {
-            assert_eq!(KernelModel::parse(m.version()), Some(m));
-        }
-        assert_eq!(KernelModel::parse("6.10"), None);
-        assert_eq!(KernelModel::default().label(), "linux-6.18-eevdf");
-        assert_eq!(KernelModel::Linux44.label(), "linux-4.4-cfs");
-        assert_eq!(KernelModel::allowed(), "\"4.4\", \"6.6\", \"6.12\", \"6.18\"");
-        assert!(KernelModel::Linux44 < KernelModel::Linux66 && KernelModel::Linux612 < KernelModel::Linux618);
-    }
-
-    /// `lacks_setting` is exactly what validation refuses as another
-    /// model's setting: under each model, every fair-class key of every
-    /// model is refused (naming that key) if and only if it is lacking; a
-    /// misspelt feature is refused without being "lacking".
-    #[test]
-    fn lacks_setting_agrees_with_validation_under_every_model() {
-        use crate::sched::tunables::{EevdfFeatures, SchedFeatures};
-        const TOML: &str = "schema = 1\nseed = 1\nduration = \"10ms\"\n[machine]\ncpus = 1\n\
-                            [[tasks]]\nname = \"t\"\nprogram = [{ run = \"1ms\" }]\n";
-        let mut keys: Vec<(String, &str)> = Vec::new();
-        for name in ["sched_latency_ns", "sched_min_granularity_ns", "sched_wakeup_granularity_ns", "base_slice_ns"] {
-            keys.push((format!("cfs.{name}"), "\"3ms\""));
-            keys.push((format!("cfs.base.{name}"), "\"3ms\""));
-        }
-        let features = KernelModel::ALL.into_iter().filter(|m| m.rules().fair_class == FairClassKind::Eevdf).flat_map(EevdfFeatures::names);
-        for name in SchedFeatures::NAMES.into_iter().chain(features) {
-            keys.push((format!("features.{name}"), "true"));
-        }
-        let base = crate::Scenario::from_toml("t.toml", TOML).unwrap();
-        let mut lacking = 0;
-        for m in KernelModel::ALL {
-            let under = base.with_overrides(&[("kernel.version", &format!("\"{}\"", m.version()))]).unwrap();
-            for (key, value) in &keys {
-                let result = under.with_overrides(&[(key.as_str(), *value)]);
-                if m.lacks_setting(key) {
-                    lacking += 1;
-                    let e = result.expect_err(key);
-                    assert_eq!(e.key(), key, "{m:?}: {e}");
-                } else {
-                    assert!(result.is_ok(), "{m:?} {key}: {:?}", result.err());
-                }
-            }
-            let e = under.with_overrides(&[("features.NOT_A_FEATURE", "true")]).expect_err("a misspelt feature");
-            assert!(!m.lacks_setting("features.NOT_A_FEATURE"), "{e}");
-            assert!(!m.lacks_setting("machine.hz") && !m.lacks_setting("cfs.sched_tunable_scaling"));
-        }
-        assert!(KernelModel::Linux618.lacks_setting("cfs.sched_latency_ns"));
-        assert!(KernelModel::Linux44.lacks_setting("features.\"PLACE_LAG\""));
-        assert!(lacking > 20, "{lacking}");
-    }
-
-    #[test]
-    fn elevators_follow_the_kernel() {
-        assert_eq!(KernelModel::Linux44.default_elevator(1), "cfq");
-        assert_eq!(KernelModel::Linux44.default_elevator(4), "cfq");
-        for m in [KernelModel::Linux66, KernelModel::Linux612, KernelModel::Linux618] {
-            assert_eq!(m.default_elevator(1), "mq-deadline");
-            assert_eq!(m.default_elevator(2), "none");
-            assert!(!m.elevators().contains(&"cfq") && m.elevators().contains(&"bfq"));
-            assert!(m.elevator_history("noop").is_some_and(|h| h.contains("5.0")));
-        }
-        for m in KernelModel::ALL {
-            assert!(m.elevators().contains(&m.default_elevator(1)) && m.elevators().contains(&m.default_elevator(8)));
-        }
-        assert!(!KernelModel::Linux44.elevators().contains(&"mq-deadline"));
     }
 }
 

@@ -34,7 +34,8 @@ const RUNNABLE_AVG_YN_SUM: [u32; 33] = [
     15091, 15769, 16433, 17082, 17718, 18340, 18949, 19545, 20128, 20698, 21256, 21802, 22336, 22859, 23371,
 ];
 
-/// `struct sched_avg` (4.4 sched.h), load part.
+/// `struct sched_avg` (4.4 sched.h), load part; 6.x's fields at the end
+/// (`pelt6x.rs` gives `load_sum`, `util_sum` and `load_avg` their 6.x meaning).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SchedAvg {
     /// `rq_clock_task` (ns) of the last update.
@@ -51,6 +52,20 @@ pub struct SchedAvg {
     /// "detached" as `last_update_time == 0`; simulated time starts at 0, so
     /// the flag is explicit here.
     pub attached: bool,
+    /// 6.x only (`pelt6x.rs`): `runnable_sum` and `runnable_avg` (5.7+).
+    pub runnable_sum: u64,
+    pub runnable_avg: u64,
+    /// 6.x only: `util_est` (UTIL_EST).
+    pub util_est: UtilEst,
+}
+
+/// `struct util_est` (6.6 sched.h: `enqueued` and `ewma`). 6.12+ keeps one
+/// `unsigned int util_est`: a task's is held in `ewma` (with the
+/// UTIL_AVG_UNCHANGED flag), a root queue's sum in `enqueued`, as 6.6's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UtilEst {
+    pub enqueued: u32,
+    pub ewma: u32,
 }
 
 impl SchedAvg {
@@ -66,6 +81,9 @@ impl SchedAvg {
             util_avg: UTIL_SCALE,
             util_sum: UTIL_SCALE * LOAD_AVG_MAX,
             attached: false,
+            runnable_sum: 0,
+            runnable_avg: 0,
+            util_est: UtilEst { enqueued: 0, ewma: 0 },
         }
     }
 }
