@@ -408,3 +408,33 @@ fn fork_across_numa_nodes_stays_local_while_the_node_is_light() {
     m.queue(0, 0, true);
     assert_eq!(fork(&mut s, &mut m, 1, 0).cpu, CpuId(3));
 }
+
+// ------------------------------------------------- through the engine
+
+/// The wakee's migrations by cause when `waker` (forked first, running on
+/// CPU 0) wakes it with `sync` after 1 ms. The wakee forked beside the
+/// busy CPU 0 went to CPU 1 (local has_spare group with 0 idle CPUs
+/// against 1) and waits there; then a hog pinned to CPU 1 starts, so at
+/// the wake-up both CPUs are busy. 6.6: no delayed dequeue to requeue the
+/// wakee in place.
+fn wakee_moves(sync: bool) -> Vec<(&'static str, u64)> {
+    let toml = format!(
+        "schema = 1\nseed = 1\nduration = \"3ms\"\n[kernel]\nversion = \"6.6\"\n[machine]\ncpus = 2\n\
+         [[tasks]]\nname = \"waker\"\nprogram = [{{ run = \"1ms\" }}, {{ wake = \"wakee\", sync = {sync} }}, {{ sleep = \"1s\" }}]\n\
+         [[tasks]]\nname = \"wakee\"\nprogram = [\"wait\", {{ run = \"100us\" }}]\n\
+         [[tasks]]\nname = \"hog\"\ncpus = \"1\"\nprogram = [{{ run = \"1s\" }}]\n"
+    );
+    let scenario = crate::scenario::Scenario::from_toml("sync.toml", &toml).unwrap_or_else(|e| panic!("{e}"));
+    let r = crate::run(&scenario);
+    r.tasks.iter().find(|t| t.name == "wakee").map(|t| t.migrations.clone()).unwrap_or_default()
+}
+
+#[test]
+fn a_sync_wake_step_reaches_wake_affine_idle_through_the_engine() {
+    // The fork to CPU 1, then `sync = true`: WF_SYNC, the waker alone on
+    // CPU 0 (nr_running 1): wake_affine_idle pulls the wakee off the hog's CPU 1.
+    assert_eq!(wakee_moves(true), vec![("fork", 1), ("wake_affine_idle", 1)]);
+    // Without it wake_affine_idle is undecided (both CPUs busy): whatever
+    // moves the wakee, it is not that rule.
+    assert!(wakee_moves(false).iter().all(|&(c, _)| c != "wake_affine_idle"), "{:?}", wakee_moves(false));
+}
