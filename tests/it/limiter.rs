@@ -66,7 +66,10 @@ fn the_limit_converges_under_a_fixed_foreground_load() {
     let n = l.samples.len();
     let tail = &l.samples[2 * n / 3..];
     let settled = tail.iter().map(|x| u64::from(x.limit_ppm)).sum::<u64>() / tail.len() as u64;
-    let band = 60_000u64; // ±6 percentage points
+    // ±8 percentage points: under 6.x placement the servers' p99 (the
+    // limiter's input) moves with where the balancer puts the backup
+    // threads, so the limit wanders more than under 4.4's (±6 there).
+    let band = 80_000u64;
     let within = |x: &LimiterSample| u64::from(x.limit_ppm).abs_diff(settled) <= band;
     let settle_from = l.samples.iter().rposition(|x| !within(x)).map_or(0, |i| i + 1);
     let settling_ns = if settle_from == 0 { 0 } else { l.samples[settle_from - 1].at_ns };

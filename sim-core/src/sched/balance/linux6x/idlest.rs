@@ -62,6 +62,11 @@ impl Smp6x {
         sd_flag: u32,
         p_new: bool,
     ) -> CpuId {
+        // A fork runs in the parent, which is running on the forking CPU
+        // (`wake_up_new_task` in its context): that CPU is not idle and
+        // carries one more task than the engine's queue shows (the engine
+        // keeps the parent implicit).
+        let parent = p_new.then_some(cpu);
         let mut cpu = cpu;
         let mut new_cpu = cpu;
         let top = self.topo.cpu_domains[cpu.index()][level];
@@ -82,11 +87,11 @@ impl Smp6x {
                 sd = child;
                 continue;
             }
-            let Some(group) = self.find_idlest_group(m, d, p, cpu, p_new) else {
+            let Some(group) = self.find_idlest_group(m, d, p, cpu, parent) else {
                 sd = child;
                 continue;
             };
-            new_cpu = self.find_idlest_group_cpu(m, d, group, p, cpu);
+            new_cpu = self.find_idlest_group_cpu(m, d, group, p, cpu, parent);
             if new_cpu == cpu {
                 // Now try balancing at a lower domain level of cpu.
                 sd = child;
@@ -114,7 +119,14 @@ impl Smp6x {
     /// by type-specific keys (ties keep the earlier group, in `sd->groups`
     /// order from the local group); `None` keeps the task in the local
     /// group. Returns the group's index in the domain.
-    fn find_idlest_group(&self, m: &mut impl Machine, d: DomainId, p: TaskId, this_cpu: CpuId, p_new: bool) -> Option<usize> {
+    fn find_idlest_group(
+        &self,
+        m: &mut impl Machine,
+        d: DomainId,
+        p: TaskId,
+        this_cpu: CpuId,
+        parent: Option<CpuId>,
+    ) -> Option<usize> {
         let dom = self.topo.domain(d);
         let start = self.topo.local_group(d, this_cpu);
         let n = dom.groups.len();
@@ -127,7 +139,7 @@ impl Smp6x {
             if !dom.groups[gi].span.intersects(m.cpus_allowed(p)) {
                 continue;
             }
-            let sgs = self.update_sg_wakeup_stats(m, d, gi, p, p_new);
+            let sgs = self.update_sg_wakeup_stats(m, d, gi, p, parent);
             if dom.groups[gi].span.contains(this_cpu) {
                 local = Some((gi, sgs));
             } else if update_pick_idlest(&idlest_sgs, &sgs) {
@@ -189,7 +201,15 @@ impl Smp6x {
     /// `update_sg_wakeup_stats` (6.x fair.c): group `gi` of `d` as it would
     /// be without `p` (its load, utilisation and runnable taken off its own
     /// CPU, unless it is new).
-    fn update_sg_wakeup_stats(&self, m: &mut impl Machine, d: DomainId, gi: usize, p: TaskId, p_new: bool) -> SgWakeupStats {
+    fn update_sg_wakeup_stats(
+        &self,
+        m: &mut impl Machine,
+        d: DomainId,
+        gi: usize,
+        p: TaskId,
+        parent: Option<CpuId>,
+    ) -> SgWakeupStats {
+        let p_new = parent.is_some();
         let dom = self.topo.domain(d);
         let g = &dom.groups[gi];
         let task_cpu = m.task_cpu(p);
@@ -205,9 +225,11 @@ impl Smp6x {
             // task_running_on_cpu is 0: p is not queued at a wake-up or fork
             // (EXEC is not modelled). sum_h_nr_running (6.18 h_nr_runnable)
             // is not read by the wake-up comparisons: not kept.
-            let nr_running = m.nr_running(i);
+            let forking = parent == Some(i);
+            let nr_running = m.nr_running(i) + u32::from(forking);
             sgs.sum_nr_running += nr_running;
-            // idle_cpu_without: rq->curr is the idle task (p runs nowhere).
+            // idle_cpu_without: rq->curr is the idle task (p runs nowhere;
+            // at a fork the parent runs on its CPU).
             if nr_running == 0 && m.curr(i).is_none() {
                 sgs.idle_cpus += 1;
             }
@@ -230,7 +252,15 @@ impl Smp6x {
     /// NULL), so the CPU that went idle last, and an idle CPU whose stamp is
     /// 0 (none since boot or since a wake-up) is not taken; else the least
     /// loaded busy CPU, starting from `this_cpu`.
-    fn find_idlest_group_cpu(&self, m: &impl Machine, d: DomainId, gi: usize, p: TaskId, this_cpu: CpuId) -> CpuId {
+    fn find_idlest_group_cpu(
+        &self,
+        m: &impl Machine,
+        d: DomainId,
+        gi: usize,
+        p: TaskId,
+        this_cpu: CpuId,
+        parent: Option<CpuId>,
+    ) -> CpuId {
         let g = &self.topo.domain(d).groups[gi];
         // Check if we have any choice.
         if g.group_weight == 1 {
@@ -242,10 +272,11 @@ impl Smp6x {
         let mut shallowest_idle: Option<CpuId> = None;
         let mut latest_idle_timestamp = 0u64;
         for i in g.span.iter().filter(|&c| allowed.contains(c)) {
-            if sched_idle_cpu(m, i) {
+            let forking = parent == Some(i);
+            if !forking && sched_idle_cpu(m, i) {
                 return i;
             }
-            if available_idle_cpu(m, i) {
+            if !forking && available_idle_cpu(m, i) {
                 // rq->idle_stamp > latest_idle_timestamp: the kernel's stamp is a
                 // clock, never 0 once set, so a stamp at 0 ns counts as 1.
                 let stamp = self.rqs[i.index()].idle_stamp.map_or(0, |s| s.max(1));

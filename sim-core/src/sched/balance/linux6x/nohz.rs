@@ -39,6 +39,10 @@ impl Smp6x {
             }
         }
         for c in 0..self.topo.cpus() {
+            // Every CPU went idle through schedule() at boot, so
+            // sched_balance_newidle stamped it (a clock, never 0 once set:
+            // stamped at 0 ns, read as 1 by find_idlest_group_cpu).
+            self.rqs[usize::from(c)].idle_stamp = Some(0);
             self.tick_stopped(CpuId(c));
         }
     }
