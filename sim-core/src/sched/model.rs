@@ -11,6 +11,7 @@
 use super::balance::linux6x::Balance6xRules;
 pub use super::pelt6x::{Pelt6xRules, UtilEstDelayed, UtilEstRules};
 use super::features::{EevdfFeatures, SchedFeatures};
+use super::topology::DomainLevel;
 pub use super::wakeup::WakeupVerdict;
 
 /// A modelled kernel version.
@@ -197,25 +198,30 @@ pub const PELT_618: Pelt6xRules = Pelt6xRules {
     ..PELT_612
 };
 
-/// 6.6.9: UTIL_EST_FASTUP, CLS with SHARE_PKG_RESOURCES, no delayed tasks, plain util in migrate_util.
+/// 6.6.9: UTIL_EST_FASTUP, CLS with SHARE_PKG_RESOURCES, no delayed tasks, plain util in migrate_util;
+/// the DIE level (6.6 smpboot.c:build_sched_topology).
 pub const BALANCE_66: Balance6xRules = Balance6xRules {
     version: "6.6",
     delayed_tasks: false,
     util_est_fastup: true,
     cluster_flag: false,
+    package_level: DomainLevel::Die,
     try_one_movable_task: true,
     util_shr_bound: false,
     idle_smt_in_llc: false,
     ..BALANCE_612
 };
 /// 6.12.0: DELAY_DEQUEUE, `SD_CLUSTER | SD_SHARE_LLC`; the balancer counts
-/// and moves delayed tasks as others; the idle SMT scans stay inside `sd_llc`.
+/// and moves delayed tasks as others; the idle SMT scans stay inside `sd_llc`;
+/// PKG (6.12 smpboot.c), NUMA with SD_OVERLAP (topology.c:sched_init_numa SDTL_OVERLAP).
 pub const BALANCE_612: Balance6xRules = Balance6xRules {
     version: "6.12",
     delayed_tasks: true,
     runnable_excludes_delayed: false,
     util_est_fastup: false,
     cluster_flag: true,
+    package_level: DomainLevel::Pkg,
+    numa_overlap: true,
     try_one_movable_task: false,
     util_shr_bound: true,
     delayed_only_migrate_load: false,
@@ -223,13 +229,15 @@ pub const BALANCE_612: Balance6xRules = Balance6xRules {
     newidle_fail_bump: false,
     idle_smt_in_llc: true,
 };
-/// 6.18.0: `h_nr_runnable`; delayed tasks move for migrate_load only, ineligible ones after a failure.
+/// 6.18.0: `h_nr_runnable`; delayed tasks move for migrate_load only, ineligible ones after a failure;
+/// no SD_OVERLAP (6.18 sd_flags.h: build_sched_domains keys overlapping groups on SD_NUMA).
 pub const BALANCE_618: Balance6xRules = Balance6xRules {
     version: "6.18",
     runnable_excludes_delayed: true,
     delayed_only_migrate_load: true,
     ineligible_soft_limit: true,
     newidle_fail_bump: true,
+    numa_overlap: false,
     ..BALANCE_612
 };
 
@@ -317,6 +325,7 @@ const FEATURES_612: &[&str] = &[
 
 /// 6.18 has every EEVDF feature modelled.
 const FEATURES_618: &[&str] = &EevdfFeatures::ALL_NAMES;
+
 
 /// 6.6 `features.h` defaults (the 6.12 features off).
 const EEVDF_DEFAULTS_66: EevdfFeatures = EevdfFeatures {
@@ -529,8 +538,9 @@ impl KernelModel {
     /// `features.HRTICK`) names one that another model has and this one
     /// lacks, the keys validation refuses under this model
     /// (`scenario::validate::fair_settings`) while accepting them under
-    /// another. False for every other key, a misspelt one included (that
-    /// stays an error).
+    /// another; likewise `machine.clusters_per_socket`, which only the 6.x
+    /// topology has (`has_cluster_level`). False for every other key, a
+    /// misspelt one included (that stays an error).
     pub fn lacks_setting(self, key: &str) -> bool {
         let segments: Vec<&str> = key.split('.').map(|s| s.trim().trim_matches('"')).collect();
         let all_tunables = [CFS_TUNABLES, EEVDF_TUNABLES].concat();
@@ -542,6 +552,7 @@ impl KernelModel {
                     FairClassKind::Eevdf => r.eevdf_feature_names.contains(&name),
                     FairClassKind::Cfs => SchedFeatures::NAMES.contains(&name),
                 },
+                ["machine", "clusters_per_socket"] => m.has_cluster_level(),
                 _ => true,
             }
         };
@@ -715,6 +726,7 @@ impl BandwidthRules {
     }
 }
 
+
 /// The questions the rest of the core asks a version, each answered from its
 /// rule table: reports, the engine's records and validation ask these, never
 /// "which version is this".
@@ -754,6 +766,13 @@ impl KernelModel {
     /// base_slice_ns and feature bits of its own.
     pub fn has_cfs_latency_tunables(self) -> bool {
         self.rules().tunables.contains(&"sched_latency_ns")
+    }
+
+    /// Whether the sched domains have a cluster (CLS) level, so a scenario
+    /// may split cores into clusters: the 6.x topology (x86 builds CLS since
+    /// 5.16, CONFIG_SCHED_CLUSTER); 4.4's x86 levels are SMT, MC, DIE.
+    pub fn has_cluster_level(self) -> bool {
+        matches!(self.rules().balancer, BalancerKind::Linux6x(_))
     }
 
     /// Custom slices: a fair task's own slice through `sched_setattr`
