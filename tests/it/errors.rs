@@ -327,6 +327,48 @@ fn cluster_shapes_are_refused_where_the_model_cannot_build_them() {
     assert!(e.contains("machine.clusters_per_socket: the Linux 4.4 (CFS) model"), "{e}");
 }
 
+/// Feature bits of one balancer are refused under the other, naming the
+/// model; the model's own balancer features are named as not offered as
+/// switches (they run at the kernel's defaults).
+#[test]
+fn balancer_features_are_refused_under_the_other_balancer() {
+    let under = |version: &str, feature: &str| {
+        err(&GOOD.replacen("version = \"4.4\"", &format!("version = \"{version}\""), 1).replacen(
+            "[machine]",
+            &format!("[features]\n{feature} = false\n[machine]"),
+            1,
+        ))
+    };
+    let e = under("6.18", "LB_BIAS");
+    assert!(
+        e.contains("bad.toml: features.LB_BIAS: a load-balancer feature of Linux 4.4 only, not in the Linux 6.18 (EEVDF) model's balancer")
+            && e.contains("PLACE_LAG"),
+        "{e}"
+    );
+    for f in ["WA_IDLE", "SIS_UTIL", "UTIL_EST"] {
+        let e = under("4.4", f);
+        assert!(
+            e.contains(&format!("features.{f}: a load-balancer feature of Linux 6.6, 6.12, 6.18 only, not in the Linux 4.4 (CFS) model's balancer"))
+                && e.contains("GENTLE_FAIR_SLEEPERS"),
+            "{e}"
+        );
+    }
+    let e = under("6.12", "SIS_PROP");
+    assert!(
+        e.contains("features.SIS_PROP: a load-balancer feature of Linux 6.6 only, not in the Linux 6.12 (EEVDF)"),
+        "{e}"
+    );
+    let e = under("6.6", "WA_WEIGHT");
+    assert!(
+        e.contains(
+            "a load-balancer feature of the Linux 6.6 (EEVDF) model, which this build runs as the kernel's default"
+        ),
+        "{e}"
+    );
+    let e = under("4.4", "CACHE_HOT_BUDDY");
+    assert!(e.contains("a load-balancer feature of the Linux 4.4 (CFS) model"), "{e}");
+}
+
 /// A key path of 30,000 segments, in a variant or in `--set`, and arrays or
 /// inline tables nested 30,000 deep, are refused with one line; none of them
 /// overflows the stack (once every command that loaded such a file aborted).

@@ -8,7 +8,7 @@
 //! version is a new table here (and its variant). The model is chosen once,
 //! when the simulation is built.
 
-use super::balance::linux6x::Balance6xRules;
+use super::balance::linux6x::{Balance6xRules, SMP_FEATURES, SMP_FEATURES_66};
 pub use super::pelt6x::{Pelt6xRules, UtilEstDelayed, UtilEstRules};
 use super::features::{EevdfFeatures, SchedFeatures};
 use super::topology::DomainLevel;
@@ -293,6 +293,8 @@ pub struct KernelRules {
     /// carries 6.6's, which its class never reads).
     pub eevdf_features: EevdfFeatures,
     pub eevdf_feature_names: &'static [&'static str],
+    /// The `features.h` bits of its SMP half (none a switch here; named in refusals).
+    pub balancer_features: &'static [&'static str],
     /// The `[cfs]` tunables this version has.
     pub tunables: &'static [&'static str],
     /// The elevators it has, as `/sys/block/<dev>/queue/scheduler` names them.
@@ -372,6 +374,7 @@ pub const LINUX_66: KernelRules = KernelRules {
     sched_features: SchedFeatures::DEFAULT,
     eevdf_features: EEVDF_DEFAULTS_66,
     eevdf_feature_names: FEATURES_66,
+    balancer_features: SMP_FEATURES_66,
     tunables: EEVDF_TUNABLES,
     elevators: MQ_ELEVATORS,
     default_elevator: DefaultElevator::ByHwQueues,
@@ -387,6 +390,7 @@ pub const LINUX_44: KernelRules = KernelRules {
     slice_protection: SliceProtection::None,
     bandwidth: BandwidthRules::Linux44,
     tunables: CFS_TUNABLES,
+    balancer_features: super::balance::linux44::SMP_FEATURES,
     elevators: LEGACY_ELEVATORS,
     default_elevator: DefaultElevator::Fixed("cfq"),
     ..LINUX_66
@@ -417,6 +421,7 @@ pub const LINUX_612: KernelRules = KernelRules {
         ..EEVDF_DEFAULTS_66
     },
     eevdf_feature_names: FEATURES_612,
+    balancer_features: SMP_FEATURES,
     ..LINUX_66
 };
 
@@ -768,9 +773,8 @@ impl KernelModel {
         self.rules().tunables.contains(&"sched_latency_ns")
     }
 
-    /// Whether the sched domains have a cluster (CLS) level, so a scenario
-    /// may split cores into clusters: the 6.x topology (x86 builds CLS since
-    /// 5.16, CONFIG_SCHED_CLUSTER); 4.4's x86 levels are SMT, MC, DIE.
+    /// The sched domains have a cluster (CLS) level a scenario may ask for: 6.x's
+    /// (x86 since 5.16, CONFIG_SCHED_CLUSTER); 4.4's x86 levels are SMT, MC, DIE.
     pub fn has_cluster_level(self) -> bool {
         matches!(self.rules().balancer, BalancerKind::Linux6x(_))
     }

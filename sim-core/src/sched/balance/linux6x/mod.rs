@@ -41,6 +41,26 @@ use crate::ids::{CpuId, TaskId};
 use crate::sched::topology::{DomainId, DomainLevel, Topology, Topology6xRules};
 use lb_stats::LbTopo;
 
+/// 6.12.0 and 6.18.0 features.h bits of fair.c's SMP half, run at their
+/// defaults (not `[features]` switches): select_idle_cpu's SIS_UTIL,
+/// wake_affine's WA_IDLE/WA_WEIGHT/WA_BIAS, UTIL_EST, CACHE_HOT_BUDDY,
+/// LB_MIN, NONTASK_CAPACITY.
+pub const SMP_FEATURES: &[&str] =
+    &["CACHE_HOT_BUDDY", "NONTASK_CAPACITY", "SIS_UTIL", "LB_MIN", "WA_IDLE", "WA_WEIGHT", "WA_BIAS", "UTIL_EST"];
+/// 6.6.0's: the same with SIS_PROP (off; removed in 6.8) and UTIL_EST_FASTUP (removed in 6.7).
+pub const SMP_FEATURES_66: &[&str] = &[
+    "CACHE_HOT_BUDDY",
+    "NONTASK_CAPACITY",
+    "SIS_PROP",
+    "SIS_UTIL",
+    "LB_MIN",
+    "WA_IDLE",
+    "WA_WEIGHT",
+    "WA_BIAS",
+    "UTIL_EST",
+    "UTIL_EST_FASTUP",
+];
+
 /// `sysctl_sched_migration_cost` (6.x fair.c): 0.5 ms.
 pub const SYSCTL_SCHED_MIGRATION_COST_NS: u64 = 500_000;
 /// `sysctl_sched_nr_migrate` (6.x core.c; 32 without PREEMPT_RT).
