@@ -279,6 +279,96 @@ fn machine_topology_keys_validate_and_overrides_revalidate() {
     assert!(base.with_overrides(&[("machine.sockets", "3")]).unwrap_err().to_string().contains("split evenly"));
 }
 
+/// Shapes the kernel model cannot express are refused with the shapes it
+/// can: clusters that do not split a socket's cores evenly, and clusters
+/// under 4.4, whose sched domains have no CLS level (x86 builds it since
+/// 5.16); the error names the model and the versions that have one.
+#[test]
+fn cluster_shapes_are_refused_where_the_model_cannot_build_them() {
+    let six =
+        GOOD.replacen("version = \"4.4\"", "version = \"6.12\"", 1).replacen("cpus = 2", "cores_per_socket = 8", 1);
+    let s = Scenario::from_toml("c.toml", &six).unwrap();
+    let clustered = s.with_overrides(&[("machine.clusters_per_socket", "2")]).unwrap();
+    assert_eq!(clustered.spec.machine.shape.clusters_per_socket, Some(2));
+    assert_eq!(
+        clustered.spec.machine.describe(),
+        "1 socket x 8 cores in 2 clusters x 1 thread = 8 CPUs, 1 NUMA node, nohz idle"
+    );
+    // SMT inside a cluster is what x86 builds: allowed.
+    assert!(clustered.with_overrides(&[("machine.threads_per_core", "2")]).is_ok());
+    for k in ["3", "0", "16"] {
+        let e = s.with_overrides(&[("machine.clusters_per_socket", k)]).unwrap_err().to_string();
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(
+            e.contains(&format!(
+                "c.toml: --set: machine.clusters_per_socket: {k} does not divide cores_per_socket = 8"
+            )) && e.contains("allowed: 1, 2, 4, 8"),
+            "{e}"
+        );
+    }
+    // Cores derived from `cpus` are checked the same way.
+    let e = err(&GOOD.replacen("version = \"4.4\"", "version = \"6.18\"", 1).replacen(
+        "cpus = 2",
+        "cpus = 12\nsockets = 2\nclusters_per_socket = 4",
+        1,
+    ));
+    assert!(
+        e.contains("machine.clusters_per_socket: 4 does not divide cores_per_socket = 6") && e.contains("1, 2, 3, 6"),
+        "{e}"
+    );
+    // Under 4.4, in the file or by switching the model of a clustered scenario.
+    let e = err(&GOOD.replacen("cpus = 2", "cpus = 2\nclusters_per_socket = 1", 1));
+    assert!(
+        e.contains("bad.toml: machine.clusters_per_socket: the Linux 4.4 (CFS) model has no cluster (CLS)")
+            && e.contains("kernel.version \"6.6\", \"6.12\", \"6.18\""),
+        "{e}"
+    );
+    let e = clustered.with_overrides(&[("kernel.version", "4.4")]).unwrap_err().to_string();
+    assert!(e.contains("machine.clusters_per_socket: the Linux 4.4 (CFS) model"), "{e}");
+}
+
+/// Feature bits of one balancer are refused under the other, naming the
+/// model; the model's own balancer features are named as not offered as
+/// switches (they run at the kernel's defaults).
+#[test]
+fn balancer_features_are_refused_under_the_other_balancer() {
+    let under = |version: &str, feature: &str| {
+        err(&GOOD.replacen("version = \"4.4\"", &format!("version = \"{version}\""), 1).replacen(
+            "[machine]",
+            &format!("[features]\n{feature} = false\n[machine]"),
+            1,
+        ))
+    };
+    let e = under("6.18", "LB_BIAS");
+    assert!(
+        e.contains("bad.toml: features.LB_BIAS: a load-balancer feature of Linux 4.4 only, not in the Linux 6.18 (EEVDF) model's balancer")
+            && e.contains("PLACE_LAG"),
+        "{e}"
+    );
+    for f in ["WA_IDLE", "SIS_UTIL", "UTIL_EST"] {
+        let e = under("4.4", f);
+        assert!(
+            e.contains(&format!("features.{f}: a load-balancer feature of Linux 6.6, 6.12, 6.18 only, not in the Linux 4.4 (CFS) model's balancer"))
+                && e.contains("GENTLE_FAIR_SLEEPERS"),
+            "{e}"
+        );
+    }
+    let e = under("6.12", "SIS_PROP");
+    assert!(
+        e.contains("features.SIS_PROP: a load-balancer feature of Linux 6.6 only, not in the Linux 6.12 (EEVDF)"),
+        "{e}"
+    );
+    let e = under("6.6", "WA_WEIGHT");
+    assert!(
+        e.contains(
+            "a load-balancer feature of the Linux 6.6 (EEVDF) model, which this build runs as the kernel's default"
+        ),
+        "{e}"
+    );
+    let e = under("4.4", "CACHE_HOT_BUDDY");
+    assert!(e.contains("a load-balancer feature of the Linux 4.4 (CFS) model"), "{e}");
+}
+
 /// A key path of 30,000 segments, in a variant or in `--set`, and arrays or
 /// inline tables nested 30,000 deep, are refused with one line; none of them
 /// overflows the stack (once every command that loaded such a file aborted).

@@ -161,6 +161,24 @@ fn machine_controls(out: &mut Vec<Value>, b: &ScenarioSpec, c: &ScenarioSpec) {
         max,
         "Must divide sockets: a node holds whole sockets.",
     );
+    // The CLS level exists in the 6.x models only; its override is dropped when the model changes.
+    // Unset, a socket has as many clusters as cores (each core its own L2: no cluster level).
+    if c.kernel.has_cluster_level() {
+        let mut ctl = number(
+            "machine.clusters_per_socket",
+            "clusters per socket",
+            section,
+            cs.clusters_per_socket.unwrap_or(cs.cores_per_socket),
+            bs.clusters_per_socket.unwrap_or(cs.cores_per_socket),
+            (1, i64::from(cs.cores_per_socket)),
+            "",
+        );
+        ctl["help"] = "Cores sharing an L2 (e.g. E-core modules of 4): the CLS sched domain between SMT and MC \
+                       (6.x, CONFIG_SCHED_CLUSTER). Must divide cores per socket; equal to it, each core has \
+                       its own L2 and there is no cluster level."
+            .into();
+        out.push(model_specific(ctl));
+    }
     out.push(text(
         "machine.isolcpus",
         "isolcpus",

@@ -191,7 +191,7 @@ impl Simulation {
         let queues = build::request_queues(&spec, &tasks, &root_rng);
         let topo = match spec.kernel.rules().balancer {
             BalancerKind::Linux44 => Topology::build(spec.machine.shape, &spec.machine.isolcpus),
-            BalancerKind::Linux6x(_) => Topology::build_6x(spec.machine.shape, &spec.machine.isolcpus),
+            BalancerKind::Linux6x(r) => Topology::build_6x(spec.machine.shape, &spec.machine.isolcpus, r.topology()),
         };
         let recorder = build::recorder(&spec, tasks.len(), &topo);
         let ticks = build::ticks(&spec, &mut rqs, &mut queue);

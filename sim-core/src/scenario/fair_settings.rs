@@ -66,6 +66,29 @@ fn scaling(v: &Option<Value>) -> Result<TunableScaling, KeyError> {
     }
 }
 
+/// Why `[features] name` is refused when it names a balancer feature
+/// (`KernelRules::balancer_features`): this model's, run at the default and
+/// not a switch here, or one only other models' balancers have. None for
+/// any other name.
+fn balancer_feature_refusal(kernel: KernelModel, name: &str) -> Option<String> {
+    if kernel.rules().balancer_features.contains(&name) {
+        return Some(format!(
+            "a load-balancer feature of the {} model, which this build runs as the kernel's default and does \
+             not offer as a switch",
+            kernel.describe()
+        ));
+    }
+    let others: Vec<&str> =
+        KernelModel::ALL.into_iter().filter(|m| m.rules().balancer_features.contains(&name)).map(|m| m.version()).collect();
+    (!others.is_empty()).then(|| {
+        format!(
+            "a load-balancer feature of Linux {} only, not in the {} model's balancer",
+            others.join(", "),
+            kernel.describe()
+        )
+    })
+}
+
 /// The fair-class settings of a model: the 4.4 tunables and feature bits,
 /// and the EEVDF ones (a model reads one pair; the other keeps its defaults).
 type FairSettings = (CfsTunables, SchedFeatures, EevdfTunables, EevdfFeatures);
@@ -126,9 +149,11 @@ fn cfs_settings(
         let slot = features.get_mut(name).ok_or_else(|| {
             let other = EevdfFeatures::names(KernelModel::LATEST).contains(&name.as_str());
             let why = if other {
-                "an EEVDF feature (6.6+), not in the Linux 4.4 model"
+                "an EEVDF feature (6.6+), not in the Linux 4.4 model".to_string()
+            } else if let Some(why) = balancer_feature_refusal(kernel, name) {
+                why
             } else {
-                "unknown or unmodelled scheduler feature"
+                "unknown or unmodelled scheduler feature".to_string()
             };
             KeyError::new(
                 format!("features.{name}"),
@@ -184,6 +209,8 @@ fn eevdf_settings(
                 format!("a Linux 4.4 (CFS) feature, gone in the {model} model")
             } else if EevdfFeatures::names(KernelModel::LATEST).contains(&name.as_str()) {
                 format!("not in the {model} model (a later kernel's feature)")
+            } else if let Some(why) = balancer_feature_refusal(kernel, name) {
+                why
             } else {
                 "unknown or unmodelled scheduler feature".to_string()
             };

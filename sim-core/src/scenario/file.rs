@@ -73,6 +73,13 @@ pub struct MachineFile {
     pub threads_per_core: Option<u64>,
     /// NUMA nodes; default 1. Must divide `sockets` (a node holds whole sockets).
     pub numa_nodes: Option<u64>,
+    /// Clusters per socket (6.x models): the cores of a socket split evenly
+    /// into groups sharing an L2, the CLS sched-domain level between SMT and
+    /// MC (x86 `cpu_clustergroup_mask`, CONFIG_SCHED_CLUSTER; e.g. Intel
+    /// E-core modules of 4 cores). Must divide `cores_per_socket`. Default:
+    /// none (each core its own L2; the CLS level degenerates). Refused under
+    /// the 4.4 model, which has no cluster level.
+    pub clusters_per_socket: Option<u64>,
     /// The `isolcpus=` boot parameter (4.4 semantics: the CPUs leave the sched
     /// domains and the default affinity), a CPU list such as `"2-3"` (one CPU
     /// may be a number); default none.

@@ -1,6 +1,7 @@
-//! `[machine]` and `[kernel] version`: the CPU count and topology,
-//! isolcpus, the tick (HZ, offset, nohz) and wake-up noise, and the kernel
-//! model, each checked against the others.
+//! `[machine]` and `[kernel] version`: the CPU count and topology (clusters
+//! only where the model has a cluster level), isolcpus, the tick (HZ,
+//! offset, nohz) and wake-up noise, and the kernel model, each checked
+//! against the others.
 
 use super::error::KeyError;
 use super::file::ScenarioFile;
@@ -81,11 +82,13 @@ pub(super) fn machine_spec(f: &ScenarioFile) -> Result<MachineSpec, KeyError> {
             ),
         ));
     }
+    let clusters_per_socket = clusters_value(m.clusters_per_socket, cores)?;
     let shape = MachineShape {
         sockets: sockets as u16,
         cores_per_socket: cores as u16,
         threads_per_core: threads as u16,
         numa_nodes: numa_nodes as u16,
+        clusters_per_socket,
     };
     debug_assert!(shape.check(max as u16).is_ok());
     let cpus = shape.cpus();
@@ -127,6 +130,18 @@ pub(super) fn machine_spec(f: &ScenarioFile) -> Result<MachineSpec, KeyError> {
         }
     };
     Ok(MachineSpec { shape, isolcpus, nohz_idle: m.nohz.unwrap_or(true), tick_offset_ns, wakeup_latency })
+}
+
+/// `machine.clusters_per_socket`: a divisor of the socket's `cores` (x86
+/// CLS: a cluster holds whole cores, as many in each).
+fn clusters_value(v: Option<u64>, cores: u64) -> Result<Option<u16>, KeyError> {
+    match v {
+        Some(k) if k == 0 || k > cores || !cores.is_multiple_of(k) => {
+            let socket = MachineShape::flat(cores as u16);
+            Err(KeyError::new("machine.clusters_per_socket", socket.clusters_refusal(k)))
+        }
+        k => Ok(k.map(|k| k as u16)),
+    }
 }
 
 /// `machine.hz`: one of the kernel's `CONFIG_HZ` choices (default 250).
@@ -179,6 +194,26 @@ pub(super) fn kernel_model(v: Option<&Value>) -> Result<KernelModel, KeyError> {
             ),
         )),
     }
+}
+
+/// `machine.clusters_per_socket` needs a model whose sched domains have a
+/// cluster (CLS) level.
+pub(super) fn check_clusters(machine: &MachineSpec, kernel: KernelModel) -> Result<(), KeyError> {
+    if machine.shape.clusters_per_socket.is_none() || kernel.has_cluster_level() {
+        return Ok(());
+    }
+    let with: Vec<String> =
+        KernelModel::ALL.into_iter().filter(|m| m.has_cluster_level()).map(|m| format!("\"{}\"", m.version())).collect();
+    Err(KeyError::new(
+        "machine.clusters_per_socket",
+        format!(
+            "the {} model has no cluster (CLS) sched-domain level: its x86 levels are SMT, MC, DIE and NUMA \
+             (CLS came in 5.16, CONFIG_SCHED_CLUSTER). Clusters are modelled under kernel.version {}; \
+             or leave clusters_per_socket out",
+            kernel.describe(),
+            with.join(", ")
+        ),
+    ))
 }
 
 /// `machine.tick_offset` lies below one tick at the scenario's HZ.

@@ -104,10 +104,15 @@ impl MachineSpec {
     pub fn describe(&self) -> String {
         let s = &self.shape;
         let plural = |n: u16, one: &str| if n == 1 { format!("{n} {one}") } else { format!("{n} {one}s") };
+        // "8 cores in 2 clusters" when the scenario splits the cores.
+        let cores = match s.clusters_per_socket {
+            None => plural(s.cores_per_socket, "core"),
+            Some(k) => format!("{} in {}", plural(s.cores_per_socket, "core"), plural(k, "cluster")),
+        };
         let mut out = format!(
             "{} x {} x {} = {}, {}",
             plural(s.sockets, "socket"),
-            plural(s.cores_per_socket, "core"),
+            cores,
             plural(s.threads_per_core, "thread"),
             plural(s.cpus(), "CPU"),
             plural(s.numa_nodes, "NUMA node"),

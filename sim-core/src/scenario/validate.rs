@@ -12,7 +12,7 @@ use super::error::KeyError;
 use super::fair_settings::fair_settings;
 use super::file::ScenarioFile;
 use super::groups;
-use super::machine::{check_tick_offset, hz_value, kernel_model, machine_spec};
+use super::machine::{check_clusters, check_tick_offset, hz_value, kernel_model, machine_spec};
 use super::spec::{ScenarioSpec, limits};
 use super::values::{duration_in, opt_duration};
 
@@ -31,6 +31,7 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
     let hz = hz_value(f.machine.hz.as_ref())?;
     let kernel = kernel_model(f.kernel.version.as_ref())?;
     check_tick_offset(&machine, hz)?;
+    check_clusters(&machine, kernel)?;
     let context_switch_ns = match &f.machine.context_switch {
         None => 0,
         Some(v) => duration_in(v, "machine.context_switch", (0, 1_000_000), "")?,

@@ -8,9 +8,10 @@
 //! version is a new table here (and its variant). The model is chosen once,
 //! when the simulation is built.
 
-use super::balance::linux6x::Balance6xRules;
+use super::balance::linux6x::{Balance6xRules, SMP_FEATURES, SMP_FEATURES_66};
 pub use super::pelt6x::{Pelt6xRules, UtilEstDelayed, UtilEstRules};
 use super::features::{EevdfFeatures, SchedFeatures};
+use super::topology::DomainLevel;
 pub use super::wakeup::WakeupVerdict;
 
 /// A modelled kernel version.
@@ -197,25 +198,30 @@ pub const PELT_618: Pelt6xRules = Pelt6xRules {
     ..PELT_612
 };
 
-/// 6.6.9: UTIL_EST_FASTUP, CLS with SHARE_PKG_RESOURCES, no delayed tasks, plain util in migrate_util.
+/// 6.6.9: UTIL_EST_FASTUP, CLS with SHARE_PKG_RESOURCES, no delayed tasks, plain util in migrate_util;
+/// the DIE level (6.6 smpboot.c:build_sched_topology).
 pub const BALANCE_66: Balance6xRules = Balance6xRules {
     version: "6.6",
     delayed_tasks: false,
     util_est_fastup: true,
     cluster_flag: false,
+    package_level: DomainLevel::Die,
     try_one_movable_task: true,
     util_shr_bound: false,
     idle_smt_in_llc: false,
     ..BALANCE_612
 };
 /// 6.12.0: DELAY_DEQUEUE, `SD_CLUSTER | SD_SHARE_LLC`; the balancer counts
-/// and moves delayed tasks as others; the idle SMT scans stay inside `sd_llc`.
+/// and moves delayed tasks as others; the idle SMT scans stay inside `sd_llc`;
+/// PKG (6.12 smpboot.c), NUMA with SD_OVERLAP (topology.c:sched_init_numa SDTL_OVERLAP).
 pub const BALANCE_612: Balance6xRules = Balance6xRules {
     version: "6.12",
     delayed_tasks: true,
     runnable_excludes_delayed: false,
     util_est_fastup: false,
     cluster_flag: true,
+    package_level: DomainLevel::Pkg,
+    numa_overlap: true,
     try_one_movable_task: false,
     util_shr_bound: true,
     delayed_only_migrate_load: false,
@@ -223,13 +229,15 @@ pub const BALANCE_612: Balance6xRules = Balance6xRules {
     newidle_fail_bump: false,
     idle_smt_in_llc: true,
 };
-/// 6.18.0: `h_nr_runnable`; delayed tasks move for migrate_load only, ineligible ones after a failure.
+/// 6.18.0: `h_nr_runnable`; delayed tasks move for migrate_load only, ineligible ones after a failure;
+/// no SD_OVERLAP (6.18 sd_flags.h: build_sched_domains keys overlapping groups on SD_NUMA).
 pub const BALANCE_618: Balance6xRules = Balance6xRules {
     version: "6.18",
     runnable_excludes_delayed: true,
     delayed_only_migrate_load: true,
     ineligible_soft_limit: true,
     newidle_fail_bump: true,
+    numa_overlap: false,
     ..BALANCE_612
 };
 
@@ -285,6 +293,8 @@ pub struct KernelRules {
     /// carries 6.6's, which its class never reads).
     pub eevdf_features: EevdfFeatures,
     pub eevdf_feature_names: &'static [&'static str],
+    /// The `features.h` bits of its SMP half (none a switch here; named in refusals).
+    pub balancer_features: &'static [&'static str],
     /// The `[cfs]` tunables this version has.
     pub tunables: &'static [&'static str],
     /// The elevators it has, as `/sys/block/<dev>/queue/scheduler` names them.
@@ -317,6 +327,7 @@ const FEATURES_612: &[&str] = &[
 
 /// 6.18 has every EEVDF feature modelled.
 const FEATURES_618: &[&str] = &EevdfFeatures::ALL_NAMES;
+
 
 /// 6.6 `features.h` defaults (the 6.12 features off).
 const EEVDF_DEFAULTS_66: EevdfFeatures = EevdfFeatures {
@@ -363,6 +374,7 @@ pub const LINUX_66: KernelRules = KernelRules {
     sched_features: SchedFeatures::DEFAULT,
     eevdf_features: EEVDF_DEFAULTS_66,
     eevdf_feature_names: FEATURES_66,
+    balancer_features: SMP_FEATURES_66,
     tunables: EEVDF_TUNABLES,
     elevators: MQ_ELEVATORS,
     default_elevator: DefaultElevator::ByHwQueues,
@@ -378,6 +390,7 @@ pub const LINUX_44: KernelRules = KernelRules {
     slice_protection: SliceProtection::None,
     bandwidth: BandwidthRules::Linux44,
     tunables: CFS_TUNABLES,
+    balancer_features: super::balance::linux44::SMP_FEATURES,
     elevators: LEGACY_ELEVATORS,
     default_elevator: DefaultElevator::Fixed("cfq"),
     ..LINUX_66
@@ -408,6 +421,7 @@ pub const LINUX_612: KernelRules = KernelRules {
         ..EEVDF_DEFAULTS_66
     },
     eevdf_feature_names: FEATURES_612,
+    balancer_features: SMP_FEATURES,
     ..LINUX_66
 };
 
@@ -529,8 +543,9 @@ impl KernelModel {
     /// `features.HRTICK`) names one that another model has and this one
     /// lacks, the keys validation refuses under this model
     /// (`scenario::validate::fair_settings`) while accepting them under
-    /// another. False for every other key, a misspelt one included (that
-    /// stays an error).
+    /// another; likewise `machine.clusters_per_socket`, which only the 6.x
+    /// topology has (`has_cluster_level`). False for every other key, a
+    /// misspelt one included (that stays an error).
     pub fn lacks_setting(self, key: &str) -> bool {
         let segments: Vec<&str> = key.split('.').map(|s| s.trim().trim_matches('"')).collect();
         let all_tunables = [CFS_TUNABLES, EEVDF_TUNABLES].concat();
@@ -542,6 +557,7 @@ impl KernelModel {
                     FairClassKind::Eevdf => r.eevdf_feature_names.contains(&name),
                     FairClassKind::Cfs => SchedFeatures::NAMES.contains(&name),
                 },
+                ["machine", "clusters_per_socket"] => m.has_cluster_level(),
                 _ => true,
             }
         };
@@ -715,6 +731,7 @@ impl BandwidthRules {
     }
 }
 
+
 /// The questions the rest of the core asks a version, each answered from its
 /// rule table: reports, the engine's records and validation ask these, never
 /// "which version is this".
@@ -754,6 +771,12 @@ impl KernelModel {
     /// base_slice_ns and feature bits of its own.
     pub fn has_cfs_latency_tunables(self) -> bool {
         self.rules().tunables.contains(&"sched_latency_ns")
+    }
+
+    /// The sched domains have a cluster (CLS) level a scenario may ask for: 6.x's
+    /// (x86 since 5.16, CONFIG_SCHED_CLUSTER); 4.4's x86 levels are SMT, MC, DIE.
+    pub fn has_cluster_level(self) -> bool {
+        matches!(self.rules().balancer, BalancerKind::Linux6x(_))
     }
 
     /// Custom slices: a fair task's own slice through `sched_setattr`

@@ -33,6 +33,7 @@ fn lacks_setting_agrees_with_validation_under_every_model() {
     for name in SchedFeatures::NAMES.into_iter().chain(features) {
         keys.push((format!("features.{name}"), "true"));
     }
+    keys.push(("machine.clusters_per_socket".to_string(), "1"));
     let base = crate::Scenario::from_toml("t.toml", TOML).unwrap();
     let mut lacking = 0;
     for m in KernelModel::ALL {
@@ -53,6 +54,8 @@ fn lacks_setting_agrees_with_validation_under_every_model() {
     }
     assert!(KernelModel::Linux618.lacks_setting("cfs.sched_latency_ns"));
     assert!(KernelModel::Linux44.lacks_setting("features.\"PLACE_LAG\""));
+    assert!(KernelModel::Linux44.lacks_setting("machine.clusters_per_socket"));
+    assert!(!KernelModel::Linux66.lacks_setting("machine.clusters_per_socket"));
     assert!(lacking > 20, "{lacking}");
 }
 

@@ -2,7 +2,9 @@
 //! (kernel/sched/core.c: `sched_init_numa`, `build_sched_domains`, `sd_init`,
 //! `build_sched_groups`, `build_overlap_sched_groups`, `sd_degenerate`,
 //! `sd_parent_degenerate`, `cpu_attach_domain`, `update_top_cache_domain`;
-//! arch/x86/kernel/smpboot.c for the masks). Pure data, built once.
+//! arch/x86/kernel/smpboot.c for the masks). Pure data, built once. 6.x
+//! builds the same `Topology` its own way (`topology6x.rs`,
+//! `Topology::build_6x`); the machine's shape is `topology_shape.rs`.
 //!
 //! # CPU numbering
 //! Like a typical x86 server enumerates them: the first thread of every core,
@@ -34,6 +36,13 @@ use crate::cpuset::CpuSet;
 use crate::ids::CpuId;
 use std::collections::BTreeMap;
 
+#[path = "topology_shape.rs"]
+mod shape;
+#[path = "topology6x.rs"]
+mod topology6x;
+pub use shape::{MachineShape, THREADS_PER_CORE_MAX};
+pub use topology6x::Topology6xRules;
+
 // 4.4 include/linux/sched.h
 pub const SD_LOAD_BALANCE: u32 = 0x0001;
 pub const SD_BALANCE_NEWIDLE: u32 = 0x0002;
@@ -49,6 +58,13 @@ pub const SD_ASYM_PACKING: u32 = 0x0800;
 pub const SD_PREFER_SIBLING: u32 = 0x1000;
 pub const SD_OVERLAP: u32 = 0x2000;
 pub const SD_NUMA: u32 = 0x4000;
+/// 6.12+ include/linux/sched/sd_flags.h `SD_CLUSTER` (the cluster level;
+/// 6.6 has no such flag). The kernel numbers 6.x flags by their order in
+/// sd_flags.h; here every flag keeps one bit, 4.4's where 4.4 has it.
+pub const SD_CLUSTER: u32 = 0x8000;
+/// 6.12 sd_flags.h `SD_SHARE_LLC`: 6.6's and 4.4's `SD_SHARE_PKG_RESOURCES`
+/// renamed (same meaning, same bit here).
+pub const SD_SHARE_LLC: u32 = SD_SHARE_PKG_RESOURCES;
 
 /// 4.4 include/linux/sched.h `SCHED_CAPACITY_SCALE` (1 << SCHED_CAPACITY_SHIFT).
 pub const SCHED_CAPACITY_SCALE: u64 = 1024;
@@ -59,8 +75,6 @@ pub const LOCAL_DISTANCE: u32 = 10;
 pub const REMOTE_DISTANCE: u32 = 21;
 /// 4.4 include/linux/topology.h `RECLAIM_DISTANCE`.
 pub const RECLAIM_DISTANCE: u32 = 30;
-/// Largest `threads_per_core` accepted.
-pub const THREADS_PER_CORE_MAX: u16 = 8;
 
 /// Flags that need at least two groups (4.4 core.c:sd_degenerate).
 const SD_FLAGS_NEED_GROUPS: u32 = SD_LOAD_BALANCE
@@ -71,96 +85,18 @@ const SD_FLAGS_NEED_GROUPS: u32 = SD_LOAD_BALANCE
     | SD_SHARE_PKG_RESOURCES
     | SD_SHARE_POWERDOMAIN;
 
-/// The shape of the machine: sockets x cores x threads, grouped in NUMA nodes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MachineShape {
-    pub sockets: u16,
-    pub cores_per_socket: u16,
-    pub threads_per_core: u16,
-    pub numa_nodes: u16,
-}
-
-impl MachineShape {
-    /// One socket of `cpus` cores, one thread each, one node.
-    pub fn flat(cpus: u16) -> MachineShape {
-        MachineShape { sockets: 1, cores_per_socket: cpus, threads_per_core: 1, numa_nodes: 1 }
-    }
-
-    /// Logical CPUs: sockets x cores x threads (saturating; validation bounds it).
-    pub fn cpus(&self) -> u16 {
-        let n = u32::from(self.sockets) * u32::from(self.cores_per_socket) * u32::from(self.threads_per_core);
-        n.min(u32::from(u16::MAX)) as u16
-    }
-
-    /// Physical cores in the machine.
-    pub fn total_cores(&self) -> u32 {
-        u32::from(self.sockets) * u32::from(self.cores_per_socket)
-    }
-
-    /// Global core index of `cpu` (`socket * cores_per_socket + core`): the
-    /// numbering is thread-major, so CPU i's siblings are i + k·cores.
-    pub fn core_of(&self, cpu: CpuId) -> u32 {
-        u32::from(cpu.0) % self.total_cores()
-    }
-
-    pub fn socket_of(&self, cpu: CpuId) -> u16 {
-        (self.core_of(cpu) / u32::from(self.cores_per_socket)) as u16
-    }
-
-    /// Which hardware thread of its core `cpu` is.
-    pub fn thread_of(&self, cpu: CpuId) -> u16 {
-        (u32::from(cpu.0) / self.total_cores()) as u16
-    }
-
-    /// Why this shape cannot be built, if it cannot: every size at least 1,
-    /// at most `cpus_max` CPUs, at most `THREADS_PER_CORE_MAX` threads,
-    /// `numa_nodes` dividing `sockets`. The message names the field.
-    pub fn check(&self, cpus_max: u16) -> Result<(), (&'static str, String)> {
-        for (name, v) in [
-            ("sockets", self.sockets),
-            ("cores_per_socket", self.cores_per_socket),
-            ("threads_per_core", self.threads_per_core),
-            ("numa_nodes", self.numa_nodes),
-        ] {
-            if v == 0 {
-                return Err((name, "must be at least 1".to_string()));
-            }
-        }
-        if self.threads_per_core > THREADS_PER_CORE_MAX {
-            return Err((
-                "threads_per_core",
-                format!("{} is not allowed: 1 to {THREADS_PER_CORE_MAX}", self.threads_per_core),
-            ));
-        }
-        let n = u64::from(self.sockets) * u64::from(self.cores_per_socket) * u64::from(self.threads_per_core);
-        if n > u64::from(cpus_max) {
-            return Err((
-                "cores_per_socket",
-                format!(
-                    "{} sockets x {} cores x {} threads = {n} CPUs; the limit is {cpus_max}",
-                    self.sockets, self.cores_per_socket, self.threads_per_core
-                ),
-            ));
-        }
-        if self.numa_nodes > self.sockets || !self.sockets.is_multiple_of(self.numa_nodes) {
-            return Err((
-                "numa_nodes",
-                format!(
-                    "{} does not divide sockets = {}: a NUMA node holds whole sockets, the same number each",
-                    self.numa_nodes, self.sockets
-                ),
-            ));
-        }
-        Ok(())
-    }
-}
-
 /// A topology level (4.4 `struct sched_domain_topology_level`, by its name).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum DomainLevel {
     Smt,
+    /// 6.x x86 CLS (`cpu_clustergroup_mask`, CONFIG_SCHED_CLUSTER; 5.16+).
+    Cls,
     Mc,
     Die,
+    /// 6.x's name for DIE (renamed in 6.7).
+    Pkg,
+    /// 6.x `sched_init_numa`'s NUMA identity level (the node).
+    Node,
     Numa,
 }
 
@@ -169,8 +105,11 @@ impl DomainLevel {
     pub fn name(self) -> &'static str {
         match self {
             DomainLevel::Smt => "SMT",
+            DomainLevel::Cls => "CLS",
             DomainLevel::Mc => "MC",
             DomainLevel::Die => "DIE",
+            DomainLevel::Pkg => "PKG",
+            DomainLevel::Node => "NODE",
             DomainLevel::Numa => "NUMA",
         }
     }
@@ -183,6 +122,15 @@ pub struct SchedGroup {
     pub group_weight: u32,
     /// sgc->capacity: sum of its CPUs' cpu_capacity
     pub capacity: u64,
+    /// 6.x `sg->flags`: the child domain's flags (get_group), as left by
+    /// cpu_attach_domain; 0 in a 4.4 build (4.4 has no sg->flags). For an
+    /// SD_NUMA (overlapping) domain every CPU has its own copies of the
+    /// groups and only its local one follows the degeneration: this is the
+    /// value the other CPUs' copies hold; read `Topology::group_flags`.
+    pub flags: u32,
+    /// 6.x `sg->cores` (init_sched_groups_capacity): the cores with a CPU in
+    /// the span (SMT siblings count once); 0 in a 4.4 build.
+    pub cores: u32,
 }
 
 /// One domain as 4.4 sd_init builds it (after degenerate levels are removed and PREFER_SIBLING moved down
@@ -208,7 +156,15 @@ pub struct SchedDomain {
     pub forkexec_idx: usize,
     pub smt_gain: u64,
     /// The groups, in the order of their first CPU (for NUMA overlap groups: as 4.4 builds them).
+    /// 6.x's `sd->groups` of a CPU starts at its local group (build_sched_groups walks
+    /// `for_each_cpu_wrap` from the CPU) and goes round this order.
     pub groups: Vec<SchedGroup>,
+    /// sd_init's `sd_weight` = `cpumask_weight(tl->mask(cpu))`: the level's mask, isolated CPUs
+    /// included in a 6.x build (the 4.4 build uses the span's weight); the intervals derive from it.
+    pub sd_weight: u32,
+    /// 6.x `sd->imb_numa_nr` (build_sched_domains) as the domain's lowest CPU's copy holds it;
+    /// 0 where unset and in a 4.4 build. Copies can differ under isolcpus: `Topology::imb_numa_nr`.
+    pub imb_numa_nr: u32,
 }
 
 /// Index of a domain in `Topology::domains`.
@@ -233,6 +189,33 @@ pub struct Topology {
     pub cpu_capacity: Vec<u64>,
     /// Per CPU, parallel to `cpu_domains`: the index of its local group (sd->groups) in each domain.
     local_groups: Vec<Vec<u32>>,
+    /// 6.x: per CPU, the `sd_llc_shared` it points at (`sd_llc->shared`, one per LLC, keyed by
+    /// `llc_id`), with `nr_busy_cpus`' initial value (sd_init: the LLC level's `sd_weight`); None
+    /// without sd_llc (NULL) and in a 4.4 build.
+    pub llc_shared: Vec<Option<LlcSharedInit>>,
+    /// 6.12+ `sd_share_id`: the first CPU of the lowest SD_CLUSTER domain, else `llc_id`
+    /// (update_top_cache_domain). `llc_id` in 6.6 and 4.4 builds (no SD_CLUSTER).
+    pub sd_share_id: Vec<CpuId>,
+    /// 6.x `sd_numa`: per CPU, the lowest SD_NUMA domain as an index into `cpu_domains[cpu]`.
+    pub sd_numa: Vec<Option<usize>>,
+    /// 6.12+ static key `sched_cluster_active`: some CPU has an SD_CLUSTER domain after
+    /// degeneration (build_sched_domains).
+    pub sched_cluster_active: bool,
+    /// 6.x: per CPU, parallel to `cpu_domains`: that CPU's copy's `imb_numa_nr`.
+    cpu_imb_numa_nr: Vec<Vec<u32>>,
+    /// 6.x: per CPU, parallel to `cpu_domains`: `sd->groups->flags` (its local group's flags) as
+    /// its own copy holds them (for an SD_NUMA domain each CPU has its own group copies).
+    local_group_flags: Vec<Vec<u32>>,
+}
+
+/// What sd_init leaves in one LLC's `struct sched_domain_shared`
+/// (`sd->shared = sdd->sds[cpumask_first(span)]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LlcSharedInit {
+    /// Whose `sds` it is: the first CPU of the LLC domain's span (= `llc_id`).
+    pub id: CpuId,
+    /// `atomic_set(&sd->shared->nr_busy_cpus, sd_weight)`.
+    pub nr_busy_cpus: u32,
 }
 
 /// One topology level as built (before degenerate domains are removed): each
@@ -269,6 +252,8 @@ fn sd_init(level: DomainLevel, sd_weight: u32) -> SchedDomain {
         forkexec_idx: 0,
         smt_gain: 0,
         groups: Vec::new(),
+        sd_weight,
+        imb_numa_nr: 0,
     };
     // tl->sd_flags: 4.4 topology.h cpu_smt_flags, cpu_core_flags, cpu_numa_flags (DIE has none)
     sd.flags |= match level {
@@ -276,6 +261,7 @@ fn sd_init(level: DomainLevel, sd_weight: u32) -> SchedDomain {
         DomainLevel::Mc => SD_SHARE_PKG_RESOURCES,
         DomainLevel::Die => 0,
         DomainLevel::Numa => SD_NUMA,
+        DomainLevel::Cls | DomainLevel::Pkg | DomainLevel::Node => unreachable!("4.4 builds no {level:?} level"),
     };
     // 4.4 core.c:sd_init "Convert topological properties into behaviour"
     if sd.flags & SD_SHARE_CPUCAPACITY != 0 {
@@ -389,13 +375,34 @@ pub fn cpus_text(cpus: impl IntoIterator<Item = u16>) -> String {
 impl Topology {
     /// Builds the domains 4.4 attaches at boot for `shape` with `isolated`
     /// (isolcpus) CPUs left out. Panics on a shape `MachineShape::check` refuses.
+    /// `clusters_per_socket` is not read: x86 4.4 has no CLS level (validation
+    /// refuses clusters under the 4.4 model).
     pub fn build(shape: MachineShape, isolated: &CpuSet) -> Topology {
         if let Err((field, m)) = shape.check(u16::MAX) {
             panic!("Topology::build: bad machine shape ({field}: {m}): {shape:?}");
         }
+        let mut topo = Topology::empty(shape, isolated);
+        let n = shape.cpus();
+        // 4.4 core.c:init_sched_domains: cpu_map = cpu_active_mask & ~cpu_isolated_map
+        let in_map: Vec<bool> = (0..n).map(|c| !topo.isolated.contains(CpuId(c))).collect();
+        let map_weight = in_map.iter().filter(|&&b| b).count() as u32;
+        if map_weight == 0 {
+            return topo;
+        }
+        let levels = topo.build_levels(&in_map, map_weight);
+        let group_cpus = topo.attach_domains(&levels, &in_map);
+        topo.update_cpu_capacity_and_llc();
+        topo.update_group_capacity(&group_cpus);
+        topo.sd_share_id = topo.llc_id.clone();
+        topo
+    }
+
+    /// A machine of `shape` with `isolated` CPUs and no domain yet: every CPU
+    /// its own LLC, at full capacity (what a CPU without domains keeps).
+    fn empty(shape: MachineShape, isolated: &CpuSet) -> Topology {
         let n = shape.cpus();
         let ncpu = usize::from(n);
-        let mut topo = Topology {
+        Topology {
             shape,
             isolated: {
                 let mut s = CpuSet::empty(n);
@@ -411,81 +418,54 @@ impl Topology {
             llc_size: vec![1; ncpu],
             cpu_capacity: vec![SCHED_CAPACITY_SCALE; ncpu],
             local_groups: vec![Vec::new(); ncpu],
-        };
-        // 4.4 core.c:init_sched_domains: cpu_map = cpu_active_mask & ~cpu_isolated_map
-        let in_map: Vec<bool> = (0..n).map(|c| !topo.isolated.contains(CpuId(c))).collect();
-        let map_weight = in_map.iter().filter(|&&b| b).count() as u32;
-        if map_weight == 0 {
-            return topo;
+            llc_shared: vec![None; ncpu],
+            sd_share_id: (0..n).map(CpuId).collect(),
+            sd_numa: vec![None; ncpu],
+            sched_cluster_active: false,
+            cpu_imb_numa_nr: vec![Vec::new(); ncpu],
+            local_group_flags: vec![Vec::new(); ncpu],
         }
-        let levels = topo.build_levels(&in_map, map_weight);
-        let group_cpus = topo.attach_domains(&levels, &in_map);
-        topo.update_cpu_capacity_and_llc();
-        topo.update_group_capacity(&group_cpus);
-        topo
-    }
-
-    /// Builds the domains 6.x attaches at boot (6.x topology.c:sd_init):
-    /// no SD_LOAD_BALANCE (gone in 5.10), SD_PREFER_SIBLING on every level
-    /// but NUMA, busy_factor 16, imbalance_pct 110 on SMT and 117 elsewhere,
-    /// no load indices, and every CPU at full capacity (`smt_gain` is gone:
-    /// `arch_scale_cpu_capacity` is 1024 for SMT threads too).
-    pub fn build_6x(shape: MachineShape, isolated: &CpuSet) -> Topology {
-        let mut topo = Topology::build(shape, isolated);
-        for sd in &mut topo.domains {
-            sd.flags &= !SD_LOAD_BALANCE;
-            sd.busy_factor = 16;
-            sd.busy_idx = 0;
-            sd.idle_idx = 0;
-            sd.newidle_idx = 0;
-            sd.wake_idx = 0;
-            sd.forkexec_idx = 0;
-            sd.smt_gain = 0;
-            if sd.flags & SD_SHARE_CPUCAPACITY != 0 {
-                sd.flags |= SD_PREFER_SIBLING;
-                sd.imbalance_pct = 110;
-                sd.cache_nice_tries = 0;
-            } else if sd.flags & SD_SHARE_PKG_RESOURCES != 0 {
-                sd.flags |= SD_PREFER_SIBLING;
-                sd.imbalance_pct = 117;
-                sd.cache_nice_tries = 1;
-            } else if sd.flags & SD_NUMA != 0 {
-                sd.flags &= !SD_PREFER_SIBLING;
-                sd.imbalance_pct = 117;
-                sd.cache_nice_tries = 2;
-            } else {
-                sd.flags |= SD_PREFER_SIBLING;
-                sd.imbalance_pct = 117;
-                sd.cache_nice_tries = 1;
-            }
-            for g in &mut sd.groups {
-                g.capacity = SCHED_CAPACITY_SCALE * u64::from(g.group_weight);
-            }
-        }
-        topo.cpu_capacity.iter_mut().for_each(|c| *c = SCHED_CAPACITY_SCALE);
-        topo
     }
 
     /// The levels 4.4 builds for the CPUs in the cpu_map (`in_map`), bottom
     /// up, each with its classes (spans) and their group counts.
     fn build_levels(&self, in_map: &[bool], map_weight: u32) -> Vec<BuiltLevel> {
-        let shape = self.shape;
-        let n = shape.cpus();
-        let ncpu = usize::from(n);
         // The levels 4.4 builds: default_topology (SMT, MC, DIE) and, with more than
         // one node, sched_init_numa's single level (one remote distance).
         let mut candidates = vec![DomainLevel::Smt, DomainLevel::Mc, DomainLevel::Die];
-        if shape.numa_nodes > 1 {
+        if self.shape.numa_nodes > 1 {
             candidates.push(DomainLevel::Numa);
         }
+        self.build_levels_of(&candidates, in_map, map_weight)
+    }
+
+    /// `(classes, class of cpu)` of a level: which `tl->mask(cpu)` a CPU has
+    /// (SMT the core, CLS the cluster, MC the socket, DIE/PKG/NODE the node,
+    /// NUMA every node within the one remote distance: all).
+    fn level_class(&self, level: DomainLevel, cpu: CpuId) -> (usize, u32) {
+        let shape = self.shape;
+        match level {
+            DomainLevel::Smt => (shape.total_cores() as usize, self.core_of(cpu)),
+            DomainLevel::Cls => {
+                let clusters = shape.total_cores() / u32::from(shape.cores_per_cluster());
+                (clusters as usize, shape.cluster_of(cpu))
+            }
+            DomainLevel::Mc => (usize::from(shape.sockets), u32::from(self.socket_of(cpu))),
+            DomainLevel::Die | DomainLevel::Pkg | DomainLevel::Node => {
+                (usize::from(shape.numa_nodes), u32::from(self.node_of(cpu)))
+            }
+            DomainLevel::Numa => (1, 0),
+        }
+    }
+
+    /// The `candidates` levels as built for the CPUs in the cpu_map
+    /// (`in_map`), bottom up, up to the first that spans the cpu_map.
+    fn build_levels_of(&self, candidates: &[DomainLevel], in_map: &[bool], map_weight: u32) -> Vec<BuiltLevel> {
+        let n = self.shape.cpus();
+        let ncpu = usize::from(n);
         let mut levels: Vec<BuiltLevel> = Vec::new();
-        for level in candidates {
-            let classes = match level {
-                DomainLevel::Smt => shape.total_cores() as usize,
-                DomainLevel::Mc => usize::from(shape.sockets),
-                DomainLevel::Die => usize::from(shape.numa_nodes),
-                DomainLevel::Numa => 1,
-            };
+        for &level in candidates {
+            let classes = self.level_class(level, CpuId(0)).0;
             let mut class_of = vec![u32::MAX; ncpu];
             let mut members: Vec<Vec<CpuId>> = vec![Vec::new(); classes];
             for c in 0..n {
@@ -493,12 +473,7 @@ impl Topology {
                     continue;
                 }
                 let cpu = CpuId(c);
-                let k = match level {
-                    DomainLevel::Smt => self.core_of(cpu),
-                    DomainLevel::Mc => u32::from(self.socket_of(cpu)),
-                    DomainLevel::Die => u32::from(self.node_of(cpu)),
-                    DomainLevel::Numa => 0,
-                };
+                let k = self.level_class(level, cpu).1;
                 class_of[usize::from(c)] = k;
                 members[k as usize].push(cpu);
             }
@@ -597,7 +572,7 @@ impl Topology {
                             sd.span.insert(m);
                         }
                         // Groups in the order of their first CPU; capacities filled below.
-                        let members = group_members(&levels, link.level, link.class);
+                        let members = group_members(levels, link.level, link.class);
                         sd.groups = members
                             .iter()
                             .map(|m| {
@@ -605,7 +580,7 @@ impl Topology {
                                 for &c in m {
                                     span.insert(c);
                                 }
-                                SchedGroup { span, group_weight: m.len() as u32, capacity: 0 }
+                                SchedGroup { span, group_weight: m.len() as u32, capacity: 0, flags: 0, cores: 0 }
                             })
                             .collect();
                         group_cpus.push(members);

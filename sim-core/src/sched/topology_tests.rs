@@ -3,7 +3,7 @@
 use super::*;
 
 fn shape(sockets: u16, cores_per_socket: u16, threads_per_core: u16, numa_nodes: u16) -> MachineShape {
-    MachineShape { sockets, cores_per_socket, threads_per_core, numa_nodes }
+    MachineShape { sockets, cores_per_socket, threads_per_core, numa_nodes, clusters_per_socket: None }
 }
 
 fn none(n: u16) -> CpuSet {

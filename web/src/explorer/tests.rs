@@ -450,6 +450,30 @@ fn machine_controls_write_topology_keys_and_bad_combos_name_their_key() {
     assert_eq!(r["error"]["key"], "machine.numa_nodes", "{r}");
 }
 
+/// The cluster control exists under the 6.x models only (4.4 has no CLS
+/// level) and is dropped with the model; unset it reads as one cluster per
+/// core; a count that does not divide the cores is the core's error.
+#[test]
+fn the_cluster_control_follows_the_model() {
+    let text = TOML.replace("cpus = 1", "cpus = 8");
+    let mut e = Explorer::default();
+    let d = e.start("t.toml", &text, None, "");
+    assert!(control(&d, "machine.clusters_per_socket").is_none(), "4.4 has no cluster level");
+    for version in ["6.6", "6.12", "6.18"] {
+        let d = e.start("t.toml", &text, None, &format!("kernel.version=\"{version}\""));
+        let c = control(&d, "machine.clusters_per_socket").expect("a cluster control on 6.x");
+        assert_eq!((c["value"].as_u64(), c["default"].as_u64(), c["max"].as_i64()), (Some(8), Some(8), Some(8)));
+        assert_eq!(c["model_specific"], true);
+        let d = e.start("t.toml", &text, None, &format!("kernel.version=\"{version}\"\nmachine.clusters_per_socket=2"));
+        assert_eq!(control(&d, "machine.clusters_per_socket").unwrap()["value"], 2, "{d}");
+        let r = e.start("t.toml", &text, None, &format!("kernel.version=\"{version}\"\nmachine.clusters_per_socket=3"));
+        assert_eq!(r["error"]["key"], "machine.clusters_per_socket", "{r}");
+    }
+    let r = e.start("t.toml", &text, None, "machine.clusters_per_socket=2");
+    assert_eq!(r["error"]["key"], "machine.clusters_per_socket", "{r}");
+    assert!(r["error"]["message"].as_str().unwrap().contains("Linux 4.4 (CFS) model has no cluster"), "{r}");
+}
+
 /// The CPU table and the occupancy chart's size come with every report.
 #[test]
 fn tables_list_each_cpu_with_busy_time_gap_and_migrations() {

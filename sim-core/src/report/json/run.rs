@@ -58,6 +58,9 @@ pub(super) struct Machine {
     cores_per_socket: u16,
     threads_per_core: u16,
     numa_nodes: u16,
+    /// Clusters per socket (`machine.clusters_per_socket`, 6.x), when given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    clusters_per_socket: Option<u16>,
     /// Isolated CPUs as a `taskset` list, `""` for none.
     isolcpus: String,
     nohz: bool,
@@ -315,6 +318,7 @@ pub(super) fn settings_dto(r: &RunReport) -> Settings {
             cores_per_socket: s.machine.shape.cores_per_socket,
             threads_per_core: s.machine.shape.threads_per_core,
             numa_nodes: s.machine.shape.numa_nodes,
+            clusters_per_socket: s.machine.shape.clusters_per_socket,
             isolcpus: crate::sched::topology::cpu_list(&s.machine.isolcpus),
             nohz: s.machine.nohz_idle,
             tick_offset_ns: (s.machine.tick_offset_ns != 0).then_some(s.machine.tick_offset_ns),

@@ -25,6 +25,12 @@ use crate::sched::topology::{DomainId, SD_BALANCE_NEWIDLE, SD_LOAD_BALANCE, Topo
 
 
 /// `sysctl_sched_migration_cost` (4.4 fair.c): 0.5 ms.
+/// 4.4 features.h bits of fair.c's SMP half, run at their defaults (not
+/// `[features]` switches): LB_BIAS (`source_load`/`target_load` over
+/// `cpu_load[]`, on), CACHE_HOT_BUDDY (on), LB_MIN (off), NONTASK_CAPACITY
+/// (no RT or IRQ time is modelled).
+pub const SMP_FEATURES: &[&str] = &["LB_BIAS", "CACHE_HOT_BUDDY", "LB_MIN", "NONTASK_CAPACITY"];
+
 pub const SYSCTL_SCHED_MIGRATION_COST_NS: u64 = 500_000;
 /// `sysctl_sched_nr_migrate` (4.4 core.c).
 pub const SYSCTL_SCHED_NR_MIGRATE: u32 = 32;

@@ -247,7 +247,7 @@ fn record_wakee_counts_switches_of_wakee_and_halves_each_second() {
 /// 1 and 3 core 1's (siblings are i and i + cores). sd_llc is MC [0-3] with
 /// groups {0,2} {1,3}; below it SMT [0,2] with groups {0} {2}.
 fn smt_2x2() -> MachineShape {
-    MachineShape { sockets: 1, cores_per_socket: 2, threads_per_core: 2, numa_nodes: 1 }
+    MachineShape { sockets: 1, cores_per_socket: 2, threads_per_core: 2, numa_nodes: 1, clusters_per_socket: None }
 }
 
 #[test]

@@ -146,7 +146,7 @@ fn has_spare_groups_even_out_tasks_by_sibling_imbalance() {
 #[test]
 fn smt_balance_pulls_actively_after_cache_nice_tries_plus_two_failures() {
     // 2 cores × 2 threads: core 0 = CPUs {0, 2}, core 1 = {1, 3}.
-    let shape = MachineShape { sockets: 1, cores_per_socket: 2, threads_per_core: 2, numa_nodes: 1 };
+    let shape = MachineShape { sockets: 1, cores_per_socket: 2, threads_per_core: 2, numa_nodes: 1, clusters_per_socket: None };
     let mut m = Mock::new(4, 2);
     saturated(&mut m, 0, 0, true, 1024);
     saturated(&mut m, 1, 2, true, 1024);
@@ -178,7 +178,7 @@ fn smt_balance_pulls_actively_after_cache_nice_tries_plus_two_failures() {
 fn should_we_balance_picks_an_idle_core_then_an_idle_smt_cpu() {
     // 2 sockets × 2 cores × 2 threads: socket 0 holds cores {0,4}, {1,5};
     // the DIE level (2) has groups = sockets; local group of CPU 0..5: {0,1,4,5}.
-    let shape = MachineShape { sockets: 2, cores_per_socket: 2, threads_per_core: 2, numa_nodes: 1 };
+    let shape = MachineShape { sockets: 2, cores_per_socket: 2, threads_per_core: 2, numa_nodes: 1, clusters_per_socket: None };
     let idle_cb = |running: &[u16], cpu: u16| {
         let mut m = Mock::new(8, running.len());
         for (t, &c) in running.iter().enumerate() {
@@ -223,7 +223,7 @@ fn misfit_and_asym_packing_are_never_chosen_on_equal_cpus() {
 #[test]
 fn imbalanced_group_lets_the_parent_pull_a_pinned_task() {
     // 2 LLCs: MC {0,1}, {2,3}; DIE {0..3} (level 1) with groups {0,1}, {2,3}.
-    let shape = MachineShape { sockets: 2, cores_per_socket: 2, threads_per_core: 1, numa_nodes: 1 };
+    let shape = MachineShape { sockets: 2, cores_per_socket: 2, threads_per_core: 1, numa_nodes: 1, clusters_per_socket: None };
     let mut m = Mock::new(4, 4);
     saturated(&mut m, 1, 0, false, 512);
     saturated(&mut m, 0, 0, true, 512);
@@ -255,7 +255,7 @@ fn imbalanced_group_lets_the_parent_pull_a_pinned_task() {
 
 #[test]
 fn overloaded_group_above_the_llc_gives_migrate_util() {
-    let shape = MachineShape { sockets: 2, cores_per_socket: 2, threads_per_core: 1, numa_nodes: 1 };
+    let shape = MachineShape { sockets: 2, cores_per_socket: 2, threads_per_core: 1, numa_nodes: 1, clusters_per_socket: None };
     let mut m = Mock::new(4, 5);
     // CPU0: t0 running, t2 at the tail (utils 341, 341, 342); CPU1, CPU3 one
     // saturated task each; CPU2 idle.
@@ -282,7 +282,7 @@ fn overloaded_group_above_the_llc_gives_migrate_util() {
 fn lbf_dst_pinned_moves_tasks_to_another_cpu_of_the_group() {
     // As above, but t1 and t2 may not run on CPU2: the first CPU of the
     // local group {2,3} they allow, CPU3, becomes new_dst_cpu.
-    let shape = MachineShape { sockets: 2, cores_per_socket: 2, threads_per_core: 1, numa_nodes: 1 };
+    let shape = MachineShape { sockets: 2, cores_per_socket: 2, threads_per_core: 1, numa_nodes: 1, clusters_per_socket: None };
     let mut m = Mock::new(4, 5);
     saturated(&mut m, 2, 0, false, 342);
     saturated(&mut m, 1, 0, false, 341);
@@ -304,7 +304,7 @@ fn lbf_dst_pinned_moves_tasks_to_another_cpu_of_the_group() {
 fn numa_allowance_keeps_a_pair_of_tasks_on_their_node() {
     // 2 nodes × 4 CPUs, one LLC each: MC then NUMA (level 1). imb_numa_nr:
     // one LLC per node → 4 >> 3 = 0 → at least 1.
-    let shape = MachineShape { sockets: 2, cores_per_socket: 4, threads_per_core: 1, numa_nodes: 2 };
+    let shape = MachineShape { sockets: 2, cores_per_socket: 4, threads_per_core: 1, numa_nodes: 2, clusters_per_socket: None };
     let mut m = Mock::new(8, 3);
     saturated(&mut m, 0, 0, true, 1024);
     saturated(&mut m, 1, 1, true, 1024);

@@ -95,7 +95,7 @@ impl Mock {
 
 /// A 6.x policy over `shape` with `rules`, HZ 1000, NO_HZ on.
 pub fn policy(shape: MachineShape, rules: Balance6xRules, tasks: usize) -> Smp6x {
-    Smp6x::new(rules, Topology::build_6x(shape, &CpuSet::empty(shape.cpus())), 1000, tasks, true)
+    Smp6x::new(rules, Topology::build_6x(shape, &CpuSet::empty(shape.cpus()), rules.topology()), 1000, tasks, true)
 }
 
 impl Machine for Mock {

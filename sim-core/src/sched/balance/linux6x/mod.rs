@@ -38,8 +38,28 @@ mod wake_tests;
 use super::{Machine, PlaceKind, Placement};
 use crate::cpuset::CpuSet;
 use crate::ids::{CpuId, TaskId};
-use crate::sched::topology::{DomainId, Topology};
+use crate::sched::topology::{DomainId, DomainLevel, Topology, Topology6xRules};
 use lb_stats::LbTopo;
+
+/// 6.12.0 and 6.18.0 features.h bits of fair.c's SMP half, run at their
+/// defaults (not `[features]` switches): select_idle_cpu's SIS_UTIL,
+/// wake_affine's WA_IDLE/WA_WEIGHT/WA_BIAS, UTIL_EST, CACHE_HOT_BUDDY,
+/// LB_MIN, NONTASK_CAPACITY.
+pub const SMP_FEATURES: &[&str] =
+    &["CACHE_HOT_BUDDY", "NONTASK_CAPACITY", "SIS_UTIL", "LB_MIN", "WA_IDLE", "WA_WEIGHT", "WA_BIAS", "UTIL_EST"];
+/// 6.6.0's: the same with SIS_PROP (off; removed in 6.8) and UTIL_EST_FASTUP (removed in 6.7).
+pub const SMP_FEATURES_66: &[&str] = &[
+    "CACHE_HOT_BUDDY",
+    "NONTASK_CAPACITY",
+    "SIS_PROP",
+    "SIS_UTIL",
+    "LB_MIN",
+    "WA_IDLE",
+    "WA_WEIGHT",
+    "WA_BIAS",
+    "UTIL_EST",
+    "UTIL_EST_FASTUP",
+];
 
 /// `sysctl_sched_migration_cost` (6.x fair.c): 0.5 ms.
 pub const SYSCTL_SCHED_MIGRATION_COST_NS: u64 = 500_000;
@@ -90,6 +110,23 @@ pub struct Balance6xRules {
     /// `select_idle_core` takes only CPUs of the scan mask (LLC ∩ allowed);
     /// 6.6 takes any allowed sibling, an isolated one (no domain) too.
     pub idle_smt_in_llc: bool,
+    /// The package level's name: DIE (6.6) or PKG (6.7's rename); same mask
+    /// and flags (x86 `build_sched_topology`).
+    pub package_level: DomainLevel,
+    /// NUMA levels carry SD_OVERLAP (`SDTL_OVERLAP`: 6.6, 6.12); 6.18
+    /// removed the flag and builds overlapping groups for SD_NUMA.
+    pub numa_overlap: bool,
+}
+
+impl Balance6xRules {
+    /// The rules `Topology::build_6x` follows.
+    pub fn topology(&self) -> Topology6xRules {
+        Topology6xRules {
+            cluster_flag: self.cluster_flag,
+            package_level: self.package_level,
+            numa_overlap: self.numa_overlap,
+        }
+    }
 }
 
 /// Per CPU, what 6.x keeps in `struct rq` for balancing.
@@ -168,7 +205,8 @@ pub struct Smp6x {
     pub sd: Vec<Vec<DomainState>>,
     /// `sgc->imbalance`, per domain and group.
     pub sgc_imbalance: Vec<Vec<bool>>,
-    /// `sd_llc_shared`, indexed by the LLC id's CPU index (`topo.llc_id`).
+    /// `sd_llc_shared`, indexed by the LLC id's CPU index (`topo.llc_id`);
+    /// a CPU has one only where `topo.llc_shared[cpu]` is Some.
     pub llc_shared: Vec<LlcShared>,
     /// `nohz.idle_cpus_mask`, `nohz.nr_cpus`, `nohz.has_blocked`,
     /// `nohz.next_balance`, `nohz.next_blocked`, `nohz.needs_update`.

@@ -28,15 +28,13 @@ const LOAD_AVG_PERIOD_MS: u64 = 32;
 
 impl Smp6x {
     /// The machine as booted: `sd_init` starts each LLC's `nr_busy_cpus`
-    /// at its weight, then every CPU is idle and, with NO_HZ, stops its
-    /// tick (`nohz_balance_enter_idle`), as 4.4's policy starts.
+    /// at its `sd_weight` (`Topology::llc_shared`: the LLC level's mask,
+    /// isolated CPUs included, which never go idle through it), then every
+    /// CPU is idle and, with NO_HZ, stops its tick (`nohz_balance_enter_idle`),
+    /// as 4.4's policy starts.
     pub(super) fn boot(&mut self) {
-        for c in 0..self.topo.cpus() {
-            let cpu = CpuId(c);
-            if self.topo.sd_llc[cpu.index()].is_some() {
-                let llc = self.topo.llc_id[cpu.index()].index();
-                self.llc_shared[llc].nr_busy_cpus = self.topo.llc_size[cpu.index()];
-            }
+        for init in self.topo.llc_shared.iter().flatten() {
+            self.llc_shared[init.id.index()].nr_busy_cpus = init.nr_busy_cpus;
         }
         for c in 0..self.topo.cpus() {
             // Every CPU went idle through schedule() at boot, so

@@ -19,7 +19,7 @@ use crate::cpuset::CpuSet;
 use crate::ids::{CpuId, TaskId};
 use crate::sched::balance::{Machine, MigrateCause, PlaceKind, Placement};
 use crate::sched::topology::{
-    DomainId, SD_BALANCE_FORK, SD_BALANCE_WAKE, SD_SHARE_CPUCAPACITY, SD_SHARE_PKG_RESOURCES, SD_WAKE_AFFINE,
+    DomainId, SD_BALANCE_FORK, SD_BALANCE_WAKE, SD_CLUSTER, SD_WAKE_AFFINE,
 };
 
 /// features.h defaults, the same in 6.6, 6.12 and 6.18 (no scenario key
@@ -261,34 +261,24 @@ impl Smp6x {
         a == b || self.topo.llc_id[a.index()] == self.topo.llc_id[b.index()]
     }
 
-    /// The cluster domain of `cpu` (6.12+ `SD_CLUSTER`, the CLS level): a
-    /// level below `sd_llc` that shares the LLC but not the core. 6.6's CLS
-    /// level has no `SD_CLUSTER` (`rules.cluster_flag`), and a machine
-    /// without a CLS level has none.
-    fn sd_cluster(&self, cpu: CpuId) -> Option<DomainId> {
-        if !self.rules.cluster_flag {
-            return None;
-        }
-        let llc = self.topo.sd_llc[cpu.index()]?;
-        let child = self.topo.cpu_domains[cpu.index()][llc.checked_sub(1)?];
-        let flags = self.topo.domain(child).flags;
-        (flags & SD_SHARE_PKG_RESOURCES != 0 && flags & SD_SHARE_CPUCAPACITY == 0).then_some(child)
+    /// 6.12+ fair.c:select_idle_cpu's cluster: the target's group in its
+    /// `sd_llc` (`sd->groups`) when that group's `sg->flags` has SD_CLUSTER
+    /// (the CLS level below the LLC; 6.6's CLS has no SD_CLUSTER).
+    fn llc_cluster_group(&self, target: CpuId) -> Option<&CpuSet> {
+        let d = self.topo.cpu_domains[target.index()][self.topo.sd_llc[target.index()]?];
+        let g = self.topo.local_group(d, target);
+        (self.topo.group_flags(d, target, g) & SD_CLUSTER != 0).then(|| &self.topo.domain(d).groups[g].span)
     }
 
-    /// `sched_cluster_active` (6.12+ topology.c): some CPU has a cluster
-    /// domain. The machine is symmetric, so the first active CPU tells.
+    /// `sched_cluster_active` (6.12+ topology.c): some CPU has an SD_CLUSTER domain.
     fn sched_cluster_active(&self) -> bool {
-        self.active_cpus.iter().next().is_some_and(|c| self.sd_cluster(c).is_some())
+        self.topo.sched_cluster_active
     }
 
     /// `cpus_share_resources` (6.12+ core.c): the same `sd_share_id` (the
     /// cluster's first CPU, else `sd_llc_id`).
     fn cpus_share_resources(&self, a: CpuId, b: CpuId) -> bool {
-        let share_id = |c: CpuId| match self.sd_cluster(c) {
-            Some(d) => self.topo.domain(d).span.iter().next().unwrap_or(c),
-            None => self.topo.llc_id[c.index()],
-        };
-        a == b || share_id(a) == share_id(b)
+        a == b || self.topo.sd_share_id[a.index()] == self.topo.sd_share_id[b.index()]
     }
 
     /// `sched_smt_active` (the `sched_smt_present` key): cores have several threads.
@@ -458,9 +448,8 @@ impl Smp6x {
         let mut idle_cpu: Option<CpuId> = None;
         // 6.12+ fair.c:select_idle_cpu: the target's cluster first (sd->groups has SD_CLUSTER).
         if self.sched_cluster_active()
-            && let Some(cl) = self.sd_cluster(target)
+            && let Some(span) = self.llc_cluster_group(target)
         {
-            let span = &self.topo.domain(cl).span;
             for cpu in wrap(span, target) {
                 if !cpus.contains(cpu) {
                     continue;

@@ -9,7 +9,7 @@ use super::mock::{Mock, policy};
 use super::*;
 use crate::sched::balance::{MigrateCause, PlaceKind, Placement};
 use crate::sched::model::{BALANCE_66, BALANCE_612, BALANCE_618};
-use crate::sched::topology::{MachineShape, SD_SHARE_PKG_RESOURCES};
+use crate::sched::topology::MachineShape;
 
 fn flat(cpus: u16) -> MachineShape {
     MachineShape::flat(cpus)
@@ -19,13 +19,13 @@ fn flat(cpus: u16) -> MachineShape {
 /// threads, 1 and 3 core 1's (siblings are i and i + cores). sd_llc is MC
 /// [0-3]; below it SMT [0,2] and [1,3].
 fn smt_2x2() -> MachineShape {
-    MachineShape { sockets: 1, cores_per_socket: 2, threads_per_core: 2, numa_nodes: 1 }
+    MachineShape { sockets: 1, cores_per_socket: 2, threads_per_core: 2, numa_nodes: 1, clusters_per_socket: None }
 }
 
 /// Two sockets of two single-thread cores in `nodes` NUMA nodes: sockets
 /// {0,1} and {2,3} (MC each, the LLC).
 fn two_sockets(nodes: u16) -> MachineShape {
-    MachineShape { sockets: 2, cores_per_socket: 2, threads_per_core: 1, numa_nodes: nodes }
+    MachineShape { sockets: 2, cores_per_socket: 2, threads_per_core: 1, numa_nodes: nodes, clusters_per_socket: None }
 }
 
 /// `try_to_wake_up` of `p` (last on `prev`) run on `waker_cpu` by whatever
@@ -250,7 +250,7 @@ fn select_idle_smt_keeps_to_the_llc_from_6_12_and_takes_an_isolated_sibling_in_6
         let mut m = Mock::new(4, 2);
         m.queue(0, 0, true);
         m.sleeping(1, 0);
-        let mut s = Smp6x::new(rules, Topology::build_6x(smt_2x2(), &iso), 1000, 2, true);
+        let mut s = Smp6x::new(rules, Topology::build_6x(smt_2x2(), &iso, rules.topology()), 1000, 2, true);
         llc(&mut s, 0).nr_idle_scan = 3;
         // select_idle_smt(prev 0) over cpu_smt_mask(0) = {0, 2}: 6.6 takes
         // the idle sibling 2; 6.12 skips it (not in sd_llc's span) and
@@ -261,25 +261,11 @@ fn select_idle_smt_keeps_to_the_llc_from_6_12_and_takes_an_isolated_sibling_in_6
 }
 
 /// Flat 4 with a cluster level under the LLC, clusters {0,1} and {2,3}
-/// (as a CLS level with `SD_SHARE_PKG_RESOURCES` would build it; the
-/// topology builds none yet). Only the fast path reads it.
+/// (`clusters_per_socket = 2`): CLS [0-1] and [2-3] below MC [0-3], the
+/// LLC; its groups are the clusters (`sg->flags` SD_CLUSTER from 6.12).
 fn with_clusters(rules: Balance6xRules) -> Smp6x {
-    let mut topo = Topology::build_6x(flat(4), &crate::cpuset::CpuSet::empty(4));
-    let mc = topo.domains[0].clone();
-    for half in [[0u16, 1], [2, 3]] {
-        let mut span = crate::cpuset::CpuSet::empty(4);
-        half.iter().for_each(|&c| span.insert(CpuId(c)));
-        let groups = mc.groups.iter().filter(|g| g.span.intersects(&span)).cloned().collect();
-        let cls = crate::sched::topology::SchedDomain { span, span_weight: 2, groups, ..mc.clone() };
-        assert!(cls.flags & SD_SHARE_PKG_RESOURCES != 0);
-        let id = crate::sched::topology::DomainId(topo.domains.len() as u32);
-        topo.domains.push(cls);
-        for &c in &half {
-            topo.cpu_domains[usize::from(c)].insert(0, id);
-            topo.sd_llc[usize::from(c)] = Some(1);
-        }
-    }
-    Smp6x::new(rules, topo, 1000, 4, true)
+    let shape = MachineShape { clusters_per_socket: Some(2), ..flat(4) };
+    Smp6x::new(rules, Topology::build_6x(shape, &crate::cpuset::CpuSet::empty(4), rules.topology()), 1000, 4, true)
 }
 
 #[test]
