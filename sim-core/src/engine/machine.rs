@@ -145,6 +145,11 @@ impl Machine for Balancer<'_, '_> {
 
     /// The root queue's PELT signals (6.x's; under 4.4 runnable reads as
     /// util and util_est as 0, `FairCore::cpu_signals`).
+    /// Tasks start from no task: `wake_up_new_task`'s parent is implicit.
+    fn fork_parent_implicit(&self) -> bool {
+        true
+    }
+
     fn cpu_signals(&self, cpu: CpuId) -> CpuSignals {
         self.core.classes.fair_internals().cpu_signals(cpu)
     }

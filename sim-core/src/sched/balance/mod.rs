@@ -251,6 +251,12 @@ pub trait Machine {
     /// Ask the idle-load-balancer CPU `ilb` to run `nohz_idle_balance`
     /// (`smp_send_reschedule` → `SCHED_SOFTIRQ`).
     fn kick_nohz_balancer(&mut self, ilb: CpuId);
+    /// A fork's parent is not a task of the machine: it runs on the forking
+    /// CPU only implicitly (the engine starts tasks from no task), so the
+    /// policy counts it there. A mock with an explicit parent says false.
+    fn fork_parent_implicit(&self) -> bool {
+        false
+    }
     /// The 6.x PELT signals of a CPU's root queue, as last updated.
     fn cpu_signals(&self, cpu: CpuId) -> CpuSignals;
     /// The 6.x PELT signals of a task.

@@ -66,7 +66,7 @@ impl Smp6x {
         // (`wake_up_new_task` in its context): that CPU is not idle and
         // carries one more task than the engine's queue shows (the engine
         // keeps the parent implicit).
-        let parent = p_new.then_some(cpu);
+        let parent = (p_new && m.fork_parent_implicit()).then_some(cpu);
         let mut cpu = cpu;
         let mut new_cpu = cpu;
         let top = self.topo.cpu_domains[cpu.index()][level];
@@ -87,7 +87,7 @@ impl Smp6x {
                 sd = child;
                 continue;
             }
-            let Some(group) = self.find_idlest_group(m, d, p, cpu, parent) else {
+            let Some(group) = self.find_idlest_group(m, d, p, cpu, p_new, parent) else {
                 sd = child;
                 continue;
             };
@@ -125,6 +125,7 @@ impl Smp6x {
         d: DomainId,
         p: TaskId,
         this_cpu: CpuId,
+        p_new: bool,
         parent: Option<CpuId>,
     ) -> Option<usize> {
         let dom = self.topo.domain(d);
@@ -139,7 +140,7 @@ impl Smp6x {
             if !dom.groups[gi].span.intersects(m.cpus_allowed(p)) {
                 continue;
             }
-            let sgs = self.update_sg_wakeup_stats(m, d, gi, p, parent);
+            let sgs = self.update_sg_wakeup_stats(m, d, gi, p, p_new, parent);
             if dom.groups[gi].span.contains(this_cpu) {
                 local = Some((gi, sgs));
             } else if update_pick_idlest(&idlest_sgs, &sgs) {
@@ -207,9 +208,9 @@ impl Smp6x {
         d: DomainId,
         gi: usize,
         p: TaskId,
+        p_new: bool,
         parent: Option<CpuId>,
     ) -> SgWakeupStats {
-        let p_new = parent.is_some();
         let dom = self.topo.domain(d);
         let g = &dom.groups[gi];
         let task_cpu = m.task_cpu(p);

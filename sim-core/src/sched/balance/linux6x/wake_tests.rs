@@ -397,16 +397,17 @@ fn fork_across_numa_nodes_stays_local_while_the_node_is_light() {
 
 // ------------------------------------------------- through the engine
 
-/// The wakee's migrations by cause when `waker` (forked first, running on
-/// CPU 0) wakes it with `sync` after 1 ms. The wakee forked beside the
-/// busy CPU 0 went to CPU 1 (local has_spare group with 0 idle CPUs
-/// against 1) and waits there; then a hog pinned to CPU 1 starts, so at
+/// The wakee's migrations by cause when `waker` (pinned to CPU 0, where
+/// it is queued first) wakes it with `sync` after 1 ms. The wakee forked
+/// beside the busy CPU 0 (the waker queued and the implicit parent
+/// running) went to CPU 1 (local has_spare group with 0 idle CPUs against
+/// 1) and waits there; then a hog pinned to CPU 1 starts, so at
 /// the wake-up both CPUs are busy. 6.6: no delayed dequeue to requeue the
 /// wakee in place.
 fn wakee_moves(sync: bool) -> Vec<(&'static str, u64)> {
     let toml = format!(
         "schema = 1\nseed = 1\nduration = \"3ms\"\n[kernel]\nversion = \"6.6\"\n[machine]\ncpus = 2\n\
-         [[tasks]]\nname = \"waker\"\nprogram = [{{ run = \"1ms\" }}, {{ wake = \"wakee\", sync = {sync} }}, {{ sleep = \"1s\" }}]\n\
+         [[tasks]]\nname = \"waker\"\ncpus = \"0\"\nprogram = [{{ run = \"1ms\" }}, {{ wake = \"wakee\", sync = {sync} }}, {{ sleep = \"1s\" }}]\n\
          [[tasks]]\nname = \"wakee\"\nprogram = [\"wait\", {{ run = \"100us\" }}]\n\
          [[tasks]]\nname = \"hog\"\ncpus = \"1\"\nprogram = [{{ run = \"1s\" }}]\n"
     );
