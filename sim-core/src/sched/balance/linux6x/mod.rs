@@ -104,7 +104,9 @@ pub struct Balance6xRules {
     pub ineligible_soft_limit: bool,
     /// `sched_balance_newidle` (6.18.0): a failed pass charges
     /// `3/2 · max_newidle_lb_cost`, and `update_newidle_cost` caps the cost
-    /// at `sysctl_sched_migration_cost + 200`.
+    /// at `sysctl_sched_migration_cost + 200`. In 6.18.0-6.18.2 only: the
+    /// stable 6.18.3 reverted it, so a current 6.18.y host runs more
+    /// newidle passes than this model of 6.18.0.
     pub newidle_fail_bump: bool,
     /// 6.12+ `select_idle_smt` skips SMT siblings outside `sd_llc` and
     /// `select_idle_core` takes only CPUs of the scan mask (LLC ∩ allowed);
@@ -351,10 +353,10 @@ impl Smp6x {
         if let Some(stamp) = rq.idle_stamp.take() {
             let delta = now.saturating_sub(stamp);
             let max = 2 * rq.max_idle_balance_cost;
-            // update_avg: avg += (sample - avg) / 8; 6.x compares the
-            // sample with max first: `if (rq->avg_idle > max) avg_idle = max`.
+            // update_avg: `*avg += diff / 8` (C division truncates toward 0),
+            // then the cap: `if (rq->avg_idle > max) rq->avg_idle = max`.
             let avg = rq.avg_idle as i64;
-            rq.avg_idle = (avg + ((delta as i64 - avg) >> 3)) as u64;
+            rq.avg_idle = (avg + (delta as i64 - avg) / 8) as u64;
             if rq.avg_idle > max {
                 rq.avg_idle = max;
             }
