@@ -152,12 +152,14 @@ pub struct RqPelt6x {
     pub removed_load_avg: u64,
     pub removed_util_avg: u64,
     pub removed_runnable_avg: u64,
-    /// For `pelt_invariants` only: a bound on what removals left in (or
-    /// took beyond) the runnable and util sums, as of `removed_residue_at`:
-    /// each takes `avg · divider`, which may miss the entity's sum by a
-    /// divider and what it gained in the period since its average was taken.
-    pub removed_residue: u64,
-    pub removed_residue_at: u64,
+    /// For `pelt_invariants` only: a bound on how far the runnable and util
+    /// sums may be from their entities', as of `residue_at` (decayed since):
+    /// a removal takes `avg · divider`, which may miss the entity's sum by a
+    /// divider and what it gained in the period since its average was
+    /// taken; `sub_positive` clamps and the `PELT_MIN_DIVIDER` floors move
+    /// a sum by what they change.
+    pub residue: u64,
+    pub residue_at: u64,
     /// `cfs_rq->propagate` and `prop_runnable_sum`: a change below to pass
     /// up to the group entity (`add_tg_cfs_propagate`).
     pub propagate: bool,

@@ -217,8 +217,8 @@ impl FairCore {
     /// when a period ends. Rounding: one unit per entity and per queue from
     /// the divisions, up to 1/32 from the `PELT_MIN_DIVIDER` floors a
     /// removal can raise a sum to and from removed averages taken at an
-    /// earlier point of the period, and what removals missed
-    /// (`removed_residue`). Not checked: load, whose queue sums pass
+    /// earlier point of the period, and what removals, clamps and floors
+    /// moved (`residue`). Not checked: load, whose queue sums pass
     /// 2^32 with heavy group entities and are then cut by the kernel's
     /// `max_t(u32, ..)` floors; runnable while DELAY_DEQUEUE can delay
     /// tasks, where it is not conserved in the kernel either (6.12's queues
@@ -251,12 +251,12 @@ impl FairCore {
                 ("runnable", (q.avg.runnable_sum / div).saturating_sub(p6.removed_runnable_avg)),
                 ("util", (q.avg.util_sum / div).saturating_sub(p6.removed_util_avg)),
             ];
-            // Removals miss the entity's sum (`removed_residue`, decayed
-            // since; a pending one by what the entity gained since its
-            // average was taken, under 1024 << 10).
-            let periods = (q.avg.last_update_time - p6.removed_residue_at) >> 20;
+            // What removals, clamps and floors moved (`residue`, decayed
+            // since); a pending removal misses what the entity gained since
+            // its average was taken (under 1024 << 10).
+            let periods = q.avg.last_update_time.saturating_sub(p6.residue_at) >> 20;
             let pending = u64::from(p6.removed_nr) * ((1 << 20) / div + 2);
-            let residue = decay_load(p6.removed_residue, periods) / div + 1 + pending;
+            let residue = decay_load(p6.residue, periods) / div + 1 + pending;
             for (k, (name, v)) in have.into_iter().enumerate() {
                 if k == 0 && !runnable_conserved {
                     continue;

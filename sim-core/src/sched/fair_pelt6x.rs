@@ -53,6 +53,17 @@ pub(crate) fn max_u32(a: u64, b: u64) -> u64 {
     u64::from((a as u32).max(b as u32))
 }
 
+/// A runnable or util sum changed by `delta` (`sub_positive` or
+/// `add_positive`), then floored at `avg · PELT_MIN_DIVIDER` (`max_t(u32, ..)`).
+/// Returns how far the clamp and the floor moved it from `sum + delta`,
+/// which `pelt_invariants` allows for.
+fn change_floored(sum: &mut u64, delta: i64, avg: u64) -> u64 {
+    let exact = i128::from(*sum) + i128::from(delta);
+    add_positive(sum, delta);
+    *sum = max_u32(*sum, avg * PELT_MIN_DIVIDER);
+    (i128::from(*sum) - exact).unsigned_abs() as u64
+}
+
 impl FairCore {
     /// The version's 6.x PELT rules (the EEVDF class runs only under them).
     #[inline]
@@ -121,27 +132,22 @@ impl FairCore {
         if self.rq(q).p6.removed_nr != 0 {
             let rq = self.rq_mut(q);
             let divider = get_pelt_divider(&rq.avg);
-            let lut = rq.avg.last_update_time;
             let p6 = &mut rq.p6;
             let (load, util, runnable) = (p6.removed_load_avg, p6.removed_util_avg, p6.removed_runnable_avg);
-            // What the subtractions below may leave, either way: an entity's
-            // sum is its average times the divider it was taken at, plus
-            // what it gained since in that period (under 1024 << 10).
-            let periods = (lut - p6.removed_residue_at) >> 20;
-            let each = divider + (1 << 20);
-            p6.removed_residue = decay_load(p6.removed_residue, periods) + u64::from(p6.removed_nr) * each;
-            p6.removed_residue_at = lut;
+            // An entity's sum is its average times the divider it was taken
+            // at plus what it gained since in that period (under 1024 << 10):
+            // `avg · divider` may miss it by that much either way.
+            let mut off = u64::from(p6.removed_nr) * (divider + (1 << 20));
             (p6.removed_load_avg, p6.removed_util_avg, p6.removed_runnable_avg, p6.removed_nr) = (0, 0, 0, 0);
             let sa = &mut rq.avg;
             sub_positive(&mut sa.load_avg, load);
             sub_positive(&mut sa.load_sum, load * divider);
             sa.load_sum = max_u32(sa.load_sum, sa.load_avg * PELT_MIN_DIVIDER);
             sub_positive(&mut sa.util_avg, util);
-            sub_positive(&mut sa.util_sum, util * divider);
-            sa.util_sum = max_u32(sa.util_sum, sa.util_avg * PELT_MIN_DIVIDER);
+            off += change_floored(&mut sa.util_sum, -((util * divider) as i64), sa.util_avg);
             sub_positive(&mut sa.runnable_avg, runnable);
-            sub_positive(&mut sa.runnable_sum, runnable * divider);
-            sa.runnable_sum = max_u32(sa.runnable_sum, sa.runnable_avg * PELT_MIN_DIVIDER);
+            off += change_floored(&mut sa.runnable_sum, -((runnable * divider) as i64), sa.runnable_avg);
+            self.note_residue(q, off);
             // removed_runnable is the unweighted version of removed_load.
             self.add_tg_cfs_propagate(q, -((runnable * divider) as i64) >> SCHED_CAPACITY_SHIFT);
             decayed = true;
@@ -151,6 +157,19 @@ impl FairCore {
         let (weight, running) = (rq.load.weight, rq.curr.is_some());
         decayed |= pelt6x::update_load_avg_cfs_rq(now, &mut rq.avg, weight, runnable, running);
         decayed
+    }
+
+    /// For `pelt_invariants`: the queue's runnable and util sums may differ
+    /// from its entities' by `off` more (decayed as the sums are).
+    fn note_residue(&mut self, q: CfsRqId, off: u64) {
+        if off == 0 {
+            return;
+        }
+        let rq = self.rq_mut(q);
+        let lut = rq.avg.last_update_time;
+        let p6 = &mut rq.p6;
+        p6.residue = decay_load(p6.residue, lut.saturating_sub(p6.residue_at) >> 20) + off;
+        p6.residue_at = lut;
     }
 
     /// `add_tg_cfs_propagate` (6.x fair.c).
@@ -194,8 +213,8 @@ impl FairCore {
         e.util_sum = u64::from(new_sum);
         let sa = &mut self.rq_mut(q).avg;
         add_positive(&mut sa.util_avg, delta_avg);
-        add_positive(&mut sa.util_sum, delta_sum);
-        sa.util_sum = max_u32(sa.util_sum, sa.util_avg * PELT_MIN_DIVIDER);
+        let off = change_floored(&mut sa.util_sum, delta_sum, sa.util_avg);
+        self.note_residue(q, off);
     }
 
     /// `update_tg_cfs_runnable` (6.x fair.c), the same for runnable.
@@ -213,8 +232,8 @@ impl FairCore {
         e.runnable_sum = u64::from(new_sum);
         let sa = &mut self.rq_mut(q).avg;
         add_positive(&mut sa.runnable_avg, delta_avg);
-        add_positive(&mut sa.runnable_sum, delta_sum);
-        sa.runnable_sum = max_u32(sa.runnable_sum, sa.runnable_avg * PELT_MIN_DIVIDER);
+        let off = change_floored(&mut sa.runnable_sum, delta_sum, sa.runnable_avg);
+        self.note_residue(q, off);
     }
 
     /// `update_tg_cfs_load` (6.x fair.c): the group entity's unweighted
@@ -343,11 +362,10 @@ impl FairCore {
         let SchedAvg { util_avg, util_sum, runnable_avg, runnable_sum, load_sum, .. } = self.se(se).avg;
         let sa = &mut self.rq_mut(q).avg;
         sub_positive(&mut sa.util_avg, util_avg);
-        sub_positive(&mut sa.util_sum, util_sum);
-        sa.util_sum = max_u32(sa.util_sum, sa.util_avg * PELT_MIN_DIVIDER);
+        let mut off = change_floored(&mut sa.util_sum, -(util_sum as i64), sa.util_avg);
         sub_positive(&mut sa.runnable_avg, runnable_avg);
-        sub_positive(&mut sa.runnable_sum, runnable_sum);
-        sa.runnable_sum = max_u32(sa.runnable_sum, sa.runnable_avg * PELT_MIN_DIVIDER);
+        off += change_floored(&mut sa.runnable_sum, -(runnable_sum as i64), sa.runnable_avg);
+        self.note_residue(q, off);
         self.add_tg_cfs_propagate(q, -(load_sum as i64));
     }
 
