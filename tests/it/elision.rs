@@ -69,7 +69,7 @@ fn check(s: &Scenario, what: &str) -> Result<Option<(u64, u64)>, String> {
 #[test]
 fn every_shipped_scenario_is_identical_with_elision_on_and_off() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-    let mut files: Vec<_> = ["scenarios", "scenarios/validation"]
+    let mut files: Vec<_> = ["scenarios", "scenarios/validation", "scenarios/validation/smp"]
         .iter()
         .flat_map(|d| std::fs::read_dir(format!("{root}/{d}")).expect("scenario dir"))
         .map(|e| e.expect("dir entry").path())
