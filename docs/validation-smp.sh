@@ -205,7 +205,8 @@ main() {
     if [ "$mode" = host ] && [ ! -e $TRACING/events ]; then
         mount -t tracefs nodev $TRACING && mounted=1
     fi
-    trap '[ $mounted = 1 ] && umount '"$TRACING"' 2>/dev/null || true' EXIT
+    # Expanded now: the EXIT trap runs after this function's locals are gone.
+    trap "[ $mounted = 1 ] && umount $TRACING 2>/dev/null || true" EXIT
     local n p pre busy job try dist
     for n in $(seq 1 "$repeat"); do
         for p in "${probes[@]}"; do
