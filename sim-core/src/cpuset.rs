@@ -49,6 +49,22 @@ impl CpuSet {
         })
     }
 
+    /// CPUs in both sets, in increasing order (`for_each_cpu_and`), without
+    /// building the intersection.
+    pub fn iter_and<'a>(&'a self, other: &'a CpuSet) -> impl Iterator<Item = CpuId> + 'a {
+        self.words.iter().zip(&other.words).enumerate().flat_map(|(i, (&a, &b))| {
+            let mut rest = a & b;
+            std::iter::from_fn(move || {
+                if rest == 0 {
+                    return None;
+                }
+                let bit = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                Some(CpuId((i * 64 + bit) as u16))
+            })
+        })
+    }
+
     /// Adds every CPU of `other` (same machine size).
     pub fn union_with(&mut self, other: &CpuSet) {
         for (w, o) in self.words.iter_mut().zip(&other.words) {

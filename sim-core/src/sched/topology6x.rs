@@ -81,7 +81,7 @@ fn sd_init_6x(level: DomainLevel, sd_weight: u32, rules: Topology6xRules) -> Sch
     // tl->sd_flags: cpu_smt_flags, x86_cluster_flags, x86_core_flags, none (DIE/PKG, NODE), cpu_numa_flags
     let tl_flags = match level {
         DomainLevel::Smt => SD_SHARE_CPUCAPACITY | SD_SHARE_LLC,
-        // 6.12 topology.h:cpu_cluster_flags
+        // 6.12 topology.h:cpu_cluster_flags (6.18: kernel/sched/topology.c)
         DomainLevel::Cls if rules.cluster_flag => SD_CLUSTER | SD_SHARE_LLC,
         // 6.6 topology.h:cpu_cluster_flags
         DomainLevel::Cls => SD_SHARE_PKG_RESOURCES,
@@ -479,8 +479,15 @@ impl Topology {
     pub fn group_flags(&self, d: DomainId, cpu: CpuId, g: usize) -> u32 {
         let chain = &self.cpu_domains[cpu.index()];
         let i = chain.iter().position(|&x| x == d).unwrap_or_else(|| panic!("domain {d:?} is not one of CPU {cpu}'s"));
-        match self.local_group_flags[cpu.index()].get(i) {
-            Some(&f) if self.local_groups[cpu.index()][i] as usize == g => f,
+        self.group_flags_at(cpu, i, g)
+    }
+
+    /// `group_flags` of group `g` of `cpu`'s domain at `level` (an index
+    /// into `cpu_domains[cpu]`), for callers that know the level.
+    pub fn group_flags_at(&self, cpu: CpuId, level: usize, g: usize) -> u32 {
+        let d = self.cpu_domains[cpu.index()][level];
+        match self.local_group_flags[cpu.index()].get(level) {
+            Some(&f) if self.local_groups[cpu.index()][level] as usize == g => f,
             _ => self.domains[d.0 as usize].groups[g].flags,
         }
     }

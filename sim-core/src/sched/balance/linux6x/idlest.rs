@@ -183,8 +183,10 @@ impl Smp6x {
                     // p->nr_cpus_allowed != NR_CPUS (NR_CPUS is the build's maximum):
                     // imb_numa_nr = min(weight(local ∩ p->cpus_ptr), sd->imb_numa_nr).
                     let allowed = m.cpus_allowed(p);
-                    let local_allowed = dom.groups[local_gi].span.iter().filter(|&c| allowed.contains(c)).count() as u32;
-                    let imb_numa_nr = local_allowed.min(self.imb_numa_nr(this_cpu));
+                    let local_allowed = dom.groups[local_gi].span.iter_and(allowed).count() as u32;
+                    // sd->imb_numa_nr of this_cpu's copy of the domain.
+                    let level = self.topo.cpu_domains[this_cpu.index()].iter().position(|&x| x == d).unwrap_or(0);
+                    let imb_numa_nr = local_allowed.min(self.topo.imb_numa_nr(this_cpu, level));
                     let imbalance = local_sgs.idle_cpus.abs_diff(idlest_sgs.idle_cpus);
                     if adjust_numa_imbalance(imbalance, local_sgs.sum_nr_running + 1, imb_numa_nr) == 0 {
                         return None;
@@ -272,7 +274,7 @@ impl Smp6x {
         let mut least_loaded = this_cpu;
         let mut shallowest_idle: Option<CpuId> = None;
         let mut latest_idle_timestamp = 0u64;
-        for i in g.span.iter().filter(|&c| allowed.contains(c)) {
+        for i in g.span.iter_and(allowed) {
             let forking = parent == Some(i);
             if !forking && sched_idle_cpu(m, i) {
                 return i;
@@ -296,18 +298,6 @@ impl Smp6x {
         shallowest_idle.unwrap_or(least_loaded)
     }
 
-    /// `sd->imb_numa_nr` of `cpu`'s NUMA domain (6.x topology.c:
-    /// build_sched_domains, on the domains before degenerate ones go): the
-    /// first domain above the LLC is the node (`cpu_cpu_mask`); with one
-    /// LLC per node it allows an eighth of the node, else one task per LLC,
-    /// at least 1. One NUMA level spans every node (factor 1).
-    fn imb_numa_nr(&self, cpu: CpuId) -> u32 {
-        let node = self.topo.node_of(cpu);
-        let node_cpus = self.active_cpus.iter().filter(|&c| self.topo.node_of(c) == node).count() as u32;
-        let nr_llcs = node_cpus / self.topo.llc_size[cpu.index()].max(1);
-        let imb = if nr_llcs == 1 { node_cpus >> 3 } else { nr_llcs };
-        imb.max(1)
-    }
 }
 
 /// `cpu_util(cpu, p, -1, 0)` (6.x fair.c) as `cpu_util_without` calls it:

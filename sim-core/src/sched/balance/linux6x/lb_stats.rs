@@ -13,9 +13,9 @@
 use super::Smp6x;
 use super::load_balance::LbEnv;
 use crate::ids::CpuId;
-use crate::sched::balance::{CpuIdleType, Machine};
+use crate::sched::balance::{CpuIdleType, CpuSignals, Machine};
 use crate::sched::topology::{
-    SCHED_CAPACITY_SCALE, SD_NUMA, SD_PREFER_SIBLING, SD_SHARE_CPUCAPACITY, SD_SHARE_PKG_RESOURCES, Topology,
+    SCHED_CAPACITY_SCALE, SD_NUMA, SD_PREFER_SIBLING, SD_SHARE_CPUCAPACITY, SD_SHARE_PKG_RESOURCES,
 };
 
 /// `SD_SHARE_LLC` (6.12+; 6.6 `SD_SHARE_PKG_RESOURCES`, the same bit here).
@@ -81,68 +81,6 @@ pub(super) struct SdLbStats {
     pub local_stat: SgLbStats,
 }
 
-/// What 6.x keeps in `struct sched_group` and `struct sched_domain` beyond
-/// `Topology`: built once with the domains.
-#[derive(Clone, Debug, Default)]
-pub struct LbTopo {
-    /// Per domain and group: `sg->flags`, the flags of the child domain
-    /// the group spans (topology.c `get_group`; 0 at the bottom level, as
-    /// `cpu_attach_domain` clears them when a degenerate base is dropped).
-    pub group_flags: Vec<Vec<u32>>,
-    /// Per domain and group: `sg->cores`, the SMT cores in its span
-    /// (`init_sched_groups_capacity`).
-    pub group_cores: Vec<Vec<u32>>,
-    /// Per domain: `sd->imb_numa_nr` (`build_sched_domains`; read only on
-    /// SD_NUMA domains).
-    pub imb_numa_nr: Vec<u32>,
-}
-
-impl LbTopo {
-    /// `sd->imb_numa_nr` of domain `d`.
-    pub(super) fn imbalance_numa_nr(&self, d: crate::sched::topology::DomainId) -> u32 {
-        self.imb_numa_nr[d.0 as usize]
-    }
-
-    pub fn new(topo: &Topology) -> LbTopo {
-        let mut out = LbTopo::default();
-        for (di, sd) in topo.domains.iter().enumerate() {
-            let mut flags = Vec::with_capacity(sd.groups.len());
-            let mut cores = Vec::with_capacity(sd.groups.len());
-            for g in &sd.groups {
-                let first = g.span.iter().next().expect("a group spans a CPU");
-                let chain = &topo.cpu_domains[first.index()];
-                let level = chain.iter().position(|d| d.0 as usize == di).expect("the group's CPU has the domain");
-                flags.push(if level == 0 { 0 } else { topo.domain(chain[level - 1]).flags });
-                let mut seen: Vec<u32> = g.span.iter().map(|c| topo.core_of(c)).collect();
-                seen.sort_unstable();
-                seen.dedup();
-                cores.push(seen.len() as u32);
-            }
-            out.group_flags.push(flags);
-            out.group_cores.push(cores);
-            let first = sd.span.iter().next().expect("a domain spans a CPU");
-            out.imb_numa_nr.push(if sd.flags & SD_NUMA != 0 { imb_numa_nr(topo, first) } else { 0 });
-        }
-        out
-    }
-}
-
-/// `imb_numa_nr` of the (one) NUMA level over `cpu` (6.x topology.c
-/// `build_sched_domains`, on the chain before degenerate levels go): at the
-/// first level above the LLC (the node, DIE/PKG), `nr_llcs = span /
-/// llc span`; one LLC per node allows `span >> 3`, several allow `nr_llcs`,
-/// at least 1; the NUMA level spans `imb_span` itself, so its factor is 1.
-fn imb_numa_nr(topo: &Topology, cpu: CpuId) -> u32 {
-    let (node, socket) = (topo.node_of(cpu), topo.socket_of(cpu));
-    let in_map = |c: &CpuId| !topo.isolated.contains(*c);
-    let all = (0..topo.cpus()).map(CpuId);
-    let node_w = all.clone().filter(in_map).filter(|&c| topo.node_of(c) == node).count() as u32;
-    let llc_w = all.filter(in_map).filter(|&c| topo.socket_of(c) == socket).count().max(1) as u32;
-    let nr_llcs = node_w / llc_w;
-    let imb = if nr_llcs == 1 { node_w >> 3 } else { nr_llcs };
-    imb.max(1)
-}
-
 /// `adjust_numa_imbalance` (6.x fair.c): a small imbalance between NUMA
 /// groups is allowed while the destination runs at most `imb_numa_nr` tasks.
 pub(super) fn adjust_numa_imbalance(imbalance: i64, dst_running: i64, imb_numa_nr: i64) -> i64 {
@@ -168,7 +106,11 @@ impl Smp6x {
     /// `cpu_util_cfs_boost` with `runnable_avg`; UTIL_EST on; capped at the
     /// CPU's original capacity.
     pub(super) fn cpu_util(&self, m: &impl Machine, cpu: CpuId, boost: bool) -> u64 {
-        let s = m.cpu_signals(cpu);
+        self.util_of(&m.cpu_signals(cpu), cpu, boost)
+    }
+
+    /// `cpu_util` from signals already read.
+    fn util_of(&self, s: &CpuSignals, cpu: CpuId, boost: bool) -> u64 {
         let mut util = s.util_avg;
         if boost {
             util = util.max(s.runnable_avg);
@@ -179,7 +121,11 @@ impl Smp6x {
     /// `rq->cfs.h_nr_running` (6.6/6.12, delayed tasks included) or
     /// `rq->cfs.h_nr_runnable` (6.18), where the balancer counts CFS tasks.
     pub(super) fn h_nr_runnable(&self, m: &impl Machine, cpu: CpuId) -> u32 {
-        let s = m.cpu_signals(cpu);
+        self.runnable_of(&m.cpu_signals(cpu))
+    }
+
+    /// `h_nr_runnable` from signals already read.
+    fn runnable_of(&self, s: &CpuSignals) -> u32 {
         if self.rules.runnable_excludes_delayed { s.h_nr_queued - s.h_nr_delayed } else { s.h_nr_queued }
     }
 
@@ -244,12 +190,13 @@ impl Smp6x {
         let g = &self.topo.domain(env.d).groups[group];
         let local_group = g.span.contains(env.dst_cpu);
         let mut sgs = SgLbStats::default();
-        for i in g.span.iter().filter(|&c| env.cpus.contains(c)) {
+        for i in g.span.iter_and(&env.cpus) {
+            // One read of the queue's signals serves cpu_util and the counts.
             let s = m.cpu_signals(i);
             sgs.group_load += s.load_avg;
-            sgs.group_util += self.cpu_util(m, i, false);
+            sgs.group_util += self.util_of(&s, i, false);
             sgs.group_runnable += s.runnable_avg;
-            sgs.sum_h_nr_running += self.h_nr_runnable(m, i);
+            sgs.sum_h_nr_running += self.runnable_of(&s);
             let nr_running = m.nr_running(i);
             sgs.sum_nr_running += nr_running;
             if nr_running > 1 {
@@ -265,7 +212,7 @@ impl Smp6x {
         sgs.group_capacity = g.capacity;
         sgs.group_weight = g.group_weight;
         // smt_balance: a loaded SMT group to be balanced to an idle dst.
-        let flags = self.lb_topo.group_flags[env.d.0 as usize][group];
+        let flags = self.topo.group_flags_at(env.this_cpu, env.level, group);
         sgs.group_smt_balance = !local_group
             && env.idle != CpuIdleType::NotIdle
             && flags & SD_SHARE_CPUCAPACITY != 0
@@ -281,8 +228,8 @@ impl Smp6x {
     /// `smt_vs_nonsmt_groups` (6.x fair.c): one group is SMT, the other not.
     fn smt_vs_nonsmt_groups(&self, env: &LbEnv, g1: Option<usize>, g2: Option<usize>) -> bool {
         let (Some(a), Some(b)) = (g1, g2) else { return false };
-        let f = &self.lb_topo.group_flags[env.d.0 as usize];
-        (f[a] & SD_SHARE_CPUCAPACITY) != (f[b] & SD_SHARE_CPUCAPACITY)
+        let f = |g| self.topo.group_flags_at(env.this_cpu, env.level, g);
+        (f(a) & SD_SHARE_CPUCAPACITY) != (f(b) & SD_SHARE_CPUCAPACITY)
     }
 
     /// `update_sd_pick_busiest` (6.x fair.c): whether group `sg` is busier
@@ -297,8 +244,8 @@ impl Smp6x {
         if sgs.group_type != busiest.group_type {
             return sgs.group_type > busiest.group_type;
         }
-        let flags = &self.lb_topo.group_flags[env.d.0 as usize];
-        let busiest_smt = sds.busiest.is_some_and(|b| flags[b] & SD_SHARE_CPUCAPACITY != 0);
+        let flags = |g| self.topo.group_flags_at(env.this_cpu, env.level, g);
+        let busiest_smt = sds.busiest.is_some_and(|b| flags(b) & SD_SHARE_CPUCAPACITY != 0);
         let has_spare = |sgs: &SgLbStats| {
             // Fewest idle CPUs, then most tasks.
             !(sgs.idle_cpus > busiest.idle_cpus
@@ -320,7 +267,7 @@ impl Smp6x {
             GroupType::HasSpare => {
                 // Do not pick an SMT group with one task over a non-SMT one.
                 if self.smt_vs_nonsmt_groups(env, sds.busiest, Some(sg)) {
-                    return !(flags[sg] & SD_SHARE_CPUCAPACITY != 0 && sgs.sum_h_nr_running <= 1);
+                    return !(flags(sg) & SD_SHARE_CPUCAPACITY != 0 && sgs.sum_h_nr_running <= 1);
                 }
                 has_spare(sgs)
             }
@@ -355,7 +302,7 @@ impl Smp6x {
         // The child domain of the busiest group prefers tasks go to siblings
         // first (the flags of a group are those of its child domain).
         if let Some(b) = sds.busiest {
-            sds.prefer_sibling = self.lb_topo.group_flags[env.d.0 as usize][b] & SD_PREFER_SIBLING != 0;
+            sds.prefer_sibling = self.topo.group_flags_at(env.this_cpu, env.level, b) & SD_PREFER_SIBLING != 0;
         }
         // SD_NUMA: fbq_classify_group gives `all` without NUMA balancing.
         if env.level + 1 == self.topo.cpu_domains[env.this_cpu.index()].len() {
@@ -396,9 +343,9 @@ impl Smp6x {
         if env.idle == CpuIdleType::NotIdle || busiest.sum_nr_running == 0 {
             return 0;
         }
-        let cores = &self.lb_topo.group_cores[env.d.0 as usize];
-        let ncores_busiest = i64::from(sds.busiest.map_or(1, |b| cores[b]));
-        let ncores_local = i64::from(sds.local.map_or(1, |l| cores[l]));
+        let groups = &self.topo.domain(env.d).groups;
+        let ncores_busiest = i64::from(sds.busiest.map_or(1, |b| groups[b].cores));
+        let ncores_local = i64::from(sds.local.map_or(1, |l| groups[l].cores));
         let (b_nr, l_nr) = (i64::from(busiest.sum_nr_running), i64::from(local.sum_nr_running));
         if ncores_busiest == ncores_local {
             return (b_nr - l_nr).max(0);
@@ -461,7 +408,7 @@ impl Smp6x {
             };
             if sd.flags & SD_NUMA != 0 {
                 // Consider allowing a small imbalance between NUMA groups.
-                let imb_numa_nr = i64::from(self.lb_topo.imbalance_numa_nr(env.d));
+                let imb_numa_nr = i64::from(self.topo.imb_numa_nr(env.this_cpu, env.level));
                 let dst_running = i64::from(sds.local_stat.sum_nr_running) + 1;
                 env.imbalance = adjust_numa_imbalance(env.imbalance, dst_running, imb_numa_nr);
             }

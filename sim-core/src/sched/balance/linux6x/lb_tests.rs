@@ -310,8 +310,7 @@ fn numa_allowance_keeps_a_pair_of_tasks_on_their_node() {
     saturated(&mut m, 1, 1, true, 1024);
     let mut smp = policy(shape, BALANCE_612, 3);
     busy(&mut smp, &[0, 1]);
-    let numa = smp.dom(CpuId(4), 1);
-    assert_eq!(smp.lb_topo.imb_numa_nr[numa.0 as usize], 1);
+    assert_eq!(smp.topo.imb_numa_nr(CpuId(4), 1), 1);
     // prefer_sibling (group {0..3}'s child MC has it), sibling_imbalance
     // 2 − 0 = 2 > 1 → force; adjust_numa_imbalance(2, 0 + 1, 1): 1 ≤ 1 and
     // 2 ≤ NUMA_IMBALANCE_MIN → 0 → balanced.

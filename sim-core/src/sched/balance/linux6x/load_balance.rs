@@ -154,12 +154,7 @@ impl Smp6x {
     pub(super) fn lb_env(&mut self, this_cpu: CpuId, level: usize, idle: CpuIdleType, cause: MigrateCause) -> LbEnv {
         let d = self.dom(this_cpu, level);
         let mut cpus = std::mem::take(&mut self.lb_scratch);
-        cpus.clone_from(&self.topo.domain(d).span);
-        for c in self.topo.domain(d).span.iter() {
-            if !self.active_cpus.contains(c) {
-                cpus.remove(c);
-            }
-        }
+        cpus.and_from(&self.topo.domain(d).span, &self.active_cpus);
         LbEnv {
             this_cpu,
             level,
@@ -240,7 +235,7 @@ impl Smp6x {
         let sd_flags = self.topo.domain(env.d).flags;
         let g = &self.topo.domain(env.d).groups[env.dst_grpmask];
         let mut idle_smt = None;
-        for cpu in g.span.iter().filter(|&c| env.cpus.contains(c)) {
+        for cpu in g.span.iter_and(&env.cpus) {
             if !m.idle_cpu(cpu) {
                 continue;
             }
@@ -266,7 +261,7 @@ impl Smp6x {
         let g = &self.topo.domain(env.d).groups[group];
         let mut busiest = None;
         let (mut busiest_load, mut busiest_capacity, mut busiest_util, mut busiest_nr) = (0u64, 1u64, 0u64, 0u32);
-        for i in g.span.iter().filter(|&c| env.cpus.contains(c)) {
+        for i in g.span.iter_and(&env.cpus) {
             let nr_running = self.h_nr_runnable(m, i);
             if nr_running == 0 {
                 continue;

@@ -39,7 +39,6 @@ use super::{Machine, PlaceKind, Placement};
 use crate::cpuset::CpuSet;
 use crate::ids::{CpuId, TaskId};
 use crate::sched::topology::{DomainId, DomainLevel, Topology, Topology6xRules};
-use lb_stats::LbTopo;
 
 /// 6.12.0 and 6.18.0 features.h bits of fair.c's SMP half, run at their
 /// defaults (not `[features]` switches): select_idle_cpu's SIS_UTIL,
@@ -234,9 +233,6 @@ pub struct Smp6x {
     /// `load_balance_mask` / `select_rq_mask` scratch sets.
     pub lb_scratch: CpuSet,
     pub sis_scratch: CpuSet,
-    /// What the balancer reads of the groups and domains beyond
-    /// `Topology`: group flags and cores, `imb_numa_nr`.
-    pub lb_topo: LbTopo,
 }
 
 impl Smp6x {
@@ -300,7 +296,6 @@ impl Smp6x {
             active_cpus,
             lb_scratch: CpuSet::empty(topo.cpus()),
             sis_scratch: CpuSet::empty(topo.cpus()),
-            lb_topo: LbTopo::new(&topo),
             topo,
         };
         smp.boot();
