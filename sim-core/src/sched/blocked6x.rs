@@ -70,9 +70,13 @@ impl FairCore {
 
     /// `cfs_rq_is_decayed` (6.x fair.c): empty, every sum 0, and no child
     /// queue just before it on the list (which must go first).
+    /// 6.18.2 adds: nothing left in `tg->load_avg` (`tg_load_avg_contrib`).
     pub(crate) fn cfs_rq_is_decayed(&self, q: CfsRqId) -> bool {
         let rq = self.rq(q);
-        rq.load.weight == 0 && load_avg_is_decayed(&rq.avg) && !self.child_cfs_rq_on_list(q)
+        rq.load.weight == 0
+            && load_avg_is_decayed(&rq.avg)
+            && !self.child_cfs_rq_on_list(q)
+            && !(self.pelt6x().decayed_needs_no_contrib && rq.tg_load_avg_contrib != 0)
     }
 
     /// `child_cfs_rq_on_list` (6.18 fair.c; 6.6 and 6.12 read past the list

@@ -666,9 +666,14 @@ impl Fair<'_, Eevdf> {
     /// `update_cfs_group` (6.x): a group entity's weight from
     /// `calc_group_shares` (6.x: `load = max(load.weight, load_avg)`, then
     /// `shares · load / (tg->load_avg − contrib + load)`, clamped to
-    /// [MIN_SHARES, shares]).
+    /// [MIN_SHARES, shares]). 6.18 keeps an empty group's weight
+    /// (`empty_group_keeps_weight`): a delayed group entity stays as it was.
     pub(crate) fn update_cfs_group(&mut self, se: EntityId) {
         let Some(gq) = self.se(se).my_q else { return };
+        if self.rules.empty_group_keeps_weight && self.rq(gq).load.weight == 0 {
+            return;
+        }
+        // 6.6/6.12 (and 6.18 as modelled, with 6.12's group throttling).
         if self.throttled_hierarchy(gq) {
             return;
         }

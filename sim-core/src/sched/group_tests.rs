@@ -179,3 +179,60 @@ fn autogroup_puts_each_session_in_its_own_group() {
     let make = niced.report().groups.into_iter().find(|g| g.path == "/autogroup-make").unwrap();
     assert_eq!(make.shares, 335);
 }
+
+/// 6.18 `update_cfs_group` keeps an empty group's weight (6.18.0 fair.c:3957:
+/// "When a group becomes empty, preserve its weight. This matters for
+/// DELAY_DEQUEUE"); 6.12 (fair.c:4054) recomputes it at the dequeue, from
+/// the queue's `load_avg` instead of the running task's 1024. Group /g: `a`
+/// on CPU 0 runs 2 ms and sleeps 2 ms (running at 1.0015 s, asleep from
+/// 1.002 s), `b` on CPU 1 runs throughout, so /g's CPU 0 share is below
+/// 1024 and moves with the load there.
+#[test]
+fn an_empty_group_keeps_its_weight_from_6_18() {
+    for (version, keeps) in [("6.12", false), ("6.18", true)] {
+        let weight_at = |duration: &str| {
+            let toml = format!(
+                "schema = 1\nseed = 1\nduration = \"{duration}\"\n[kernel]\nversion = \"{version}\"\n[machine]\ncpus = 2\nhz = 1000\n[groups.\"/g\"]\n"
+            ) + "[[tasks]]\nname = \"a\"\ngroup = \"/g\"\ncpus = \"0\"\nprogram = [{ run = \"2ms\" }, { sleep = \"2ms\" }]\n"
+                + &hog("b", "/g", "cpus = \"1\"");
+            let scenario = crate::scenario::Scenario::from_toml("empty-group.toml", &toml).unwrap();
+            let mut sim = Simulation::new(&scenario);
+            sim.run_to_end();
+            let se = sim.cfs().groups[group_id(&sim, "/g").index()].se[0].expect("/g has an entity on CPU 0");
+            let gq = sim.cfs().se(se).my_q.expect("a group entity owns a queue");
+            (sim.cfs().rq(gq).load.weight, sim.cfs().se(se).load.weight)
+        };
+        let (queued, running) = weight_at("1001500us");
+        let (empty, asleep) = weight_at("1003ms");
+        assert_eq!((queued, empty), (1024, 0), "{version}: a runs at 1.0015 s, sleeps at 1.003 s");
+        assert!(running < 1024, "{version}: /g's load is split over two CPUs ({running})");
+        assert_eq!(asleep == running, keeps, "{version}: weight {running} running, {asleep} asleep");
+    }
+}
+
+/// 6.18.2 `cfs_rq_is_decayed` (fair.c:4062, a stable fix not in 6.18.0 or
+/// 6.12) also asks that the queue no longer contribute to `tg->load_avg`:
+/// `b` runs 2 ms on CPU 1 and sleeps; its emptied /g queue, its sums then
+/// zeroed and its `tg_load_avg_contrib` set to 5, stays on the leaf list
+/// under 6.18 only.
+#[test]
+fn a_queue_still_in_the_groups_load_is_not_decayed_from_6_18_2() {
+    for (version, decayed) in [("6.12", true), ("6.18", false)] {
+        let toml = format!(
+            "schema = 1\nseed = 1\nduration = \"10ms\"\n[kernel]\nversion = \"{version}\"\n[machine]\ncpus = 2\nhz = 1000\n[groups.\"/g\"]\n"
+        ) + "[[tasks]]\nname = \"b\"\ngroup = \"/g\"\ncpus = \"1\"\nprogram = [{ run = \"2ms\" }, { sleep = \"100s\" }]\n";
+        let scenario = crate::scenario::Scenario::from_toml("decayed.toml", &toml).unwrap();
+        let mut sim = Simulation::new(&scenario);
+        sim.run_to_end();
+        let mut cfs = sim.cfs().clone();
+        let se = cfs.groups[group_id(&sim, "/g").index()].se[1].expect("/g has an entity on CPU 1");
+        let gq = cfs.se(se).my_q.expect("a group entity owns a queue");
+        let rq = cfs.rq_mut(gq);
+        rq.avg = Default::default();
+        rq.tg_load_avg_contrib = 5;
+        assert_eq!(rq.load.weight, 0, "b sleeps");
+        assert_eq!(cfs.cfs_rq_is_decayed(gq), decayed, "{version}");
+        cfs.rq_mut(gq).tg_load_avg_contrib = 0;
+        assert!(cfs.cfs_rq_is_decayed(gq), "{version}: decayed once the contribution is gone");
+    }
+}

@@ -40,6 +40,7 @@ pub mod features;
 pub mod group;
 pub mod migrate;
 pub mod model;
+mod model_smp;
 pub mod pelt;
 pub mod pelt6x;
 pub mod policy;

@@ -9,9 +9,9 @@
 //! when the simulation is built.
 
 use super::balance::linux6x::{Balance6xRules, SMP_FEATURES, SMP_FEATURES_66};
-pub use super::pelt6x::{Pelt6xRules, UtilEstDelayed, UtilEstRules};
+pub use super::model_smp::{BALANCE_66, BALANCE_612, BALANCE_618, PELT_66, PELT_612, PELT_618};
+pub use super::pelt6x::{Pelt6xRules, UtilEstDelayed};
 use super::features::{EevdfFeatures, SchedFeatures};
-use super::topology::DomainLevel;
 pub use super::wakeup::WakeupVerdict;
 
 /// A modelled kernel version.
@@ -177,70 +177,6 @@ pub enum PeltKind {
     Linux6x(Pelt6xRules),
 }
 
-/// 6.6 (pelt.c and fair.c's PELT half are the same in 6.6.0 and 6.6.9).
-pub const PELT_66: Pelt6xRules = Pelt6xRules {
-    runnable_excludes_delayed: false,
-    tg_load_avg_ratelimit: false,
-    post_init_scaled_weight: true,
-    util_est: UtilEstRules { enqueued_and_ewma: true, capacity_skip: true, delayed: UtilEstDelayed::NoDelay },
-};
-/// 6.12.0: one util_est value, the 1 ms `tg->load_avg` rate limit.
-pub const PELT_612: Pelt6xRules = Pelt6xRules {
-    tg_load_avg_ratelimit: true,
-    post_init_scaled_weight: false,
-    util_est: UtilEstRules { enqueued_and_ewma: false, capacity_skip: true, delayed: UtilEstDelayed::SkipMigrating },
-    ..PELT_66
-};
-/// 6.18.0: `h_nr_runnable`; util_est without the capacity skip.
-pub const PELT_618: Pelt6xRules = Pelt6xRules {
-    runnable_excludes_delayed: true,
-    util_est: UtilEstRules { enqueued_and_ewma: false, capacity_skip: false, delayed: UtilEstDelayed::SkipDelayed },
-    ..PELT_612
-};
-
-/// 6.6.9: UTIL_EST_FASTUP, CLS with SHARE_PKG_RESOURCES, no delayed tasks, plain util in migrate_util;
-/// the DIE level (6.6 smpboot.c:build_sched_topology).
-pub const BALANCE_66: Balance6xRules = Balance6xRules {
-    version: "6.6",
-    delayed_tasks: false,
-    util_est_fastup: true,
-    cluster_flag: false,
-    package_level: DomainLevel::Die,
-    try_one_movable_task: true,
-    util_shr_bound: false,
-    idle_smt_in_llc: false,
-    ..BALANCE_612
-};
-/// 6.12.0: DELAY_DEQUEUE, `SD_CLUSTER | SD_SHARE_LLC`; the balancer counts
-/// and moves delayed tasks as others; the idle SMT scans stay inside `sd_llc`;
-/// PKG (6.12 smpboot.c), NUMA with SD_OVERLAP (topology.c:sched_init_numa SDTL_OVERLAP).
-pub const BALANCE_612: Balance6xRules = Balance6xRules {
-    version: "6.12",
-    delayed_tasks: true,
-    runnable_excludes_delayed: false,
-    util_est_fastup: false,
-    cluster_flag: true,
-    package_level: DomainLevel::Pkg,
-    numa_overlap: true,
-    try_one_movable_task: false,
-    util_shr_bound: true,
-    delayed_only_migrate_load: false,
-    ineligible_soft_limit: false,
-    newidle_fail_bump: false,
-    idle_smt_in_llc: true,
-};
-/// 6.18.0: `h_nr_runnable`; delayed tasks move for migrate_load only, ineligible ones after a failure;
-/// no SD_OVERLAP (6.18 sd_flags.h: build_sched_domains keys overlapping groups on SD_NUMA).
-pub const BALANCE_618: Balance6xRules = Balance6xRules {
-    version: "6.18",
-    runnable_excludes_delayed: true,
-    delayed_only_migrate_load: true,
-    ineligible_soft_limit: true,
-    newidle_fail_bump: true,
-    numa_overlap: false,
-    ..BALANCE_612
-};
-
 /// One kernel version's rules and defaults: the version table.
 #[derive(Clone, Copy, Debug)]
 pub struct KernelRules {
@@ -281,6 +217,9 @@ pub struct KernelRules {
     pub group_slice_refresh: bool,
     /// A delayed wakee is not made the next buddy (6.18).
     pub next_buddy_skips_delayed: bool,
+    /// `update_cfs_group` leaves an empty group's weight alone ("preserve
+    /// its weight. This matters for DELAY_DEQUEUE", 6.18.0 fair.c:3957).
+    pub empty_group_keeps_weight: bool,
     pub preempt_short: PreemptShort,
     pub yield_rule: YieldRule,
     /// `normalized_sysctl_sched_base_slice` at boot (EEVDF; unused by 4.4).
@@ -367,6 +306,7 @@ pub const LINUX_66: KernelRules = KernelRules {
     pick_throttle: PickThrottle::Simple,
     group_slice_refresh: false,
     next_buddy_skips_delayed: false,
+    empty_group_keeps_weight: false,
     preempt_short: PreemptShort::None,
     yield_rule: YieldRule::Deadline,
     base_slice_ns: BASE_SLICE_NS,
@@ -440,6 +380,7 @@ pub const LINUX_618: KernelRules = KernelRules {
     pick_buddy: true,
     group_slice_refresh: true,
     next_buddy_skips_delayed: true,
+    empty_group_keeps_weight: true,
     preempt_short: PreemptShort::Unprotect,
     yield_rule: YieldRule::Forfeit,
     base_slice_ns: BASE_SLICE_NS_618,

@@ -32,7 +32,11 @@ pub struct Pelt6xRules {
     /// tasks out: 6.18 pelt.c `__update_load_avg_cfs_rq` and sched.h
     /// `se_update_runnable` read `h_nr_runnable`; 6.6/6.12 `h_nr_running`.
     pub runnable_excludes_delayed: bool,
-    /// `update_tg_load_avg` publishes at most once per ms (6.12 fair.c; not in 6.6.0).
+    /// `cfs_rq_is_decayed` also waits for `tg_load_avg_contrib` to reach 0
+    /// (6.18.2 fair.c:4062, a stable fix; not in 6.18.0), so a queue stays
+    /// on the leaf list until `update_tg_load_avg` has withdrawn its share.
+    pub decayed_needs_no_contrib: bool,
+    /// `update_tg_load_avg` publishes at most once per ms (6.12 fair.c; not in 6.6).
     pub tg_load_avg_ratelimit: bool,
     /// `post_init_entity_util_avg` multiplies by `se->load.weight`, which a
     /// 64-bit kernel keeps scaled by 2^10 (6.6 fair.c); 6.12 uses `se_weight(se)`.
