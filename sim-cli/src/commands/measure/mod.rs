@@ -193,8 +193,14 @@ struct Worker {
     child: Child,
     stdin: ChildStdin,
     lines: mpsc::Receiver<String>,
+    /// Another sender into `lines`: wakes the runner when a signal arrives.
+    wake: mpsc::Sender<String>,
     pid: u32,
 }
+
+/// What `wake_on_signal` puts in each worker's line channel: not JSON, so
+/// never a worker's line.
+const WAKE_LINE: &str = "\u{0}signal";
 
 impl Worker {
     fn send(&mut self, line: &str) -> Result<()> {
@@ -302,6 +308,7 @@ fn spawn_worker(input: &WorkerInput) -> Result<Worker> {
     let stdin = child.stdin.take().ok_or_else(|| anyhow!("worker stdin"))?;
     let stdout = child.stdout.take().ok_or_else(|| anyhow!("worker stdout"))?;
     let (tx, lines) = mpsc::channel();
+    let wake = tx.clone();
     std::thread::spawn(move || {
         for line in BufReader::new(stdout).lines() {
             let Ok(line) = line else { break };
@@ -310,7 +317,7 @@ fn spawn_worker(input: &WorkerInput) -> Result<Worker> {
             }
         }
     });
-    let mut w = Worker { child, stdin, lines, pid };
+    let mut w = Worker { child, stdin, lines, wake, pid };
     w.send(&serde_json::to_string(input)?)?;
     Ok(w)
 }
@@ -564,8 +571,20 @@ fn run_workers(
     let mut results = Vec::new();
     let mut dropped = Vec::new();
     let mut stopped: Option<u64> = None;
+    // A signal wakes the wait below at once; otherwise the runner sleeps
+    // until a worker answers (or the deadline), so it does not wake up on
+    // the workload's CPUs during the window. The lab's 2-CPU ping-pong showed
+    // what a 200 ms poll did: the wakee's CPU busy with the runner, then
+    // pulled to the waker's (docs/validation.md, Multi-CPU). With the
+    // progress bar (a terminal, not --json) it redraws once a second.
+    let wakers: Vec<mpsc::Sender<String>> = workers.iter().map(|w| w.wake.clone()).collect();
+    let _signal_watch = signals::wake_on_signal(move || {
+        for w in &wakers {
+            let _ = w.send(WAKE_LINE.to_string());
+        }
+    })?;
     for i in 0..workers.len() {
-        // Bounded: the run's length plus a grace period, polled in 200 ms steps.
+        // Bounded: the run's length plus a grace period.
         let deadline = end + 10_000_000_000;
         let line = loop {
             bar.set_position(thread::now_ns().saturating_sub(t0) / 1_000_000_000);
@@ -585,7 +604,15 @@ fn run_workers(
                     Some(_) => {}
                 }
             }
-            match workers[i].lines.recv_timeout(Duration::from_millis(200)) {
+            let now = thread::now_ns();
+            let wait = match (stopped, opts.progress) {
+                // After a stop: poll, to give up a second later.
+                (Some(_), _) => Duration::from_millis(200),
+                (None, true) => Duration::from_secs(1),
+                (None, false) => Duration::from_nanos(deadline.saturating_sub(now).max(1)),
+            };
+            match workers[i].lines.recv_timeout(wait) {
+                Ok(l) if l == WAKE_LINE => continue,
                 Ok(l) => break l,
                 Err(mpsc::RecvTimeoutError::Timeout) if thread::now_ns() < deadline => continue,
                 Err(_) => bail!("worker process {} ended without results", workers[i].pid),

@@ -45,6 +45,33 @@ pub fn install() -> anyhow::Result<Arc<AtomicBool>> {
     Ok(flag)
 }
 
+/// Calls `wake` from a thread of its own each time SIGINT, SIGTERM or SIGHUP
+/// arrives (after the flag is set: signal-hook runs a signal's actions in
+/// the order they were registered), until the returned guard is dropped.
+/// The thread sleeps in a blocking read of signal-hook's self-pipe, so the
+/// measured window has no periodic wake-up of this process.
+pub fn wake_on_signal(wake: impl Fn() + Send + 'static) -> anyhow::Result<WakeGuard> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])
+        .context("watching SIGINT, SIGTERM and SIGHUP (signal-hook)")?;
+    let handle = signals.handle();
+    std::thread::spawn(move || {
+        for _ in signals.forever() {
+            wake();
+        }
+    });
+    Ok(WakeGuard(handle))
+}
+
+/// Stops `wake_on_signal`'s thread when dropped.
+pub struct WakeGuard(signal_hook::iterator::Handle);
+
+impl Drop for WakeGuard {
+    fn drop(&mut self) {
+        self.0.close();
+    }
+}
+
 /// From now on SIGINT, SIGTERM and SIGHUP end the process (status 130), as
 /// before `install`: for what runs after the host was restored.
 pub fn uninstall() {
