@@ -703,3 +703,10 @@ impl Simulation {
         }
     }
 }
+
+/// `rq->cfs_tasks` of `cpu` from its head (tests; not a method, so that
+/// `Simulation`'s interface stays what the adapters use).
+#[cfg(test)]
+pub(crate) fn cfs_tasks_order(sim: &Simulation, cpu: CpuId) -> Vec<TaskId> {
+    sim.core.cfs_tasks.iter(cpu).collect()
+}

@@ -91,9 +91,11 @@ impl Core {
             }
         }
         self.apply_class_resched(w);
-        if next.is_none() {
+        match next {
             // pick_next_task_idle → set_next_task_idle → update_idle_core (6.x).
-            with_smp(self, w, |smp, m| smp.update_idle_core(m, cpu));
+            None => with_smp(self, w, |smp, m| smp.update_idle_core(m, cpu)),
+            // The picked task heads cfs_tasks (6.x: most recently run first).
+            Some(n) => with_smp(self, w, |smp, m| smp.set_next_task_fair(m, cpu, n)),
         }
         if self.classes.fair().hrtick_enabled()
             && let Some(n) = next

@@ -1,8 +1,8 @@
 //! `rq->cfs_tasks` (4.4 sched.h): per CPU, the fair tasks queued there, in
 //! the order the load balancer walks them. `account_entity_enqueue` adds a
 //! task at the head (the most recently enqueued first; 4.4's
-//! `pick_next_task_fair` does not reorder it, later kernels move the picked
-//! task to the head), 4.4's `detach_tasks` takes from the head and moves a task
+//! `pick_next_task_fair` does not reorder it, 6.x moves the picked task to
+//! the head: `Smp::set_next_task_fair`), 4.4's `detach_tasks` takes from the head and moves a task
 //! it skips to the tail; 6.x's takes from the tail and moves a skipped one to the head. An intrusive doubly linked list over task ids keeps every one
 //! of those O(1) whatever the number of tasks.
 

@@ -97,6 +97,18 @@ impl Smp {
             Smp::Linux6x(s) => s.update_idle_core(m, cpu),
         }
     }
+    /// A fair task `task` was picked to run on `cpu`. 6.x moves it to the
+    /// head of `rq->cfs_tasks`, so the list is most recently run first and
+    /// `detach_tasks` (from the tail) takes the least recently run: 6.6
+    /// `pick_next_task_fair` (`done:` label), 6.12+ `__set_next_task_fair`
+    /// (`list_move(&se->group_node, &rq->cfs_tasks)`). 4.4's
+    /// `pick_next_task_fair` leaves the list alone (the move came in 4.15).
+    pub fn set_next_task_fair(&mut self, m: &mut impl Machine, cpu: CpuId, task: TaskId) {
+        match self {
+            Smp::Linux44(_) => {}
+            Smp::Linux6x(_) => m.cfs_tasks_move_head(cpu, task),
+        }
+    }
     /// `ttwu_do_wakeup`: the CPU's idle period ends.
     pub fn ttwu_do_wakeup(&mut self, now: u64, cpu: CpuId) {
         each_policy!(self, p => p.ttwu_do_wakeup(now, cpu))
