@@ -207,7 +207,7 @@ fn place_tasks(
         let mut group = match &t.group {
             None => 0,
             Some(path) => groups.iter().position(|g| &g.path == path).ok_or_else(|| {
-                KeyError::new(format!("{key}.group"), format!("no group `{path}`; groups: {}", declared(&groups)))
+                KeyError::new(format!("{key}.group"), format!("no group `{path}`; groups: {}", declared(groups)))
             })?,
         };
         tasks[i].cgroup = group;
@@ -235,7 +235,7 @@ fn place_tasks(
                             bandwidth: None,
                             bfq_weight: crate::block::bfq::GROUP_WEIGHT_DEFAULT,
                         });
-                        if too_many(&groups) {
+                        if too_many(groups) {
                             return Err(KeyError::new(
                                 key,
                                 format!(

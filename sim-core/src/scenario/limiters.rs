@@ -107,7 +107,7 @@ fn watch(l: &LimiterFile, f: &ScenarioFile, key: &str, task_names: &[&str]) -> R
         let i = f.tasks.iter().position(|t| &t.name == w).ok_or_else(|| {
             KeyError::new(
                 format!("{key}.watch[{j}]"),
-                format!("no task named `{w}`{}; tasks: {}", did_you_mean(w, &task_names), task_names.join(", ")),
+                format!("no task named `{w}`{}; tasks: {}", did_you_mean(w, task_names), task_names.join(", ")),
             )
         })?;
         if !watch.contains(&i) {

@@ -74,7 +74,7 @@ pub(super) fn sources(f: &ScenarioFile, tasks: &[TaskSpec]) -> Result<Vec<Source
             burst: burst as u32,
             work: dist_value(&s.work, &format!("{key}.work"))?,
             start_ns: opt_duration(&s.start, &format!("{key}.start"), 0)?,
-            route: super::hops::route(&tasks, target),
+            route: super::hops::route(tasks, target),
         });
     }
     Ok(sources)

@@ -234,6 +234,10 @@ impl Timeline {
     pub fn len(&self) -> usize {
         self.timeline.len()
     }
+
+    pub fn is_empty(&self) -> bool {
+        self.timeline.is_empty()
+    }
 }
 #[cfg(test)]
 mod tests {

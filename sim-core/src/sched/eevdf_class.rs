@@ -633,7 +633,7 @@ impl EevdfRead<'_> {
             self.eevdf_check(q)?;
             let rq = self.rq(q);
             let v_avg = self.avg_vruntime(q) as i128;
-            let mut members: Vec<EntityId> = (&self.eevdf.queues[q.index()]).tree.iter().map(|i| i.se).collect();
+            let mut members: Vec<EntityId> = self.eevdf.queues[q.index()].tree.iter().map(|i| i.se).collect();
             if let Some(c) = rq.curr.filter(|&c| self.se(c).on_rq) {
                 members.push(c);
             }

@@ -496,6 +496,66 @@ fn run_workers(
     flag: &std::sync::atomic::AtomicBool,
     use_perf: bool,
 ) -> Result<WorkersOut> {
+    let mut workers = start_workers(file, text, plan, opts, cgroups, fifos)?;
+    let recorder = if use_perf {
+        // Bounded even if this process is killed: the run, plus a minute.
+        let limit = Duration::from_nanos(scenario.spec.duration_ns) + Duration::from_secs(60);
+        Some(perf::PerfRecorder::start(&fifos.0, limit).context("starting perf sched record")?)
+    } else {
+        None
+    };
+    // The workload starts at least 50 ms from now (every thread waiting at
+    // its barrier), on the host's tick grid where it can be read, so that
+    // the host ticks where the model does (`machine.tick_offset`).
+    let grid = tick::read_grid(host.hz, &plan.cpu_map);
+    let tick = tick::choose_t0(thread::now_ns() + 50_000_000, grid, scenario.spec.machine.tick_offset_ns);
+    let t0 = tick.t0;
+    let end = t0 + scenario.spec.duration_ns;
+    // cpu.stat counts from the group's creation (setup ran in it): the run's
+    // share is the difference with this snapshot, taken while every thread
+    // waits for t0.
+    let stat_before = quota_stats(plan, cgroups)?;
+    for w in &mut workers {
+        w.send(&format!("go {t0} {end}"))?;
+    }
+    // The measurement's own tasks, before and after the run (perf and the
+    // workers live through it): told apart from foreign ones.
+    let mut own_tids = foreign::own_tids();
+    if opts.progress {
+        announce(file, scenario, workers.len());
+    }
+    let bar = crate::progress::bar(scenario.spec.duration_ns.div_ceil(1_000_000_000), "s", opts.progress);
+    let worker::Results { mut results, dropped } = collect_results(&mut workers, t0, end, opts, flag, &bar)?;
+    bar.finish_and_clear();
+    own_tids.extend(foreign::own_tids());
+    let cpu_stats = quota_stats(plan, cgroups)?
+        .into_iter()
+        .map(|(path, after)| {
+            let before = stat_before.iter().find(|b| b.0 == path).map(|b| b.1).unwrap_or_default();
+            (path, after.since(&before))
+        })
+        .collect();
+    let perf_text = match recorder {
+        Some(r) => Some(r.stop().context("reading the perf sched recording")?),
+        None => None,
+    };
+    for mut w in workers {
+        let _ = w.child.wait();
+    }
+    results.sort_by_key(|r| r.task);
+    Ok((tick, end, results, dropped, perf_text, cpu_stats, own_tids))
+}
+
+/// Starts one worker process per planned group of threads, moves each into
+/// its cgroup, and waits until every thread exists.
+fn start_workers(
+    file: &Path,
+    text: &str,
+    plan: &Plan,
+    opts: &Options,
+    cgroups: Option<&cgroup::Cgroups>,
+    fifos: &FifoDir,
+) -> Result<Vec<Worker>> {
     let setup = Duration::from_secs(10);
     let mut workers = Vec::new();
     for w in &plan.workers {
@@ -540,34 +600,19 @@ fn run_workers(
         let line = w.recv("threads", setup)?;
         let _: worker::Tids = serde_json::from_str(&line).context("reading a worker's thread ids")?;
     }
-    let recorder = if use_perf {
-        // Bounded even if this process is killed: the run, plus a minute.
-        let limit = Duration::from_nanos(scenario.spec.duration_ns) + Duration::from_secs(60);
-        Some(perf::PerfRecorder::start(&fifos.0, limit).context("starting perf sched record")?)
-    } else {
-        None
-    };
-    // The workload starts at least 50 ms from now (every thread waiting at
-    // its barrier), on the host's tick grid where it can be read, so that
-    // the host ticks where the model does (`machine.tick_offset`).
-    let grid = tick::read_grid(host.hz, &plan.cpu_map);
-    let tick = tick::choose_t0(thread::now_ns() + 50_000_000, grid, scenario.spec.machine.tick_offset_ns);
-    let t0 = tick.t0;
-    let end = t0 + scenario.spec.duration_ns;
-    // cpu.stat counts from the group's creation (setup ran in it): the run's
-    // share is the difference with this snapshot, taken while every thread
-    // waits for t0.
-    let stat_before = quota_stats(plan, cgroups)?;
-    for w in &mut workers {
-        w.send(&format!("go {t0} {end}"))?;
-    }
-    // The measurement's own tasks, before and after the run (perf and the
-    // workers live through it): told apart from foreign ones.
-    let mut own_tids = foreign::own_tids();
-    if opts.progress {
-        announce(file, scenario, workers.len());
-    }
-    let bar = crate::progress::bar(scenario.spec.duration_ns.div_ceil(1_000_000_000), "s", opts.progress);
+    Ok(workers)
+}
+
+/// Waits for every worker's results (bounded: the run's end plus 10 s),
+/// stopping them all at a signal.
+fn collect_results(
+    workers: &mut [Worker],
+    t0: u64,
+    end: u64,
+    opts: &Options,
+    flag: &std::sync::atomic::AtomicBool,
+    bar: &indicatif::ProgressBar,
+) -> Result<worker::Results> {
     let mut results = Vec::new();
     let mut dropped = Vec::new();
     let mut stopped: Option<u64> = None;
@@ -592,7 +637,7 @@ fn run_workers(
                 match stopped {
                     None => {
                         stopped = Some(thread::now_ns());
-                        for w in &mut workers {
+                        for w in workers.iter_mut() {
                             let _ = w.send("stop");
                         }
                     }
@@ -627,24 +672,7 @@ fn run_workers(
         results.extend(r.results);
         dropped.extend(r.dropped);
     }
-    bar.finish_and_clear();
-    own_tids.extend(foreign::own_tids());
-    let cpu_stats = quota_stats(plan, cgroups)?
-        .into_iter()
-        .map(|(path, after)| {
-            let before = stat_before.iter().find(|b| b.0 == path).map(|b| b.1).unwrap_or_default();
-            (path, after.since(&before))
-        })
-        .collect();
-    let perf_text = match recorder {
-        Some(r) => Some(r.stop().context("reading the perf sched recording")?),
-        None => None,
-    };
-    for mut w in workers {
-        let _ = w.child.wait();
-    }
-    results.sort_by_key(|r| r.task);
-    Ok((tick, end, results, dropped, perf_text, cpu_stats, own_tids))
+    Ok(worker::Results { results, dropped })
 }
 
 /// The progress line that opens a measurement.

@@ -401,7 +401,7 @@ fn fork_across_numa_nodes_stays_local_while_the_node_is_light() {
 /// it is queued first) wakes it with `sync` after 1 ms. The wakee forked
 /// beside the busy CPU 0 (the waker queued and the implicit parent
 /// running) went to CPU 1 (local has_spare group with 0 idle CPUs against
-/// 1) and waits there; then a hog pinned to CPU 1 starts, so at
+/// one there) and waits there; then a hog pinned to CPU 1 starts, so at
 /// the wake-up both CPUs are busy. 6.6: no delayed dequeue to requeue the
 /// wakee in place.
 fn wakee_moves(sync: bool) -> Vec<(&'static str, u64)> {
