@@ -487,15 +487,23 @@ impl Core {
         if let Some(smp) = self.smp.as_mut() {
             smp.add_nr_running(cpu, nr - 1, nr);
         }
-        w.recorder.cpu_nr_running(cpu, nr, w.clock.now);
+        self.note_runnable(cpu, w);
     }
 
     /// `sub_nr_running` (4.4 sched.h).
     pub fn sub_nr_running(&mut self, cpu: CpuId, w: &mut World) {
-        let rq = &mut self.rqs[cpu.index()];
-        rq.nr_running -= 1;
-        let nr = rq.nr_running;
-        w.recorder.cpu_nr_running(cpu, nr, w.clock.now);
+        self.rqs[cpu.index()].nr_running -= 1;
+        self.note_runnable(cpu, w);
+    }
+
+    /// Tells the recorders (balance gap, occupancy) how many tasks on `cpu`
+    /// want it: `nr_running` less those DELAY_DEQUEUE keeps queued asleep
+    /// (6.12+; the kernel's `cfs_h_nr_delayed`, which it subtracts itself
+    /// where it asks who is runnable). Called at every change of either.
+    pub fn note_runnable(&mut self, cpu: CpuId, w: &mut World) {
+        let delayed = self.classes.fair_internals().cpu_signals(cpu).h_nr_delayed;
+        let runnable = self.rqs[cpu.index()].nr_running.saturating_sub(delayed);
+        w.recorder.cpu_nr_running(cpu, runnable, w.clock.now);
     }
 
     pub fn smp_mut(&mut self) -> &mut Smp {

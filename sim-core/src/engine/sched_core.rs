@@ -132,10 +132,14 @@ impl Core {
         // levels have a curr, which check_enqueue_throttle skips), so the
         // dequeue reaches the root and the CPU's count drops by one.
         debug_assert!(!self.classes.fair().throttled(se), "a sleeper below a throttled queue");
-        if self.classes.fair_mut().dequeue_task(se, DEQUEUE_SLEEP) {
+        let dequeued = self.classes.fair_mut().dequeue_task(se, DEQUEUE_SLEEP);
+        if dequeued {
             self.cfs_tasks.remove(cpu, p);
             self.sub_nr_running(cpu, w);
-        } else if exiting {
+        } else if !exiting {
+            // Delayed (6.12+): still counted, no longer runnable.
+            self.note_runnable(cpu, w);
+        } else {
             // A dying task does not stay delayed (6.12+ task_dead_fair
             // finishes the dequeue); the others stay queued until picked or woken.
             self.classes.fair_mut().dequeue_task(se, DEQUEUE_SLEEP | DEQUEUE_DELAYED);
@@ -205,6 +209,7 @@ impl Core {
             // ttwu_runnable (6.12+ core.c): still queued by DELAY_DEQUEUE on
             // its CPU; requeued in place (ENQUEUE_DELAYED), no CPU selection.
             self.classes.fair_mut().enqueue_task(se_of(task), ENQUEUE_DELAYED);
+            self.note_runnable(prev_cpu, w);
             self.apply_class_resched(w);
             self.ttwu_runnable_on(prev_cpu, task, [waker_cpu, prev_cpu], w);
             return;

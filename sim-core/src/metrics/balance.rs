@@ -1,7 +1,10 @@
 //! The "balance gap": per CPU, the simulated time during which it had tasks
 //! waiting (`nr_running >= 2`, the running one included) while at least one
 //! other CPU that load balancing could move work to was idle
-//! (`nr_running == 0`). It measures work the balancer (4.4 fair.c:
+//! (`nr_running == 0`). `nr_running` here counts runnable tasks: the engine
+//! leaves out those DELAY_DEQUEUE keeps queued asleep (6.12+), which the
+//! kernel's `rq->nr_running` still holds but which wait for nothing. It
+//! measures work the balancer (4.4 fair.c:
 //! `load_balance`, `idle_balance`, `nohz_idle_balance`, `select_idle_sibling`)
 //! left unspread, whatever the reason (balance intervals, affinity,
 //! imbalance thresholds).

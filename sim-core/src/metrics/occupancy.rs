@@ -2,7 +2,8 @@
 //! it was busy, for the occupancy heat map (`plot::data::OccupancyChart`).
 //!
 //! Busy means `nr_running > 0` (`rq->nr_running`, the running task
-//! included), as the engine reports it through `Recorder::cpu_nr_running`.
+//! included, less tasks DELAY_DEQUEUE keeps queued asleep: 6.12+), as the
+//! engine reports it through `Recorder::cpu_nr_running`.
 //! That is an approximation of "a task was on the CPU": it counts a CPU as
 //! busy from the moment a task is enqueued on it until its queue empties,
 //! so a context switch's overhead and the instant between an enqueue on an
