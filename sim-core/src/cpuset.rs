@@ -3,6 +3,19 @@
 
 use crate::ids::CpuId;
 
+/// The CPUs of word `i` of a set whose bits are `w`, in increasing order.
+fn bits(i: usize, w: u64) -> impl Iterator<Item = CpuId> {
+    let mut rest = w;
+    std::iter::from_fn(move || {
+        if rest == 0 {
+            return None;
+        }
+        let b = rest.trailing_zeros() as usize;
+        rest &= rest - 1;
+        Some(CpuId((i * 64 + b) as u16))
+    })
+}
+
 /// A bitmap over CPU numbers.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CpuSet {
@@ -36,33 +49,13 @@ impl CpuSet {
 
     /// CPUs in increasing order.
     pub fn iter(&self) -> impl Iterator<Item = CpuId> + '_ {
-        self.words.iter().enumerate().flat_map(|(i, &w)| {
-            let mut rest = w;
-            std::iter::from_fn(move || {
-                if rest == 0 {
-                    return None;
-                }
-                let b = rest.trailing_zeros() as usize;
-                rest &= rest - 1;
-                Some(CpuId((i * 64 + b) as u16))
-            })
-        })
+        self.words.iter().enumerate().flat_map(|(i, &w)| bits(i, w))
     }
 
     /// CPUs in both sets, in increasing order (`for_each_cpu_and`), without
     /// building the intersection.
     pub fn iter_and<'a>(&'a self, other: &'a CpuSet) -> impl Iterator<Item = CpuId> + 'a {
-        self.words.iter().zip(&other.words).enumerate().flat_map(|(i, (&a, &b))| {
-            let mut rest = a & b;
-            std::iter::from_fn(move || {
-                if rest == 0 {
-                    return None;
-                }
-                let bit = rest.trailing_zeros() as usize;
-                rest &= rest - 1;
-                Some(CpuId((i * 64 + bit) as u16))
-            })
-        })
+        self.words.iter().zip(&other.words).enumerate().flat_map(|(i, (&a, &b))| bits(i, a & b))
     }
 
     /// Adds every CPU of `other` (same machine size).
