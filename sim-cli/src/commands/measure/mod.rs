@@ -201,6 +201,9 @@ struct Worker {
 /// What `wake_on_signal` puts in each worker's line channel: not JSON, so
 /// never a worker's line.
 const WAKE_LINE: &str = "\u{0}signal";
+/// What a worker's reader thread sends when the worker's output ends. The
+/// channel cannot say so by disconnecting: `Worker::wake` keeps a sender.
+const EOF_LINE: &str = "\u{0}eof";
 
 impl Worker {
     fn send(&mut self, line: &str) -> Result<()> {
@@ -212,7 +215,9 @@ impl Worker {
         let line = self
             .lines
             .recv_timeout(timeout)
-            .map_err(|_| anyhow!("worker process {} did not answer at step `{step}`", self.pid))?;
+            .ok()
+            .filter(|l| l != EOF_LINE)
+            .ok_or_else(|| anyhow!("worker process {} did not answer at step `{step}`", self.pid))?;
         if let Ok(v) = serde_json::from_str::<serde_json::Value>(&line)
             && let Some(e) = v.get("error").and_then(|e| e.as_str())
         {
@@ -316,6 +321,7 @@ fn spawn_worker(input: &WorkerInput) -> Result<Worker> {
                 break;
             }
         }
+        let _ = tx.send(EOF_LINE.to_string());
     });
     let mut w = Worker { child, stdin, lines, wake, pid };
     w.send(&serde_json::to_string(input)?)?;
@@ -658,6 +664,7 @@ fn collect_results(
             };
             match workers[i].lines.recv_timeout(wait) {
                 Ok(l) if l == WAKE_LINE => continue,
+                Ok(l) if l == EOF_LINE => bail!("worker process {} ended without results", workers[i].pid),
                 Ok(l) => break l,
                 Err(mpsc::RecvTimeoutError::Timeout) if thread::now_ns() < deadline => continue,
                 Err(_) => bail!("worker process {} ended without results", workers[i].pid),
