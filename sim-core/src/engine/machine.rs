@@ -143,13 +143,13 @@ impl Machine for Balancer<'_, '_> {
         [src, dst].iter().any(|c| g.cfs_rq[c.index()].is_some_and(|q| cfs.throttled_hierarchy(q)))
     }
 
-    /// The root queue's PELT signals (6.x's; under 4.4 runnable reads as
-    /// util and util_est as 0, `FairCore::cpu_signals`).
     /// Tasks start from no task: `wake_up_new_task`'s parent is implicit.
     fn fork_parent_implicit(&self) -> bool {
         true
     }
 
+    /// The root queue's PELT signals (6.x's; under 4.4 runnable reads as
+    /// util and util_est as 0, `FairCore::cpu_signals`).
     fn cpu_signals(&self, cpu: CpuId) -> CpuSignals {
         self.core.classes.fair_internals().cpu_signals(cpu)
     }

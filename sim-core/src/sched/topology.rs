@@ -662,9 +662,14 @@ impl Topology {
     /// The group of `d` that contains `cpu` (sd->groups for that CPU), as an index into d.groups.
     /// Panics if `d` is not one of `cpu`'s domains.
     pub fn local_group(&self, d: DomainId, cpu: CpuId) -> usize {
+        self.local_groups[cpu.index()][self.level_of(cpu, d)] as usize
+    }
+
+    /// The level (index into `cpu_domains[cpu]`) of `cpu`'s domain `d`.
+    /// Panics if `d` is not one of `cpu`'s domains.
+    pub fn level_of(&self, cpu: CpuId, d: DomainId) -> usize {
         let chain = &self.cpu_domains[cpu.index()];
-        let i = chain.iter().position(|&x| x == d).unwrap_or_else(|| panic!("domain {d:?} is not one of CPU {cpu}'s"));
-        self.local_groups[cpu.index()][i] as usize
+        chain.iter().position(|&x| x == d).unwrap_or_else(|| panic!("domain {d:?} is not one of CPU {cpu}'s"))
     }
 
     /// `cpu_smt_mask`: the hardware threads of `cpu`'s core, itself included

@@ -477,9 +477,7 @@ impl Topology {
     /// group's as cpu_attach_domain left it for that CPU, another group's
     /// as every CPU sees it (`SchedGroup::flags`). 0 in a 4.4 build.
     pub fn group_flags(&self, d: DomainId, cpu: CpuId, g: usize) -> u32 {
-        let chain = &self.cpu_domains[cpu.index()];
-        let i = chain.iter().position(|&x| x == d).unwrap_or_else(|| panic!("domain {d:?} is not one of CPU {cpu}'s"));
-        self.group_flags_at(cpu, i, g)
+        self.group_flags_at(cpu, self.level_of(cpu, d), g)
     }
 
     /// `group_flags` of group `g` of `cpu`'s domain at `level` (an index

@@ -185,8 +185,7 @@ impl Smp6x {
                     let allowed = m.cpus_allowed(p);
                     let local_allowed = dom.groups[local_gi].span.iter_and(allowed).count() as u32;
                     // sd->imb_numa_nr of this_cpu's copy of the domain.
-                    let level = self.topo.cpu_domains[this_cpu.index()].iter().position(|&x| x == d).unwrap_or(0);
-                    let imb_numa_nr = local_allowed.min(self.topo.imb_numa_nr(this_cpu, level));
+                    let imb_numa_nr = local_allowed.min(self.topo.imb_numa_nr(this_cpu, self.topo.level_of(this_cpu, d)));
                     let imbalance = local_sgs.idle_cpus.abs_diff(idlest_sgs.idle_cpus);
                     if adjust_numa_imbalance(imbalance, local_sgs.sum_nr_running + 1, imb_numa_nr) == 0 {
                         return None;
