@@ -43,9 +43,7 @@ impl Ioprio {
 
     /// `__get_task_ioprio` (6.18 include/linux/ioprio.h): the `ionice`
     /// setting, else `task_nice_ioclass` (SCHED_IDLE → IDLE, RT/DL policies →
-    /// RT, else BE) and `task_nice_ioprio` ((nice + 20) / 5; 0 for RT/DL).
-    /// The model has no RT/DL policies, so the default is be/((nice+20)/5) or
-    /// idle, as 4.4's `IoPrio::of_task` gives (which ignores RT policies).
+    /// RT, else BE) and `task_nice_ioprio` ((nice + 20) / 5).
     pub fn of_task(policy: crate::workload::Policy, nice: i8, ionice: Option<Ioprio>) -> Ioprio {
         if let Some(p) = ionice {
             return p;
@@ -53,6 +51,7 @@ impl Ioprio {
         let level = ((i32::from(nice) + 20) / 5) as u8;
         match policy {
             crate::workload::Policy::Idle => Ioprio { class: IoprioClass::Idle, level },
+            p if p.class() != crate::sched::ClassKind::Fair => Ioprio { class: IoprioClass::Rt, level },
             _ => Ioprio { class: IoprioClass::Be, level },
         }
     }

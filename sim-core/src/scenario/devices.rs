@@ -510,6 +510,20 @@ pub fn check_ionice(tasks: &[super::spec::TaskSpec], devices: &[DeviceSpec]) -> 
                 format!("the cfq model (device `{}`) has no RT class; allowed with cfq: \"be/N\", \"idle\"", cfq.name),
             ));
         }
+        // task_nice_ioclass (4.4 include/linux/ioprio.h): an RT or deadline
+        // task without ionice does its I/O in IOPRIO_CLASS_RT.
+        let uses_io = t.program.steps.iter().any(|s| matches!(s, crate::workload::Step::Io(_)));
+        if t.ionice.is_none() && uses_io && t.policy.class() != crate::sched::ClassKind::Fair {
+            return Err(KeyError::new(
+                format!("tasks.{}.ionice", t.name),
+                format!(
+                    "a {} task's I/O defaults to the RT I/O class (task_nice_ioclass), which the cfq model (device \
+                     `{}`) does not have: give ionice = \"be/N\" or \"idle\"",
+                    t.policy.name(),
+                    cfq.name
+                ),
+            ));
+        }
     }
     Ok(())
 }

@@ -37,6 +37,13 @@ pub struct ScenarioFile {
     pub groups: BTreeMap<String, GroupFile>,
     #[serde(default)]
     pub autogroup: AutogroupFile,
+    /// The RT class's sysctls (`kernel.sched_rt_runtime_us`, …).
+    #[serde(default)]
+    pub rt: RtFile,
+    /// The 6.12+ fair deadline server of every CPU (debugfs
+    /// `sched/fair_server/cpuN/{runtime,period}`).
+    #[serde(default)]
+    pub fair_server: FairServerFile,
     /// Block devices by name: `[devices.nvme0]`.
     #[serde(default)]
     pub devices: BTreeMap<String, DeviceFile>,
@@ -271,6 +278,33 @@ pub struct DeviceFile {
 #[derive(Debug, Default, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
+pub struct RtFile {
+    /// `kernel.sched_rt_runtime_us` (default 950000; -1: no limit).
+    pub sched_rt_runtime_us: Option<i64>,
+    /// `kernel.sched_rt_period_us` (default 1000000).
+    pub sched_rt_period_us: Option<i64>,
+    /// `kernel.sched_rr_timeslice_ms` (default 100; 0 or less restores it).
+    pub sched_rr_timeslice_ms: Option<i64>,
+    /// `CONFIG_RT_GROUP_SCHED` (6.12+ only; default false, as distributions
+    /// build): the root RT group is throttled beside the fair server.
+    pub rt_group_sched: Option<bool>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct FairServerFile {
+    /// The server's runtime per period (default 50ms; 0 disables it).
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Duration>"))]
+    pub runtime: Option<Value>,
+    /// Its period and deadline (default 1s; 100us to 4.194304s).
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Duration>"))]
+    pub period: Option<Value>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
 pub struct AutogroupFile {
     /// `kernel.sched_autogroup_enabled` (default true).
     pub enabled: Option<bool>,
@@ -331,7 +365,19 @@ pub struct TaskFile {
     #[serde(default)]
     pub pin_each: bool,
     pub nice: Option<i64>,
+    /// `"normal"`, `"batch"`, `"idle"`, `"fifo"`, `"rr"` or `"deadline"`.
     pub policy: Option<String>,
+    /// `sched_priority` of a `"fifo"` or `"rr"` task, 1 to 99 (`chrt -f 50`).
+    pub rt_priority: Option<i64>,
+    /// A `"deadline"` task's `sched_runtime`.
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Duration>"))]
+    pub dl_runtime: Option<Value>,
+    /// A `"deadline"` task's relative `sched_deadline`.
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Duration>"))]
+    pub dl_deadline: Option<Value>,
+    /// A `"deadline"` task's `sched_period` (default: its deadline).
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Duration>"))]
+    pub dl_period: Option<Value>,
     /// I/O priority (`ionice`, `ioprio_set`): `"rt/N"`, `"be/N"` (N 0 to 7) or
     /// `"idle"`; default from nice and policy (`task_nice_ioclass`).
     pub ionice: Option<String>,

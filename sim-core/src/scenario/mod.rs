@@ -17,6 +17,7 @@ pub mod io_queues;
 mod limiters;
 mod machine;
 mod nesting;
+pub mod rt;
 pub mod overrides;
 mod sources;
 mod spec;

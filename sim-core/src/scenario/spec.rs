@@ -57,6 +57,8 @@ pub struct ScenarioSpec {
     pub sources: Vec<SourceSpec>,
     /// Task groups (index 0 is the root), autogroup and the shares model.
     pub groups: Groups,
+    /// The RT and deadline classes' settings.
+    pub rt: RtSpec,
     /// Block devices, in name order (`DeviceId` order).
     pub devices: Vec<DeviceSpec>,
     /// Each device's blk-mq settings (read when its elevator is an mq one).
@@ -150,6 +152,10 @@ pub struct TaskSpec {
     pub affinity: Vec<CpuSet>,
     pub nice: i8,
     pub policy: Policy,
+    /// `sched_priority` of a FIFO or RR task (1 to 99); 0 for the others.
+    pub rt_priority: u8,
+    /// A SCHED_DEADLINE task's `sched_attr`.
+    pub dl: Option<DlParams>,
     /// Index into `ScenarioSpec::groups.groups` of the group the task runs in.
     pub group: usize,
     /// The cgroup it was placed in (`group = …`, before autogroup applies).
@@ -176,6 +182,30 @@ impl TaskSpec {
     pub fn comm(&self, i: u32) -> String {
         if self.count == 1 { self.name.clone() } else { format!("{}/{i}", self.name) }
     }
+}
+
+/// A SCHED_DEADLINE task's parameters (`sched_attr`: `sched_runtime`,
+/// `sched_deadline`, `sched_period`), in ns, as `__checkparam_dl` accepted them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DlParams {
+    pub runtime_ns: u64,
+    pub deadline_ns: u64,
+    pub period_ns: u64,
+}
+
+/// The RT and deadline classes' settings (`[rt]`, `[fair_server]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RtSpec {
+    /// `sched_rt_runtime_us` in ns; `None`: -1 (`RUNTIME_INF`), no limit.
+    pub runtime_ns: Option<u64>,
+    /// `sched_rt_period_us` in ns.
+    pub period_ns: u64,
+    /// `sched_rr_timeslice` in ticks (`msecs_to_jiffies(sched_rr_timeslice_ms)`).
+    pub rr_timeslice_ticks: u32,
+    /// `CONFIG_RT_GROUP_SCHED` on a 6.12+ model: the root RT group throttles.
+    pub group_sched: bool,
+    /// The fair server's runtime and period (6.12+; `None` on 4.4 and 6.6).
+    pub fair_server: Option<(u64, u64)>,
 }
 
 /// One `[[sources]]` declaration, replicated per target instance.

@@ -13,7 +13,7 @@ use crate::ids::TaskId;
 use crate::sched::model::KernelModel;
 use crate::sched::tunables::CUSTOM_SLICE_NS;
 use crate::time::format_duration;
-use crate::workload::{Policy, Program, Step};
+use crate::workload::{Program, Step};
 use toml::Value;
 
 /// Every `[[tasks]]` declaration: a first pass gives names, counts and ids,
@@ -99,14 +99,7 @@ fn task_spec(
     if !(-20..=19).contains(&nice) {
         return Err(KeyError::new(format!("{key}.nice"), format!("{nice} is not a nice value: -20 to 19")));
     }
-    let policy = match t.policy.as_deref() {
-        None | Some("normal") | Some("SCHED_NORMAL") | Some("other") => Policy::Normal,
-        Some("batch") | Some("SCHED_BATCH") => Policy::Batch,
-        Some("idle") | Some("SCHED_IDLE") => Policy::Idle,
-        Some(p) => {
-            return Err(KeyError::new(format!("{key}.policy"), format!("`{p}`: allowed: normal, batch, idle")));
-        }
-    };
+    let (policy, rt_priority, dl) = super::rt::task_class(t, &key, kernel)?;
     if t.program.is_empty() {
         return Err(KeyError::new(format!("{key}.program"), "needs at least one step"));
     }
@@ -138,6 +131,8 @@ fn task_spec(
         affinity,
         nice: nice as i8,
         policy,
+        rt_priority,
+        dl,
         group: 0,
         cgroup: 0,
         session: t.session.clone(),

@@ -81,6 +81,8 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
             ),
         ));
     }
+    let rt = super::rt::rt_spec(f, kernel, hz)?;
+    super::rt::admission(&tasks, &machine, &rt)?;
     let limiters = super::limiters::limiter_specs(f, &mut tasks)?;
     let io_queues = super::io_queues::resolve(f)?;
 
@@ -103,6 +105,7 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
         tasks,
         sources,
         groups,
+        rt,
         devices,
         device_mq,
         events_max,

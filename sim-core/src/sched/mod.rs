@@ -40,6 +40,7 @@ pub mod features;
 pub mod group;
 pub mod migrate;
 pub mod model;
+pub mod model_rt;
 mod model_smp;
 pub mod pelt;
 pub mod pelt6x;
@@ -66,4 +67,4 @@ mod pelt6x_tests;
 mod tests;
 
 mod class;
-pub use class::{ClassChain, ClassState, SchedClass};
+pub use class::{ClassChain, ClassKind, ClassState, SchedClass};

@@ -226,6 +226,8 @@ pub struct KernelRules {
     pub base_slice_ns: u64,
     /// The bandwidth rules a scenario gets unless it names others.
     pub bandwidth: BandwidthRules,
+    /// The RT and deadline classes: throttling, the fair server, DL checks.
+    pub rt: super::model_rt::RtRules,
     /// 4.4 `features.h` defaults (read by the CFS class only).
     pub sched_features: SchedFeatures,
     /// EEVDF `features.h` defaults and the names this version has (4.4
@@ -285,6 +287,7 @@ const EEVDF_DEFAULTS_66: EevdfFeatures = EevdfFeatures {
 
 /// Linux 6.6 (6.6.9 fair.c).
 pub const LINUX_66: KernelRules = KernelRules {
+    rt: super::model_rt::RT_66,
     version: "6.6",
     fair_class: FairClassKind::Eevdf,
     balancer: BalancerKind::Linux6x(BALANCE_66),
@@ -322,6 +325,7 @@ pub const LINUX_66: KernelRules = KernelRules {
 
 /// Linux 4.4 (4.4 fair.c, CFS). The EEVDF rows are 6.6's and unused.
 pub const LINUX_44: KernelRules = KernelRules {
+    rt: super::model_rt::RT_44,
     version: "4.4",
     fair_class: FairClassKind::Cfs,
     balancer: BalancerKind::Linux44,
@@ -339,6 +343,7 @@ pub const LINUX_44: KernelRules = KernelRules {
 /// Linux 6.12 (6.12.0 fair.c): the tree by deadline, DELAY_DEQUEUE,
 /// PREEMPT_SHORT, custom slices.
 pub const LINUX_612: KernelRules = KernelRules {
+    rt: super::model_rt::RT_612,
     version: "6.12",
     balancer: BalancerKind::Linux6x(BALANCE_612),
     pelt: PeltKind::Linux6x(PELT_612),
@@ -368,6 +373,7 @@ pub const LINUX_612: KernelRules = KernelRules {
 /// Linux 6.18 (6.18.2 fair.c): 0.70 ms base slice, `vprot`, PICK_BUDDY,
 /// lazy rescheduling.
 pub const LINUX_618: KernelRules = KernelRules {
+    rt: super::model_rt::RT_618,
     version: "6.18",
     balancer: BalancerKind::Linux6x(BALANCE_618),
     pelt: PeltKind::Linux6x(PELT_618),

@@ -69,6 +69,8 @@ pub fn host_settings(spec: &ScenarioSpec, host_version: (u32, u32)) -> Vec<HostS
         // isolcpus (refused unless the host matches), NO_HZ, wake-up noise,
         // topology: `plan` (refused or warned there); the tick offset: `tick`.
         machine: _,
+        // The RT and deadline classes' settings: `plan` (refused until measured).
+        rt: _,
         // HZ and the switch cost: fixed by the host, warned in `plan`.
         hz: _,
         context_switch_ns: _,
@@ -183,6 +185,9 @@ pub fn host_settings(spec: &ScenarioSpec, host_version: (u32, u32)) -> Vec<HostS
             affinity: _,
             nice: _,
             policy: _,
+            // RT and deadline parameters: set with the policy (`worker`).
+            rt_priority: _,
+            dl: _,
             group: _,
             cgroup: _,
             session: _,

@@ -123,6 +123,9 @@ fn setup_thread(s: &Setup) -> Result<()> {
         Policy::Normal => None,
         Policy::Batch => Some(N::Batch),
         Policy::Idle => Some(N::Idle),
+        Policy::Fifo | Policy::Rr | Policy::Deadline => {
+            return Err(anyhow!("{}: policy {} cannot be applied by measure yet", s.name, s.policy.name()));
+        }
     };
     if let Some(p) = policy {
         // thread-priority sets the policy and then the nice value its 0..=99

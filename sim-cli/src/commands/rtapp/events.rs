@@ -85,10 +85,23 @@ pub(super) fn thread_props(spec: &ScenarioSpec, t: &TaskSpec, instance: usize) -
         Policy::Normal => "SCHED_OTHER",
         Policy::Batch => "SCHED_BATCH",
         Policy::Idle => "SCHED_IDLE",
+        Policy::Fifo => "SCHED_FIFO",
+        Policy::Rr => "SCHED_RR",
+        Policy::Deadline => "SCHED_DEADLINE",
     };
     obj.insert("policy".into(), json!(policy));
-    // For the fair policies rt-app's priority is the nice value (sched_nice).
-    obj.insert("priority".into(), json!(t.nice));
+    if t.policy.is_rt() {
+        // For SCHED_FIFO/RR rt-app's priority is sched_priority.
+        obj.insert("priority".into(), json!(t.rt_priority));
+    } else if let Some(dl) = t.dl {
+        // rt-app's deadline parameters, in µs (doc/tutorial.txt: dl-runtime, dl-period, dl-deadline).
+        obj.insert("dl-runtime".into(), json!(dl.runtime_ns / 1_000));
+        obj.insert("dl-period".into(), json!(dl.period_ns / 1_000));
+        obj.insert("dl-deadline".into(), json!(dl.deadline_ns / 1_000));
+    } else {
+        // For the fair policies rt-app's priority is the nice value (sched_nice).
+        obj.insert("priority".into(), json!(t.nice));
+    }
     let set = &t.affinity[instance.min(t.affinity.len().saturating_sub(1))];
     if set.len() != usize::from(spec.cpus) {
         let cpus: Vec<u16> = set.iter().map(|c| c.0).collect();

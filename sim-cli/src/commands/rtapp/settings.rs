@@ -32,6 +32,7 @@ pub(super) fn unexpressed_settings(spec: &ScenarioSpec, omitted: &[String]) -> V
         tasks,
         sources: _, // each warned as a periodic thread (`export`)
         groups,
+        rt: _, // RT sysctls and the fair server: the host's (rt-app sets none)
         devices,
         device_mq: _,         // with `devices`
         events_max: _,        // a simulator budget, not a workload setting
@@ -100,6 +101,8 @@ pub(super) fn unexpressed_settings(spec: &ScenarioSpec, omitted: &[String]) -> V
             affinity: _, // expressed: cpus
             nice: _,     // expressed: priority
             policy: _,   // expressed: policy
+            rt_priority: _, // expressed: priority
+            dl: _,       // expressed: dl-runtime, dl-deadline, dl-period
             group: _,    // autogroup warning in `export`
             cgroup: _,   // expressed: taskgroup
             session: _,  // warned in `export`

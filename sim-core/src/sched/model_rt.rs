@@ -1,0 +1,87 @@
+//! The classes above fair in the version table: each version's RT
+//! throttling, fair server and deadline-parameter rules (`RtRules`), which
+//! `model.rs`'s `KernelRules` tables name. Reading notes:
+//! docs/kernel/rt-class.md and docs/kernel/deadline-class.md.
+
+/// Who limits RT tasks' share of a CPU when `CONFIG_RT_GROUP_SCHED` is off
+/// (the distributions' build).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RtThrottling {
+    /// `def_rt_bandwidth` throttles every CPU's `rt_rq` (4.4, 6.6 rt.c
+    /// `sched_rt_runtime_exceeded`). `share`: RT_RUNTIME_SHARE is on by
+    /// default (4.4 features.h:68; off from 4.18's 2586af1ac187, 6.6
+    /// features.h:75), so a CPU borrows other CPUs' unused runtime
+    /// (`do_balance_runtime`). `grid`: the period timer's first expiry is the
+    /// next multiple of the period (4.4 `start_rt_bandwidth`:
+    /// `hrtimer_forward_now(timer, rt_period)`), not the start itself (6.6
+    /// `do_start_rt_bandwidth`: `hrtimer_forward_now(timer, 0)`).
+    Root { share: bool, grid: bool },
+    /// 6.12+: all RT bandwidth code sits under `#ifdef
+    /// CONFIG_RT_GROUP_SCHED` (6.12.0 rt.c:95-918); without it
+    /// `rt_rq_throttled()` is false and the fair server alone keeps fair
+    /// tasks from starving. With `rt.rt_group_sched` the root group is
+    /// throttled as 6.6 does, beside the server.
+    GroupSchedOnly,
+}
+
+/// How the fair deadline server (6.12+ deadline.c `dl_server`) starts and stops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FairServerStop {
+    /// 6.12.0: `dequeue_entities` stops it when the CPU's fair tasks reach 0
+    /// (fair.c:7166-7167); started again at the next 0→1 (fair.c:7040-7045).
+    OnLastDequeue,
+    /// 6.18: it stays active after the last dequeue and stops when picked
+    /// with no fair task (`__pick_task_dl` → `dl_server_stop`, 6.18
+    /// deadline.c:2371-2376).
+    OnEmptyPick,
+}
+
+/// The RT and deadline classes' version rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RtRules {
+    pub throttling: RtThrottling,
+    /// The fair server (6.12+), and how it stops.
+    pub fair_server: Option<FairServerStop>,
+    /// `__checkparam_dl` bounds the period by `sched_deadline_period_{min,max}_us`
+    /// (100 µs to 4.194304 s; 6.6+ deadline.c; 4.4 has no such check).
+    pub dl_period_limits: bool,
+    /// Deadline tasks' runtime counts in `rq->rt.rt_time` (4.4 deadline.c:885-897,
+    /// 6.6 1384-1396; 6.12+ only under RT_GROUP_SCHED).
+    pub dl_time_in_rt_time: bool,
+}
+
+pub const RT_44: RtRules = RtRules {
+    throttling: RtThrottling::Root { share: true, grid: true },
+    fair_server: None,
+    dl_period_limits: false,
+    dl_time_in_rt_time: true,
+};
+pub const RT_66: RtRules = RtRules {
+    throttling: RtThrottling::Root { share: false, grid: false },
+    dl_period_limits: true,
+    ..RT_44
+};
+pub const RT_612: RtRules = RtRules {
+    throttling: RtThrottling::GroupSchedOnly,
+    fair_server: Some(FairServerStop::OnLastDequeue),
+    dl_time_in_rt_time: false,
+    ..RT_66
+};
+pub const RT_618: RtRules = RtRules { fair_server: Some(FairServerStop::OnEmptyPick), ..RT_612 };
+
+/// `sched_deadline_period_min_us` / `_max_us` defaults (6.6+ deadline.c:26-27), in ns.
+pub const DL_PERIOD_NS: (u64, u64) = (100_000, (1 << 22) * 1_000);
+/// `__checkparam_dl`: `runtime >= 1 << DL_SCALE` (1024 ns).
+pub const DL_RUNTIME_MIN_NS: u64 = 1 << 10;
+/// `BW_SHIFT` (sched.h): bandwidths are `(runtime << 20) / period`.
+pub const BW_SHIFT: u32 = 20;
+
+/// `to_ratio` (core.c): `(runtime << BW_SHIFT) / period`; 0 for period 0.
+pub fn to_ratio(period: u64, runtime: u64) -> u64 {
+    if period == 0 { 0 } else { ((u128::from(runtime) << BW_SHIFT) / u128::from(period)) as u64 }
+}
+
+/// `RR_TIMESLICE` (include/linux/sched/rt.h): 100 ms in jiffies, `100 * HZ / 1000`.
+pub fn rr_timeslice_default(hz: u32) -> u32 {
+    100 * hz / 1000
+}
