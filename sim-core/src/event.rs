@@ -46,11 +46,13 @@ pub enum Event {
     LimiterAdjust { limiter: LimiterId },
     /// An elastic CPU limiter's bucket holds a grant for its first waiter.
     LimiterGrant { limiter: LimiterId, generation: u32 },
+    /// The RT bandwidth period timer (`sched_rt_period_timer`).
+    RtPeriodTimer { generation: u32 },
 }
 
 impl Event {
     /// Names of the kinds, indexed by `kind()` (for event counts per kind).
-    pub const KINDS: [&'static str; 15] = [
+    pub const KINDS: [&'static str; 16] = [
         "tick",
         "hrtick",
         "task_start",
@@ -66,6 +68,7 @@ impl Event {
         "bandwidth_timer",
         "limiter_adjust",
         "limiter_grant",
+        "rt_period_timer",
     ];
 
     /// This event's index in `KINDS`.
@@ -86,6 +89,7 @@ impl Event {
             Event::BandwidthTimer { .. } => 12,
             Event::LimiterAdjust { .. } => 13,
             Event::LimiterGrant { .. } => 14,
+            Event::RtPeriodTimer { .. } => 15,
         }
     }
 }

@@ -17,12 +17,14 @@ use crate::rng::SimRng;
 use crate::scenario::ScenarioSpec;
 use crate::sched::entity::SchedEntity;
 use crate::sched::fair::{Cfs, FairConfig};
+use crate::sched::rt::{RtBandwidth, RtClass, RtConfig};
 use crate::sched::topology::Topology;
 use crate::sched::tunables::tick_nsec;
 use crate::sched::weights::LoadWeight;
 use crate::task::{Task, TaskIo, TaskState};
 use crate::tick::TickCalendar;
 use crate::time::SimTime;
+use crate::workload::Policy;
 use crate::workload::limiter::{Limiter, LimiterId};
 use std::collections::VecDeque;
 
@@ -238,4 +240,42 @@ pub(super) fn limiters(spec: &ScenarioSpec, queue: &mut EventQueue) -> Vec<Limit
         queue.push(SimTime(l.spec.adjust_every_ns), Event::LimiterAdjust { limiter: LimiterId(i as u16) });
     }
     limiters
+}
+
+/// The RT class: each CPU's root domain and SD_WAKE_AFFINE domain spans
+/// (`find_lowest_rq` walks them), the RT bandwidth of the model and the
+/// scenario's `[rt]`, and every RT task's priority (`__setscheduler`).
+pub(super) fn rt_class(spec: &ScenarioSpec, tasks: &[Task], topo: &Topology) -> RtClass {
+    use crate::sched::topology::SD_WAKE_AFFINE;
+    let ncpus = usize::from(spec.cpus);
+    let domains = crate::scenario::rt::root_domains(&spec.machine);
+    let rd_span = (0..ncpus)
+        .map(|c| domains.iter().find(|d| d.contains(CpuId(c as u16))).cloned().expect("every CPU has a root domain"))
+        .collect();
+    let affine_spans = (0..ncpus)
+        .map(|c| {
+            topo.cpu_domains[c]
+                .iter()
+                .map(|&d| topo.domain(d))
+                .filter(|d| d.flags & SD_WAKE_AFFINE != 0)
+                .map(|d| d.span.clone())
+                .collect()
+        })
+        .collect();
+    let rules = spec.kernel.rules().rt;
+    let r = &spec.rt;
+    let cfg = RtConfig {
+        bw: RtBandwidth::of(rules, r.period_ns, r.runtime_ns, r.group_sched),
+        rr_timeslice: r.rr_timeslice_ticks,
+        distribute: rules.lowest_distribute,
+    };
+    let mut rt = RtClass::new(tasks.len(), rd_span, affine_spans, cfg);
+    for (i, t) in tasks.iter().enumerate() {
+        if t.policy.is_rt() {
+            let rt_priority = spec.tasks[t.spec].rt_priority;
+            let prio = t.policy.kernel_prio(t.nice, rt_priority);
+            rt.init_task(TaskId(i as u32), prio, t.policy == Policy::Rr, t.nr_cpus_allowed > 1);
+        }
+    }
+    rt
 }

@@ -257,7 +257,7 @@ impl Machine for Balancer<'_, '_> {
         if w.tasks[curr.index()].state != TaskState::Running {
             return;
         }
-        core.classes.put_prev_task(se_of(curr));
+        core.classes.put_prev_task((Core::class_of(curr, w), se_of(curr)), w.now().ns());
         core.apply_class_resched(w);
         let none = core.context_switch(cpu, Some(curr), None, w);
         debug_assert!(none.is_none(), "an idle switch runs no steps");

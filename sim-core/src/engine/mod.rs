@@ -32,6 +32,7 @@ mod limiter;
 mod machine;
 mod program;
 mod rq;
+mod rt_core;
 mod sched_core;
 mod world;
 
@@ -194,6 +195,7 @@ impl Simulation {
             BalancerKind::Linux6x(r) => Topology::build_6x(spec.machine.shape, &spec.machine.isolcpus, r.topology()),
         };
         let recorder = build::recorder(&spec, tasks.len(), &topo);
+        let rt = build::rt_class(&spec, &tasks, &topo);
         let ticks = build::ticks(&spec, &mut rqs, &mut queue);
         let limiters = build::limiters(&spec, &mut queue);
         let (hz, nohz) = (u64::from(spec.hz), spec.machine.nohz_idle);
@@ -214,7 +216,7 @@ impl Simulation {
         };
         Simulation {
             core: Core {
-                classes: ClassChain::new(cfs),
+                classes: ClassChain::new(cfs, rt),
                 rqs,
                 cfs_tasks: CfsTasks::new(ncpus, tasks.len()),
                 smp,
@@ -369,6 +371,7 @@ impl Simulation {
             Event::BandwidthTimer { group, slack, generation } => {
                 !self.core.classes.fair().bandwidth_timer_current(group, slack, generation)
             }
+            Event::RtPeriodTimer { generation } => !self.core.classes.rt.timer_current(generation),
             _ => false,
         }
     }
@@ -405,6 +408,7 @@ impl Simulation {
                 core.classes.fair_mut().bandwidth_timer(group, slack, generation);
                 core.apply_class_resched(w);
             }
+            Event::RtPeriodTimer { .. } => core.rt_period_timer(w),
             Event::LimiterAdjust { limiter } => Limiters(&mut self.limiters).adjust(limiter, w),
             Event::LimiterGrant { limiter, .. } => Limiters(&mut self.limiters).grant(limiter, w),
         }

@@ -20,7 +20,7 @@ use crate::sched::balance::Smp;
 use crate::sched::cfs_tasks::CfsTasks;
 use crate::sched::fair::Cfs;
 use crate::sched::model::WakeupVerdict;
-use crate::sched::{ClassChain, ClassState, SchedClass};
+use crate::sched::{ClassChain, ClassKind, ClassState, SchedClass};
 use crate::task::TaskState;
 use crate::tick::TickCalendar;
 use crate::time::SimTime;
@@ -109,6 +109,7 @@ impl Core {
     /// waiting tasks' delays.
     #[inline]
     pub fn apply_class_resched(&mut self, w: &mut World) {
+        self.apply_rt(w);
         while let Some(cpu) = self.classes.fair_mut().pop_resched() {
             if self.rqs[cpu.index()].curr.is_some() {
                 self.resched_curr(cpu);
@@ -201,6 +202,9 @@ impl Core {
     pub fn hrtick(&mut self, cpu: CpuId, w: &mut World) {
         self.rqs[cpu.index()].hrtick_armed = false;
         let Some(curr) = self.rqs[cpu.index()].curr else { return };
+        if Self::class_of(curr, w) != ClassKind::Fair {
+            return; // hrtick → task_tick of another class: armed only for fair here
+        }
         if self.classes.fair_mut().task_tick(se_of(curr), true, false) {
             self.resched_curr(cpu);
         }
@@ -231,6 +235,7 @@ impl Core {
             return;
         }
         if let Some(curr) = self.rqs[cpu.index()].curr
+            && Self::class_of(curr, w) == ClassKind::Fair
             && self.classes.fair_mut().hrtick_update_wanted(se_of(curr))
         {
             self.hrtick_start_fair(cpu, curr, w);
@@ -296,6 +301,7 @@ impl Core {
     fn switch_out(&mut self, cpu: CpuId, p: TaskId, record: &mut RecordKind, w: &mut World) {
         let now = w.now();
         let vruntime = self.classes.fair().vruntime(se_of(p));
+        let class = Self::class_of(p, w);
         let t = &mut w.tasks[p.index()];
         if t.in_burst {
             let done = now.since(t.progress_from);
@@ -311,7 +317,11 @@ impl Core {
             TaskState::Running => {
                 t.state = TaskState::Runnable;
                 t.waiting = Some((now, WaitKind::Preempt));
-                if self.classes.fair().throttled(se_of(p)) {
+                let throttled = match class {
+                    ClassKind::Rt => self.classes.rt.throttled(cpu),
+                    _ => self.classes.fair().throttled(se_of(p)),
+                };
+                if throttled {
                     // Switched out because its queue (or an ancestor's) ran out of quota.
                     t.waiting = Some((now, WaitKind::Throttled));
                 }
@@ -411,12 +421,27 @@ impl Core {
                 self.classes.fair_mut().set_wakeup_verdict(WakeupVerdict::IdleCpu);
                 return false;
             }
-            Some(curr) => {
-                let need_resched = rq.need_resched;
-                let p = self.classes.fair_mut().wakeup_preempt(se_of(curr), se_of(woken), wake_flags, need_resched);
-                self.apply_class_resched(w);
-                p
-            }
+            Some(curr) => match (Self::class_of(curr, w), Self::class_of(woken, w)) {
+                (ClassKind::Fair, ClassKind::Fair) => {
+                    let need_resched = rq.need_resched;
+                    let p = self.classes.fair_mut().wakeup_preempt(se_of(curr), se_of(woken), wake_flags, need_resched);
+                    self.apply_class_resched(w);
+                    p
+                }
+                (ClassKind::Rt, ClassKind::Rt) => {
+                    let verdict = self.rt_wakeup_preempt(cpu, curr, woken, w);
+                    self.classes.fair_mut().set_wakeup_verdict(verdict);
+                    verdict.preempts()
+                }
+                // core.c wakeup_preempt across classes: a class above curr's
+                // reschedules at once (sched_class_above); one below waits.
+                (cc, wc) => {
+                    let above = ClassKind::ORDER.iter().position(|&k| k == wc) < ClassKind::ORDER.iter().position(|&k| k == cc);
+                    let verdict = if above { WakeupVerdict::HigherClass } else { WakeupVerdict::LowerClass };
+                    self.classes.fair_mut().set_wakeup_verdict(verdict);
+                    above
+                }
+            },
         };
         if preempt {
             self.resched_curr(cpu);
@@ -438,11 +463,13 @@ impl Core {
         let [waker_cpu, prev_cpu] = cpus;
         let now = w.now();
         let fair = self.classes.fair();
-        fair.for_each_parent(se_of(task), |tg, weight| {
-            if w.recorder.counts(now) {
-                w.recorder.groups[tg.index()].sample(weight);
-            }
-        });
+        if Self::class_of(task, w) == ClassKind::Fair {
+            fair.for_each_parent(se_of(task), |tg, weight| {
+                if w.recorder.counts(now) {
+                    w.recorder.groups[tg.index()].sample(weight);
+                }
+            });
+        }
         let (verdict, group_level) = fair.wakeup_verdict();
         let rec = SchedRecord {
             at: now,
@@ -550,7 +577,11 @@ impl Core {
     pub fn yield_task(&mut self, task: TaskId, w: &mut World) {
         let cpu = w.tasks[task.index()].cpu;
         let nr_running = self.rqs[cpu.index()].nr_running;
-        self.classes.fair_mut().yield_task(se_of(task), nr_running);
+        if Self::class_of(task, w) == ClassKind::Rt {
+            self.classes.rt.yield_task(task); // yield_task_rt: to the tail of its list
+        } else {
+            self.classes.fair_mut().yield_task(se_of(task), nr_running);
+        }
         self.apply_class_resched(w);
         self.resched_curr(cpu);
     }
@@ -560,7 +591,11 @@ impl Core {
     /// `update_curr`); on the way back to user space a resched the update
     /// raised (an EEVDF slice end) is honoured (`exit_to_user_mode_loop`).
     pub fn kernel_entry(&mut self, task: TaskId, w: &mut World) {
-        self.classes.fair_mut().update_curr(se_of(task));
+        if Self::class_of(task, w) == ClassKind::Rt {
+            self.classes.rt.update_curr(task, w.now().ns());
+        } else {
+            self.classes.fair_mut().update_curr(se_of(task));
+        }
         self.apply_class_resched(w);
         let now = w.now();
         next_kernel_entry(task, now, w);

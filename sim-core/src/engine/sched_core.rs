@@ -18,7 +18,7 @@ use crate::sched::balance::{PlaceKind, Placement};
 use crate::sched::eevdf::{DEQUEUE_DELAYED, ENQUEUE_DELAYED};
 use crate::sched::fair::{DEQUEUE_SLEEP, ENQUEUE_WAKEUP, ENQUEUE_WAKING, WF_FORK};
 use crate::sched::model::WakeupVerdict;
-use crate::sched::{ClassState, SchedClass};
+use crate::sched::{ClassKind, ClassState, SchedClass};
 use crate::task::TaskState;
 
 impl Core {
@@ -32,9 +32,16 @@ impl Core {
             return; // stopped at idle entry (context_switch)
         }
         if let Some(curr) = curr {
-            let hrtick_active = self.rqs[cpu.index()].hrtick_armed;
-            if self.classes.fair_mut().task_tick(se_of(curr), false, hrtick_active) {
-                self.resched_curr(cpu);
+            if Self::class_of(curr, w) == ClassKind::Rt {
+                // task_tick_rt: update_curr_rt (RT throttling) and the RR slice.
+                if self.classes.rt.task_tick(curr, w.now().ns()) {
+                    self.resched_curr(cpu);
+                }
+            } else {
+                let hrtick_active = self.rqs[cpu.index()].hrtick_armed;
+                if self.classes.fair_mut().task_tick(se_of(curr), false, hrtick_active) {
+                    self.resched_curr(cpu);
+                }
             }
             self.apply_class_resched(w);
         }
@@ -71,13 +78,15 @@ impl Core {
         {
             self.deactivate_prev(cpu, p, w);
         }
+        // balance_rt (6.x) / pick_next_task_rt's pull (4.4): before any pick.
+        self.rt_balance(cpu, prev, w);
         let mut balanced = false;
         if self.rqs[cpu.index()].nr_running == 0 {
             // pick_next_task_fair finds nothing: idle_balance (4.4 fair.c) may pull.
             with_smp(self, w, |smp, m| smp.idle_balance(m, cpu));
             balanced = true;
         }
-        let mut next = self.pick_next_task(root, prev);
+        let mut next = self.pick_next_task(root, cpu, prev, w);
         self.finish_delayed_dequeues(cpu, w);
         // A throttle in the pick took tasks off this CPU's count.
         self.apply_class_resched(w);
@@ -86,18 +95,23 @@ impl Core {
             // them, then the CPU goes idle through the balancer as above.
             with_smp(self, w, |smp, m| smp.idle_balance(m, cpu));
             if self.rqs[cpu.index()].nr_running > 0 {
-                next = self.pick_next_task(root, None);
+                next = self.pick_next_task(root, cpu, None, w);
                 self.finish_delayed_dequeues(cpu, w);
             }
         }
         self.apply_class_resched(w);
+        let next_class = next.map(|n| Self::class_of(n, w));
         match next {
             // pick_next_task_idle → set_next_task_idle → update_idle_core (6.x).
             None => with_smp(self, w, |smp, m| smp.update_idle_core(m, cpu)),
             // The picked task heads cfs_tasks (6.x: most recently run first).
-            Some(n) => with_smp(self, w, |smp, m| smp.set_next_task_fair(m, cpu, n)),
+            Some(n) if next_class == Some(ClassKind::Fair) => {
+                with_smp(self, w, |smp, m| smp.set_next_task_fair(m, cpu, n))
+            }
+            Some(_) => {}
         }
         if self.classes.fair().hrtick_enabled()
+            && next_class == Some(ClassKind::Fair)
             && let Some(n) = next
         {
             self.hrtick_start_fair(cpu, n, w);
@@ -106,6 +120,11 @@ impl Core {
         // resched raised while picking (hrtick_start_fair finding the re-picked
         // task past its slice) is dropped, and the next tick decides.
         self.rqs[cpu.index()].need_resched = false;
+        if next_class == Some(ClassKind::Rt) {
+            // The balance callback queued by the RT pick (queue_push_tasks)
+            // runs at the end of __schedule: push what cannot run here.
+            self.rt_post_schedule(cpu, w);
+        }
         if next != prev {
             self.context_switch(cpu, prev, next, w)
         } else if let Some(t) = next
@@ -120,12 +139,16 @@ impl Core {
 
     /// `__pick_next_task` (core.c) along the class chain: the next task of
     /// the highest class that has one; `None` runs the idle task.
-    fn pick_next_task(&mut self, root: CfsRqId, prev: Option<TaskId>) -> Option<TaskId> {
-        self.classes.pick_next_task(root, prev.map(se_of)).map(|(_, se)| TaskId(se.0))
+    fn pick_next_task(&mut self, root: CfsRqId, cpu: CpuId, prev: Option<TaskId>, w: &World) -> Option<TaskId> {
+        let prev = prev.map(|p| (Self::class_of(p, w), se_of(p)));
+        self.classes.pick_next_task(root, cpu, prev, w.now().ns()).map(|(_, se)| TaskId(se.0))
     }
 
     /// `__schedule`: prev is no longer TASK_RUNNING: `deactivate_task(DEQUEUE_SLEEP)`.
     fn deactivate_prev(&mut self, cpu: CpuId, p: TaskId, w: &mut World) {
+        if Self::class_of(p, w) == ClassKind::Rt {
+            return self.deactivate_rt(cpu, p, w);
+        }
         let exiting = w.tasks[p.index()].state == TaskState::Exited;
         let se = se_of(p);
         // A task that just ran is never below a throttled queue (its
@@ -160,6 +183,9 @@ impl Core {
     /// `select_task_rq(SD_BALANCE_FORK)`.
     pub fn wake_up_new_task(&mut self, task: TaskId, w: &mut World) {
         let parent_cpu = w.tasks[task.index()].affinity.iter().next().expect("validated affinity is never empty");
+        if Self::class_of(task, w) == ClassKind::Rt {
+            return self.wake_up_new_rt_task(task, parent_cpu, w);
+        }
         let se = se_of(task);
         let group = w.tasks[task.index()].group;
         // sched_fork: task_fork_fair runs on the parent's queue.
@@ -205,6 +231,9 @@ impl Core {
         debug_assert!(matches!(t.state, TaskState::Blocked(_)), "waking a task that is not blocked");
         let prev_cpu = t.cpu;
         let waker_cpu = waker.unwrap_or(prev_cpu);
+        if t.policy.class() == ClassKind::Rt {
+            return self.try_to_wake_up_rt(task, waker_cpu, prev_cpu, w);
+        }
         if self.classes.fair().sched_delayed(se_of(task)) {
             // ttwu_runnable (6.12+ core.c): still queued by DELAY_DEQUEUE on
             // its CPU; requeued in place (ENQUEUE_DELAYED), no CPU selection.
@@ -267,7 +296,7 @@ impl Core {
     /// CPU reschedule (idle exit or preemption), the switch waits for the
     /// sampled latency (timer and IPI delivery, idle exit, VM exits). The
     /// task's delay includes it; the recorder keeps the noise share apart.
-    fn wakeup_noise(&mut self, cpu: CpuId, task: TaskId, resched_before: bool, w: &mut World) {
+    pub(super) fn wakeup_noise(&mut self, cpu: CpuId, task: TaskId, resched_before: bool, w: &mut World) {
         let Some(dist) = w.spec.machine.wakeup_latency.as_ref() else { return };
         let rq = &self.rqs[cpu.index()];
         if resched_before || !rq.need_resched || rq.resched_deferred {

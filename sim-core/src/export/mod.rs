@@ -216,7 +216,7 @@ impl Trace {
                     f(Item::Migrate { rec, task, orig_cpu: orig_cpu.0, dest_cpu: dest_cpu.0, cause, curr });
                 }
                 // No ftrace event: perf and Perfetto see a throttle only as the switch it causes.
-                RecordKind::Throttle { .. } => {}
+                RecordKind::Throttle { .. } | RecordKind::RtThrottle { .. } => {}
             }
         }
         cpus

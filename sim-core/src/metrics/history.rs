@@ -106,6 +106,9 @@ pub enum RecordKind {
     /// CFS bandwidth control: `group`'s queue on this CPU was throttled (out
     /// of quota, `throttle_cfs_rq`) or unthrottled (`unthrottle_cfs_rq`).
     Throttle { group: crate::ids::GroupId, throttled: bool },
+    /// RT throttling: this CPU's RT queue used its `sched_rt_runtime_us`
+    /// (`sched_rt_runtime_exceeded`) or was replenished by the period timer.
+    RtThrottle { throttled: bool },
 }
 
 impl RecordKind {

@@ -50,6 +50,12 @@ pub fn render(v: &RunView, records: &[SchedRecord]) -> String {
                 if throttled { "throttle" } else { "unthrottle" },
                 group.0
             ),
+            RecordKind::RtThrottle { throttled } => format!(
+                "{:>11} cpu{:<3} {} RT (sched_rt_runtime_us)",
+                SimTime(r.at.ns()).to_string(),
+                r.cpu.0,
+                if throttled { "throttle" } else { "unthrottle" },
+            ),
         };
         out.push_str(line.trim_end());
         out.push('\n');

@@ -175,6 +175,12 @@ fn history(v: &RunView) -> Vec<HistoryRow> {
                 group: spec.groups.groups[group.index()].path.clone(),
                 throttled,
             },
+            RecordKind::RtThrottle { throttled } => HistoryRow::Throttle {
+                at_ns: r.at.ns(),
+                cpu: r.cpu.0,
+                group: "RT class (sched_rt_runtime_us)".to_string(),
+                throttled,
+            },
         })
         .collect()
 }

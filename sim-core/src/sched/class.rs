@@ -143,20 +143,22 @@ impl ClassKind {
 }
 
 /// The classes a machine has, chosen once when the simulation is built: the
-/// fair class (4.4 CFS or 6.x EEVDF, as the kernel model says); no stop,
-/// deadline or RT class yet.
+/// RT class (rt.c) and the fair class (4.4 CFS or 6.x EEVDF, as the kernel
+/// model says). The fair class is reached through its interface; the RT
+/// class by rt.c's hooks (`RtClass`), which the engine calls for a task
+/// whose `p->sched_class` is RT.
 #[derive(Clone, Debug)]
 pub struct ClassChain<F> {
     fair: F,
+    pub rt: super::rt::RtClass,
 }
 
 impl<F: SchedClass + ClassState> ClassChain<F> {
-    pub fn new(fair: F) -> ClassChain<F> {
-        ClassChain { fair }
+    pub fn new(fair: F, rt: super::rt::RtClass) -> ClassChain<F> {
+        ClassChain { fair, rt }
     }
 
-    /// The fair class (`rq->cfs`, and `p->sched_class` of every task, the
-    /// only class with tasks), seen only through its interface.
+    /// The fair class (`rq->cfs`), seen only through its interface.
     #[inline]
     pub fn fair(&self) -> &(impl SchedClass + ClassState) {
         &self.fair
@@ -184,23 +186,51 @@ impl<F: SchedClass + ClassState> ClassChain<F> {
     }
 
     /// `put_prev_task` of the running task's class (`prev->sched_class`).
-    pub fn put_prev_task(&mut self, prev: EntityId) {
-        self.fair.put_prev_task(prev);
+    pub fn put_prev_task(&mut self, prev: (ClassKind, EntityId), now: u64) {
+        match prev.0 {
+            ClassKind::Rt => self.rt.put_prev_task(crate::ids::TaskId(prev.1.0), now),
+            _ => self.fair.put_prev_task(prev.1),
+        }
     }
 
     /// `__pick_next_task` (core.c): the task of the highest class that has
-    /// one, with that class; `None` runs the idle task. `prev` is the fair
-    /// task that was running, if any (the fair class puts it, as
-    /// `pick_next_task_fair` or, with nothing fair left, `pick_next_task_idle` does).
-    pub fn pick_next_task(&mut self, root: CfsRqId, prev: Option<EntityId>) -> Option<(ClassKind, EntityId)> {
+    /// one, with that class; `None` runs the idle task. `prev` is the task
+    /// that was running with its class: the class that picks puts it first
+    /// when it is of another class (4.4 `pick_next_task_rt` calls
+    /// `put_prev_task`; 6.x `put_prev_task_balance`/`put_prev_set_next_task`),
+    /// and the fair class puts its own as `pick_next_task_fair` does.
+    pub fn pick_next_task(
+        &mut self,
+        root: CfsRqId,
+        cpu: CpuId,
+        prev: Option<(ClassKind, EntityId)>,
+        now: u64,
+    ) -> Option<(ClassKind, EntityId)> {
+        let mut fair_prev = prev.filter(|p| p.0 == ClassKind::Fair).map(|p| p.1);
+        if let Some(p) = prev.filter(|p| p.0 == ClassKind::Rt) {
+            // The RT task that ran is charged and stays queued; the pick below starts anew.
+            self.rt.put_prev_task(crate::ids::TaskId(p.1.0), now);
+        }
         for class in ClassKind::ORDER {
             match class {
                 // Not modelled: these classes never have a task.
-                ClassKind::Stop | ClassKind::Deadline | ClassKind::Rt => {}
+                ClassKind::Stop | ClassKind::Deadline => {}
+                ClassKind::Rt => {
+                    // A throttled queue is not `rt_queued`: pick_next_task_rt
+                    // returns NULL before putting prev (4.4 rt.c:1488).
+                    if self.rt.nr_running(cpu) > 0 && !self.rt.throttled(cpu) {
+                        if let Some(fp) = fair_prev.take() {
+                            self.fair.put_prev_task(fp);
+                        }
+                        let p = self.rt.pick_next_task(cpu, now).expect("a queued, unthrottled RT task");
+                        return Some((ClassKind::Rt, EntityId(p.0)));
+                    }
+                }
                 ClassKind::Fair => {
-                    if let Some(p) = self.fair.pick_next_task(root, prev) {
+                    if let Some(p) = self.fair.pick_next_task(root, fair_prev) {
                         return Some((ClassKind::Fair, p));
                     }
+                    return None;
                 }
                 ClassKind::Idle => return None,
             }
@@ -217,21 +247,35 @@ mod tests {
     use crate::sched::group::GroupLoad;
     use crate::sched::tunables::{CfsTunables, TunableScaling, TunableValue};
     use crate::sched::weights::LoadWeight;
+    use crate::cpuset::CpuSet;
     use crate::sched::policy::Policy;
+    use crate::sched::rt::{RtBandwidth, RtClass, RtConfig};
 
-    /// With fair the only class, the chain picks the fair task, and an
-    /// empty fair class leaves the CPU to the idle class (`None`).
+    /// The chain picks the fair task, an RT task before it, and an empty
+    /// chain leaves the CPU to the idle class (`None`).
     #[test]
     fn chain_picks_fair_then_idle() {
         let d = TunableValue::Default;
         let tunables = CfsTunables::resolve(1, TunableScaling::None, d, d, d);
         let mut cfs = Cfs::new(FairConfig::of(crate::sched::model::KernelModel::Linux44, tunables), GroupLoad::Pelt, 1);
         cfs.entities.push(SchedEntity::new(LoadWeight::for_task(Policy::Normal, 0), CfsRqId(0), Policy::Normal));
-        let mut chain = ClassChain::new(cfs);
-        assert_eq!(chain.pick_next_task(CfsRqId(0), None), None);
+        let bw = RtBandwidth::of(crate::sched::model_rt::RT_44, 1_000_000_000, Some(950_000_000), false);
+        let cfg = RtConfig { bw, rr_timeslice: 25, distribute: false };
+        let rt = RtClass::new(2, vec![CpuSet::all(1)], vec![vec![]], cfg);
+        let mut chain = ClassChain::new(cfs, rt);
+        let cpu = CpuId(0);
+        assert_eq!(chain.pick_next_task(CfsRqId(0), cpu, None, 0), None);
         assert!(chain.fair_mut().enqueue_task(EntityId(0), 0));
-        assert_eq!(chain.pick_next_task(CfsRqId(0), None), Some((ClassKind::Fair, EntityId(0))));
+        assert_eq!(chain.pick_next_task(CfsRqId(0), cpu, None, 0), Some((ClassKind::Fair, EntityId(0))));
+        // An RT task queued on the CPU comes first (stop > dl > rt > fair).
+        chain.rt.init_task(crate::ids::TaskId(1), 49, false, false);
+        assert!(chain.rt.enqueue_task(crate::ids::TaskId(1), false, 0));
+        let fair_prev = Some((ClassKind::Fair, EntityId(0)));
+        assert_eq!(chain.pick_next_task(CfsRqId(0), cpu, fair_prev, 0), Some((ClassKind::Rt, EntityId(1))));
+        assert!(chain.rt.dequeue_task(crate::ids::TaskId(1), 10));
+        let rt_prev = Some((ClassKind::Rt, EntityId(1)));
+        assert_eq!(chain.pick_next_task(CfsRqId(0), cpu, rt_prev, 10), Some((ClassKind::Fair, EntityId(0))));
         assert!(chain.fair_mut().dequeue_task(EntityId(0), crate::sched::fair::DEQUEUE_SLEEP));
-        assert_eq!(chain.pick_next_task(CfsRqId(0), Some(EntityId(0))), None);
+        assert_eq!(chain.pick_next_task(CfsRqId(0), cpu, fair_prev, 20), None);
     }
 }

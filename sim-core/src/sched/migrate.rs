@@ -49,11 +49,19 @@ pub enum MigrateCause {
     /// 6.x `select_idle_sibling`: the task's `recent_used_cpu`, idle and
     /// sharing the target's cache.
     RecentUsedCpu,
+    /// `select_task_rq_rt` → `find_lowest_rq`: an RT task woken or forked
+    /// where an RT task of equal or higher priority runs goes to a CPU of
+    /// the lowest priority (cpupri).
+    RtFindLowest,
+    /// `push_rt_task`: a queued RT task moved to a CPU running
+    /// lower-priority work (also the pull, which RT_PUSH_IPI turns into
+    /// pushes by the overloaded CPUs).
+    RtPush,
 }
 
 impl MigrateCause {
     /// Every cause, in `index` order.
-    pub const ALL: [MigrateCause; 14] = [
+    pub const ALL: [MigrateCause; 16] = [
         MigrateCause::WakeAffine,
         MigrateCause::IdleSibling,
         MigrateCause::WakeIdlest,
@@ -68,6 +76,8 @@ impl MigrateCause {
         MigrateCause::SelectIdleSmt,
         MigrateCause::SelectIdleCpu,
         MigrateCause::RecentUsedCpu,
+        MigrateCause::RtFindLowest,
+        MigrateCause::RtPush,
     ];
 
     /// The name reports and exports use (JSON keys, CLI text).
@@ -87,6 +97,8 @@ impl MigrateCause {
             MigrateCause::SelectIdleSmt => "select_idle_smt",
             MigrateCause::SelectIdleCpu => "select_idle_cpu",
             MigrateCause::RecentUsedCpu => "recent_used_cpu",
+            MigrateCause::RtFindLowest => "rt_find_lowest",
+            MigrateCause::RtPush => "rt_push",
         }
     }
 
@@ -98,7 +110,14 @@ impl MigrateCause {
     /// A placement decided in `select_task_rq` (core.c: `try_to_wake_up`
     /// or `wake_up_new_task`), as opposed to a load-balancing pull.
     pub fn is_placement(self) -> bool {
-        !matches!(self, MigrateCause::Periodic | MigrateCause::NewIdle | MigrateCause::Nohz | MigrateCause::Active)
+        !matches!(
+            self,
+            MigrateCause::Periodic
+                | MigrateCause::NewIdle
+                | MigrateCause::Nohz
+                | MigrateCause::Active
+                | MigrateCause::RtPush
+        )
     }
 }
 

@@ -45,6 +45,7 @@ mod model_smp;
 pub mod pelt;
 pub mod pelt6x;
 pub mod policy;
+pub mod rt;
 pub mod topology;
 pub mod tunables;
 pub mod util_est;
@@ -63,6 +64,8 @@ mod load_tests;
 mod model_tests;
 #[cfg(test)]
 mod pelt6x_tests;
+#[cfg(test)]
+mod rt_tests;
 #[cfg(test)]
 mod tests;
 

@@ -48,6 +48,10 @@ pub struct RtRules {
     /// Deadline tasks' runtime counts in `rq->rt.rt_time` (4.4 deadline.c:885-897,
     /// 6.6 1384-1396; 6.12+ only under RT_GROUP_SCHED).
     pub dl_time_in_rt_time: bool,
+    /// `find_lowest_rq` spreads its choice within a domain round-robin per
+    /// executing CPU (6.x `cpumask_any_and_distribute`); 4.4 takes the first
+    /// CPU (`cpumask_first_and`).
+    pub lowest_distribute: bool,
 }
 
 pub const RT_44: RtRules = RtRules {
@@ -55,10 +59,12 @@ pub const RT_44: RtRules = RtRules {
     fair_server: None,
     dl_period_limits: false,
     dl_time_in_rt_time: true,
+    lowest_distribute: false,
 };
 pub const RT_66: RtRules = RtRules {
     throttling: RtThrottling::Root { share: false, grid: false },
     dl_period_limits: true,
+    lowest_distribute: true,
     ..RT_44
 };
 pub const RT_612: RtRules = RtRules {

@@ -44,6 +44,19 @@ pub enum WakeupVerdict {
     /// EEVDF 6.12+ PREEMPT_SHORT: eligible with a shorter slice and the
     /// earliest deadline; curr's protection is cancelled.
     ShortSlice,
+    /// core.c `wakeup_preempt`: the woken task's class is above curr's (an
+    /// RT task waking on a fair or idle CPU): `resched_curr` at once.
+    HigherClass,
+    /// The woken task's class is below curr's (a fair task while an RT
+    /// task runs): no check; it waits until the higher class leaves the CPU.
+    LowerClass,
+    /// `wakeup_preempt_rt`: a strictly higher RT priority than curr's.
+    RtHigherPrio,
+    /// `wakeup_preempt_rt`: an equal or lower RT priority does not preempt.
+    RtNotHigher,
+    /// `check_preempt_equal_prio`: equal priority, curr can move elsewhere
+    /// and the woken task cannot: the woken task goes first.
+    RtEqualPrioRequeue,
 }
 
 impl WakeupVerdict {
@@ -55,6 +68,9 @@ impl WakeupVerdict {
                 | WakeupVerdict::BeyondGranularity
                 | WakeupVerdict::EarliestDeadline
                 | WakeupVerdict::ShortSlice
+                | WakeupVerdict::HigherClass
+                | WakeupVerdict::RtHigherPrio
+                | WakeupVerdict::RtEqualPrioRequeue
         )
     }
 
@@ -78,6 +94,11 @@ impl WakeupVerdict {
             WakeupVerdict::OtherEarlier => "eligible, another entity has an earlier deadline",
             WakeupVerdict::EarliestDeadline => "eligible, earliest deadline",
             WakeupVerdict::ShortSlice => "shorter slice, eligible, earliest deadline (PREEMPT_SHORT)",
+            WakeupVerdict::HigherClass => "a higher scheduling class than curr's preempts at once",
+            WakeupVerdict::LowerClass => "curr is of a higher class (RT): waits until it leaves the CPU",
+            WakeupVerdict::RtHigherPrio => "a higher RT priority than curr's",
+            WakeupVerdict::RtNotHigher => "not a higher RT priority than curr's (equal does not preempt)",
+            WakeupVerdict::RtEqualPrioRequeue => "equal RT priority, curr can move and it cannot (check_preempt_equal_prio)",
         }
     }
 }
