@@ -48,11 +48,14 @@ pub enum Event {
     LimiterGrant { limiter: LimiterId, generation: u32 },
     /// The RT bandwidth period timer (`sched_rt_period_timer`).
     RtPeriodTimer { generation: u32 },
+    /// A deadline entity's timer (`dl_task_timer`, `dl_server_timer`):
+    /// `entity` is a task id, or `tasks + cpu` for a CPU's fair server.
+    DlTimer { entity: u32, generation: u32 },
 }
 
 impl Event {
     /// Names of the kinds, indexed by `kind()` (for event counts per kind).
-    pub const KINDS: [&'static str; 16] = [
+    pub const KINDS: [&'static str; 17] = [
         "tick",
         "hrtick",
         "task_start",
@@ -69,6 +72,7 @@ impl Event {
         "limiter_adjust",
         "limiter_grant",
         "rt_period_timer",
+        "dl_timer",
     ];
 
     /// This event's index in `KINDS`.
@@ -90,6 +94,7 @@ impl Event {
             Event::LimiterAdjust { .. } => 13,
             Event::LimiterGrant { .. } => 14,
             Event::RtPeriodTimer { .. } => 15,
+            Event::DlTimer { .. } => 16,
         }
     }
 }

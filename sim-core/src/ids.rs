@@ -5,7 +5,7 @@ use std::fmt;
 macro_rules! id {
     ($(#[$doc:meta])* $name:ident($int:ty)) => {
         $(#[$doc])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub struct $name(pub $int);
 
         impl $name {

@@ -17,6 +17,7 @@ use crate::rng::SimRng;
 use crate::scenario::ScenarioSpec;
 use crate::sched::entity::SchedEntity;
 use crate::sched::fair::{Cfs, FairConfig};
+use crate::sched::deadline::DlClass;
 use crate::sched::rt::{RtBandwidth, RtClass, RtConfig};
 use crate::sched::topology::Topology;
 use crate::sched::tunables::tick_nsec;
@@ -278,4 +279,23 @@ pub(super) fn rt_class(spec: &ScenarioSpec, tasks: &[Task], topo: &Topology) -> 
         }
     }
     rt
+}
+
+/// The deadline class: every deadline task's parameters, and the fair
+/// server of each CPU where the model has one, the scenario keeps it
+/// (`fair_server.runtime` 0 disables it) and an RT or deadline task could
+/// make it act (`Core::fair_server_on`).
+pub(super) fn dl_class(spec: &ScenarioSpec, tasks: &[Task]) -> DlClass {
+    let above_fair = spec.tasks.iter().any(|t| t.policy.class() != crate::sched::ClassKind::Fair);
+    let server = match (spec.rt.fair_server, spec.kernel.rules().rt.fair_server) {
+        (Some(params), Some(stop)) if above_fair => Some((params, stop)),
+        _ => None,
+    };
+    let mut dl = DlClass::new(tasks.len(), usize::from(spec.cpus), server);
+    for (i, t) in tasks.iter().enumerate() {
+        if let Some(p) = spec.tasks[t.spec].dl {
+            dl.init_task(TaskId(i as u32), p.runtime_ns, p.deadline_ns, p.period_ns);
+        }
+    }
+    dl
 }

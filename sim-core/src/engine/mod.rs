@@ -24,6 +24,7 @@
 //! time (a `yield` ping-pong) is bounded by the event budget.
 
 mod build;
+mod dl_core;
 mod effects;
 mod hops;
 mod invariants;
@@ -196,6 +197,8 @@ impl Simulation {
         };
         let recorder = build::recorder(&spec, tasks.len(), &topo);
         let rt = build::rt_class(&spec, &tasks, &topo);
+        let dl = build::dl_class(&spec, &tasks);
+        let fair_server = dl.has_server();
         let ticks = build::ticks(&spec, &mut rqs, &mut queue);
         let limiters = build::limiters(&spec, &mut queue);
         let (hz, nohz) = (u64::from(spec.hz), spec.machine.nohz_idle);
@@ -216,7 +219,9 @@ impl Simulation {
         };
         Simulation {
             core: Core {
-                classes: ClassChain::new(cfs, rt),
+                classes: ClassChain::new(cfs, rt, dl),
+                fair_server,
+                server_clock: vec![0; ncpus],
                 rqs,
                 cfs_tasks: CfsTasks::new(ncpus, tasks.len()),
                 smp,
@@ -372,6 +377,7 @@ impl Simulation {
                 !self.core.classes.fair().bandwidth_timer_current(group, slack, generation)
             }
             Event::RtPeriodTimer { generation } => !self.core.classes.rt.timer_current(generation),
+            Event::DlTimer { entity, generation } => !self.core.classes.dl.timer_current(entity, generation),
             _ => false,
         }
     }
@@ -409,6 +415,7 @@ impl Simulation {
                 core.apply_class_resched(w);
             }
             Event::RtPeriodTimer { .. } => core.rt_period_timer(w),
+            Event::DlTimer { entity, .. } => core.dl_timer(entity, w),
             Event::LimiterAdjust { limiter } => Limiters(&mut self.limiters).adjust(limiter, w),
             Event::LimiterGrant { limiter, .. } => Limiters(&mut self.limiters).grant(limiter, w),
         }

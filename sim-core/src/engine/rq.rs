@@ -91,6 +91,10 @@ pub(super) struct Core {
     /// `machine.wakeup_latency` samples (its own stream: noise never shifts
     /// the tasks' draws).
     pub noise_rng: SimRng,
+    /// The 6.12+ fair server runs (`Core::fair_server_on`), and per CPU
+    /// when it was last charged.
+    pub fair_server: bool,
+    pub server_clock: Vec<u64>,
 }
 
 impl Core {
@@ -110,6 +114,7 @@ impl Core {
     #[inline]
     pub fn apply_class_resched(&mut self, w: &mut World) {
         self.apply_rt(w);
+        self.apply_dl(w);
         while let Some(cpu) = self.classes.fair_mut().pop_resched() {
             if self.rqs[cpu.index()].curr.is_some() {
                 self.resched_curr(cpu);
@@ -253,6 +258,7 @@ impl Core {
         next: Option<TaskId>,
         w: &mut World,
     ) -> Option<TaskId> {
+        self.charge_fair_server(cpu, w);
         let now = w.now();
         w.recorder.count_switch(cpu, now);
         let fair = self.classes.fair();
@@ -319,6 +325,7 @@ impl Core {
                 t.waiting = Some((now, WaitKind::Preempt));
                 let throttled = match class {
                     ClassKind::Rt => self.classes.rt.throttled(cpu),
+                    ClassKind::Deadline => self.classes.dl.throttled(p),
                     _ => self.classes.fair().throttled(se_of(p)),
                 };
                 if throttled {
@@ -428,6 +435,13 @@ impl Core {
                     self.apply_class_resched(w);
                     p
                 }
+                (ClassKind::Deadline, ClassKind::Deadline) => {
+                    // wakeup_preempt_dl: a strictly earlier deadline (dl_entity_preempt).
+                    let p = self.classes.dl.preempts(woken, curr);
+                    let verdict = if p { WakeupVerdict::DlEarlier } else { WakeupVerdict::DlNotEarlier };
+                    self.classes.fair_mut().set_wakeup_verdict(verdict);
+                    p
+                }
                 (ClassKind::Rt, ClassKind::Rt) => {
                     let verdict = self.rt_wakeup_preempt(cpu, curr, woken, w);
                     self.classes.fair_mut().set_wakeup_verdict(verdict);
@@ -515,12 +529,18 @@ impl Core {
             smp.add_nr_running(cpu, nr - 1, nr);
         }
         self.note_runnable(cpu, w);
+        if self.fair_server {
+            self.fair_server_sync(cpu, w);
+        }
     }
 
     /// `sub_nr_running` (4.4 sched.h).
     pub fn sub_nr_running(&mut self, cpu: CpuId, w: &mut World) {
         self.rqs[cpu.index()].nr_running -= 1;
         self.note_runnable(cpu, w);
+        if self.fair_server {
+            self.fair_server_sync(cpu, w);
+        }
     }
 
     /// Tells the recorders (balance gap, occupancy) how many tasks on `cpu`
@@ -579,6 +599,9 @@ impl Core {
         let nr_running = self.rqs[cpu.index()].nr_running;
         if Self::class_of(task, w) == ClassKind::Rt {
             self.classes.rt.yield_task(task); // yield_task_rt: to the tail of its list
+        } else if Self::class_of(task, w) == ClassKind::Deadline {
+            self.classes.dl.yield_task(task, w.now().ns()); // yield_task_dl: the rest of this instance
+            self.apply_dl(w);
         } else {
             self.classes.fair_mut().yield_task(se_of(task), nr_running);
         }
@@ -591,10 +614,10 @@ impl Core {
     /// `update_curr`); on the way back to user space a resched the update
     /// raised (an EEVDF slice end) is honoured (`exit_to_user_mode_loop`).
     pub fn kernel_entry(&mut self, task: TaskId, w: &mut World) {
-        if Self::class_of(task, w) == ClassKind::Rt {
-            self.classes.rt.update_curr(task, w.now().ns());
-        } else {
-            self.classes.fair_mut().update_curr(se_of(task));
+        match Self::class_of(task, w) {
+            ClassKind::Rt => self.classes.rt.update_curr(task, w.now().ns()),
+            ClassKind::Deadline => self.update_curr_dl(w.tasks[task.index()].cpu, w),
+            _ => self.classes.fair_mut().update_curr(se_of(task)),
         }
         self.apply_class_resched(w);
         let now = w.now();

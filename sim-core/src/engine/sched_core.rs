@@ -31,8 +31,11 @@ impl Core {
         if curr.is_none() && w.spec.machine.nohz_idle {
             return; // stopped at idle entry (context_switch)
         }
+        self.charge_fair_server(cpu, w);
         if let Some(curr) = curr {
-            if Self::class_of(curr, w) == ClassKind::Rt {
+            if Self::class_of(curr, w) == ClassKind::Deadline {
+                self.update_curr_dl(cpu, w); // task_tick_dl
+            } else if Self::class_of(curr, w) == ClassKind::Rt {
                 // task_tick_rt: update_curr_rt (RT throttling) and the RR slice.
                 if self.classes.rt.task_tick(curr, w.now().ns()) {
                     self.resched_curr(cpu);
@@ -146,8 +149,10 @@ impl Core {
 
     /// `__schedule`: prev is no longer TASK_RUNNING: `deactivate_task(DEQUEUE_SLEEP)`.
     fn deactivate_prev(&mut self, cpu: CpuId, p: TaskId, w: &mut World) {
-        if Self::class_of(p, w) == ClassKind::Rt {
-            return self.deactivate_rt(cpu, p, w);
+        match Self::class_of(p, w) {
+            ClassKind::Rt => return self.deactivate_rt(cpu, p, w),
+            ClassKind::Deadline => return self.deactivate_dl(cpu, p, w),
+            _ => {}
         }
         let exiting = w.tasks[p.index()].state == TaskState::Exited;
         let se = se_of(p);
@@ -183,8 +188,10 @@ impl Core {
     /// `select_task_rq(SD_BALANCE_FORK)`.
     pub fn wake_up_new_task(&mut self, task: TaskId, w: &mut World) {
         let parent_cpu = w.tasks[task.index()].affinity.iter().next().expect("validated affinity is never empty");
-        if Self::class_of(task, w) == ClassKind::Rt {
-            return self.wake_up_new_rt_task(task, parent_cpu, w);
+        match Self::class_of(task, w) {
+            ClassKind::Rt => return self.wake_up_new_rt_task(task, parent_cpu, w),
+            ClassKind::Deadline => return self.wake_dl(task, parent_cpu, parent_cpu, true, w),
+            _ => {}
         }
         let se = se_of(task);
         let group = w.tasks[task.index()].group;
@@ -231,8 +238,10 @@ impl Core {
         debug_assert!(matches!(t.state, TaskState::Blocked(_)), "waking a task that is not blocked");
         let prev_cpu = t.cpu;
         let waker_cpu = waker.unwrap_or(prev_cpu);
-        if t.policy.class() == ClassKind::Rt {
-            return self.try_to_wake_up_rt(task, waker_cpu, prev_cpu, w);
+        match t.policy.class() {
+            ClassKind::Rt => return self.try_to_wake_up_rt(task, waker_cpu, prev_cpu, w),
+            ClassKind::Deadline => return self.wake_dl(task, prev_cpu, waker_cpu, false, w),
+            _ => {}
         }
         if self.classes.fair().sched_delayed(se_of(task)) {
             // ttwu_runnable (6.12+ core.c): still queued by DELAY_DEQUEUE on

@@ -151,11 +151,13 @@ impl ClassKind {
 pub struct ClassChain<F> {
     fair: F,
     pub rt: super::rt::RtClass,
+    /// The deadline class, with the 6.12+ fair server of each CPU.
+    pub dl: super::deadline::DlClass,
 }
 
 impl<F: SchedClass + ClassState> ClassChain<F> {
-    pub fn new(fair: F, rt: super::rt::RtClass) -> ClassChain<F> {
-        ClassChain { fair, rt }
+    pub fn new(fair: F, rt: super::rt::RtClass, dl: super::deadline::DlClass) -> ClassChain<F> {
+        ClassChain { fair, rt, dl }
     }
 
     /// The fair class (`rq->cfs`), seen only through its interface.
@@ -189,6 +191,7 @@ impl<F: SchedClass + ClassState> ClassChain<F> {
     pub fn put_prev_task(&mut self, prev: (ClassKind, EntityId), now: u64) {
         match prev.0 {
             ClassKind::Rt => self.rt.put_prev_task(crate::ids::TaskId(prev.1.0), now),
+            ClassKind::Deadline => self.dl.put_prev_task(crate::ids::TaskId(prev.1.0), now),
             _ => self.fair.put_prev_task(prev.1),
         }
     }
@@ -207,14 +210,40 @@ impl<F: SchedClass + ClassState> ClassChain<F> {
         now: u64,
     ) -> Option<(ClassKind, EntityId)> {
         let mut fair_prev = prev.filter(|p| p.0 == ClassKind::Fair).map(|p| p.1);
-        if let Some(p) = prev.filter(|p| p.0 == ClassKind::Rt) {
-            // The RT task that ran is charged and stays queued; the pick below starts anew.
-            self.rt.put_prev_task(crate::ids::TaskId(p.1.0), now);
+        match prev {
+            // The RT or deadline task that ran is charged and stays queued;
+            // the pick below starts anew.
+            Some((ClassKind::Rt, se)) => self.rt.put_prev_task(crate::ids::TaskId(se.0), now),
+            Some((ClassKind::Deadline, se)) => self.dl.put_prev_task(crate::ids::TaskId(se.0), now),
+            _ => {}
         }
+        self.dl.server_done(cpu, now);
         for class in ClassKind::ORDER {
             match class {
-                // Not modelled: these classes never have a task.
-                ClassKind::Stop | ClassKind::Deadline => {}
+                // Not modelled: no stop task.
+                ClassKind::Stop => {}
+                ClassKind::Deadline => {
+                    // Each empty server pick stops or throttles the server: bounded by one per CPU.
+                    for _ in 0..2 {
+                        match self.dl.pick(cpu, now) {
+                            None => break,
+                            Some(super::deadline::EntityRef::Task(t)) => {
+                                if let Some(fp) = fair_prev.take() {
+                                    self.fair.put_prev_task(fp);
+                                }
+                                return Some((ClassKind::Deadline, EntityId(t.0)));
+                            }
+                            Some(super::deadline::EntityRef::Server(_)) => {
+                                // __pick_task_dl → server_pick_task = pick_task_fair.
+                                if let Some(p) = self.fair.pick_next_task(root, fair_prev.take()) {
+                                    self.dl.server_picked(cpu, now);
+                                    return Some((ClassKind::Fair, p));
+                                }
+                                self.dl.server_empty_pick(cpu, now);
+                            }
+                        }
+                    }
+                }
                 ClassKind::Rt => {
                     // A throttled queue is not `rt_queued`: pick_next_task_rt
                     // returns NULL before putting prev (4.4 rt.c:1488).
@@ -262,7 +291,7 @@ mod tests {
         let bw = RtBandwidth::of(crate::sched::model_rt::RT_44, 1_000_000_000, Some(950_000_000), false);
         let cfg = RtConfig { bw, rr_timeslice: 25, distribute: false };
         let rt = RtClass::new(2, vec![CpuSet::all(1)], vec![vec![]], cfg);
-        let mut chain = ClassChain::new(cfs, rt);
+        let mut chain = ClassChain::new(cfs, rt, crate::sched::deadline::DlClass::new(2, 1, None));
         let cpu = CpuId(0);
         assert_eq!(chain.pick_next_task(CfsRqId(0), cpu, None, 0), None);
         assert!(chain.fair_mut().enqueue_task(EntityId(0), 0));

@@ -26,6 +26,7 @@ pub mod cfs_bandwidth;
 pub mod cfs_rq;
 pub mod cfs_tasks;
 pub mod cpu_load;
+pub mod deadline;
 pub mod eevdf;
 pub mod eevdf_class;
 pub mod eevdf_tree;

@@ -425,6 +425,19 @@ impl RtClass {
         self.start_rt_bandwidth(now);
     }
 
+    /// Deadline time counted against the RT budget (4.4 deadline.c:885-897,
+    /// 6.6 1384-1396: `update_curr_dl` adds it to `rq->rt.rt_time`).
+    pub fn account_other(&mut self, cpu: CpuId, delta: u64, now: u64) {
+        if !self.bw.enabled || self.bw.runtime_ns.is_none() || delta == 0 {
+            return;
+        }
+        self.rqs[cpu.index()].rt_time += delta;
+        if self.sched_rt_runtime_exceeded(cpu, now) {
+            self.resched.push(cpu);
+        }
+        self.start_rt_bandwidth(now);
+    }
+
     /// `sched_rt_runtime_exceeded` (4.4 rt.c:883-924; 6.6 rt.c:998-1039).
     fn sched_rt_runtime_exceeded(&mut self, cpu: CpuId, now: u64) -> bool {
         let period = self.bw.period_ns;

@@ -210,3 +210,94 @@ fn a_cpu_lowering_its_priority_pulls_a_waiting_rt_task() {
         assert!(!switch_ins_on(&sim, 0).iter().any(|(_, c)| c == "b"), "{v}: b never ran on CPU 0");
     }
 }
+
+/// The 6.12+ fair server (deadline.c `dl_server`, defer mode, 50 ms every
+/// 1 s), against a FIFO hog on one CPU. The fair hog is queued at 0
+/// (`dl_server_start`: a new period, deadline 1 s, runtime 50 ms, throttled
+/// and armed for zero laxity, 1 s − 50 ms = 950 ms); the FIFO hog preempts
+/// it at once. At 950 ms fair has had nothing: `dl_defer_running`, a fresh
+/// period (deadline 1950 ms), queued above RT: fair runs. Its 50 ms are
+/// charged at the ticks; the tick at 1000 ms finds the runtime at 0:
+/// throttled to its deadline, 1950 ms, where it is replenished (catch-up:
+/// deadline 2950 ms) and, still serving a starvation, runs at once again.
+#[test]
+fn the_fair_server_serves_50_ms_per_second_past_an_rt_hog_from_6_12() {
+    for v in ["6.12", "6.18"] {
+        let sim = traced(&scenario(
+            v,
+            1,
+            "3s",
+            "",
+            "[[tasks]]\nname = \"fair\"\nprogram = [{ run = \"100s\" }]\n\
+             [[tasks]]\nname = \"rt\"\npolicy = \"fifo\"\nrt_priority = 1\nprogram = [{ run = \"100s\" }]\n",
+        ));
+        let ins: Vec<(u64, String)> = switch_ins(&sim).into_iter().filter(|(at, _)| *at > 0).collect();
+        let want: Vec<(u64, String)> = [(950, "fair"), (1000, "rt"), (1950, "fair"), (2000, "rt"), (2950, "fair")]
+            .iter()
+            .map(|&(t, c)| (t * MS, c.to_string()))
+            .collect();
+        assert_eq!(ins, want, "{v}");
+        assert_eq!(sim.task_runtime_ns(TaskId(0)), 150 * MS, "{v}");
+        assert_eq!(sim.task_runtime_ns(TaskId(1)), 2850 * MS, "{v}");
+    }
+    // A smaller server (10 ms every 100 ms): zero laxity at 90 ms, then 10 ms at the start of each period.
+    let sim = traced(&scenario(
+        "6.18",
+        1,
+        "300ms",
+        "[fair_server]\nruntime = \"12ms\"\nperiod = \"100ms\"\n",
+        "[[tasks]]\nname = \"fair\"\nprogram = [{ run = \"100s\" }]\n\
+         [[tasks]]\nname = \"rt\"\npolicy = \"fifo\"\nrt_priority = 1\nprogram = [{ run = \"100s\" }]\n",
+    ));
+    let times: Vec<u64> = switch_ins(&sim).into_iter().map(|(at, _)| at / MS).filter(|&t| t > 0).collect();
+    assert_eq!(times, [88, 100, 188, 200, 288, 300].iter().copied().filter(|&t| t < 300).collect::<Vec<_>>());
+}
+
+/// CBS on one CPU (6.18): a deadline task with runtime 2 ms every 10 ms
+/// (deadline = period) doing 1.5 ms of work per period beside a fair hog
+/// preempts it at each wake-up (the deadline class is above fair) and
+/// finishes 1.5 ms later, well before its deadline: never throttled.
+#[test]
+fn a_deadline_task_within_its_runtime_meets_every_deadline() {
+    let sim = traced(&scenario(
+        "6.18",
+        1,
+        "100ms",
+        "",
+        "[[tasks]]\nname = \"hog\"\nprogram = [{ run = \"100s\" }]\n\
+         [[tasks]]\nname = \"dl\"\npolicy = \"deadline\"\ndl_runtime = \"2ms\"\ndl_deadline = \"10ms\"\n\
+         program = [{ run = \"1500us\" }, { sleep_until = \"10ms\" }]\n",
+    ));
+    let dl_in: Vec<u64> = switch_ins(&sim).into_iter().filter(|(_, c)| c == "dl").map(|(t, _)| t).collect();
+    assert_eq!(dl_in, (0..10).map(|k| k * 10 * MS).collect::<Vec<_>>());
+    let hog_in: Vec<u64> = switch_ins(&sim).into_iter().filter(|(_, c)| c == "hog").map(|(t, _)| t).collect();
+    // The hog, forked first, runs at 0 until the deadline task's fork preempts it.
+    let want: Vec<u64> = std::iter::once(0).chain((0..10).map(|k| k * 10 * MS + 1_500_000)).collect();
+    assert_eq!(hog_in, want);
+}
+
+/// A deadline task that overruns (runtime 2 ms every 10 ms, 5 ms of work):
+/// the overrun is seen at the tick (no HRTICK_DL by default), 4 ms:
+/// runtime −2 ms, throttled (`update_curr_dl`) until its next period, 10 ms,
+/// where `replenish_dl_entity` carries the debt (−2 + 2 = 0, so one more
+/// period: deadline 30 ms, runtime 2 ms) and it runs its last 1 ms.
+#[test]
+fn a_deadline_task_that_overruns_is_throttled_to_its_next_period() {
+    for v in ["4.4", "6.6", "6.18"] {
+        let sim = traced(&scenario(
+            v,
+            1,
+            "20ms",
+            "",
+            "[[tasks]]\nname = \"hog\"\nprogram = [{ run = \"100s\" }]\n\
+             [[tasks]]\nname = \"dl\"\npolicy = \"deadline\"\ndl_runtime = \"2ms\"\ndl_deadline = \"10ms\"\n\
+             program = [{ run = \"5ms\" }, { sleep = \"1s\" }]\n",
+        ));
+        let ins: Vec<(u64, String)> = switch_ins(&sim);
+        let want: Vec<(u64, String)> = [(0, "hog"), (0, "dl"), (4, "hog"), (10, "dl"), (11, "hog")]
+            .iter()
+            .map(|&(t, c)| (t * MS, c.to_string()))
+            .collect();
+        assert_eq!(ins, want, "{v}");
+    }
+}

@@ -57,6 +57,10 @@ pub enum WakeupVerdict {
     /// `check_preempt_equal_prio`: equal priority, curr can move elsewhere
     /// and the woken task cannot: the woken task goes first.
     RtEqualPrioRequeue,
+    /// `wakeup_preempt_dl`: a strictly earlier absolute deadline than curr's.
+    DlEarlier,
+    /// `wakeup_preempt_dl`: not an earlier deadline.
+    DlNotEarlier,
 }
 
 impl WakeupVerdict {
@@ -71,6 +75,7 @@ impl WakeupVerdict {
                 | WakeupVerdict::HigherClass
                 | WakeupVerdict::RtHigherPrio
                 | WakeupVerdict::RtEqualPrioRequeue
+                | WakeupVerdict::DlEarlier
         )
     }
 
@@ -99,6 +104,8 @@ impl WakeupVerdict {
             WakeupVerdict::RtHigherPrio => "a higher RT priority than curr's",
             WakeupVerdict::RtNotHigher => "not a higher RT priority than curr's (equal does not preempt)",
             WakeupVerdict::RtEqualPrioRequeue => "equal RT priority, curr can move and it cannot (check_preempt_equal_prio)",
+            WakeupVerdict::DlEarlier => "an earlier absolute deadline than curr's (EDF)",
+            WakeupVerdict::DlNotEarlier => "not an earlier absolute deadline than curr's (EDF)",
         }
     }
 }
