@@ -123,7 +123,8 @@ pub use report::limiter::{LimiterReport, percent as ppm_percent, percent_fine as
 /// Measured runs: what `measure` hands the core to build a report in `run`'s shape.
 pub use report::measured::{MeasuredCpu, MeasuredTask, Measurement, summarize as summarize_delays};
 pub use report::run::{
-    CpuReport, EevdfView, GroupCpuStat, GroupReport, HistoryRow, ReportSections, TaskReport, WorstDelay,
+    AboveFair, CpuAboveFair, CpuReport, EevdfView, GroupCpuStat, GroupReport, HistoryRow, ReportSections, TaskReport,
+    WorstDelay,
 };
 /// Runs a scenario to the end and reports: the whole pipeline in one call.
 pub use report::run_to_report as run;

@@ -60,6 +60,9 @@ pub struct RunView<'a> {
     /// a grant right now have waited so far.
     pub limited_runtime_ns: Vec<u64>,
     pub limiter_open_wait_ns: Vec<u64>,
+    /// Per CPU, with an RT or deadline task in the scenario: RT throttling
+    /// and fair-server service (empty otherwise).
+    pub above_fair: Vec<crate::report::run::CpuAboveFair>,
 }
 
 impl RunView<'_> {

@@ -103,6 +103,9 @@ pub(super) fn tasks_line(r: &RunReport, out: &mut String) {
             if first.policy != "normal" {
                 let _ = write!(p, " {}", first.policy);
             }
+            if let Some(a) = first.above_fair {
+                let _ = write!(p, " {}", a.describe());
+            }
             if ts.iter().all(|t| t.cpus_allowed == first.cpus_allowed) {
                 let _ = write!(p, " cpus {}", first.cpus_allowed);
             } else {

@@ -208,6 +208,45 @@ const CPU_LINES_MAX: usize = 8;
 /// span idled). One line per CPU for small machines or the CPUs `selected`
 /// (`--cpus`); otherwise the compact utilisation listing and a summary.
 pub(super) fn cpus(r: &RunReport, selected: Option<&[u16]>, out: &mut String) {
+    cpus_table(r, selected, out);
+    above_fair(r, selected, out);
+}
+
+/// RT throttling and the fair server per CPU, when the scenario has a task
+/// above the fair class: what the classes above fair left the fair tasks.
+fn above_fair(r: &RunReport, selected: Option<&[u16]>, out: &mut String) {
+    if r.cpus.iter().all(|c| c.above_fair.is_none()) {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "
+RT throttling (sched_rt_runtime_us) and the fair server (6.12+), whole run"
+    );
+    let _ = writeln!(
+        out,
+        "  {:<6} {:>16} {:>10} {:>14} {:>18}",
+        "cpu", "RT throttled ms", "throttles", "server served", "fair via server ms"
+    );
+    for c in r.cpus.iter().filter(|c| selected.is_none_or(|s| s.contains(&c.cpu))).take(if selected.is_some() {
+        usize::MAX
+    } else {
+        CPU_LINES_MAX
+    }) {
+        let Some(a) = c.above_fair else { continue };
+        let _ = writeln!(
+            out,
+            "  {:<6} {:>16} {:>10} {:>14} {:>18}",
+            format!("cpu{}", c.cpu),
+            format_ms(a.rt_throttled_ns),
+            a.rt_throttles,
+            a.server_served,
+            format_ms(a.server_served_ns)
+        );
+    }
+}
+
+fn cpus_table(r: &RunReport, selected: Option<&[u16]>, out: &mut String) {
     if let sim_core::ReportSource::Measured(m) = &r.source
         && m.delays_from != "perf"
     {

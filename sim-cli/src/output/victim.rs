@@ -205,15 +205,17 @@ fn history_row(row: &HistoryRow, eevdf: bool, out: &mut String) {
             victim,
             prev_eevdf,
             next_eevdf,
+            next_prio,
         } => {
-            let next_note = match next_eevdf {
-                Some(e) => format!(
+            let next_note = match (next_eevdf, next_prio) {
+                (_, Some(p)) => format!("prio {p}"),
+                (Some(e), None) => format!(
                     "v={next_vruntime}, d={}, lag={}, {}",
                     e.deadline.map_or("-".to_string(), |d| d.to_string()),
                     e.lag,
                     if e.eligible == Some(true) { "eligible" } else { "NOT eligible" }
                 ),
-                None => format!("v={next_vruntime}"),
+                (None, None) => format!("v={next_vruntime}"),
             };
             let _ = writeln!(
                 out,

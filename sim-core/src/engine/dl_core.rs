@@ -110,16 +110,6 @@ impl Core {
         self.record_wakeup(cpu, task, preempt, new_task, [waker_cpu, cpu], w);
     }
 
-    /// Whether the fair server runs here: a 6.12+ model with it enabled,
-    /// and a scenario with an RT or deadline task. Without one the server
-    /// never acts (in defer mode it only queues when fair tasks were
-    /// runnable and did not run for its zero-laxity time, which only a
-    /// higher class can cause), so fair-only runs skip its bookkeeping.
-    #[inline]
-    pub(super) fn fair_server_on(&self) -> bool {
-        self.fair_server
-    }
-
     /// 6.12 `enqueue_task_fair`/`dequeue_entities` (6.18: enqueue only):
     /// the server starts when the CPU's fair tasks go from none to some,
     /// and (6.12) stops when they are gone. Called at each change of the

@@ -682,6 +682,22 @@ impl Simulation {
     pub fn view(&self) -> crate::view::RunView<'_> {
         let cpus = (0..self.core.rqs.len() as u16).map(CpuId);
         let limiters = (0..self.limiters.len() as u16).map(LimiterId);
+        let now_ns = self.world.clock.now.ns();
+        let above = self.world.spec.tasks.iter().any(|t| t.policy.class() != crate::sched::ClassKind::Fair);
+        let above_fair = cpus
+            .clone()
+            .filter(|_| above)
+            .map(|c| {
+                let (rt_throttled_ns, rt_throttles) = self.core.classes.rt.throttle_stats(c, now_ns);
+                let s = self.core.classes.dl.server_stats(c, now_ns);
+                crate::report::run::CpuAboveFair {
+                    rt_throttled_ns,
+                    rt_throttles,
+                    server_served: s.served,
+                    server_served_ns: s.served_ns,
+                }
+            })
+            .collect();
         crate::view::RunView {
             spec: &self.world.spec,
             variant: self.variant(),
@@ -711,6 +727,7 @@ impl Simulation {
                     waiters.iter().map(|w| self.world.clock.now.since(self.world.tasks[w.index()].grant_wait_from)).sum()
                 })
                 .collect(),
+            above_fair,
         }
     }
 }

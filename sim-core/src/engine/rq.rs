@@ -91,8 +91,12 @@ pub(super) struct Core {
     /// `machine.wakeup_latency` samples (its own stream: noise never shifts
     /// the tasks' draws).
     pub noise_rng: SimRng,
-    /// The 6.12+ fair server runs (`Core::fair_server_on`), and per CPU
-    /// when it was last charged.
+    /// The 6.12+ fair server runs: a 6.12+ model with it enabled, and a
+    /// scenario with an RT or deadline task (`build::dl_class`). Without
+    /// one the server never acts: in defer mode it is queued only when fair
+    /// tasks were runnable and did not run for its zero-laxity time, which
+    /// only a higher class can cause; so fair-only runs skip its
+    /// bookkeeping. Per CPU, when it was last charged.
     pub fair_server: bool,
     pub server_clock: Vec<u64>,
 }

@@ -20,7 +20,9 @@ use crate::sched::migrate::MigrateCause;
 pub struct TraceTask {
     pub comm: String,
     pub tid: u32,
-    /// The kernel's `prio` of a fair task: `120 + nice` (`NICE_TO_PRIO`).
+    /// The kernel's `p->prio`, as `sched_switch` prints it: `120 + nice`
+    /// for a fair task (`NICE_TO_PRIO`), `99 − rt_priority` for RT, −1 for
+    /// deadline (`normal_prio`).
     pub prio: i32,
 }
 
@@ -115,7 +117,11 @@ impl Trace {
             tasks: sim
                 .world.tasks
                 .iter()
-                .map(|t| TraceTask { comm: t.comm.clone(), tid: t.tid, prio: 120 + i32::from(t.nice) })
+                .map(|t| TraceTask {
+                    comm: t.comm.clone(),
+                    tid: t.tid,
+                    prio: t.policy.kernel_prio(t.nice, spec.tasks[t.spec].rt_priority),
+                })
                 .collect(),
             end_ns: end,
             capped_at_ns: buf.capped_at.map(|t| t.ns()),

@@ -482,3 +482,21 @@ fn trace_json_has_migration_instants() {
         ]
     );
 }
+
+/// The ftrace text gives an RT task `p->prio` as the kernel prints it:
+/// `chrt -f 50` is prio 49; a fair task nice 0 is 120.
+#[test]
+fn rt_tasks_carry_the_kernel_prio_in_the_trace() {
+    let toml = "schema = 1\nseed = 1\nduration = \"20ms\"\n[kernel]\nversion = \"6.18\"\n[machine]\ncpus = 1\n\
+                [[tasks]]\nname = \"hog\"\nprogram = [{ run = \"1s\" }]\n\
+                [[tasks]]\nname = \"rt\"\npolicy = \"fifo\"\nrt_priority = 50\nstart = \"5ms\"\n\
+                program = [{ run = \"1ms\" }, { sleep = \"5ms\" }]\n";
+    let scenario = crate::scenario::Scenario::from_toml("t.toml", toml).expect("valid");
+    let mut sim = crate::engine::Simulation::new(&scenario);
+    sim.enable_trace(crate::metrics::recorder::TraceWindow::all(10_000));
+    sim.run_to_end();
+    let trace = super::Trace::from_sim(&mut sim).expect("traced");
+    let text = super::chrome::systrace(&trace);
+    assert!(text.contains("prev_comm=hog prev_pid=1 prev_prio=120"), "{text}");
+    assert!(text.contains("next_comm=rt next_pid=2 next_prio=49"), "{text}");
+}

@@ -126,6 +126,7 @@ fn task_report(v: &RunView, i: usize, t: &Task) -> TaskReport {
         group: spec.groups.groups[ts.group].path.clone(),
         nice: t.nice,
         policy: t.policy.name(),
+        above_fair: crate::report::run::AboveFair::of(ts),
         cpus_allowed: crate::sched::topology::cpu_list(&t.affinity),
         runtime_ns: counted_runtime_ns(v, TaskId(i as u32)),
         switches: t.switches - m.warmup_switches,
@@ -190,6 +191,7 @@ fn cpu_reports(v: &RunView) -> Vec<CpuReport> {
                 migrations_in: m.migrations_in,
                 migrations_out: m.migrations_out,
                 balance_gap_ns: rec.balance_gap_ns(CpuId(c), v.now),
+                above_fair: v.above_fair.get(usize::from(c)).copied(),
             }
         })
         .collect()

@@ -175,6 +175,7 @@ fn measured_tasks(spec: &ScenarioSpec, m: &Measurement) -> Vec<TaskReport> {
                 group: spec.groups.groups[ts.group].path.clone(),
                 nice: ts.nice,
                 policy: ts.policy.name(),
+                above_fair: crate::report::run::AboveFair::of(ts),
                 cpus_allowed: mt.cpus_allowed.clone(),
                 runtime_ns: mt.runtime_ns,
                 switches: mt.switches,
@@ -292,6 +293,8 @@ fn measured_cpus(m: &Measurement) -> Vec<CpuReport> {
             migrations_in: mc.migrations_in,
             migrations_out: mc.migrations_out,
             balance_gap_ns: 0,
+            // Not measured: the host's RT throttling shows in the tasks' delays.
+            above_fair: None,
         })
         .collect()
 }

@@ -206,6 +206,43 @@ impl Settings {
     }
 }
 
+/// A task of the RT or deadline class, as `chrt -p` would describe it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AboveFair {
+    /// `p->prio`: 0..98 for RT (99 − rt_priority), −1 for deadline.
+    pub prio: i32,
+    /// `sched_priority` (RT), else 0.
+    pub rt_priority: u8,
+    /// `sched_runtime`, `sched_deadline`, `sched_period` (deadline).
+    pub dl: Option<crate::scenario::DlParams>,
+}
+
+impl AboveFair {
+    /// Of a task spec: `None` for a fair task.
+    pub fn of(ts: &crate::scenario::TaskSpec) -> Option<AboveFair> {
+        (ts.policy.class() != crate::sched::ClassKind::Fair).then(|| AboveFair {
+            prio: ts.policy.kernel_prio(ts.nice, ts.rt_priority),
+            rt_priority: ts.rt_priority,
+            dl: ts.dl,
+        })
+    }
+
+    /// `fifo 50 (prio 49)`, `deadline 2ms/10ms/10ms (prio -1)`: the policy's
+    /// parameters after its name.
+    pub fn describe(&self) -> String {
+        match self.dl {
+            Some(d) => format!(
+                "{}/{}/{} (prio {})",
+                crate::time::format_duration(d.runtime_ns),
+                crate::time::format_duration(d.deadline_ns),
+                crate::time::format_duration(d.period_ns),
+                self.prio
+            ),
+            None => format!("{} (prio {})", self.rt_priority, self.prio),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct TaskReport {
     /// The declared name (shared by all instances).
@@ -217,6 +254,9 @@ pub struct TaskReport {
     pub group: String,
     pub nice: i8,
     pub policy: &'static str,
+    /// The class above fair it runs in, if any: its `sched_priority` (RT)
+    /// or `sched_attr` (deadline), and `p->prio` as `sched_switch` prints it.
+    pub above_fair: Option<AboveFair>,
     /// CPU list the task may run on.
     pub cpus_allowed: String,
     pub runtime_ns: u64,
@@ -284,6 +324,21 @@ pub struct CpuReport {
     /// Time this CPU had tasks waiting (`nr_running >= 2`) while another CPU
     /// of its balancing span was idle (`metrics::balance`).
     pub balance_gap_ns: u64,
+    /// The classes above fair on this CPU (scenarios with an RT or deadline
+    /// task): RT throttling and the fair server's service, whole run.
+    pub above_fair: Option<CpuAboveFair>,
+}
+
+/// RT throttling and the 6.12+ fair server on one CPU, over the whole run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CpuAboveFair {
+    /// Time its RT queue was throttled (`sched_rt_runtime_us` used up), and how often.
+    pub rt_throttled_ns: u64,
+    pub rt_throttles: u64,
+    /// Times the fair server was queued to serve starving fair tasks, and
+    /// the time fair tasks ran through it.
+    pub server_served: u64,
+    pub server_served_ns: u64,
 }
 
 /// The scheduling delays of every instance of one declared task.
@@ -432,6 +487,9 @@ pub enum HistoryRow {
         /// deadline, lag and eligibility (`None` under 4.4 and for `<idle>`).
         prev_eevdf: Option<EevdfView>,
         next_eevdf: Option<EevdfView>,
+        /// The picked task's `p->prio` when it is an RT or deadline task
+        /// (its EEVDF view is then `None`).
+        next_prio: Option<i32>,
     },
     Wakeup {
         at_ns: u64,

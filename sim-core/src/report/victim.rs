@@ -113,6 +113,13 @@ fn history(v: &RunView) -> Vec<HistoryRow> {
     let is_victim = |t: Option<TaskId>| t.is_some() && t == cap.victim;
     // Deadlines and lags decide the pick under EEVDF only.
     let eevdf = spec.kernel.picks_by_lag_and_deadline();
+    let fair = |t: Option<TaskId>| t.is_some_and(|t| v.tasks[t.index()].policy.class() == crate::sched::ClassKind::Fair);
+    let prio_of = |t: Option<TaskId>| {
+        t.filter(|_| !fair(t)).map(|t| {
+            let task = &v.tasks[t.index()];
+            task.policy.kernel_prio(task.nice, spec.tasks[task.spec].rt_priority)
+        })
+    };
     cap.records
         .iter()
         .enumerate()
@@ -141,8 +148,9 @@ fn history(v: &RunView) -> Vec<HistoryRow> {
                 next_vruntime,
                 min_vruntime: r.min_vruntime,
                 victim: is_victim(prev) || is_victim(next),
-                prev_eevdf: eevdf.then(|| prev.map(|_| EevdfView::of(prev_eevdf))).flatten(),
-                next_eevdf: eevdf.then(|| next.map(|_| EevdfView::of(next_eevdf))).flatten(),
+                prev_eevdf: eevdf.then(|| prev.filter(|_| fair(prev)).map(|_| EevdfView::of(prev_eevdf))).flatten(),
+                next_eevdf: eevdf.then(|| next.filter(|_| fair(next)).map(|_| EevdfView::of(next_eevdf))).flatten(),
+                next_prio: prio_of(next),
             },
             RecordKind::Wakeup { task, vruntime, preempt, prev_cpu, verdict, group_level, eevdf: state, .. } => {
                 HistoryRow::Wakeup {

@@ -129,13 +129,6 @@ impl DlClass {
         }
     }
 
-    fn idx(&self, e: EntityRef) -> usize {
-        match e {
-            EntityRef::Task(t) => t.index(),
-            EntityRef::Server(c) => self.ntasks + c.index(),
-        }
-    }
-
     fn of(&self, i: usize) -> EntityRef {
         if i < self.ntasks { EntityRef::Task(TaskId(i as u32)) } else { EntityRef::Server(CpuId((i - self.ntasks) as u16)) }
     }

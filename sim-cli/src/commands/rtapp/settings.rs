@@ -96,17 +96,17 @@ pub(super) fn unexpressed_settings(spec: &ScenarioSpec, omitted: &[String]) -> V
     for t in tasks.iter().filter(|t| kept(t)) {
         let TaskSpec {
             name,
-            count: _,    // expressed: instance (or one object per instance)
-            first: _,    // ids, not a setting
-            affinity: _, // expressed: cpus
-            nice: _,     // expressed: priority
-            policy: _,   // expressed: policy
+            count: _,       // expressed: instance (or one object per instance)
+            first: _,       // ids, not a setting
+            affinity: _,    // expressed: cpus
+            nice: _,        // expressed: priority
+            policy: _,      // expressed: policy
             rt_priority: _, // expressed: priority
-            dl: _,       // expressed: dl-runtime, dl-deadline, dl-period
-            group: _,    // autogroup warning in `export`
-            cgroup: _,   // expressed: taskgroup
-            session: _,  // warned in `export`
-            start_ns: _, // expressed: delay
+            dl: _,          // expressed: dl-runtime, dl-deadline, dl-period
+            group: _,       // autogroup warning in `export`
+            cgroup: _,      // expressed: taskgroup
+            session: _,     // warned in `export`
+            start_ns: _,    // expressed: delay
             slice_ns,
             program: _,  // each step in `task_events`
             forward: _,  // expressed: resume of the next hop (`task_events`)

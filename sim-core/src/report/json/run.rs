@@ -163,6 +163,19 @@ pub(super) struct Task<'a> {
     group: &'a str,
     nice: i8,
     policy: &'a str,
+    /// RT and deadline tasks: `p->prio` as `sched_switch` prints it (0..98 RT, −1 deadline).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prio: Option<i32>,
+    /// RT tasks: `sched_priority` (1..99).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rt_priority: Option<u8>,
+    /// Deadline tasks: `sched_runtime`, `sched_deadline`, `sched_period` in ns.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dl_runtime_ns: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dl_deadline_ns: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dl_period_ns: Option<u64>,
     cpus_allowed: &'a str,
     runtime_ns: u64,
     switches: u64,
@@ -221,6 +234,16 @@ pub(super) struct Cpu {
     /// Time the CPU had tasks waiting (`nr_running >= 2`) while another CPU
     /// of its balancing span was idle.
     balance_gap_ns: u64,
+    /// With an RT or deadline task: time the CPU's RT queue was throttled
+    /// and how often, and the fair server's services and time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rt_throttled_ns: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rt_throttles: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fair_server_served: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fair_server_ns: Option<u64>,
 }
 
 #[derive(Serialize)]
@@ -259,6 +282,9 @@ pub(super) enum Row<'a> {
         next_vruntime: i64,
         min_vruntime: i64,
         victim: bool,
+        /// An RT or deadline next task's `p->prio`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        next_prio: Option<i32>,
     },
     Wakeup {
         at_ns: u64,
@@ -355,6 +381,11 @@ pub(super) fn task_dto(t: &TaskReport) -> Task<'_> {
         group: &t.group,
         nice: t.nice,
         policy: t.policy,
+        prio: t.above_fair.map(|a| a.prio),
+        rt_priority: t.above_fair.filter(|a| a.dl.is_none()).map(|a| a.rt_priority),
+        dl_runtime_ns: t.above_fair.and_then(|a| a.dl).map(|d| d.runtime_ns),
+        dl_deadline_ns: t.above_fair.and_then(|a| a.dl).map(|d| d.deadline_ns),
+        dl_period_ns: t.above_fair.and_then(|a| a.dl).map(|d| d.period_ns),
         cpus_allowed: &t.cpus_allowed,
         runtime_ns: t.runtime_ns,
         switches: t.switches,
@@ -389,6 +420,10 @@ pub(super) fn cpu_dto(r: &RunReport, c: &CpuReport) -> Cpu {
         migrations_in: c.migrations_in,
         migrations_out: c.migrations_out,
         balance_gap_ns: c.balance_gap_ns,
+        rt_throttled_ns: c.above_fair.map(|a| a.rt_throttled_ns),
+        rt_throttles: c.above_fair.map(|a| a.rt_throttles),
+        fair_server_served: c.above_fair.map(|a| a.server_served),
+        fair_server_ns: c.above_fair.map(|a| a.server_served_ns),
     }
 }
 
@@ -481,6 +516,7 @@ pub(super) fn row(h: &HistoryRow) -> Row<'_> {
             next_vruntime,
             min_vruntime,
             victim,
+            next_prio,
             ..
         } => Row::Switch {
             at_ns: *at_ns,
@@ -495,6 +531,7 @@ pub(super) fn row(h: &HistoryRow) -> Row<'_> {
             next_vruntime: *next_vruntime,
             min_vruntime: *min_vruntime,
             victim: *victim,
+            next_prio: *next_prio,
         },
         HistoryRow::Wakeup {
             at_ns, cpu, task, vruntime, preempt, min_vruntime, victim, prev_cpu, placed_by, ..
