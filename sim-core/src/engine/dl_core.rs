@@ -33,6 +33,13 @@ impl Core {
                 }
             }
         }
+        let charged = self.classes.dl.take_charged();
+        if !charged.is_empty() && (w.spec.kernel.rules().rt.dl_time_in_rt_time || w.spec.rt.group_sched) {
+            // 4.4/6.6 update_curr_dl (6.12+ under RT_GROUP_SCHED): rt_time += delta.
+            for (cpu, delta) in charged {
+                self.classes.rt.account_other(cpu, delta);
+            }
+        }
         for (entity, at, generation) in self.classes.dl.take_timers() {
             w.queue.push(SimTime(at), Event::DlTimer { entity, generation });
         }
@@ -73,13 +80,8 @@ impl Core {
     /// `update_curr_dl` for the running deadline task (a tick, a kernel
     /// entry); 4.4 and 6.6 also charge the time to the RT class's `rt_time`.
     pub(super) fn update_curr_dl(&mut self, cpu: CpuId, w: &mut World) {
-        let now = w.now().ns();
-        let charged = self.classes.dl.update_curr(cpu, now);
-        if w.spec.kernel.rules().rt.dl_time_in_rt_time {
-            self.classes.rt.account_other(cpu, charged, now);
-        }
+        self.classes.dl.update_curr(cpu, w.now().ns());
         self.apply_dl(w);
-        self.apply_rt(w);
     }
 
     /// `wake_up_new_task` and `try_to_wake_up` for a deadline task: on its
@@ -117,8 +119,10 @@ impl Core {
     pub(super) fn fair_server_sync(&mut self, cpu: CpuId, w: &mut World) {
         let fair = self.classes.fair_internals().cpu_signals(cpu).h_nr_queued;
         let now = w.now().ns();
+        // update_curr (fair time) or dl_server_update_idle_time (an idle
+        // CPU's enqueue) before the start or the stop.
+        self.charge_fair_server(cpu, w);
         if fair > 0 {
-            self.charge_fair_server(cpu, w);
             self.classes.dl.server_start(cpu, now);
         } else if self.classes.dl.server_stops_on_dequeue() {
             self.classes.dl.server_stop(cpu, now);

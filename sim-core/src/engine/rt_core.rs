@@ -128,7 +128,7 @@ impl Core {
         if pw < pc {
             return WakeupVerdict::RtHigherPrio;
         }
-        if pw == pc && !self.rqs[cpu.index()].need_resched && self.check_preempt_equal_prio(cpu, curr, woken, w) {
+        if pw == pc && !self.rqs[cpu.index()].need_resched && self.check_preempt_equal_prio(curr, woken, w) {
             return WakeupVerdict::RtEqualPrioRequeue;
         }
         WakeupVerdict::RtNotHigher
@@ -137,17 +137,16 @@ impl Core {
     /// `check_preempt_equal_prio` (4.4 rt.c:1363-1388): if curr could run
     /// elsewhere and the woken task could not, the woken task is requeued
     /// at the head to run first (curr is then pushed away).
-    fn check_preempt_equal_prio(&mut self, cpu: CpuId, curr: TaskId, woken: TaskId, w: &World) -> bool {
+    fn check_preempt_equal_prio(&mut self, curr: TaskId, woken: TaskId, w: &World) -> bool {
         if w.tasks[curr.index()].nr_cpus_allowed == 1 {
             return false;
         }
-        let curr_aff = w.tasks[curr.index()].affinity.clone();
-        if self.classes.rt.find_lowest_rq(curr, &curr_aff, cpu).is_none() {
+        // cpupri_find(…, NULL) (4.4 rt.c:1370, 1377): no CPU is chosen.
+        if !self.classes.rt.cpupri_find(curr, &w.tasks[curr.index()].affinity) {
             return false;
         }
-        let woken_aff = w.tasks[woken.index()].affinity.clone();
         if w.tasks[woken.index()].nr_cpus_allowed != 1
-            && self.classes.rt.find_lowest_rq(woken, &woken_aff, cpu).is_some()
+            && self.classes.rt.cpupri_find(woken, &w.tasks[woken.index()].affinity)
         {
             return false;
         }
@@ -160,7 +159,7 @@ impl Core {
     /// is pushed at once.
     pub(super) fn task_woken_rt(&mut self, cpu: CpuId, task: TaskId, w: &mut World) {
         let rq = &self.rqs[cpu.index()];
-        if rq.curr == Some(task) || rq.need_resched || w.tasks[task.index()].nr_cpus_allowed < 2 {
+        if rq.curr == Some(task) || rq.need_resched || rq.resched_deferred || w.tasks[task.index()].nr_cpus_allowed < 2 {
             return;
         }
         let prio = self.classes.rt.prio(task);
@@ -188,10 +187,9 @@ impl Core {
             return false;
         }
         let Some(next) = self.classes.rt.highest_pushable(cpu, |_| true) else { return false };
-        let curr_prio = match self.rqs[cpu.index()].curr {
-            Some(c) if Self::class_of(c, w) == ClassKind::Rt => self.classes.rt.prio(c),
-            _ => crate::sched::rt::PRIO_NONE + 1,
-        };
+        // The RT task running (or just picked: the balance callback runs
+        // after the switch, 4.4 `balance_callback`).
+        let curr_prio = self.classes.rt.curr(cpu).map_or(crate::sched::rt::PRIO_NONE + 1, |c| self.classes.rt.prio(c));
         if self.classes.rt.prio(next) < curr_prio {
             self.resched_curr(cpu);
             return false;

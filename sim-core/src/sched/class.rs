@@ -4,8 +4,8 @@
 //! The core reaches a class only through these hooks, under their kernel
 //! names. The chain is the class-selection point: core.c's
 //! `__pick_next_task` asks stop, deadline, RT, fair and idle in that order
-//! (`for_each_class`); here fair is the only class with tasks, and idle is
-//! `None`, so the chain is ready for the RT and deadline classes to come.
+//! (`for_each_class`); the deadline class (with the 6.12+ fair server), the
+//! RT class and the fair class have tasks, stop has none, and idle is `None`.
 //!
 //! What the core needs from a class that is not a hook (its outboxes, the
 //! values the history records and core.c's paths read) is `ClassState`: the

@@ -69,6 +69,9 @@ struct Outbox {
     counted: Vec<(CpuId, TaskId, i32)>,
     /// Timers to arm: (entity index, time, generation).
     timers: Vec<(u32, u64, u32)>,
+    /// Deadline tasks' time charged per CPU since the last drain, which
+    /// 4.4 and 6.6 (and RT_GROUP_SCHED) also add to `rq->rt.rt_time`.
+    charged: Vec<(CpuId, u64)>,
 }
 
 /// Per-CPU counters for the report.
@@ -86,6 +89,8 @@ pub struct DlClass {
     /// Tasks first (index = task), then one server per CPU.
     entities: Vec<DlEntity>,
     ntasks: usize,
+    /// Per CPU: the queued entities (the `dl_rq` tree, unordered: few).
+    queued: Vec<Vec<usize>>,
     /// Per CPU: the running task and since when it is charged.
     curr: Vec<Option<(TaskId, u64)>>,
     /// Per CPU: the server picked the running fair task (`rq->dl_server`), since when.
@@ -120,6 +125,7 @@ impl DlClass {
         DlClass {
             entities,
             ntasks,
+            queued: vec![Vec::new(); ncpus],
             curr: vec![None; ncpus],
             server_running: vec![None; ncpus],
             stats: vec![ServerStats::default(); ncpus],
@@ -166,12 +172,13 @@ impl DlClass {
 
     /// `dl_rq->dl_nr_running` of `cpu`, tasks only (the server is not counted here).
     pub fn nr_queued_tasks(&self, cpu: CpuId) -> usize {
-        self.entities[..self.ntasks].iter().filter(|e| e.queued && e.cpu == cpu).count()
+        self.queued[cpu.index()].iter().filter(|&&i| i < self.ntasks).count()
     }
 
     /// Whether anything (a task or the server) is queued on `cpu`.
+    #[inline]
     pub fn has_queued(&self, cpu: CpuId) -> bool {
-        self.leftmost(cpu).is_some()
+        !self.queued[cpu.index()].is_empty()
     }
 
     /// The server of `cpu` picked the fair task running there.
@@ -196,10 +203,8 @@ impl DlClass {
     /// The leftmost queued entity of `cpu` (earliest deadline; FIFO among equals).
     fn leftmost(&self, cpu: CpuId) -> Option<usize> {
         let mut best: Option<usize> = None;
-        for (i, e) in self.entities.iter().enumerate() {
-            if !e.queued || e.cpu != cpu {
-                continue;
-            }
+        for &i in &self.queued[cpu.index()] {
+            let e = &self.entities[i];
             let better = match best {
                 None => true,
                 Some(b) => {
@@ -216,13 +221,14 @@ impl DlClass {
 
     // ------------------------------------------------------------ CBS
 
-    /// `dl_entity_overflow` (4.4 deadline.c:452-480): `runtime / (deadline
-    /// − t) > dl_runtime / dl_deadline`, in 1024-ns units with the kernel's
-    /// u64 arithmetic (a negative runtime reads as huge: overflow).
+    /// `dl_entity_overflow` (4.4 deadline.c:452-480; 6.12 966-993):
+    /// `runtime / (deadline − t) > dl_runtime / dl_deadline`, in 1024-ns
+    /// units with the kernel's u64 products compared by `dl_time_before`
+    /// (signed: a negative runtime gives a negative `left`, no overflow).
     fn overflow(e: &DlEntity, t: u64) -> bool {
         let left = (e.dl_deadline >> DL_SCALE).wrapping_mul((e.runtime >> DL_SCALE) as u64);
         let right = (e.deadline.wrapping_sub(t) >> DL_SCALE).wrapping_mul(e.dl_runtime >> DL_SCALE);
-        right < left
+        dl_time_before(right, left)
     }
 
     /// `replenish_dl_new_period` (6.12 deadline.c:773-788): a new instance
@@ -335,6 +341,22 @@ impl DlClass {
         let e = &mut self.entities[i];
         e.queued = true;
         e.seq = self.seq;
+        let cpu = e.cpu.index();
+        self.queued[cpu].push(i);
+    }
+
+    /// Out of the `dl_rq` tree (if in it). Returns whether it was.
+    fn dequeue_tree(&mut self, i: usize) -> bool {
+        let e = &mut self.entities[i];
+        if !e.queued {
+            return false;
+        }
+        e.queued = false;
+        let q = &mut self.queued[e.cpu.index()];
+        if let Some(k) = q.iter().position(|&x| x == i) {
+            q.swap_remove(k);
+        }
+        true
     }
 
     /// `enqueue_dl_entity` (6.12 deadline.c:1990-2065) for a wake-up
@@ -350,17 +372,23 @@ impl DlClass {
             self.entities[i].dl_new = false;
             self.new_period(i, now);
         } else if wakeup {
-            self.update_dl_entity(i, now);
             let e = self.entities[i];
-            // dl_check_constrained_dl (4.4.155 deadline.c:804-817): woken
-            // after its deadline but before its next period: throttled to it.
+            // dl_check_constrained_dl (4.4.155 deadline.c:804-817, before
+            // enqueue_dl_entity; 6.12 2005-2006, before update_dl_entity):
+            // woken after its deadline but before its next period, it is
+            // throttled to that period and not queued.
             if !e.server && !e.throttled && e.dl_deadline != e.dl_period {
                 let next_period = e.deadline - e.dl_deadline + e.dl_period;
                 if dl_time_before(e.deadline, now) && dl_time_before(now, next_period) {
                     self.entities[i].throttled = true;
-                    self.entities[i].runtime = e.runtime.min(0);
+                    if self.start_timer(i, now) {
+                        self.entities[i].runtime = e.runtime.min(0);
+                        return false;
+                    }
+                    self.entities[i].throttled = false;
                 }
             }
+            self.update_dl_entity(i, now);
         } else {
             self.replenish(i, now);
         }
@@ -401,10 +429,8 @@ impl DlClass {
         if self.curr[cpu.index()].is_some_and(|(t, _)| t == task) {
             self.update_curr(cpu, now);
         }
-        let e = &mut self.entities[i];
-        let counted = e.queued;
-        e.queued = false;
-        e.on_rq = false;
+        let counted = self.dequeue_tree(i);
+        self.entities[i].on_rq = false;
         counted
     }
 
@@ -432,28 +458,30 @@ impl DlClass {
     /// the running task's runtime drops by its run since the last charge;
     /// at 0 (or yielded) it is throttled: out of the tree and of
     /// `nr_running`, with its replenishment timer at the next period
-    /// (replenished at once if that is past). Returns the time charged,
-    /// which 4.4 and 6.6 also count in the RT class's `rt_time`.
-    pub fn update_curr(&mut self, cpu: CpuId, now: u64) -> u64 {
-        let Some((task, start)) = self.curr[cpu.index()] else { return 0 };
+    /// (replenished at once if that is past). The time charged goes to the
+    /// `charged` outbox (the RT class's `rt_time` on 4.4 and 6.6), from
+    /// every caller: tick, kernel entry, block, preemption, yield.
+    pub fn update_curr(&mut self, cpu: CpuId, now: u64) {
+        let Some((task, start)) = self.curr[cpu.index()] else { return };
         let delta = now.saturating_sub(start);
         self.curr[cpu.index()] = Some((task, now));
         let i = task.index();
         if delta == 0 && !self.entities[i].yielded {
-            return 0;
+            return;
         }
         self.entities[i].runtime -= delta as i64;
+        if delta > 0 {
+            self.out.charged.push((cpu, delta));
+        }
         if self.entities[i].runtime <= 0 || self.entities[i].yielded {
             self.throttle(i, now);
         }
-        delta
     }
 
     fn throttle(&mut self, i: usize, now: u64) {
-        let e = &mut self.entities[i];
-        e.throttled = true;
-        let was_queued = e.queued;
-        e.queued = false;
+        self.entities[i].throttled = true;
+        let was_queued = self.dequeue_tree(i);
+        let e = &self.entities[i];
         let cpu = e.cpu;
         if !e.server && was_queued {
             self.out.counted.push((cpu, TaskId(i as u32), -1));
@@ -537,8 +565,8 @@ impl DlClass {
         }
         self.server_done(cpu, now);
         self.cancel_timer(i);
+        self.dequeue_tree(i);
         let e = &mut self.entities[i];
-        e.queued = false;
         e.active = false;
         e.defer_armed = false;
         e.throttled = false;
@@ -583,7 +611,7 @@ impl DlClass {
     pub fn server_idle(&mut self, cpu: CpuId, delta: u64) {
         let i = self.ntasks + cpu.index();
         let e = &mut self.entities[i];
-        if !e.server || !e.active || e.runtime < 0 || delta == 0 {
+        if !e.server || e.runtime < 0 || delta == 0 {
             return;
         }
         e.runtime -= delta as i64;
@@ -656,7 +684,14 @@ impl DlClass {
 
     #[inline]
     pub fn has_outbox(&self) -> bool {
-        !self.out.resched.is_empty() || !self.out.counted.is_empty() || !self.out.timers.is_empty()
+        !self.out.resched.is_empty()
+            || !self.out.counted.is_empty()
+            || !self.out.timers.is_empty()
+            || !self.out.charged.is_empty()
+    }
+
+    pub fn take_charged(&mut self) -> Vec<(CpuId, u64)> {
+        std::mem::take(&mut self.out.charged)
     }
 
     pub fn take_counted(&mut self) -> Vec<(CpuId, TaskId, i32)> {

@@ -120,6 +120,10 @@ pub struct RtClass {
     /// `rt_period_active`, the next expiry and its generation.
     pub timer_active: bool,
     timer_at: u64,
+    /// The expiry the timer kept when it stopped (`sched_rt_period_timer`
+    /// forwards before the pass that finds it idle): 6.6's restart fires
+    /// there if it is still ahead.
+    timer_stale: u64,
     timer_generation: u32,
     /// Outboxes the engine drains after each call.
     resched: Vec<CpuId>,
@@ -146,6 +150,7 @@ impl RtClass {
             distribute_prev: vec![0; ncpus],
             timer_active: false,
             timer_at: 0,
+            timer_stale: 0,
             timer_generation: 0,
             resched: Vec::new(),
             throttle_events: Vec::new(),
@@ -220,6 +225,13 @@ impl RtClass {
     /// CPU with no RT task (CPUPRI_NORMAL: fair and idle alike).
     fn cpupri(&self, cpu: CpuId) -> i32 {
         self.highest_prio(cpu)
+    }
+
+    /// `cpupri_find(…, NULL)`: whether an allowed CPU of the task's root
+    /// domain runs at a priority below the task's (no side effect).
+    pub fn cpupri_find(&self, task: TaskId, allowed: &CpuSet) -> bool {
+        let t = self.tasks[task.index()];
+        self.rd_span[t.cpu.index()].iter_and(allowed).any(|c| self.cpupri(c) > t.prio)
     }
 
     /// `find_lowest_rq` (4.4 rt.c:1550-1622; 6.6 rt.c:1880-1969): `cpupri_find`
@@ -420,22 +432,27 @@ impl RtClass {
         rq.rt_time += delta;
         if self.sched_rt_runtime_exceeded(cpu, now) {
             self.resched.push(cpu);
+            // 6.6 `update_curr_rt` (rt.c:1081-1082): an exceeded budget
+            // restarts a stopped period timer (4.4 leaves it to the enqueue).
+            if !self.bw.grid {
+                self.start_rt_bandwidth(now);
+            }
         }
-        // 6.6 `update_curr_rt`: `do_start_rt_bandwidth` if the timer stopped.
-        self.start_rt_bandwidth(now);
     }
 
     /// Deadline time counted against the RT budget (4.4 deadline.c:885-897,
     /// 6.6 1384-1396: `update_curr_dl` adds it to `rq->rt.rt_time`).
-    pub fn account_other(&mut self, cpu: CpuId, delta: u64, now: u64) {
+    /// Only gated by `sched_rt_bandwidth_account` (4.4 rt.c:615-621: the
+    /// period timer runs, or `rt_time` is under the runtime); it neither
+    /// starts the timer nor throttles: the RT task's next `update_curr_rt` does.
+    pub fn account_other(&mut self, cpu: CpuId, delta: u64) {
         if !self.bw.enabled || self.bw.runtime_ns.is_none() || delta == 0 {
             return;
         }
-        self.rqs[cpu.index()].rt_time += delta;
-        if self.sched_rt_runtime_exceeded(cpu, now) {
-            self.resched.push(cpu);
+        let rq = &mut self.rqs[cpu.index()];
+        if self.timer_active || rq.rt_time < rq.rt_runtime {
+            rq.rt_time += delta;
         }
-        self.start_rt_bandwidth(now);
     }
 
     /// `sched_rt_runtime_exceeded` (4.4 rt.c:883-924; 6.6 rt.c:998-1039).
@@ -503,17 +520,23 @@ impl RtClass {
 
     /// `start_rt_bandwidth` (from every RT enqueue, `inc_rt_group`): if the
     /// period timer is not running, start it. 4.4: first expiry at the next
-    /// multiple of the period (`hrtimer_forward_now(timer, rt_period)`);
-    /// 6.6+: at once (`hrtimer_forward_now(timer, 0)`), whose pass does
-    /// nothing at rt_time 0 but anchor the period there: modelled as the
-    /// next expiry one period on.
+    /// multiple of the period (`hrtimer_forward_now(timer, rt_period)` from
+    /// an expiry on that grid). 6.6+ (`do_start_rt_bandwidth`,
+    /// `hrtimer_forward_now(timer, 0)`, rt.c:115): at the expiry it kept
+    /// when it stopped if that is still ahead, else at once, with a pass.
     fn start_rt_bandwidth(&mut self, now: u64) {
         if !self.bw.enabled || self.bw.runtime_ns.is_none() || self.timer_active {
             return;
         }
         self.timer_active = true;
         let p = self.bw.period_ns;
-        let at = if self.bw.grid { (now / p + 1) * p } else { now + p };
+        let at = if self.bw.grid {
+            (now / p + 1) * p
+        } else if now < self.timer_stale {
+            self.timer_stale
+        } else {
+            now
+        };
         self.arm_timer(at);
     }
 
@@ -579,6 +602,7 @@ impl RtClass {
         }
         if idle && !any_throttled {
             self.timer_active = false;
+            self.timer_stale = now + self.bw.period_ns;
         } else {
             let at = now + self.bw.period_ns;
             self.arm_timer(at);

@@ -301,3 +301,70 @@ fn a_deadline_task_that_overruns_is_throttled_to_its_next_period() {
         assert_eq!(ins, want, "{v}");
     }
 }
+
+/// `dl_check_constrained_dl` (4.4.155 deadline.c:804-817, 6.12 2005-2006):
+/// a constrained task (10 ms every 100 ms, deadline 20 ms) that wakes at
+/// 35 ms, after its deadline (20 ms) but before its next period (100 ms),
+/// is throttled to 100 ms, not given a new instance at once.
+#[test]
+fn a_constrained_deadline_task_waking_late_waits_for_its_next_period() {
+    for v in ["4.4", "6.6", "6.18"] {
+        let sim = traced(&scenario(
+            v,
+            1,
+            "150ms",
+            "",
+            "[[tasks]]\nname = \"hog\"\nprogram = [{ run = \"100s\" }]\n\
+             [[tasks]]\nname = \"dl\"\npolicy = \"deadline\"\ndl_runtime = \"10ms\"\ndl_deadline = \"20ms\"\n\
+             dl_period = \"100ms\"\nprogram = [{ run = \"5ms\" }, { sleep = \"30ms\" }]\n",
+        ));
+        let dl_in: Vec<u64> = switch_ins(&sim).into_iter().filter(|(_, c)| c == "dl").map(|(t, _)| t / MS).collect();
+        assert_eq!(dl_in, [0, 100], "{v}");
+    }
+}
+
+/// On 4.4 and 6.6 a deadline task's time counts in `rt_time` (4.4
+/// deadline.c:885-897) at every charge, a block included: a deadline task
+/// running 1 ms of each 10 ms beside an RT hog makes RT and deadline use
+/// up 950 ms of each second, so the fair hog gets the rest, ~50 ms a second.
+#[test]
+fn deadline_time_counts_against_rt_throttling_on_4_4_and_6_6() {
+    for v in ["4.4", "6.6"] {
+        let sim = traced(&scenario(
+            v,
+            1,
+            "3s",
+            "",
+            "[[tasks]]\nname = \"fair\"\nprogram = [{ run = \"100s\" }]\n\
+             [[tasks]]\nname = \"rt\"\npolicy = \"fifo\"\nrt_priority = 1\nprogram = [{ run = \"100s\" }]\n\
+             [[tasks]]\nname = \"dl\"\npolicy = \"deadline\"\ndl_runtime = \"3ms\"\ndl_deadline = \"10ms\"\n\
+             program = [{ run = \"1ms\" }, { sleep_until = \"10ms\" }]\n",
+        ));
+        let fair = sim.task_runtime_ns(TaskId(0));
+        assert!((100 * MS..=160 * MS).contains(&fair), "{v}: fair ran {fair} ns in 3 s");
+    }
+}
+
+/// 6.6's period timer restarts at the expiry it kept when it went idle if
+/// that is still ahead (`do_start_rt_bandwidth`: `hrtimer_forward_now(timer,
+/// 0)`). RT runs 100..200 ms: the timer started at 100 ms (an immediate
+/// pass) fires at 1.1 s, takes the 100 ms of RT time and, with no RT task
+/// left, stops with 2.1 s kept. The hog from 1.4 s restarts it at 2.1 s
+/// (not 2.4 s), whose pass clears its 696 ms (the timer runs before the
+/// tick at the same instant), so 4 ms + 948 ms pass 950 ms at the tick at
+/// 3.048 s.
+#[test]
+fn the_6_6_rt_period_timer_keeps_its_phase_across_a_short_idle_stretch() {
+    let sim = traced(&scenario(
+        "6.6",
+        1,
+        "3200ms",
+        "",
+        "[[tasks]]\nname = \"fair\"\nprogram = [{ run = \"100s\" }]\n\
+         [[tasks]]\nname = \"rt\"\npolicy = \"fifo\"\nrt_priority = 1\nstart = \"100ms\"\n\
+         program = [{ run = \"100ms\" }, { sleep = \"1200ms\" }, { run = \"100s\" }]\n",
+    ));
+    let fair_after: Vec<u64> =
+        switch_ins(&sim).into_iter().filter(|(t, c)| c == "fair" && *t > 1_500 * MS).map(|(t, _)| t / MS).collect();
+    assert_eq!(fair_after, [3048], "{fair_after:?}");
+}
