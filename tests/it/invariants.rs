@@ -48,7 +48,15 @@ fn task(ncpus: usize, ntasks: usize) -> impl Strategy<Value = TaskGen> {
     (
         1..=3u32,
         -20..=19i32,
-        prop_oneof![6 => Just("normal"), 1 => Just("batch"), 1 => Just("idle")],
+        prop_oneof![
+            6 => Just("normal"),
+            1 => Just("batch"),
+            1 => Just("idle"),
+            1 => Just("fifo"),
+            1 => Just("rr"),
+            // A deadline task's root domain must be one CPU.
+            1 => Just(if ncpus == 1 { "deadline" } else { "fifo" })
+        ],
         proptest::option::of(proptest::collection::vec(any::<bool>(), ncpus)),
         0..10_000u64,
         proptest::option::of(1..5u32),
@@ -182,6 +190,12 @@ prop_compose! {
                 steps.push("{ run = \"100us\" }".into());
             }
             t += &format!("[[tasks]]\nname = \"t{i}\"\ncount = {}\nnice = {}\npolicy = \"{}\"\nstart = \"{}us\"\n", g.count, g.nice, g.policy, g.start_us);
+            match g.policy {
+                "fifo" | "rr" => t += &format!("rt_priority = {}\n", 1 + (g.nice + 20) * 98 / 39),
+                // 0.02 each: a full swarm stays within admission.
+                "deadline" => t += "dl_runtime = \"200us\"\ndl_deadline = \"5ms\"\ndl_period = \"10ms\"\n",
+                _ => {}
+            }
             if let Some(mask) = &g.cpus {
                 let list: Vec<String> = mask.iter().enumerate().filter(|(_, b)| **b).map(|(c, _)| c.to_string()).collect();
                 if !list.is_empty() {
@@ -191,7 +205,8 @@ prop_compose! {
             if let Some(n) = g.iterations {
                 t += &format!("iterations = {n}\n");
             }
-            if kernel >= 2 && let Some(us) = slices_us[i % slices_us.len()] {
+            let fair = matches!(g.policy, "normal" | "batch" | "idle");
+            if kernel >= 2 && fair && let Some(us) = slices_us[i % slices_us.len()] {
                 t += &format!("slice = \"{us}us\"\n");
             }
             let group = g.group % paths.len();

@@ -115,6 +115,10 @@ impl Checks<'_> {
         let mut nr = vec![0u32; rqs.len()];
         let mut throttled = vec![0u32; rqs.len()];
         for (i, t) in sim.world.tasks.iter().enumerate() {
+            if t.policy.class() != crate::sched::ClassKind::Fair {
+                self.above_fair_task(TaskId(i as u32))?;
+                continue;
+            }
             let se = cfs.se(EntityId(i as u32));
             if se.on_rq && cfs.throttled_hierarchy(se.cfs_rq) {
                 if t.state == TaskState::Running {
@@ -203,19 +207,116 @@ impl Checks<'_> {
             }
             let q = sim.core.classes.fair_internals().rq(rq.root);
             let counted = nr[c] - throttled[c];
-            if rq.nr_running != counted || q.h_nr_running != counted {
+            let cpu = CpuId(c as u16);
+            let (rt, dl) = (&sim.core.classes.rt, &sim.core.classes.dl);
+            let rt_counted = if rt.throttled(cpu) { 0 } else { rt.nr_running(cpu) };
+            let above = rt_counted + dl.nr_queued_tasks(cpu) as u32;
+            if rq.nr_running != counted + above || q.h_nr_running != counted {
                 return Err(format!(
-                    "cpu {c}: nr_running {} / h_nr_running {} but {} tasks ({} throttled) ({ctx})",
+                    "cpu {c}: nr_running {} / h_nr_running {} but {} fair tasks ({} throttled) and {above} RT/DL ({ctx})",
                     rq.nr_running, q.h_nr_running, counted, throttled[c]
                 ));
             }
+            self.class_order(cpu)?;
             let on_list = sim.core.cfs_tasks.len(CpuId(c as u16));
             if on_list != nr[c] {
                 return Err(format!("cpu {c}: {on_list} tasks on cfs_tasks but {} runnable ({ctx})", nr[c]));
             }
-            if rq.curr.is_none() && q.nr_running > 0 && !rq.resched_deferred {
+            let above_runnable = rt_counted > 0 || dl.has_queued(cpu);
+            if rq.curr.is_none() && (q.nr_running > 0 || above_runnable) && !rq.resched_deferred {
                 return Err(format!("cpu {c} is idle with {} runnable tasks queued ({ctx})", q.nr_running));
             }
+        }
+        Ok(())
+    }
+
+    /// An RT or deadline task's state against its class's queue: running
+    /// or runnable tasks are queued there (a deadline task throttled
+    /// counts as wanting the CPU), blocked ones are not; it runs on one CPU
+    /// only, inside its affinity. A deadline task never holds more than
+    /// its runtime and overruns it by at most one tick (no HRTICK_DL).
+    fn above_fair_task(&self, task: TaskId) -> Result<(), String> {
+        let (sim, ctx) = (self.sim, &self.ctx);
+        let t = &sim.world.tasks[task.index()];
+        let (rt, dl) = (&sim.core.classes.rt, &sim.core.classes.dl);
+        let is_dl = t.policy.class() == crate::sched::ClassKind::Deadline;
+        let on_rq = if is_dl { dl.on_rq(task) } else { rt.on_rq(task) };
+        let running_on: Vec<usize> = (0..sim.core.rqs.len()).filter(|&c| sim.core.rqs[c].curr == Some(task)).collect();
+        if running_on.len() > 1 {
+            return Err(format!("{} runs on CPUs {running_on:?} at once ({ctx})", t.comm));
+        }
+        let rq = &sim.core.rqs[t.cpu.index()];
+        let is_curr = rq.curr == Some(task);
+        match t.state {
+            TaskState::Running | TaskState::Runnable if !on_rq => {
+                return Err(format!("{} is {:?} but not on its class's queue ({ctx})", t.comm, t.state));
+            }
+            TaskState::Runnable if is_curr => return Err(format!("{} is Runnable but curr ({ctx})", t.comm)),
+            TaskState::Running if !is_curr => return Err(format!("{} is Running but not curr ({ctx})", t.comm)),
+            TaskState::Blocked(_) | TaskState::Exited | TaskState::Unstarted
+                if on_rq && !(is_curr && rq.need_resched) =>
+            {
+                return Err(format!("{} is {:?} but queued ({ctx})", t.comm, t.state));
+            }
+            _ => {}
+        }
+        if !t.affinity.contains(t.cpu) && t.state != TaskState::Unstarted {
+            return Err(format!("{} is on CPU {} outside its affinity ({ctx})", t.comm, t.cpu));
+        }
+        if is_dl {
+            let p = sim.world.spec.tasks[t.spec].dl.expect("a deadline task has its parameters");
+            let (runtime, _) = dl.task_budget(task);
+            let tick = sim.world.clock.tick_ns as i64;
+            if runtime > p.runtime_ns as i64 || runtime < -tick {
+                return Err(format!(
+                    "{}: runtime left {runtime} ns outside [-tick, {}] ({ctx})",
+                    t.comm, p.runtime_ns
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// A lower class never runs while a higher one is runnable on that
+    /// CPU, except where the kernel lets it: the RT queue throttled
+    /// (`sched_rt_runtime_us`) or the fair server serving fair tasks (a
+    /// deadline entity), and a reschedule pending in this instant. The
+    /// running RT task is the best queued one. RT time per period stays
+    /// within the runtime, overrun by at most a tick.
+    fn class_order(&self, cpu: CpuId) -> Result<(), String> {
+        let (sim, ctx) = (self.sim, &self.ctx);
+        let rq = &sim.core.rqs[cpu.index()];
+        if rq.need_resched || rq.resched_deferred {
+            return Ok(());
+        }
+        let (rt, dl) = (&sim.core.classes.rt, &sim.core.classes.dl);
+        let class = rq.curr.map(|t| sim.world.tasks[t.index()].policy.class());
+        use crate::sched::ClassKind;
+        let dl_task_queued = dl.nr_queued_tasks(cpu) > 0;
+        let rt_runnable = rt.nr_running(cpu) > 0 && !rt.throttled(cpu);
+        let bad = match class {
+            Some(ClassKind::Fair) => dl_task_queued || (rt_runnable && !dl.server_running(cpu)),
+            Some(ClassKind::Rt) => {
+                dl.has_queued(cpu)
+                    || rt.throttled(cpu)
+                    || rq.curr.is_some_and(|c| rt.prio(c) > rt.highest_prio(cpu))
+            }
+            _ => false,
+        };
+        if bad {
+            return Err(format!(
+                "cpu {cpu}: a {:?} task runs while a higher class is runnable (RT queued {}, throttled {}, DL queued {}, server {}) ({ctx})",
+                class,
+                rt.nr_running(cpu),
+                rt.throttled(cpu),
+                dl.has_queued(cpu),
+                dl.server_running(cpu)
+            ));
+        }
+        let (rt_time, rt_runtime) = rt.budget(cpu);
+        let bw = rt.bandwidth();
+        if bw.enabled && bw.runtime_ns.is_some() && rt_time > rt_runtime.max(bw.period_ns) + sim.world.clock.tick_ns {
+            return Err(format!("cpu {cpu}: rt_time {rt_time} past runtime {rt_runtime} by more than a tick ({ctx})"));
         }
         Ok(())
     }
