@@ -117,8 +117,12 @@ impl Core {
     /// waiting tasks' delays.
     #[inline]
     pub fn apply_class_resched(&mut self, w: &mut World) {
-        self.apply_rt(w);
-        self.apply_dl(w);
+        if self.classes.rt.has_outbox() {
+            self.apply_rt(w);
+        }
+        if self.classes.dl.has_outbox() {
+            self.apply_dl(w);
+        }
         while let Some(cpu) = self.classes.fair_mut().pop_resched() {
             if self.rqs[cpu.index()].curr.is_some() {
                 self.resched_curr(cpu);
@@ -262,7 +266,9 @@ impl Core {
         next: Option<TaskId>,
         w: &mut World,
     ) -> Option<TaskId> {
-        self.charge_fair_server(cpu, w);
+        if self.fair_server {
+            self.charge_fair_server(cpu, w);
+        }
         let now = w.now();
         w.recorder.count_switch(cpu, now);
         let fair = self.classes.fair();

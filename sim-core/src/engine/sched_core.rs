@@ -31,7 +31,9 @@ impl Core {
         if curr.is_none() && w.spec.machine.nohz_idle {
             return; // stopped at idle entry (context_switch)
         }
-        self.charge_fair_server(cpu, w);
+        if self.fair_server {
+            self.charge_fair_server(cpu, w);
+        }
         if let Some(curr) = curr {
             if Self::class_of(curr, w) == ClassKind::Deadline {
                 self.update_curr_dl(cpu, w); // task_tick_dl

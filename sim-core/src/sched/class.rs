@@ -217,11 +217,14 @@ impl<F: SchedClass + ClassState> ClassChain<F> {
             Some((ClassKind::Deadline, se)) => self.dl.put_prev_task(crate::ids::TaskId(se.0), now),
             _ => {}
         }
-        self.dl.server_done(cpu, now);
+        if self.dl.has_server() {
+            self.dl.server_done(cpu, now);
+        }
         for class in ClassKind::ORDER {
             match class {
                 // Not modelled: no stop task.
                 ClassKind::Stop => {}
+                ClassKind::Deadline if !self.dl.has_queued(cpu) => {}
                 ClassKind::Deadline => {
                     // Each empty server pick stops or throttles the server: bounded by one per CPU.
                     for _ in 0..2 {

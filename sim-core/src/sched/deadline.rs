@@ -150,6 +150,7 @@ impl DlClass {
     }
 
     /// Whether the fair server runs on this machine.
+    #[inline(always)]
     pub fn has_server(&self) -> bool {
         self.server_stop.is_some()
     }
@@ -682,7 +683,7 @@ impl DlClass {
 
     // ------------------------------------------------------------ outboxes
 
-    #[inline]
+    #[inline(always)]
     pub fn has_outbox(&self) -> bool {
         !self.out.resched.is_empty()
             || !self.out.counted.is_empty()

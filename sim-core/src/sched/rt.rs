@@ -624,7 +624,7 @@ impl RtClass {
     }
 
     /// Whether any outbox holds something.
-    #[inline]
+    #[inline(always)]
     pub fn has_outbox(&self) -> bool {
         !self.resched.is_empty() || !self.throttle_events.is_empty() || self.timer_request.is_some()
     }
