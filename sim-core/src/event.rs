@@ -51,11 +51,14 @@ pub enum Event {
     /// A deadline entity's timer (`dl_task_timer`, `dl_server_timer`):
     /// `entity` is a task id, or `tasks + cpu` for a CPU's fair server.
     DlTimer { entity: u32, generation: u32 },
+    /// RT_PUSH_IPI's push chain for `cpu`, which lowered its RT priority
+    /// (`tell_cpu_to_push` → `rto_push_irq_work_func` on each overloaded CPU).
+    RtPushIpi { cpu: CpuId },
 }
 
 impl Event {
     /// Names of the kinds, indexed by `kind()` (for event counts per kind).
-    pub const KINDS: [&'static str; 17] = [
+    pub const KINDS: [&'static str; 18] = [
         "tick",
         "hrtick",
         "task_start",
@@ -73,6 +76,7 @@ impl Event {
         "limiter_grant",
         "rt_period_timer",
         "dl_timer",
+        "rt_push_ipi",
     ];
 
     /// This event's index in `KINDS`.
@@ -95,6 +99,7 @@ impl Event {
             Event::LimiterGrant { .. } => 14,
             Event::RtPeriodTimer { .. } => 15,
             Event::DlTimer { .. } => 16,
+            Event::RtPushIpi { .. } => 17,
         }
     }
 }

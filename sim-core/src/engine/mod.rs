@@ -416,6 +416,7 @@ impl Simulation {
             }
             Event::RtPeriodTimer { .. } => core.rt_period_timer(w),
             Event::DlTimer { entity, .. } => core.dl_timer(entity, w),
+            Event::RtPushIpi { cpu } => core.pull_rt_task(cpu, w),
             Event::LimiterAdjust { limiter } => Limiters(&mut self.limiters).adjust(limiter, w),
             Event::LimiterGrant { limiter, .. } => Limiters(&mut self.limiters).grant(limiter, w),
         }

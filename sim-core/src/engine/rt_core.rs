@@ -206,7 +206,8 @@ impl Core {
     /// The pull (`pull_rt_task`, 4.4 rt.c:1968-2044) as RT_PUSH_IPI runs it
     /// (default on in all four versions): `cpu` lowered its RT priority, so
     /// every other overloaded CPU of its root domain, in CPU order, pushes
-    /// its tasks to wherever `find_lowest_rq` says (`rto_push_irq_work_func`).
+    /// its tasks to wherever `find_lowest_rq` says (`rto_push_irq_work_func`),
+    /// not necessarily to `cpu`.
     pub(super) fn pull_rt_task(&mut self, cpu: CpuId, w: &mut World) {
         let span = self.classes.rt.rd_span(cpu).clone();
         for src in span.iter() {
@@ -283,14 +284,20 @@ impl Core {
 
     /// The RT half of `__schedule`'s pick: before it, a CPU whose RT
     /// priority dropped (its RT task blocked) pulls (`need_pull_rt_task`;
-    /// 4.4 in `pick_next_task_rt`, 6.x `balance_rt`).
+    /// 4.4 in `pick_next_task_rt`, 6.x `balance_rt`). With RT_PUSH_IPI (on
+    /// in all four versions) that only queues the push chain's irq work
+    /// (`tell_cpu_to_push`): this `__schedule` goes on (a newidle balance,
+    /// the pick) and the overloaded CPUs push at the next event, at the
+    /// same instant.
     pub(super) fn rt_balance(&mut self, cpu: CpuId, prev: Option<TaskId>, w: &mut World) {
         let Some(p) = prev else { return };
         if Self::class_of(p, w) != ClassKind::Rt || self.classes.rt.on_rq(p) {
             return;
         }
-        if self.classes.rt.highest_prio(cpu) > self.classes.rt.prio(p) {
-            self.pull_rt_task(cpu, w);
+        let span = self.classes.rt.rd_span(cpu);
+        let overloaded = span.iter().any(|c| c != cpu && self.classes.rt.overloaded(c));
+        if overloaded && self.classes.rt.highest_prio(cpu) > self.classes.rt.prio(p) {
+            w.queue.push(w.clock.now, Event::RtPushIpi { cpu });
         }
     }
 
