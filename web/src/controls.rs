@@ -5,8 +5,8 @@
 
 use serde_json::{Value, json};
 use sim_core::{
-    HZ_CHOICES, KernelModel, SYSCTL_GRANULARITY_NS, SYSCTL_WAKEUP_GRANULARITY_NS, Scenario, ScenarioSpec,
-    THREADS_PER_CORE_MAX, cpu_list,
+    HZ_CHOICES, KernelModel, Policy, SYSCTL_GRANULARITY_NS, SYSCTL_WAKEUP_GRANULARITY_NS, Scenario, ScenarioSpec,
+    THREADS_PER_CORE_MAX, TaskSpec, cpu_list,
 };
 
 /// The range the `cfs.base_slice_ns` slider offers: 10 µs up to what the
@@ -15,6 +15,29 @@ const BASE_SLICE_NS: (u64, u64) = (10_000, u32::MAX as u64);
 
 /// Shortest and longest duration the duration slider offers.
 const DURATION_NS: (u64, u64) = (10_000_000, 60_000_000_000);
+
+/// The range the fair server's sliders offer: 10 µs (the runtime's slider
+/// also goes to 0, the server off) up to the longest period debugfs takes
+/// (6.12 debug.c `sched_fair_server_write`: 100 µs to 1 << 22 µs; the core
+/// checks the period's lower bound and runtime ≤ period).
+const FAIR_SERVER_NS: (u64, u64) = (10_000, (1 << 22) * 1_000);
+
+/// The range the deadline sliders offer: 10 µs up to
+/// `sched_deadline_period_max_us` (4.194304 s; the core checks
+/// `__checkparam_dl`: at least 1024 ns of runtime, runtime ≤ deadline ≤ period).
+const DL_NS: (u64, u64) = (10_000, (1 << 22) * 1_000);
+
+/// `sched_rt_period_us` and `sched_rt_runtime_us` are ints (`sched_rt_handler`).
+const RT_SYSCTL_MAX: i64 = i32::MAX as i64;
+
+/// The `sched_priority` a task switched to fifo or rr gets (its control
+/// then moves it): the middle of 1..99, where `chrt -f 50` puts threads.
+const RT_PRIORITY_NEW: u8 = 50;
+
+/// The CBS reservation a task switched to deadline gets (its sliders then
+/// move it): 1 ms every 10 ms, as `chrt -d --sched-runtime 1000000
+/// --sched-deadline 10000000`; the period follows the deadline.
+const DL_NEW_NS: (u64, u64) = (1_000_000, 10_000_000);
 
 /// `text` as the TOML value an override sends (`"4.4"` must stay a string).
 fn quoted(text: &str) -> String {
@@ -96,6 +119,7 @@ pub fn describe(base: &Scenario, cur: &Scenario) -> Value {
     fair_controls(&mut controls, b, mb, c);
     // After the CFS sliders: on a phone the first slider stays next to the histogram.
     machine_controls(&mut controls, b, c);
+    rt_controls(&mut controls, b, mb, c);
     group_controls(&mut controls, b, c);
     device_controls(&mut controls, b, c);
     json!({
@@ -196,6 +220,229 @@ fn machine_controls(out: &mut Vec<Value>, b: &ScenarioSpec, c: &ScenarioSpec) {
         bm.nohz_idle,
         "CONFIG_NO_HZ_IDLE; an idle CPU's load is balanced by nohz_idle_balance.",
     ));
+}
+
+/// The classes above fair, machine-wide: the RT sysctls of every model,
+/// and from 6.12 `CONFIG_RT_GROUP_SCHED` and the fair server (the keys
+/// `KernelModel::lacks_setting` names lacking on 4.4 and 6.6: not offered
+/// there, and model-specific, so the kernel selector drops them). `mb` is
+/// the scenario under `c`'s model (those controls' defaults). Bad values
+/// (a runtime above its period, …) are the core's errors.
+fn rt_controls(out: &mut Vec<Value>, b: &ScenarioSpec, mb: &ScenarioSpec, c: &ScenarioSpec) {
+    let section = "RT and deadline";
+    let runtime_us = |s: &ScenarioSpec| s.rt.runtime_ns.map_or(-1, |ns| (ns / 1_000) as i64);
+    let mut ctl = number(
+        "rt.sched_rt_runtime_us",
+        "sched_rt_runtime_us",
+        section,
+        runtime_us(c),
+        runtime_us(b),
+        (-1, RT_SYSCTL_MAX),
+        "µs",
+    );
+    ctl["help"] = "RT tasks' CPU time per period, -1 for no limit (kernel.sched_rt_runtime_us): 4.4 and 6.6 \
+                   throttle RT tasks past it; 6.12+ only with rt_group_sched (the fair server keeps fair tasks \
+                   running instead). Also the cap of deadline admission."
+        .into();
+    out.push(ctl);
+    let period_us = |s: &ScenarioSpec| (s.rt.period_ns / 1_000) as i64;
+    let mut ctl = number(
+        "rt.sched_rt_period_us",
+        "sched_rt_period_us",
+        section,
+        period_us(c),
+        period_us(b),
+        (1, RT_SYSCTL_MAX),
+        "µs",
+    );
+    ctl["help"] = "The period of RT throttling and of deadline admission's cap (kernel.sched_rt_period_us).".into();
+    out.push(ctl);
+    // The core keeps the slice in ticks (msecs_to_jiffies rounds up): shown
+    // in whole ms rounded down, which sent back gives the same ticks.
+    let rr_ms = |s: &ScenarioSpec| {
+        (u64::from(s.rt.rr_timeslice_ticks) * 1_000 / u64::from(s.hz.max(1))).min(RT_SYSCTL_MAX as u64) as i64
+    };
+    let mut ctl = number(
+        "rt.sched_rr_timeslice_ms",
+        "sched_rr_timeslice_ms",
+        section,
+        rr_ms(c),
+        rr_ms(b),
+        (1, RT_SYSCTL_MAX),
+        "ms",
+    );
+    ctl["help"] = "SCHED_RR's time slice among tasks of equal priority (kernel.sched_rr_timeslice_ms), in \
+                   whole ticks (rounded up); 0 restores 100 ms."
+        .into();
+    out.push(ctl);
+    if !c.kernel.lacks_setting("rt.rt_group_sched") {
+        out.push(model_specific(toggle(
+            "rt.rt_group_sched",
+            "rt_group_sched (CONFIG_RT_GROUP_SCHED)",
+            section,
+            c.rt.group_sched,
+            mb.rt.group_sched,
+            "From 6.12, RT throttling by sched_rt_runtime_us exists only in kernels built with \
+             CONFIG_RT_GROUP_SCHED (distributions build without it).",
+        )));
+    }
+    if let Some((runtime, period)) = c.rt.fair_server.filter(|_| !c.kernel.lacks_setting("fair_server.runtime")) {
+        let (b_runtime, b_period) = mb.rt.fair_server.unwrap_or((runtime, period));
+        let mut ctl = log_slider(
+            "fair_server.runtime",
+            "fair server runtime",
+            section,
+            runtime,
+            b_runtime,
+            FAIR_SERVER_NS,
+            "The fair deadline server's runtime per period on each CPU (6.12+ debugfs \
+             sched/fair_server/cpuN/runtime): what fair tasks get while RT tasks would take the CPU. \
+             At the left end, 0: the server is off.",
+        );
+        ctl["zero"] = "0 (off)".into();
+        out.push(model_specific(ctl));
+        out.push(model_specific(log_slider(
+            "fair_server.period",
+            "fair server period",
+            section,
+            period,
+            b_period,
+            (100_000, FAIR_SERVER_NS.1),
+            "The fair server's period (debugfs sched/fair_server/cpuN/period; 100 µs to 4.194304 s).",
+        )));
+    }
+}
+
+/// A task's scheduling class: its policy, its RT priority (enabled for
+/// fifo and rr only) and, for a deadline task, its CBS parameters.
+///
+/// An override can set a key, never remove one, so the policy select
+/// offers the policies an override can reach: a task the file makes fifo
+/// or rr keeps its `rt_priority` (fifo and rr only), a deadline task its
+/// `dl_*` (deadline only). Each option carries `"also"`, the other
+/// overrides to set (`[key, value]`) or drop (`[key, null]`) with it, so
+/// the priority or reservation a policy needs comes with it and goes with
+/// it ([`class_companions`]).
+fn class_controls(out: &mut Vec<Value>, bt: &TaskSpec, ct: &TaskSpec, section: &str) {
+    let key = |k: &str| format!("tasks.{}.{k}", ct.name);
+    let all = [Policy::Normal, Policy::Batch, Policy::Idle, Policy::Fifo, Policy::Rr, Policy::Deadline];
+    let reachable = |p: &Policy| match bt.policy {
+        Policy::Fifo | Policy::Rr => p.is_rt(),
+        Policy::Deadline => *p == Policy::Deadline,
+        _ => true,
+    };
+    let options: Vec<Value> = all
+        .iter()
+        .filter(|p| reachable(p))
+        .map(|&p| {
+            let also: Vec<Value> = class_companions(p, bt, ct).into_iter().map(|(k, v)| json!([key(k), v])).collect();
+            json!({ "value": quoted(p.name()), "label": policy_label(p), "also": also })
+        })
+        .collect();
+    let help = match bt.policy {
+        Policy::Fifo | Policy::Rr => {
+            "The scenario gives this task an rt_priority, which an override cannot remove: to make it \
+             fair, edit the scenario's text."
+        }
+        Policy::Deadline => {
+            "The scenario gives this task deadline parameters, which an override cannot remove: to \
+             change its class, edit the scenario's text."
+        }
+        _ => {
+            "sched_setattr's policy. fifo and rr run above every fair task (RT class); deadline above \
+             those (CBS and EDF), on a root domain of one CPU here (global EDF is not modelled yet: \
+             isolate a CPU)."
+        }
+    };
+    out.push(json!({
+        "key": key("policy"), "label": "policy", "section": section, "kind": "select",
+        "value": quoted(ct.policy.name()), "default": quoted(bt.policy.name()), "options": options, "help": help,
+    }));
+    let mut prio = number(
+        &key("rt_priority"),
+        "RT priority (sched_priority)",
+        section,
+        ct.rt_priority,
+        bt.rt_priority,
+        (1, 99),
+        "",
+    );
+    prio["help"] = "1 to 99, higher runs first (chrt -f/-r N); for fifo and rr only.".into();
+    if !ct.policy.is_rt() {
+        prio["disabled"] = true.into();
+    }
+    out.push(prio);
+    let Some(dl) = ct.dl else { return };
+    // No default where the file gives none: every position sends its value.
+    let base = bt.dl;
+    let sliders = [
+        (
+            "dl_runtime",
+            "runtime (sched_runtime)",
+            dl.runtime_ns,
+            base.map(|d| d.runtime_ns),
+            "CPU time reserved per period (CBS); at most the deadline.",
+        ),
+        (
+            "dl_deadline",
+            "deadline (sched_deadline)",
+            dl.deadline_ns,
+            base.map(|d| d.deadline_ns),
+            "Relative deadline of each period's runtime (EDF orders by it); at most the period.",
+        ),
+        (
+            "dl_period",
+            "period (sched_period)",
+            dl.period_ns,
+            base.map(|d| d.period_ns),
+            "The reservation's period; without one it equals the deadline.",
+        ),
+    ];
+    for (k, label, value, default, help) in sliders {
+        out.push(log_slider(&key(k), label, section, value, default.unwrap_or(0), DL_NS, help));
+    }
+}
+
+/// The overrides a change from `ct`'s policy to `p` brings with it
+/// (`None`: drop the key's override). Only keys the file leaves out are the
+/// page's to set: fifo and rr need an `rt_priority` (a task that has one
+/// keeps it, else [`RT_PRIORITY_NEW`]) and every other policy refuses one;
+/// deadline needs a runtime and a deadline ([`DL_NEW_NS`]; the period
+/// follows the deadline) and every other policy refuses them.
+fn class_companions(p: Policy, bt: &TaskSpec, ct: &TaskSpec) -> Vec<(&'static str, Option<String>)> {
+    let mut also = Vec::new();
+    if !bt.policy.is_rt() {
+        match (p.is_rt(), ct.policy.is_rt()) {
+            (true, false) => also.push(("rt_priority", Some(RT_PRIORITY_NEW.to_string()))),
+            (false, true) => also.push(("rt_priority", None)),
+            _ => {}
+        }
+    }
+    let deadline = Policy::Deadline;
+    if bt.policy != deadline {
+        match (p == deadline, ct.policy == deadline) {
+            (true, false) => {
+                let ms = |ns: u64| quoted(&format!("{}ms", ns / 1_000_000));
+                also.push(("dl_runtime", Some(ms(DL_NEW_NS.0))));
+                also.push(("dl_deadline", Some(ms(DL_NEW_NS.1))));
+            }
+            (false, true) => also.extend(["dl_runtime", "dl_deadline", "dl_period"].map(|k| (k, None))),
+            _ => {}
+        }
+    }
+    also
+}
+
+fn policy_label(p: Policy) -> String {
+    let kernel = match p {
+        Policy::Normal => "SCHED_NORMAL",
+        Policy::Batch => "SCHED_BATCH",
+        Policy::Idle => "SCHED_IDLE",
+        Policy::Fifo => "SCHED_FIFO",
+        Policy::Rr => "SCHED_RR",
+        Policy::Deadline => "SCHED_DEADLINE",
+    };
+    format!("{} ({kernel})", p.name())
 }
 
 /// A control whose key exists in one model only (its override is dropped
@@ -378,6 +625,7 @@ fn group_controls(out: &mut Vec<Value>, b: &ScenarioSpec, c: &ScenarioSpec) {
             ));
         }
         out.push(number(&key("nice"), "nice", &section, ct.nice, bt.nice, (-20, 19), ""));
+        class_controls(out, bt, ct, &section);
     }
 }
 

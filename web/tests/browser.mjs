@@ -13,7 +13,9 @@
 // readable chart text; a desktop: one scrolling document, no horizontal
 // overflow); no request fails (favicon); errors sit by the field at fault,
 // naming the scenario; the share link; the kernel selector (settings.kernel,
-// the model's sliders and features, the CLI's bytes under --set kernel.version); the simulation runs in a
+// the model's sliders and features, the CLI's bytes under --set kernel.version); a task's policy with its
+// RT priority, a bad priority's error by its control, the fair server's sliders on 6.18 (off at the left
+// end), a deadline reservation's sliders, each run equal to the CLI under the same --set; the simulation runs in a
 // Web Worker (main-thread long tasks and heartbeat gaps during a jmx run); "Compare variants" runs the base
 // and every variant in a pool of workers, streaming rows, its figures equal to `sim-cli compare --json`.
 // Prints timings (change to chart, wasm/native, compare parallel vs one after another) and the screenshot
@@ -492,6 +494,90 @@ await test('the kernel selector switches the model: settings.kernel, the sliders
   assert((await page.evaluate(() => window.schedlab.report)) === initial, 'the 4.4 report again');
   await page.screenshot({ path: join(shots, '12-kernel-selector.png'), fullPage: true });
   assert(page.errors.length === 0, `page errors: ${page.errors}`);
+  await page.close();
+});
+
+/// A task's CPU time in a report, over its instances.
+const ranNs = (r, task) => r.tasks.filter((t) => t.name === task).reduce((n, t) => n + t.runtime_ns, 0);
+
+await test('RT and deadline: a policy brings its priority, a bad priority by its field, the fair server on 6.18 and off, a deadline reservation', async () => {
+  const file = 'scenarios/two-hogs.toml';
+  const page = await open(`?scenario=${file}`);
+  const initial = await page.evaluate(() => window.schedlab.report);
+  const policy = '[data-key="tasks.hog-b.policy"]';
+  const prio = '[data-key="tasks.hog-b.rt_priority"]';
+  const count = (key) => page.locator(`[data-key="${key}"]`).count();
+  assert(await page.isDisabled(prio), 'a fair task\'s RT priority is disabled');
+  for (const key of ['rt.sched_rt_runtime_us', 'rt.sched_rt_period_us', 'rt.sched_rr_timeslice_ms']) {
+    assert((await count(key)) === 1, `${key} offered`);
+  }
+  assert((await count('fair_server.runtime')) === 0 && (await count('rt.rt_group_sched')) === 0, 'no fair server on 4.4');
+  const fair = ranNs(JSON.parse(initial), 'hog-a');
+  // fifo: the priority comes along (and the priority control comes alive).
+  let state = await rerun(page, () => page.selectOption(policy, '"fifo"'));
+  assert(state === 'done', `${state}: ${await page.textContent('#error')}`);
+  let sets = (await page.inputValue('#overrides')).split('\n');
+  assert(JSON.stringify(sets) === JSON.stringify(['tasks.hog-b.policy="fifo"', 'tasks.hog-b.rt_priority=50']), `overrides: ${sets}`);
+  assert(!(await page.isDisabled(prio)) && (await page.inputValue(prio)) === '50', 'the priority control shows 50');
+  const args = () => [file, ...sets.flatMap((kv) => ['--set', kv])];
+  assert((await page.evaluate(() => window.schedlab.report)) === native(args()).json, `the report equals sim-cli run ${sets.map((kv) => `--set '${kv}'`).join(' ')} --json`);
+  const throttled = ranNs(await report(page), 'hog-a');
+  assert(throttled < fair / 5, `hog-a ran ${ms(fair)}, then ${ms(throttled)} beside a fifo hog`);
+  figures.push(`two-hogs, hog-b fifo 50: hog-a's CPU time ${ms(fair)} -> ${ms(throttled)} (4.4 RT throttling, 950 ms of each 1 s)`);
+  // A priority out of range: the core's message, under that control.
+  state = await rerun(page, async () => {
+    await page.fill(prio, '100');
+    await page.press(prio, 'Enter');
+  });
+  assert(state === 'error', state);
+  const err = await page.textContent('#error');
+  assert(err.includes('tasks.hog-b.rt_priority') && err.includes('100 is not an RT priority: 1 to 99'), err);
+  const gap = await page.evaluate((sel) => document.getElementById('error').getBoundingClientRect().top - document.querySelector(sel).getBoundingClientRect().bottom, prio);
+  assert(gap >= 0 && gap < 30, `the error box starts ${gap} px below the RT priority control`);
+  assert((await page.getAttribute(prio, 'aria-invalid')) === 'true', 'the control is marked invalid');
+  await page.locator('#error').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(shots, '17-rt-priority-error.png') });
+  state = await rerun(page, async () => {
+    await page.fill(prio, '90');
+    await page.press(prio, 'Enter');
+  });
+  assert(state === 'done' && (await page.isHidden('#error')), `${state}: error cleared`);
+  // 6.18: the fair server's sliders; at the runtime slider's left end the server is off and hog-a starves.
+  state = await rerun(page, () => page.selectOption('[data-key="kernel.version"]', '"6.18"'));
+  assert(state === 'done', `${state}: ${await page.textContent('#error')}`);
+  const runtime = page.locator('[data-key="fair_server.runtime"]');
+  assert((await runtime.getAttribute('aria-valuetext')) === 'fair server runtime 50 ms', await runtime.getAttribute('aria-valuetext'));
+  assert((await count('fair_server.period')) === 1 && (await count('rt.rt_group_sched')) === 1, 'the 6.12+ controls');
+  const served = ranNs(await report(page), 'hog-a');
+  await runtime.focus();
+  state = await rerun(page, () => page.keyboard.press('Home'));
+  assert(state === 'done', `${state}: ${await page.textContent('#error')}`);
+  sets = (await page.inputValue('#overrides')).split('\n');
+  assert(sets.includes('fair_server.runtime="0ms"'), `overrides: ${sets}`);
+  assert((await runtime.getAttribute('aria-valuetext')) === 'fair server runtime 0 (off)', await runtime.getAttribute('aria-valuetext'));
+  assert((await page.evaluate(() => window.schedlab.report)) === native(args()).json, `the report equals sim-cli run ${sets.map((kv) => `--set '${kv}'`).join(' ')} --json`);
+  const off = ranNs(await report(page), 'hog-a');
+  assert(served > 0 && off === 0, `hog-a ran ${ms(served)} with the fair server, ${ms(off)} without`);
+  figures.push(`two-hogs under 6.18, hog-b fifo 90: hog-a's CPU time ${ms(served)} with the fair server (50 ms per 1 s), ${ms(off)} with it off`);
+  await page.screenshot({ path: join(shots, '18-fair-server.png'), fullPage: true });
+  // Back to 4.4: the fair server's override goes with its model; then normal again: no override left.
+  state = await rerun(page, () => page.selectOption('[data-key="kernel.version"]', '"4.4"'));
+  assert(state === 'done' && (await count('fair_server.runtime')) === 0, `${state}: ${await page.textContent('#error')}`);
+  // deadline: the priority goes, a reservation (1 ms per 10 ms) comes with its sliders.
+  state = await rerun(page, () => page.selectOption(policy, '"deadline"'));
+  assert(state === 'done', `${state}: ${await page.textContent('#error')}`);
+  sets = (await page.inputValue('#overrides')).split('\n');
+  assert(JSON.stringify(sets) === JSON.stringify(['tasks.hog-b.policy="deadline"', 'tasks.hog-b.dl_runtime="1ms"', 'tasks.hog-b.dl_deadline="10ms"']), `overrides: ${sets}`);
+  assert(await page.isDisabled(prio), 'no RT priority for a deadline task');
+  const deadline = page.locator('[data-key="tasks.hog-b.dl_deadline"]');
+  assert((await deadline.getAttribute('aria-valuetext')) === 'deadline (sched_deadline) 10 ms' && (await count('tasks.hog-b.dl_period')) === 1, await deadline.getAttribute('aria-valuetext'));
+  assert((await page.evaluate(() => window.schedlab.report)) === native(args()).json, `the report equals sim-cli run ${sets.map((kv) => `--set '${kv}'`).join(' ')} --json`);
+  figures.push(`two-hogs, hog-b deadline 1 ms / 10 ms: hog-a's CPU time ${ms(ranNs(await report(page), 'hog-a'))}, hog-b's ${ms(ranNs(await report(page), 'hog-b'))}`);
+  state = await rerun(page, () => page.selectOption(policy, '"normal"'));
+  assert(state === 'done' && (await page.inputValue('#overrides')) === '', `${state}: ${await page.inputValue('#overrides')}`);
+  assert((await count('tasks.hog-b.dl_runtime')) === 0, 'the deadline sliders go with the policy');
+  assert((await page.evaluate(() => window.schedlab.report)) === initial, 'the first report again');
+  assert(page.errors.length === 0 && page.failed.length === 0, `page errors: ${page.errors}; ${page.failed}`);
   await page.close();
 });
 

@@ -22,7 +22,8 @@ import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '../..');
-const cli = join(repo, 'target/release/sim-cli');
+// The release sim-cli web/determinism-test.sh built: under CARGO_TARGET_DIR when set (as browser.mjs).
+const cli = join(resolve(repo, process.env.CARGO_TARGET_DIR || 'target'), 'release/sim-cli');
 /// Events per Explorer.step call: the page's chunks are smaller and adaptive,
 /// but the report must not depend on them (tests/it/explosive.rs, web's unit tests).
 const CHUNK = 1_000_000;

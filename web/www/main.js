@@ -210,19 +210,25 @@ function controlRow(c) {
   const out = document.createElement('output');
   out.htmlFor = id;
   const changed = c.value !== c.default;
+  // A log slider's position as ns; with `c.zero` (what 0 means, e.g. "0 (off)")
+  // one position left of the range stands for 0.
+  const lowest = Math.round(Math.log10(c.min) * 100);
+  const zeroAt = c.zero ? lowest - 1 : null;
+  const sliderNs = () => (Number(input.value) === zeroAt ? 0 : roundNs(Math.pow(10, input.value / 100)));
   if (c.kind === 'log-ns') {
     input = document.createElement('input');
     input.type = 'range';
-    input.min = Math.round(Math.log10(c.min) * 100);
+    input.min = zeroAt ?? lowest;
     input.max = Math.round(Math.log10(c.max) * 100);
     input.step = 1;
-    input.value = Math.round(Math.log10(Math.max(c.value, c.min)) * 100);
+    input.value = c.value === 0 && zeroAt !== null ? zeroAt : Math.round(Math.log10(Math.max(c.value, c.min)) * 100);
     const show = (ns) => {
-      out.textContent = formatNs(ns);
-      input.setAttribute('aria-valuetext', `${c.label} ${formatNs(ns)}`);
+      const text = ns === 0 && c.zero ? c.zero : formatNs(ns);
+      out.textContent = text;
+      input.setAttribute('aria-valuetext', `${c.label} ${text}`);
     };
     show(c.value);
-    input.addEventListener('input', () => show(roundNs(Math.pow(10, input.value / 100))));
+    input.addEventListener('input', () => show(sliderNs()));
     input.dataset.encode = 'log-ns';
   } else if (c.kind === 'bool') {
     input = document.createElement('input');
@@ -256,11 +262,13 @@ function controlRow(c) {
   }
   input.id = id;
   input.dataset.key = c.key;
+  // A setting the current choices leave without meaning (an RT priority of a fair task).
+  input.disabled = Boolean(c.disabled);
   if (changed) row.classList.add('changed');
   const apply = () => {
     let text;
     if (c.kind === 'log-ns') {
-      const ns = roundNs(Math.pow(10, input.value / 100));
+      const ns = sliderNs();
       text = ns === c.default ? null : nsText(ns);
     } else if (c.kind === 'bool') {
       text = input.checked === c.default ? null : String(input.checked);
@@ -276,6 +284,14 @@ function controlRow(c) {
     }
     if (text === null) ui.overrides.delete(c.key);
     else ui.overrides.set(c.key, text);
+    // The overrides an option brings along or drops (a policy's RT priority
+    // or deadline parameters), as the wasm side lists them.
+    if (c.kind === 'select') {
+      for (const [k, v] of c.options.find((o) => o.value === input.value)?.also ?? []) {
+        if (v === null) ui.overrides.delete(k);
+        else ui.overrides.set(k, v);
+      }
+    }
     // Another kernel: the tunables and features of the model left go (a CFS
     // knob is refused on 6.x); the core describes the new model's controls.
     if (c.switches_model) {

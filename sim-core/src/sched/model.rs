@@ -491,8 +491,13 @@ impl KernelModel {
     /// lacks, the keys validation refuses under this model
     /// (`scenario::validate::fair_settings`) while accepting them under
     /// another; likewise `machine.clusters_per_socket`, which only the 6.x
-    /// topology has (`has_cluster_level`). False for every other key, a
-    /// misspelt one included (that stays an error).
+    /// topology has (`has_cluster_level`), `fair_server.runtime` and
+    /// `fair_server.period`, which only a model with the fair server has
+    /// (6.12+, `RtRules::fair_server`; `scenario::rt::fair_server` refuses
+    /// them elsewhere), and `rt.rt_group_sched`, which matters only where RT
+    /// throttling needs `CONFIG_RT_GROUP_SCHED` (6.12+; 4.4 and 6.6 refuse
+    /// `true`). False for every other key, a misspelt one included (that
+    /// stays an error).
     pub fn lacks_setting(self, key: &str) -> bool {
         let segments: Vec<&str> = key.split('.').map(|s| s.trim().trim_matches('"')).collect();
         let all_tunables = [CFS_TUNABLES, EEVDF_TUNABLES].concat();
@@ -505,6 +510,8 @@ impl KernelModel {
                     FairClassKind::Cfs => SchedFeatures::NAMES.contains(&name),
                 },
                 ["machine", "clusters_per_socket"] => m.has_cluster_level(),
+                ["fair_server", "runtime" | "period"] => r.rt.fair_server.is_some(),
+                ["rt", "rt_group_sched"] => r.rt.throttling == super::model_rt::RtThrottling::GroupSchedOnly,
                 _ => true,
             }
         };

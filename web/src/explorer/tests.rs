@@ -327,7 +327,8 @@ fn controls_write_keys_the_core_accepts() {
         }
         let controls = d["ok"]["controls"].as_array().unwrap_or_else(|| panic!("{file}: {d}"));
         let mut lines = String::new();
-        for c in controls {
+        // A disabled control (a fair task's RT priority) sends nothing.
+        for c in controls.iter().filter(|c| c["disabled"] != true) {
             let v = &c["value"];
             let text = match c["kind"].as_str().unwrap() {
                 "select" => v.as_str().unwrap().to_string(),
@@ -492,4 +493,286 @@ fn tables_list_each_cpu_with_busy_time_gap_and_migrations() {
     }
     assert_eq!(t["occupancy"]["rows"], 2);
     assert!(t["occupancy"]["buckets"].as_u64().unwrap() > 0);
+}
+
+/// The overrides after the page's select `key` takes `value`, as main.js
+/// applies it: the key's own override (dropped at the default), then the
+/// option's `also` (set, or dropped for null).
+fn select_option(d: &Value, overrides: &str, key: &str, value: &str) -> String {
+    let c = control(d, key).unwrap_or_else(|| panic!("no control {key}: {d}"));
+    let mut pairs: Vec<(String, String)> =
+        parse_overrides(overrides).unwrap().into_iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    // A JS Map: a key set again keeps its place.
+    let mut set = |k: &str, v: Option<&str>| match (pairs.iter().position(|(x, _)| x == k), v) {
+        (Some(i), Some(v)) => pairs[i].1 = v.to_string(),
+        (Some(i), None) => drop(pairs.remove(i)),
+        (None, Some(v)) => pairs.push((k.to_string(), v.to_string())),
+        (None, None) => {}
+    };
+    set(key, (c["default"] != value).then_some(value));
+    let option = c["options"].as_array().unwrap().iter().find(|o| o["value"] == value);
+    let option = option.unwrap_or_else(|| panic!("{key} offers no {value}: {c}"));
+    for pair in option["also"].as_array().unwrap() {
+        set(pair[0].as_str().unwrap(), pair[1].as_str());
+    }
+    pairs.iter().map(|(k, v)| format!("{k}={v}\n")).collect()
+}
+
+/// Runs to the end and checks the report is `sim-cli run --set`'s with
+/// these overrides, byte for byte; returns it parsed.
+fn run_as_cli(e: &mut Explorer, file: &str, text: &str, overrides: &str) -> Value {
+    let d = e.start(file, text, None, overrides);
+    assert!(d.get("ok").is_some(), "{overrides}: {d}");
+    while e.step(100_000) < 1.0 {}
+    let json = e.finish().unwrap();
+    let pairs = parse_overrides(overrides).unwrap();
+    let s = Scenario::from_toml(file, text).unwrap().with_overrides(&pairs).unwrap();
+    assert_eq!(json, report_json(&sim_core::run(&s)) + "\n", "{overrides}");
+    serde_json::from_str(&json).unwrap()
+}
+
+/// The CPU time a task's instances got, from a report.
+fn runtime_ns(report: &Value, task: &str) -> u64 {
+    report["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["name"] == task)
+        .map(|t| t["runtime_ns"].as_u64().unwrap())
+        .sum()
+}
+
+fn option_values(c: &Value) -> Vec<&str> {
+    c["options"].as_array().unwrap().iter().map(|o| o["value"].as_str().unwrap()).collect()
+}
+
+/// Issue 34 in the explorer: each task's policy, with its RT priority
+/// (enabled for fifo and rr only) and, for deadline, its reservation.
+/// Choosing fifo brings a priority along and choosing normal again drops
+/// it (the page's overrides end empty); deadline brings a runtime and a
+/// deadline. Each run is the CLI's with the same `--set`s; bad values are
+/// the core's errors, named by their key. A policy the file's own keys
+/// rule out (an override cannot remove a key) is not offered.
+#[test]
+fn a_task_policy_brings_its_rt_priority_or_reservation_along() {
+    let (file, text) = ("two-hogs.toml", include_str!("../../../scenarios/two-hogs.toml"));
+    let mut e = Explorer::default();
+    let d = e.start(file, text, None, "");
+    let policy = control(&d, "tasks.hog-b.policy").expect("a policy select");
+    assert_eq!((policy["value"].as_str(), policy["default"].as_str()), (Some("\"normal\""), Some("\"normal\"")));
+    assert_eq!(option_values(policy), ["\"normal\"", "\"batch\"", "\"idle\"", "\"fifo\"", "\"rr\"", "\"deadline\""]);
+    assert_eq!(policy["options"][3]["label"], "fifo (SCHED_FIFO)");
+    let prio = control(&d, "tasks.hog-b.rt_priority").expect("an RT priority control");
+    assert_eq!(
+        (prio["value"].as_u64(), prio["disabled"].as_bool(), prio["min"].as_i64()),
+        (Some(0), Some(true), Some(1))
+    );
+    assert!(control(&d, "tasks.hog-b.dl_runtime").is_none(), "no deadline sliders for a fair task");
+    let fair = runtime_ns(&run_as_cli(&mut e, file, text, ""), "hog-a");
+
+    // fifo: priority 50 along; on one CPU, hog-a gets what RT throttling
+    // leaves (4.4: 50 ms of each 1 s, against half the CPU before).
+    let fifo = select_option(&d, "", "tasks.hog-b.policy", "\"fifo\"");
+    assert_eq!(fifo, "tasks.hog-b.policy=\"fifo\"\ntasks.hog-b.rt_priority=50\n");
+    let r = run_as_cli(&mut e, file, text, &fifo);
+    let throttled = runtime_ns(&r, "hog-a");
+    assert!(
+        fair > 900_000_000 && (90_000_000..=110_000_000).contains(&throttled),
+        "hog-a ran {fair} ns, then {throttled} ns"
+    );
+    let d = e.start(file, text, None, &fifo);
+    let prio = control(&d, "tasks.hog-b.rt_priority").unwrap();
+    assert_eq!((prio["value"].as_u64(), prio["default"].as_u64(), prio.get("disabled")), (Some(50), Some(0), None));
+    assert_eq!(control(&d, "tasks.hog-b.policy").unwrap()["value"], "\"fifo\"");
+    // rr keeps the priority; normal again drops it: no override left.
+    let rr = select_option(&d, &fifo, "tasks.hog-b.policy", "\"rr\"");
+    assert_eq!(rr, "tasks.hog-b.policy=\"rr\"\ntasks.hog-b.rt_priority=50\n");
+    assert_eq!(select_option(&d, &fifo, "tasks.hog-b.policy", "\"normal\""), "");
+    assert_eq!(select_option(&d, &fifo, "tasks.hog-b.policy", "\"batch\""), "tasks.hog-b.policy=\"batch\"\n");
+    // A priority out of range is the core's error, on that key.
+    let r = e.start(file, text, None, &fifo.replace("=50", "=100"));
+    assert_eq!(r["error"]["key"], "tasks.hog-b.rt_priority", "{r}");
+    assert!(r["error"]["message"].as_str().unwrap().contains("100 is not an RT priority: 1 to 99"), "{r}");
+
+    // deadline: 1 ms every 10 ms along (the period follows the deadline);
+    // hog-b gets its 10 %, hog-a the rest.
+    let dl = select_option(&d, &fifo, "tasks.hog-b.policy", "\"deadline\"");
+    assert_eq!(
+        dl,
+        "tasks.hog-b.policy=\"deadline\"\ntasks.hog-b.dl_runtime=\"1ms\"\ntasks.hog-b.dl_deadline=\"10ms\"\n"
+    );
+    let r = run_as_cli(&mut e, file, text, &dl);
+    let (a, b) = (runtime_ns(&r, "hog-a"), runtime_ns(&r, "hog-b"));
+    assert!(a > 1_700_000_000 && (150_000_000..=250_000_000).contains(&b), "hog-a {a} ns, hog-b {b} ns");
+    let d = e.start(file, text, None, &dl);
+    assert_eq!(control(&d, "tasks.hog-b.rt_priority").unwrap()["disabled"], true);
+    for (key, value) in [("dl_runtime", 1_000_000), ("dl_deadline", 10_000_000), ("dl_period", 10_000_000)] {
+        let c = control(&d, &format!("tasks.hog-b.{key}")).unwrap_or_else(|| panic!("{key}: {d}"));
+        // No default: the file gives none, so every position sends its value.
+        assert_eq!(
+            (c["kind"].as_str(), c["value"].as_u64(), c["default"].as_u64()),
+            (Some("log-ns"), Some(value), Some(0))
+        );
+    }
+    assert_eq!(select_option(&d, &dl, "tasks.hog-b.policy", "\"normal\""), "");
+    assert_eq!(
+        select_option(&d, &dl, "tasks.hog-b.policy", "\"rr\""),
+        "tasks.hog-b.policy=\"rr\"\ntasks.hog-b.rt_priority=50\n"
+    );
+    let r = e.start(file, text, None, &dl.replace("\"1ms\"", "\"20ms\""));
+    assert_eq!(r["error"]["key"], "tasks.hog-b.dl_runtime", "{r}");
+    assert!(r["error"]["message"].as_str().unwrap().contains("runtime ≤ deadline ≤ period"), "{r}");
+    // Two CPUs: a root domain the model cannot run EDF on, in the core's words.
+    let r = e.start(file, text, None, &format!("{dl}machine.cpus=2"));
+    assert_eq!(r["error"]["key"], "tasks.hog-b.cpus", "{r}");
+
+    // A task the file makes fifo keeps an rt_priority: fifo or rr only;
+    // a deadline task keeps its parameters: deadline only, its sliders'
+    // defaults the file's.
+    let rt_text = text.replace("name = \"hog-b\"\n", "name = \"hog-b\"\npolicy = \"fifo\"\nrt_priority = 10\n");
+    let d = e.start(file, &rt_text, None, "");
+    let policy = control(&d, "tasks.hog-b.policy").unwrap();
+    assert_eq!(option_values(policy), ["\"fifo\"", "\"rr\""]);
+    assert!(policy["options"].as_array().unwrap().iter().all(|o| o["also"] == json!([])), "{policy}");
+    assert!(policy["help"].as_str().unwrap().contains("edit the scenario's text"), "{policy}");
+    assert_eq!(option_values(control(&d, "tasks.hog-a.policy").unwrap()).len(), 6);
+    assert_eq!(control(&d, "tasks.hog-b.rt_priority").unwrap()["default"], 10);
+    let dl_text = text.replace(
+        "name = \"hog-b\"\n",
+        "name = \"hog-b\"\npolicy = \"deadline\"\ndl_runtime = \"2ms\"\ndl_deadline = \"5ms\"\ndl_period = \"20ms\"\n",
+    );
+    let d = e.start(file, &dl_text, None, "");
+    assert_eq!(option_values(control(&d, "tasks.hog-b.policy").unwrap()), ["\"deadline\""]);
+    assert_eq!(control(&d, "tasks.hog-b.dl_period").unwrap()["default"], 20_000_000);
+    run_as_cli(&mut e, file, &dl_text, "tasks.hog-b.dl_runtime=\"4ms\"");
+}
+
+/// The RT sysctls under every model, `rt_group_sched` and the fair server
+/// from 6.12 only (model-specific: the kernel selector drops them). The
+/// RR slice is shown in the ms its ticks make, which sent back gives the
+/// same ticks. With the fair server off (its slider's 0) a fifo hog starves
+/// hog-a on 6.18, where RT throttling needs rt_group_sched.
+#[test]
+fn rt_sysctls_in_every_model_and_the_fair_server_from_6_12() {
+    let (file, text) = ("two-hogs.toml", include_str!("../../../scenarios/two-hogs.toml"));
+    let fifo = "tasks.hog-b.policy=\"fifo\"\ntasks.hog-b.rt_priority=50\n";
+    let mut e = Explorer::default();
+    let d = e.start(file, text, None, fifo);
+    for (key, value, unit) in [
+        ("rt.sched_rt_runtime_us", 950_000, "µs"),
+        ("rt.sched_rt_period_us", 1_000_000, "µs"),
+        ("rt.sched_rr_timeslice_ms", 100, "ms"),
+    ] {
+        let c = control(&d, key).unwrap_or_else(|| panic!("{key}: {d}"));
+        assert_eq!(
+            (c["value"].as_i64(), c["default"].as_i64(), c["unit"].as_str()),
+            (Some(value), Some(value), Some(unit)),
+            "{key}"
+        );
+        assert_eq!((c["section"].as_str(), c.get("model_specific")), (Some("RT and deadline"), None), "{key}");
+    }
+    assert!(control(&d, "fair_server.runtime").is_none() && control(&d, "rt.rt_group_sched").is_none(), "4.4");
+    // 7 ms at HZ 300: 3 ticks, 10 ms.
+    let d = e.start(file, text, None, "machine.hz=300\nrt.sched_rr_timeslice_ms=7");
+    assert_eq!(control(&d, "rt.sched_rr_timeslice_ms").unwrap()["value"], 10);
+    // No RT throttling (-1): hog-a never runs.
+    let r = run_as_cli(&mut e, file, text, &format!("{fifo}rt.sched_rt_runtime_us=-1"));
+    assert_eq!(runtime_ns(&r, "hog-a"), 0);
+    for (sets, key) in [
+        ("rt.sched_rt_runtime_us=1000001", "rt.sched_rt_runtime_us"),
+        ("rt.sched_rt_period_us=0", "rt.sched_rt_period_us"),
+        ("fair_server.runtime=\"10ms\"", "fair_server.runtime"),
+        ("rt.rt_group_sched=true", "rt.rt_group_sched"),
+    ] {
+        let r = e.start(file, text, None, sets);
+        assert_eq!(r["error"]["key"], key, "{sets}: {r}");
+    }
+    let r = e.start(file, text, None, "fair_server.runtime=\"10ms\"");
+    assert!(r["error"]["message"].as_str().unwrap().contains("has no fair server"), "{r}");
+
+    for version in ["6.12", "6.18"] {
+        let kernel = format!("kernel.version=\"{version}\"\n");
+        let d = e.start(file, text, None, &format!("{kernel}{fifo}"));
+        let runtime = control(&d, "fair_server.runtime").unwrap_or_else(|| panic!("{version}: {d}"));
+        assert_eq!((runtime["value"].as_u64(), runtime["default"].as_u64()), (Some(50_000_000), Some(50_000_000)));
+        assert_eq!((runtime["zero"].as_str(), runtime["model_specific"].as_bool()), (Some("0 (off)"), Some(true)));
+        let period = control(&d, "fair_server.period").unwrap();
+        assert_eq!((period["value"].as_u64(), period["min"].as_u64()), (Some(1_000_000_000), Some(100_000)));
+        let group = control(&d, "rt.rt_group_sched").unwrap();
+        assert_eq!((group["value"].as_bool(), group["model_specific"].as_bool()), (Some(false), Some(true)));
+        let r = e.start(file, text, None, &format!("{kernel}fair_server.runtime=\"2s\""));
+        assert_eq!(r["error"]["key"], "fair_server.runtime", "{r}");
+    }
+    // The server's 50 ms per second keeps hog-a running; off, it starves.
+    let kernel = "kernel.version=\"6.18\"\n";
+    let served = runtime_ns(&run_as_cli(&mut e, file, text, &format!("{kernel}{fifo}")), "hog-a");
+    assert!((90_000_000..=110_000_000).contains(&served), "hog-a ran {served} ns under the fair server");
+    let off = format!("{kernel}{fifo}fair_server.runtime=\"0ms\"");
+    assert_eq!(runtime_ns(&run_as_cli(&mut e, file, text, &off), "hog-a"), 0);
+    let d = e.start(file, text, None, &off);
+    assert_eq!(control(&d, "fair_server.runtime").unwrap()["value"], 0);
+}
+
+/// Compare from a 6.18 file: a variant on 4.4 or 6.6 runs without the
+/// fair server and rt_group_sched overrides, with a note each; the 6.12
+/// variant and the base take them.
+#[test]
+fn the_fair_server_is_not_applied_to_a_variant_before_6_12() {
+    let text = include_str!("../../../scenarios/two-hogs.toml").replace("version = \"4.4\"", "version = \"6.18\"")
+        + "\n[variants.old]\n\"kernel.version\" = \"4.4\"\n[variants.mid]\n\"kernel.version\" = \"6.6\"\n\
+           [variants.new]\n\"kernel.version\" = \"6.12\"\n";
+    let sets = "fair_server.runtime=\"100ms\"\nrt.rt_group_sched=true\nrt.sched_rt_runtime_us=900000";
+    let mut e = Explorer::default();
+    for (variant, model) in [("old", "Linux 4.4 (CFS)"), ("mid", "Linux 6.6 (EEVDF)")] {
+        let d = e.start("t.toml", &text, Some(variant), sets);
+        assert_eq!(
+            d["ok"]["notes"],
+            json!([
+                format!("fair_server.runtime not in {model}: not applied"),
+                format!("rt.rt_group_sched not in {model}: not applied")
+            ]),
+            "{d}"
+        );
+        assert_eq!(control(&d, "rt.sched_rt_runtime_us").unwrap()["value"], 900_000);
+    }
+    for variant in [None, Some("new")] {
+        let d = e.start("t.toml", &text, variant, sets);
+        assert_eq!(d["ok"]["notes"], json!([]), "{variant:?}: {d}");
+        assert_eq!(control(&d, "fair_server.runtime").unwrap()["value"], 100_000_000);
+    }
+}
+
+/// The shipped rt-hog.toml: the spinner (fifo in the file) is offered fifo
+/// and rr only, its priority enabled; a variant's class is the select's
+/// default (fifo-reactor, deadline-reactor); the fair server's controls
+/// show each variant's values; Compare with a fair-server override runs
+/// the 4.4 and 6.6 variants without it, with a note.
+#[test]
+fn rt_hog_offers_each_tasks_class_and_its_variants_fair_server() {
+    let (file, text) = ("rt-hog.toml", include_str!("../../../scenarios/rt-hog.toml"));
+    let mut e = Explorer::default();
+    let d = e.start(file, text, None, "");
+    assert_eq!(option_values(control(&d, "tasks.spinner.policy").unwrap()), ["\"fifo\"", "\"rr\""]);
+    let prio = control(&d, "tasks.spinner.rt_priority").unwrap();
+    assert_eq!((prio["value"].as_u64(), prio.get("disabled")), (Some(10), None));
+    assert_eq!(option_values(control(&d, "tasks.reactor.policy").unwrap()).len(), 6);
+    assert_eq!(control(&d, "fair_server.runtime").unwrap()["value"], 50_000_000);
+    let d = e.start(file, text, Some("fifo-reactor"), "");
+    let policy = control(&d, "tasks.reactor.policy").unwrap();
+    assert_eq!((policy["default"].as_str(), option_values(policy)), (Some("\"fifo\""), vec!["\"fifo\"", "\"rr\""]));
+    let d = e.start(file, text, Some("deadline-reactor"), "");
+    assert_eq!(control(&d, "tasks.reactor.dl_period").unwrap()["default"], 5_000_000);
+    let d = e.start(file, text, Some("no-server"), "");
+    let runtime = control(&d, "fair_server.runtime").unwrap();
+    assert_eq!((runtime["value"].as_u64(), runtime["default"].as_u64()), (Some(0), Some(0)));
+    let d = e.start(file, text, Some("small-server"), "");
+    assert_eq!(control(&d, "fair_server.period").unwrap()["value"], 100_000_000);
+    for (variant, notes) in [
+        ("linux44", json!(["fair_server.runtime not in Linux 4.4 (CFS): not applied"])),
+        ("rt-unlimited", json!(["fair_server.runtime not in Linux 6.6 (EEVDF): not applied"])),
+        ("linux612", json!([])),
+    ] {
+        let d = e.start(file, text, Some(variant), "fair_server.runtime=\"100ms\"");
+        assert_eq!(d["ok"]["notes"], notes, "{variant}: {d}");
+    }
 }
