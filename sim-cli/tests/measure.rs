@@ -331,7 +331,12 @@ fn calibration_scenarios_run_in_the_simulator() {
     files.sort();
     assert!(files.len() >= 10, "docs/validation.md needs at least 10 configurations: {files:?}");
     for f in files {
-        let (code, out, err) = sim_cli(&["run", &f.display().to_string(), "--json", "--set", "duration=200ms"]);
+        // The RT and deadline files (issue 34): an RT hog leaves fair tasks
+        // only the fair server's 50 ms per 1 s, deferred until they have
+        // starved most of a second (6.18 deadline.c), so they run 2 s.
+        let rt = f.file_name().is_some_and(|n| n.to_string_lossy().starts_with("rt-"));
+        let duration = if rt { "duration=2s" } else { "duration=200ms" };
+        let (code, out, err) = sim_cli(&["run", &f.display().to_string(), "--json", "--set", duration]);
         assert_eq!(code, 0, "{}: {err}", f.display());
         let r: Value = serde_json::from_str(&out).expect("JSON");
         // The CPU-quota files (docs/validation-quota.md) have their own victims and CPUs.
@@ -345,7 +350,13 @@ fn calibration_scenarios_run_in_the_simulator() {
             continue;
         }
         assert_eq!(r["victim"]["name"], "reactor", "{}", f.display());
-        assert!(r["victim"]["wakeup_delay"]["count"].as_u64().unwrap_or(0) >= 19, "{}: {}", f.display(), r["victim"]);
+        let wakeups_min = if rt { 1 } else { 19 };
+        assert!(
+            r["victim"]["wakeup_delay"]["count"].as_u64().unwrap_or(0) >= wakeups_min,
+            "{}: {}",
+            f.display(),
+            r["victim"]
+        );
         assert_eq!(r["settings"]["cpus"], 1);
     }
 }

@@ -84,6 +84,10 @@ pub struct HostInfo {
     pub sched_cmdline: Vec<String>,
     /// Those that are `sched_*` options upstream Linux does not have.
     pub sched_cmdline_non_upstream: Vec<String>,
+    /// The RT and deadline classes' settings (`host_rt`).
+    pub rt: super::host_rt::HostRt,
+    /// What this process may ask of the scheduler (CAP_SYS_NICE, RLIMIT_RTPRIO).
+    pub privilege: super::host_rt::Privilege,
 }
 
 /// Kernel command-line options that bear on scheduling, by name (the part
@@ -214,8 +218,28 @@ pub fn probe() -> anyhow::Result<HostInfo> {
     let topology = read_topology(root, &cpus_online);
     let isolcpus = read_trimmed(&root.join("sys/devices/system/cpu/isolated")).unwrap_or_default();
     let cmdline = read_trimmed(&root.join("proc/cmdline")).unwrap_or_default();
+    // debugfs is mounted for the reads below if it was not (and unmounted
+    // again when `debugfs` drops); only root can mount it.
+    let debugfs = if rustix::process::geteuid().is_root() {
+        super::debugfs::DebugfsMount::ensure().map_err(|e| format!("unreadable: {e:#}"))
+    } else {
+        Err("unreadable: debugfs needs root".to_string())
+    };
     let (preempt, preempt_source) = preempt_model(config.as_deref(), &cmdline, &uname_version);
     let cgroup = detect_cgroup(root);
+    let rt = super::host_rt::read(
+        root,
+        &super::host_rt::Known {
+            kernel_version,
+            config: config.as_deref(),
+            cmdline: &cmdline,
+            cgroup: &cgroup,
+            cpus_online: &cpus_online,
+            isolcpus: &isolcpus,
+            debugfs: debugfs.as_ref().map(|_| ()).map_err(Clone::clone),
+        },
+    );
+    drop(debugfs);
     let autogroup = read_trimmed(&root.join("proc/sys/kernel/sched_autogroup_enabled")).ok().map(|text| text != "0");
     let cpuinfo = std::fs::read_to_string(root.join("proc/cpuinfo")).unwrap_or_default();
     let cpu_model = parse_cpu_model(&cpuinfo);
@@ -239,6 +263,8 @@ pub fn probe() -> anyhow::Result<HostInfo> {
         virtualized,
         sched_cmdline,
         sched_cmdline_non_upstream,
+        rt,
+        privilege: super::host_rt::Privilege::probe(),
     })
 }
 
@@ -407,19 +433,15 @@ pub fn parse_debugfs_preempt(text: &str) -> Option<String> {
     text.split_whitespace().find_map(|word| word.strip_prefix('(')?.strip_suffix(')')).map(str::to_string)
 }
 
-/// The preemption model: debugfs sched/preempt when readable (debugfs already
-/// mounted, not locked down), else `preempt=` on the command line of a
+/// The preemption model: debugfs sched/preempt when readable (debugfs
+/// mounted, by `probe` if need be, and not locked down), else `preempt=` on the command line of a
 /// PREEMPT_DYNAMIC kernel (kernel/sched/core.c setup_preempt_mode), else the
 /// config's choice, else the flags of `uname -v` (init/Makefile
 /// build-version: "PREEMPT_RT", "PREEMPT_DYNAMIC", "PREEMPT").
 fn preempt_model(config: Option<&str>, cmdline: &str, uname_version: &str) -> (String, &'static str) {
-    // debugfs is mounted for the read if it was not (and unmounted again); a
-    // locked-down kernel refuses the read (EPERM) and we fall through.
+    // A locked-down kernel refuses the read (EPERM) and we fall through.
     let preempt_file = Path::new("/sys/kernel/debug/sched/preempt");
-    let debugfs_mount =
-        rustix::process::geteuid().is_root().then(super::debugfs::DebugfsMount::ensure).and_then(Result::ok);
     let debugfs_text = std::fs::read_to_string(preempt_file);
-    drop(debugfs_mount);
     if let Ok(text) = debugfs_text
         && let Some(mode) = parse_debugfs_preempt(&text)
     {
@@ -565,6 +587,32 @@ pub(crate) mod tests {
     impl Drop for TempDir {
         fn drop(&mut self) {
             let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// A host as this development VM reads, for plans made in tests: Linux
+    /// 6.18, HZ 250, 2 CPUs, cgroup v1, RT group scheduling on, root.
+    pub(crate) fn vm_host() -> HostInfo {
+        HostInfo {
+            kernel_release: "6.18.44-test".into(),
+            kernel_version: (6, 18),
+            scheduler: "eevdf",
+            hz: 250,
+            hz_source: "config",
+            nohz_idle: Some(true),
+            cpus_online: vec![0, 1],
+            topology: HostTopology { sockets: 1, cores_per_socket: 2, threads_per_core: 1, numa_nodes: 1 },
+            isolcpus: String::new(),
+            preempt: "none".into(),
+            preempt_source: "config",
+            cgroup: CgroupVersion::V1 { cpu: PathBuf::from("/sys/fs/cgroup/cpu") },
+            autogroup: Some(true),
+            cpu_model: String::new(),
+            virtualized: None,
+            sched_cmdline: Vec::new(),
+            sched_cmdline_non_upstream: Vec::new(),
+            rt: super::super::host_rt::tests::vm(),
+            privilege: super::super::host_rt::Privilege { cap_sys_nice: true, rlimit_rtprio: 0 },
         }
     }
 

@@ -3,7 +3,8 @@
 //! simulator's prediction. Everything here is I/O; `sim-core` stays pure and
 //! only turns the plain data measured into a report (`RunReport::measured`).
 //!
-//! A measurement: probe the host (`host`) → plan workers and refuse what the
+//! A measurement: probe the host (`host`, its RT and deadline side in
+//! `host_rt`) → plan workers and refuse what the
 //! host cannot reproduce (`plan`) → restore what a killed run left behind →
 //! write sysctls (`sysctl`, only with `--apply-sysctls`) → create cgroups
 //! (`cgroup`) → FIFOs for wake-ups and work items → worker processes
@@ -19,6 +20,7 @@ pub mod culprits;
 pub mod debugfs;
 pub mod foreign;
 pub mod host;
+pub mod host_rt;
 pub mod perf;
 pub mod perf_script;
 pub mod plan;
@@ -87,11 +89,28 @@ impl Options {
 /// `sim-cli measure`: measures `m`'s scenario and returns its report as
 /// text (in `run`'s shape) or JSON.
 pub fn command(m: &MeasureArgs) -> Result<String> {
-    let report = measure(&m.common.file, &Options::from_args(m))?;
+    let (report, host) = measure(&m.common.file, &Options::from_args(m))?;
     if m.common.json {
         return Ok(sim_core::report_json(&report) + "\n");
     }
-    Ok(crate::output::run_text(&report, m.per_task, None))
+    Ok(with_host_rt_line(&crate::output::run_text(&report, m.per_task, None), &host.rt))
+}
+
+/// The text report with the host's RT and deadline settings (`HostRt::line`)
+/// after its `host:` line. The report's own host record (`HostFacts`) has
+/// no place for them yet, so the JSON report does not carry them.
+fn with_host_rt_line(text: &str, rt: &host_rt::HostRt) -> String {
+    let mut out = String::with_capacity(text.len() + 256);
+    let mut done = false;
+    for line in text.split_inclusive('\n') {
+        out.push_str(line);
+        if !done && line.starts_with("host: ") {
+            out.push_str(&rt.line());
+            out.push('\n');
+            done = true;
+        }
+    }
+    out
 }
 
 /// The scenario as `run` would build it, with `--duration` applied, and
@@ -347,8 +366,9 @@ pub struct Raw {
     pub own_tids: BTreeSet<u32>,
 }
 
-/// Runs the scenario's workload once on this host and reports it.
-pub fn measure(file: &Path, opts: &Options) -> Result<RunReport> {
+/// Runs the scenario's workload once on this host and reports it, with
+/// the host record it ran on.
+pub fn measure(file: &Path, opts: &Options) -> Result<(RunReport, host::HostInfo)> {
     let (text, scenario, host, plan) = preflight(file, opts)?;
     for w in &plan.warnings {
         eprintln!("note: {w}");
@@ -356,7 +376,7 @@ pub fn measure(file: &Path, opts: &Options) -> Result<RunReport> {
     let raw = run_once(file, &text, &scenario, &host, &plan, opts)?;
     let report = collect::report(&scenario, &host, &plan, raw)?;
     warn_foreign(&report);
-    Ok(report)
+    Ok((report, host))
 }
 
 /// The foreign-CPU warning of a measured report, on stderr (with `--json`
@@ -400,7 +420,11 @@ pub fn run_once(
         let path = sysctl::locate(&w.name, host)
             .map_err(|why| anyhow!(in_file(file, plan::Refusal(format!("{}: {why}", w.key)))))?;
         located.push((path, w.value.clone()));
-        applied.push((w.key.clone(), w.value.clone()));
+        // One entry per key and value: a per-CPU setting (the fair
+        // server's) is written once per CPU of the run.
+        if !applied.contains(&(w.key.clone(), w.value.clone())) {
+            applied.push((w.key.clone(), w.value.clone()));
+        }
     }
     let guard = if located.is_empty() {
         None

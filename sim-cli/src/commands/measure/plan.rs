@@ -290,7 +290,10 @@ pub fn plan(scenario: &Scenario, host: &HostInfo, opts: &PlanOptions<'_>) -> Res
     // written with --apply-sysctls, refused, or measured without on a flag.
     let mut settings = Vec::new();
     let mut not_reproduced = Vec::new();
-    for s in super::settings::host_settings(spec, host.kernel_version) {
+    let all_settings = super::settings::host_settings(spec, host.kernel_version)
+        .into_iter()
+        .chain(super::settings::rt_settings(spec, &host.rt, host.kernel_version, &used));
+    for s in all_settings {
         match s.handling {
             Handling::Write { name, value } => {
                 settings.push(SettingWrite { key: s.key, name, scenario_value: s.value, value })
@@ -405,6 +408,7 @@ pub fn plan(scenario: &Scenario, host: &HostInfo, opts: &PlanOptions<'_>) -> Res
         }
     }
     let mut workers: Vec<WorkerPlan> = by_key.into_values().collect();
+    warnings.extend(check_rt_tasks(spec, host, &cpu_map, &workers, !groups.is_empty())?);
     for (si, src) in spec.sources.iter().enumerate() {
         let ts = &spec.tasks[src.target];
         for i in 0..ts.count {
@@ -437,6 +441,225 @@ pub fn plan(scenario: &Scenario, host: &HostInfo, opts: &PlanOptions<'_>) -> Res
         check_quotas(spec, &facts)?;
     }
     Ok(Plan { workers, cpu_map, waker_cpus, settings, not_reproduced, groups, bandwidth, warnings })
+}
+
+/// Refuses the RT and deadline tasks the host would refuse or run
+/// differently from the model, and returns what to say about the rest:
+/// - the privilege: SCHED_DEADLINE needs CAP_SYS_NICE, SCHED_FIFO/RR
+///   CAP_SYS_NICE or an RLIMIT_RTPRIO at least the priority (6.18
+///   syscalls.c:user_check_sched_setscheduler);
+/// - RT tasks in a cpu cgroup without RT runtime under RT group scheduling
+///   (syscalls.c:__sched_setscheduler: EPERM while RT bandwidth is on);
+/// - RT throttling: the model's (4.4 and 6.6 always; 6.12+ only with
+///   `rt.rt_group_sched`, 6.12 rt.c keeps it under CONFIG_RT_GROUP_SCHED)
+///   against the host's, when the scenario has FIFO/RR tasks;
+/// - a deadline task's affinity must cover its host root domain while
+///   admission control is on (syscalls.c:__sched_setscheduler, EPERM;
+///   `dl_bandwidth_enabled()` is `sched_rt_runtime_us >= 0`);
+/// - the fair server the model has and the host lacks, or the reverse.
+///
+/// `cgroups`: the run creates cgroups (root tasks then start in its parent group).
+pub fn check_rt_tasks(
+    spec: &sim_core::ScenarioSpec,
+    host: &HostInfo,
+    cpu_map: &[u16],
+    workers: &[WorkerPlan],
+    cgroups: bool,
+) -> Result<Vec<String>, Refusal> {
+    use sim_core::Policy;
+    let mut warnings = Vec::new();
+    if !super::settings::has_rt_or_dl_tasks(spec) {
+        return Ok(warnings);
+    }
+    let rt = &spec.rt;
+    // The run writes the scenario's sched_rt_runtime_us (`rt_settings`).
+    let bandwidth_on = rt.runtime_ns.is_some();
+    let p = host.privilege;
+    for t in &spec.tasks {
+        let refuse = match t.policy {
+            Policy::Deadline if !p.cap_sys_nice => {
+                Some("SCHED_DEADLINE needs CAP_SYS_NICE (6.18 syscalls.c:user_check_sched_setscheduler)".to_string())
+            }
+            Policy::Fifo | Policy::Rr if !p.cap_sys_nice && u64::from(t.rt_priority) > p.rlimit_rtprio => {
+                Some(format!(
+                    "SCHED_{} at priority {} needs CAP_SYS_NICE or an RLIMIT_RTPRIO of at least {} (this process: \
+                 {}; 6.18 syscalls.c:user_check_sched_setscheduler)",
+                    t.policy.name().to_uppercase(),
+                    t.rt_priority,
+                    t.rt_priority,
+                    if p.rlimit_rtprio == 0 {
+                        "no CAP_SYS_NICE, RLIMIT_RTPRIO 0".to_string()
+                    } else {
+                        format!("no CAP_SYS_NICE, RLIMIT_RTPRIO {}", p.rlimit_rtprio)
+                    }
+                ))
+            }
+            _ => None,
+        };
+        if let Some(why) = refuse {
+            return Err(Refusal(format!(
+                "tasks.{}.policy = \"{}\": {why}, and this process does not have it. Run sim-cli measure as root",
+                t.name,
+                t.policy.name()
+            )));
+        }
+    }
+    let rt_tasks: Vec<&sim_core::TaskSpec> = spec.tasks.iter().filter(|t| t.policy.is_rt()).collect();
+
+    // RT group scheduling: a new cgroup's cpu.rt_runtime_us is 0 (rt.c:
+    // alloc_rt_sched_group), and no RT task may start in such a group
+    // while RT bandwidth is on; an autogroup's RT tasks run in the root
+    // RT group (autogroup.c:autogroup_create), so sessions are fine.
+    if host.rt.rt_group_sched == Some(true) && bandwidth_on {
+        let sessions = workers.iter().any(|w| w.session.is_some());
+        for t in &rt_tasks {
+            let Some(w) = workers.iter().find(|w| w.tasks.contains(&t.first.0)) else { continue };
+            let group = if w.group != "/" {
+                Some(format!("the scenario's group {} (a cgroup the run creates)", w.group))
+            } else if w.session.is_none() && !sessions && cgroups {
+                Some("the run's parent cgroup schedlab-measure-PID (the scenario has groups)".to_string())
+            } else if w.session.is_none() && !cgroups {
+                host.rt
+                    .own_rt_runtime_us
+                    .as_ref()
+                    .filter(|(_, r)| *r == 0)
+                    .map(|(path, _)| format!("sim-cli's own cpu cgroup {path}"))
+            } else {
+                None
+            };
+            if let Some(group) = group {
+                return Err(Refusal(format!(
+                    "tasks.{}.policy = \"{}\": the task would start in {group}, and this host schedules RT tasks in \
+                     groups (CONFIG_RT_GROUP_SCHED on: {}), where a group without cpu.rt_runtime_us refuses RT tasks \
+                     (6.18 syscalls.c:__sched_setscheduler, EPERM) and one with it throttles them on its own, which \
+                     the model does not do. Measure RT tasks in the root group: without `group`, in a scenario \
+                     without groups, run from the root cpu cgroup",
+                    t.name,
+                    t.policy.name(),
+                    host.rt.rt_group_sched_source
+                )));
+            }
+        }
+    }
+
+    // RT throttling: the model's against the host's.
+    let model_version = super::host::parse_kernel_version(spec.kernel.version()).unwrap_or((0, 0));
+    let model_throttles = bandwidth_on && (model_version < (6, 12) || rt.group_sched);
+    let host_throttles = match host.rt.rt_group_sched {
+        _ if !bandwidth_on => Some(false),
+        _ if host.kernel_version < (6, 12) => Some(true),
+        g => g,
+    };
+    if let Some(t) = rt_tasks.first() {
+        match host_throttles {
+            None => warnings.push(format!(
+                "tasks.{}: whether this host throttles RT tasks could not be told ({}): from 6.12 only RT group \
+                 scheduling does (6.12 rt.c keeps RT bandwidth under CONFIG_RT_GROUP_SCHED)",
+                t.name, host.rt.rt_group_sched_source
+            )),
+            Some(h) if h != model_throttles => {
+                let host_says = if h {
+                    format!(
+                        "throttles RT tasks ({}; its root RT group runs them at most cpu.rt_runtime_us per \
+                         cpu.rt_period_us, rt.c:sched_rt_runtime_exceeded)",
+                        host.rt.rt_group_sched_source
+                    )
+                } else {
+                    format!(
+                        "does not throttle RT tasks (Linux {}.{} without RT group scheduling: {}; from 6.12 RT \
+                         bandwidth exists only under CONFIG_RT_GROUP_SCHED, and the fair server stands in for it)",
+                        host.kernel_version.0, host.kernel_version.1, host.rt.rt_group_sched_source
+                    )
+                };
+                let model_says = if model_throttles { "throttles them" } else { "does not" };
+                let (key, fix) = if model_version >= (6, 12) {
+                    (
+                        format!("rt.rt_group_sched = {}", rt.group_sched),
+                        format!("Measure with --set rt.rt_group_sched={h}"),
+                    )
+                } else {
+                    (
+                        format!("kernel.version = \"{}\"", spec.kernel.version()),
+                        "Measure with --set rt.sched_rt_runtime_us=-1 (neither throttles), or with a 6.12+ \
+                         kernel.version"
+                            .to_string(),
+                    )
+                };
+                return Err(Refusal(format!(
+                    "{key}: the scenario runs RT tasks (tasks.{}), this host {host_says}, and the model ({}) \
+                     {model_says}, so RT and fair tasks would share the CPU differently. {fix}",
+                    t.name,
+                    spec.kernel.describe()
+                )));
+            }
+            Some(_) => {}
+        }
+    }
+
+    // A deadline task's affinity against its host root domain.
+    if bandwidth_on {
+        for t in spec.tasks.iter().filter(|t| t.policy == Policy::Deadline) {
+            for (i, aff) in t.affinity.iter().enumerate() {
+                let cpus: Vec<u16> = aff.iter().map(|c| cpu_map[usize::from(c.0)]).collect();
+                for &c in &cpus {
+                    match host.rt.root_domain_of(c) {
+                        None => warnings.push(format!(
+                            "tasks.{}: this host's root domains could not be told ({}); the kernel refuses a \
+                             SCHED_DEADLINE task whose affinity does not cover its root domain (EPERM)",
+                            t.name, host.rt.root_domains_source
+                        )),
+                        Some(d) if !d.iter().all(|x| cpus.contains(x)) => {
+                            return Err(Refusal(format!(
+                                "tasks.{}.cpus: instance {i} would run on host CPUs {}, and its root domain on this \
+                                 host is CPUs {} ({}); while deadline admission control is on \
+                                 (sched_rt_runtime_us >= 0) the kernel refuses a SCHED_DEADLINE task whose \
+                                 affinity does not cover its root domain with EPERM (6.18 \
+                                 syscalls.c:__sched_setscheduler; the scenario's own root domain is its \
+                                 {}-CPU machine). Measure with --set rt.sched_rt_runtime_us=-1 and --apply-sysctls \
+                                 (no admission control, so no such rule; the model follows the setting too), with \
+                                 --cpus and a scenario covering the whole root domain, or on a host where these CPUs \
+                                 are a root domain of their own (isolcpus, or a cpuset partition)",
+                                t.name,
+                                list_text(&cpus),
+                                list_text(d),
+                                host.rt.root_domains_source,
+                                spec.cpus
+                            )));
+                        }
+                        Some(_) => {}
+                    }
+                }
+            }
+        }
+    }
+
+    // The fair server: the model's against the host's.
+    let host_has_server = host.kernel_version >= (6, 12);
+    match (rt.fair_server, host_has_server) {
+        (Some(_), false) => warnings.push(format!(
+            "the model ({}) has a fair server that gives starved fair tasks their share beside RT and deadline \
+             tasks; this host (Linux {}.{}) has none (6.12+)",
+            spec.kernel.describe(),
+            host.kernel_version.0,
+            host.kernel_version.1
+        )),
+        (None, true) => warnings.push(format!(
+            "this host's fair servers (6.12+) give starved fair tasks their share beside RT and deadline tasks; the \
+             model ({}) has none",
+            spec.kernel.describe()
+        )),
+        (Some(_), true) => {
+            if let super::host_rt::FairServers::Unreadable(why) = &host.rt.fair_server {
+                warnings.push(format!(
+                    "the host's fair servers could not be read ({why}); the measurement assumes the default 50ms per \
+                     1s, as the scenario says"
+                ));
+            }
+        }
+        (None, false) => {}
+    }
+    warnings.dedup();
+    Ok(warnings)
 }
 
 /// Where the host keeps `sched_cfs_bandwidth_slice_us`.
@@ -619,5 +842,147 @@ mod tests {
         let e = check_quotas(&nested, &host(&all, false)).unwrap_err().0;
         assert!(e.contains("/p/a") && e.contains("tg_cfs_schedulable_down"), "{e}");
         assert!(check_quotas(&nested, &host(&none, true)).is_ok());
+    }
+
+    /// A one-CPU 6.18 scenario with `extra` TOML before the tasks and the tasks given.
+    fn rt_scenario(extra: &str, tasks: &str) -> Scenario {
+        let toml = format!(
+            "schema = 1\nseed = 1\nduration = \"1s\"\n[kernel]\nversion = \"6.18\"\n[machine]\ncpus = 1\n{extra}\n{tasks}"
+        );
+        Scenario::from_toml("rt.toml", &toml).unwrap_or_else(|e| panic!("{toml}: {e}"))
+    }
+
+    const FIFO: &str = "[[tasks]]\nname = \"rtloop\"\ncpus = \"0\"\npolicy = \"fifo\"\nrt_priority = 50\n\
+                        program = [{ sleep_until = \"1ms\" }, { run = \"50us\" }]\n";
+    const DL: &str = "[[tasks]]\nname = \"dl\"\ncpus = \"0\"\npolicy = \"deadline\"\ndl_runtime = \"2ms\"\n\
+                      dl_deadline = \"10ms\"\nprogram = [{ sleep_until = \"10ms\" }, { run = \"1500us\" }]\n";
+    const HOG: &str = "[[tasks]]\nname = \"hog\"\ncpus = \"0\"\nprogram = [{ run = \"1s\" }]\n";
+
+    /// `check_rt_tasks` for a scenario planned on `host` (one worker per group, as `plan` makes them).
+    fn rt_check(s: &Scenario, host: &HostInfo) -> Result<Vec<String>, Refusal> {
+        let spec = &s.spec;
+        let mut workers: Vec<WorkerPlan> = Vec::new();
+        for ts in &spec.tasks {
+            let group = spec.groups.groups[ts.cgroup].path.clone();
+            let tasks: Vec<u32> = (0..ts.count).map(|i| ts.first.0 + i).collect();
+            match workers.iter_mut().find(|w| w.group == group) {
+                Some(w) => w.tasks.extend(tasks),
+                None => workers.push(WorkerPlan { session: None, autogroup_nice: None, group, tasks, sources: vec![] }),
+            }
+        }
+        let cgroups = spec.groups.groups.len() > 1;
+        check_rt_tasks(spec, host, &[0], &workers, cgroups)
+    }
+
+    #[test]
+    fn rt_and_deadline_tasks_need_the_privilege() {
+        let mut host = super::super::host::tests::vm_host();
+        host.privilege = super::super::host_rt::Privilege { cap_sys_nice: false, rlimit_rtprio: 10 };
+        let group = "[rt]\nrt_group_sched = true";
+        let e = rt_check(&rt_scenario(group, FIFO), &host).unwrap_err().0;
+        assert!(e.starts_with("tasks.rtloop.policy = \"fifo\": SCHED_FIFO at priority 50"), "{e}");
+        assert!(e.contains("RLIMIT_RTPRIO 10") && e.contains("CAP_SYS_NICE"), "{e}");
+        // RLIMIT_RTPRIO at the priority is enough for FIFO/RR; deadline needs the capability.
+        host.privilege.rlimit_rtprio = 50;
+        assert!(rt_check(&rt_scenario(group, FIFO), &host).is_ok());
+        let e = rt_check(&rt_scenario("[rt]\nsched_rt_runtime_us = -1", DL), &host).unwrap_err().0;
+        assert!(e.starts_with("tasks.dl.policy = \"deadline\": SCHED_DEADLINE needs CAP_SYS_NICE"), "{e}");
+        // Fair tasks need nothing.
+        assert!(rt_check(&rt_scenario("", HOG), &host).unwrap().is_empty());
+    }
+
+    #[test]
+    fn rt_throttling_must_match_the_host() {
+        let host = super::super::host::tests::vm_host();
+        // This VM throttles its root RT group (CONFIG_RT_GROUP_SCHED=y); the 6.18 model only with the switch.
+        let e = rt_check(&rt_scenario("", FIFO), &host).unwrap_err().0;
+        assert!(e.starts_with("rt.rt_group_sched = false: the scenario runs RT tasks (tasks.rtloop)"), "{e}");
+        assert!(e.contains("--set rt.rt_group_sched=true"), "{e}");
+        assert!(rt_check(&rt_scenario("[rt]\nrt_group_sched = true", FIFO), &host).is_ok());
+        // -1: neither throttles.
+        assert!(rt_check(&rt_scenario("[rt]\nsched_rt_runtime_us = -1", FIFO), &host).is_ok());
+        // A deadline task alone is not throttled.
+        assert!(rt_check(&rt_scenario("[rt]\nsched_rt_runtime_us = -1", DL), &host).is_ok());
+        // A 6.18 host without RT group scheduling and the 6.6 model, which always throttles.
+        let mut flat = super::super::host::tests::vm_host();
+        flat.rt.rt_group_sched = Some(false);
+        let six_six = |extra: &str| {
+            let toml = format!(
+                "schema = 1\nseed = 1\nduration = \"1s\"\n[kernel]\nversion = \"6.6\"\n[machine]\ncpus = 1\n{extra}\n{FIFO}"
+            );
+            Scenario::from_toml("rt.toml", &toml).expect("6.6 scenario")
+        };
+        let e = rt_check(&six_six(""), &flat).unwrap_err().0;
+        assert!(e.starts_with("kernel.version = \"6.6\"") && e.contains("does not throttle RT tasks"), "{e}");
+        assert!(e.contains("rt.sched_rt_runtime_us=-1"), "{e}");
+        let warnings = rt_check(&six_six("[rt]\nsched_rt_runtime_us = -1"), &flat).expect("neither throttles");
+        assert!(warnings.iter().any(|w| w.contains("fair servers") && w.contains("has none")), "{warnings:?}");
+        // Unknown: said, not refused.
+        let mut unknown = super::super::host::tests::vm_host();
+        unknown.rt.rt_group_sched = None;
+        let warnings = rt_check(&rt_scenario("", FIFO), &unknown).expect("warned");
+        assert!(warnings.iter().any(|w| w.contains("could not be told")), "{warnings:?}");
+    }
+
+    #[test]
+    fn rt_tasks_in_cgroups_are_refused_under_rt_group_scheduling() {
+        let host = super::super::host::tests::vm_host();
+        let group = "[rt]\nrt_group_sched = true\n[groups.\"/a\"]\n";
+        // A root RT task of a scenario with groups starts in the run's parent cgroup.
+        let e = rt_check(&rt_scenario(group, &format!("{FIFO}{HOG}group = \"/a\"\n")), &host).unwrap_err().0;
+        assert!(e.starts_with("tasks.rtloop.policy = \"fifo\": the task would start in the run's parent"), "{e}");
+        assert!(e.contains("EPERM"), "{e}");
+        let in_group = FIFO.replace("name = \"rtloop\"", "name = \"rtloop\"\ngroup = \"/a\"");
+        let e = rt_check(&rt_scenario(group, &in_group), &host).unwrap_err().0;
+        assert!(e.contains("the scenario's group /a"), "{e}");
+        // Without RT bandwidth the kernel lets it in; without RT group scheduling too.
+        let no_limit = "[rt]\nrt_group_sched = true\nsched_rt_runtime_us = -1\n[groups.\"/a\"]\n";
+        assert!(rt_check(&rt_scenario(no_limit, &in_group), &host).is_ok());
+        let mut flat = super::super::host::tests::vm_host();
+        flat.rt.rt_group_sched = Some(false);
+        assert!(rt_check(&rt_scenario("[groups.\"/a\"]\n", &in_group), &flat).is_ok());
+        // sim-cli itself in a cpu cgroup with no RT runtime, and no cgroups of the run's.
+        let mut inside = super::super::host::tests::vm_host();
+        inside.rt.own_rt_runtime_us = Some(("/app".into(), 0));
+        let e = rt_check(&rt_scenario("[rt]\nrt_group_sched = true", FIFO), &inside).unwrap_err().0;
+        assert!(e.contains("sim-cli's own cpu cgroup /app"), "{e}");
+    }
+
+    #[test]
+    fn a_pinned_deadline_task_needs_its_root_domain() {
+        let host = super::super::host::tests::vm_host();
+        // This VM's two CPUs are one root domain: a deadline task on one of them is refused while admission is on.
+        let e = rt_check(&rt_scenario("", &format!("{DL}{HOG}")), &host).unwrap_err().0;
+        assert!(e.starts_with("tasks.dl.cpus: instance 0 would run on host CPUs 0, and its root domain"), "{e}");
+        assert!(e.contains("CPUs 0-1") && e.contains("EPERM") && e.contains("rt.sched_rt_runtime_us=-1"), "{e}");
+        assert!(rt_check(&rt_scenario("[rt]\nsched_rt_runtime_us = -1", &format!("{DL}{HOG}")), &host).is_ok());
+        // CPUs that are root domains of their own (isolcpus, a cpuset partition).
+        let mut split = super::super::host::tests::vm_host();
+        split.rt.root_domains = Some(vec![vec![0], vec![1]]);
+        assert!(rt_check(&rt_scenario("", DL), &split).is_ok());
+        let mut unknown = super::super::host::tests::vm_host();
+        unknown.rt.root_domains = None;
+        unknown.rt.root_domains_source = "cpusets".into();
+        let warnings = rt_check(&rt_scenario("", DL), &unknown).expect("warned");
+        assert!(warnings.iter().any(|w| w.contains("root domains could not be told (cpusets)")), "{warnings:?}");
+    }
+
+    #[test]
+    fn plan_names_rt_settings_as_set_spells_them() {
+        let host = super::super::host::tests::vm_host();
+        let opts = |apply| PlanOptions { cpus: Some("0"), apply_sysctls: apply, io_dir: None, ignored_flags: &[] };
+        let s = rt_scenario("[rt]\nsched_rt_runtime_us = -1", &format!("{DL}{HOG}"));
+        if std::path::Path::new("/proc/sys/kernel/sched_rt_runtime_us").exists() {
+            let e = plan(&s, &host, &opts(false)).unwrap_err().0;
+            assert!(e.contains("rt.sched_rt_runtime_us=-1") && e.contains("--apply-sysctls"), "{e}");
+            let p = plan(&s, &host, &opts(true)).expect("plan");
+            let written: Vec<(&str, &str)> = p.settings.iter().map(|w| (w.key.as_str(), w.value.as_str())).collect();
+            assert_eq!(written, vec![("rt.sched_rt_runtime_us", "-1")]);
+        }
+        let e =
+            plan(&rt_scenario("[rt]\nsched_rt_runtime_us = 500000\nrt_group_sched = true", FIFO), &host, &opts(true))
+                .unwrap_err()
+                .0;
+        assert!(e.starts_with("rt.sched_rt_runtime_us = 500000: this host schedules RT tasks in groups"), "{e}");
     }
 }

@@ -4,6 +4,8 @@
 //! only when a flag says so. `host_settings` destructures the scenario spec
 //! and each task without `..`, so a field added to either does not compile
 //! until it is sorted here: no setting can be silently ignored by `measure`.
+//! The `[rt]` and `[fair_server]` settings depend on the host's current
+//! values (`rt_settings`).
 
 use sim_core::{
     CfsTunables, EevdfFeatures, EevdfTunables, KernelModel, ScenarioSpec, SchedFeatures, TaskSpec, TunableScaling,
@@ -69,7 +71,9 @@ pub fn host_settings(spec: &ScenarioSpec, host_version: (u32, u32)) -> Vec<HostS
         // isolcpus (refused unless the host matches), NO_HZ, wake-up noise,
         // topology: `plan` (refused or warned there); the tick offset: `tick`.
         machine: _,
-        // The RT and deadline classes' settings: `plan` (refused until measured).
+        // The RT and deadline classes' settings (`[rt]`, `[fair_server]`):
+        // compared with the host's current values and written or refused
+        // in `rt_settings`, which `plan` calls with the host record.
         rt: _,
         // HZ and the switch cost: fixed by the host, warned in `plan`.
         hz: _,
@@ -184,8 +188,12 @@ pub fn host_settings(spec: &ScenarioSpec, host_version: (u32, u32)) -> Vec<HostS
             first: _,
             affinity: _,
             nice: _,
+            // SCHED_FIFO/RR with `rt_priority` (sched_setscheduler) and
+            // SCHED_DEADLINE with `dl` (sched_setattr) are set per thread by
+            // `worker::setup_thread`; what the host refuses of them
+            // (privilege, RT groups, a deadline task's root domain) is
+            // refused in `plan::check_rt_tasks`.
             policy: _,
-            // RT and deadline parameters: set with the policy (`worker`).
             rt_priority: _,
             dl: _,
             group: _,
@@ -255,6 +263,205 @@ pub fn host_settings(spec: &ScenarioSpec, host_version: (u32, u32)) -> Vec<HostS
                 "userspace I/O scheduling is simulated only: `measure` runs no block I/O yet".into(),
             ),
         });
+    }
+    out
+}
+
+/// `sched_rt_runtime_us`'s and `sched_rt_period_us`'s defaults (6.18 rt.c:
+/// `sysctl_sched_rt_runtime = 950000`, `sysctl_sched_rt_period = 1000000`).
+const RT_DEFAULT_US: (i64, i64) = (950_000, 1_000_000);
+/// The fair server's defaults, 50 ms every 1 s (6.18 deadline.c:sched_init_dl_servers).
+const FAIR_SERVER_DEFAULT_NS: (u64, u64) = (50_000_000, 1_000_000_000);
+
+/// Whether a scenario's `[rt]` and `[fair_server]` can matter: only RT and
+/// deadline tasks are throttled, admitted or starve fair tasks. Without
+/// them the model's and the host's settings act on nothing the scenario
+/// runs, so `rt_settings` leaves the host's alone.
+pub fn has_rt_or_dl_tasks(spec: &ScenarioSpec) -> bool {
+    use sim_core::Policy;
+    spec.tasks.iter().any(|t| matches!(t.policy, Policy::Fifo | Policy::Rr | Policy::Deadline))
+}
+
+/// Two writes of a (runtime, period) pair, in an order the kernel takes
+/// both ways: each write must keep runtime ≤ period (6.18
+/// rt.c:sched_rt_global_validate, debug.c:sched_fair_server_write), and the
+/// guard restores in reverse. A longer period goes first (the old runtime
+/// still fits it on the way back), a shorter one last.
+fn pair_in_order(runtime: Option<HostSetting>, period: Option<HostSetting>, period_first: bool) -> Vec<HostSetting> {
+    let (a, b) = if period_first { (period, runtime) } else { (runtime, period) };
+    a.into_iter().chain(b).collect()
+}
+
+fn write_setting(key: &str, value: String, name: String, written: String) -> HostSetting {
+    HostSetting { key: key.to_string(), value, handling: Handling::Write { name, value: written } }
+}
+
+/// The `[rt]` and `[fair_server]` settings of `spec` against the host's
+/// (`host`, Linux `host_version`, the run's host CPUs `cpus`): written when
+/// they differ, in an order the kernel accepts (and restores) one by one,
+/// or refused where the host keeps the setting somewhere `measure` does not
+/// write. Nothing when the scenario has no RT or deadline task.
+pub fn rt_settings(
+    spec: &ScenarioSpec,
+    host: &super::host_rt::HostRt,
+    host_version: (u32, u32),
+    cpus: &[u16],
+) -> Vec<HostSetting> {
+    let mut out = Vec::new();
+    if !has_rt_or_dl_tasks(spec) {
+        return out;
+    }
+    let rt = &spec.rt;
+    let runtime_us: i64 = rt.runtime_ns.map_or(-1, |ns| (ns / 1_000) as i64);
+    let period_us = (rt.period_ns / 1_000) as i64;
+    let differs = |host: Option<i64>, want: i64, default: i64| host.map_or(want != default, |h| h != want);
+
+    // With RT group scheduling the root RT group throttles with its own
+    // runtime and period, copied from the sysctls at boot (6.18 core.c:
+    // sched_init → init_rt_bandwidth(&root_task_group.rt_bandwidth, …));
+    // a later sysctl write leaves them (rt.c:sched_rt_do_global is empty)
+    // and must stay at or above their ratio (rt.c:tg_rt_schedulable, EINVAL).
+    // -1 turns all RT throttling off (rt_bandwidth_enabled() is false).
+    if host.rt_group_sched == Some(true)
+        && runtime_us != -1
+        && let (Some(gr), Some(gp)) = (host.root_rt_runtime_us, host.root_rt_period_us)
+        && (gr, gp) != (runtime_us, period_us)
+    {
+        let key = if gr != runtime_us { "rt.sched_rt_runtime_us" } else { "rt.sched_rt_period_us" };
+        out.push(HostSetting {
+            key: key.into(),
+            value: if gr != runtime_us { runtime_us.to_string() } else { period_us.to_string() },
+            handling: Handling::Refuse(format!(
+                "this host schedules RT tasks in groups (CONFIG_RT_GROUP_SCHED on), so its root RT group \
+                 throttles with the root cgroup's cpu.rt_runtime_us = {gr} per cpu.rt_period_us = {gp}, set from \
+                 the sysctls at boot (6.18 core.c:sched_init); writing kernel.sched_rt_runtime_us or \
+                 sched_rt_period_us later does not change them (rt.c:sched_rt_do_global does nothing), and \
+                 `measure` does not write the root cgroup's files. Measure with --set rt.sched_rt_runtime_us={gr} \
+                 --set rt.sched_rt_period_us={gp}, or with rt.sched_rt_runtime_us=-1 (no RT throttling at all), or \
+                 on a host without RT group scheduling"
+            )),
+        });
+        return out;
+    }
+    // Lowering the deadline admission limit below what the fair servers
+    // hold is refused with EBUSY (6.18 deadline.c:sched_dl_global_validate;
+    // each CPU's server holds runtime/period of it).
+    let servers_max = match (&host.fair_server, rt.fair_server) {
+        (super::host_rt::FairServers::Read(v), want) => v
+            .iter()
+            .map(|s| {
+                if cpus.contains(&s.cpu) {
+                    want.unwrap_or((s.runtime_ns, s.period_ns))
+                } else {
+                    (s.runtime_ns, s.period_ns)
+                }
+            })
+            .max_by(|a, b| (u128::from(a.0) * u128::from(b.1)).cmp(&(u128::from(b.0) * u128::from(a.1)))),
+        (_, want) if host_version >= (6, 12) => want.or(Some(FAIR_SERVER_DEFAULT_NS)),
+        _ => None,
+    };
+    if runtime_us >= 0
+        && let Some((sr, sp)) = servers_max
+        && u128::from(runtime_us as u64 * 1_000) * u128::from(sp)
+            < u128::from(sr) * u128::from(period_us as u64 * 1_000)
+    {
+        out.push(HostSetting {
+            key: "rt.sched_rt_runtime_us".into(),
+            value: runtime_us.to_string(),
+            handling: Handling::Refuse(format!(
+                "{runtime_us} per {period_us} µs is less deadline bandwidth than each CPU's fair server holds \
+                 ({} per {}): the kernel refuses the write with EBUSY (6.18 deadline.c:sched_dl_global_validate). \
+                 Measure with a larger rt.sched_rt_runtime_us, or a smaller fair_server.runtime",
+                sim_core::format_duration(sr),
+                sim_core::format_duration(sp)
+            )),
+        });
+        return out;
+    }
+    let runtime_w = differs(host.sched_rt_runtime_us, runtime_us, RT_DEFAULT_US.0).then(|| {
+        write_setting(
+            "rt.sched_rt_runtime_us",
+            runtime_us.to_string(),
+            "sched_rt_runtime_us".into(),
+            runtime_us.to_string(),
+        )
+    });
+    let period_w = differs(host.sched_rt_period_us, period_us, RT_DEFAULT_US.1).then(|| {
+        write_setting(
+            "rt.sched_rt_period_us",
+            period_us.to_string(),
+            "sched_rt_period_us".into(),
+            period_us.to_string(),
+        )
+    });
+    // -1 goes first and comes back last: while it holds, no ratio is
+    // checked against the root RT group (tg_rt_schedulable: to_ratio of
+    // RUNTIME_INF is the whole CPU).
+    let period_first = if runtime_us == -1 {
+        false
+    } else if host.sched_rt_runtime_us == Some(-1) {
+        true
+    } else {
+        period_us >= host.sched_rt_period_us.unwrap_or(RT_DEFAULT_US.1)
+    };
+    out.extend(pair_in_order(runtime_w, period_w, period_first));
+
+    // sched_rr_timeslice_ms: the kernel keeps jiffies, msecs_to_jiffies of
+    // the value written (6.18 rt.c:sched_rr_handler, rounding up), so the
+    // model's ticks × (1000 / HZ) ms gives them back at the same HZ.
+    let rr_ms = i64::from(rt.rr_timeslice_ticks) * 1_000 / i64::from(spec.hz.max(1));
+    if differs(host.sched_rr_timeslice_ms, rr_ms, 100) {
+        out.push(write_setting(
+            "rt.sched_rr_timeslice_ms",
+            rr_ms.to_string(),
+            "sched_rr_timeslice_ms".into(),
+            rr_ms.to_string(),
+        ));
+    }
+
+    // The fair server of each CPU the run uses, where the model has one and
+    // the host too (6.12+); otherwise `plan` says what differs.
+    if let Some((runtime, period)) = rt.fair_server
+        && host_version >= (6, 12)
+    {
+        match &host.fair_server {
+            super::host_rt::FairServers::Read(_) => {
+                for &cpu in cpus {
+                    let Some(h) = host.fair_server.of(cpu) else { continue };
+                    let runtime_w = (h.runtime_ns != runtime).then(|| {
+                        write_setting(
+                            "fair_server.runtime",
+                            runtime.to_string(),
+                            format!("fair_server:cpu{cpu}:runtime"),
+                            runtime.to_string(),
+                        )
+                    });
+                    let period_w = (h.period_ns != period).then(|| {
+                        write_setting(
+                            "fair_server.period",
+                            period.to_string(),
+                            format!("fair_server:cpu{cpu}:period"),
+                            period.to_string(),
+                        )
+                    });
+                    out.extend(pair_in_order(runtime_w, period_w, period >= h.period_ns));
+                }
+            }
+            super::host_rt::FairServers::Unreadable(why) if (runtime, period) != FAIR_SERVER_DEFAULT_NS => {
+                let key =
+                    if runtime != FAIR_SERVER_DEFAULT_NS.0 { "fair_server.runtime" } else { "fair_server.period" };
+                out.push(HostSetting {
+                    key: key.into(),
+                    value: if key == "fair_server.runtime" { runtime.to_string() } else { period.to_string() },
+                    handling: Handling::Refuse(format!(
+                        "the fair server is set per CPU in debugfs (sched/fair_server/cpuN/{{runtime,period}}, \
+                         6.18 debug.c:sched_fair_server_write), and this host's could not be read: {why}. Run \
+                         as root on a kernel without lockdown, or measure with the default 50ms per 1s"
+                    )),
+                });
+            }
+            _ => {}
+        }
     }
     out
 }
@@ -377,5 +584,108 @@ mod tests {
         let Handling::IgnoreWith { flag, why } = &got[0].handling else { panic!("{got:?}") };
         assert_eq!(*flag, IGNORE_LIMITERS_FLAG);
         assert!(why.contains("tasks.t"), "{why}");
+    }
+
+    /// `rt_settings` against this VM's host record, as `(key, host name, value)` writes.
+    fn rt_writes(extra: &str, task: &str, host: &super::super::host_rt::HostRt) -> Vec<Write> {
+        let got = rt_settings(&spec("6.18", extra, task), host, (6, 18), &[0]);
+        assert!(got.iter().all(|s| matches!(s.handling, Handling::Write { .. })), "{got:?}");
+        writes(&got)
+    }
+
+    fn rt_refusal(extra: &str, task: &str, host: &super::super::host_rt::HostRt) -> (String, String) {
+        let got = rt_settings(&spec("6.18", extra, task), host, (6, 18), &[0]);
+        match got.as_slice() {
+            [HostSetting { key, handling: Handling::Refuse(why), .. }] => (key.clone(), why.clone()),
+            _ => panic!("one refusal expected: {got:?}"),
+        }
+    }
+
+    #[test]
+    fn rt_settings_write_what_differs_in_an_order_the_kernel_takes() {
+        use super::super::host_rt::{FairServers, tests::vm};
+        let fifo = "policy = \"fifo\"\nrt_priority = 10";
+        let w = |k: &str, n: &str, v: &str| (k.to_string(), n.to_string(), v.to_string());
+        // No RT or deadline task: the [rt] settings act on nothing, and are left alone.
+        assert!(rt_settings(&spec("6.18", "[rt]\nsched_rt_runtime_us = -1", ""), &vm(), (6, 18), &[0]).is_empty());
+        // The defaults match this VM.
+        assert_eq!(rt_writes("[rt]\nrt_group_sched = true", fifo, &vm()), vec![]);
+        // -1: admission control and throttling off.
+        assert_eq!(
+            rt_writes("[rt]\nsched_rt_runtime_us = -1", fifo, &vm()),
+            vec![w("rt.sched_rt_runtime_us", "sched_rt_runtime_us", "-1")]
+        );
+        // Without RT group scheduling the sysctls are what throttles: both
+        // written, a longer period first, a shorter one last.
+        let flat = super::super::host_rt::HostRt { rt_group_sched: Some(false), ..vm() };
+        assert_eq!(
+            rt_writes("[rt]\nsched_rt_runtime_us = 1900000\nsched_rt_period_us = 2000000", fifo, &flat),
+            vec![
+                w("rt.sched_rt_period_us", "sched_rt_period_us", "2000000"),
+                w("rt.sched_rt_runtime_us", "sched_rt_runtime_us", "1900000")
+            ]
+        );
+        assert_eq!(
+            rt_writes("[rt]\nsched_rt_runtime_us = 400000\nsched_rt_period_us = 500000", fifo, &flat),
+            vec![
+                w("rt.sched_rt_runtime_us", "sched_rt_runtime_us", "400000"),
+                w("rt.sched_rt_period_us", "sched_rt_period_us", "500000")
+            ]
+        );
+        // -1 with another period: -1 first (nothing is checked against it).
+        assert_eq!(
+            rt_writes("[rt]\nsched_rt_runtime_us = -1\nsched_rt_period_us = 2000000", fifo, &vm())[0].0,
+            "rt.sched_rt_runtime_us"
+        );
+        // The RR slice in ms that gives the model's ticks back (10 ms at HZ 250 is 3 ticks).
+        assert_eq!(
+            rt_writes("[rt]\nsched_rr_timeslice_ms = 10\nrt_group_sched = true", fifo, &vm()),
+            vec![w("rt.sched_rr_timeslice_ms", "sched_rr_timeslice_ms", "12")]
+        );
+        // The fair server of the run's CPU, in ns; a shorter period after the runtime.
+        assert_eq!(
+            rt_writes("[fair_server]\nruntime = \"20ms\"\n[rt]\nrt_group_sched = true", fifo, &vm()),
+            vec![w("fair_server.runtime", "fair_server:cpu0:runtime", "20000000")]
+        );
+        assert_eq!(
+            rt_writes(
+                "[fair_server]\nruntime = \"20ms\"\nperiod = \"500ms\"\n[rt]\nrt_group_sched = true",
+                fifo,
+                &vm()
+            ),
+            vec![
+                w("fair_server.runtime", "fair_server:cpu0:runtime", "20000000"),
+                w("fair_server.period", "fair_server:cpu0:period", "500000000")
+            ]
+        );
+        assert_eq!(
+            rt_writes("[fair_server]\nruntime = \"100ms\"\nperiod = \"2s\"\n[rt]\nrt_group_sched = true", fifo, &vm())
+                [0]
+            .1,
+            "fair_server:cpu0:period"
+        );
+        // Unreadable fair servers: the default is assumed, anything else refused.
+        let locked = super::super::host_rt::HostRt { fair_server: FairServers::Unreadable("lockdown".into()), ..vm() };
+        assert_eq!(rt_writes("[rt]\nrt_group_sched = true", fifo, &locked), vec![]);
+        let (key, why) = rt_refusal("[fair_server]\nruntime = \"20ms\"", fifo, &locked);
+        assert_eq!(key, "fair_server.runtime");
+        assert!(why.contains("lockdown") && why.contains("sched_fair_server_write"), "{why}");
+    }
+
+    #[test]
+    fn rt_settings_refuse_what_the_host_keeps_elsewhere() {
+        use super::super::host_rt::tests::vm;
+        let fifo = "policy = \"fifo\"\nrt_priority = 10";
+        // RT group scheduling: the root group's runtime is not the sysctl's.
+        let (key, why) = rt_refusal("[rt]\nsched_rt_runtime_us = 500000", fifo, &vm());
+        assert_eq!(key, "rt.sched_rt_runtime_us");
+        assert!(why.contains("cpu.rt_runtime_us = 950000") && why.contains("sched_rt_do_global"), "{why}");
+        let (key, _) = rt_refusal("[rt]\nsched_rt_period_us = 2000000\nsched_rt_runtime_us = 950000", fifo, &vm());
+        assert_eq!(key, "rt.sched_rt_period_us");
+        // Less deadline bandwidth than the fair servers hold: EBUSY.
+        let flat = super::super::host_rt::HostRt { rt_group_sched: Some(false), ..vm() };
+        let (key, why) = rt_refusal("[rt]\nsched_rt_runtime_us = 10000", fifo, &flat);
+        assert_eq!(key, "rt.sched_rt_runtime_us");
+        assert!(why.contains("EBUSY") && why.contains("sched_dl_global_validate"), "{why}");
     }
 }

@@ -19,7 +19,12 @@
 //! The EEVDF models' `base_slice_ns` is the 6.6+ debugfs file of that name,
 //! and their features are in the same debugfs `features` file.
 //!
-//! `sched_autogroup_enabled` stays in /proc/sys/kernel (kernel/sched/autogroup.c).
+//! `sched_autogroup_enabled` stays in /proc/sys/kernel (kernel/sched/autogroup.c),
+//! as do the RT class's `sched_rt_runtime_us`, `sched_rt_period_us` (since
+//! 2.6.25) and `sched_rr_timeslice_ms` (since 3.9; 6.18 rt.c:sched_rt_sysctls).
+//! The 6.12+ fair servers are per CPU in debugfs,
+//! `sched/fair_server/cpuN/{runtime,period}` in ns (6.18
+//! debug.c:debugfs_fair_server_init), named here `fair_server:cpuN:runtime`.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -50,8 +55,28 @@ fn kernel_path(name: &str, version: (u32, u32)) -> Result<PathBuf, String> {
         }
         return Ok(if debugfs_sched { debug_path("features") } else { Path::new(DEBUGFS).join("sched_features") });
     }
+    if let Some(rest) = name.strip_prefix("fair_server:") {
+        let parsed = rest.split_once(':').and_then(|(cpu, file)| {
+            let n: u16 = cpu.strip_prefix("cpu")?.parse().ok()?;
+            ["runtime", "period"].contains(&file).then_some((n, file))
+        });
+        let Some((cpu, file)) = parsed else {
+            return Err(format!(
+                "{name}: a fair server setting is fair_server:cpuN:runtime or fair_server:cpuN:period"
+            ));
+        };
+        if version < (6, 12) {
+            return Err(format!(
+                "{name}: Linux {major}.{minor} has no fair server (it came with 6.12: fair.c:fair_server_init), so \
+                 the scenario's value cannot be applied here"
+            ));
+        }
+        return Ok(debug_path("fair_server").join(format!("cpu{cpu}")).join(file));
+    }
     match name {
-        "sched_autogroup_enabled" => Ok(proc_path(name)),
+        "sched_autogroup_enabled" | "sched_rt_runtime_us" | "sched_rt_period_us" | "sched_rr_timeslice_ms" => {
+            Ok(proc_path(name))
+        }
         // The EEVDF base slice (6.6+ debug.c:sched_init_debug, a plain u32).
         "base_slice_ns" if eevdf => Ok(debug_path(name)),
         "base_slice_ns" => Err(format!(
@@ -84,6 +109,7 @@ fn kernel_path(name: &str, version: (u32, u32)) -> Result<PathBuf, String> {
         other => Err(format!(
             "{other}: not a scheduler setting schedlab knows (sched_latency_ns, sched_min_granularity_ns, \
              sched_wakeup_granularity_ns, sched_tunable_scaling, base_slice_ns, sched_autogroup_enabled, \
+             sched_rt_runtime_us, sched_rt_period_us, sched_rr_timeslice_ms, fair_server:cpuN:runtime|period, \
              feature:NAME)"
         )),
     }
@@ -104,7 +130,11 @@ pub fn locate(name: &str, host: &HostInfo) -> Result<PathBuf, String> {
             Err(format!(
                 "{name}: {} does not exist on Linux {major}.{minor} (kernel built without {})",
                 path.display(),
-                if name == "sched_autogroup_enabled" { "CONFIG_SCHED_AUTOGROUP" } else { "CONFIG_SCHED_DEBUG" }
+                match name {
+                    "sched_autogroup_enabled" => "CONFIG_SCHED_AUTOGROUP",
+                    n if n.starts_with("sched_r") => "CONFIG_SYSCTL",
+                    _ => "CONFIG_SCHED_DEBUG",
+                }
             ))
         };
     }
@@ -417,6 +447,21 @@ mod tests {
         assert!(path("feature:bad name", (6, 18)).is_err());
         assert_eq!(path("sched_autogroup_enabled", (6, 18)).as_deref(), Ok("/proc/sys/kernel/sched_autogroup_enabled"));
         assert!(path("sched_nr_migrate", (4, 4)).is_err());
+        assert_eq!(path("sched_rt_runtime_us", (4, 4)).as_deref(), Ok("/proc/sys/kernel/sched_rt_runtime_us"));
+        assert_eq!(path("sched_rt_period_us", (6, 18)).as_deref(), Ok("/proc/sys/kernel/sched_rt_period_us"));
+        assert_eq!(path("sched_rr_timeslice_ms", (6, 18)).as_deref(), Ok("/proc/sys/kernel/sched_rr_timeslice_ms"));
+        assert_eq!(
+            path("fair_server:cpu3:runtime", (6, 12)).as_deref(),
+            Ok("/sys/kernel/debug/sched/fair_server/cpu3/runtime")
+        );
+        assert_eq!(
+            path("fair_server:cpu0:period", (6, 18)).as_deref(),
+            Ok("/sys/kernel/debug/sched/fair_server/cpu0/period")
+        );
+        let old = path("fair_server:cpu0:runtime", (6, 6)).expect_err("no fair server on 6.6");
+        assert!(old.contains("6.12"), "{old}");
+        assert!(path("fair_server:cpu0:deadline", (6, 18)).is_err());
+        assert!(path("fair_server:0:runtime", (6, 18)).is_err());
     }
 
     #[test]

@@ -375,7 +375,13 @@ pub fn validate(file: &Path, opts: &Options, repeat: u32, also_kernel: Option<&s
         also_model: also_scenario.as_ref().map(|s| s.spec.kernel.label()),
         sets: super::all_sets(opts),
         sim_overrides: overrides,
-        host: host_json(&facts),
+        host: {
+            let mut h = host_json(&facts);
+            // The host's RT and deadline settings, which `HostFacts` has no place for yet.
+            h["rt"] = serde_json::to_value(&host.rt).unwrap_or_default();
+            h["rt_line"] = serde_json::Value::String(host.rt.line());
+            h
+        },
         delays_from: measured.iter().map(delays_from).collect(),
         rows: rows(&predicted, also.as_ref(), &measured),
         wakeup_fits: wakeup_fits(&infos),
@@ -423,6 +429,9 @@ pub fn table(v: &Validation) -> String {
             d.join("/")
         }
     );
+    if let Some(line) = h["rt_line"].as_str() {
+        let _ = writeln!(out, "{line}");
+    }
     for (key, why) in &v.not_reproduced {
         let _ = writeln!(out, "warning: {key} is predicted but NOT reproduced by the measurement ({why})");
     }

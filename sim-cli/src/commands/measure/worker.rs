@@ -99,6 +99,10 @@ struct Setup {
     cpus: Vec<u16>,
     nice: i32,
     policy: sim_core::Policy,
+    /// `sched_priority` of a FIFO or RR task (1 to 99).
+    rt_priority: u8,
+    /// A deadline task's runtime, deadline and period (ns).
+    dl: Option<(u64, u64, u64)>,
 }
 
 /// The nice value thread-priority 3.1 gives a `Crossplatform(p)` priority
@@ -108,6 +112,103 @@ fn crossplatform_nice(p: u8) -> i32 {
     i32::from((39.0f32 * (1.0 - f32::from(p) / 99.0)) as i8) - 20
 }
 
+/// What an errno from `sched_setscheduler`/`sched_setattr` means for a
+/// measured RT or deadline thread (6.18 syscalls.c:__sched_setscheduler).
+fn policy_errno_hint(errno: i32, deadline: bool) -> &'static str {
+    match rustix::io::Errno::from_raw_os_error(errno) {
+        rustix::io::Errno::PERM if deadline => {
+            "EPERM: no CAP_SYS_NICE, or the affinity does not cover the CPU's root domain while deadline admission \
+             control is on (sched_rt_runtime_us >= 0)"
+        }
+        rustix::io::Errno::PERM => {
+            "EPERM: no CAP_SYS_NICE and RLIMIT_RTPRIO below the priority, or (RT group scheduling) a cpu cgroup \
+             with cpu.rt_runtime_us 0"
+        }
+        rustix::io::Errno::BUSY => "EBUSY: deadline admission refused, the root domain's bandwidth is taken",
+        rustix::io::Errno::INVAL => "EINVAL: the kernel refused the parameters",
+        _ => "",
+    }
+}
+
+/// Makes the calling thread SCHED_FIFO/RR at `rt_priority`, or
+/// SCHED_DEADLINE with `dl`, and reads the policy back.
+fn set_rt_policy(s: &Setup) -> Result<()> {
+    use sim_core::Policy;
+    use std::time::Duration;
+    use thread_priority::unix::{
+        DeadlineFlags, RealtimeThreadSchedulePolicy as R, ThreadSchedulePolicy as P, set_thread_priority_and_policy,
+        thread_schedule_policy_param,
+    };
+    let (policy, result) = match (s.policy, s.dl) {
+        (Policy::Fifo | Policy::Rr, _) => {
+            let policy = if s.policy == Policy::Fifo { R::Fifo } else { R::RoundRobin };
+            // thread-priority 3.1.1 passes a Crossplatform value to a
+            // realtime policy as the sched_priority itself
+            // (`to_allowed_value_for_policy`, 1..=99 on Linux), through
+            // pthread_setschedparam, which returns the errno.
+            let value = thread_priority::ThreadPriorityValue::try_from(s.rt_priority).map_err(|e| anyhow!("{e}"))?;
+            let r = set_thread_priority_and_policy(
+                thread_priority::unix::thread_native_id(),
+                thread_priority::ThreadPriority::Crossplatform(value),
+                P::Realtime(policy),
+            );
+            (
+                policy,
+                r.map_err(|e| match e {
+                    thread_priority::Error::OS(errno) => (errno, format!("{e:?}")),
+                    other => (0, format!("{other:?}")),
+                }),
+            )
+        }
+        (Policy::Deadline, Some((runtime, deadline, period))) => {
+            // thread-priority 3.1.1 calls sched_setattr(2) with its "native
+            // id" cast to a pid_t (unix.rs set_thread_priority_and_policy_deadline),
+            // so it is given this thread's tid, not pthread_self(); and it
+            // returns the call's -1, not the errno, which is read here at once.
+            let tid = rustix::thread::gettid().as_raw_nonzero().get();
+            let native = thread_priority::unix::ThreadId::try_from(tid).map_err(|e| anyhow!("tid {tid}: {e}"))?;
+            let r = set_thread_priority_and_policy(
+                native,
+                thread_priority::ThreadPriority::Deadline {
+                    runtime: Duration::from_nanos(runtime),
+                    deadline: Duration::from_nanos(deadline),
+                    period: Duration::from_nanos(period),
+                    flags: DeadlineFlags::empty(),
+                },
+                P::Realtime(R::Deadline),
+            );
+            let errno = std::io::Error::last_os_error().raw_os_error().unwrap_or(0);
+            (R::Deadline, r.map_err(|e| (errno, format!("{e:?}"))))
+        }
+        _ => return Err(anyhow!("{}: policy {} without its parameters", s.name, s.policy.name())),
+    };
+    if let Err((errno, e)) = result {
+        let hint = policy_errno_hint(errno, policy == R::Deadline);
+        let e = if errno > 0 { std::io::Error::from_raw_os_error(errno).to_string() } else { e };
+        let what = match s.dl {
+            Some((r, d, p)) => format!("sched_setattr(SCHED_DEADLINE, runtime {r} ns, deadline {d} ns, period {p} ns)"),
+            None => format!("sched_setscheduler({policy:?}, priority {})", s.rt_priority),
+        };
+        bail!(
+            "{}: {what} on CPUs {:?}: {e}{}",
+            s.name,
+            s.cpus,
+            if hint.is_empty() { String::new() } else { format!(" ({hint})") }
+        );
+    }
+    let (now, param) = thread_schedule_policy_param(thread_priority::unix::thread_native_id())
+        .map_err(|e| anyhow!("{}: reading the policy back: {e:?}", s.name))?;
+    let priority = if policy == R::Deadline { 0 } else { i32::from(s.rt_priority) };
+    if (now, param.sched_priority) != (P::Realtime(policy), priority) {
+        bail!(
+            "{}: asked for {policy:?} at priority {priority}, the thread runs under {now:?} at priority {}",
+            s.name,
+            param.sched_priority
+        );
+    }
+    Ok(())
+}
+
 /// Applies a thread's settings to the calling thread.
 fn setup_thread(s: &Setup) -> Result<()> {
     let _ = rustix::thread::set_current_timer_slack(std::num::NonZeroU64::new(1));
@@ -115,6 +216,9 @@ fn setup_thread(s: &Setup) -> Result<()> {
     for &c in &s.cpus {
         set.set(usize::from(c));
     }
+    // Before any RT or deadline policy: a deadline task's affinity may not
+    // shrink below its root domain afterwards (6.18
+    // syscalls.c:dl_task_check_affinity, EBUSY).
     rustix::thread::sched_setaffinity(None, &set)
         .with_context(|| format!("{}: sched_setaffinity to CPUs {:?}", s.name, s.cpus))?;
     use sim_core::Policy;
@@ -124,7 +228,12 @@ fn setup_thread(s: &Setup) -> Result<()> {
         Policy::Batch => Some(N::Batch),
         Policy::Idle => Some(N::Idle),
         Policy::Fifo | Policy::Rr | Policy::Deadline => {
-            return Err(anyhow!("{}: policy {} cannot be applied by measure yet", s.name, s.policy.name()));
+            // The nice value first, while the thread is still fair: an RT or
+            // deadline task keeps it as its static priority only (6.18
+            // syscalls.c:set_user_nice).
+            rustix::process::setpriority_process(None, s.nice)
+                .with_context(|| format!("{}: setpriority(nice {})", s.name, s.nice))?;
+            return set_rt_policy(s);
         }
     };
     if let Some(p) = policy {
@@ -193,6 +302,8 @@ fn work(out: &mut impl Write) -> Result<()> {
             cpus: ts.affinity[instance as usize].iter().map(|c| plan.cpu_map[usize::from(c.0)]).collect(),
             nice: i32::from(ts.nice),
             policy: ts.policy,
+            rt_priority: ts.rt_priority,
+            dl: ts.dl.map(|d| (d.runtime_ns, d.deadline_ns, d.period_ns)),
         };
         let wake_in = open_fifo(&dir.join(format!("wake-{task}")))?;
         let serves = ts.program.steps.contains(&sim_core::Step::Serve);
@@ -253,6 +364,8 @@ fn work(out: &mut impl Write) -> Result<()> {
             cpus: plan.waker_cpus.clone(),
             nice: 0,
             policy: sim_core::Policy::Normal,
+            rt_priority: 0,
+            dl: None,
         };
         let (t0, end, stop, barrier, tx) = (t0.clone(), end.clone(), stop.clone(), barrier.clone(), tid_tx.clone());
         let h = std::thread::Builder::new()
@@ -321,4 +434,44 @@ fn work(out: &mut impl Write) -> Result<()> {
         results.dropped.push(h.join().map_err(|_| anyhow!("a waker thread panicked"))?);
     }
     line(out, &results)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_core::Policy;
+
+    /// Applies `setup` on a new thread, which then ends (so an RT or
+    /// deadline thread lives only for the check).
+    fn on_a_thread(setup: Setup) -> Result<()> {
+        std::thread::spawn(move || setup_thread(&setup)).join().expect("thread")
+    }
+
+    fn setup(policy: Policy, cpus: Vec<u16>, rt_priority: u8, dl: Option<(u64, u64, u64)>) -> Setup {
+        Setup { name: format!("test-{}", policy.name()), cpus, nice: 0, policy, rt_priority, dl }
+    }
+
+    #[test]
+    fn rt_and_deadline_policies_apply_to_a_thread() {
+        if !rustix::process::geteuid().is_root() {
+            return println!("SKIPPED: RT and deadline policies need CAP_SYS_NICE");
+        }
+        let host = super::super::host::probe().expect("probe");
+        // Read back inside `set_rt_policy`: an Ok is the policy and priority asked for.
+        on_a_thread(setup(Policy::Fifo, vec![0], 1, None)).expect("SCHED_FIFO 1");
+        on_a_thread(setup(Policy::Rr, vec![0], 2, None)).expect("SCHED_RR 2");
+        // A deadline task may take a whole root domain (1 ms every 10 ms).
+        let dl = Some((1_000_000, 10_000_000, 10_000_000));
+        let Some(domain) = host.rt.root_domain_of(0).map(<[u16]>::to_vec) else {
+            return println!("SKIPPED: deadline part, the root domains are unknown ({})", host.rt.root_domains_source);
+        };
+        on_a_thread(setup(Policy::Deadline, domain.clone(), 0, dl)).expect("SCHED_DEADLINE on the root domain");
+        // Pinned inside a larger root domain while admission control is on: EPERM, explained.
+        if domain.len() > 1 && host.rt.sched_rt_runtime_us.is_some_and(|r| r >= 0) {
+            let e = on_a_thread(setup(Policy::Deadline, vec![0], 0, dl)).expect_err("EPERM");
+            let e = format!("{e:#}");
+            assert!(e.contains("EPERM") && e.contains("root domain"), "{e}");
+            println!("{e}");
+        }
+    }
 }
