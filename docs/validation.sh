@@ -51,10 +51,12 @@ echo "calibrate: machine.wakeup_latency=$noise" >&2
 
 if [[ ${#names[@]} -eq 0 ]]; then
     # The CPU-quota configurations (*-quota-*) have their own record,
-    # docs/validation-quota.md; name them to include them here.
+    # docs/validation-quota.md, and the RT/deadline ones (rt-*) theirs in
+    # docs/validation.md's RT section (they need --apply-sysctls and a host
+    # with the model's RT group scheduling); name them to include them here.
     files=()
     for f in scenarios/validation/*.toml; do
-        [[ $f == *-quota-* ]] || files+=("$f")
+        [[ $f == *-quota-* || $(basename "$f") == rt-* ]] || files+=("$f")
     done
 else
     files=()
