@@ -95,17 +95,10 @@ impl Core {
             return;
         }
         let counted = self.activate_dl(cpu, task, w);
-        let now = w.now();
         if !new_task {
-            self.smp_mut().ttwu_do_wakeup(now.ns(), cpu);
+            self.smp_mut().ttwu_do_wakeup(w.now().ns(), cpu);
         }
-        let t = &mut w.tasks[task.index()];
-        t.cpu = cpu;
-        t.state = TaskState::Runnable;
-        t.waiting = Some((now, if counted { WaitKind::Wakeup } else { WaitKind::Throttled }));
-        if new_task {
-            t.sched_out_at = now;
-        }
+        Self::start_waiting(task, cpu, counted, new_task, w);
         let resched_before = self.rqs[cpu.index()].need_resched;
         let preempt = self.check_preempt_curr(cpu, task, 0, w);
         self.wakeup_noise(cpu, task, resched_before, w);

@@ -137,13 +137,7 @@ impl Core {
     fn apply_bandwidth(&mut self, w: &mut World) {
         push_bandwidth_timers(&mut w.queue, self.classes.fair_mut().bandwidth_timers());
         for e in self.classes.fair_mut().take_throttle_events() {
-            for _ in 0..e.nr_delta.unsigned_abs() {
-                if e.nr_delta > 0 {
-                    self.add_nr_running(e.cpu, w);
-                } else {
-                    self.sub_nr_running(e.cpu, w);
-                }
-            }
+            self.change_nr_running(e.cpu, e.nr_delta, w);
             if e.throttled {
                 // The tasks waiting below the throttled queue now wait for runtime.
                 // cfs_tasks holds the CPU's queued tasks (bounded by its length).
@@ -167,16 +161,48 @@ impl Core {
                 // the pick then finishes its dequeue.
                 self.resched_curr(e.cpu);
             }
-            let rq = &self.rqs[e.cpu.index()];
-            let root_min_vruntime = self.classes.fair().min_vruntime(rq.root);
-            w.recorder.push_record(SchedRecord {
-                at: w.now(),
-                cpu: e.cpu,
-                min_vruntime: root_min_vruntime,
-                root_min_vruntime,
-                nr_running: rq.nr_running,
-                kind: RecordKind::Throttle { group: e.group, throttled: e.throttled },
-            });
+            self.record_throttle(e.cpu, RecordKind::Throttle { group: e.group, throttled: e.throttled }, w);
+        }
+    }
+
+    /// `rq->nr_running` of `cpu` changes by `delta` (a throttle or
+    /// unthrottle), one task at a time as `add_nr_running`/`sub_nr_running`.
+    pub(super) fn change_nr_running(&mut self, cpu: CpuId, delta: i32, w: &mut World) {
+        for _ in 0..delta.unsigned_abs() {
+            if delta > 0 {
+                self.add_nr_running(cpu, w);
+            } else {
+                self.sub_nr_running(cpu, w);
+            }
+        }
+    }
+
+    /// The history record of a throttle or unthrottle on `cpu` (CFS
+    /// bandwidth or RT), at the root queue's `min_vruntime`.
+    pub(super) fn record_throttle(&mut self, cpu: CpuId, kind: RecordKind, w: &mut World) {
+        let rq = &self.rqs[cpu.index()];
+        let root_min_vruntime = self.classes.fair().min_vruntime(rq.root);
+        w.recorder.push_record(SchedRecord {
+            at: w.now(),
+            cpu,
+            min_vruntime: root_min_vruntime,
+            root_min_vruntime,
+            nr_running: rq.nr_running,
+            kind,
+        });
+    }
+
+    /// A task just queued on `cpu` (forked or woken) is runnable and starts
+    /// waiting: for the CPU, or for runtime when it joined a throttled
+    /// queue (`counted` false). A new task's last switch-out is now.
+    pub(super) fn start_waiting(task: TaskId, cpu: CpuId, counted: bool, new_task: bool, w: &mut World) {
+        let now = w.now();
+        let t = &mut w.tasks[task.index()];
+        t.cpu = cpu;
+        t.state = TaskState::Runnable;
+        t.waiting = Some((now, if counted { WaitKind::Wakeup } else { WaitKind::Throttled }));
+        if new_task {
+            t.sched_out_at = now;
         }
     }
 

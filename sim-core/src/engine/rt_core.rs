@@ -9,7 +9,7 @@ use super::rq::Core;
 use super::world::World;
 use crate::event::Event;
 use crate::ids::{CpuId, TaskId};
-use crate::metrics::history::{RecordKind, SchedRecord};
+use crate::metrics::history::RecordKind;
 use crate::metrics::recorder::WaitKind;
 use crate::sched::ClassKind;
 use crate::sched::ClassState;
@@ -37,13 +37,7 @@ impl Core {
             return;
         }
         for e in self.classes.rt.take_throttle_events() {
-            for _ in 0..e.nr_delta.unsigned_abs() {
-                if e.nr_delta > 0 {
-                    self.add_nr_running(e.cpu, w);
-                } else {
-                    self.sub_nr_running(e.cpu, w);
-                }
-            }
+            self.change_nr_running(e.cpu, e.nr_delta, w);
             if e.throttled {
                 for &t in self.classes.rt.queue(e.cpu) {
                     if let Some((_, kind)) = w.tasks[t.index()].waiting.as_mut() {
@@ -53,16 +47,7 @@ impl Core {
             } else if self.rqs[e.cpu.index()].curr.is_none() {
                 self.resched_curr(e.cpu);
             }
-            let rq = &self.rqs[e.cpu.index()];
-            let root_min_vruntime = self.classes.fair().min_vruntime(rq.root);
-            w.recorder.push_record(SchedRecord {
-                at: w.now(),
-                cpu: e.cpu,
-                min_vruntime: root_min_vruntime,
-                root_min_vruntime,
-                nr_running: rq.nr_running,
-                kind: RecordKind::RtThrottle { throttled: e.throttled },
-            });
+            self.record_throttle(e.cpu, RecordKind::RtThrottle { throttled: e.throttled }, w);
         }
         while let Some(cpu) = self.classes.rt.pop_resched() {
             if self.rqs[cpu.index()].curr.is_some() || self.rqs[cpu.index()].nr_running > 0 {
@@ -238,12 +223,7 @@ impl Core {
             self.note_migration(task, parent_cpu, cpu, MigrateCause::RtFindLowest, parent_cpu, w);
         }
         let counted = self.activate_rt(cpu, task, false, w);
-        let now = w.now();
-        let t = &mut w.tasks[task.index()];
-        t.cpu = cpu;
-        t.state = TaskState::Runnable;
-        t.waiting = Some((now, if counted { WaitKind::Wakeup } else { WaitKind::Throttled }));
-        t.sched_out_at = now;
+        Self::start_waiting(task, cpu, counted, true, w);
         let preempt = self.check_preempt_curr(cpu, task, crate::sched::fair::WF_FORK, w);
         self.record_wakeup(cpu, task, preempt, true, [parent_cpu, parent_cpu], w);
         self.task_woken_rt(cpu, task, w);
@@ -269,12 +249,8 @@ impl Core {
             self.note_migration(task, prev_cpu, cpu, MigrateCause::RtFindLowest, waker_cpu, w);
         }
         let counted = self.activate_rt(cpu, task, false, w);
-        let now = w.now();
-        self.smp_mut().ttwu_do_wakeup(now.ns(), cpu);
-        let t = &mut w.tasks[task.index()];
-        t.cpu = cpu;
-        t.state = TaskState::Runnable;
-        t.waiting = Some((now, if counted { WaitKind::Wakeup } else { WaitKind::Throttled }));
+        self.smp_mut().ttwu_do_wakeup(w.now().ns(), cpu);
+        Self::start_waiting(task, cpu, counted, false, w);
         let resched_before = self.rqs[cpu.index()].need_resched;
         let preempt = self.check_preempt_curr(cpu, task, 0, w);
         self.wakeup_noise(cpu, task, resched_before, w);

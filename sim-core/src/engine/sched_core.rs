@@ -218,12 +218,7 @@ impl Core {
         self.classes.fair_mut().post_init_entity_util_avg(se);
         let flags = self.classes.fair().new_task_enqueue_flags();
         let counted = self.activate_task(cpu, task, flags, w);
-        let now = w.now();
-        let t = &mut w.tasks[task.index()];
-        t.cpu = cpu;
-        t.state = TaskState::Runnable;
-        t.waiting = Some((now, if counted { WaitKind::Wakeup } else { WaitKind::Throttled }));
-        t.sched_out_at = now;
+        Self::start_waiting(task, cpu, counted, true, w);
         // enqueue_task_fair ends with hrtick_update, before check_preempt_curr.
         self.hrtick_update(cpu, w);
         let preempt = self.check_preempt_curr(cpu, task, WF_FORK, w);
