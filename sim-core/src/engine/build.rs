@@ -19,6 +19,7 @@ use crate::sched::entity::SchedEntity;
 use crate::sched::fair::{Cfs, FairConfig};
 use crate::sched::deadline::DlClass;
 use crate::sched::rt::{RtBandwidth, RtClass, RtConfig};
+use crate::sched::rt_pressure::RtPressure;
 use crate::sched::topology::Topology;
 use crate::sched::tunables::tick_nsec;
 use crate::sched::weights::LoadWeight;
@@ -271,6 +272,11 @@ pub(super) fn rt_class(spec: &ScenarioSpec, tasks: &[Task], topo: &Topology) -> 
         distribute: rules.lowest_distribute,
     };
     let mut rt = RtClass::new(tasks.len(), rd_span, affine_spans, cfg);
+    // RT and deadline time against fair capacity (`scale_rt_capacity`):
+    // without such tasks every signal is 0, so none is kept.
+    if spec.tasks.iter().any(|t| t.policy.class() != crate::sched::ClassKind::Fair) {
+        rt.pressure = RtPressure::new(rules.capacity_signal, ncpus);
+    }
     for (i, t) in tasks.iter().enumerate() {
         if t.policy.is_rt() {
             let rt_priority = spec.tasks[t.spec].rt_priority;

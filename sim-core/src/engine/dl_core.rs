@@ -34,9 +34,12 @@ impl Core {
             }
         }
         let charged = self.classes.dl.take_charged();
-        if !charged.is_empty() && (w.spec.kernel.rules().rt.dl_time_in_rt_time || w.spec.rt.group_sched) {
-            // 4.4/6.6 update_curr_dl (6.12+ under RT_GROUP_SCHED): rt_time += delta.
-            for (cpu, delta) in charged {
+        let to_rt_time = w.spec.kernel.rules().rt.dl_time_in_rt_time || w.spec.rt.group_sched;
+        for (cpu, delta) in charged {
+            // 4.4 update_curr_dl (deadline.c:861): sched_rt_avg_update.
+            self.classes.rt.pressure.sched_rt_avg_update(cpu.index(), w.now().ns(), delta);
+            if to_rt_time {
+                // 4.4/6.6 update_curr_dl (6.12+ under RT_GROUP_SCHED): rt_time += delta.
                 self.classes.rt.account_other(cpu, delta);
             }
         }

@@ -14,6 +14,7 @@ use crate::event::Event;
 use crate::ids::{CpuId, TaskId};
 use crate::sched::balance::{CpuSignals, Machine, MigrateCause, Smp, TaskHotInputs, TaskSignals};
 use crate::sched::fair::{DEQUEUE_MIGRATING, ENQUEUE_MIGRATING};
+use crate::sched::rt_pressure::RqPressure;
 use crate::sched::{ClassState, SchedClass};
 use crate::task::TaskState;
 
@@ -117,9 +118,26 @@ impl Machine for Balancer<'_, '_> {
     }
 
     fn update_blocked_averages(&mut self, cpu: CpuId) {
+        // 6.x: __update_blocked_others (6.12+ update_other_load_avgs) first:
+        // avg_rt and avg_dl decay, as running for the class of rq->curr.
+        let curr = self.core.rqs[cpu.index()].curr.map(|t| Core::class_of(t, self.w));
+        let now = self.w.clock.now.ns();
+        self.core.classes.rt.pressure.update_other_load_avgs(cpu.index(), now, curr);
         // Whether blocked load remains (6.x `rq->has_blocked_load`) is not
         // asked through `Machine` yet.
         self.core.classes.fair_internals_mut().update_blocked_averages(cpu);
+    }
+
+    fn rt_pressure(&self, cpu: CpuId) -> RqPressure {
+        self.core.classes.rt.pressure.rq(cpu.index())
+    }
+
+    fn others_have_blocked(&self, cpu: CpuId) -> bool {
+        self.core.classes.rt.pressure.others_have_blocked(cpu.index())
+    }
+
+    fn sched_avg_update(&mut self, cpu: CpuId) {
+        self.core.classes.rt.pressure.sched_avg_update(cpu.index(), self.w.clock.now.ns());
     }
 
     fn task_hot_inputs(&self, task: TaskId) -> TaskHotInputs {
@@ -257,7 +275,7 @@ impl Machine for Balancer<'_, '_> {
         if w.tasks[curr.index()].state != TaskState::Running {
             return;
         }
-        core.classes.put_prev_task((Core::class_of(curr, w), se_of(curr)), w.now().ns());
+        core.classes.put_prev_task(cpu, (Core::class_of(curr, w), se_of(curr)), w.now().ns());
         core.apply_class_resched(w);
         let none = core.context_switch(cpu, Some(curr), None, w);
         debug_assert!(none.is_none(), "an idle switch runs no steps");

@@ -333,7 +333,10 @@ impl Core {
         if was_idle && w.spec.machine.nohz_idle {
             // tick_nohz_idle_exit → update_cpu_load_nohz.
             let jiffies = w.clock.jiffies;
-            self.smp_mut().tick_restarted(jiffies, cpu);
+            if self.smp_mut().tick_restarted(jiffies, cpu) {
+                // 4.4 __update_cpu_load ends with sched_avg_update (fair.c:4393).
+                self.classes.rt.pressure.sched_avg_update(cpu.index(), w.now().ns());
+            }
         }
         self.switch_in(cpu, n, w)
     }

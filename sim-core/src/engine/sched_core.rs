@@ -37,6 +37,8 @@ impl Core {
         if let Some(curr) = curr {
             if Self::class_of(curr, w) == ClassKind::Deadline {
                 self.update_curr_dl(cpu, w); // task_tick_dl
+                // 6.x task_tick_dl: update_dl_rq_load_avg(.., 1).
+                self.classes.rt.pressure.running(ClassKind::Deadline, cpu.index(), w.now().ns());
             } else if Self::class_of(curr, w) == ClassKind::Rt {
                 // task_tick_rt: update_curr_rt (RT throttling) and the RR slice.
                 if self.classes.rt.task_tick(curr, w.now().ns()) {

@@ -187,13 +187,20 @@ impl<F: SchedClass + ClassState> ClassChain<F> {
         &mut self.fair
     }
 
-    /// `put_prev_task` of the running task's class (`prev->sched_class`).
-    pub fn put_prev_task(&mut self, prev: (ClassKind, EntityId), now: u64) {
+    /// `put_prev_task` of the running task's class (`prev->sched_class`) on `cpu`.
+    pub fn put_prev_task(&mut self, cpu: CpuId, prev: (ClassKind, EntityId), now: u64) {
         match prev.0 {
             ClassKind::Rt => self.rt.put_prev_task(crate::ids::TaskId(prev.1.0), now),
-            ClassKind::Deadline => self.dl.put_prev_task(crate::ids::TaskId(prev.1.0), now),
+            ClassKind::Deadline => self.put_prev_task_dl(cpu, crate::ids::TaskId(prev.1.0), now),
             _ => self.fair.put_prev_task(prev.1),
         }
+    }
+
+    /// `put_prev_task_dl`: charged, and (6.x deadline.c:2043, 6.12 2449,
+    /// 6.18 2400) `update_dl_rq_load_avg(.., 1)`.
+    fn put_prev_task_dl(&mut self, cpu: CpuId, task: crate::ids::TaskId, now: u64) {
+        self.dl.put_prev_task(task, now);
+        self.rt.pressure.running(ClassKind::Deadline, cpu.index(), now);
     }
 
     /// `__pick_next_task` (core.c): the task of the highest class that has
@@ -214,9 +221,10 @@ impl<F: SchedClass + ClassState> ClassChain<F> {
             // The RT or deadline task that ran is charged and stays queued;
             // the pick below starts anew.
             Some((ClassKind::Rt, se)) => self.rt.put_prev_task(crate::ids::TaskId(se.0), now),
-            Some((ClassKind::Deadline, se)) => self.dl.put_prev_task(crate::ids::TaskId(se.0), now),
+            Some((ClassKind::Deadline, se)) => self.put_prev_task_dl(cpu, crate::ids::TaskId(se.0), now),
             _ => {}
         }
+        let prev_class = prev.map(|p| p.0);
         if self.dl.has_server() {
             self.dl.server_done(cpu, now);
         }
@@ -234,6 +242,8 @@ impl<F: SchedClass + ClassState> ClassChain<F> {
                                 if let Some(fp) = fair_prev.take() {
                                     self.fair.put_prev_task(fp);
                                 }
+                                // set_next_task_dl: prev of another class → update_dl_rq_load_avg(.., 0).
+                                self.rt.pressure.set_next(ClassKind::Deadline, prev_class, cpu.index(), now);
                                 return Some((ClassKind::Deadline, EntityId(t.0)));
                             }
                             Some(super::deadline::EntityRef::Server(_)) => {
@@ -255,6 +265,8 @@ impl<F: SchedClass + ClassState> ClassChain<F> {
                             self.fair.put_prev_task(fp);
                         }
                         let p = self.rt.pick_next_task(cpu, now).expect("a queued, unthrottled RT task");
+                        // set_next_task_rt: prev of another class → update_rt_rq_load_avg(.., 0).
+                        self.rt.pressure.set_next(ClassKind::Rt, prev_class, cpu.index(), now);
                         return Some((ClassKind::Rt, EntityId(p.0)));
                     }
                 }

@@ -102,29 +102,33 @@ impl CpuLoad {
     /// idle CPU whose tick is stopped): catch up `jiffies − last` ticks, but
     /// only if the CPU has no load (a woken task's load makes it bail) and
     /// missed a tick. 4.4 does not look at `nr_running` here (later kernels
-    /// do); the argument is accepted for callers and ignored.
-    pub fn update_idle_cpu_load(&mut self, this_load: u64, nr_running: u32, jiffies: u64) {
+    /// do); the argument is accepted for callers and ignored. Returns
+    /// whether `__update_cpu_load` ran (it ends with `sched_avg_update`).
+    pub fn update_idle_cpu_load(&mut self, this_load: u64, nr_running: u32, jiffies: u64) -> bool {
         let _ = nr_running; // 4.4: only `load` is tested
         if this_load != 0 || jiffies == self.last_load_update_tick {
-            return;
+            return false;
         }
         let pending_updates = jiffies.wrapping_sub(self.last_load_update_tick);
         self.last_load_update_tick = jiffies;
         self.update(this_load, pending_updates);
+        true
     }
 
     /// `update_cpu_load_nohz` (4.4 fair.c, from `tick_nohz_idle_exit`): catch
     /// up the ticks missed while idle with a load of 0 ("we were idle"), even
     /// if a remote wakeup already queued load: 4.4 ignores `this_load` and
     /// `nr_running` here.
-    pub fn update_cpu_load_nohz(&mut self, this_load: u64, nr_running: u32, jiffies: u64) {
+    /// Returns whether `__update_cpu_load` ran.
+    pub fn update_cpu_load_nohz(&mut self, this_load: u64, nr_running: u32, jiffies: u64) -> bool {
         let _ = (this_load, nr_running); // 4.4 passes 0 to __update_cpu_load
         if jiffies == self.last_load_update_tick {
-            return;
+            return false;
         }
         let pending_updates = jiffies.wrapping_sub(self.last_load_update_tick);
         self.last_load_update_tick = jiffies;
         self.update(0, pending_updates);
+        true
     }
 
     /// `source_load` (4.4 fair.c): a low guess at a migration source's load,

@@ -17,6 +17,7 @@
 //! - `pelt6x`, `fair_pelt6x`, `blocked6x`, `util_est`: 6.x's (runnable averages, propagation, util_est).
 //! - `fair_pelt`: the load-tracking entry points both classes share, by the version's `pelt` rule.
 //! - `wakeup`: why a wake-up did or did not preempt.
+//! - `rt_pressure`: RT and deadline time as the fair balancer's capacity sees it (4.4 `rt_avg`, 6.x `avg_rt`/`avg_dl`).
 //! - `balance`, `topology`, `cpu_load`, `migrate`, `cfs_tasks`: SMP placement and balancing.
 
 pub mod balance;
@@ -47,6 +48,7 @@ pub mod pelt;
 pub mod pelt6x;
 pub mod policy;
 pub mod rt;
+pub mod rt_pressure;
 pub mod topology;
 pub mod tunables;
 pub mod util_est;

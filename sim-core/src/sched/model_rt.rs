@@ -3,6 +3,8 @@
 //! `model.rs`'s `KernelRules` tables name. Reading notes:
 //! docs/kernel/rt-class.md and docs/kernel/deadline-class.md.
 
+pub use super::rt_pressure::RtCapacitySignal;
+
 /// Who limits RT tasks' share of a CPU when `CONFIG_RT_GROUP_SCHED` is off
 /// (the distributions' build).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,6 +54,10 @@ pub struct RtRules {
     /// executing CPU (6.x `cpumask_any_and_distribute`); 4.4 takes the first
     /// CPU (`cpumask_first_and`).
     pub lowest_distribute: bool,
+    /// What RT and deadline time lowers the fair class's CPU capacity by
+    /// (`scale_rt_capacity`): 4.4 `rq->rt_avg` (fair.c:6134-6159), 6.x PELT
+    /// `avg_rt` + `avg_dl` (6.6 fair.c:9368-9396, 6.12 9934-9959, 6.18 9988-10013).
+    pub capacity_signal: RtCapacitySignal,
 }
 
 pub const RT_44: RtRules = RtRules {
@@ -60,11 +66,13 @@ pub const RT_44: RtRules = RtRules {
     dl_period_limits: false,
     dl_time_in_rt_time: true,
     lowest_distribute: false,
+    capacity_signal: RtCapacitySignal::RtAvg,
 };
 pub const RT_66: RtRules = RtRules {
     throttling: RtThrottling::Root { share: false, grid: false },
     dl_period_limits: true,
     lowest_distribute: true,
+    capacity_signal: RtCapacitySignal::Pelt,
     ..RT_44
 };
 pub const RT_612: RtRules = RtRules {

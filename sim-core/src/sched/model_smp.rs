@@ -41,6 +41,7 @@ pub const BALANCE_66: Balance6xRules = Balance6xRules {
     try_one_movable_task: true,
     util_shr_bound: false,
     idle_smt_in_llc: false,
+    misfit_tie_replaces: true,
     ..BALANCE_612
 };
 /// 6.12.0: DELAY_DEQUEUE, `SD_CLUSTER | SD_SHARE_LLC`; the balancer counts
@@ -60,6 +61,7 @@ pub const BALANCE_612: Balance6xRules = Balance6xRules {
     ineligible_soft_limit: false,
     newidle_fail_bump: false,
     idle_smt_in_llc: true,
+    misfit_tie_replaces: false,
 };
 /// 6.18.0: `h_nr_runnable`; delayed tasks move for migrate_load only, ineligible ones after a failure;
 /// no SD_OVERLAP (6.18 sd_flags.h: build_sched_domains keys overlapping groups on SD_NUMA).

@@ -11,7 +11,9 @@
 //! `rt_rq` (CONFIG_RT_GROUP_SCHED's groups are not modelled; its root-group
 //! throttling is, for 6.12+ with `rt.rt_group_sched`).
 
+use super::ClassKind;
 use super::model_rt::{RtRules, RtThrottling};
+use super::rt_pressure::RtPressure;
 use crate::cpuset::CpuSet;
 use crate::ids::{CpuId, TaskId};
 
@@ -130,6 +132,10 @@ pub struct RtClass {
     throttle_events: Vec<RtThrottleEvent>,
     /// A period timer to arm: (time, generation).
     timer_request: Option<(u64, u32)>,
+    /// The RT and deadline time each CPU's fair capacity loses
+    /// (`rq->rt_avg`, `rq->avg_rt`/`avg_dl`): fed here and by the engine
+    /// for the deadline class, read by the balancer (`rt_pressure.rs`).
+    pub pressure: RtPressure,
 }
 
 impl RtClass {
@@ -155,6 +161,7 @@ impl RtClass {
             resched: Vec::new(),
             throttle_events: Vec::new(),
             timer_request: None,
+            pressure: RtPressure::default(),
         }
     }
 
@@ -355,6 +362,8 @@ impl RtClass {
         if self.rqs[cpu.index()].curr.is_some_and(|(c, _)| c == task) {
             self.update_curr_rt(cpu, now);
             self.rqs[cpu.index()].curr = None;
+            // 6.x put_prev_task_rt: update_rt_rq_load_avg(.., 1).
+            self.pressure.running(ClassKind::Rt, cpu.index(), now);
         }
     }
 
@@ -372,6 +381,8 @@ impl RtClass {
     pub fn task_tick(&mut self, task: TaskId, now: u64) -> bool {
         let cpu = self.tasks[task.index()].cpu;
         self.update_curr_rt(cpu, now);
+        // 6.x task_tick_rt: update_rt_rq_load_avg(.., 1).
+        self.pressure.running(ClassKind::Rt, cpu.index(), now);
         let t = &mut self.tasks[task.index()];
         if !t.rr {
             return false;
@@ -426,6 +437,9 @@ impl RtClass {
         let Some((task, start)) = rq.curr else { return };
         let delta = now.saturating_sub(start);
         rq.curr = Some((task, now));
+        // 4.4 rt.c:952: sched_rt_avg_update, before the bandwidth test.
+        self.pressure.sched_rt_avg_update(cpu.index(), now, delta);
+        let rq = &mut self.rqs[cpu.index()];
         if !self.bw.enabled || self.bw.runtime_ns.is_none() || delta == 0 {
             return;
         }

@@ -120,7 +120,8 @@ impl DomainLevel {
 pub struct SchedGroup {
     pub span: CpuSet,
     pub group_weight: u32,
-    /// sgc->capacity: sum of its CPUs' cpu_capacity
+    /// sgc->capacity: sum of its CPUs' cpu_capacity (at boot; a balancer's
+    /// copy follows `update_group_capacity`)
     pub capacity: u64,
     /// 6.x `sg->flags`: the child domain's flags (get_group), as left by
     /// cpu_attach_domain; 0 in a 4.4 build (4.4 has no sg->flags). For an
@@ -187,6 +188,11 @@ pub struct Topology {
     /// Per CPU: capacity as 4.4 update_cpu_capacity computes it with no RT load: arch_scale_cpu_capacity
     /// (smt_gain / span_weight on an SMT domain, i.e. 1178/2 = 589, else 1024) times scale_rt_capacity (1024) >> 10.
     pub cpu_capacity: Vec<u64>,
+    /// Per CPU: `cpu_capacity_orig` (`arch_scale_cpu_capacity`), the boot
+    /// value of `cpu_capacity`. A balancer's own copy of the topology keeps
+    /// `rq->cpu_capacity` in `cpu_capacity` and `sgc->capacity` in the
+    /// groups, lowered by RT and deadline time (`update_group_capacity`).
+    pub cpu_capacity_orig: Vec<u64>,
     /// Per CPU, parallel to `cpu_domains`: the index of its local group (sd->groups) in each domain.
     local_groups: Vec<Vec<u32>>,
     /// 6.x: per CPU, the `sd_llc_shared` it points at (`sd_llc->shared`, one per LLC, keyed by
@@ -417,6 +423,7 @@ impl Topology {
             llc_id: (0..n).map(CpuId).collect(),
             llc_size: vec![1; ncpu],
             cpu_capacity: vec![SCHED_CAPACITY_SCALE; ncpu],
+            cpu_capacity_orig: vec![SCHED_CAPACITY_SCALE; ncpu],
             local_groups: vec![Vec::new(); ncpu],
             llc_shared: vec![None; ncpu],
             sd_share_id: (0..n).map(CpuId).collect(),
@@ -612,6 +619,7 @@ impl Topology {
                     SCHED_CAPACITY_SCALE
                 };
                 self.cpu_capacity[c] = ((arch * SCHED_CAPACITY_SCALE) >> 10).max(1);
+                self.cpu_capacity_orig[c] = arch;
             }
             // 4.4 core.c:update_top_cache_domain: sd_llc = highest_flag_domain(cpu, SD_SHARE_PKG_RESOURCES)
             let mut llc = None;

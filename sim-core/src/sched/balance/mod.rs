@@ -18,6 +18,7 @@ pub mod linux6x;
 use crate::cpuset::CpuSet;
 use crate::ids::{CpuId, TaskId};
 pub use crate::sched::migrate::MigrateCause;
+use crate::sched::rt_pressure::RqPressure;
 use linux44::Smp44;
 use linux6x::Smp6x;
 
@@ -121,8 +122,9 @@ impl Smp {
     pub fn tick_stopped(&mut self, cpu: CpuId) {
         each_policy!(self, p => p.tick_stopped(cpu))
     }
-    /// A CPU leaves NO_HZ idle.
-    pub fn tick_restarted(&mut self, jiffies: u64, cpu: CpuId) {
+    /// A CPU leaves NO_HZ idle. Returns whether 4.4's `update_cpu_load_nohz`
+    /// ran `__update_cpu_load` (and so `sched_avg_update`).
+    pub fn tick_restarted(&mut self, jiffies: u64, cpu: CpuId) -> bool {
         each_policy!(self, p => p.tick_restarted(jiffies, cpu))
     }
     /// `select_task_rq_fair`.
@@ -271,6 +273,20 @@ pub trait Machine {
     }
     /// The 6.x PELT signals of a CPU's root queue, as last updated.
     fn cpu_signals(&self, cpu: CpuId) -> CpuSignals;
+    /// The RT and deadline time signals of a CPU (`rq->rt_avg`,
+    /// `rq->age_stamp`; `rq->avg_rt`, `rq->avg_dl`), as last updated; 0
+    /// with no RT or deadline task.
+    fn rt_pressure(&self, _cpu: CpuId) -> RqPressure {
+        RqPressure::default()
+    }
+    /// `others_have_blocked` (6.x fair.c): `avg_rt` or `avg_dl` still has
+    /// utilisation to decay, so `rq->has_blocked_load` stays set.
+    fn others_have_blocked(&self, _cpu: CpuId) -> bool {
+        false
+    }
+    /// 4.4 `sched_avg_update(rq)` at the end of `__update_cpu_load`
+    /// (fair.c:4393): `rt_avg` decays to now.
+    fn sched_avg_update(&mut self, _cpu: CpuId) {}
     /// The 6.x PELT signals of a task.
     fn task_signals(&self, task: TaskId) -> TaskSignals;
     /// `stop_one_cpu_nowait(busiest, active_load_balance_cpu_stop)`.

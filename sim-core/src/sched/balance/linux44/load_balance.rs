@@ -123,7 +123,7 @@ impl Smp44 {
     /// `cpu_util` (4.4 fair.c): the root queue's utilization, capped at
     /// the CPU's original capacity.
     fn cpu_util(&self, m: &impl Machine, cpu: CpuId) -> u64 {
-        m.cpu_util_avg(cpu).min(self.capacity_of(cpu))
+        m.cpu_util_avg(cpu).min(self.capacity_orig_of(cpu))
     }
 
     /// `group_has_capacity` (4.4 fair.c).
@@ -224,6 +224,11 @@ impl Smp44 {
         for k in 0..n {
             let gi = (start + k) % n;
             let local = self.topo.domain(env.d).groups[gi].span.contains(env.dst_cpu);
+            // The local group's capacity is refreshed, by a newly idle CPU
+            // only once sgc->next_update has passed (4.4 fair.c:6509-6511).
+            if local && (env.idle != CpuIdleType::NewlyIdle || m.jiffies() >= self.sgc_next_update[env.d.0 as usize][gi]) {
+                self.update_group_capacity(m, env.this_cpu, env.level, env.dst_cpu);
+            }
             let mut sgs = self.update_sg_lb_stats(m, env, gi, load_idx, local, &mut overload);
             if local {
                 sds.local = Some(gi);
@@ -369,15 +374,10 @@ impl Smp44 {
         sds.busiest
     }
 
-    /// `check_cpu_capacity` (4.4 fair.c): false with no RT/IRQ pressure,
-    /// which this model does not have.
-    fn check_cpu_capacity(&self, _cpu: CpuId) -> bool {
-        false
-    }
-
     /// `find_busiest_queue` (4.4 fair.c): the CPU of the group with the
     /// highest capacity-scaled `weighted_cpuload`, skipping a CPU whose one
-    /// task weighs more than the imbalance.
+    /// task weighs more than the imbalance unless RT or deadline time has
+    /// cut its capacity (`check_cpu_capacity`, fair.c:6899-6902).
     fn find_busiest_queue(&self, m: &impl Machine, env: &LbEnv, group: usize) -> Option<CpuId> {
         let g = &self.topo.domain(env.d).groups[group];
         let mut busiest = None;
@@ -386,7 +386,7 @@ impl Smp44 {
             // fbq_classify_rq is `regular` without NUMA balancing and fbq_type `all`.
             let capacity = self.capacity_of(i);
             let wl = Self::weighted_cpuload(m, i);
-            if m.nr_running(i) == 1 && wl as i64 > env.imbalance && !self.check_cpu_capacity(i) {
+            if m.nr_running(i) == 1 && wl as i64 > env.imbalance && !self.check_cpu_capacity(i, env.d) {
                 continue;
             }
             // Compare wl/capacity without division: wl * busiest_capacity > busiest_load * capacity.
@@ -536,9 +536,20 @@ impl Smp44 {
         self.add_nr_running(cpu, nr.saturating_sub(1), nr);
     }
 
-    /// `need_active_balance` (4.4 fair.c): with no RT pressure and no
-    /// asymmetric packing, only after `cache_nice_tries + 2` failures.
-    fn need_active_balance(&self, env: &LbEnv) -> bool {
+    /// `need_active_balance` (4.4 fair.c:6936-6966; x86 has no
+    /// SD_ASYM_PACKING): an idle destination takes the one CFS task of a
+    /// source whose capacity RT or deadline time has cut, if more capacity
+    /// stays on the destination (6950-6960); else after `cache_nice_tries
+    /// + 2` failures.
+    fn need_active_balance(&self, m: &impl Machine, env: &LbEnv) -> bool {
+        let pct = u64::from(self.topo.domain(env.d).imbalance_pct);
+        if env.idle != CpuIdleType::NotIdle
+            && m.h_nr_running(env.src_cpu) == 1
+            && self.check_cpu_capacity(env.src_cpu, env.d)
+            && self.capacity_of(env.src_cpu) * pct < self.capacity_of(env.dst_cpu) * 100
+        {
+            return true;
+        }
         self.sd[env.this_cpu.index()][env.level].nr_balance_failed > self.topo.domain(env.d).cache_nice_tries + 2
     }
 
@@ -747,7 +758,7 @@ impl Smp44 {
         if env.idle != CpuIdleType::NewlyIdle {
             self.sd[this_cpu.index()][level].nr_balance_failed += 1;
         }
-        if self.need_active_balance(env) {
+        if self.need_active_balance(m, env) {
             // Don't kick the active_load_balance_cpu_stop if the curr
             // task on busiest cpu can't be moved to this_cpu.
             let curr_allowed = m.curr(busiest).is_none_or(|c| m.cpus_allowed(c).contains(this_cpu));

@@ -11,6 +11,7 @@
 //! Time: the kernel counts balancing in jiffies; `Machine::jiffies` gives
 //! `now / TICK_NSEC`.
 
+mod capacity;
 mod load_balance;
 mod wake;
 
@@ -28,7 +29,8 @@ use crate::sched::topology::{DomainId, SD_BALANCE_NEWIDLE, SD_LOAD_BALANCE, Topo
 /// 4.4 features.h bits of fair.c's SMP half, run at their defaults (not
 /// `[features]` switches): LB_BIAS (`source_load`/`target_load` over
 /// `cpu_load[]`, on), CACHE_HOT_BUDDY (on), LB_MIN (off), NONTASK_CAPACITY
-/// (no RT or IRQ time is modelled).
+/// (the IRQ and steal time it adds to `rt_avg` are not modelled; RT and
+/// deadline time are, `rt_pressure.rs`).
 pub const SMP_FEATURES: &[&str] = &["LB_BIAS", "CACHE_HOT_BUDDY", "LB_MIN", "NONTASK_CAPACITY"];
 
 pub const SYSCTL_SCHED_MIGRATION_COST_NS: u64 = 500_000;
@@ -103,6 +105,9 @@ pub struct Smp44 {
     pub sd: Vec<Vec<DomainState>>,
     /// `sgc->imbalance`, per domain and group.
     pub sgc_imbalance: Vec<Vec<bool>>,
+    /// `sgc->next_update` (jiffies), per domain and group: a newly idle
+    /// balance refreshes the local group's capacity only from then on.
+    pub sgc_next_update: Vec<Vec<u64>>,
     /// `sgc->nr_busy_cpus`, per domain and group.
     pub nr_busy_cpus: Vec<Vec<u32>>,
     /// Per CPU, the index in `cpu_domains[cpu]` of `sd_busy` (the parent of `sd_llc`).
@@ -154,6 +159,13 @@ impl Smp44 {
             })
             .collect();
         let sgc_imbalance = topo.domains.iter().map(|d| vec![false; d.groups.len()]).collect();
+        // init_sched_groups_capacity → update_group_capacity at boot (jiffies 0).
+        let max_interval = (hz * n as u64 / 10).max(1);
+        let sgc_next_update = topo
+            .domains
+            .iter()
+            .map(|d| vec![Self::msecs_to_jiffies(d.balance_interval, hz).clamp(1, max_interval); d.groups.len()])
+            .collect();
         // init_sched_groups_capacity: nr_busy_cpus starts at group_weight.
         let nr_busy_cpus = topo.domains.iter().map(|d| d.groups.iter().map(|g| g.group_weight).collect()).collect();
         // update_top_cache_domain: sd_busy = sd_llc->parent.
@@ -177,6 +189,7 @@ impl Smp44 {
             rqs: vec![rq; n],
             sd,
             sgc_imbalance,
+            sgc_next_update,
             nr_busy_cpus,
             sd_busy,
             nohz_idle_cpus: CpuSet::empty(topo.cpus()),
@@ -284,11 +297,6 @@ impl Smp44 {
         self.rqs[cpu.index()].load.target_load(Self::weighted_cpuload(m, cpu), idx, self.lb_bias)
     }
 
-    /// `capacity_of` (no RT load, so `cpu_capacity` = `cpu_capacity_orig`).
-    fn capacity_of(&self, cpu: CpuId) -> u64 {
-        self.topo.cpu_capacity[cpu.index()]
-    }
-
     // ------------------------------------------------------------ tick
 
     /// `scheduler_tick` (4.4 core.c): `update_cpu_load_active`, then
@@ -297,6 +305,7 @@ impl Smp44 {
         let jiffies = m.jiffies();
         let load = Self::weighted_cpuload(m, cpu);
         self.rqs[cpu.index()].load.update_cpu_load_active(load, jiffies);
+        m.sched_avg_update(cpu); // __update_cpu_load's last step (fair.c:4393)
         self.rqs[cpu.index()].idle_balance = m.idle_cpu(cpu);
         self.trigger_load_balance(m, cpu);
     }
@@ -498,8 +507,10 @@ impl Smp44 {
     /// (`nohz_kick_needed` → `nohz_balance_exit_idle`), as in 4.4.
     /// (4.4's `update_cpu_load_nohz` reads neither the load nor the run
     /// queue: it decays with a load of 0.)
-    pub fn tick_restarted(&mut self, jiffies: u64, cpu: CpuId) {
-        self.rqs[cpu.index()].load.update_cpu_load_nohz(0, 0, jiffies);
+    /// Returns whether `__update_cpu_load` ran (the caller then runs its
+    /// `sched_avg_update`).
+    pub fn tick_restarted(&mut self, jiffies: u64, cpu: CpuId) -> bool {
+        self.rqs[cpu.index()].load.update_cpu_load_nohz(0, 0, jiffies)
     }
 
     /// `set_cpu_sd_state_busy` / `set_cpu_sd_state_idle` (4.4 fair.c).
@@ -555,7 +566,14 @@ impl Smp44 {
                 return true;
             }
         }
-        // check_cpu_capacity is false without RT/IRQ load; no SD_ASYM_PACKING on x86.
+        // A CFS task on a CPU whose capacity RT or deadline time has cut
+        // (4.4 fair.c:7847-7854, rq->sd: the lowest domain). No
+        // SD_ASYM_PACKING on x86.
+        if let Some(&low) = self.topo.cpu_domains[cpu.index()].first() {
+            if m.h_nr_running(cpu) >= 1 && self.check_cpu_capacity(cpu, low) {
+                return true;
+            }
+        }
         false
     }
 
@@ -609,7 +627,9 @@ impl Smp44 {
             }
             if jiffies >= self.rqs[cpu.index()].next_balance {
                 let (load, nr) = (Self::weighted_cpuload(m, cpu), m.nr_running(cpu));
-                self.rqs[cpu.index()].load.update_idle_cpu_load(load, nr, jiffies);
+                if self.rqs[cpu.index()].load.update_idle_cpu_load(load, nr, jiffies) {
+                    m.sched_avg_update(cpu); // __update_cpu_load's last step
+                }
                 self.rebalance_domains(m, cpu, CpuIdleType::Idle, MigrateCause::Nohz);
             }
             if next_balance > self.rqs[cpu.index()].next_balance {

@@ -96,15 +96,9 @@ pub(super) fn adjust_numa_imbalance(imbalance: i64, dst_running: i64, imb_numa_n
 }
 
 impl Smp6x {
-    /// `capacity_of`: `rq->cpu_capacity`, which `scale_rt_capacity` leaves
-    /// at the original capacity with no RT, DL, IRQ or HW pressure.
-    pub(super) fn capacity_of(&self, cpu: CpuId) -> u64 {
-        self.topo.cpu_capacity[cpu.index()]
-    }
-
     /// `cpu_util(cpu, NULL, -1, boost)` (6.x fair.c): `cpu_util_cfs`, or
     /// `cpu_util_cfs_boost` with `runnable_avg`; UTIL_EST on; capped at the
-    /// CPU's original capacity.
+    /// CPU's original capacity (`arch_scale_cpu_capacity`).
     pub(super) fn cpu_util(&self, m: &impl Machine, cpu: CpuId, boost: bool) -> u64 {
         self.util_of(&m.cpu_signals(cpu), cpu, boost)
     }
@@ -115,7 +109,7 @@ impl Smp6x {
         if boost {
             util = util.max(s.runnable_avg);
         }
-        util.max(s.util_est).min(self.capacity_of(cpu))
+        util.max(s.util_est).min(self.capacity_orig_of(cpu))
     }
 
     /// `rq->cfs.h_nr_running` (6.6/6.12, delayed tasks included) or
@@ -158,9 +152,9 @@ impl Smp6x {
     }
 
     /// `group_classify` (6.x fair.c), first match wins. `group_asym_packing`
-    /// (after `group_imbalanced`) needs SD_ASYM_PACKING, and
-    /// `group_misfit_task_load` stays 0 with equal capacities and no
-    /// capacity pressure, so those two types are never chosen here.
+    /// (after `group_imbalanced`) needs SD_ASYM_PACKING: never chosen here.
+    /// `group_misfit_task` on equal CPUs means a CPU of the group runs one
+    /// CFS task with its capacity cut by RT or deadline time.
     fn group_classify(&self, env: &LbEnv, group: usize, sgs: &SgLbStats) -> GroupType {
         let pct = u64::from(self.topo.domain(env.d).imbalance_pct);
         if Self::group_is_overloaded(pct, sgs) {
@@ -206,8 +200,15 @@ impl Smp6x {
                 sgs.idle_cpus += 1;
                 continue;
             }
-            // Misfit (SD_ASYM_CPUCAPACITY) and sched_reduced_capacity
-            // (check_cpu_capacity: no capacity pressure) are never found.
+            if local_group {
+                continue;
+            }
+            // Not SD_ASYM_CPUCAPACITY (equal CPUs): a task running on a CPU
+            // with reduced capacity (6.6 fair.c:9807-9812, 6.12 10362-10365,
+            // 6.18 10421-10424), for an idle or newly idle destination.
+            if env.idle != CpuIdleType::NotIdle && self.sched_reduced_capacity(m, i, env.d) {
+                sgs.group_misfit_task_load = sgs.group_misfit_task_load.max(s.load_avg);
+            }
         }
         sgs.group_capacity = g.capacity;
         sgs.group_weight = g.group_weight;
@@ -256,8 +257,16 @@ impl Smp6x {
             GroupType::Overloaded => sgs.avg_load > busiest.avg_load,
             // Select the first imbalanced group.
             GroupType::Imbalanced => false,
-            // 6.6 `<` → false; 6.12+ `>`: never reached, misfit_task_load being 0.
-            GroupType::MisfitTask => false,
+            // If there is more than one misfit group, go with the biggest
+            // misfit: 6.6 keeps looking on a tie (`<` → false, else true);
+            // 6.12+ takes a strictly bigger one (`>`).
+            GroupType::MisfitTask => {
+                if self.rules.misfit_tie_replaces {
+                    sgs.group_misfit_task_load >= busiest.group_misfit_task_load
+                } else {
+                    sgs.group_misfit_task_load > busiest.group_misfit_task_load
+                }
+            }
             GroupType::SmtBalance if sgs.idle_cpus != 0 || busiest.idle_cpus != 0 => has_spare(sgs),
             // avg_load is 0 for both: the first one wins unless @sg is SMT
             // and the busiest so far is not ("SMT sched groups need more help").
@@ -286,9 +295,14 @@ impl Smp6x {
         let start = self.topo.local_group(env.d, env.this_cpu);
         for k in 0..n {
             let gi = (start + k) % n;
-            // update_group_capacity: capacities are static here (no pressure).
+            let local = self.topo.domain(env.d).groups[gi].span.contains(env.dst_cpu);
+            // The local group's capacity is refreshed, by a newly idle CPU
+            // only once sgc->next_update has passed (6.x update_sd_lb_stats).
+            if local && (env.idle != CpuIdleType::NewlyIdle || m.jiffies() >= self.sgc_next_update[env.d.0 as usize][gi]) {
+                self.update_group_capacity(m, env.this_cpu, env.level, env.dst_cpu);
+            }
             let sgs = self.update_sg_lb_stats(m, env, gi, &mut sg_overloaded);
-            if self.topo.domain(env.d).groups[gi].span.contains(env.dst_cpu) {
+            if local {
                 sds.local = Some(gi);
                 sds.local_stat = sgs;
             } else if self.update_sd_pick_busiest(env, &sds, gi, &sgs) {

@@ -138,7 +138,7 @@ impl Smp6x {
                 self.sd[this_cpu.index()][level].nr_balance_failed = 0;
             }
             // We were unbalanced, so reset the balancing interval.
-            if !active_balance || self.need_active_balance(&env) {
+            if !active_balance || self.need_active_balance(m, &env) {
                 let min_interval = self.topo.domain(env.d).min_interval;
                 self.sd[this_cpu.index()][level].balance_interval = min_interval;
             }
@@ -255,8 +255,9 @@ impl Smp6x {
 
     /// `sched_balance_find_src_rq` (6.6 `find_busiest_queue`): the busiest
     /// CPU of `group` for the migration type. No fbq filter (no NUMA
-    /// balancing), no asym-capacity or asym-packing skips (equal CPUs), and
-    /// `check_cpu_capacity` is false (no capacity pressure).
+    /// balancing), no asym-capacity or asym-packing skips (equal CPUs); a
+    /// CPU whose one task outweighs the imbalance is skipped unless RT or
+    /// deadline time has cut its capacity (`check_cpu_capacity`).
     fn find_src_rq(&self, m: &impl Machine, env: &LbEnv, group: usize) -> Option<CpuId> {
         let g = &self.topo.domain(env.d).groups[group];
         let mut busiest = None;
@@ -270,7 +271,7 @@ impl Smp6x {
             match env.migration_type {
                 MigrationType::Load => {
                     let load = m.cpu_signals(i).load_avg;
-                    if nr_running == 1 && load as i64 > env.imbalance {
+                    if nr_running == 1 && load as i64 > env.imbalance && !self.check_cpu_capacity(i, env.d) {
                         continue;
                     }
                     // max(load_i / capacity_i), crosswise.
@@ -521,7 +522,7 @@ impl Smp6x {
         if env.idle != CpuIdleType::NewlyIdle && env.migration_type != MigrationType::Misfit {
             self.sd[this_cpu.index()][level].nr_balance_failed += 1;
         }
-        if !self.need_active_balance(env) {
+        if !self.need_active_balance(m, env) {
             return Some(false);
         }
         // Don't kick the stopper if busiest's curr can't move to this_cpu
@@ -541,14 +542,21 @@ impl Smp6x {
     }
 
     /// `need_active_balance` (6.x fair.c): `imbalanced_active_balance`
-    /// (migrate_task after more than `cache_nice_tries + 2` failures) or a
-    /// misfit; `asym_active_balance` needs SD_ASYM_PACKING and the
-    /// reduced-capacity case capacity pressure, neither modelled.
-    fn need_active_balance(&self, env: &LbEnv) -> bool {
+    /// (migrate_task after more than `cache_nice_tries + 2` failures); an
+    /// idle destination and one CFS task (6.18 `h_nr_runnable`) on a source
+    /// whose capacity RT or deadline time has cut, with more capacity left
+    /// on the destination (6.6 fair.c:11059-11063, 6.12 11585-11589, 6.18
+    /// 11645-11649); or a misfit. `asym_active_balance` needs SD_ASYM_PACKING.
+    fn need_active_balance(&self, m: &impl Machine, env: &LbEnv) -> bool {
+        let sd = self.topo.domain(env.d);
         let failed = self.sd[env.this_cpu.index()][env.level].nr_balance_failed;
-        let imbalanced = env.migration_type == MigrationType::Task
-            && failed > self.topo.domain(env.d).cache_nice_tries + 2;
-        imbalanced || env.migration_type == MigrationType::Misfit
+        let imbalanced = env.migration_type == MigrationType::Task && failed > sd.cache_nice_tries + 2;
+        let pct = u64::from(sd.imbalance_pct);
+        let reduced = env.idle != CpuIdleType::NotIdle
+            && self.h_nr_runnable(m, env.src_cpu) == 1
+            && self.check_cpu_capacity(env.src_cpu, env.d)
+            && self.capacity_of(env.src_cpu) * pct < self.capacity_of(env.dst_cpu) * 100;
+        imbalanced || reduced || env.migration_type == MigrationType::Misfit
     }
 
     /// `detach_one_task` + `attach_one_task` (6.x fair.c), for

@@ -19,6 +19,7 @@
 //! and is reached through `Machine`. There is no `cpu_load[]`: the balancer
 //! reads PELT (`Machine::cpu_signals`, `task_signals`).
 
+mod capacity;
 mod idlest;
 mod lb_stats;
 mod load_balance;
@@ -117,6 +118,11 @@ pub struct Balance6xRules {
     /// NUMA levels carry SD_OVERLAP (`SDTL_OVERLAP`: 6.6, 6.12); 6.18
     /// removed the flag and builds overlapping groups for SD_NUMA.
     pub numa_overlap: bool,
+    /// `update_sd_pick_busiest` between two `group_misfit_task` groups: 6.6
+    /// takes the later one unless its misfit load is smaller (`<` → false,
+    /// 6.6 fair.c:9905-9912); 6.12+ only a strictly bigger one (`return
+    /// sgs > busiest`, 6.12 fair.c:10453-10458, 6.18 10513-10518).
+    pub misfit_tie_replaces: bool,
 }
 
 impl Balance6xRules {
@@ -206,6 +212,9 @@ pub struct Smp6x {
     pub sd: Vec<Vec<DomainState>>,
     /// `sgc->imbalance`, per domain and group.
     pub sgc_imbalance: Vec<Vec<bool>>,
+    /// `sgc->next_update` (jiffies), per domain and group: a newly idle
+    /// balance refreshes the local group's capacity only from then on.
+    pub sgc_next_update: Vec<Vec<u64>>,
     /// `sd_llc_shared`, indexed by the LLC id's CPU index (`topo.llc_id`);
     /// a CPU has one only where `topo.llc_shared[cpu]` is Some.
     pub llc_shared: Vec<LlcShared>,
@@ -254,6 +263,13 @@ impl Smp6x {
             })
             .collect();
         let sgc_imbalance = topo.domains.iter().map(|d| vec![false; d.groups.len()]).collect();
+        // init_sched_groups_capacity → update_group_capacity at boot (jiffies 0).
+        let max_interval = (hz * n as u64 / 10).max(1);
+        let sgc_next_update = topo
+            .domains
+            .iter()
+            .map(|d| vec![Self::msecs_to_jiffies(d.balance_interval, hz).clamp(1, max_interval); d.groups.len()])
+            .collect();
         let rq = RqSmp {
             next_balance: 0,
             idle_stamp: None,
@@ -279,6 +295,7 @@ impl Smp6x {
             rqs: vec![rq; n],
             sd,
             sgc_imbalance,
+            sgc_next_update,
             llc_shared: vec![LlcShared::default(); n],
             nohz_idle_cpus: CpuSet::empty(topo.cpus()),
             nohz_nr_cpus: 0,
@@ -379,8 +396,9 @@ impl Smp6x {
     /// A CPU leaves NO_HZ idle (`tick_nohz_idle_exit`): 6.x has no
     /// `cpu_load[]` to catch up, and `nohz_balance_exit_idle` waits for
     /// the CPU's next busy tick (`nohz_balancer_kick`), so nothing happens here.
-    pub fn tick_restarted(&mut self, jiffies: u64, cpu: CpuId) {
+    pub fn tick_restarted(&mut self, jiffies: u64, cpu: CpuId) -> bool {
         let _ = (jiffies, cpu);
+        false
     }
 
     /// `record_wakee` (6.x fair.c, from `select_task_rq_fair` for WF_TTWU):

@@ -96,10 +96,12 @@ impl Smp6x {
     /// `nohz_balancer_kick` (6.x fair.c), every tick of a busy CPU: a STATS
     /// kick when idle CPUs' blocked load is due an update, a BALANCE kick
     /// when `nohz.next_balance` is due and this CPU runs two tasks or its
-    /// LLC has more than one busy CPU; NEXT when the idle set changed.
-    /// `check_cpu_capacity` is false (no capacity pressure), and there is
-    /// no `sd_asym_packing` (no ITMT) nor `sd_asym_cpucapacity` (equal
-    /// CPUs) on this machine.
+    /// LLC has more than one busy CPU, or it runs a CFS task with its
+    /// capacity cut by RT or deadline time (`check_cpu_capacity` on
+    /// `rq->sd`; 6.6 fair.c:11773-11777, 6.12 12327-12331, 6.18
+    /// 12413-12417); NEXT when the idle set changed. There is no
+    /// `sd_asym_packing` (no ITMT) nor `sd_asym_cpucapacity` (equal CPUs)
+    /// on this machine.
     pub(super) fn nohz_balancer_kick(&mut self, m: &mut impl Machine, cpu: CpuId) {
         if self.rqs[cpu.index()].idle_balance {
             return;
@@ -118,7 +120,10 @@ impl Smp6x {
         if now >= self.nohz_next_balance {
             let busy_llc = self.topo.sd_llc[cpu.index()]
                 .is_some_and(|_| self.llc_shared[self.topo.llc_id[cpu.index()].index()].nr_busy_cpus > 1);
-            if m.nr_running(cpu) >= 2 || busy_llc {
+            let reduced = self.topo.cpu_domains[cpu.index()]
+                .first()
+                .is_some_and(|&low| self.h_nr_runnable(m, cpu) >= 1 && self.check_cpu_capacity(cpu, low));
+            if m.nr_running(cpu) >= 2 || reduced || busy_llc {
                 flags = NOHZ_STATS_KICK | NOHZ_BALANCE_KICK;
             }
         }

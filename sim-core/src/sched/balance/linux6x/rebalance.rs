@@ -113,12 +113,12 @@ impl Smp6x {
     /// `sched_balance_update_blocked_averages` (6.6 `update_blocked_averages`):
     /// the tick of the update (`update_blocked_load_tick`), the decay, and
     /// `update_blocked_load_status`: no blocked load left clears
-    /// `rq->has_blocked_load` (`others_have_blocked`: no RT, DL, IRQ or HW
-    /// pressure signals here).
+    /// `rq->has_blocked_load` (`others_have_blocked`: `avg_rt` or `avg_dl`
+    /// not yet 0; no IRQ or HW pressure signals here).
     pub(super) fn update_blocked_averages(&mut self, m: &mut impl Machine, cpu: CpuId) {
         self.rqs[cpu.index()].last_blocked_load_update_tick = m.jiffies();
         m.update_blocked_averages(cpu);
-        if !m.cfs_rq_has_blocked(cpu) {
+        if !m.cfs_rq_has_blocked(cpu) && !m.others_have_blocked(cpu) {
             self.rqs[cpu.index()].has_blocked_load = false;
         }
     }
