@@ -169,3 +169,38 @@ fn nohz_idle_removes_idle_ticks() {
     // tickless run keeps only the few ticks that fall while a task runs.
     assert!(off >= on + 7_000, "nohz on {on} events, off {off}");
 }
+
+/// RT pressure on fair capacity (docs/kernel/rt-capacity.md): an RT hog
+/// pinned to CPU 0 and two fair hogs on 2 CPUs. Fork placement looks at
+/// fair load only, so one fair hog starts on CPU 0 behind the RT hog.
+/// With `cpu_capacity` lowered by the RT time (4.4 `rt_avg`, 6.x `avg_rt`
+/// through `scale_rt_capacity`), CPU 0's group looks loaded and CPU 1's
+/// periodic balance takes the starving task (`find_busiest_queue` does not
+/// skip its lone task: `check_cpu_capacity`). Without it both CPUs carry
+/// load 1024 on capacity 1024 and the task stays, getting what RT leaves:
+/// nothing in 4.4 (RT_RUNTIME_SHARE lets CPU 0 borrow CPU 1's RT runtime),
+/// 5% in 6.6 (throttling) and 6.12+ (the fair server).
+/// - 4.4: CPU 0 (capacity 1, local avg_load 0) pulls a task back at its
+///   own balance (`fix_small_imbalance` sets the imbalance to a task's
+///   load), so the two fair hogs take turns on CPU 1: ping-pong, as 4.4.
+/// - 6.x: CPU 0's group is overloaded (capacity 1 < runnable); CPU 0's own
+///   balance (not idle, local has spare) computes `sibling_imbalance` 0,
+///   so the task stays on CPU 1 and the two fair hogs share it.
+#[test]
+fn a_fair_task_leaves_a_cpu_an_rt_hog_takes() {
+    for version in ["4.4", "6.6", "6.12", "6.18"] {
+        let r = run(&format!(
+            "schema = 1\nseed = 1\nduration = \"2s\"\n[kernel]\nversion = \"{version}\"\n[machine]\ncpus = 2\n\
+             [[tasks]]\nname = \"rt\"\npolicy = \"fifo\"\nrt_priority = 50\ncpus = \"0\"\nprogram = [{{ run = \"100s\" }}]\n\
+             [[tasks]]\nname = \"fair\"\nstart = \"1ms\"\ncount = 2\nprogram = [{{ run = \"100s\" }}]\n"
+        ));
+        let fair: Vec<u64> = r.tasks.iter().filter(|t| t.name == "fair").map(|t| t.runtime_ns).collect();
+        let rt = r.tasks.iter().find(|t| t.name == "rt").map_or(0, |t| t.runtime_ns);
+        // Both fair hogs get a fair share of CPU 1 (each ~1 s of 2 s; the
+        // starving one would get 0-100 ms without the capacity model).
+        assert!(fair.iter().all(|&ns| ns >= 600_000_000), "{version}: fair {fair:?}");
+        assert!(moves(&r, "fair", "periodic") >= 1, "{version}");
+        // The RT hog keeps CPU 0 (6.6 throttles it to 95%).
+        assert!(rt >= 1_900_000_000, "{version}: rt {rt}");
+    }
+}
