@@ -569,12 +569,9 @@ impl Smp44 {
         // A CFS task on a CPU whose capacity RT or deadline time has cut
         // (4.4 fair.c:7847-7854, rq->sd: the lowest domain). No
         // SD_ASYM_PACKING on x86.
-        if let Some(&low) = self.topo.cpu_domains[cpu.index()].first() {
-            if m.h_nr_running(cpu) >= 1 && self.check_cpu_capacity(cpu, low) {
-                return true;
-            }
-        }
-        false
+        self.topo.cpu_domains[cpu.index()]
+            .first()
+            .is_some_and(|&low| m.h_nr_running(cpu) >= 1 && self.check_cpu_capacity(cpu, low))
     }
 
     /// `nohz_balancer_kick` with `find_new_ilb` (4.4 fair.c): the first CPU
