@@ -24,6 +24,8 @@ struct Mock {
     moves: Vec<(TaskId, CpuId, MigrateCause)>,
     kicks: Vec<CpuId>,
     active: Vec<CpuId>,
+    /// Per CPU: `rq->rt_avg`, `rq->age_stamp`.
+    rt: Vec<crate::sched::rt_pressure::RqPressure>,
 }
 
 impl Mock {
@@ -42,6 +44,7 @@ impl Mock {
             moves: Vec::new(),
             kicks: Vec::new(),
             active: Vec::new(),
+            rt: vec![Default::default(); cpus.into()],
         }
     }
 
@@ -151,6 +154,9 @@ impl Machine for Mock {
     }
     fn stopper_preempt(&mut self, cpu: CpuId) {
         self.curr[cpu.index()] = None;
+    }
+    fn rt_pressure(&self, cpu: CpuId) -> crate::sched::rt_pressure::RqPressure {
+        self.rt[cpu.index()]
     }
 }
 
@@ -558,4 +564,70 @@ fn active_balance_moves_a_cpus_only_task_from_busy_siblings_to_an_idle_core() {
     assert_eq!(m.moves.len(), 1);
     assert_eq!(m.moves[0].1, CpuId(1));
     assert_eq!(m.moves[0].2, MigrateCause::Active);
+}
+
+// ------------------------------------------------------------ RT pressure on capacity
+
+/// CPU 0 runs B (task 0) alone; an RT task ran 90 ms of the last 100 ms
+/// there and sleeps now: `rt_avg` = 90 ms · 1024, `age_stamp` 0, clock 100
+/// ms. CPU 1 idles. (4.4 fair.c, docs/kernel/rt-capacity.md)
+/// - CPU 0's own periodic balance refreshes its capacity
+///   (`update_group_capacity` → `update_cpu_capacity`, lowest level):
+///   `scale_rt_capacity`: total = 500 + 100 = 600 ms, used = 90e6·1024 /
+///   600e6 = 153, so 1024 − 153 = 871; capacity = 1024 · 871 >> 10 = 871.
+/// - `check_cpu_capacity` (MC, imbalance_pct 117): 871·117 = 101907 <
+///   1024·100 = 102400: reduced.
+/// - CPU 1 goes newly idle (`idle_balance`; its periodic CPU_IDLE balance
+///   would leave a group with one task alone: `local->idle_cpus <=
+///   busiest->idle_cpus + 1`), finds CPU 0 busiest, cannot detach the
+///   running B, and `need_active_balance` answers at once: not
+///   CPU_NOT_IDLE, one CFS task on src, reduced capacity, 871·117 <
+///   1024·100. Without the RT time it never does for newidle (newidle
+///   failures are not counted in `nr_balance_failed`).
+#[test]
+fn rt_time_cuts_capacity_and_a_newly_idle_cpu_pulls_the_lone_task_actively() {
+    for rt_ms in [90u64, 0] {
+        let mut m = Mock::new(2, 1);
+        m.queue(0, 0, true);
+        m.exec_start[0] = m.clock_ns;
+        m.util[0] = 1024;
+        m.rt[0].rt_avg = rt_ms * 1_000_000 * 1024;
+        let mut s = smp(flat(2), 1);
+        settle_cpu_load(&mut s, &m);
+        s.load_balance(&mut m, CpuId(0), 0, CpuIdleType::NotIdle, MigrateCause::Periodic);
+        let d = s.dom(CpuId(0), 0);
+        if rt_ms == 0 {
+            assert_eq!(s.capacity_of(CpuId(0)), 1024);
+            assert!(!s.check_cpu_capacity(CpuId(0), d));
+        } else {
+            assert_eq!(Smp44::scale_rt_capacity(&m, CpuId(0)), 871);
+            assert_eq!(s.capacity_of(CpuId(0)), 871);
+            // sgc->capacity of CPU 0's group in the MC domain.
+            assert_eq!(s.topo.domain(d).groups[s.topo.local_group(d, CpuId(0))].capacity, 871);
+            assert!(s.check_cpu_capacity(CpuId(0), d));
+        }
+        s.load_balance(&mut m, CpuId(1), 0, CpuIdleType::NewlyIdle, MigrateCause::NewIdle);
+        assert!(m.moves.is_empty());
+        if rt_ms == 0 {
+            assert!(m.active.is_empty(), "no pressure: no active balance from newidle");
+        } else {
+            assert_eq!(m.active, vec![CpuId(0)]);
+            s.active_load_balance_cpu_stop(&mut m, CpuId(0));
+            assert_eq!(m.moves, vec![(TaskId(0), CpuId(1), MigrateCause::Active)]);
+        }
+    }
+}
+
+/// `nohz_kick_needed`: a busy CPU whose capacity RT time cut kicks the
+/// NO_HZ balancer though it runs one task (4.4 fair.c:7847-7854).
+#[test]
+fn a_cpu_with_reduced_capacity_kicks_the_nohz_balancer() {
+    let mut m = Mock::new(2, 1);
+    m.queue(0, 0, true);
+    m.rt[0].rt_avg = 90 * 1_000_000 * 1024;
+    let mut s = smp(flat(2), 1);
+    s.tick_stopped(CpuId(1));
+    assert!(!s.nohz_kick_needed(&m, CpuId(0)), "capacity not refreshed yet: boot value");
+    s.load_balance(&mut m, CpuId(0), 0, CpuIdleType::NotIdle, MigrateCause::Periodic);
+    assert!(s.nohz_kick_needed(&m, CpuId(0)));
 }
