@@ -205,7 +205,8 @@ fn should_we_balance_picks_an_idle_core_then_an_idle_smt_cpu() {
 #[test]
 fn misfit_and_asym_packing_are_never_chosen_on_equal_cpus() {
     // One big task (util 1000, over 80% of a smaller CPU) alone on CPU0:
-    // equal capacities → no SD_ASYM_CPUCAPACITY, misfit_task_load 0; no
+    // equal capacities → no SD_ASYM_CPUCAPACITY, misfit_task_load 0, and
+    // without RT time no reduced capacity (see the next test); no
     // SD_ASYM_PACKING (no ITMT). Group {0}: has_capacity 1 < 1 no,
     // 1024·117 < 1000·100 no, 102400 > 117000 no → fully_busy.
     let mut m = Mock::new(2, 1);
@@ -218,6 +219,46 @@ fn misfit_and_asym_packing_are_never_chosen_on_equal_cpus() {
     // Not overloaded, one CFS task (sum_h_nr_running == 1) → out_balanced.
     assert_eq!(balance(&mut smp, &mut m, 1, 0, CpuIdleType::Idle).0, 0);
     assert!(m.moves.is_empty() && m.active.is_empty() && smp.rqs[0].misfit_task_load == 0);
+}
+
+/// The same machine with RT time on CPU0 (docs/kernel/rt-capacity.md):
+/// avg_rt.util_avg 200 + avg_dl.util_avg 100.
+/// - CPU0's own busy balance refreshes its capacity (`update_cpu_capacity`
+///   at the lowest level): `scale_rt_capacity` = 1024 − 300 = 724.
+/// - `check_cpu_capacity` (MC, imbalance_pct 117): 724·117 = 84708 <
+///   1024·100 = 102400, so for CPU1's idle balance `sched_reduced_capacity`
+///   (one CFS task) makes group {0} `group_misfit_task` with
+///   `group_misfit_task_load` = cpu_load 1024; it is forced
+///   (`calculate_imbalance`: migrate_load 1024, not asym → not misfit).
+/// - The running task cannot be detached; `need_active_balance`: idle dst,
+///   one CFS task, reduced capacity, 724·117 < 1024·100 → the stopper runs
+///   on CPU0 and moves t0 to CPU1. Every version alike.
+#[test]
+fn reduced_capacity_makes_a_misfit_group_and_an_active_balance() {
+    for rules in [BALANCE_66, BALANCE_612, BALANCE_618] {
+        let mut m = Mock::new(2, 1);
+        m.queue(0, 0, true);
+        m.signals(0, 1024, 1000);
+        m.rt[0].avg_rt.util_avg = 200;
+        m.rt[0].avg_dl.util_avg = 100;
+        let mut smp = policy(MachineShape::flat(2), rules, 1);
+        busy(&mut smp, &[0]);
+        let s = stats(&mut smp, &m, 1, 0, CpuIdleType::Idle);
+        assert_eq!(s.busiest_stat.group_type, GroupType::FullyBusy, "boot capacity until CPU0 refreshes it");
+        assert_eq!(balance(&mut smp, &mut m, 0, 0, CpuIdleType::NotIdle).0, 0);
+        assert_eq!(smp.capacity_of(CpuId(0)), 724);
+        let d = smp.topo.cpu_domains[0][0];
+        assert_eq!(smp.topo.domain(d).groups[smp.topo.local_group(d, CpuId(0))].capacity, 724);
+        let s = stats(&mut smp, &m, 1, 0, CpuIdleType::Idle);
+        assert_eq!((s.busiest_stat.group_type, s.busiest_stat.group_misfit_task_load), (GroupType::MisfitTask, 1024));
+        // A busy destination does not look for reduced capacity (env->idle).
+        let s = stats(&mut smp, &m, 1, 0, CpuIdleType::NotIdle);
+        assert_eq!(s.busiest_stat.group_misfit_task_load, 0);
+        assert_eq!(balance(&mut smp, &mut m, 1, 0, CpuIdleType::Idle).0, 0);
+        assert_eq!(m.active, vec![CpuId(0)], "{}", rules.version);
+        smp.active_load_balance_cpu_stop(&mut m, CpuId(0));
+        assert_eq!(m.moves, vec![moved(0, 1, MigrateCause::Active)], "{}", rules.version);
+    }
 }
 
 #[test]

@@ -38,6 +38,8 @@ pub struct Mock {
     /// `update_blocked_averages` decays a CPU's `cpu_extra` (its blocked
     /// load) to nothing when set, else leaves it.
     pub blocked_decays_to_zero: bool,
+    /// Per CPU: `rq->avg_rt`, `rq->avg_dl` (only `util_avg` is read).
+    pub rt: Vec<crate::sched::rt_pressure::RqPressure>,
 }
 
 impl Mock {
@@ -64,6 +66,7 @@ impl Mock {
             preempted: Vec::new(),
             blocked_updates: Vec::new(),
             blocked_decays_to_zero: false,
+            rt: vec![Default::default(); n],
         }
     }
 
@@ -205,5 +208,8 @@ impl Machine for Mock {
     fn stopper_preempt(&mut self, cpu: CpuId) {
         self.curr[cpu.index()] = None;
         self.preempted.push(cpu);
+    }
+    fn rt_pressure(&self, cpu: CpuId) -> crate::sched::rt_pressure::RqPressure {
+        self.rt[cpu.index()]
     }
 }
