@@ -83,7 +83,9 @@ impl Core {
         {
             self.deactivate_prev(cpu, p, w);
         }
-        // balance_rt (6.x) / pick_next_task_rt's pull (4.4): before any pick.
+        // balance_dl, balance_rt (6.x put_prev_task_balance, from prev's
+        // class down) / pick_next_task_dl's and _rt's pulls (4.4): before any pick.
+        self.dl_balance(cpu, prev, w);
         self.rt_balance(cpu, prev, w);
         let mut balanced = false;
         if self.rqs[cpu.index()].nr_running == 0 {
@@ -125,10 +127,13 @@ impl Core {
         // resched raised while picking (hrtick_start_fair finding the re-picked
         // task past its slice) is dropped, and the next tick decides.
         self.rqs[cpu.index()].need_resched = false;
-        if next_class == Some(ClassKind::Rt) {
-            // The balance callback queued by the RT pick (queue_push_tasks)
-            // runs at the end of __schedule: push what cannot run here.
-            self.rt_post_schedule(cpu, w);
+        // The balance callback queued by an RT or deadline pick
+        // (queue_push_tasks) runs at the end of __schedule: push what
+        // cannot run here.
+        match next_class {
+            Some(ClassKind::Rt) => self.rt_post_schedule(cpu, w),
+            Some(ClassKind::Deadline) => self.dl_post_schedule(cpu, w),
+            _ => {}
         }
         if next != prev {
             self.context_switch(cpu, prev, next, w)

@@ -294,7 +294,7 @@ mod tests {
         let bw = RtBandwidth::of(crate::sched::model_rt::RT_44, 1_000_000_000, Some(950_000_000), false);
         let cfg = RtConfig { bw, rr_timeslice: 25, distribute: false };
         let rt = RtClass::new(2, vec![CpuSet::all(1)], vec![vec![]], cfg);
-        let mut chain = ClassChain::new(cfs, rt, crate::sched::deadline::DlClass::new(2, 1, None));
+        let mut chain = ClassChain::new(cfs, rt, crate::sched::deadline::DlClass::new(2, vec![CpuSet::all(1)], None));
         let cpu = CpuId(0);
         assert_eq!(chain.pick_next_task(CfsRqId(0), cpu, None, 0), None);
         assert!(chain.fair_mut().enqueue_task(EntityId(0), 0));

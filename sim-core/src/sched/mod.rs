@@ -47,6 +47,7 @@ pub mod pelt;
 pub mod pelt6x;
 pub mod policy;
 pub mod rt;
+pub mod spread;
 pub mod topology;
 pub mod tunables;
 pub mod util_est;
@@ -67,6 +68,8 @@ mod model_tests;
 mod pelt6x_tests;
 #[cfg(test)]
 mod rt_tests;
+#[cfg(test)]
+mod dl_smp_tests;
 #[cfg(test)]
 mod tests;
 

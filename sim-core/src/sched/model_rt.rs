@@ -3,6 +3,8 @@
 //! `model.rs`'s `KernelRules` tables name. Reading notes:
 //! docs/kernel/rt-class.md and docs/kernel/deadline-class.md.
 
+use super::spread::InDomain;
+
 /// Who limits RT tasks' share of a CPU when `CONFIG_RT_GROUP_SCHED` is off
 /// (the distributions' build).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,6 +54,28 @@ pub struct RtRules {
     /// executing CPU (6.x `cpumask_any_and_distribute`); 4.4 takes the first
     /// CPU (`cpumask_first_and`).
     pub lowest_distribute: bool,
+    /// A CPU with a deadline entity reads CPUPRI_HIGHER in cpupri, so RT
+    /// placement and pushes avoid it (6.6+ `inc_dl_deadline`; 4.4's
+    /// deadline class leaves cpupri alone).
+    pub dl_cpupri_higher: bool,
+    /// The deadline pull before a pick: 4.4 `pick_next_task_dl` pulls
+    /// whenever prev was a deadline task (`need_pull_dl_task`), preempted
+    /// or not; 6.x `balance_dl` only when prev left the `dl_rq` (blocked
+    /// or throttled: `!on_dl_rq`).
+    pub dl_pull_if_prev_queued: bool,
+    /// How `find_later_rq` chooses within a domain: 4.4 `best_cpu` from
+    /// `cpudl_find` if the domain holds it; 6.x `cpumask_any_and_distribute`.
+    pub later_in_domain: InDomain,
+    /// `rt_task(p)` is `prio < MAX_RT_PRIO`, true of a deadline task too
+    /// (4.4, 6.6 include/linux/sched/rt.h), so `select_task_rq_rt` moves a
+    /// task woken under a running deadline task; 6.12+ `rt_prio` also asks
+    /// `prio >= MAX_DL_PRIO` and does not.
+    pub rt_task_includes_dl: bool,
+    /// A CPU is deadline-overloaded (`rd->dlo_mask`) with a migratory task
+    /// and two queued (4.4, 6.6 `update_dl_migration`); 6.12+ whenever its
+    /// pushable tree is non-empty (`enqueue_pushable_dl_task`), which also
+    /// holds for one task replenished on an idle CPU.
+    pub dl_overload_needs_two: bool,
 }
 
 pub const RT_44: RtRules = RtRules {
@@ -60,17 +84,27 @@ pub const RT_44: RtRules = RtRules {
     dl_period_limits: false,
     dl_time_in_rt_time: true,
     lowest_distribute: false,
+    dl_cpupri_higher: false,
+    dl_pull_if_prev_queued: true,
+    later_in_domain: InDomain::Best,
+    rt_task_includes_dl: true,
+    dl_overload_needs_two: true,
 };
 pub const RT_66: RtRules = RtRules {
     throttling: RtThrottling::Root { share: false, grid: false },
     dl_period_limits: true,
     lowest_distribute: true,
+    dl_cpupri_higher: true,
+    dl_pull_if_prev_queued: false,
+    later_in_domain: InDomain::FirstOrDistribute,
     ..RT_44
 };
 pub const RT_612: RtRules = RtRules {
     throttling: RtThrottling::GroupSchedOnly,
     fair_server: Some(FairServerStop::OnLastDequeue),
     dl_time_in_rt_time: false,
+    rt_task_includes_dl: false,
+    dl_overload_needs_two: false,
     ..RT_66
 };
 pub const RT_618: RtRules = RtRules { fair_server: Some(FairServerStop::OnEmptyPick), ..RT_612 };
