@@ -14,7 +14,7 @@ use crate::ids::{CpuId, TaskId};
 use crate::metrics::recorder::WaitKind;
 use crate::sched::ClassKind;
 use crate::sched::balance::MigrateCause;
-use crate::sched::deadline::dl_time_before;
+use crate::sched::deadline::{TimerOutcome, dl_time_before};
 use crate::sched::ClassState;
 use crate::sched::model::WakeupVerdict;
 use crate::task::TaskState;
@@ -67,22 +67,31 @@ impl Core {
 
     /// A deadline entity's replenishment (or the server's defer) timer fires.
     pub(super) fn dl_timer(&mut self, entity: u32, w: &mut World) {
-        self.charge_fair_server_all(w);
-        let requeued = self.classes.dl.timer(entity, w.now().ns());
+        // No charge first: neither timer calls update_curr (6.18
+        // deadline.c:1155-1201 dl_server_timer; dl_task_timer only
+        // update_rq_clock), so the server's runtime is as of its last charge.
+        let outcome = self.classes.dl.timer(entity, w.now().ns());
         self.apply_dl(w);
-        let Some(task) = requeued else { return };
-        // dl_task_timer (4.4 deadline.c:725-763; 6.18 1216-): a deadline
-        // curr is preempted by the EDF rule, any other at once; then one
-        // push_dl_task if the CPU has a pushable task.
-        let cpu = self.classes.dl.task_cpu(task);
-        match self.rqs[cpu.index()].curr {
-            Some(curr) if Self::class_of(curr, w) == ClassKind::Deadline => {
-                if self.classes.dl.preempts(task, curr) {
-                    self.resched_curr(cpu);
+        let cpu = match outcome {
+            TimerOutcome::Nothing => return,
+            TimerOutcome::Server(cpu) => cpu,
+            TimerOutcome::Task(task) => {
+                // dl_task_timer (4.4 deadline.c:725-763; 6.18 1216-1297):
+                // a deadline curr is preempted by the EDF rule, any other
+                // at once.
+                let cpu = self.classes.dl.task_cpu(task);
+                match self.rqs[cpu.index()].curr {
+                    Some(curr) if Self::class_of(curr, w) == ClassKind::Deadline => {
+                        if self.classes.dl.preempts(task, curr) {
+                            self.resched_curr(cpu);
+                        }
+                    }
+                    _ => self.resched_curr(cpu),
                 }
+                cpu
             }
-            _ => self.resched_curr(cpu),
-        }
+        };
+        // __push_dl_task: one push_dl_task if the CPU has a pushable task.
         if self.classes.dl.overloaded(cpu) {
             self.push_dl_task(cpu, w);
         }
@@ -325,14 +334,5 @@ impl Core {
             Some(_) => {}
         }
         self.apply_dl(w);
-    }
-
-    fn charge_fair_server_all(&mut self, w: &mut World) {
-        if !self.fair_server {
-            return;
-        }
-        for c in 0..self.rqs.len() {
-            self.charge_fair_server(CpuId(c as u16), w);
-        }
     }
 }

@@ -31,7 +31,9 @@ impl Core {
         if curr.is_none() && w.spec.machine.nohz_idle {
             return; // stopped at idle entry (context_switch)
         }
-        if self.fair_server {
+        // task_tick_fair → update_curr → dl_server_update: only a fair curr
+        // charges the server at a tick (task_tick_idle charges nothing).
+        if self.fair_server && curr.is_some_and(|c| Self::class_of(c, w) == ClassKind::Fair) {
             self.charge_fair_server(cpu, w);
         }
         if let Some(curr) = curr {
@@ -151,7 +153,14 @@ impl Core {
     /// the highest class that has one; `None` runs the idle task.
     fn pick_next_task(&mut self, root: CfsRqId, cpu: CpuId, prev: Option<TaskId>, w: &World) -> Option<TaskId> {
         let prev = prev.map(|p| (Self::class_of(p, w), se_of(p)));
-        self.classes.pick_next_task(root, cpu, prev, w.now().ns()).map(|(_, se)| TaskId(se.0))
+        // 6.18 core.c __pick_next_task (5959-5978): prev not above fair and
+        // every counted task fair: pick_next_task_fair directly, past a
+        // queued fair server, which 6.18 does not count in nr_running.
+        let fair_only = self.fair_server
+            && w.spec.kernel.rules().rt.fast_path_skips_server
+            && prev.is_none_or(|p| p.0 == ClassKind::Fair)
+            && self.rqs[cpu.index()].nr_running == self.classes.fair_internals().cpu_signals(cpu).h_nr_queued;
+        self.classes.pick_next_task(root, cpu, prev, w.now().ns(), fair_only).map(|(_, se)| TaskId(se.0))
     }
 
     /// `__schedule`: prev is no longer TASK_RUNNING: `deactivate_task(DEQUEUE_SLEEP)`.

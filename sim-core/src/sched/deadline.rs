@@ -83,6 +83,16 @@ struct Outbox {
     busy: Vec<(CpuId, bool)>,
 }
 
+/// What a replenishment timer did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimerOutcome {
+    Nothing,
+    /// A task wanting the CPU was requeued.
+    Task(TaskId),
+    /// The server of this CPU was enqueued.
+    Server(CpuId),
+}
+
 /// Per-CPU counters for the report.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ServerStats {
@@ -551,27 +561,27 @@ impl DlClass {
     /// task, `dl_server_timer` for a server). A task asleep is only
     /// replenished; one still wanting the CPU is requeued (counted again)
     /// and returned: the engine runs `wakeup_preempt_dl` (or reschedules a
-    /// CPU running a lower class) and `push_dl_task` (4.4 deadline.c:725-763).
-    pub fn timer(&mut self, entity: u32, now: u64) -> Option<TaskId> {
+    /// CPU running a lower class) and `push_dl_task` (4.4 deadline.c:725-763),
+    /// as it pushes after a server's enqueue (6.18 `dl_server_timer`).
+    pub fn timer(&mut self, entity: u32, now: u64) -> TimerOutcome {
         let i = entity as usize;
         self.entities[i].timer_armed = false;
         let e = self.entities[i];
         if e.server {
-            self.server_timer(i, now);
-            return None;
+            return if self.server_timer(i, now) { TimerOutcome::Server(e.cpu) } else { TimerOutcome::Nothing };
         }
         if !e.throttled {
-            return None;
+            return TimerOutcome::Nothing;
         }
         if !e.on_rq {
             self.replenish(i, now);
-            return None;
+            return TimerOutcome::Nothing;
         }
         if self.enqueue_entity(i, false, now) {
             self.out.counted.push((e.cpu, TaskId(i as u32), 1));
-            return Some(TaskId(i as u32));
+            return TimerOutcome::Task(TaskId(i as u32));
         }
-        None
+        TimerOutcome::Nothing
     }
 
     // ------------------------------------------------------------ fair server
@@ -667,11 +677,11 @@ impl DlClass {
     /// timer to the new zero-laxity instant; otherwise fair is starving:
     /// `dl_defer_running`, a fresh period, queued as a deadline entity
     /// (above RT) and the CPU rescheduled.
-    fn server_timer(&mut self, i: usize, now: u64) {
+    fn server_timer(&mut self, i: usize, now: u64) -> bool {
         let e = self.entities[i];
         let cpu = e.cpu;
         if !e.throttled || !e.active {
-            return;
+            return false;
         }
         if e.defer_armed {
             let zero_laxity = e.deadline.saturating_sub(e.runtime.max(0) as u64);
@@ -679,14 +689,16 @@ impl DlClass {
                 self.entities[i].timer_armed = true;
                 let g = self.entities[i].timer_generation;
                 self.out.timers.push((i as u32, zero_laxity, g));
-                return;
+                return false;
             }
             self.entities[i].defer_running = true;
         }
-        if self.enqueue_entity(i, false, now) {
+        let queued = self.enqueue_entity(i, false, now);
+        if queued {
             self.served(cpu, now);
         }
         self.out.resched.push(cpu);
+        queued
     }
 
     fn served(&mut self, cpu: CpuId, _now: u64) {

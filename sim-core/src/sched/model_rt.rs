@@ -76,6 +76,12 @@ pub struct RtRules {
     /// pushable tree is non-empty (`enqueue_pushable_dl_task`), which also
     /// holds for one task replenished on an idle CPU.
     pub dl_overload_needs_two: bool,
+    /// `__pick_next_task`'s fast path (prev not above fair and
+    /// `rq->nr_running == rq->cfs.h_nr_queued`: only the fair pick) also
+    /// skips a queued fair server: 6.18 leaves the server out of
+    /// `nr_running` (deadline.c:1832, 1844); 6.12 counts it (deadline.c:1877),
+    /// so a queued server takes the slow path there.
+    pub fast_path_skips_server: bool,
 }
 
 pub const RT_44: RtRules = RtRules {
@@ -89,6 +95,7 @@ pub const RT_44: RtRules = RtRules {
     later_in_domain: InDomain::Best,
     rt_task_includes_dl: true,
     dl_overload_needs_two: true,
+    fast_path_skips_server: false,
 };
 pub const RT_66: RtRules = RtRules {
     throttling: RtThrottling::Root { share: false, grid: false },
@@ -107,7 +114,8 @@ pub const RT_612: RtRules = RtRules {
     dl_overload_needs_two: false,
     ..RT_66
 };
-pub const RT_618: RtRules = RtRules { fair_server: Some(FairServerStop::OnEmptyPick), ..RT_612 };
+pub const RT_618: RtRules =
+    RtRules { fair_server: Some(FairServerStop::OnEmptyPick), fast_path_skips_server: true, ..RT_612 };
 
 /// `sched_deadline_period_min_us` / `_max_us` defaults (6.6+ deadline.c:26-27), in ns.
 pub const DL_PERIOD_NS: (u64, u64) = (100_000, (1 << 22) * 1_000);
