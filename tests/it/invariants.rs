@@ -54,8 +54,7 @@ fn task(ncpus: usize, ntasks: usize) -> impl Strategy<Value = TaskGen> {
             1 => Just("idle"),
             1 => Just("fifo"),
             1 => Just("rr"),
-            // A deadline task's root domain must be one CPU.
-            1 => Just(if ncpus == 1 { "deadline" } else { "fifo" })
+            1 => Just("deadline")
         ],
         proptest::option::of(proptest::collection::vec(any::<bool>(), ncpus)),
         0..10_000u64,
@@ -196,7 +195,8 @@ prop_compose! {
                 "deadline" => t += "dl_runtime = \"200us\"\ndl_deadline = \"5ms\"\ndl_period = \"10ms\"\n",
                 _ => {}
             }
-            if let Some(mask) = &g.cpus {
+            // A deadline task's affinity must cover its root domain (EPERM).
+            if let Some(mask) = g.cpus.as_ref().filter(|_| g.policy != "deadline") {
                 let list: Vec<String> = mask.iter().enumerate().filter(|(_, b)| **b).map(|(c, _)| c.to_string()).collect();
                 if !list.is_empty() {
                     t += &format!("cpus = \"{}\"\n", list.join(","));

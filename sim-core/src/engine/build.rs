@@ -11,6 +11,7 @@ use super::hops::Source;
 use super::rq::{Rq, push_bandwidth_timers};
 use crate::block::{Device, Elevator, IoClass, IoPrio, Ioprio, IoprioClass, RequestQueue};
 use crate::event::{Event, EventQueue};
+use crate::cpuset::CpuSet;
 use crate::ids::{CfsRqId, CpuId, DeviceId, EntityId, GroupId, SourceId, TaskId};
 use crate::metrics::recorder::Recorder;
 use crate::rng::SimRng;
@@ -250,10 +251,7 @@ pub(super) fn limiters(spec: &ScenarioSpec, queue: &mut EventQueue) -> Vec<Limit
 pub(super) fn rt_class(spec: &ScenarioSpec, tasks: &[Task], topo: &Topology) -> RtClass {
     use crate::sched::topology::SD_WAKE_AFFINE;
     let ncpus = usize::from(spec.cpus);
-    let domains = crate::scenario::rt::root_domains(&spec.machine);
-    let rd_span = (0..ncpus)
-        .map(|c| domains.iter().find(|d| d.contains(CpuId(c as u16))).cloned().expect("every CPU has a root domain"))
-        .collect();
+    let rd_span = rd_spans(spec);
     let affine_spans = (0..ncpus)
         .map(|c| {
             topo.cpu_domains[c]
@@ -287,7 +285,17 @@ pub(super) fn rt_class(spec: &ScenarioSpec, tasks: &[Task], topo: &Topology) -> 
     rt
 }
 
-/// The deadline class: every deadline task's parameters, and the fair
+/// Each CPU's root domain (`rq->rd->span`): the CPUs outside isolcpus
+/// share one, each isolated CPU is its own.
+fn rd_spans(spec: &ScenarioSpec) -> Vec<CpuSet> {
+    let domains = crate::scenario::rt::root_domains(&spec.machine);
+    (0..usize::from(spec.cpus))
+        .map(|c| domains.iter().find(|d| d.contains(CpuId(c as u16))).cloned().expect("every CPU has a root domain"))
+        .collect()
+}
+
+/// The deadline class: every deadline task's parameters and affinity, the
+/// root domains (`cpudl`), and the fair
 /// server of each CPU where the model has one, the scenario keeps it
 /// (`fair_server.runtime` 0 disables it) and an RT or deadline task could
 /// make it act (`Core::fair_server_on`).
@@ -297,10 +305,11 @@ pub(super) fn dl_class(spec: &ScenarioSpec, tasks: &[Task]) -> DlClass {
         (Some(params), Some(stop)) if above_fair => Some((params, stop)),
         _ => None,
     };
-    let mut dl = DlClass::new(tasks.len(), usize::from(spec.cpus), server);
+    let mut dl = DlClass::new(tasks.len(), rd_spans(spec), server);
+    dl.set_overload_rule(spec.kernel.rules().rt.dl_overload_needs_two);
     for (i, t) in tasks.iter().enumerate() {
         if let Some(p) = spec.tasks[t.spec].dl {
-            dl.init_task(TaskId(i as u32), p.runtime_ns, p.deadline_ns, p.period_ns);
+            dl.init_task(TaskId(i as u32), p.runtime_ns, p.deadline_ns, p.period_ns, t.affinity.clone());
         }
     }
     dl

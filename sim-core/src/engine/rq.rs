@@ -475,9 +475,17 @@ impl Core {
                     p
                 }
                 (ClassKind::Deadline, ClassKind::Deadline) => {
-                    // wakeup_preempt_dl: a strictly earlier deadline (dl_entity_preempt).
-                    let p = self.classes.dl.preempts(woken, curr);
-                    let verdict = if p { WakeupVerdict::DlEarlier } else { WakeupVerdict::DlNotEarlier };
+                    // wakeup_preempt_dl: a strictly earlier deadline
+                    // (dl_entity_preempt), or at an equal one with no
+                    // resched pending check_preempt_equal_dl (SMP).
+                    let verdict = if self.classes.dl.preempts(woken, curr) {
+                        WakeupVerdict::DlEarlier
+                    } else if !rq.need_resched && self.classes.dl.equal_deadline_goes_first(woken, curr) {
+                        WakeupVerdict::DlEqualGoesFirst
+                    } else {
+                        WakeupVerdict::DlNotEarlier
+                    };
+                    let p = verdict.preempts();
                     self.classes.fair_mut().set_wakeup_verdict(verdict);
                     p
                 }

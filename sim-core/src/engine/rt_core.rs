@@ -92,8 +92,16 @@ impl Core {
     /// queued priority is below the task's. For wake-ups and forks alike.
     pub(super) fn select_task_rq_rt(&mut self, task: TaskId, prev_cpu: CpuId, this_cpu: CpuId, w: &World) -> CpuId {
         let prio = self.classes.rt.prio(task);
-        let curr_blocks = self.classes.rt.curr(prev_cpu).is_some_and(|c| {
-            w.tasks[c.index()].nr_cpus_allowed < 2 || self.classes.rt.prio(c) <= prio
+        // `rt_task(curr)`: 4.4/6.6 `prio < MAX_RT_PRIO` takes a deadline
+        // curr (prio −1) for one; 6.12+ `rt_prio` excludes it.
+        let dl_counts = w.spec.kernel.rules().rt.rt_task_includes_dl;
+        let curr_blocks = self.rqs[prev_cpu.index()].curr.is_some_and(|c| {
+            let as_rt = match Self::class_of(c, w) {
+                ClassKind::Rt => true,
+                ClassKind::Deadline => dl_counts,
+                _ => false,
+            };
+            as_rt && (w.tasks[c.index()].nr_cpus_allowed < 2 || self.curr_prio(prev_cpu, w) <= prio)
         });
         if !curr_blocks {
             return prev_cpu;
@@ -148,9 +156,22 @@ impl Core {
             return;
         }
         let prio = self.classes.rt.prio(task);
-        let Some(curr) = self.classes.rt.curr(cpu) else { return };
-        if w.tasks[curr.index()].nr_cpus_allowed < 2 || self.classes.rt.prio(curr) <= prio {
+        // `dl_task(rq->curr) || rt_task(rq->curr)` (all four versions).
+        let Some(curr) = rq.curr.filter(|&c| matches!(Self::class_of(c, w), ClassKind::Rt | ClassKind::Deadline)) else {
+            return;
+        };
+        if w.tasks[curr.index()].nr_cpus_allowed < 2 || self.curr_prio(cpu, w) <= prio {
             self.push_rt_tasks(cpu, w);
+        }
+    }
+
+    /// `rq->curr->prio` in the RT class's numbering: a deadline task's −1,
+    /// an RT task's prio, and below every RT prio for a fair task or idle.
+    fn curr_prio(&self, cpu: CpuId, w: &World) -> i32 {
+        match self.rqs[cpu.index()].curr {
+            Some(c) if Self::class_of(c, w) == ClassKind::Deadline => -1,
+            Some(c) if Self::class_of(c, w) == ClassKind::Rt => self.classes.rt.prio(c),
+            _ => crate::sched::rt::PRIO_NONE + 1,
         }
     }
 
@@ -172,9 +193,13 @@ impl Core {
             return false;
         }
         let Some(next) = self.classes.rt.highest_pushable(cpu, |_| true) else { return false };
-        // The RT task running (or just picked: the balance callback runs
-        // after the switch, 4.4 `balance_callback`).
-        let curr_prio = self.classes.rt.curr(cpu).map_or(crate::sched::rt::PRIO_NONE + 1, |c| self.classes.rt.prio(c));
+        // The task running (or just picked: the balance callback runs
+        // after the switch, 4.4 `balance_callback`); a deadline curr
+        // (prio −1) is never beaten, so the task is pushed instead.
+        let curr_prio = match self.classes.rt.curr(cpu) {
+            Some(c) => self.classes.rt.prio(c),
+            None => self.curr_prio(cpu, w),
+        };
         if self.classes.rt.prio(next) < curr_prio {
             self.resched_curr(cpu);
             return false;

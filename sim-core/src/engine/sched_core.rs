@@ -31,7 +31,9 @@ impl Core {
         if curr.is_none() && w.spec.machine.nohz_idle {
             return; // stopped at idle entry (context_switch)
         }
-        if self.fair_server {
+        // task_tick_fair → update_curr → dl_server_update: only a fair curr
+        // charges the server at a tick (task_tick_idle charges nothing).
+        if self.fair_server && curr.is_some_and(|c| Self::class_of(c, w) == ClassKind::Fair) {
             self.charge_fair_server(cpu, w);
         }
         if let Some(curr) = curr {
@@ -85,7 +87,9 @@ impl Core {
         {
             self.deactivate_prev(cpu, p, w);
         }
-        // balance_rt (6.x) / pick_next_task_rt's pull (4.4): before any pick.
+        // balance_dl, balance_rt (6.x put_prev_task_balance, from prev's
+        // class down) / pick_next_task_dl's and _rt's pulls (4.4): before any pick.
+        self.dl_balance(cpu, prev, w);
         self.rt_balance(cpu, prev, w);
         let mut balanced = false;
         if self.rqs[cpu.index()].nr_running == 0 {
@@ -127,10 +131,13 @@ impl Core {
         // resched raised while picking (hrtick_start_fair finding the re-picked
         // task past its slice) is dropped, and the next tick decides.
         self.rqs[cpu.index()].need_resched = false;
-        if next_class == Some(ClassKind::Rt) {
-            // The balance callback queued by the RT pick (queue_push_tasks)
-            // runs at the end of __schedule: push what cannot run here.
-            self.rt_post_schedule(cpu, w);
+        // The balance callback queued by an RT or deadline pick
+        // (queue_push_tasks) runs at the end of __schedule: push what
+        // cannot run here.
+        match next_class {
+            Some(ClassKind::Rt) => self.rt_post_schedule(cpu, w),
+            Some(ClassKind::Deadline) => self.dl_post_schedule(cpu, w),
+            _ => {}
         }
         if next != prev {
             self.context_switch(cpu, prev, next, w)
@@ -148,7 +155,14 @@ impl Core {
     /// the highest class that has one; `None` runs the idle task.
     fn pick_next_task(&mut self, root: CfsRqId, cpu: CpuId, prev: Option<TaskId>, w: &World) -> Option<TaskId> {
         let prev = prev.map(|p| (Self::class_of(p, w), se_of(p)));
-        self.classes.pick_next_task(root, cpu, prev, w.now().ns()).map(|(_, se)| TaskId(se.0))
+        // 6.18 core.c __pick_next_task (5959-5978): prev not above fair and
+        // every counted task fair: pick_next_task_fair directly, past a
+        // queued fair server, which 6.18 does not count in nr_running.
+        let fair_only = self.fair_server
+            && w.spec.kernel.rules().rt.fast_path_skips_server
+            && prev.is_none_or(|p| p.0 == ClassKind::Fair)
+            && self.rqs[cpu.index()].nr_running == self.classes.fair_internals().cpu_signals(cpu).h_nr_queued;
+        self.classes.pick_next_task(root, cpu, prev, w.now().ns(), fair_only).map(|(_, se)| TaskId(se.0))
     }
 
     /// `__schedule`: prev is no longer TASK_RUNNING: `deactivate_task(DEQUEUE_SLEEP)`.

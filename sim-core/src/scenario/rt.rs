@@ -286,18 +286,6 @@ pub(super) fn admission(tasks: &[TaskSpec], machine: &MachineSpec, rt: &RtSpec) 
                     ),
                 ));
             }
-            if span.len() > 1 {
-                return Err(KeyError::new(
-                    format!("{key}.cpus"),
-                    format!(
-                        "instance {i}: its root domain has {} CPUs ({}); global EDF across CPUs (push, pull, \
-                         cpudl) is not modelled yet: give a deadline task a root domain of one CPU (a 1-CPU \
-                         machine, or one isolated CPU: machine.isolcpus)",
-                        span.len(),
-                        cpu_list(span)
-                    ),
-                ));
-            }
             let Some(runtime) = rt.runtime_ns else { continue };
             let cap = to_ratio(rt.period_ns, runtime) * span.len() as u64;
             total[d] += new_bw;

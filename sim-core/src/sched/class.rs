@@ -209,14 +209,22 @@ impl<F: SchedClass + ClassState> ClassChain<F> {
     /// when it is of another class (4.4 `pick_next_task_rt` calls
     /// `put_prev_task`; 6.x `put_prev_task_balance`/`put_prev_set_next_task`),
     /// and the fair class puts its own as `pick_next_task_fair` does.
+    /// `fair_only`: the engine found core.c's fast path open with a fair
+    /// server queued (`RtRules::fast_path_skips_server`): only the fair
+    /// class picks, and the server is neither picked nor stopped.
     pub fn pick_next_task(
         &mut self,
         root: CfsRqId,
         cpu: CpuId,
         prev: Option<(ClassKind, EntityId)>,
         now: u64,
+        fair_only: bool,
     ) -> Option<(ClassKind, EntityId)> {
         let mut fair_prev = prev.filter(|p| p.0 == ClassKind::Fair).map(|p| p.1);
+        if fair_only {
+            self.dl.server_done(cpu, now); // rq->dl_server = NULL
+            return self.fair.pick_next_task(root, fair_prev).map(|p| (ClassKind::Fair, p));
+        }
         match prev {
             // The RT or deadline task that ran is charged and stays queued;
             // the pick below starts anew.
@@ -306,20 +314,20 @@ mod tests {
         let bw = RtBandwidth::of(crate::sched::model_rt::RT_44, 1_000_000_000, Some(950_000_000), false);
         let cfg = RtConfig { bw, rr_timeslice: 25, distribute: false };
         let rt = RtClass::new(2, vec![CpuSet::all(1)], vec![vec![]], cfg);
-        let mut chain = ClassChain::new(cfs, rt, crate::sched::deadline::DlClass::new(2, 1, None));
+        let mut chain = ClassChain::new(cfs, rt, crate::sched::deadline::DlClass::new(2, vec![CpuSet::all(1)], None));
         let cpu = CpuId(0);
-        assert_eq!(chain.pick_next_task(CfsRqId(0), cpu, None, 0), None);
+        assert_eq!(chain.pick_next_task(CfsRqId(0), cpu, None, 0, false), None);
         assert!(chain.fair_mut().enqueue_task(EntityId(0), 0));
-        assert_eq!(chain.pick_next_task(CfsRqId(0), cpu, None, 0), Some((ClassKind::Fair, EntityId(0))));
+        assert_eq!(chain.pick_next_task(CfsRqId(0), cpu, None, 0, false), Some((ClassKind::Fair, EntityId(0))));
         // An RT task queued on the CPU comes first (stop > dl > rt > fair).
         chain.rt.init_task(crate::ids::TaskId(1), 49, false, false);
         assert!(chain.rt.enqueue_task(crate::ids::TaskId(1), false, 0));
         let fair_prev = Some((ClassKind::Fair, EntityId(0)));
-        assert_eq!(chain.pick_next_task(CfsRqId(0), cpu, fair_prev, 0), Some((ClassKind::Rt, EntityId(1))));
+        assert_eq!(chain.pick_next_task(CfsRqId(0), cpu, fair_prev, 0, false), Some((ClassKind::Rt, EntityId(1))));
         assert!(chain.rt.dequeue_task(crate::ids::TaskId(1), 10));
         let rt_prev = Some((ClassKind::Rt, EntityId(1)));
-        assert_eq!(chain.pick_next_task(CfsRqId(0), cpu, rt_prev, 10), Some((ClassKind::Fair, EntityId(0))));
+        assert_eq!(chain.pick_next_task(CfsRqId(0), cpu, rt_prev, 10, false), Some((ClassKind::Fair, EntityId(0))));
         assert!(chain.fair_mut().dequeue_task(EntityId(0), crate::sched::fair::DEQUEUE_SLEEP));
-        assert_eq!(chain.pick_next_task(CfsRqId(0), cpu, fair_prev, 20), None);
+        assert_eq!(chain.pick_next_task(CfsRqId(0), cpu, fair_prev, 20, false), None);
     }
 }

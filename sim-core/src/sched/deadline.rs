@@ -8,11 +8,17 @@
 //! Entities are tasks (`EntityRef::Task`) and one server per CPU
 //! (`EntityRef::Server`). The class returns what changes `rq->nr_running`
 //! and lists reschedules and timers in outboxes the engine drains, as the
-//! RT class does. Global EDF across CPUs (push, pull, `cpudl`) is not
-//! modelled: a deadline task's root domain must be one CPU (validation).
+//! RT class does. Across the CPUs of a root domain, global EDF is what
+//! deadline.c approximates with `cpudl` (which CPU runs the latest
+//! deadline, which has none), `find_later_rq`, and the push and pull the
+//! engine runs (`engine/dl_core.rs`); this file answers their queries and
+//! moves a queued task.
 
 use super::model_rt::FairServerStop;
+use crate::cpuset::CpuSet;
 use crate::ids::{CpuId, TaskId};
+
+mod smp;
 
 /// `DL_SCALE` (sched.h): `dl_entity_overflow` works in units of 1024 ns.
 const DL_SCALE: u32 = 10;
@@ -72,6 +78,19 @@ struct Outbox {
     /// Deadline tasks' time charged per CPU since the last drain, which
     /// 4.4 and 6.6 (and RT_GROUP_SCHED) also add to `rq->rt.rt_time`.
     charged: Vec<(CpuId, u64)>,
+    /// A CPU's `dl_nr_running` went 0 → 1 (true) or 1 → 0 (false): 6.6+
+    /// `inc_dl_deadline`/`dec_dl_deadline` file it in cpupri.
+    busy: Vec<(CpuId, bool)>,
+}
+
+/// What a replenishment timer did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimerOutcome {
+    Nothing,
+    /// A task wanting the CPU was requeued.
+    Task(TaskId),
+    /// The server of this CPU was enqueued.
+    Server(CpuId),
 }
 
 /// Per-CPU counters for the report.
@@ -99,13 +118,20 @@ pub struct DlClass {
     server_stop: Option<FairServerStop>,
     seq: u64,
     out: Outbox,
+    /// The root domain (`rq->rd->span`) of each CPU: `cpudl`'s CPUs.
+    rd_span: Vec<CpuSet>,
+    /// Each deadline task's `cpus_mask` (empty for other tasks).
+    allowed: Vec<CpuSet>,
+    /// `RtRules::dl_overload_needs_two`.
+    overload_needs_two: bool,
 }
 
 impl DlClass {
     /// The class for `ntasks` tasks and `ncpus` CPUs; `server`: the fair
     /// server's runtime and period and its version's stop rule (6.12+), or
     /// none (4.4, 6.6, or runtime 0: "fair server disabled").
-    pub fn new(ntasks: usize, ncpus: usize, server: Option<((u64, u64), FairServerStop)>) -> DlClass {
+    pub fn new(ntasks: usize, rd_span: Vec<CpuSet>, server: Option<((u64, u64), FairServerStop)>) -> DlClass {
+        let ncpus = rd_span.len();
         let mut entities = vec![DlEntity::default(); ntasks + ncpus];
         let server_stop = server.filter(|((r, _), _)| *r > 0).map(|(_, s)| s);
         for c in 0..ncpus {
@@ -132,6 +158,9 @@ impl DlClass {
             server_stop,
             seq: 0,
             out: Outbox::default(),
+            rd_span,
+            allowed: vec![CpuSet::default(); ntasks],
+            overload_needs_two: false,
         }
     }
 
@@ -140,13 +169,19 @@ impl DlClass {
     }
 
     /// `__setparam_dl`: a task's runtime, deadline and period.
-    pub fn init_task(&mut self, task: TaskId, runtime: u64, deadline: u64, period: u64) {
+    pub fn init_task(&mut self, task: TaskId, runtime: u64, deadline: u64, period: u64, allowed: CpuSet) {
+        self.allowed[task.index()] = allowed;
         let e = &mut self.entities[task.index()];
         e.dl_runtime = runtime;
         e.dl_deadline = deadline;
         e.dl_period = period;
         e.dl_density = super::model_rt::to_ratio(deadline, runtime);
         e.dl_new = true;
+    }
+
+    /// The version's overload rule (`RtRules::dl_overload_needs_two`).
+    pub fn set_overload_rule(&mut self, needs_two: bool) {
+        self.overload_needs_two = needs_two;
     }
 
     /// Whether the fair server runs on this machine.
@@ -164,6 +199,11 @@ impl DlClass {
 
     pub fn on_rq(&self, task: TaskId) -> bool {
         self.entities[task.index()].on_rq
+    }
+
+    /// `on_dl_rq`: in the `dl_rq` tree (queued and not throttled).
+    pub fn queued(&self, task: TaskId) -> bool {
+        self.entities[task.index()].queued
     }
 
     /// Whether the task is throttled (out of runtime until its next period).
@@ -342,8 +382,11 @@ impl DlClass {
         let e = &mut self.entities[i];
         e.queued = true;
         e.seq = self.seq;
-        let cpu = e.cpu.index();
-        self.queued[cpu].push(i);
+        let cpu = e.cpu;
+        if self.queued[cpu.index()].is_empty() {
+            self.out.busy.push((cpu, true));
+        }
+        self.queued[cpu.index()].push(i);
     }
 
     /// Out of the `dl_rq` tree (if in it). Returns whether it was.
@@ -353,9 +396,13 @@ impl DlClass {
             return false;
         }
         e.queued = false;
-        let q = &mut self.queued[e.cpu.index()];
+        let cpu = e.cpu;
+        let q = &mut self.queued[cpu.index()];
         if let Some(k) = q.iter().position(|&x| x == i) {
             q.swap_remove(k);
+        }
+        if q.is_empty() {
+            self.out.busy.push((cpu, false));
         }
         true
     }
@@ -513,25 +560,28 @@ impl DlClass {
     /// The replenishment timer of `entity` fires (`dl_task_timer` for a
     /// task, `dl_server_timer` for a server). A task asleep is only
     /// replenished; one still wanting the CPU is requeued (counted again)
-    /// and its CPU rescheduled.
-    pub fn timer(&mut self, entity: u32, now: u64) {
+    /// and returned: the engine runs `wakeup_preempt_dl` (or reschedules a
+    /// CPU running a lower class) and `push_dl_task` (4.4 deadline.c:725-763),
+    /// as it pushes after a server's enqueue (6.18 `dl_server_timer`).
+    pub fn timer(&mut self, entity: u32, now: u64) -> TimerOutcome {
         let i = entity as usize;
         self.entities[i].timer_armed = false;
         let e = self.entities[i];
         if e.server {
-            return self.server_timer(i, now);
+            return if self.server_timer(i, now) { TimerOutcome::Server(e.cpu) } else { TimerOutcome::Nothing };
         }
         if !e.throttled {
-            return;
+            return TimerOutcome::Nothing;
         }
         if !e.on_rq {
             self.replenish(i, now);
-            return;
+            return TimerOutcome::Nothing;
         }
         if self.enqueue_entity(i, false, now) {
             self.out.counted.push((e.cpu, TaskId(i as u32), 1));
+            return TimerOutcome::Task(TaskId(i as u32));
         }
-        self.out.resched.push(e.cpu);
+        TimerOutcome::Nothing
     }
 
     // ------------------------------------------------------------ fair server
@@ -627,11 +677,11 @@ impl DlClass {
     /// timer to the new zero-laxity instant; otherwise fair is starving:
     /// `dl_defer_running`, a fresh period, queued as a deadline entity
     /// (above RT) and the CPU rescheduled.
-    fn server_timer(&mut self, i: usize, now: u64) {
+    fn server_timer(&mut self, i: usize, now: u64) -> bool {
         let e = self.entities[i];
         let cpu = e.cpu;
         if !e.throttled || !e.active {
-            return;
+            return false;
         }
         if e.defer_armed {
             let zero_laxity = e.deadline.saturating_sub(e.runtime.max(0) as u64);
@@ -639,14 +689,16 @@ impl DlClass {
                 self.entities[i].timer_armed = true;
                 let g = self.entities[i].timer_generation;
                 self.out.timers.push((i as u32, zero_laxity, g));
-                return;
+                return false;
             }
             self.entities[i].defer_running = true;
         }
-        if self.enqueue_entity(i, false, now) {
+        let queued = self.enqueue_entity(i, false, now);
+        if queued {
             self.served(cpu, now);
         }
         self.out.resched.push(cpu);
+        queued
     }
 
     fn served(&mut self, cpu: CpuId, _now: u64) {
@@ -681,6 +733,7 @@ impl DlClass {
         }
     }
 
+
     // ------------------------------------------------------------ outboxes
 
     #[inline(always)]
@@ -689,6 +742,11 @@ impl DlClass {
             || !self.out.counted.is_empty()
             || !self.out.timers.is_empty()
             || !self.out.charged.is_empty()
+            || !self.out.busy.is_empty()
+    }
+
+    pub fn take_busy(&mut self) -> Vec<(CpuId, bool)> {
+        std::mem::take(&mut self.out.busy)
     }
 
     pub fn take_charged(&mut self) -> Vec<(CpuId, u64)> {
@@ -720,6 +778,6 @@ impl DlClass {
 }
 
 /// `dl_time_before`: `(s64)(a − b) < 0`.
-fn dl_time_before(a: u64, b: u64) -> bool {
+pub fn dl_time_before(a: u64, b: u64) -> bool {
     (a.wrapping_sub(b) as i64) < 0
 }

@@ -57,11 +57,20 @@ pub enum MigrateCause {
     /// lower-priority work (also the pull, which RT_PUSH_IPI turns into
     /// pushes by the overloaded CPUs).
     RtPush,
+    /// `select_task_rq_dl` → `find_later_rq`: a deadline task woken where
+    /// a deadline task it cannot preempt (or a pinned one) runs goes to a
+    /// CPU with no deadline task or a later earliest deadline (`cpudl`).
+    DlFindLater,
+    /// `push_dl_task`: a queued deadline task moved to such a CPU.
+    DlPush,
+    /// `pull_dl_task`: a CPU whose earliest deadline got later took an
+    /// earlier queued deadline task from an overloaded CPU.
+    DlPull,
 }
 
 impl MigrateCause {
     /// Every cause, in `index` order.
-    pub const ALL: [MigrateCause; 16] = [
+    pub const ALL: [MigrateCause; 19] = [
         MigrateCause::WakeAffine,
         MigrateCause::IdleSibling,
         MigrateCause::WakeIdlest,
@@ -78,6 +87,9 @@ impl MigrateCause {
         MigrateCause::RecentUsedCpu,
         MigrateCause::RtFindLowest,
         MigrateCause::RtPush,
+        MigrateCause::DlFindLater,
+        MigrateCause::DlPush,
+        MigrateCause::DlPull,
     ];
 
     /// The name reports and exports use (JSON keys, CLI text).
@@ -99,6 +111,9 @@ impl MigrateCause {
             MigrateCause::RecentUsedCpu => "recent_used_cpu",
             MigrateCause::RtFindLowest => "rt_find_lowest",
             MigrateCause::RtPush => "rt_push",
+            MigrateCause::DlFindLater => "dl_find_later",
+            MigrateCause::DlPush => "dl_push",
+            MigrateCause::DlPull => "dl_pull",
         }
     }
 
@@ -117,6 +132,8 @@ impl MigrateCause {
                 | MigrateCause::Nohz
                 | MigrateCause::Active
                 | MigrateCause::RtPush
+                | MigrateCause::DlPush
+                | MigrateCause::DlPull
         )
     }
 }

@@ -49,6 +49,7 @@ pub mod pelt6x;
 pub mod policy;
 pub mod rt;
 pub mod rt_pressure;
+pub mod spread;
 pub mod topology;
 pub mod tunables;
 pub mod util_est;
@@ -69,6 +70,8 @@ mod model_tests;
 mod pelt6x_tests;
 #[cfg(test)]
 mod rt_tests;
+#[cfg(test)]
+mod dl_smp_tests;
 #[cfg(test)]
 mod tests;
 

@@ -4,6 +4,7 @@
 //! docs/kernel/rt-class.md and docs/kernel/deadline-class.md.
 
 pub use super::rt_pressure::RtCapacitySignal;
+use super::spread::InDomain;
 
 /// Who limits RT tasks' share of a CPU when `CONFIG_RT_GROUP_SCHED` is off
 /// (the distributions' build).
@@ -58,6 +59,34 @@ pub struct RtRules {
     /// (`scale_rt_capacity`): 4.4 `rq->rt_avg` (fair.c:6134-6159), 6.x PELT
     /// `avg_rt` + `avg_dl` (6.6 fair.c:9368-9396, 6.12 9934-9959, 6.18 9988-10013).
     pub capacity_signal: RtCapacitySignal,
+    /// A CPU with a deadline entity reads CPUPRI_HIGHER in cpupri, so RT
+    /// placement and pushes avoid it (6.6+ `inc_dl_deadline`; 4.4's
+    /// deadline class leaves cpupri alone).
+    pub dl_cpupri_higher: bool,
+    /// The deadline pull before a pick: 4.4 `pick_next_task_dl` pulls
+    /// whenever prev was a deadline task (`need_pull_dl_task`), preempted
+    /// or not; 6.x `balance_dl` only when prev left the `dl_rq` (blocked
+    /// or throttled: `!on_dl_rq`).
+    pub dl_pull_if_prev_queued: bool,
+    /// How `find_later_rq` chooses within a domain: 4.4 `best_cpu` from
+    /// `cpudl_find` if the domain holds it; 6.x `cpumask_any_and_distribute`.
+    pub later_in_domain: InDomain,
+    /// `rt_task(p)` is `prio < MAX_RT_PRIO`, true of a deadline task too
+    /// (4.4, 6.6 include/linux/sched/rt.h), so `select_task_rq_rt` moves a
+    /// task woken under a running deadline task; 6.12+ `rt_prio` also asks
+    /// `prio >= MAX_DL_PRIO` and does not.
+    pub rt_task_includes_dl: bool,
+    /// A CPU is deadline-overloaded (`rd->dlo_mask`) with a migratory task
+    /// and two queued (4.4, 6.6 `update_dl_migration`); 6.12+ whenever its
+    /// pushable tree is non-empty (`enqueue_pushable_dl_task`), which also
+    /// holds for one task replenished on an idle CPU.
+    pub dl_overload_needs_two: bool,
+    /// `__pick_next_task`'s fast path (prev not above fair and
+    /// `rq->nr_running == rq->cfs.h_nr_queued`: only the fair pick) also
+    /// skips a queued fair server: 6.18 leaves the server out of
+    /// `nr_running` (deadline.c:1832, 1844); 6.12 counts it (deadline.c:1877),
+    /// so a queued server takes the slow path there.
+    pub fast_path_skips_server: bool,
 }
 
 pub const RT_44: RtRules = RtRules {
@@ -67,21 +96,33 @@ pub const RT_44: RtRules = RtRules {
     dl_time_in_rt_time: true,
     lowest_distribute: false,
     capacity_signal: RtCapacitySignal::RtAvg,
+    dl_cpupri_higher: false,
+    dl_pull_if_prev_queued: true,
+    later_in_domain: InDomain::Best,
+    rt_task_includes_dl: true,
+    dl_overload_needs_two: true,
+    fast_path_skips_server: false,
 };
 pub const RT_66: RtRules = RtRules {
     throttling: RtThrottling::Root { share: false, grid: false },
     dl_period_limits: true,
     lowest_distribute: true,
     capacity_signal: RtCapacitySignal::Pelt,
+    dl_cpupri_higher: true,
+    dl_pull_if_prev_queued: false,
+    later_in_domain: InDomain::FirstOrDistribute,
     ..RT_44
 };
 pub const RT_612: RtRules = RtRules {
     throttling: RtThrottling::GroupSchedOnly,
     fair_server: Some(FairServerStop::OnLastDequeue),
     dl_time_in_rt_time: false,
+    rt_task_includes_dl: false,
+    dl_overload_needs_two: false,
     ..RT_66
 };
-pub const RT_618: RtRules = RtRules { fair_server: Some(FairServerStop::OnEmptyPick), ..RT_612 };
+pub const RT_618: RtRules =
+    RtRules { fair_server: Some(FairServerStop::OnEmptyPick), fast_path_skips_server: true, ..RT_612 };
 
 /// `sched_deadline_period_min_us` / `_max_us` defaults (6.6+ deadline.c:26-27), in ns.
 pub const DL_PERIOD_NS: (u64, u64) = (100_000, (1 << 22) * 1_000);

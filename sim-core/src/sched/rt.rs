@@ -14,6 +14,7 @@
 use super::ClassKind;
 use super::model_rt::{RtRules, RtThrottling};
 use super::rt_pressure::RtPressure;
+use super::spread::{CpuSpread, InDomain};
 use crate::cpuset::CpuSet;
 use crate::ids::{CpuId, TaskId};
 
@@ -114,11 +115,11 @@ pub struct RtClass {
     /// The root domain (`rq->rd->span`) of each CPU.
     rd_span: Vec<CpuSet>,
     rr_timeslice: u32,
-    /// Per CPU: the spans of its SD_WAKE_AFFINE domains, bottom up.
-    affine_spans: Vec<Vec<CpuSet>>,
-    /// 6.x `cpumask_any_and_distribute`, with each CPU's last choice.
-    distribute: bool,
-    distribute_prev: Vec<u16>,
+    /// The domain walk `find_lowest_rq` shares with `find_later_rq`, and
+    /// 6.x's per-CPU distribution cursor (lent to the deadline class).
+    pub spread: CpuSpread,
+    /// Per CPU: cpupri reads CPUPRI_HIGHER (a deadline entity arrived, 6.6+).
+    dl_higher: Vec<bool>,
     /// `rt_period_active`, the next expiry and its generation.
     pub timer_active: bool,
     timer_at: u64,
@@ -151,9 +152,8 @@ impl RtClass {
             bw: cfg.bw,
             rd_span,
             rr_timeslice: cfg.rr_timeslice,
-            affine_spans,
-            distribute: cfg.distribute,
-            distribute_prev: vec![0; ncpus],
+            spread: CpuSpread::new(affine_spans, cfg.distribute),
+            dl_higher: vec![false; ncpus],
             timer_active: false,
             timer_at: 0,
             timer_stale: 0,
@@ -229,9 +229,18 @@ impl RtClass {
 
     /// The CPU's priority as cpupri files it (`cpupri_set` with
     /// `highest_prio.curr`): its best queued RT prio, or `PRIO_NONE` for a
-    /// CPU with no RT task (CPUPRI_NORMAL: fair and idle alike).
+    /// CPU with no RT task (CPUPRI_NORMAL: fair and idle alike); 6.6+
+    /// CPUPRI_HIGHER (above every RT level: −1 here) from a deadline
+    /// entity's arrival on an empty `dl_rq` until the next `cpupri_set`.
     fn cpupri(&self, cpu: CpuId) -> i32 {
-        self.highest_prio(cpu)
+        if self.dl_higher[cpu.index()] { -1 } else { self.highest_prio(cpu) }
+    }
+
+    /// 6.6+ `inc_dl_deadline` (the first deadline entity on `cpu`:
+    /// `cpupri_set(CPUPRI_HIGHER)`) and `dec_dl_deadline` (the last one
+    /// gone: `cpupri_set(rt.highest_prio.curr)`), 6.18 deadline.c:1790-1816.
+    pub fn set_dl_queued(&mut self, cpu: CpuId, queued: bool) {
+        self.dl_higher[cpu.index()] = queued;
     }
 
     /// `cpupri_find(…, NULL)`: whether an allowed CPU of the task's root
@@ -261,40 +270,7 @@ impl RtClass {
                 lowest_mask.insert(c);
             }
         }
-        let in_mask = |c: CpuId| lowest_mask.contains(c);
-        if in_mask(t.cpu) {
-            return Some(t.cpu);
-        }
-        let this = in_mask(this_cpu).then_some(this_cpu);
-        for d in 0..self.affine_spans[t.cpu.index()].len() {
-            let dspan = self.affine_spans[t.cpu.index()][d].clone();
-            if let Some(c) = this
-                && dspan.contains(c)
-            {
-                return Some(c);
-            }
-            if let Some(best) = self.pick_in(this_cpu, dspan.iter().filter(|&c| in_mask(c)).collect()) {
-                return Some(best);
-            }
-        }
-        if this.is_some() {
-            return this;
-        }
-        let all: Vec<CpuId> = lowest_mask.iter().collect();
-        self.pick_in(this_cpu, all)
-    }
-
-    /// One CPU of `cands` (ascending): the first (4.4 `cpumask_first_and`,
-    /// `cpumask_any`), or the next after `this_cpu`'s last choice, wrapping
-    /// (6.x `cpumask_any_and_distribute`, a per-CPU cursor starting at 0).
-    fn pick_in(&mut self, this_cpu: CpuId, cands: Vec<CpuId>) -> Option<CpuId> {
-        if !self.distribute {
-            return cands.first().copied();
-        }
-        let prev = self.distribute_prev[this_cpu.index()];
-        let next = cands.iter().copied().find(|c| c.0 > prev).or_else(|| cands.first().copied())?;
-        self.distribute_prev[this_cpu.index()] = next.0;
-        Some(next)
+        self.spread.choose(t.cpu, this_cpu, &lowest_mask, InDomain::FirstOrDistribute)
     }
 
     // ------------------------------------------------------------ hooks
@@ -313,6 +289,10 @@ impl RtClass {
         let t = self.tasks[task.index()];
         debug_assert!(!t.on_rq, "RT task enqueued twice");
         let pos = self.insert_pos(t.cpu, t.prio, head);
+        if t.prio < self.highest_prio(t.cpu) {
+            // 6.6+ inc_rt_prio_smp: cpupri_set(prio) overwrites CPUPRI_HIGHER.
+            self.dl_higher[t.cpu.index()] = false;
+        }
         self.rqs[t.cpu.index()].queue.insert(pos, task);
         self.tasks[task.index()].on_rq = true;
         self.start_rt_bandwidth(now);
@@ -335,9 +315,14 @@ impl RtClass {
         if self.rqs[cpu.index()].curr.is_some_and(|(c, _)| c == task) {
             self.update_curr_rt(cpu, now);
         }
+        let before = self.highest_prio(cpu);
         let rq = &mut self.rqs[cpu.index()];
         if let Some(i) = rq.queue.iter().position(|&t| t == task) {
             rq.queue.remove(i);
+        }
+        if self.highest_prio(cpu) != before {
+            // 6.6+ dec_rt_prio_smp: cpupri_set(highest_prio.curr).
+            self.dl_higher[cpu.index()] = false;
         }
         self.tasks[task.index()].on_rq = false;
         !self.rqs[cpu.index()].throttled

@@ -61,6 +61,9 @@ pub enum WakeupVerdict {
     DlEarlier,
     /// `wakeup_preempt_dl`: not an earlier deadline.
     DlNotEarlier,
+    /// `check_preempt_equal_dl`: an equal deadline, curr can move
+    /// elsewhere (`cpudl_find`) and the woken task cannot: it goes first.
+    DlEqualGoesFirst,
 }
 
 impl WakeupVerdict {
@@ -76,6 +79,7 @@ impl WakeupVerdict {
                 | WakeupVerdict::RtHigherPrio
                 | WakeupVerdict::RtEqualPrioRequeue
                 | WakeupVerdict::DlEarlier
+                | WakeupVerdict::DlEqualGoesFirst
         )
     }
 
@@ -106,6 +110,9 @@ impl WakeupVerdict {
             WakeupVerdict::RtEqualPrioRequeue => "equal RT priority, curr can move and it cannot (check_preempt_equal_prio)",
             WakeupVerdict::DlEarlier => "an earlier absolute deadline than curr's (EDF)",
             WakeupVerdict::DlNotEarlier => "not an earlier absolute deadline than curr's (EDF)",
+            WakeupVerdict::DlEqualGoesFirst => {
+                "equal deadline, curr can move and it cannot (check_preempt_equal_dl)"
+            }
         }
     }
 }
