@@ -19,6 +19,7 @@ use crate::sched::entity::SchedEntity;
 use crate::sched::fair::{Cfs, FairConfig};
 use crate::sched::deadline::DlClass;
 use crate::sched::rt::{RtBandwidth, RtClass, RtConfig};
+use crate::sched::stop::StopClass;
 use crate::sched::topology::Topology;
 use crate::sched::tunables::tick_nsec;
 use crate::sched::weights::LoadWeight;
@@ -279,6 +280,19 @@ pub(super) fn rt_class(spec: &ScenarioSpec, tasks: &[Task], topo: &Topology) -> 
         }
     }
     rt
+}
+
+/// The stop class: each stop task is `rq->stop` of the one CPU it is bound
+/// to (`sched_set_stop_task`, 4.4 and 6.18 core.c; validation allows one a CPU).
+pub(super) fn stop_class(spec: &ScenarioSpec, tasks: &[Task]) -> StopClass {
+    let mut stop = StopClass::new(tasks.len(), usize::from(spec.cpus));
+    for (i, t) in tasks.iter().enumerate() {
+        if t.policy == Policy::Stop {
+            let cpu = t.affinity.iter().next().expect("validated: a stop task has one CPU");
+            stop.set_stop_task(cpu, TaskId(i as u32));
+        }
+    }
+    stop
 }
 
 /// The deadline class: every deadline task's parameters, and the fair

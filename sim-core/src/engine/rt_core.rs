@@ -86,15 +86,27 @@ impl Core {
         self.apply_rt(w);
     }
 
+    /// `rq->curr` where rt.c's SMP half asks `rt_task(curr)` (prio below
+    /// `MAX_RT_PRIO`): the RT task running (or just picked), else a stop
+    /// task running, which is one to rt.c (prio 0, `sched_set_stop_task`'s
+    /// FIFO 99) and bound to its CPU. Its prio, and whether it is pinned
+    /// (`nr_cpus_allowed < 2`).
+    fn rt_curr(&self, cpu: CpuId, w: &World) -> Option<(i32, bool)> {
+        if let Some(c) = self.classes.rt.curr(cpu) {
+            return Some((self.classes.rt.prio(c), w.tasks[c.index()].nr_cpus_allowed < 2));
+        }
+        let c = self.rqs[cpu.index()].curr?;
+        let stop = Self::class_of(c, w) == ClassKind::Stop && w.tasks[c.index()].state == TaskState::Running;
+        stop.then_some((w.tasks[c.index()].policy.kernel_prio(0, 0), true))
+    }
+
     /// `select_task_rq_rt` (4.4 rt.c:1309-1361; 6.6 rt.c:1600-1668): stay
     /// on the task's CPU unless an RT task of equal or higher priority (or
     /// a pinned one) runs there; then `find_lowest_rq`, if that CPU's best
     /// queued priority is below the task's. For wake-ups and forks alike.
     pub(super) fn select_task_rq_rt(&mut self, task: TaskId, prev_cpu: CpuId, this_cpu: CpuId, w: &World) -> CpuId {
         let prio = self.classes.rt.prio(task);
-        let curr_blocks = self.classes.rt.curr(prev_cpu).is_some_and(|c| {
-            w.tasks[c.index()].nr_cpus_allowed < 2 || self.classes.rt.prio(c) <= prio
-        });
+        let curr_blocks = self.rt_curr(prev_cpu, w).is_some_and(|(c_prio, pinned)| pinned || c_prio <= prio);
         if !curr_blocks {
             return prev_cpu;
         }
@@ -148,8 +160,8 @@ impl Core {
             return;
         }
         let prio = self.classes.rt.prio(task);
-        let Some(curr) = self.classes.rt.curr(cpu) else { return };
-        if w.tasks[curr.index()].nr_cpus_allowed < 2 || self.classes.rt.prio(curr) <= prio {
+        let Some((c_prio, pinned)) = self.rt_curr(cpu, w) else { return };
+        if pinned || c_prio <= prio {
             self.push_rt_tasks(cpu, w);
         }
     }
@@ -174,7 +186,7 @@ impl Core {
         let Some(next) = self.classes.rt.highest_pushable(cpu, |_| true) else { return false };
         // The RT task running (or just picked: the balance callback runs
         // after the switch, 4.4 `balance_callback`).
-        let curr_prio = self.classes.rt.curr(cpu).map_or(crate::sched::rt::PRIO_NONE + 1, |c| self.classes.rt.prio(c));
+        let curr_prio = self.rt_curr(cpu, w).map_or(crate::sched::rt::PRIO_NONE + 1, |(p, _)| p);
         if self.classes.rt.prio(next) < curr_prio {
             self.resched_curr(cpu);
             return false;

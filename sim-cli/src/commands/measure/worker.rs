@@ -227,6 +227,8 @@ fn setup_thread(s: &Setup) -> Result<()> {
         Policy::Normal => None,
         Policy::Batch => Some(N::Batch),
         Policy::Idle => Some(N::Idle),
+        // plan::check_rt_tasks refuses a stop task before any worker starts.
+        Policy::Stop => return Err(anyhow!("{}: a stop task cannot be made from userspace", s.name)),
         Policy::Fifo | Policy::Rr | Policy::Deadline => {
             // The nice value first, while the thread is still fair: an RT or
             // deadline task keeps it as its static priority only (6.18
