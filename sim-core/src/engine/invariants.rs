@@ -268,7 +268,10 @@ impl Checks<'_> {
         if !t.affinity.contains(t.cpu) && t.state != TaskState::Unstarted {
             return Err(format!("{} is on CPU {} outside its affinity ({ctx})", t.comm, t.cpu));
         }
-        if t.policy.class() == crate::sched::ClassKind::Stop && t.cpu != sim.core.classes.stop.task_cpu(task) {
+        if t.policy.class() == crate::sched::ClassKind::Stop
+            && t.state != TaskState::Unstarted
+            && t.cpu != sim.core.classes.stop.task_cpu(task)
+        {
             return Err(format!("stop task {} is on CPU {}, not its own ({ctx})", t.comm, t.cpu));
         }
         if is_dl {
