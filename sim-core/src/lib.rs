@@ -128,7 +128,9 @@ pub use report::run::{
 };
 /// Runs a scenario to the end and reports: the whole pipeline in one call.
 pub use report::run_to_report as run;
-pub use report::source::{DelayViews, ForeignCpu, ForeignOnCpu, HostFacts, MeasuredInfo, ReportSource};
+pub use report::source::{
+    DelayViews, ForeignCpu, ForeignOnCpu, HostFacts, HostFairServer, HostRtFacts, MeasuredInfo, ReportSource,
+};
 pub use report::userspace_io::{IoClassReport, IoQueueReport};
 pub use rng::SimRng;
 pub use scenario::devices::IOPS_MAX as DEVICE_IOPS_MAX;
