@@ -765,7 +765,8 @@ fn rt_hog_offers_each_tasks_class_and_its_variants_fair_server() {
     assert_eq!(option_values(control(&d, "tasks.spinner.policy").unwrap()), ["\"fifo\"", "\"rr\""]);
     let prio = control(&d, "tasks.spinner.rt_priority").unwrap();
     assert_eq!((prio["value"].as_u64(), prio.get("disabled")), (Some(10), None));
-    assert_eq!(option_values(control(&d, "tasks.reactor.policy").unwrap()).len(), 6);
+    // One CPU: every task may be a stop task, the seventh option.
+    assert_eq!(option_values(control(&d, "tasks.reactor.policy").unwrap()).len(), 7);
     assert_eq!(control(&d, "fair_server.runtime").unwrap()["value"], 50_000_000);
     let d = e.start(file, text, Some("fifo-reactor"), "");
     let policy = control(&d, "tasks.reactor.policy").unwrap();
