@@ -128,7 +128,9 @@ pub use report::run::{
 };
 /// Runs a scenario to the end and reports: the whole pipeline in one call.
 pub use report::run_to_report as run;
-pub use report::source::{DelayViews, ForeignCpu, ForeignOnCpu, HostFacts, MeasuredInfo, ReportSource};
+pub use report::source::{
+    DelayViews, ForeignCpu, ForeignOnCpu, HostFacts, HostFairServer, HostRtFacts, MeasuredInfo, ReportSource,
+};
 pub use report::userspace_io::{IoClassReport, IoQueueReport};
 pub use rng::SimRng;
 pub use scenario::devices::IOPS_MAX as DEVICE_IOPS_MAX;
@@ -138,6 +140,10 @@ pub use scenario::error::{echo as echo_input, escape_controls};
 pub use scenario::limits::CPUS_MAX;
 /// Scenario documents: a variant's keys flattened and applied to a TOML table, as `with_variant` does.
 pub use scenario::overrides::{apply_all as apply_overrides, flatten as flatten_overrides};
+/// The classes above fair: the `[rt]` and `[fair_server]` settings, a deadline task's parameters, the
+/// fair server's default (6.12+ 50 ms every 1 s) and the FIFO priority a stop task shows userspace.
+pub use scenario::rt::FAIR_SERVER_DEFAULT;
+pub use scenario::{DlParams, RtSpec};
 pub use scenario::{
     FILE_SIZE_MAX as SCENARIO_FILE_SIZE_MAX, GroupSpec, Groups, MachineSpec, Origin, Scenario, ScenarioError,
     ScenarioSpec, SourceSpec, TaskSpec,
@@ -147,6 +153,7 @@ pub use sched::bandwidth::BandwidthSpec;
 pub use sched::migrate::MigrateCause;
 /// Kernel models: the versions modelled, their tunables and features, and the wake-up verdicts reports explain.
 pub use sched::model::{KernelModel, WakeupVerdict};
+pub use sched::policy::STOP_RT_PRIORITY;
 pub use sched::topology::{MachineShape, THREADS_PER_CORE_MAX, cpu_list, cpus_text};
 pub use sched::tunables::{
     CfsTunables, EevdfFeatures, EevdfTunables, HZ_CHOICES, SYSCTL_GRANULARITY_NS, SYSCTL_WAKEUP_GRANULARITY_NS,

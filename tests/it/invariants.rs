@@ -1,5 +1,5 @@
 //! proptest invariants over generated scenarios (swarm style: random CPU
-//! counts, tunables, features, policies, affinities and programs), checked
+//! counts, tunables, features, policies (per-CPU stop tasks among them), affinities and programs), checked
 //! after every single event.
 
 use proptest::prelude::*;
@@ -114,6 +114,8 @@ prop_compose! {
         quotas in proptest::collection::vec(proptest::option::of((1..60u64, 2..100u64, 0..3u64)), 5),
         bw_rules in 0..4usize,
         bw_slice_us in prop_oneof![3 => Just(5000u64), 1 => 500..10_000u64],
+        // Per-CPU stop tasks (migration/N): mean sleep in ms, mean run in µs.
+        stop in proptest::option::of((1..100u64, 1..500u64)),
     ) -> String {
         let version = ["4.4", "6.6", "6.12", "6.18"][kernel];
         let eevdf = kernel > 0;
@@ -220,6 +222,14 @@ prop_compose! {
             if steps.iter().any(|s| s.contains("serve")) {
                 sources += &format!("[[sources]]\nname = \"s{i}\"\ntarget = \"t{i}\"\nrate_per_s = {rate}\nwork = \"exp(100us)\"\nburst = {}\n", 1 + i % 3);
             }
+        }
+        if let Some((sleep_ms, run_us)) = stop {
+            // One stop task per CPU (rq->stop), isolated CPUs included.
+            let cpus: Vec<String> = (0..ncpus).map(|c| c.to_string()).collect();
+            t += &format!(
+                "[[tasks]]\nname = \"migration\"\ncount = {ncpus}\ncpus = \"{}\"\npin_each = true\npolicy = \"stop\"\nprogram = [{{ sleep = \"exp({sleep_ms}ms)\" }}, {{ run = \"exp({run_us}us)\" }}]\n",
+                cpus.join(",")
+            );
         }
         t + &sources
     }

@@ -195,7 +195,8 @@ fn autogroup_keeps_the_player_responsive_during_a_build() {
 /// where a daemon with full sleeper credit delays the thread by milliseconds.
 /// With isolcpus=3,7 the CPUs are in no sched domain and sched_init_smp
 /// gives unbound tasks the other CPUs: nothing migrates to or from them and
-/// the thread waits only behind its own CPU's kthread.
+/// the thread waits only behind its own CPU's kthreads (migration/N among
+/// them: a stop task per CPU).
 #[test]
 fn isolcpus_keeps_unbound_work_off_the_critical_core() {
     let base = load("isolcpus");
@@ -211,6 +212,18 @@ fn isolcpus_keeps_unbound_work_off_the_critical_core() {
     }
     for t in iso.tasks.iter().filter(|t| t.comm.starts_with("cc1") || t.comm.starts_with("daemon")) {
         assert_eq!(t.cpus_allowed, "0-2,4-6", "{}", t.comm);
+    }
+    // migration/N: one stop task per CPU, isolated ones included, each
+    // bound to its CPU (sched_set_stop_task), running a little on each.
+    let stoppers: Vec<_> = iso.tasks.iter().filter(|t| t.name == "migration").collect();
+    assert_eq!(stoppers.len(), 8);
+    for (c, t) in stoppers.iter().enumerate() {
+        assert_eq!(
+            (t.comm.as_str(), t.policy, t.cpus_allowed.as_str()),
+            (&*format!("migration/{c}"), "stop", &*c.to_string())
+        );
+        assert_eq!(t.above_fair.map(|a| a.describe()), Some("(prio 0)".to_string()));
+        assert!(t.runtime_ns > 0 && t.runtime_ns < 1_000_000, "{}: {}", t.comm, t.runtime_ns);
     }
     println!(
         "isolcpus: md-feed max wakeup delay pinned {} / isolcpus {} ns",

@@ -325,11 +325,14 @@ fn rt_controls(out: &mut Vec<Value>, b: &ScenarioSpec, mb: &ScenarioSpec, c: &Sc
 /// it ([`class_companions`]).
 fn class_controls(out: &mut Vec<Value>, bt: &TaskSpec, ct: &TaskSpec, section: &str) {
     let key = |k: &str| format!("tasks.{}.{k}", ct.name);
-    let all = [Policy::Normal, Policy::Batch, Policy::Idle, Policy::Fifo, Policy::Rr, Policy::Deadline];
+    let all = [Policy::Normal, Policy::Batch, Policy::Idle, Policy::Fifo, Policy::Rr, Policy::Deadline, Policy::Stop];
+    // A stop task is bound to one CPU (sched_set_stop_task): offered only
+    // for a task whose every instance has one CPU.
+    let one_cpu = ct.affinity.iter().all(|a| a.len() == 1);
     let reachable = |p: &Policy| match bt.policy {
         Policy::Fifo | Policy::Rr => p.is_rt(),
         Policy::Deadline => *p == Policy::Deadline,
-        _ => true,
+        _ => *p != Policy::Stop || one_cpu || bt.policy == Policy::Stop,
     };
     let options: Vec<Value> = all
         .iter()
@@ -351,7 +354,8 @@ fn class_controls(out: &mut Vec<Value>, bt: &TaskSpec, ct: &TaskSpec, section: &
         _ => {
             "sched_setattr's policy. fifo and rr run above every fair task (RT class); deadline above \
              those (CBS and EDF), on a root domain of one CPU here (global EDF is not modelled yet: \
-             isolate a CPU)."
+             isolate a CPU); stop above everything (a CPU's stopper thread, migration/N, which no \
+             system call makes: for a task pinned to one CPU, one per CPU)."
         }
     };
     out.push(json!({
@@ -441,6 +445,7 @@ fn policy_label(p: Policy) -> String {
         Policy::Fifo => "SCHED_FIFO",
         Policy::Rr => "SCHED_RR",
         Policy::Deadline => "SCHED_DEADLINE",
+        Policy::Stop => "stop_sched_class",
     };
     format!("{} ({kernel})", p.name())
 }

@@ -21,6 +21,7 @@ use crate::sched::fair::{Cfs, FairConfig};
 use crate::sched::deadline::DlClass;
 use crate::sched::rt::{RtBandwidth, RtClass, RtConfig};
 use crate::sched::rt_pressure::RtPressure;
+use crate::sched::stop::StopClass;
 use crate::sched::topology::Topology;
 use crate::sched::tunables::tick_nsec;
 use crate::sched::weights::LoadWeight;
@@ -283,6 +284,19 @@ pub(super) fn rt_class(spec: &ScenarioSpec, tasks: &[Task], topo: &Topology) -> 
         }
     }
     rt
+}
+
+/// The stop class: each stop task is `rq->stop` of the one CPU it is bound
+/// to (`sched_set_stop_task`, 4.4 and 6.18 core.c; validation allows one a CPU).
+pub(super) fn stop_class(spec: &ScenarioSpec, tasks: &[Task]) -> StopClass {
+    let mut stop = StopClass::new(tasks.len(), usize::from(spec.cpus));
+    for (i, t) in tasks.iter().enumerate() {
+        if t.policy == Policy::Stop {
+            let cpu = t.affinity.iter().next().expect("validated: a stop task has one CPU");
+            stop.set_stop_task(cpu, TaskId(i as u32));
+        }
+    }
+    stop
 }
 
 /// Each CPU's root domain (`rq->rd->span`): the CPUs outside isolcpus

@@ -208,12 +208,12 @@ impl Checks<'_> {
             let q = sim.core.classes.fair_internals().rq(rq.root);
             let counted = nr[c] - throttled[c];
             let cpu = CpuId(c as u16);
-            let (rt, dl) = (&sim.core.classes.rt, &sim.core.classes.dl);
+            let (rt, dl, stop) = (&sim.core.classes.rt, &sim.core.classes.dl, &sim.core.classes.stop);
             let rt_counted = if rt.throttled(cpu) { 0 } else { rt.nr_running(cpu) };
-            let above = rt_counted + dl.nr_queued_tasks(cpu) as u32;
+            let above = rt_counted + dl.nr_queued_tasks(cpu) as u32 + stop.nr_running(cpu);
             if rq.nr_running != counted + above || q.h_nr_running != counted {
                 return Err(format!(
-                    "cpu {c}: nr_running {} / h_nr_running {} but {} fair tasks ({} throttled) and {above} RT/DL ({ctx})",
+                    "cpu {c}: nr_running {} / h_nr_running {} but {} fair tasks ({} throttled) and {above} stop/RT/DL ({ctx})",
                     rq.nr_running, q.h_nr_running, counted, throttled[c]
                 ));
             }
@@ -222,7 +222,7 @@ impl Checks<'_> {
             if on_list != nr[c] {
                 return Err(format!("cpu {c}: {on_list} tasks on cfs_tasks but {} runnable ({ctx})", nr[c]));
             }
-            let above_runnable = rt_counted > 0 || dl.has_queued(cpu);
+            let above_runnable = rt_counted > 0 || dl.has_queued(cpu) || stop.has_queued(cpu);
             if rq.curr.is_none() && (q.nr_running > 0 || above_runnable) && !rq.resched_deferred {
                 return Err(format!("cpu {c} is idle with {} runnable tasks queued ({ctx})", q.nr_running));
             }
@@ -230,17 +230,22 @@ impl Checks<'_> {
         Ok(())
     }
 
-    /// An RT or deadline task's state against its class's queue: running
-    /// or runnable tasks are queued there (a deadline task throttled
-    /// counts as wanting the CPU), blocked ones are not; it runs on one CPU
-    /// only, inside its affinity. A deadline task never holds more than
+    /// A stop, RT or deadline task's state against its class's queue:
+    /// running or runnable tasks are queued there (a deadline task
+    /// throttled counts as wanting the CPU), blocked ones are not; it runs
+    /// on one CPU only, inside its affinity; a stop task only on the CPU it
+    /// is `rq->stop` of. A deadline task never holds more than
     /// its runtime and overruns it by at most one tick (no HRTICK_DL).
     fn above_fair_task(&self, task: TaskId) -> Result<(), String> {
         let (sim, ctx) = (self.sim, &self.ctx);
         let t = &sim.world.tasks[task.index()];
         let (rt, dl) = (&sim.core.classes.rt, &sim.core.classes.dl);
         let is_dl = t.policy.class() == crate::sched::ClassKind::Deadline;
-        let on_rq = if is_dl { dl.on_rq(task) } else { rt.on_rq(task) };
+        let on_rq = match t.policy.class() {
+            crate::sched::ClassKind::Deadline => dl.on_rq(task),
+            crate::sched::ClassKind::Stop => sim.core.classes.stop.on_rq(task),
+            _ => rt.on_rq(task),
+        };
         let running_on: Vec<usize> = (0..sim.core.rqs.len()).filter(|&c| sim.core.rqs[c].curr == Some(task)).collect();
         if running_on.len() > 1 {
             return Err(format!("{} runs on CPUs {running_on:?} at once ({ctx})", t.comm));
@@ -263,6 +268,12 @@ impl Checks<'_> {
         if !t.affinity.contains(t.cpu) && t.state != TaskState::Unstarted {
             return Err(format!("{} is on CPU {} outside its affinity ({ctx})", t.comm, t.cpu));
         }
+        if t.policy.class() == crate::sched::ClassKind::Stop
+            && t.state != TaskState::Unstarted
+            && t.cpu != sim.core.classes.stop.task_cpu(task)
+        {
+            return Err(format!("stop task {} is on CPU {}, not its own ({ctx})", t.comm, t.cpu));
+        }
         if is_dl {
             let p = sim.world.spec.tasks[t.spec].dl.expect("a deadline task has its parameters");
             let (runtime, _) = dl.task_budget(task);
@@ -280,8 +291,10 @@ impl Checks<'_> {
     /// A lower class never runs while a higher one is runnable on that
     /// CPU, except where the kernel lets it: the RT queue throttled
     /// (`sched_rt_runtime_us`) or the fair server serving fair tasks (a
-    /// deadline entity), and a reschedule pending in this instant. The
-    /// running RT task is the best queued one. RT time per period stays
+    /// deadline entity), and a reschedule pending in this instant. A queued
+    /// stop task has no exception: nothing but itself runs beside it
+    /// (stop_task.c: "preempts everything and will be preempted by
+    /// nothing"). The running RT task is the best queued one. RT time per period stays
     /// within the runtime, overrun by at most a tick.
     fn class_order(&self, cpu: CpuId) -> Result<(), String> {
         let (sim, ctx) = (self.sim, &self.ctx);
@@ -294,18 +307,22 @@ impl Checks<'_> {
         use crate::sched::ClassKind;
         let dl_task_queued = dl.nr_queued_tasks(cpu) > 0;
         let rt_runnable = rt.nr_running(cpu) > 0 && !rt.throttled(cpu);
+        let stop_queued = sim.core.classes.stop.has_queued(cpu);
         let bad = match class {
-            Some(ClassKind::Fair) => dl_task_queued || (rt_runnable && !dl.server_running(cpu)),
+            Some(ClassKind::Fair) => stop_queued || dl_task_queued || (rt_runnable && !dl.server_running(cpu)),
             Some(ClassKind::Rt) => {
-                dl.has_queued(cpu)
+                stop_queued
+                    || dl.has_queued(cpu)
                     || rt.throttled(cpu)
                     || rq.curr.is_some_and(|c| rt.prio(c) > rt.highest_prio(cpu))
             }
+            Some(ClassKind::Deadline) => stop_queued,
+            // Idle with a stop task queued: `cpus` reports it.
             _ => false,
         };
         if bad {
             return Err(format!(
-                "cpu {cpu}: a {:?} task runs while a higher class is runnable (RT queued {}, throttled {}, DL queued {}, server {}) ({ctx})",
+                "cpu {cpu}: a {:?} task runs while a higher class is runnable (stop queued {stop_queued}, RT queued {}, throttled {}, DL queued {}, server {}) ({ctx})",
                 class,
                 rt.nr_running(cpu),
                 rt.throttled(cpu),

@@ -35,6 +35,7 @@ mod program;
 mod rq;
 mod rt_core;
 mod sched_core;
+mod stop_core;
 mod world;
 
 use crate::block::RequestQueue;
@@ -198,6 +199,7 @@ impl Simulation {
         let recorder = build::recorder(&spec, tasks.len(), &topo);
         let rt = build::rt_class(&spec, &tasks, &topo);
         let dl = build::dl_class(&spec, &tasks);
+        let stop = build::stop_class(&spec, &tasks);
         let fair_server = dl.has_server();
         let ticks = build::ticks(&spec, &mut rqs, &mut queue);
         let limiters = build::limiters(&spec, &mut queue);
@@ -219,7 +221,7 @@ impl Simulation {
         };
         Simulation {
             core: Core {
-                classes: ClassChain::new(cfs, rt, dl),
+                classes: ClassChain::new(cfs, rt, dl, stop),
                 fair_server,
                 server_clock: vec![0; ncpus],
                 rqs,

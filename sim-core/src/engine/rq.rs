@@ -365,6 +365,7 @@ impl Core {
                 let throttled = match class {
                     ClassKind::Rt => self.classes.rt.throttled(cpu),
                     ClassKind::Deadline => self.classes.dl.throttled(p),
+                    ClassKind::Stop => false, // never throttled
                     _ => self.classes.fair().throttled(se_of(p)),
                 };
                 if throttled {
@@ -649,6 +650,8 @@ impl Core {
         } else if Self::class_of(task, w) == ClassKind::Deadline {
             self.classes.dl.yield_task(task, w.now().ns()); // yield_task_dl: the rest of this instance
             self.apply_dl(w);
+        } else if Self::class_of(task, w) == ClassKind::Stop {
+            unreachable!("yield_task_stop is BUG(): validation refuses a stop task's yield step");
         } else {
             self.classes.fair_mut().yield_task(se_of(task), nr_running);
         }
@@ -664,6 +667,7 @@ impl Core {
         match Self::class_of(task, w) {
             ClassKind::Rt => self.classes.rt.update_curr(task, w.now().ns()),
             ClassKind::Deadline => self.update_curr_dl(w.tasks[task.index()].cpu, w),
+            ClassKind::Stop => {} // update_curr_stop: nothing
             _ => self.classes.fair_mut().update_curr(se_of(task)),
         }
         self.apply_class_resched(w);

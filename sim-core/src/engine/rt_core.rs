@@ -86,23 +86,35 @@ impl Core {
         self.apply_rt(w);
     }
 
+    /// `rq->curr` where rt.c's SMP half asks `rt_task(curr)` (prio below
+    /// `MAX_RT_PRIO`): the RT task running (or just picked), else a stop
+    /// task running, which is one to rt.c (prio 0, `sched_set_stop_task`'s
+    /// FIFO 99) and bound to its CPU, else, with `dl_as_rt`, a deadline task
+    /// running (prio −1: `dl_task(curr) ||` in `task_woken_rt`, and 4.4/6.6's
+    /// `rt_task()`, which 6.12+ `rt_prio` narrows to RT). Its prio, and
+    /// whether it is pinned (`nr_cpus_allowed < 2`).
+    fn rt_curr(&self, cpu: CpuId, w: &World, dl_as_rt: bool) -> Option<(i32, bool)> {
+        if let Some(c) = self.classes.rt.curr(cpu) {
+            return Some((self.classes.rt.prio(c), w.tasks[c.index()].nr_cpus_allowed < 2));
+        }
+        let c = self.rqs[cpu.index()].curr?;
+        match Self::class_of(c, w) {
+            ClassKind::Stop if w.tasks[c.index()].state == TaskState::Running => {
+                Some((w.tasks[c.index()].policy.kernel_prio(0, 0), true))
+            }
+            ClassKind::Deadline if dl_as_rt => Some((-1, w.tasks[c.index()].nr_cpus_allowed < 2)),
+            _ => None,
+        }
+    }
+
     /// `select_task_rq_rt` (4.4 rt.c:1309-1361; 6.6 rt.c:1600-1668): stay
     /// on the task's CPU unless an RT task of equal or higher priority (or
     /// a pinned one) runs there; then `find_lowest_rq`, if that CPU's best
     /// queued priority is below the task's. For wake-ups and forks alike.
     pub(super) fn select_task_rq_rt(&mut self, task: TaskId, prev_cpu: CpuId, this_cpu: CpuId, w: &World) -> CpuId {
         let prio = self.classes.rt.prio(task);
-        // `rt_task(curr)`: 4.4/6.6 `prio < MAX_RT_PRIO` takes a deadline
-        // curr (prio −1) for one; 6.12+ `rt_prio` excludes it.
-        let dl_counts = w.spec.kernel.rules().rt.rt_task_includes_dl;
-        let curr_blocks = self.rqs[prev_cpu.index()].curr.is_some_and(|c| {
-            let as_rt = match Self::class_of(c, w) {
-                ClassKind::Rt => true,
-                ClassKind::Deadline => dl_counts,
-                _ => false,
-            };
-            as_rt && (w.tasks[c.index()].nr_cpus_allowed < 2 || self.curr_prio(prev_cpu, w) <= prio)
-        });
+        let dl_as_rt = w.spec.kernel.rules().rt.rt_task_includes_dl;
+        let curr_blocks = self.rt_curr(prev_cpu, w, dl_as_rt).is_some_and(|(c_prio, pinned)| pinned || c_prio <= prio);
         if !curr_blocks {
             return prev_cpu;
         }
@@ -157,21 +169,9 @@ impl Core {
         }
         let prio = self.classes.rt.prio(task);
         // `dl_task(rq->curr) || rt_task(rq->curr)` (all four versions).
-        let Some(curr) = rq.curr.filter(|&c| matches!(Self::class_of(c, w), ClassKind::Rt | ClassKind::Deadline)) else {
-            return;
-        };
-        if w.tasks[curr.index()].nr_cpus_allowed < 2 || self.curr_prio(cpu, w) <= prio {
+        let Some((c_prio, pinned)) = self.rt_curr(cpu, w, true) else { return };
+        if pinned || c_prio <= prio {
             self.push_rt_tasks(cpu, w);
-        }
-    }
-
-    /// `rq->curr->prio` in the RT class's numbering: a deadline task's −1,
-    /// an RT task's prio, and below every RT prio for a fair task or idle.
-    fn curr_prio(&self, cpu: CpuId, w: &World) -> i32 {
-        match self.rqs[cpu.index()].curr {
-            Some(c) if Self::class_of(c, w) == ClassKind::Deadline => -1,
-            Some(c) if Self::class_of(c, w) == ClassKind::Rt => self.classes.rt.prio(c),
-            _ => crate::sched::rt::PRIO_NONE + 1,
         }
     }
 
@@ -196,10 +196,7 @@ impl Core {
         // The task running (or just picked: the balance callback runs
         // after the switch, 4.4 `balance_callback`); a deadline curr
         // (prio −1) is never beaten, so the task is pushed instead.
-        let curr_prio = match self.classes.rt.curr(cpu) {
-            Some(c) => self.classes.rt.prio(c),
-            None => self.curr_prio(cpu, w),
-        };
+        let curr_prio = self.rt_curr(cpu, w, true).map_or(crate::sched::rt::PRIO_NONE + 1, |(p, _)| p);
         if self.classes.rt.prio(next) < curr_prio {
             self.resched_curr(cpu);
             return false;

@@ -41,6 +41,8 @@ impl Core {
                 self.update_curr_dl(cpu, w); // task_tick_dl
                 // 6.x task_tick_dl: update_dl_rq_load_avg(.., 1).
                 self.classes.rt.pressure.running(ClassKind::Deadline, cpu.index(), w.now().ns());
+            } else if Self::class_of(curr, w) == ClassKind::Stop {
+                // task_tick_stop: nothing (4.4, 6.18 stop_task.c).
             } else if Self::class_of(curr, w) == ClassKind::Rt {
                 // task_tick_rt: update_curr_rt (RT throttling) and the RR slice.
                 if self.classes.rt.task_tick(curr, w.now().ns()) {
@@ -170,6 +172,7 @@ impl Core {
         match Self::class_of(p, w) {
             ClassKind::Rt => return self.deactivate_rt(cpu, p, w),
             ClassKind::Deadline => return self.deactivate_dl(cpu, p, w),
+            ClassKind::Stop => return self.deactivate_stop(cpu, p, w),
             _ => {}
         }
         let exiting = w.tasks[p.index()].state == TaskState::Exited;
@@ -209,6 +212,7 @@ impl Core {
         match Self::class_of(task, w) {
             ClassKind::Rt => return self.wake_up_new_rt_task(task, parent_cpu, w),
             ClassKind::Deadline => return self.wake_dl(task, parent_cpu, parent_cpu, true, w),
+            ClassKind::Stop => return self.wake_stop(task, None, true, w),
             _ => {}
         }
         let se = se_of(task);
@@ -254,6 +258,7 @@ impl Core {
         match t.policy.class() {
             ClassKind::Rt => return self.try_to_wake_up_rt(task, waker_cpu, prev_cpu, w),
             ClassKind::Deadline => return self.wake_dl(task, prev_cpu, waker_cpu, false, w),
+            ClassKind::Stop => return self.wake_stop(task, Some(waker_cpu), false, w),
             _ => {}
         }
         if self.classes.fair().sched_delayed(se_of(task)) {

@@ -206,12 +206,14 @@ impl Settings {
     }
 }
 
-/// A task of the RT or deadline class, as `chrt -p` would describe it.
+/// A task of the stop, RT or deadline class, as `chrt -p` would describe it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AboveFair {
-    /// `p->prio`: 0..98 for RT (99 − rt_priority), −1 for deadline.
+    /// `p->prio`: 0..98 for RT (99 − rt_priority), −1 for deadline, 0 for
+    /// a stop task (`sched_set_stop_task`'s FIFO 99).
     pub prio: i32,
-    /// `sched_priority` (RT), else 0.
+    /// `sched_priority` as the scenario sets it (RT), else 0 (deadline, and
+    /// a stop task, whose FIFO 99 is the kernel's, not a setting).
     pub rt_priority: u8,
     /// `sched_runtime`, `sched_deadline`, `sched_period` (deadline).
     pub dl: Option<crate::scenario::DlParams>,
@@ -227,10 +229,11 @@ impl AboveFair {
         })
     }
 
-    /// `fifo 50 (prio 49)`, `deadline 2ms/10ms/10ms (prio -1)`: the policy's
-    /// parameters after its name.
+    /// `fifo 50 (prio 49)`, `deadline 2ms/10ms/10ms (prio -1)`, `stop (prio
+    /// 0)`: the policy's parameters after its name.
     pub fn describe(&self) -> String {
         match self.dl {
+            None if self.rt_priority == 0 => format!("(prio {})", self.prio),
             Some(d) => format!(
                 "{}/{}/{} (prio {})",
                 crate::time::format_duration(d.runtime_ns),

@@ -67,6 +67,48 @@ pub struct HostFacts {
     pub tick_offset_ns: Option<u64>,
     /// Why the start was not aligned with the host's ticks, when it was not.
     pub tick_grid_missing: Option<String>,
+    /// The host's RT and deadline settings, read before the run (`None`:
+    /// not read, as in a report built by hand).
+    pub rt: Option<HostRtFacts>,
+}
+
+/// The host's RT and deadline settings as `measure` read them before the
+/// run wrote anything: the `kernel.sched_rt_*` and `sched_rr_timeslice_ms`
+/// sysctls, RT group scheduling, the 6.12+ fair servers and the root
+/// domains. A value that could not be read is `None`, with the reason where
+/// there is one.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HostRtFacts {
+    /// `kernel.sched_rt_runtime_us` (−1: no limit).
+    pub sched_rt_runtime_us: Option<i64>,
+    pub sched_rt_period_us: Option<i64>,
+    pub sched_rr_timeslice_ms: Option<i64>,
+    /// CONFIG_RT_GROUP_SCHED on (and, from 6.16, not switched off at boot);
+    /// `None`: could not tell.
+    pub rt_group_sched: Option<bool>,
+    /// Where `rt_group_sched` was read, or why it could not be.
+    pub rt_group_sched_source: String,
+    /// The root cpu cgroup's `cpu.rt_runtime_us`/`cpu.rt_period_us`, read
+    /// when RT group scheduling is on (they, not the sysctls, throttle then).
+    pub root_rt_runtime_us: Option<i64>,
+    pub root_rt_period_us: Option<i64>,
+    /// Each online host CPU's fair server, as read from debugfs.
+    pub fair_servers: Vec<HostFairServer>,
+    /// Why `fair_servers` is empty: `absent` (a kernel before 6.12 has
+    /// none) or `unreadable: …`; `None` when they were read.
+    pub fair_servers_missing: Option<String>,
+    /// The root domains as CPU lists (`0-3`), when they could be told.
+    pub root_domains: Option<Vec<String>>,
+    /// How the root domains were found, or why not.
+    pub root_domains_source: String,
+}
+
+/// One host CPU's fair server (6.12+ debugfs `sched/fair_server/cpuN/{runtime,period}`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HostFairServer {
+    pub cpu: u16,
+    pub runtime_ns: u64,
+    pub period_ns: u64,
 }
 
 /// What the measurement adds to a report.

@@ -365,7 +365,9 @@ pub struct TaskFile {
     #[serde(default)]
     pub pin_each: bool,
     pub nice: Option<i64>,
-    /// `"normal"`, `"batch"`, `"idle"`, `"fifo"`, `"rr"` or `"deadline"`.
+    /// `"normal"`, `"batch"`, `"idle"`, `"fifo"`, `"rr"`, `"deadline"` or
+    /// `"stop"` (a CPU's stopper thread such as migration/N: one CPU in
+    /// `cpus`, one per CPU, above every other class).
     pub policy: Option<String>,
     /// `sched_priority` of a `"fifo"` or `"rr"` task, 1 to 99 (`chrt -f 50`).
     pub rt_priority: Option<i64>,

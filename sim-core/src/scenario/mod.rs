@@ -29,7 +29,7 @@ mod values;
 pub use error::{Origin, ScenarioError};
 pub use nesting::{NESTING_MAX, too_deep};
 pub use overrides::Override;
-pub use spec::{DlParams, GroupSpec, Groups, MachineSpec, ScenarioSpec, SourceSpec, TaskSpec, limits};
+pub use spec::{DlParams, GroupSpec, Groups, MachineSpec, RtSpec, ScenarioSpec, SourceSpec, TaskSpec, limits};
 
 use error::{KeyError, Segment};
 use file::ScenarioFile;

@@ -37,10 +37,12 @@ pub(super) fn task_class(t: &TaskFile, key: &str, kernel: KernelModel) -> Result
         Some("fifo") | Some("SCHED_FIFO") => Policy::Fifo,
         Some("rr") | Some("SCHED_RR") => Policy::Rr,
         Some("deadline") | Some("SCHED_DEADLINE") => Policy::Deadline,
+        // A per-CPU stopper thread (migration/N): no system call sets it.
+        Some("stop") => Policy::Stop,
         Some(p) => {
             return Err(KeyError::new(
                 format!("{key}.policy"),
-                format!("`{p}`: allowed: normal, batch, idle, fifo, rr, deadline"),
+                format!("`{p}`: allowed: normal, batch, idle, fifo, rr, deadline, stop"),
             ));
         }
     };
@@ -56,6 +58,15 @@ pub(super) fn task_class(t: &TaskFile, key: &str, kernel: KernelModel) -> Result
             return Err(KeyError::new(
                 format!("{key}.rt_priority"),
                 format!("required with policy \"{}\": 1 to {RT_PRIORITY_MAX}, as `chrt` takes it", policy.name()),
+            ));
+        }
+        (Some(p), false) if policy == Policy::Stop => {
+            return Err(KeyError::new(
+                format!("{key}.rt_priority"),
+                format!(
+                    "{p} is given with policy \"stop\", which takes none: sched_set_stop_task gives every stop \
+                     task SCHED_FIFO 99 (prio 0), and its class is above RT whatever the number"
+                ),
             ));
         }
         (Some(p), false) => {
@@ -78,6 +89,60 @@ pub(super) fn task_class(t: &TaskFile, key: &str, kernel: KernelModel) -> Result
         ));
     }
     Ok((policy, rt_priority, dl))
+}
+
+/// A stop task (`policy = "stop"`) as `sched_set_stop_task` (4.4 and 6.18
+/// core.c) makes one: the stopper of one CPU, `rq->stop`, so each instance
+/// is bound to exactly one CPU (`select_task_rq_stop` never moves it), it
+/// never yields (`yield_task_stop` is `BUG()`), and each CPU has at most
+/// one (checked across tasks by `stop_tasks_per_cpu`).
+pub(super) fn stop_task(t: &TaskSpec, key: &str) -> Result<(), KeyError> {
+    if t.policy != Policy::Stop {
+        return Ok(());
+    }
+    if let Some((j, set)) = t.affinity.iter().enumerate().find(|(_, set)| set.len() != 1) {
+        let which = if t.count > 1 { format!(" (instance {j})") } else { String::new() };
+        return Err(KeyError::new(
+            format!("{key}.cpus"),
+            format!(
+                "`{}`{which} has {} CPUs: a stop task is bound to exactly one (sched_set_stop_task makes it \
+                 rq->stop of one CPU; select_task_rq_stop never moves it). Give one CPU, or a list with \
+                 `pin_each = true` for one per CPU",
+                cpu_list(set),
+                set.len()
+            ),
+        ));
+    }
+    if let Some(j) = t.program.steps.iter().position(|s| matches!(s, crate::workload::Step::Yield)) {
+        return Err(KeyError::new(
+            format!("{key}.program[{j}]"),
+            "a stop task cannot yield: yield_task_stop is BUG() (\"the stop task should never yield\")",
+        ));
+    }
+    Ok(())
+}
+
+/// At most one stop task per CPU (`rq->stop` is one pointer): two naming
+/// the same CPU are refused, naming both.
+pub(super) fn stop_tasks_per_cpu(tasks: &[TaskSpec], cpus: u16) -> Result<(), KeyError> {
+    let mut owner: Vec<Option<String>> = vec![None; usize::from(cpus)];
+    for t in tasks.iter().filter(|t| t.policy == Policy::Stop) {
+        for (j, set) in t.affinity.iter().enumerate() {
+            let Some(cpu) = set.iter().next() else { continue };
+            let me = if t.count > 1 { format!("{}/{j}", t.name) } else { t.name.clone() };
+            if let Some(other) = &owner[cpu.index()] {
+                return Err(KeyError::new(
+                    format!("{}.cpus", super::values::task_key(&t.name)),
+                    format!(
+                        "CPU {cpu} has two stop tasks, {other} and {me}: a CPU has one (rq->stop, set by \
+                         sched_set_stop_task)"
+                    ),
+                ));
+            }
+            owner[cpu.index()] = Some(me);
+        }
+    }
+    Ok(())
 }
 
 /// `dl_runtime`/`dl_deadline`/`dl_period` by `__checkparam_dl` (4.4

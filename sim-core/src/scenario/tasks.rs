@@ -55,6 +55,7 @@ pub(super) fn tasks(f: &ScenarioFile, machine: &MachineSpec, kernel: KernelModel
     for (i, t) in f.tasks.iter().enumerate() {
         tasks.push(task_spec(f, t, heads[i], cpus, &default_affinity, kernel)?);
     }
+    super::rt::stop_tasks_per_cpu(&tasks, cpus)?;
     Ok(tasks)
 }
 
@@ -124,7 +125,7 @@ fn task_spec(
             "0 is not allowed: at least 1 (leave it out to loop forever)",
         ));
     }
-    Ok(TaskSpec {
+    let spec = TaskSpec {
         name: t.name.clone(),
         count,
         first,
@@ -143,7 +144,9 @@ fn task_spec(
         hop_work: None,
         limiter: None,
         ionice: super::devices::ionice(t.ionice.as_deref(), &format!("{key}.ionice"))?,
-    })
+    };
+    super::rt::stop_task(&spec, &key)?;
+    Ok(spec)
 }
 
 /// `slice`: the task's own EEVDF slice (6.12+ `sched_attr.sched_runtime`).

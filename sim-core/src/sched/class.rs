@@ -4,8 +4,9 @@
 //! The core reaches a class only through these hooks, under their kernel
 //! names. The chain is the class-selection point: core.c's
 //! `__pick_next_task` asks stop, deadline, RT, fair and idle in that order
-//! (`for_each_class`); the deadline class (with the 6.12+ fair server), the
-//! RT class and the fair class have tasks, stop has none, and idle is `None`.
+//! (`for_each_class`); the stop class (one task per CPU), the deadline
+//! class (with the 6.12+ fair server), the RT class and the fair class have
+//! tasks, and idle is `None`.
 //!
 //! What the core needs from a class that is not a hook (its outboxes, the
 //! values the history records and core.c's paths read) is `ClassState`: the
@@ -143,21 +144,29 @@ impl ClassKind {
 }
 
 /// The classes a machine has, chosen once when the simulation is built: the
-/// RT class (rt.c) and the fair class (4.4 CFS or 6.x EEVDF, as the kernel
-/// model says). The fair class is reached through its interface; the RT
-/// class by rt.c's hooks (`RtClass`), which the engine calls for a task
-/// whose `p->sched_class` is RT.
+/// stop class (stop_task.c), the deadline class (deadline.c), the RT class
+/// (rt.c) and the fair class (4.4 CFS or 6.x EEVDF, as the kernel model
+/// says). The fair class is reached through its interface; the others by
+/// their own hooks, which the engine calls for a task whose `p->sched_class`
+/// is theirs.
 #[derive(Clone, Debug)]
 pub struct ClassChain<F> {
     fair: F,
     pub rt: super::rt::RtClass,
     /// The deadline class, with the 6.12+ fair server of each CPU.
     pub dl: super::deadline::DlClass,
+    /// The stop class: `rq->stop` of each CPU.
+    pub stop: super::stop::StopClass,
 }
 
 impl<F: SchedClass + ClassState> ClassChain<F> {
-    pub fn new(fair: F, rt: super::rt::RtClass, dl: super::deadline::DlClass) -> ClassChain<F> {
-        ClassChain { fair, rt, dl }
+    pub fn new(
+        fair: F,
+        rt: super::rt::RtClass,
+        dl: super::deadline::DlClass,
+        stop: super::stop::StopClass,
+    ) -> ClassChain<F> {
+        ClassChain { fair, rt, dl, stop }
     }
 
     /// The fair class (`rq->cfs`), seen only through its interface.
@@ -192,6 +201,8 @@ impl<F: SchedClass + ClassState> ClassChain<F> {
         match prev.0 {
             ClassKind::Rt => self.rt.put_prev_task(crate::ids::TaskId(prev.1.0), now),
             ClassKind::Deadline => self.put_prev_task_dl(cpu, crate::ids::TaskId(prev.1.0), now),
+            // put_prev_task_stop: only the task's own run time (4.4; 6.18 update_curr_common).
+            ClassKind::Stop => {}
             _ => self.fair.put_prev_task(prev.1),
         }
     }
@@ -238,8 +249,16 @@ impl<F: SchedClass + ClassState> ClassChain<F> {
         }
         for class in ClassKind::ORDER {
             match class {
-                // Not modelled: no stop task.
-                ClassKind::Stop => {}
+                // pick_task_stop (6.18 stop_task.c; 4.4 pick_next_task_stop,
+                // which puts prev first): rq->stop, if queued.
+                ClassKind::Stop => {
+                    if let Some(t) = self.stop.pick_task(cpu) {
+                        if let Some(fp) = fair_prev.take() {
+                            self.fair.put_prev_task(fp);
+                        }
+                        return Some((ClassKind::Stop, EntityId(t.0)));
+                    }
+                }
                 ClassKind::Deadline if !self.dl.has_queued(cpu) => {}
                 ClassKind::Deadline => {
                     // Each empty server pick stops or throttles the server: bounded by one per CPU.
@@ -303,8 +322,8 @@ mod tests {
     use crate::sched::policy::Policy;
     use crate::sched::rt::{RtBandwidth, RtClass, RtConfig};
 
-    /// The chain picks the fair task, an RT task before it, and an empty
-    /// chain leaves the CPU to the idle class (`None`).
+    /// The chain picks the fair task, an RT task before it, a stop task
+    /// before both, and an empty chain leaves the CPU to the idle class (`None`).
     #[test]
     fn chain_picks_fair_then_idle() {
         let d = TunableValue::Default;
@@ -314,7 +333,8 @@ mod tests {
         let bw = RtBandwidth::of(crate::sched::model_rt::RT_44, 1_000_000_000, Some(950_000_000), false);
         let cfg = RtConfig { bw, rr_timeslice: 25, distribute: false };
         let rt = RtClass::new(2, vec![CpuSet::all(1)], vec![vec![]], cfg);
-        let mut chain = ClassChain::new(cfs, rt, crate::sched::deadline::DlClass::new(2, vec![CpuSet::all(1)], None));
+        let stop = crate::sched::stop::StopClass::new(3, 1);
+        let mut chain = ClassChain::new(cfs, rt, crate::sched::deadline::DlClass::new(3, vec![CpuSet::all(1)], None), stop);
         let cpu = CpuId(0);
         assert_eq!(chain.pick_next_task(CfsRqId(0), cpu, None, 0, false), None);
         assert!(chain.fair_mut().enqueue_task(EntityId(0), 0));
@@ -327,6 +347,16 @@ mod tests {
         assert!(chain.rt.dequeue_task(crate::ids::TaskId(1), 10));
         let rt_prev = Some((ClassKind::Rt, EntityId(1)));
         assert_eq!(chain.pick_next_task(CfsRqId(0), cpu, rt_prev, 10, false), Some((ClassKind::Fair, EntityId(0))));
+        // A queued stop task comes before RT and fair, and its prev is put.
+        chain.stop.set_stop_task(cpu, crate::ids::TaskId(2));
+        chain.stop.enqueue_task(crate::ids::TaskId(2));
+        assert!(chain.rt.enqueue_task(crate::ids::TaskId(1), false, 10));
+        assert_eq!(chain.pick_next_task(CfsRqId(0), cpu, fair_prev, 10, false), Some((ClassKind::Stop, EntityId(2))));
+        chain.stop.dequeue_task(crate::ids::TaskId(2));
+        let stop_prev = Some((ClassKind::Stop, EntityId(2)));
+        assert_eq!(chain.pick_next_task(CfsRqId(0), cpu, stop_prev, 12, false), Some((ClassKind::Rt, EntityId(1))));
+        assert!(chain.rt.dequeue_task(crate::ids::TaskId(1), 14));
+        assert_eq!(chain.pick_next_task(CfsRqId(0), cpu, rt_prev, 14, false), Some((ClassKind::Fair, EntityId(0))));
         assert!(chain.fair_mut().dequeue_task(EntityId(0), crate::sched::fair::DEQUEUE_SLEEP));
         assert_eq!(chain.pick_next_task(CfsRqId(0), cpu, fair_prev, 20, false), None);
     }

@@ -2,6 +2,7 @@
 //! and the pieces they are built from.
 //!
 //! - `class`: the `SchedClass` hooks (`struct sched_class`) and the class chain core.c picks along.
+//! - `stop`, `deadline`, `rt`, `policy`: the classes above fair (stop_task.c, deadline.c, rt.c) and `p->policy`.
 //! - `model`: the kernel versions as data: one `KernelRules` table per version, asked by rule name.
 //! - `features`, `tunables`: the `features.h` bits; `sched_latency_ns` & co. and their CPU-count scaling.
 //! - `weights`: nice/weight tables and `calc_delta` fixed-point arithmetic.
@@ -50,6 +51,7 @@ pub mod policy;
 pub mod rt;
 pub mod rt_pressure;
 pub mod spread;
+pub mod stop;
 pub mod topology;
 pub mod tunables;
 pub mod util_est;
@@ -72,6 +74,8 @@ mod pelt6x_tests;
 mod rt_tests;
 #[cfg(test)]
 mod dl_smp_tests;
+#[cfg(test)]
+mod stop_tests;
 #[cfg(test)]
 mod tests;
 

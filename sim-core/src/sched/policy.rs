@@ -21,10 +21,19 @@ pub enum Policy {
     Rr,
     /// SCHED_DEADLINE: the deadline class (CBS, EDF).
     Deadline,
+    /// The stop class (stop_task.c): a per-CPU kernel thread such as
+    /// migration/N. No system call sets it: `sched_set_stop_task` (4.4 and
+    /// 6.18 core.c) gives the CPU's stopper `SCHED_FIFO` at `MAX_RT_PRIO - 1`
+    /// as its parameters (so userspace and `sched_switch` see FIFO 99, prio
+    /// 0) and `stop_sched_class` as its class.
+    Stop,
 }
 
 /// `MAX_RT_PRIO` (include/linux/sched/prio.h): kernel priorities below it are RT.
 pub const MAX_RT_PRIO: i32 = 100;
+/// The `sched_priority` `sched_set_stop_task` gives a stop task (4.4 and
+/// 6.18 core.c: `.sched_priority = MAX_RT_PRIO - 1`).
+pub const STOP_RT_PRIORITY: i32 = MAX_RT_PRIO - 1;
 /// `DEFAULT_PRIO`: nice 0.
 pub const DEFAULT_PRIO: i32 = 120;
 
@@ -37,6 +46,7 @@ impl Policy {
             Policy::Fifo => "fifo",
             Policy::Rr => "rr",
             Policy::Deadline => "deadline",
+            Policy::Stop => "stop",
         }
     }
 
@@ -48,20 +58,26 @@ impl Policy {
             Policy::Normal | Policy::Batch | Policy::Idle => ClassKind::Fair,
             Policy::Fifo | Policy::Rr => ClassKind::Rt,
             Policy::Deadline => ClassKind::Deadline,
+            // sched_set_stop_task: `stop->sched_class = &stop_sched_class`.
+            Policy::Stop => ClassKind::Stop,
         }
     }
 
-    /// `rt_policy` (kernel/sched/sched.h).
+    /// `rt_policy` (kernel/sched/sched.h) of a policy the scenario sets
+    /// with an `rt_priority`: FIFO and RR. A stop task's FIFO is the
+    /// kernel's doing, not a setting, and its class is not RT: false.
     pub fn is_rt(self) -> bool {
         matches!(self, Policy::Fifo | Policy::Rr)
     }
 
     /// `normal_prio` (4.4 core.c; 6.12 syscalls.c): what `sched_switch`
     /// prints as `prio`: DL −1 (`MAX_DL_PRIO − 1`), RT `MAX_RT_PRIO − 1 −
-    /// rt_priority` (0..98), fair `NICE_TO_PRIO(nice)` = 120 + nice.
+    /// rt_priority` (0..98), fair `NICE_TO_PRIO(nice)` = 120 + nice; a stop
+    /// task 0 (`sched_set_stop_task`: FIFO at `MAX_RT_PRIO - 1`).
     pub fn kernel_prio(self, nice: i8, rt_priority: u8) -> i32 {
         match self.class() {
             ClassKind::Deadline => -1,
+            ClassKind::Stop => MAX_RT_PRIO - 1 - STOP_RT_PRIORITY,
             ClassKind::Rt => MAX_RT_PRIO - 1 - i32::from(rt_priority),
             _ => DEFAULT_PRIO + i32::from(nice),
         }
@@ -82,5 +98,9 @@ mod tests {
         assert_eq!(Policy::Normal.kernel_prio(0, 0), 120);
         assert_eq!(Policy::Batch.kernel_prio(-5, 0), 115);
         assert_eq!(Policy::Deadline.kernel_prio(0, 0), -1);
+        // migration/N: FIFO 99 to userspace, prio 0 in sched_switch.
+        assert_eq!(Policy::Stop.kernel_prio(0, 0), 0);
+        assert_eq!(Policy::Stop.class(), ClassKind::Stop);
+        assert!(!Policy::Stop.is_rt());
     }
 }

@@ -547,7 +547,8 @@ fn option_values(c: &Value) -> Vec<&str> {
 }
 
 /// Issue 34 in the explorer: each task's policy, with its RT priority
-/// (enabled for fifo and rr only) and, for deadline, its reservation.
+/// (enabled for fifo and rr only) and, for deadline, its reservation; stop
+/// for a task pinned to one CPU.
 /// Choosing fifo brings a priority along and choosing normal again drops
 /// it (the page's overrides end empty); deadline brings a runtime and a
 /// deadline. Each run is the CLI's with the same `--set`s; bad values are
@@ -560,7 +561,11 @@ fn a_task_policy_brings_its_rt_priority_or_reservation_along() {
     let d = e.start(file, text, None, "");
     let policy = control(&d, "tasks.hog-b.policy").expect("a policy select");
     assert_eq!((policy["value"].as_str(), policy["default"].as_str()), (Some("\"normal\""), Some("\"normal\"")));
-    assert_eq!(option_values(policy), ["\"normal\"", "\"batch\"", "\"idle\"", "\"fifo\"", "\"rr\"", "\"deadline\""]);
+    assert_eq!(
+        option_values(policy),
+        ["\"normal\"", "\"batch\"", "\"idle\"", "\"fifo\"", "\"rr\"", "\"deadline\"", "\"stop\""]
+    );
+    assert_eq!(policy["options"][6]["label"], "stop (stop_sched_class)");
     assert_eq!(policy["options"][3]["label"], "fifo (SCHED_FIFO)");
     let prio = control(&d, "tasks.hog-b.rt_priority").expect("an RT priority control");
     assert_eq!(
@@ -589,6 +594,11 @@ fn a_task_policy_brings_its_rt_priority_or_reservation_along() {
     assert_eq!(rr, "tasks.hog-b.policy=\"rr\"\ntasks.hog-b.rt_priority=50\n");
     assert_eq!(select_option(&d, &fifo, "tasks.hog-b.policy", "\"normal\""), "");
     assert_eq!(select_option(&d, &fifo, "tasks.hog-b.policy", "\"batch\""), "tasks.hog-b.policy=\"batch\"\n");
+    // stop (hog-b is pinned to one CPU): no priority along; above every
+    // class and never throttled, the spinner leaves hog-a nothing.
+    let stop = select_option(&d, &fifo, "tasks.hog-b.policy", "\"stop\"");
+    assert_eq!(stop, "tasks.hog-b.policy=\"stop\"\n");
+    assert_eq!(runtime_ns(&run_as_cli(&mut e, file, text, &stop), "hog-a"), 0);
     // A priority out of range is the core's error, on that key.
     let r = e.start(file, text, None, &fifo.replace("=50", "=100"));
     assert_eq!(r["error"]["key"], "tasks.hog-b.rt_priority", "{r}");
@@ -635,7 +645,7 @@ fn a_task_policy_brings_its_rt_priority_or_reservation_along() {
     assert_eq!(option_values(policy), ["\"fifo\"", "\"rr\""]);
     assert!(policy["options"].as_array().unwrap().iter().all(|o| o["also"] == json!([])), "{policy}");
     assert!(policy["help"].as_str().unwrap().contains("edit the scenario's text"), "{policy}");
-    assert_eq!(option_values(control(&d, "tasks.hog-a.policy").unwrap()).len(), 6);
+    assert_eq!(option_values(control(&d, "tasks.hog-a.policy").unwrap()).len(), 7);
     assert_eq!(control(&d, "tasks.hog-b.rt_priority").unwrap()["default"], 10);
     let dl_text = text.replace(
         "name = \"hog-b\"\n",
@@ -755,7 +765,8 @@ fn rt_hog_offers_each_tasks_class_and_its_variants_fair_server() {
     assert_eq!(option_values(control(&d, "tasks.spinner.policy").unwrap()), ["\"fifo\"", "\"rr\""]);
     let prio = control(&d, "tasks.spinner.rt_priority").unwrap();
     assert_eq!((prio["value"].as_u64(), prio.get("disabled")), (Some(10), None));
-    assert_eq!(option_values(control(&d, "tasks.reactor.policy").unwrap()).len(), 6);
+    // One CPU: every task may be a stop task, the seventh option.
+    assert_eq!(option_values(control(&d, "tasks.reactor.policy").unwrap()).len(), 7);
     assert_eq!(control(&d, "fair_server.runtime").unwrap()["value"], 50_000_000);
     let d = e.start(file, text, Some("fifo-reactor"), "");
     let policy = control(&d, "tasks.reactor.policy").unwrap();

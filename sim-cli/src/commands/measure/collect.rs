@@ -45,6 +45,7 @@ pub fn host_facts(host: &HostInfo, plan: &Plan) -> HostFacts {
         tick_grid_ns: None,
         tick_offset_ns: None,
         tick_grid_missing: None,
+        rt: Some(host.rt.facts()),
     }
 }
 

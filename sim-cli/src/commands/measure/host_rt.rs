@@ -329,6 +329,36 @@ pub fn root_domains(online: &[u16], isolated: &[u16], cpuset: &CpusetView) -> (O
 }
 
 impl HostRt {
+    /// The report's host record of these settings (`HostFacts::rt`, in
+    /// `measure --json`'s `measurement.host.rt`).
+    pub fn facts(&self) -> sim_core::HostRtFacts {
+        let (fair_servers, fair_servers_missing) = match &self.fair_server {
+            FairServers::Absent => (Vec::new(), Some("absent: a kernel before 6.12 has no fair server".to_string())),
+            // The probe's reason already says "unreadable: …".
+            FairServers::Unreadable(why) if why.starts_with("unreadable") => (Vec::new(), Some(why.clone())),
+            FairServers::Unreadable(why) => (Vec::new(), Some(format!("unreadable: {why}"))),
+            FairServers::Read(v) => (
+                v.iter()
+                    .map(|s| sim_core::HostFairServer { cpu: s.cpu, runtime_ns: s.runtime_ns, period_ns: s.period_ns })
+                    .collect(),
+                None,
+            ),
+        };
+        sim_core::HostRtFacts {
+            sched_rt_runtime_us: self.sched_rt_runtime_us,
+            sched_rt_period_us: self.sched_rt_period_us,
+            sched_rr_timeslice_ms: self.sched_rr_timeslice_ms,
+            rt_group_sched: self.rt_group_sched,
+            rt_group_sched_source: self.rt_group_sched_source.clone(),
+            root_rt_runtime_us: self.root_rt_runtime_us,
+            root_rt_period_us: self.root_rt_period_us,
+            fair_servers,
+            fair_servers_missing,
+            root_domains: self.root_domains.as_ref().map(|d| d.iter().map(|d| super::plan::list_text(d)).collect()),
+            root_domains_source: self.root_domains_source.clone(),
+        }
+    }
+
     /// The root domain host CPU `cpu` is in, when known.
     pub fn root_domain_of(&self, cpu: u16) -> Option<&[u16]> {
         self.root_domains.as_ref()?.iter().find(|d| d.contains(&cpu)).map(Vec::as_slice)
@@ -515,5 +545,97 @@ pub(crate) mod tests {
         let json = serde_json::to_value(&rt).expect("json");
         assert_eq!(json["fair_server"]["read"][0]["runtime_ns"], 50_000_000);
         assert_eq!(serde_json::to_value(&locked.fair_server).expect("json")["unreadable"], "unreadable: lockdown");
+    }
+}
+
+#[cfg(test)]
+mod json_tests {
+    use super::*;
+    use sim_core::{HostFacts, MeasuredCpu, MeasuredInfo, MeasuredTask, Measurement};
+
+    /// A measured report of a 1-CPU scenario whose host record is `rt`.
+    fn report_json_with(rt: &HostRt) -> serde_json::Value {
+        let toml = "schema = 1\nseed = 1\nduration = \"1s\"\n[machine]\ncpus = 1\n[[tasks]]\nname = \"t\"\n\
+                    program = [{ run = \"1ms\" }, { sleep = \"1ms\" }]\n";
+        let scenario = sim_core::Scenario::from_toml("s.toml", toml).expect("scenario");
+        let host = HostFacts { cpu_map: vec![0], rt: Some(rt.facts()), ..HostFacts::default() };
+        let m = Measurement {
+            info: MeasuredInfo { host, delays_from: "threads".into(), ..MeasuredInfo::default() },
+            duration_ns: 1_000_000_000,
+            tasks: vec![MeasuredTask::default()],
+            cpus: vec![MeasuredCpu::default()],
+            cpu_stats: Vec::new(),
+        };
+        let json = sim_core::report_json(&sim_core::RunReport::measured(&scenario, m));
+        serde_json::from_str(&json).expect("the report is JSON")
+    }
+
+    /// `measure --json` carries this host's RT record in
+    /// `measurement.host.rt`, read as measure reads it (only /proc and
+    /// /sys: debugfs is not mounted here, so the fair servers of a 6.12+
+    /// host are "unreadable: …").
+    #[test]
+    fn the_json_report_carries_this_hosts_rt_record() {
+        let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+        let version = super::super::host::parse_kernel_version(release.trim()).unwrap_or((0, 0));
+        let online = std::fs::read_to_string("/sys/devices/system/cpu/online").unwrap_or_else(|_| "0".into());
+        let cpus = parse_cpu_list(online.trim()).unwrap_or_else(|_| vec![0]);
+        let isolated = std::fs::read_to_string("/sys/devices/system/cpu/isolated").unwrap_or_default();
+        let known = Known {
+            kernel_version: version,
+            config: None,
+            cmdline: "",
+            cgroup: &CgroupVersion::None,
+            cpus_online: &cpus,
+            isolcpus: isolated.trim(),
+            debugfs: Err("unreadable: not mounted by this test".into()),
+        };
+        let rt = read(Path::new("/"), &known);
+        let v = report_json_with(&rt);
+        let h = &v["measurement"]["host"]["rt"];
+        assert!(h.is_object(), "{v}");
+        let sysctl = |name: &str| read_i64(&Path::new("/proc/sys/kernel").join(name));
+        for name in ["sched_rt_runtime_us", "sched_rt_period_us", "sched_rr_timeslice_ms"] {
+            assert_eq!(h[name].as_i64(), sysctl(name), "{name}: {h}");
+        }
+        assert!(h["rt_group_sched"].is_boolean() || h["rt_group_sched"].is_null(), "{h}");
+        assert!(!h["rt_group_sched_source"].as_str().unwrap_or_default().is_empty(), "{h}");
+        assert_eq!(h["fair_servers"].as_array().map(Vec::len), Some(0), "{h}");
+        let missing = h["fair_servers_missing"].as_str().unwrap_or_default();
+        if version >= (6, 12) {
+            assert_eq!(missing, "unreadable: not mounted by this test", "{h}");
+        } else {
+            assert!(missing.starts_with("absent"), "{h}");
+        }
+    }
+
+    /// Read fair servers reach the JSON per CPU, with no reason given.
+    #[test]
+    fn read_fair_servers_reach_the_json() {
+        let rt = HostRt {
+            sched_rt_runtime_us: Some(-1),
+            sched_rt_period_us: Some(1_000_000),
+            sched_rr_timeslice_ms: Some(100),
+            rt_group_sched: Some(false),
+            rt_group_sched_source: "config".into(),
+            root_rt_runtime_us: None,
+            root_rt_period_us: None,
+            own_rt_runtime_us: None,
+            fair_server: FairServers::Read(vec![FairServer {
+                cpu: 0,
+                runtime_ns: 50_000_000,
+                period_ns: 1_000_000_000,
+            }]),
+            root_domains: Some(vec![vec![0, 1, 2, 3]]),
+            root_domains_source: "isolcpus".into(),
+        };
+        let h = report_json_with(&rt)["measurement"]["host"]["rt"].clone();
+        assert_eq!(h["sched_rt_runtime_us"], -1);
+        assert_eq!(
+            h["fair_servers"],
+            serde_json::json!([{ "cpu": 0, "runtime_ns": 50_000_000, "period_ns": 1_000_000_000 }])
+        );
+        assert!(h["fair_servers_missing"].is_null(), "{h}");
+        assert_eq!(h["root_domains"], serde_json::json!(["0-3"]));
     }
 }

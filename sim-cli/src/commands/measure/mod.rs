@@ -97,8 +97,8 @@ pub fn command(m: &MeasureArgs) -> Result<String> {
 }
 
 /// The text report with the host's RT and deadline settings (`HostRt::line`)
-/// after its `host:` line. The report's own host record (`HostFacts`) has
-/// no place for them yet, so the JSON report does not carry them.
+/// after its `host:` line (the JSON report carries them as
+/// `measurement.host.rt`, `HostFacts::rt`).
 fn with_host_rt_line(text: &str, rt: &host_rt::HostRt) -> String {
     let mut out = String::with_capacity(text.len() + 256);
     let mut done = false;

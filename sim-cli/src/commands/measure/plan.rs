@@ -164,9 +164,28 @@ pub struct PlanOptions<'a> {
     pub ignored_flags: &'a [&'static str],
 }
 
+/// A stop task cannot be measured: 6.18 core.c sets `stop_sched_class` only
+/// in `sched_set_stop_task` (for the CPU stopper threads, cpu_stop_threads'
+/// create hook); `sched_setattr` takes NORMAL, BATCH, IDLE, FIFO, RR and
+/// DEADLINE. Refused first, before any other plan check.
+fn refuse_stop_tasks(spec: &sim_core::ScenarioSpec) -> Result<(), Refusal> {
+    use sim_core::Policy;
+    if let Some(t) = spec.tasks.iter().find(|t| t.policy == Policy::Stop) {
+        return Err(Refusal(format!(
+            "tasks.{}.policy = \"stop\": no system call makes a stop task (the kernel gives the stop class only to \
+             its per-CPU stopper threads, migration/N, in sched_set_stop_task), so measure cannot run one. Leave \
+             the task out, or measure it as policy = \"fifo\" with rt_priority = 99 (what migration/N shows \
+             userspace; unlike a stop task it is throttled and preempted by deadline tasks)",
+            t.name
+        )));
+    }
+    Ok(())
+}
+
 /// Plans the measurement of `scenario` on `host`, or says why it cannot be done.
 pub fn plan(scenario: &Scenario, host: &HostInfo, opts: &PlanOptions<'_>) -> Result<Plan, Refusal> {
     let spec = &scenario.spec;
+    refuse_stop_tasks(spec)?;
     let (cpu_map, mut warnings) = cpu_map(spec.cpus, &host.cpus_online, opts.cpus)?;
     let used: Vec<u16> = {
         let mut u = cpu_map.clone();
@@ -965,6 +984,18 @@ mod tests {
         unknown.rt.root_domains_source = "cpusets".into();
         let warnings = rt_check(&rt_scenario("", DL), &unknown).expect("warned");
         assert!(warnings.iter().any(|w| w.contains("root domains could not be told (cpusets)")), "{warnings:?}");
+    }
+
+    /// No system call makes a stop task: refused before anything else.
+    #[test]
+    fn a_stop_task_is_refused() {
+        let host = super::super::host::tests::vm_host();
+        let opts = PlanOptions { cpus: Some("0"), apply_sysctls: true, io_dir: None, ignored_flags: &[] };
+        let stop = "[[tasks]]\nname = \"migration\"\ncpus = \"0\"\npolicy = \"stop\"\n\
+                    program = [{ sleep = \"10ms\" }, { run = \"5us\" }]\n";
+        let e = plan(&rt_scenario("", &format!("{HOG}{stop}")), &host, &opts).unwrap_err().0;
+        assert!(e.starts_with("tasks.migration.policy = \"stop\": no system call makes a stop task"), "{e}");
+        assert!(e.contains("sched_set_stop_task") && e.contains("rt_priority = 99"), "{e}");
     }
 
     #[test]

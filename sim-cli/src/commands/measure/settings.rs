@@ -270,8 +270,8 @@ pub fn host_settings(spec: &ScenarioSpec, host_version: (u32, u32)) -> Vec<HostS
 /// `sched_rt_runtime_us`'s and `sched_rt_period_us`'s defaults (6.18 rt.c:
 /// `sysctl_sched_rt_runtime = 950000`, `sysctl_sched_rt_period = 1000000`).
 const RT_DEFAULT_US: (i64, i64) = (950_000, 1_000_000);
-/// The fair server's defaults, 50 ms every 1 s (6.18 deadline.c:sched_init_dl_servers).
-const FAIR_SERVER_DEFAULT_NS: (u64, u64) = (50_000_000, 1_000_000_000);
+/// The fair server's defaults, 50 ms every 1 s (6.18 deadline.c:sched_init_dl_servers): the model's.
+const FAIR_SERVER_DEFAULT_NS: (u64, u64) = sim_core::FAIR_SERVER_DEFAULT;
 
 /// Whether a scenario's `[rt]` and `[fair_server]` can matter: only RT and
 /// deadline tasks are throttled, admitted or starve fair tasks. Without

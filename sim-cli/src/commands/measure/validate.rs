@@ -377,7 +377,8 @@ pub fn validate(file: &Path, opts: &Options, repeat: u32, also_kernel: Option<&s
         sim_overrides: overrides,
         host: {
             let mut h = host_json(&facts);
-            // The host's RT and deadline settings, which `HostFacts` has no place for yet.
+            // The host's RT and deadline settings as read (validate's own
+            // JSON; a measured report carries them as `HostFacts::rt`).
             h["rt"] = serde_json::to_value(&host.rt).unwrap_or_default();
             h["rt_line"] = serde_json::Value::String(host.rt.line());
             h

@@ -101,8 +101,8 @@ struct Setup {
     policy: sim_core::Policy,
     /// `sched_priority` of a FIFO or RR task (1 to 99).
     rt_priority: u8,
-    /// A deadline task's runtime, deadline and period (ns).
-    dl: Option<(u64, u64, u64)>,
+    /// A deadline task's runtime, deadline and period.
+    dl: Option<sim_core::DlParams>,
 }
 
 /// The nice value thread-priority 3.1 gives a `Crossplatform(p)` priority
@@ -160,7 +160,7 @@ fn set_rt_policy(s: &Setup) -> Result<()> {
                 }),
             )
         }
-        (Policy::Deadline, Some((runtime, deadline, period))) => {
+        (Policy::Deadline, Some(dl)) => {
             // thread-priority 3.1.1 calls sched_setattr(2) with its "native
             // id" cast to a pid_t (unix.rs set_thread_priority_and_policy_deadline),
             // so it is given this thread's tid, not pthread_self(); and it
@@ -170,9 +170,9 @@ fn set_rt_policy(s: &Setup) -> Result<()> {
             let r = set_thread_priority_and_policy(
                 native,
                 thread_priority::ThreadPriority::Deadline {
-                    runtime: Duration::from_nanos(runtime),
-                    deadline: Duration::from_nanos(deadline),
-                    period: Duration::from_nanos(period),
+                    runtime: Duration::from_nanos(dl.runtime_ns),
+                    deadline: Duration::from_nanos(dl.deadline_ns),
+                    period: Duration::from_nanos(dl.period_ns),
                     flags: DeadlineFlags::empty(),
                 },
                 P::Realtime(R::Deadline),
@@ -186,7 +186,10 @@ fn set_rt_policy(s: &Setup) -> Result<()> {
         let hint = policy_errno_hint(errno, policy == R::Deadline);
         let e = if errno > 0 { std::io::Error::from_raw_os_error(errno).to_string() } else { e };
         let what = match s.dl {
-            Some((r, d, p)) => format!("sched_setattr(SCHED_DEADLINE, runtime {r} ns, deadline {d} ns, period {p} ns)"),
+            Some(d) => format!(
+                "sched_setattr(SCHED_DEADLINE, runtime {} ns, deadline {} ns, period {} ns)",
+                d.runtime_ns, d.deadline_ns, d.period_ns
+            ),
             None => format!("sched_setscheduler({policy:?}, priority {})", s.rt_priority),
         };
         bail!(
@@ -227,6 +230,8 @@ fn setup_thread(s: &Setup) -> Result<()> {
         Policy::Normal => None,
         Policy::Batch => Some(N::Batch),
         Policy::Idle => Some(N::Idle),
+        // plan::check_rt_tasks refuses a stop task before any worker starts.
+        Policy::Stop => return Err(anyhow!("{}: a stop task cannot be made from userspace", s.name)),
         Policy::Fifo | Policy::Rr | Policy::Deadline => {
             // The nice value first, while the thread is still fair: an RT or
             // deadline task keeps it as its static priority only (6.18
@@ -303,7 +308,7 @@ fn work(out: &mut impl Write) -> Result<()> {
             nice: i32::from(ts.nice),
             policy: ts.policy,
             rt_priority: ts.rt_priority,
-            dl: ts.dl.map(|d| (d.runtime_ns, d.deadline_ns, d.period_ns)),
+            dl: ts.dl,
         };
         let wake_in = open_fifo(&dir.join(format!("wake-{task}")))?;
         let serves = ts.program.steps.contains(&sim_core::Step::Serve);
@@ -447,7 +452,7 @@ mod tests {
         std::thread::spawn(move || setup_thread(&setup)).join().expect("thread")
     }
 
-    fn setup(policy: Policy, cpus: Vec<u16>, rt_priority: u8, dl: Option<(u64, u64, u64)>) -> Setup {
+    fn setup(policy: Policy, cpus: Vec<u16>, rt_priority: u8, dl: Option<sim_core::DlParams>) -> Setup {
         Setup { name: format!("test-{}", policy.name()), cpus, nice: 0, policy, rt_priority, dl }
     }
 
@@ -461,7 +466,7 @@ mod tests {
         on_a_thread(setup(Policy::Fifo, vec![0], 1, None)).expect("SCHED_FIFO 1");
         on_a_thread(setup(Policy::Rr, vec![0], 2, None)).expect("SCHED_RR 2");
         // A deadline task may take a whole root domain (1 ms every 10 ms).
-        let dl = Some((1_000_000, 10_000_000, 10_000_000));
+        let dl = Some(sim_core::DlParams { runtime_ns: 1_000_000, deadline_ns: 10_000_000, period_ns: 10_000_000 });
         let Some(domain) = host.rt.root_domain_of(0).map(<[u16]>::to_vec) else {
             return println!("SKIPPED: deadline part, the root domains are unknown ({})", host.rt.root_domains_source);
         };

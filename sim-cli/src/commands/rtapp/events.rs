@@ -88,9 +88,15 @@ pub(super) fn thread_props(spec: &ScenarioSpec, t: &TaskSpec, instance: usize) -
         Policy::Fifo => "SCHED_FIFO",
         Policy::Rr => "SCHED_RR",
         Policy::Deadline => "SCHED_DEADLINE",
+        // No system call makes a stop task: the nearest userspace can ask
+        // for is what sched_set_stop_task makes it look like, FIFO 99
+        // (warned by the caller).
+        Policy::Stop => "SCHED_FIFO",
     };
     obj.insert("policy".into(), json!(policy));
-    if t.policy.is_rt() {
+    if t.policy == Policy::Stop {
+        obj.insert("priority".into(), json!(sim_core::STOP_RT_PRIORITY));
+    } else if t.policy.is_rt() {
         // For SCHED_FIFO/RR rt-app's priority is sched_priority.
         obj.insert("priority".into(), json!(t.rt_priority));
     } else if let Some(dl) = t.dl {

@@ -139,6 +139,15 @@ fn task_threads(
                 kept = false;
                 break;
             }
+            if k == 0 && t.policy == sim_core::Policy::Stop {
+                warnings.push(format!(
+                    "task {}: policy \"stop\" written as SCHED_FIFO 99: no system call makes a stop task (the \
+                     kernel gives the class only to its per-CPU stopper threads, sched_set_stop_task), and FIFO 99 \
+                     is what they look like to userspace; unlike a stop task it is preempted by deadline tasks (and \
+                     the 6.12+ fair server) and throttled by sched_rt_runtime_us",
+                    t.name
+                ));
+            }
             let mut obj = thread_props(spec, t, inst.map_or(0, |i| i as usize));
             let reps = forward_reps(spec, d, names);
             if let (true, Some(n)) = (reps > 1, t.program.iterations) {

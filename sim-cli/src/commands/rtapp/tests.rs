@@ -408,3 +408,21 @@ fn check_thread(what: &str, t: &Value, tasks: &Map<String, Value>) {
     }
     assert!(timed, "{what}: no event takes time");
 }
+
+/// A stop task has no system call: written as SCHED_FIFO 99 (what
+/// sched_set_stop_task makes it look like), with a warning saying how it differs.
+#[test]
+fn a_stop_task_becomes_fifo_99_with_a_warning() {
+    let toml = "schema = 1\nseed = 1\nduration = \"1s\"\n[machine]\ncpus = 2\n\
+                [[tasks]]\nname = \"migration\"\ncount = 2\ncpus = \"0-1\"\npin_each = true\npolicy = \"stop\"\n\
+                program = [{ sleep = \"10ms\" }, { run = \"5us\" }]\n";
+    let (doc, warnings) = export(&scenario(toml)).expect("exports");
+    let tasks = doc["tasks"].as_object().expect("tasks");
+    assert!(!tasks.is_empty());
+    for (name, t) in tasks {
+        assert_eq!((&t["policy"], &t["priority"]), (&json!("SCHED_FIFO"), &json!(99)), "{name}: {t}");
+    }
+    let said: Vec<&String> = warnings.iter().filter(|w| w.contains("policy \"stop\"")).collect();
+    assert_eq!(said.len(), 1, "{warnings:#?}");
+    assert!(said[0].contains("SCHED_FIFO 99") && said[0].contains("sched_rt_runtime_us"), "{}", said[0]);
+}

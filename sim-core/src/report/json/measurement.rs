@@ -42,6 +42,42 @@ pub(super) struct Host<'a> {
     tick_offset_ns: Option<u64>,
     /// Why the start was not aligned with the host's ticks.
     tick_grid_missing: Option<&'a str>,
+    /// The host's RT and deadline settings, read before the run (null: not read).
+    rt: Option<HostRt<'a>>,
+}
+
+/// The host's RT and deadline settings, read before the run wrote any; a
+/// value that could not be read is null.
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub(super) struct HostRt<'a> {
+    /// `kernel.sched_rt_runtime_us` (−1: no limit).
+    sched_rt_runtime_us: Option<i64>,
+    sched_rt_period_us: Option<i64>,
+    sched_rr_timeslice_ms: Option<i64>,
+    /// CONFIG_RT_GROUP_SCHED on (from 6.16 also not off at boot); null: could not tell.
+    rt_group_sched: Option<bool>,
+    /// Where `rt_group_sched` was read, or why not.
+    rt_group_sched_source: &'a str,
+    /// The root cpu cgroup's `cpu.rt_runtime_us`/`cpu.rt_period_us` (read under RT group scheduling).
+    root_rt_runtime_us: Option<i64>,
+    root_rt_period_us: Option<i64>,
+    /// Each online host CPU's fair server (6.12+ debugfs), when read.
+    fair_servers: Vec<FairServer>,
+    /// Why `fair_servers` is empty: `absent` (before 6.12) or `unreadable: …`; null when read.
+    fair_servers_missing: Option<&'a str>,
+    /// The root domains as CPU lists, when they could be told.
+    root_domains: Option<&'a [String]>,
+    /// How the root domains were found, or why not.
+    root_domains_source: &'a str,
+}
+
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub(super) struct FairServer {
+    cpu: u16,
+    runtime_ns: u64,
+    period_ns: u64,
 }
 
 /// One declared task's delays from the threads' timestamps and from `perf sched`.
@@ -160,6 +196,23 @@ pub(super) fn measurement_dto(m: &MeasuredInfo) -> Measurement<'_> {
             tick_grid_ns: h.tick_grid_ns,
             tick_offset_ns: h.tick_offset_ns,
             tick_grid_missing: h.tick_grid_missing.as_deref(),
+            rt: h.rt.as_ref().map(|r| HostRt {
+                sched_rt_runtime_us: r.sched_rt_runtime_us,
+                sched_rt_period_us: r.sched_rt_period_us,
+                sched_rr_timeslice_ms: r.sched_rr_timeslice_ms,
+                rt_group_sched: r.rt_group_sched,
+                rt_group_sched_source: &r.rt_group_sched_source,
+                root_rt_runtime_us: r.root_rt_runtime_us,
+                root_rt_period_us: r.root_rt_period_us,
+                fair_servers: r
+                    .fair_servers
+                    .iter()
+                    .map(|s| FairServer { cpu: s.cpu, runtime_ns: s.runtime_ns, period_ns: s.period_ns })
+                    .collect(),
+                fair_servers_missing: r.fair_servers_missing.as_deref(),
+                root_domains: r.root_domains.as_deref(),
+                root_domains_source: &r.root_domains_source,
+            }),
         },
         delays_from: &m.delays_from,
         perf_missing: m.perf_missing.as_deref(),

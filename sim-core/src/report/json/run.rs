@@ -163,10 +163,11 @@ pub(super) struct Task<'a> {
     group: &'a str,
     nice: i8,
     policy: &'a str,
-    /// RT and deadline tasks: `p->prio` as `sched_switch` prints it (0..98 RT, −1 deadline).
+    /// Stop, RT and deadline tasks: `p->prio` as `sched_switch` prints it
+    /// (0..98 RT, −1 deadline, 0 a stop task).
     #[serde(skip_serializing_if = "Option::is_none")]
     prio: Option<i32>,
-    /// RT tasks: `sched_priority` (1..99).
+    /// RT tasks: `sched_priority` (1..99) as the scenario sets it (none for a stop task).
     #[serde(skip_serializing_if = "Option::is_none")]
     rt_priority: Option<u8>,
     /// Deadline tasks: `sched_runtime`, `sched_deadline`, `sched_period` in ns.
@@ -382,7 +383,7 @@ pub(super) fn task_dto(t: &TaskReport) -> Task<'_> {
         nice: t.nice,
         policy: t.policy,
         prio: t.above_fair.map(|a| a.prio),
-        rt_priority: t.above_fair.filter(|a| a.dl.is_none()).map(|a| a.rt_priority),
+        rt_priority: t.above_fair.filter(|a| a.dl.is_none() && a.rt_priority > 0).map(|a| a.rt_priority),
         dl_runtime_ns: t.above_fair.and_then(|a| a.dl).map(|d| d.runtime_ns),
         dl_deadline_ns: t.above_fair.and_then(|a| a.dl).map(|d| d.deadline_ns),
         dl_period_ns: t.above_fair.and_then(|a| a.dl).map(|d| d.period_ns),
