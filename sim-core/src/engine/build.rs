@@ -269,6 +269,7 @@ pub(super) fn rt_class(spec: &ScenarioSpec, tasks: &[Task], topo: &Topology) -> 
         bw: RtBandwidth::of(rules, r.period_ns, r.runtime_ns, r.group_sched),
         rr_timeslice: r.rr_timeslice_ticks,
         distribute: rules.lowest_distribute,
+        overload_needs_two: rules.overload_needs_two,
     };
     let mut rt = RtClass::new(tasks.len(), rd_span, affine_spans, cfg);
     // RT and deadline time against fair capacity (`scale_rt_capacity`):
@@ -320,7 +321,7 @@ pub(super) fn dl_class(spec: &ScenarioSpec, tasks: &[Task]) -> DlClass {
         _ => None,
     };
     let mut dl = DlClass::new(tasks.len(), rd_spans(spec), server);
-    dl.set_overload_rule(spec.kernel.rules().rt.dl_overload_needs_two);
+    dl.set_overload_rule(spec.kernel.rules().rt.overload_needs_two);
     for (i, t) in tasks.iter().enumerate() {
         if let Some(p) = spec.tasks[t.spec].dl {
             dl.init_task(TaskId(i as u32), p.runtime_ns, p.deadline_ns, p.period_ns, t.affinity.clone());

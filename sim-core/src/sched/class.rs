@@ -331,7 +331,7 @@ mod tests {
         let mut cfs = Cfs::new(FairConfig::of(crate::sched::model::KernelModel::Linux44, tunables), GroupLoad::Pelt, 1);
         cfs.entities.push(SchedEntity::new(LoadWeight::for_task(Policy::Normal, 0), CfsRqId(0), Policy::Normal));
         let bw = RtBandwidth::of(crate::sched::model_rt::RT_44, 1_000_000_000, Some(950_000_000), false);
-        let cfg = RtConfig { bw, rr_timeslice: 25, distribute: false };
+        let cfg = RtConfig { bw, rr_timeslice: 25, distribute: false, overload_needs_two: false };
         let rt = RtClass::new(2, vec![CpuSet::all(1)], vec![vec![]], cfg);
         let stop = crate::sched::stop::StopClass::new(3, 1);
         let mut chain = ClassChain::new(cfs, rt, crate::sched::deadline::DlClass::new(3, vec![CpuSet::all(1)], None), stop);

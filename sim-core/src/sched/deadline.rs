@@ -122,7 +122,7 @@ pub struct DlClass {
     rd_span: Vec<CpuSet>,
     /// Each deadline task's `cpus_mask` (empty for other tasks).
     allowed: Vec<CpuSet>,
-    /// `RtRules::dl_overload_needs_two`.
+    /// `RtRules::overload_needs_two`.
     overload_needs_two: bool,
 }
 
@@ -179,7 +179,7 @@ impl DlClass {
         e.dl_new = true;
     }
 
-    /// The version's overload rule (`RtRules::dl_overload_needs_two`).
+    /// The version's overload rule (`RtRules::overload_needs_two`).
     pub fn set_overload_rule(&mut self, needs_two: bool) {
         self.overload_needs_two = needs_two;
     }

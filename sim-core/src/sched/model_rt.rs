@@ -76,11 +76,14 @@ pub struct RtRules {
     /// task woken under a running deadline task; 6.12+ `rt_prio` also asks
     /// `prio >= MAX_DL_PRIO` and does not.
     pub rt_task_includes_dl: bool,
-    /// A CPU is deadline-overloaded (`rd->dlo_mask`) with a migratory task
-    /// and two queued (4.4, 6.6 `update_dl_migration`); 6.12+ whenever its
-    /// pushable tree is non-empty (`enqueue_pushable_dl_task`), which also
-    /// holds for one task replenished on an idle CPU.
-    pub dl_overload_needs_two: bool,
+    /// A CPU is RT- or deadline-overloaded (`rd->rto_mask`, `rd->dlo_mask`)
+    /// with a migratory task and two queued (4.4, 6.6 `update_rt_migration`,
+    /// `update_dl_migration`: `nr_migratory && nr_total/nr_running > 1`);
+    /// 6.12+ whenever its pushable list or tree is non-empty
+    /// (`enqueue_pushable_task`, `enqueue_pushable_dl_task`), which also
+    /// holds for one task queued behind a higher class or replenished on an
+    /// idle CPU.
+    pub overload_needs_two: bool,
     /// `__pick_next_task`'s fast path (prev not above fair and
     /// `rq->nr_running == rq->cfs.h_nr_queued`: only the fair pick) also
     /// skips a queued fair server: 6.18 leaves the server out of
@@ -100,7 +103,7 @@ pub const RT_44: RtRules = RtRules {
     dl_pull_if_prev_queued: true,
     later_in_domain: InDomain::Best,
     rt_task_includes_dl: true,
-    dl_overload_needs_two: true,
+    overload_needs_two: true,
     fast_path_skips_server: false,
 };
 pub const RT_66: RtRules = RtRules {
@@ -118,7 +121,7 @@ pub const RT_612: RtRules = RtRules {
     fair_server: Some(FairServerStop::OnLastDequeue),
     dl_time_in_rt_time: false,
     rt_task_includes_dl: false,
-    dl_overload_needs_two: false,
+    overload_needs_two: false,
     ..RT_66
 };
 pub const RT_618: RtRules =

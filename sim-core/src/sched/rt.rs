@@ -104,6 +104,8 @@ pub struct RtConfig {
     pub rr_timeslice: u32,
     /// `RtRules::lowest_distribute`.
     pub distribute: bool,
+    /// `RtRules::overload_needs_two`.
+    pub overload_needs_two: bool,
 }
 
 /// The RT class of every CPU.
@@ -120,6 +122,8 @@ pub struct RtClass {
     pub spread: CpuSpread,
     /// Per CPU: cpupri reads CPUPRI_HIGHER (a deadline entity arrived, 6.6+).
     dl_higher: Vec<bool>,
+    /// `RtRules::overload_needs_two`.
+    overload_needs_two: bool,
     /// `rt_period_active`, the next expiry and its generation.
     pub timer_active: bool,
     timer_at: u64,
@@ -154,6 +158,7 @@ impl RtClass {
             rr_timeslice: cfg.rr_timeslice,
             spread: CpuSpread::new(affine_spans, cfg.distribute),
             dl_higher: vec![false; ncpus],
+            overload_needs_two: cfg.overload_needs_two,
             timer_active: false,
             timer_at: 0,
             timer_stale: 0,
@@ -212,11 +217,16 @@ impl RtClass {
         rq.queue.iter().copied().find(|&t| Some(t) != running && self.tasks[t.index()].migratable && allowed(t))
     }
 
-    /// `rt_rq->overloaded` (the CPU's bit in `rd->rto_mask`): a pushable
-    /// task is queued (6.12+ `rt_set_overload` on a non-empty pushable
-    /// list; 4.4/6.6's `rt_nr_migratory && rt_nr_total > 1` differs only
-    /// when the migratable task is the running one, which push skips).
+    /// `rt_rq->overloaded` (the CPU's bit in `rd->rto_mask`): 6.12+ a
+    /// pushable task is queued (`enqueue_pushable_task`); 4.4/6.6
+    /// `update_rt_migration`: a migratory task and two queued
+    /// (`rt_nr_migratory && rt_nr_total > 1`; `RtRules::overload_needs_two`),
+    /// so a lone RT task queued behind a stop or deadline task is not pushed.
     pub fn overloaded(&self, cpu: CpuId) -> bool {
+        if self.overload_needs_two {
+            let q = &self.rqs[cpu.index()].queue;
+            return q.len() > 1 && q.iter().any(|t| self.tasks[t.index()].migratable);
+        }
         self.highest_pushable(cpu, |_| true).is_some()
     }
 

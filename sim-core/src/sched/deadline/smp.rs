@@ -51,7 +51,7 @@ impl DlClass {
     /// pushable task is queued (`enqueue_pushable_dl_task` sets it), so a
     /// task replenished on an idle CPU is pushed to a free one; 4.4/6.6
     /// `update_dl_migration`: a migratory task and two queued
-    /// (`dl_nr_migratory && dl_nr_running > 1`; `RtRules::dl_overload_needs_two`).
+    /// (`dl_nr_migratory && dl_nr_running > 1`; `RtRules::overload_needs_two`).
     pub fn overloaded(&self, cpu: CpuId) -> bool {
         if self.overload_needs_two {
             let q = &self.queued[cpu.index()];
