@@ -2,10 +2,9 @@
 //! 6.6.9, 6.12.0, 6.18.2; docs/kernel/rt-class.md). Each comment gives the
 //! rule and the arithmetic; the asserts check the switch times it predicts.
 
-use super::tests::{switch_ins, traced};
+use super::tests::{switch_ins, switch_ins_on, traced};
 use crate::engine::Simulation;
-use crate::ids::{CpuId, TaskId};
-use crate::metrics::history::RecordKind;
+use crate::ids::TaskId;
 
 const MS: u64 = 1_000_000;
 
@@ -14,20 +13,6 @@ fn scenario(version: &str, cpus: u16, duration: &str, extra: &str, tasks: &str) 
         "schema = 1\nseed = 1\nduration = \"{duration}\"\n[kernel]\nversion = \"{version}\"\n\
          [machine]\ncpus = {cpus}\nhz = 250\n{extra}\n{tasks}"
     )
-}
-
-/// `(time, comm)` of every switch-in on `cpu`.
-fn switch_ins_on(sim: &Simulation, cpu: u16) -> Vec<(u64, String)> {
-    sim.trace()
-        .iter()
-        .filter(|r| r.cpu == CpuId(cpu))
-        .filter_map(|r| match r.kind {
-            RecordKind::Switch { next, .. } => {
-                Some((r.at.ns(), next.map_or("<idle>".to_string(), |t| sim.task_comm(t).to_string())))
-            }
-            _ => None,
-        })
-        .collect()
 }
 
 fn first_in(sim: &Simulation, comm: &str, from: u64) -> u64 {

@@ -3,8 +3,9 @@
 //! Each comment gives the rule; the asserts check the switch times it
 //! predicts, with the invariants checked after every event.
 
+use super::tests::switch_ins_on;
 use crate::engine::Simulation;
-use crate::ids::{CpuId, TaskId};
+use crate::ids::TaskId;
 use crate::metrics::history::RecordKind;
 use crate::scenario::Scenario;
 
@@ -25,20 +26,6 @@ fn checked(toml: &str) -> Simulation {
     sim.enable_trace(crate::metrics::recorder::TraceWindow::all(100_000));
     sim.run_to_end_checked().unwrap_or_else(|e| panic!("{e}"));
     sim
-}
-
-/// `(time, comm)` of every switch-in on `cpu`.
-fn switch_ins_on(sim: &Simulation, cpu: u16) -> Vec<(u64, String)> {
-    sim.trace()
-        .iter()
-        .filter(|r| r.cpu == CpuId(cpu))
-        .filter_map(|r| match r.kind {
-            RecordKind::Switch { next, .. } => {
-                Some((r.at.ns(), next.map_or("<idle>".to_string(), |t| sim.task_comm(t).to_string())))
-            }
-            _ => None,
-        })
-        .collect()
 }
 
 /// A stop task waking on a CPU that runs a FIFO 99 task preempts it at

@@ -30,8 +30,18 @@ pub(super) fn traced(toml: &str) -> Simulation {
 
 /// `(time, comm switched in)` for every switch on CPU 0.
 pub(super) fn switch_ins(sim: &Simulation) -> Vec<(u64, String)> {
+    switch_ins_where(sim, |_| true)
+}
+
+/// `(time, comm)` of every switch-in on `cpu`.
+pub(super) fn switch_ins_on(sim: &Simulation, cpu: u16) -> Vec<(u64, String)> {
+    switch_ins_where(sim, |r| r.cpu == crate::ids::CpuId(cpu))
+}
+
+fn switch_ins_where(sim: &Simulation, keep: impl Fn(&crate::metrics::history::SchedRecord) -> bool) -> Vec<(u64, String)> {
     sim.trace()
         .iter()
+        .filter(|r| keep(r))
         .filter_map(|r| match r.kind {
             RecordKind::Switch { next, .. } => {
                 Some((r.at.ns(), next.map_or("<idle>".to_string(), |t| sim.task_comm(t).to_string())))

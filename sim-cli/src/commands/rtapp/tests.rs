@@ -15,7 +15,19 @@ fn events(t: &Value) -> Vec<(String, Value)> {
         Some(p) => p.as_object().expect("phases").values().map(|v| v.as_object().expect("a phase")).collect(),
         None => vec![obj],
     };
-    const PROPS: &[&str] = &["instance", "cpus", "policy", "priority", "taskgroup", "delay", "loop", "phases"];
+    const PROPS: &[&str] = &[
+        "instance",
+        "cpus",
+        "policy",
+        "priority",
+        "dl-runtime",
+        "dl-period",
+        "dl-deadline",
+        "taskgroup",
+        "delay",
+        "loop",
+        "phases",
+    ];
     phases
         .into_iter()
         .flat_map(|p| p.iter().filter(|(k, _)| !PROPS.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())))
