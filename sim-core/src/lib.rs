@@ -60,6 +60,7 @@ modules! {
     event,
     export,
     ids,
+    import,
     metrics,
     partial,
     plot,
@@ -80,6 +81,12 @@ modules! {
 
 // The public API: what the CLI, the web crate and library users need, by
 // concept. Front ends import these names from the root, never a module path.
+
+/// Scheduler traces of a real machine (`perf sched script` text): the parser and per-thread summary.
+pub use import::sched_text::{
+    CpuSched, ParseError as SchedTextError, SchedEvent, SchedRecord as SchedTextRecord, SchedSummary, ThreadSched,
+    parse_script as parse_sched_text, summarize as summarize_sched_text,
+};
 
 /// Block devices and elevators: specs, presets, the flash curve and its fit to fio samples.
 pub use block::bfq::GROUP_WEIGHT_DEFAULT as BFQ_GROUP_WEIGHT_DEFAULT;

@@ -217,6 +217,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("block/", &["crate::engine", "crate::report", "crate::plot", "crate::export", "crate::sweep"]),
     ("workload/", &["crate::engine", "crate::report", "crate::plot", "crate::export", "crate::sweep"]),
     ("userspace_io/", &["crate::engine", "crate::report", "crate::plot", "crate::export", "crate::sweep"]),
+    ("import/", &["crate::engine", "crate::report", "crate::plot", "crate::export", "crate::sweep"]),
 ];
 
 /// Layers import downward only.

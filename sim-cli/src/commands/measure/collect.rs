@@ -5,7 +5,6 @@
 use super::culprits::CpuSpans;
 use super::foreign;
 use super::host::HostInfo;
-use super::perf_script;
 use super::plan::{Plan, list_text};
 use super::{Raw, thread::ThreadResult};
 use anyhow::Result;
@@ -99,10 +98,10 @@ pub fn measurement(scenario: &Scenario, host: &HostInfo, plan: &Plan, raw: Raw) 
 
     // The kernel's view, when perf recorded it.
     let mut perf_missing = raw.perf_missing.clone();
-    let parsed = raw.perf_text.as_deref().and_then(|text| match perf_script::parse_script(text) {
+    let parsed = raw.perf_text.as_deref().and_then(|text| match sim_core::parse_sched_text(text) {
         Ok(records) => {
             let tids: BTreeSet<u32> = tasks.iter().map(|t| t.tid).filter(|&t| t != 0).collect();
-            let summary = perf_script::summarize(&records, raw.t0, raw.end, Some(&tids));
+            let summary = sim_core::summarize_sched_text(&records, raw.t0, raw.end, Some(&tids));
             let own = foreign::Own { workload: &tids, tools: &raw.own_tids };
             let foreign = foreign::foreign_cpu(&records, raw.t0, raw.end, &workload_cpus(plan), &own);
             Some((summary, CpuSpans::build(&records), foreign))

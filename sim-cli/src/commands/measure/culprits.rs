@@ -3,7 +3,7 @@
 //! a delay with them. This fills the report's "CPU held by" column and the
 //! long-delay culprits, as the simulator's recorder does for a simulated run.
 
-use super::perf_script::{SchedEvent, SchedRecord};
+use sim_core::{SchedEvent, SchedTextRecord as SchedRecord};
 use std::collections::BTreeMap;
 
 /// A task on a CPU from `start` to `end`.

@@ -12,8 +12,8 @@
 //! kernel threads included). Time in interrupts is not in the switch records:
 //! it is charged to whichever task it interrupted.
 
-use super::perf_script::{SchedEvent, SchedRecord};
 use sim_core::{ForeignCpu, ForeignOnCpu};
+use sim_core::{SchedEvent, SchedTextRecord as SchedRecord};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Foreign CPU time above this share of (window × the workload's CPUs), in
@@ -67,7 +67,7 @@ impl Tally {
 
 /// The foreign CPU time on `cpus` (host CPUs) over `[from, to)`. `records`
 /// are in time order, as `perf sched script` prints them. As in
-/// `perf_script::summarize`, a CPU's run before its first switch is credited
+/// `sim_core::summarize_sched_text`, a CPU's run before its first switch is credited
 /// to the task its first record shows there, from the first record on; a
 /// switch whose previous task is not the one known to run (lost events)
 /// credits nothing.
@@ -172,10 +172,10 @@ fn parse_stat_ppid(stat: &str) -> Option<u32> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::perf_script::parse_script;
     use super::*;
+    use sim_core::parse_sched_text as parse_script;
 
-    const REAL: &str = include_str!("fixtures/real_sched_script.txt");
+    const REAL: &str = include_str!("../../../../sim-core/src/import/fixtures/real_sched_script.txt");
 
     fn owns(workload: &[u32], tools: &[u32]) -> (BTreeSet<u32>, BTreeSet<u32>) {
         (workload.iter().copied().collect(), tools.iter().copied().collect())

@@ -10,7 +10,7 @@
 //! (`cgroup`) → FIFOs for wake-ups and work items → worker processes
 //! (`worker`, one per session and cgroup; their threads run the programs,
 //! `thread`) → `perf sched record` (`perf`) → go → results → `perf sched
-//! script` parsed (`perf_script`) → the report (`collect`, with the foreign
+//! script` parsed (sim-core `import::sched_text`) → the report (`collect`, with the foreign
 //! CPU time on the workload's CPUs from `foreign`). Cleanup runs on every
 //! path, Ctrl-C included (`signals`).
 
@@ -22,7 +22,6 @@ pub mod foreign;
 pub mod host;
 pub mod host_rt;
 pub mod perf;
-pub mod perf_script;
 pub mod plan;
 pub mod settings;
 pub mod signals;

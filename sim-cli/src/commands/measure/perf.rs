@@ -1,5 +1,5 @@
 //! Runs `perf sched record` system-wide beside a measured workload and reads
-//! the recording back as `perf sched script` text (parsed by `perf_script`).
+//! the recording back as `perf sched script` text (parsed by sim-core `import::sched_text`).
 //!
 //! perf records with `-k CLOCK_MONOTONIC`, the clock the runner stamps its own
 //! events with, so both timelines line up without any offset guessing. perf is
@@ -25,7 +25,7 @@ const START_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long `stop` waits for perf to write its file and exit after SIGINT
 /// (perf 6.1 takes about 1.5 s here even for a short recording).
 const STOP_TIMEOUT: Duration = Duration::from_secs(20);
-/// The fields `perf_script::parse_script` reads, with nanosecond timestamps.
+/// The fields `sim_core::parse_sched_text` reads, with nanosecond timestamps.
 const SCRIPT_FIELDS: &str = "comm,tid,cpu,time,event,trace";
 
 /// Directories where the kernel's trace events may be listed.
@@ -281,7 +281,7 @@ impl Drop for PerfRecorder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::commands::measure::perf_script::{SchedEvent, parse_script, summarize};
+    use sim_core::{SchedEvent, parse_sched_text as parse_script, summarize_sched_text as summarize};
     use std::collections::BTreeSet;
 
     fn monotonic_ns() -> u64 {

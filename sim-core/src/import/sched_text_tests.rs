@@ -3,8 +3,8 @@
 
 use super::*;
 
-const REAL: &str = include_str!("../fixtures/real_sched_script.txt");
-const HAND: &str = include_str!("../fixtures/hand_made_sched_script.txt");
+const REAL: &str = include_str!("fixtures/real_sched_script.txt");
+const HAND: &str = include_str!("fixtures/hand_made_sched_script.txt");
 
 fn switch(t: u64, cpu: u16, prev: u32, state: &str, next: u32) -> SchedRecord {
     let name = |p: u32| if p == 0 { format!("swapper/{cpu}") } else { format!("t{p}") };

@@ -1,5 +1,6 @@
 //! Parses the text of `perf sched script` (and `perf script`) for the five
-//! scheduler tracepoints `sim-cli measure` needs, and turns the records into
+//! scheduler tracepoints `sim-cli measure` (and, next, `sim-cli import`)
+//! needs, and turns the records into
 //! the per-thread and per-CPU statistics the simulator reports: wakeup delay,
 //! preemption delay, runtime, switches, migrations and CPU busy time.
 //!
@@ -397,6 +398,104 @@ impl Track {
         self.wakeup = None;
         self.waking_before_block = None;
     }
+
+    /// Switched out at `t`: preempted (`R`/`R+`) or blocked.
+    fn switched_out(&mut self, t: u64, runnable: bool) {
+        self.clear_wakes();
+        if runnable {
+            self.state = State::Preempted(t);
+        } else {
+            self.state = State::Blocked;
+            self.waking_before_block = self.waking_in_run;
+        }
+        self.waking_in_run = None;
+    }
+
+    /// Switched in at `t`: a wait that ends here is a delay when `window`.
+    fn switched_in(&mut self, t: u64, window: bool) {
+        match self.state {
+            State::Preempted(since) if window => self.out.preempt_delays.push((t, t.saturating_sub(since))),
+            State::Blocked | State::Unknown if window => {
+                if let Some(w) = self.wake_instant(true) {
+                    self.out.wakeup_delays.push((t, t.saturating_sub(w)));
+                }
+            }
+            _ => {}
+        }
+        self.state = State::Running;
+        self.clear_wakes();
+        self.waking_in_run = None;
+    }
+
+    /// A sched_waking (`waking`) or sched_wakeup at `t`.
+    fn woken(&mut self, t: u64, waking: bool) {
+        match self.state {
+            State::Running if waking => self.waking_in_run = Some(t),
+            State::Blocked | State::Unknown if waking => {
+                self.waking.get_or_insert(t);
+            }
+            State::Blocked | State::Unknown => {
+                self.wakeup.get_or_insert(t);
+            }
+            _ => {}
+        }
+    }
+
+    /// sched_wakeup_new at `t`: a new task (or one reusing a tid) starts afresh.
+    fn forked(&mut self, t: u64) {
+        self.state = State::Blocked;
+        self.clear_wakes();
+        self.waking_in_run = None;
+        self.waking = Some(t);
+    }
+
+    /// The entry for a task a record names, its comm and whether the window saw it.
+    fn named<'a>(threads: &'a mut BTreeMap<u32, Track>, tid: u32, comm: &str, window: bool) -> &'a mut Track {
+        let th = threads.entry(tid).or_default();
+        comm.clone_into(&mut th.out.comm);
+        th.touched |= window;
+        th
+    }
+}
+
+/// One `CpuSched` per CPU number up to the highest the records name.
+fn cpu_slots(records: &[SchedRecord]) -> Vec<CpuSched> {
+    let max_cpu = records
+        .iter()
+        .map(|r| match r.event {
+            SchedEvent::Waking { target_cpu, .. }
+            | SchedEvent::Wakeup { target_cpu, .. }
+            | SchedEvent::WakeupNew { target_cpu, .. } => r.cpu.max(target_cpu),
+            SchedEvent::Migrate { orig_cpu, dest_cpu, .. } => r.cpu.max(orig_cpu).max(dest_cpu),
+            SchedEvent::Switch { .. } => r.cpu,
+        })
+        .max();
+    match max_cpu {
+        Some(m) => (0..=m).map(|cpu| CpuSched { cpu, ..CpuSched::default() }).collect(),
+        None => Vec::new(),
+    }
+}
+
+/// The threads of the summary: the selected ones the window saw, with the
+/// wait still open at `to_ns`.
+fn finish(threads: BTreeMap<u32, Track>, to_ns: u64, selected: impl Fn(u32) -> bool) -> BTreeMap<u32, ThreadSched> {
+    let mut out = BTreeMap::new();
+    for (tid, mut th) in threads {
+        if !selected(tid) {
+            continue;
+        }
+        let open_since = match th.state {
+            State::Preempted(since) => Some(since),
+            State::Blocked | State::Unknown => th.wake_instant(false),
+            State::Running => None,
+        };
+        th.out.open_wait_ns = open_since.map(|s| to_ns.saturating_sub(s));
+        if th.touched || th.out.runtime_ns > 0 || open_since.is_some() {
+            th.out.tid = tid;
+            out.insert(tid, th.out);
+        }
+    }
+    out
 }
 
 /// Statistics over `[from_ns, to_ns)`: delays that END in the window, runtime/busy time clipped to it.
@@ -420,20 +519,7 @@ pub fn summarize(records: &[SchedRecord], from_ns: u64, to_ns: u64, tids: Option
     let in_window = |t: u64| t >= from_ns && t < to_ns;
     let clip = |a: u64, b: u64| b.min(to_ns).saturating_sub(a.max(from_ns));
 
-    let max_cpu = records
-        .iter()
-        .map(|r| match r.event {
-            SchedEvent::Waking { target_cpu, .. }
-            | SchedEvent::Wakeup { target_cpu, .. }
-            | SchedEvent::WakeupNew { target_cpu, .. } => r.cpu.max(target_cpu),
-            SchedEvent::Migrate { orig_cpu, dest_cpu, .. } => r.cpu.max(orig_cpu).max(dest_cpu),
-            SchedEvent::Switch { .. } => r.cpu,
-        })
-        .max();
-    let mut cpus: Vec<CpuSched> = match max_cpu {
-        Some(m) => (0..=m).map(|cpu| CpuSched { cpu, ..CpuSched::default() }).collect(),
-        None => Vec::new(),
-    };
+    let mut cpus = cpu_slots(records);
     // Per CPU: the running task and since when.
     let mut current: Vec<Option<(u32, u64)>> = vec![None; cpus.len()];
     let trace_start = records.first().map_or(from_ns, |r| r.time_ns);
@@ -480,79 +566,34 @@ pub fn summarize(records: &[SchedRecord], from_ns: u64, to_ns: u64, tids: Option
                     cpus[c].switches += 1;
                 }
                 if prev != 0 {
-                    let th = threads.entry(prev).or_default();
-                    prev_comm.clone_into(&mut th.out.comm);
-                    th.touched |= window;
+                    let th = Track::named(&mut threads, prev, prev_comm, window);
                     if window && selected(prev) {
                         th.out.switches += 1;
                     }
-                    let runnable = matches!(prev_state.as_str(), "R" | "R+");
-                    th.clear_wakes();
-                    if runnable {
-                        th.state = State::Preempted(t);
-                    } else {
-                        th.state = State::Blocked;
-                        th.waking_before_block = th.waking_in_run;
-                    }
-                    th.waking_in_run = None;
+                    th.switched_out(t, matches!(prev_state.as_str(), "R" | "R+"));
                 }
                 if next != 0 {
-                    let th = threads.entry(next).or_default();
-                    next_comm.clone_into(&mut th.out.comm);
-                    th.touched |= window;
-                    match th.state {
-                        State::Preempted(since) if window => th.out.preempt_delays.push((t, t.saturating_sub(since))),
-                        State::Blocked | State::Unknown if window => {
-                            if let Some(w) = th.wake_instant(true) {
-                                th.out.wakeup_delays.push((t, t.saturating_sub(w)));
-                            }
-                        }
-                        _ => {}
-                    }
-                    th.state = State::Running;
-                    th.clear_wakes();
-                    th.waking_in_run = None;
+                    Track::named(&mut threads, next, next_comm, window).switched_in(t, window);
                 }
             }
             SchedEvent::Waking { comm, pid, .. } | SchedEvent::Wakeup { comm, pid, .. } => {
                 if *pid == 0 {
                     continue;
                 }
-                let th = threads.entry(*pid).or_default();
-                comm.clone_into(&mut th.out.comm);
-                th.touched |= window;
                 let waking = matches!(r.event, SchedEvent::Waking { .. });
-                match th.state {
-                    State::Running if waking => th.waking_in_run = Some(t),
-                    State::Blocked | State::Unknown if waking => {
-                        th.waking.get_or_insert(t);
-                    }
-                    State::Blocked | State::Unknown => {
-                        th.wakeup.get_or_insert(t);
-                    }
-                    _ => {}
-                }
+                Track::named(&mut threads, *pid, comm, window).woken(t, waking);
             }
             SchedEvent::WakeupNew { comm, pid, .. } => {
                 if *pid == 0 {
                     continue;
                 }
-                // A new task (or a new task reusing a tid): start afresh.
-                let th = threads.entry(*pid).or_default();
-                comm.clone_into(&mut th.out.comm);
-                th.touched |= window;
-                th.state = State::Blocked;
-                th.clear_wakes();
-                th.waking_in_run = None;
-                th.waking = Some(t);
+                Track::named(&mut threads, *pid, comm, window).forked(t);
             }
             SchedEvent::Migrate { comm, pid, orig_cpu, dest_cpu, .. } => {
                 if *pid == 0 {
                     continue;
                 }
-                let th = threads.entry(*pid).or_default();
-                comm.clone_into(&mut th.out.comm);
-                th.touched |= window;
+                let th = Track::named(&mut threads, *pid, comm, window);
                 if window && selected(*pid) {
                     th.out.migrations += 1;
                     cpus[usize::from(*orig_cpu)].migrations_out += 1;
@@ -568,24 +609,9 @@ pub fn summarize(records: &[SchedRecord], from_ns: u64, to_ns: u64, tids: Option
             credit(&mut threads, &mut cpus, c, tid, since, to_ns);
         }
     }
-    let mut out = SchedSummary { threads: BTreeMap::new(), cpus };
-    for (tid, mut th) in threads {
-        if !selected(tid) {
-            continue;
-        }
-        let open_since = match th.state {
-            State::Preempted(since) => Some(since),
-            State::Blocked | State::Unknown => th.wake_instant(false),
-            State::Running => None,
-        };
-        th.out.open_wait_ns = open_since.map(|s| to_ns.saturating_sub(s));
-        if th.touched || th.out.runtime_ns > 0 || open_since.is_some() {
-            th.out.tid = tid;
-            out.threads.insert(tid, th.out);
-        }
-    }
-    out
+    SchedSummary { threads: finish(threads, to_ns, selected), cpus }
 }
 
 #[cfg(test)]
+#[path = "sched_text_tests.rs"]
 mod tests;
