@@ -22,6 +22,21 @@ use crate::sched::rt_pressure::RqPressure;
 use linux44::Smp44;
 use linux6x::Smp6x;
 
+/// `msecs_to_jiffies` (rounding up, as for HZ not dividing 1000).
+fn msecs_to_jiffies(ms: u64, hz: u64) -> u64 {
+    (ms * hz).div_ceil(1000)
+}
+
+/// `init_sched_groups_capacity` → `update_group_capacity` at boot (jiffies
+/// 0; 4.4 and 6.x alike): each group's next capacity refresh, one domain
+/// balance interval on, clamped to [1, `max_load_balance_interval`].
+fn sgc_next_update_at_boot(topo: &crate::sched::topology::Topology, hz: u64, max_interval: u64) -> Vec<Vec<u64>> {
+    topo.domains
+        .iter()
+        .map(|d| vec![msecs_to_jiffies(d.balance_interval, hz).clamp(1, max_interval); d.groups.len()])
+        .collect()
+}
+
 /// The CPU chosen for a task and, when it differs from the task's CPU,
 /// why (for the migration counters and the trace).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -161,11 +161,7 @@ impl Smp44 {
         let sgc_imbalance = topo.domains.iter().map(|d| vec![false; d.groups.len()]).collect();
         // init_sched_groups_capacity → update_group_capacity at boot (jiffies 0).
         let max_interval = (hz * n as u64 / 10).max(1);
-        let sgc_next_update = topo
-            .domains
-            .iter()
-            .map(|d| vec![Self::msecs_to_jiffies(d.balance_interval, hz).clamp(1, max_interval); d.groups.len()])
-            .collect();
+        let sgc_next_update = super::sgc_next_update_at_boot(&topo, hz, max_interval);
         // init_sched_groups_capacity: nr_busy_cpus starts at group_weight.
         let nr_busy_cpus = topo.domains.iter().map(|d| d.groups.iter().map(|g| g.group_weight).collect()).collect();
         // update_top_cache_domain: sd_busy = sd_llc->parent.
@@ -238,11 +234,6 @@ impl Smp44 {
         self.topo.cpu_domains[cpu.index()].is_empty()
     }
 
-    /// `msecs_to_jiffies` (rounding up, as for HZ not dividing 1000).
-    fn msecs_to_jiffies(ms: u64, hz: u64) -> u64 {
-        (ms * hz).div_ceil(1000)
-    }
-
     /// `get_sd_balance_interval` (4.4 fair.c): interval × busy_factor when
     /// busy, in jiffies, clamped to [1, max_load_balance_interval].
     fn get_sd_balance_interval(&self, m: &impl Machine, cpu: CpuId, level: usize, cpu_busy: bool) -> u64 {
@@ -256,7 +247,7 @@ impl Smp44 {
         if cpu_busy {
             interval *= u64::from(d.busy_factor);
         }
-        Self::msecs_to_jiffies(interval, m.hz()).clamp(1, self.max_load_balance_interval)
+        super::msecs_to_jiffies(interval, m.hz()).clamp(1, self.max_load_balance_interval)
     }
 
     /// Refreshes the cached jiffy intervals of a domain after its
@@ -267,7 +258,7 @@ impl Smp44 {
         let st = &mut self.sd[cpu.index()][level];
         let ms = st.balance_interval;
         st.jiffies =
-            [Self::msecs_to_jiffies(ms, hz).clamp(1, max), Self::msecs_to_jiffies(ms * busy_factor, hz).clamp(1, max)];
+            [super::msecs_to_jiffies(ms, hz).clamp(1, max), super::msecs_to_jiffies(ms * busy_factor, hz).clamp(1, max)];
         st.jiffies_for = ms;
     }
 

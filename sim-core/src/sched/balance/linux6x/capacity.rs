@@ -59,7 +59,7 @@ impl Smp6x {
     pub(super) fn update_group_capacity(&mut self, m: &impl Machine, this_cpu: CpuId, level: usize, cpu: CpuId) {
         let d = self.topo.cpu_domains[this_cpu.index()][level];
         let sdg = self.topo.local_group(d, this_cpu);
-        let interval = Self::msecs_to_jiffies(self.sd[this_cpu.index()][level].balance_interval, m.hz())
+        let interval = super::super::msecs_to_jiffies(self.sd[this_cpu.index()][level].balance_interval, m.hz())
             .clamp(1, self.max_load_balance_interval);
         self.sgc_next_update[d.0 as usize][sdg] = m.jiffies() + interval;
         if level == 0 {

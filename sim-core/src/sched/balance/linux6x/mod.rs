@@ -265,11 +265,7 @@ impl Smp6x {
         let sgc_imbalance = topo.domains.iter().map(|d| vec![false; d.groups.len()]).collect();
         // init_sched_groups_capacity → update_group_capacity at boot (jiffies 0).
         let max_interval = (hz * n as u64 / 10).max(1);
-        let sgc_next_update = topo
-            .domains
-            .iter()
-            .map(|d| vec![Self::msecs_to_jiffies(d.balance_interval, hz).clamp(1, max_interval); d.groups.len()])
-            .collect();
+        let sgc_next_update = super::sgc_next_update_at_boot(&topo, hz, max_interval);
         let rq = RqSmp {
             next_balance: 0,
             idle_stamp: None,

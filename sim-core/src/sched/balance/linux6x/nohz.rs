@@ -252,7 +252,7 @@ impl Smp6x {
                 self.nohz_next_balance = next_balance;
             }
             if flags & NOHZ_STATS_KICK != 0 {
-                self.nohz_next_blocked = now + Self::msecs_to_jiffies(LOAD_AVG_PERIOD_MS, hz);
+                self.nohz_next_blocked = now + super::super::msecs_to_jiffies(LOAD_AVG_PERIOD_MS, hz);
             }
         }
         // There is still blocked load: enable the periodic update.

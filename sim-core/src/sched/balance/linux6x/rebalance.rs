@@ -25,11 +25,6 @@ impl Smp6x {
         self.topo.cpu_domains[cpu.index()].len()
     }
 
-    /// `msecs_to_jiffies` (rounding up, for HZ not dividing 1000).
-    pub(super) fn msecs_to_jiffies(ms: u64, hz: u64) -> u64 {
-        (ms * hz).div_ceil(1000)
-    }
-
     /// `get_sd_balance_interval` (6.x fair.c): `balance_interval` (ms),
     /// × `busy_factor` when busy, in jiffies, one less when busy (so that
     /// levels' periods are not multiples of each other), clamped to
@@ -39,7 +34,7 @@ impl Smp6x {
         if cpu_busy {
             interval *= u64::from(self.topo.domain(self.dom(cpu, level)).busy_factor);
         }
-        let mut interval = Self::msecs_to_jiffies(interval, hz);
+        let mut interval = super::super::msecs_to_jiffies(interval, hz);
         if cpu_busy {
             interval = interval.saturating_sub(1);
         }
