@@ -84,8 +84,9 @@ modules! {
 
 /// Scheduler traces of a real machine (`perf sched script` text): the parser and per-thread summary.
 pub use import::sched_text::{
-    CpuSched, ParseError as SchedTextError, SchedEvent, SchedRecord as SchedTextRecord, SchedSummary, ThreadSched,
-    parse_script as parse_sched_text, summarize as summarize_sched_text,
+    CpuSched, ParseError as SchedTextError, SchedEvent, SchedLine, SchedRecord as SchedTextRecord, SchedSummary,
+    ThreadSched, TraceHeader, parse_line_kind as parse_sched_line, parse_script as parse_sched_text,
+    summarize as summarize_sched_text,
 };
 
 /// Block devices and elevators: specs, presets, the flash curve and its fit to fio samples.

@@ -19,8 +19,33 @@ pub struct SchedRecord {
     pub cpu: u16,
     /// The task that was running on `cpu` when the event fired.
     pub tid: u32,
+    /// Its process (tgid) when the line carries one (`pid/tid`, ftrace's `( tgid)` column).
+    pub pid: Option<u32>,
     pub comm: String,
+    /// ftrace's context flags say the event fired in a hard or soft interrupt
+    /// (`h`/`s`): the task in the header did not cause it.
+    pub in_irq: bool,
     pub event: SchedEvent,
+}
+
+/// What one line of trace text holds (see [`parse_line_kind`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum SchedLine {
+    Record(SchedRecord),
+    /// A header fact (perf's `--header`, ftrace's `#P:`).
+    Header(TraceHeader),
+    /// Events the tracer dropped (`[LOST n EVENTS]`, perf's `LOST` records).
+    Lost(u64),
+    /// Blank, a comment, a call-chain line or an event this parser does not read.
+    Skipped,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum TraceHeader {
+    /// `# os release : 6.18.44-…`
+    OsRelease(String),
+    /// `# nrcpus online : 2`, ftrace's `#P:2`.
+    CpusOnline(u16),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -58,6 +83,17 @@ pub enum SchedEvent {
         prio: i32,
         orig_cpu: u16,
         dest_cpu: u16,
+    },
+    /// sched_process_fork: the header's task made `child_pid`.
+    Fork {
+        child_comm: String,
+        child_pid: u32,
+    },
+    /// sched_process_exit (6.18 adds `group_dead=`, not kept).
+    Exit {
+        comm: String,
+        pid: u32,
+        prio: i32,
     },
 }
 
@@ -108,6 +144,35 @@ pub fn parse_script(text: &str) -> Result<Vec<SchedRecord>, ParseError> {
     Ok(out)
 }
 
+/// One line of trace text, for streaming readers (`sim-cli import`): the
+/// same rules as [`parse_script`], plus header facts and lost-event marks.
+/// Err is the reason, without the line number (the caller counts lines).
+pub fn parse_line_kind(raw: &str) -> Result<SchedLine, String> {
+    let line = raw.trim_end_matches(['\r', '\n']);
+    let trimmed = line.trim();
+    if trimmed.is_empty() {
+        return Ok(SchedLine::Skipped);
+    }
+    if let Some(h) = trimmed.strip_prefix('#') {
+        return Ok(header(h.trim()).map_or(SchedLine::Skipped, SchedLine::Header));
+    }
+    Ok(parse_line(line)?.map_or(SchedLine::Skipped, SchedLine::Record))
+}
+
+/// A `#` line's fact: perf `--header` (`os release : X`, `nrcpus online : N`)
+/// or ftrace's `entries-in-buffer/entries-written: a/b   #P:N`.
+fn header(h: &str) -> Option<TraceHeader> {
+    if let Some(v) = h.strip_prefix("os release") {
+        let v = v.trim_start().strip_prefix(':')?.trim();
+        return (!v.is_empty()).then(|| TraceHeader::OsRelease(v.to_string()));
+    }
+    if let Some(v) = h.strip_prefix("nrcpus online") {
+        return v.trim_start().strip_prefix(':')?.trim().parse().ok().map(TraceHeader::CpusOnline);
+    }
+    let p = h.rfind("#P:")?;
+    h[p + 3..].trim().parse().ok().map(TraceHeader::CpusOnline)
+}
+
 /// One non-blank line: `Ok(None)` for an event this parser does not read.
 fn parse_line(line: &str) -> Result<Option<SchedRecord>, String> {
     let Some(anchor) = find_anchor(line) else {
@@ -151,7 +216,7 @@ fn parse_line(line: &str) -> Result<Option<SchedRecord>, String> {
         "sched_migrate_task" => parse_migrate(payload)?,
         _ => return Ok(None),
     };
-    Ok(Some(SchedRecord { time_ns: anchor.time_ns, cpu: anchor.cpu, tid, comm, event }))
+    Ok(Some(SchedRecord { time_ns: anchor.time_ns, cpu: anchor.cpu, tid, pid: None, comm, in_irq: false, event }))
 }
 
 /// A call-chain line (`perf script` with `-g` data): an address of at least
@@ -467,7 +532,7 @@ fn cpu_slots(records: &[SchedRecord]) -> Vec<CpuSched> {
             | SchedEvent::Wakeup { target_cpu, .. }
             | SchedEvent::WakeupNew { target_cpu, .. } => r.cpu.max(target_cpu),
             SchedEvent::Migrate { orig_cpu, dest_cpu, .. } => r.cpu.max(orig_cpu).max(dest_cpu),
-            SchedEvent::Switch { .. } => r.cpu,
+            SchedEvent::Switch { .. } | SchedEvent::Fork { .. } | SchedEvent::Exit { .. } => r.cpu,
         })
         .max();
     match max_cpu {
@@ -589,6 +654,7 @@ pub fn summarize(records: &[SchedRecord], from_ns: u64, to_ns: u64, tids: Option
                 }
                 Track::named(&mut threads, *pid, comm, window).forked(t);
             }
+            SchedEvent::Fork { .. } | SchedEvent::Exit { .. } => {}
             SchedEvent::Migrate { comm, pid, orig_cpu, dest_cpu, .. } => {
                 if *pid == 0 {
                     continue;

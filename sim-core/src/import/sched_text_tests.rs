@@ -12,7 +12,9 @@ fn switch(t: u64, cpu: u16, prev: u32, state: &str, next: u32) -> SchedRecord {
         time_ns: t,
         cpu,
         tid: prev,
+        pid: None,
         comm: name(prev),
+        in_irq: false,
         event: SchedEvent::Switch {
             prev_comm: name(prev),
             prev_pid: prev,
@@ -32,12 +34,12 @@ fn wake(t: u64, cpu: u16, by: u32, pid: u32, waking: bool) -> SchedRecord {
     } else {
         SchedEvent::Wakeup { comm, pid, prio, target_cpu }
     };
-    SchedRecord { time_ns: t, cpu, tid: by, comm: format!("t{by}"), event }
+    SchedRecord { time_ns: t, cpu, tid: by, pid: None, comm: format!("t{by}"), in_irq: false, event }
 }
 
 fn migrate(t: u64, cpu: u16, pid: u32, orig_cpu: u16, dest_cpu: u16) -> SchedRecord {
     let event = SchedEvent::Migrate { comm: format!("t{pid}"), pid, prio: 120, orig_cpu, dest_cpu };
-    SchedRecord { time_ns: t, cpu, tid: 0, comm: "swapper".to_string(), event }
+    SchedRecord { time_ns: t, cpu, tid: 0, pid: None, comm: "swapper".to_string(), in_irq: false, event }
 }
 
 #[test]
@@ -60,7 +62,9 @@ fn real_lines_from_this_machine_parse() {
             time_ns: 21_188_934_654_704,
             cpu: 1,
             tid: 32649,
+            pid: None,
             comm: "sh".to_string(),
+            in_irq: false,
             event: SchedEvent::Switch {
                 prev_comm: "sh".to_string(),
                 prev_pid: 32649,
@@ -106,7 +110,9 @@ fn hand_made_lines_parse() {
             time_ns: 100_000_001_000,
             cpu: 1,
             tid: 4242,
+            pid: None,
             comm: s("Web Content"),
+            in_irq: false,
             event: SchedEvent::Switch {
                 prev_comm: s("Web Content"),
                 prev_pid: 4242,

@@ -79,7 +79,9 @@ mod tests {
             time_ns: t,
             cpu,
             tid: prev,
+            pid: None,
             comm: "x".into(),
+            in_irq: false,
             event: SchedEvent::Switch {
                 prev_comm: "p".into(),
                 prev_pid: prev,
