@@ -44,10 +44,10 @@ described!(
 described!(
     /// A duration or a distribution of durations.
     Dist => {
-        "description": "A duration (\"50us\", or an integer of ns) or a distribution: const(d), uniform(lo, hi), exp(mean), normal(mean, sd), lognormal(median, sigma), pareto(scale, shape).",
+        "description": "A duration (\"50us\", or an integer of ns) or a distribution: const(d), uniform(lo, hi), exp(mean), normal(mean, sd), lognormal(median, sigma), pareto(scale, shape), empirical(0%: d, …, 100%: d).",
         "anyOf": [
             { "type": "integer", "minimum": 0, "maximum": 86_400_000_000_000u64 },
-            { "type": "string", "pattern": r"^\s*([0-9]|(const|uniform|exp|normal|lognormal|pareto)\s*\()" }
+            { "type": "string", "pattern": r"^\s*([0-9]|(const|uniform|exp|normal|lognormal|pareto|empirical)\s*\()" }
         ]
     }
 );

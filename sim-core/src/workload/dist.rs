@@ -41,7 +41,15 @@ pub enum Dist {
         scale: u64,
         shape: f64,
     },
+    /// Observed quantiles, `(probability in [0, 1], ns)`, from 0 to 1:
+    /// sampled by linear interpolation of the inverse CDF between them, so
+    /// the observed minimum and maximum are kept exactly (`sim-cli import`
+    /// writes these from a trace's bursts).
+    Empirical(Box<[(f64, u64)]>),
 }
+
+/// The most points an `empirical(…)` may list.
+pub const EMPIRICAL_POINTS_MAX: usize = 64;
 
 impl Dist {
     /// Parses `"50us"`, `"exp(1ms)"`, `"uniform(1ms, 5ms)"`, `"normal(2ms, 500us)"`,
@@ -109,9 +117,10 @@ impl Dist {
                 }
                 Dist::Pareto { scale, shape: shape(args[1], "shape")? }
             }
+            "empirical" => Dist::Empirical(empirical(&args, unit)?),
             other => {
                 return Err(format!(
-                    "unknown distribution `{other}`; allowed: const, uniform, exp, normal, lognormal, pareto"
+                    "unknown distribution `{other}`; allowed: const, uniform, exp, normal, lognormal, pareto, empirical"
                 ));
             }
         };
@@ -121,6 +130,7 @@ impl Dist {
     /// Draws one duration in ns, in `[0, SAMPLE_MAX_NS]`.
     pub fn sample(&self, rng: &mut SimRng) -> u64 {
         let x = match *self {
+            Dist::Empirical(ref points) => inverse_cdf(points, rng.unit_f64()),
             Dist::Const(v) => return v,
             Dist::Uniform { low, high } => return rng.range_inclusive(low, high),
             Dist::Exp { mean } => mean as f64 * super::ziggurat::exp1(rng),
@@ -135,6 +145,10 @@ impl Dist {
     /// like samples are.
     pub fn mean_ns(&self) -> f64 {
         let m = match *self {
+            // The mean of a piecewise-linear inverse CDF: each segment's midpoint, weighted by its probability.
+            Dist::Empirical(ref points) => {
+                points.windows(2).map(|w| (w[1].0 - w[0].0) * (w[0].1 as f64 + w[1].1 as f64) / 2.0).sum()
+            }
             Dist::Const(v) => v as f64,
             Dist::Uniform { low, high } => (low as f64 + high as f64) / 2.0,
             Dist::Exp { mean } => mean as f64,
@@ -155,6 +169,7 @@ impl Dist {
             Dist::Normal { mean, sd } => mean == 0 && sd == 0,
             Dist::LogNormal { median, .. } => median == 0,
             Dist::Pareto { .. } => false,
+            Dist::Empirical(ref points) => points.last().is_none_or(|p| p.1 == 0),
         }
     }
 }
@@ -170,8 +185,67 @@ impl std::fmt::Display for Dist {
             Dist::Normal { mean, sd } => write!(f, "normal({}, {})", d(mean), d(sd)),
             Dist::LogNormal { median, sigma } => write!(f, "lognormal({}, {sigma})", d(median)),
             Dist::Pareto { scale, shape } => write!(f, "pareto({}, {shape})", d(scale)),
+            Dist::Empirical(ref points) => {
+                f.write_str("empirical(")?;
+                for (i, &(p, v)) in points.iter().enumerate() {
+                    let sep = if i == 0 { "" } else { ", " };
+                    write!(f, "{sep}{}%: {}", percent_text(p), d(v))?;
+                }
+                f.write_str(")")
+            }
         }
     }
+}
+
+/// `"0%: 12us"`, … as `empirical(…)` lists them: percentages from 0 to 100,
+/// increasing, with values that never decrease.
+fn empirical(args: &[&str], unit: fn(&str) -> Result<u64, String>) -> Result<Box<[(f64, u64)]>, String> {
+    if !(2..=EMPIRICAL_POINTS_MAX).contains(&args.len()) {
+        return Err(format!(
+            "`empirical` takes 2 to {EMPIRICAL_POINTS_MAX} points `P%: duration`, got {}",
+            args.len()
+        ));
+    }
+    let mut points: Vec<(f64, u64)> = Vec::with_capacity(args.len());
+    for a in args {
+        let Some((p, v)) = a.split_once(':') else {
+            return Err(format!("empirical point `{a}` is not `P%: duration` (e.g. `99%: 2ms`)"));
+        };
+        let p = p.trim();
+        let pct: f64 = p
+            .strip_suffix('%')
+            .and_then(|n| n.trim().parse().ok())
+            .filter(|x: &f64| x.is_finite() && (0.0..=100.0).contains(x))
+            .ok_or_else(|| format!("empirical point `{a}`: `{p}` is not a percentage from 0% to 100%"))?;
+        let v = unit(v)?;
+        if let Some(&(lp, lv)) = points.last() {
+            if pct / 100.0 <= lp {
+                return Err(format!("empirical point `{a}`: percentages must increase (after {}%)", percent_text(lp)));
+            }
+            if v < lv {
+                return Err(format!("empirical point `{a}`: durations must not decrease along the percentages"));
+            }
+        }
+        points.push((pct / 100.0, v));
+    }
+    if points[0].0 != 0.0 || points[points.len() - 1].0 != 1.0 {
+        return Err("`empirical` must start at `0%:` (the minimum) and end at `100%:` (the maximum)".into());
+    }
+    Ok(points.into_boxed_slice())
+}
+
+/// The inverse CDF at `u` in `[0, 1)`: linear between the two points around it.
+fn inverse_cdf(points: &[(f64, u64)], u: f64) -> f64 {
+    let i = points.partition_point(|&(p, _)| p <= u).clamp(1, points.len() - 1);
+    let ((p0, v0), (p1, v1)) = (points[i - 1], points[i]);
+    v0 as f64 + (v1 as f64 - v0 as f64) * ((u - p0) / (p1 - p0)).clamp(0.0, 1.0)
+}
+
+/// A probability as the shortest percentage that reads back to it (`99.9`).
+fn percent_text(p: f64) -> String {
+    let pct = p * 100.0;
+    let rounded = (pct * 1e6).round() / 1e6;
+    format!("{rounded}")
 }
 
 /// Box–Muller with `libm` (one value per call; the pair's twin is discarded to
@@ -353,6 +427,31 @@ mod tests {
         assert!(Dist::parse("lognormal(1ms, NaN)").is_err());
         assert!(Dist::parse("gamma(1ms)").unwrap_err().contains("unknown distribution"));
         assert!(Dist::parse("exp(1ms").unwrap_err().contains("parenthesis"));
+    }
+
+    #[test]
+    fn empirical_reads_writes_and_keeps_its_extremes() {
+        let d = Dist::parse("empirical(0%: 10us, 50%: 20us, 99.9%: 100us, 100%: 3ms)").unwrap();
+        assert_eq!(d.to_string(), "empirical(0%: 10us, 50%: 20us, 99.9%: 100us, 100%: 3ms)");
+        assert_eq!(Dist::parse(&d.to_string()), Ok(d.clone()));
+        let mut rng = SimRng::new(5).stream("e");
+        let xs: Vec<u64> = (0..50_000).map(|_| d.sample(&mut rng)).collect();
+        assert!(xs.iter().all(|&x| (10_000..=3_000_000).contains(&x)));
+        let mean = xs.iter().sum::<u64>() as f64 / xs.len() as f64;
+        assert!((mean - d.mean_ns()).abs() / d.mean_ns() < 0.03, "{mean} vs {}", d.mean_ns());
+        let above = xs.iter().filter(|&&x| x > 100_000).count();
+        assert!((20..=90).contains(&above), "0.1% of 50k beyond 100us, got {above}");
+        for bad in [
+            "empirical(50%: 1ms, 100%: 2ms)",
+            "empirical(0%: 1ms, 90%: 2ms)",
+            "empirical(0%: 2ms, 100%: 1ms)",
+            "empirical(0%: 1ms, 0%: 2ms, 100%: 3ms)",
+            "empirical(0%: 1ms)",
+            "empirical(0: 1ms, 100%: 2ms)",
+            "empirical(0%: 1ms, 101%: 2ms)",
+        ] {
+            assert!(Dist::parse(bad).is_err(), "{bad} is refused");
+        }
     }
 
     #[test]

@@ -61,6 +61,7 @@ pub(super) fn dist_text(d: &Dist) -> String {
         Dist::Normal { mean, sd } => format!("normal({}, {})", f(*mean), f(*sd)),
         Dist::LogNormal { median, sigma } => format!("lognormal({}, {sigma})", f(*median)),
         Dist::Pareto { scale, shape } => format!("pareto({}, {shape})", f(*scale)),
+        Dist::Empirical(_) => d.to_string(),
     }
 }
 
