@@ -8,6 +8,7 @@ mod elision;
 mod errors;
 mod explosive;
 mod fuzz;
+mod import;
 mod invariants;
 mod io_invariants;
 mod limiter;

@@ -482,6 +482,22 @@ impl KernelModel {
         Self::ALL.into_iter().find(|m| m.version() == version)
     }
 
+    /// The model for a running kernel's release (`uname -r`, perf's `os
+    /// release` header: `6.18.44-fc-v669`): the newest model not newer than
+    /// it, so 6.8 runs as 6.6 and 5.15 as 4.4 (CFS until 6.6); None when the
+    /// text does not start with `MAJOR.MINOR`.
+    pub fn for_release(release: &str) -> Option<KernelModel> {
+        let mut parts = release.trim().split(|c: char| !c.is_ascii_digit());
+        let major: u32 = parts.next()?.parse().ok()?;
+        let minor: u32 = parts.next()?.parse().ok()?;
+        let key = |m: KernelModel| {
+            let (a, b) = m.version().split_once('.').unwrap_or(("0", "0"));
+            (a.parse::<u32>().unwrap_or(0), b.parse::<u32>().unwrap_or(0))
+        };
+        let best = Self::ALL.into_iter().filter(|&m| key(m) <= (major, minor)).max_by_key(|&m| key(m));
+        Some(best.unwrap_or(KernelModel::ALL[0]))
+    }
+
     /// The fair-class settings of this model: the `[cfs]` tunables (4.4
     /// has sched_latency_ns and the granularities, EEVDF base_slice_ns) and
     /// the `[features]` bits (`SchedFeatures::NAMES` on 4.4,
