@@ -103,6 +103,36 @@ pub enum Command {
         #[arg(long, default_value = "fitted")]
         name: String,
     },
+    /// Turn a scheduler trace of a real machine (`perf sched script` text,
+    /// `perf script` of sched tracepoints, ftrace or `trace-cmd report`
+    /// text; plain, gzip, or a perf.data file) into a scenario whose every
+    /// inference is a comment; with `--replay`, run it and print the import
+    /// report: the trace's delays per task beside the replay's.
+    Import {
+        /// The trace file, `-` for stdin.
+        trace: PathBuf,
+        /// Write the scenario here (default: stdout, unless --replay).
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// The thread (comm, or its family such as `worker` for `worker/3`) the report explains.
+        #[arg(long)]
+        victim: Option<String>,
+        /// Kernel model (`4.4`, `6.6`, `6.12`, `6.18`); default: the trace's `os release`, else the latest.
+        #[arg(long)]
+        kernel: Option<String>,
+        /// The tick rate, when it cannot be inferred.
+        #[arg(long)]
+        hz: Option<u32>,
+        /// Only this part of the trace: `A..B`, durations after its first record (`2s..5s`).
+        #[arg(long, value_name = "A..B")]
+        window: Option<String>,
+        /// Run the scenario and print the import report.
+        #[arg(long)]
+        replay: bool,
+        /// The import (and the report with --replay) as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Write the scenario (base or `--variant`, `--set` applied) as an rt-app
     /// JSON workload; each approximation is a `warning:` line on stderr.
     Export {

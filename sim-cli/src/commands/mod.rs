@@ -7,6 +7,7 @@
 pub mod compare;
 pub mod docs;
 pub mod fit_device;
+pub mod import;
 pub mod measure;
 pub mod rtapp;
 pub mod run;
@@ -44,6 +45,9 @@ pub fn execute(cli: Cli) -> Result<String> {
         Command::Schema { what } => Ok(docs::schema(what)),
         Command::Serve { dir, port } => serve::serve(&dir, port).map(|()| String::new()),
         Command::FitDevice { files, name } => fit_device::command(&files, &name),
+        Command::Import { trace, output, victim, kernel, hz, window, replay, json } => {
+            import::command(&import::Args { trace, output, victim, kernel, hz, window, replay, json })
+        }
         Command::Export { file, rt_app: _, variant, set, output } => {
             rtapp::command(&file, variant.as_deref(), &set, output.as_deref())
         }
@@ -74,6 +78,7 @@ mod tests {
             sweep::merge::merge(&[zero.to_path_buf()], None, false, None).map(|_| ()).unwrap_err(),
             fit_device::command(&[zero.to_path_buf()], "x").map(|_| ()).unwrap_err(),
             rtapp::command(zero, None, &[], None).map(|_| ()).unwrap_err(),
+            import::command(&import::Args::of(zero)).map(|_| ()).unwrap_err(),
         ];
         for e in errors {
             let e = format!("{e:#}");

@@ -232,6 +232,9 @@ impl Importer {
         let tick = infer_hz(&self.tracker.tick_candidates, origin, self.opts.hz);
         let frame = build::Frame { origin, window, cpus, victim: self.opts.victim.as_deref() };
         let decls = build::declarations(&self.tracker, &frame);
+        if decls.is_empty() {
+            return Err(self.error(None, "", format!("no thread ran in the {} the trace covers: nothing to model", dur(window))));
+        }
         let victim = self.victim_name(&decls);
         let duration = window.div_ceil(1_000_000) * 1_000_000;
         let m = emit::MachineText {
@@ -253,6 +256,10 @@ impl Importer {
         ];
         let name = fit::sanitize(self.opts.source.rsplit('/').next().unwrap_or("import"));
         let toml = emit::scenario(&format!("import-{name}"), &[header, notes.clone()].concat(), &m, victim.as_deref(), &decls);
+        // The scenario must load: a failure here is the importer's bug, said as such.
+        if let Err(e) = crate::scenario::Scenario::from_toml(&self.opts.source, &toml) {
+            return Err(self.error(None, "", format!("the imported scenario does not load (an importer bug; please report it): {e}")));
+        }
         let tasks = decls.iter().map(|d| self.imported(d)).collect();
         Ok(Import {
             toml,
