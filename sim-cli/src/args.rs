@@ -214,8 +214,9 @@ pub struct Export {
     pub plot: Option<PathBuf>,
     /// Write the scheduling trace as Chrome/Perfetto JSON (CPU tracks,
     /// wakeups, nr_running and min_vruntime counters, ftrace text for
-    /// Perfetto's native CPU view).
-    #[arg(long, value_name = "FILE.json")]
+    /// Perfetto's native CPU view); a `.txt` file gets the ftrace text
+    /// alone, which `sim-cli import` reads back.
+    #[arg(long, value_name = "FILE.json|FILE.txt")]
     pub trace: Option<PathBuf>,
     /// Print the `perf sched timehist -w -M` listing (wakeups and
     /// migrations) instead of the report.

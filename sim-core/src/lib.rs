@@ -107,7 +107,7 @@ pub use cpuset::CpuSet;
 pub use engine::{EventBudget, Simulation, StopReason};
 /// Scheduling traces: the window recorded, and the Chrome/Perfetto and timehist renderings.
 pub use export::Trace;
-pub use export::chrome::write_json as write_chrome_json;
+pub use export::chrome::{write_json as write_chrome_json, write_systrace as write_ftrace_text};
 pub use export::timehist::render as timehist_text;
 /// Ids and the seeded random streams (a measured workload draws as the simulator does).
 pub use ids::TaskId;

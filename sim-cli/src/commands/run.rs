@@ -51,7 +51,13 @@ pub fn run(a: RunArgs) -> Result<String> {
     let trace = Trace::from_sim(&mut sim);
     if let (Some(file), Some(out), Some(t)) = (&export.trace, trace_file, &trace) {
         let settings = sim_core::caption(&[(variant.as_deref().unwrap_or("base"), &report)]).join(" | ");
-        write_trace(file, out, t, &settings)?;
+        let header = format!(
+            "# os release : {} (schedlab model {})\n# nrcpus online : {}\n",
+            report.settings.kernel.version(),
+            report.settings.kernel.label(),
+            t.cpus
+        );
+        write_trace(file, out, t, &settings, &header)?;
         eprintln!("wrote {}: {}", file.display(), t.bound_text());
     }
     if let (true, Some(t)) = (export.timehist, &trace) {
@@ -83,8 +89,10 @@ pub fn run(a: RunArgs) -> Result<String> {
     Ok(text)
 }
 
-/// Streams the trace JSON into `file` (memory stays that of the records).
-fn write_trace(file: &std::path::Path, out: std::fs::File, t: &Trace, settings: &str) -> Result<()> {
+/// Streams the trace into `file` (memory stays that of the records): ftrace
+/// text after `header` (perf's `--header` lines, which `sim-cli import`
+/// reads) for a `.txt` file, Chrome/Perfetto JSON otherwise.
+fn write_trace(file: &std::path::Path, out: std::fs::File, t: &Trace, settings: &str, header: &str) -> Result<()> {
     use std::io::Write as _;
     /// `fmt::Write` onto a buffered file, keeping the first I/O error.
     struct Sink(std::io::BufWriter<std::fs::File>, Option<std::io::Error>);
@@ -98,7 +106,13 @@ fn write_trace(file: &std::path::Path, out: std::fs::File, t: &Trace, settings: 
     }
     let what = || format!("--trace {}: cannot write the file", file.display());
     let mut sink = Sink(std::io::BufWriter::new(out), None);
-    if sim_core::write_chrome_json(t, settings, &mut sink).is_err() {
+    let text = file.extension().is_some_and(|e| e == "txt");
+    let written = if text {
+        std::fmt::Write::write_str(&mut sink, header).and_then(|()| sim_core::write_ftrace_text(t, &mut sink))
+    } else {
+        sim_core::write_chrome_json(t, settings, &mut sink)
+    };
+    if written.is_err() {
         return Err(sink.1.map_or_else(|| anyhow::anyhow!("formatting failed"), anyhow::Error::from))
             .with_context(what);
     }

@@ -239,7 +239,8 @@ pub fn systrace(t: &Trace) -> String {
     out
 }
 
-fn write_systrace<W: Write>(t: &Trace, out: &mut W) -> std::fmt::Result {
+/// [`systrace`] streamed into `out` (`sim-cli run --trace FILE.txt`).
+pub fn write_systrace<W: Write>(t: &Trace, out: &mut W) -> std::fmt::Result {
     writeln!(out, "# tracer: nop\n#\n# {}\n#", t.bound_text())?;
     out.write_str("#           TASK-PID    CPU#  ||||    TIMESTAMP  FUNCTION\n#              | |        |   ||||       |         |\n")?;
     let secs = crate::time::Secs;
