@@ -82,15 +82,15 @@ modules! {
 // The public API: what the CLI, the web crate and library users need, by
 // concept. Front ends import these names from the root, never a module path.
 
-/// Scheduler traces of a real machine (`perf sched script` text): the parser and per-thread summary,
-/// and `sim-cli import`'s scenario builder and its report against a replay.
-pub use import::compare::{ImportReport, ImportRow, import_report};
 pub use import::sched_text::{
     CpuSched, ParseError as SchedTextError, SchedEvent, SchedLine, SchedRecord as SchedTextRecord, SchedSummary,
     ThreadSched, TraceHeader, parse_line_kind as parse_sched_line, parse_script as parse_sched_text,
     summarize as summarize_sched_text,
 };
 pub use import::{DelayFigures, Import, ImportError, ImportOptions, ImportedTask, Importer};
+/// Scheduler traces of a real machine (`perf sched script` text): the parser and per-thread summary,
+/// and `sim-cli import`'s scenario builder and its report against a replay.
+pub use report::import::{ImportReport, ImportRow, import_report};
 
 /// Block devices and elevators: specs, presets, the flash curve and its fit to fio samples.
 pub use block::bfq::GROUP_WEIGHT_DEFAULT as BFQ_GROUP_WEIGHT_DEFAULT;

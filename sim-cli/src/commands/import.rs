@@ -127,7 +127,7 @@ fn feed<R: BufRead>(r: &mut R, im: &mut Importer, path: &Path, bar: &indicatif::
         // Comms are bytes, not always UTF-8 (perf prints them raw).
         let line = String::from_utf8_lossy(&buf);
         im.push_line(&line).map_err(|e| anyhow!("{e}"))?;
-        if im.lines() % 65_536 == 0 {
+        if im.lines().is_multiple_of(65_536) {
             bar.inc(65_536);
         }
     }

@@ -138,7 +138,7 @@ pub fn period_of(th: &ThreadTrack) -> Option<(u64, String)> {
         sq += c as f64 * (v as f64 - k * p as f64).powi(2);
         n += c;
     }
-    let sd = if n > 0 { (sq / n as f64).sqrt() } else { 0.0 };
+    let sd = if n > 0 { libm::sqrt(sq / n as f64) } else { 0.0 };
     let why = format!(
         "period {} ± {} (bins of 1/32 octave) from {} wake-ups ({:.0} % of gaps within 10 % of a multiple)",
         dur(p),

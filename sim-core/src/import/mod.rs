@@ -4,10 +4,9 @@
 //! and CPU, for `sim-cli measure`. The rest is `sim-cli import`: a streaming
 //! pass over the records (`track`), fitted into declarations (`fit`,
 //! `build`), written as a scenario with its evidence (`emit`), and judged
-//! against a replay (`compare`). Pure: text in, values out.
+//! against a replay (`report::import`, above this layer). Pure: text in, values out.
 
 pub mod build;
-pub mod compare;
 pub mod emit;
 pub mod fit;
 pub mod sched_text;

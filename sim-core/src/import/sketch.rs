@@ -94,7 +94,7 @@ impl Sketch {
         }
         let m = self.mean();
         let var = (self.sum_sq / self.count as f64 - m * m).max(0.0);
-        var.sqrt() / m
+        libm::sqrt(var) / m
     }
 
     /// The value at quantile `q` in [0, 1]: the midpoint of its bin, clamped

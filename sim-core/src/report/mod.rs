@@ -14,6 +14,7 @@
 //! - `json`: the `--json` document; `timeline`: a traced run as text.
 
 mod build;
+pub mod import;
 pub mod io;
 pub mod json;
 pub mod limiter;

@@ -1,9 +1,9 @@
 //! The import report: per declaration, the trace's own delay figures
 //! beside the replay's. The fitted model is judged by it.
 
-use super::{DelayFigures, Import};
+use crate::import::{DelayFigures, Import};
 use crate::metrics::LatencySummary;
-use crate::report::RunReport;
+use super::RunReport;
 use crate::time::format_duration as dur;
 
 #[derive(Clone, Debug, serde::Serialize)]
