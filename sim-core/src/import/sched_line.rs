@@ -141,9 +141,12 @@ pub(super) fn parse_body(line: &str, process_events: bool) -> Result<SchedLine, 
     let anchor = match find_anchor(line) {
         Found::Anchor(a) => a,
         Found::Counter(stamp) => {
+            // 6.18 trace.c trace_clocks[]: counter, uptime (jiffies) and
+            // x86-tsc are not in ns (in_ns = 0).
             return Err(format!(
-                "timestamp `{stamp}` is a raw counter, not SECS.FRAC: the trace was recorded with a counter \
-                 trace_clock (x86-tsc, counter); record with a time clock (trace_clock local, global, mono or boot)"
+                "timestamp `{stamp}` is a raw count, not SECS.FRAC: the trace was recorded with a counter \
+                 trace_clock (counter, uptime, x86-tsc); record with a time clock (trace_clock local, global, \
+                 mono or boot)"
             ));
         }
         Found::Nothing => return no_anchor(line),
@@ -352,8 +355,9 @@ fn is_num(s: &str) -> bool {
     !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
 }
 
-fn tid_of(s: &str) -> Result<Option<u32>, String> {
-    s.parse().map(Some).map_err(|_| format!("tid `{s}` out of range"))
+/// A pid, tid or tgid of the line header.
+fn id(s: &str, what: &str) -> Result<u32, String> {
+    s.parse().map_err(|_| format!("{what} `{s}` out of range"))
 }
 
 /// The header before `[CPU]`: `comm tid`, `comm pid/tid`, or ftrace's
@@ -368,8 +372,8 @@ fn parse_task(head: &str) -> Result<Task<'_>, String> {
             && is_num(tid)
             && (is_num(inner) || (!inner.is_empty() && inner.bytes().all(|b| b == b'-')))
         {
-            let pid = if is_num(inner) { Some(inner.parse().map_err(|_| format!("tgid `{inner}` out of range"))?) } else { None };
-            return Ok(Task { comm: comm.trim(), tid: tid_of(tid)?, pid });
+            let pid = if is_num(inner) { Some(id(inner, "tgid")?) } else { None };
+            return Ok(Task { comm: comm.trim(), tid: Some(id(tid, "tid")?), pid });
         }
     }
     if let Some(p) = head.rfind(char::is_whitespace) {
@@ -384,20 +388,20 @@ fn parse_task(head: &str) -> Result<Task<'_>, String> {
         };
         if let Some((pid, tid)) = ids {
             let pid = match pid {
-                Some(p) => Some(p.parse().map_err(|_| format!("pid `{p}` out of range"))?),
+                Some(p) => Some(id(p, "pid")?),
                 None => None,
             };
-            let tid = if tid == "-1" { None } else { tid_of(tid)? };
+            let tid = if tid == "-1" { None } else { Some(id(tid, "tid")?) };
             return Ok(Task { comm: head[..p].trim(), tid, pid });
         }
     }
     if let Some((comm, tid)) = head.rsplit_once('-')
         && is_num(tid)
     {
-        return Ok(Task { comm: comm.trim(), tid: tid_of(tid)?, pid: None });
+        return Ok(Task { comm: comm.trim(), tid: Some(id(tid, "tid")?), pid: None });
     }
     if is_num(head) {
-        return Ok(Task { comm: "", tid: tid_of(head)?, pid: None });
+        return Ok(Task { comm: "", tid: Some(id(head, "tid")?), pid: None });
     }
     Err(format!("no tid before `[CPU]` in `{head}` (expected `comm tid`, `comm pid/tid` or `comm-tid`)"))
 }
