@@ -99,8 +99,8 @@ pub enum SchedEvent {
     },
 }
 
-/// The events read for `parse_script` (measure); the line parser reads fork and exit too.
-pub(super) const EVENTS: [&str; 5] =
+/// The events `parse_script` (measure) reads; `parse_line_kind` reads fork and exit too.
+const EVENTS: [&str; 5] =
     ["sched_switch", "sched_waking", "sched_wakeup", "sched_wakeup_new", "sched_migrate_task"];
 
 /// One line of trace text, for streaming readers (`sim-cli import`): the
