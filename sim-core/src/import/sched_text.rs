@@ -1,101 +1,22 @@
-//! Parses the text of `perf sched script` (and `perf script`) for the five
-//! scheduler tracepoints `sim-cli measure` (and, next, `sim-cli import`)
-//! needs, and turns the records into
-//! the per-thread and per-CPU statistics the simulator reports: wakeup delay,
-//! preemption delay, runtime, switches, migrations and CPU busy time.
+//! Parses the text of `perf sched script` (and `perf script`, ftrace,
+//! `trace-cmd report`) for the scheduler tracepoints `sim-cli measure` and
+//! `sim-cli import` need, and turns the records into the per-thread and
+//! per-CPU statistics the simulator reports: wakeup delay, preemption delay,
+//! runtime, switches, migrations and CPU busy time.
 //!
-//! Pure: text in, values out, no I/O. The parser follows the rules in
-//! formats.md §1 "Import format (perf script)": a line is anchored on its
-//! `[CPU]` field and the timestamp after it, and a `sched_switch` payload on
-//! its `==>`, because a comm may hold spaces, `-` and `:`. Every `key=` field
-//! that follows a comm is found from the right, so no comm can fool it.
+//! Pure: text in, values out, no I/O. The line parser (sched_line.rs, its
+//! names re-exported here) follows the rules in formats.md §1 "Import format
+//! (perf script)": a line is anchored on its `[CPU]` field and the timestamp
+//! after it, and a `sched_switch` payload on its `==>`, because a comm may
+//! hold spaces, `-` and `:`. Every `key=` field that follows a comm is found
+//! from the right, so no comm can fool it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-#[derive(Clone, Debug, PartialEq)]
-pub struct SchedRecord {
-    pub time_ns: u64,
-    pub cpu: u16,
-    /// The task that was running on `cpu` when the event fired.
-    pub tid: u32,
-    /// Its process (tgid) when the line carries one (`pid/tid`, ftrace's `( tgid)` column).
-    pub pid: Option<u32>,
-    pub comm: String,
-    /// ftrace's context flags say the event fired in a hard or soft interrupt
-    /// (`h`/`s`): the task in the header did not cause it.
-    pub in_irq: bool,
-    pub event: SchedEvent,
-}
-
-/// What one line of trace text holds (see [`parse_line_kind`]).
-#[derive(Clone, Debug, PartialEq)]
-pub enum SchedLine {
-    Record(SchedRecord),
-    /// A header fact (perf's `--header`, ftrace's `#P:`).
-    Header(TraceHeader),
-    /// Events the tracer dropped (`[LOST n EVENTS]`, perf's `LOST` records).
-    Lost(u64),
-    /// Blank, a comment, a call-chain line or an event this parser does not read.
-    Skipped,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum TraceHeader {
-    /// `# os release : 6.18.44-…`
-    OsRelease(String),
-    /// `# nrcpus online : 2`, ftrace's `#P:2`.
-    CpusOnline(u16),
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum SchedEvent {
-    Switch {
-        prev_comm: String,
-        prev_pid: u32,
-        prev_prio: i32,
-        prev_state: String,
-        next_comm: String,
-        next_pid: u32,
-        next_prio: i32,
-    },
-    Waking {
-        comm: String,
-        pid: u32,
-        prio: i32,
-        target_cpu: u16,
-    },
-    Wakeup {
-        comm: String,
-        pid: u32,
-        prio: i32,
-        target_cpu: u16,
-    },
-    WakeupNew {
-        comm: String,
-        pid: u32,
-        prio: i32,
-        target_cpu: u16,
-    },
-    Migrate {
-        comm: String,
-        pid: u32,
-        prio: i32,
-        orig_cpu: u16,
-        dest_cpu: u16,
-    },
-    /// sched_process_fork: the header's task made `child_pid`.
-    Fork {
-        child_comm: String,
-        child_pid: u32,
-    },
-    /// sched_process_exit (6.18 adds `group_dead=`, not kept).
-    Exit {
-        comm: String,
-        pid: u32,
-        prio: i32,
-    },
-}
+#[path = "sched_line.rs"]
+mod line;
+pub use line::{SchedEvent, SchedLine, SchedRecord, TraceHeader, parse_line_kind};
 
 /// A line of `perf sched script` text that names one of the five events
 /// [`parse_script`] reads but cannot be read. `line` counts from 1.
@@ -116,18 +37,19 @@ impl fmt::Display for ParseError {
 
 impl std::error::Error for ParseError {}
 
-/// The events [`parse_script`] reads; every other event name is skipped.
-const EVENTS: [&str; 5] = ["sched_switch", "sched_waking", "sched_wakeup", "sched_wakeup_new", "sched_migrate_task"];
-
-/// Lines of other events (sched_stat_*, sched_process_*, …), blank lines and `#` comments are skipped.
-/// A line of one of the five events above that cannot be parsed is an error (truncated lines included).
+/// Lines of other events (sched_stat_*, sched_process_*, …), blank lines,
+/// `#` comments and lost-event marks are skipped. A line of one of the five
+/// events [`parse_line_kind`] reads that cannot be parsed is an error
+/// (truncated lines included).
 ///
 /// Accepted line forms (the header before the event name):
 /// `comm tid [CPU] SECS.FRAC:` (perf script default fields, also `-F comm,tid,cpu,time,event,trace`),
 /// `comm pid/tid [CPU] SECS.FRAC:` (with `-F …,pid,tid,…`), and the raw ftrace
-/// `comm-tid [CPU] flags SECS.FRAC:`. The fraction has 9 digits with `--ns`,
-/// 6 without; both are read exactly. A line with text but no `[CPU] TIME:`
-/// anchor is an error too: in this output it can only be a truncated line.
+/// `comm-tid [CPU] flags SECS.FRAC:` (`comm-tid (tgid) [CPU] …` with
+/// record-tgid); trace-cmd report's plugin payloads too. The fraction has 9
+/// digits with `--ns`, 6 without; both are read exactly. A line with text but
+/// no `[CPU] TIME:` anchor is an error too: in this output it can only be a
+/// truncated line.
 pub fn parse_script(text: &str) -> Result<Vec<SchedRecord>, ParseError> {
     let mut out = Vec::new();
     for (i, raw) in text.lines().enumerate() {
@@ -137,254 +59,11 @@ pub fn parse_script(text: &str) -> Result<Vec<SchedRecord>, ParseError> {
             continue;
         }
         let err = |why: String| ParseError { line: i + 1, text: trimmed.to_string(), why };
-        if let Some(rec) = parse_line(line).map_err(err)? {
+        if let SchedLine::Record(rec) = line::parse_body(line, false).map_err(err)? {
             out.push(rec);
         }
     }
     Ok(out)
-}
-
-/// One line of trace text, for streaming readers (`sim-cli import`): the
-/// same rules as [`parse_script`], plus header facts and lost-event marks.
-/// Err is the reason, without the line number (the caller counts lines).
-pub fn parse_line_kind(raw: &str) -> Result<SchedLine, String> {
-    let line = raw.trim_end_matches(['\r', '\n']);
-    let trimmed = line.trim();
-    if trimmed.is_empty() {
-        return Ok(SchedLine::Skipped);
-    }
-    if let Some(h) = trimmed.strip_prefix('#') {
-        return Ok(header(h.trim()).map_or(SchedLine::Skipped, SchedLine::Header));
-    }
-    Ok(parse_line(line)?.map_or(SchedLine::Skipped, SchedLine::Record))
-}
-
-/// A `#` line's fact: perf `--header` (`os release : X`, `nrcpus online : N`)
-/// or ftrace's `entries-in-buffer/entries-written: a/b   #P:N`.
-fn header(h: &str) -> Option<TraceHeader> {
-    if let Some(v) = h.strip_prefix("os release") {
-        let v = v.trim_start().strip_prefix(':')?.trim();
-        return (!v.is_empty()).then(|| TraceHeader::OsRelease(v.to_string()));
-    }
-    if let Some(v) = h.strip_prefix("nrcpus online") {
-        return v.trim_start().strip_prefix(':')?.trim().parse().ok().map(TraceHeader::CpusOnline);
-    }
-    let p = h.rfind("#P:")?;
-    h[p + 3..].trim().parse().ok().map(TraceHeader::CpusOnline)
-}
-
-/// One non-blank line: `Ok(None)` for an event this parser does not read.
-fn parse_line(line: &str) -> Result<Option<SchedRecord>, String> {
-    let Some(anchor) = find_anchor(line) else {
-        if is_callchain(line) {
-            return Ok(None);
-        }
-        return Err(match EVENTS.iter().find(|e| line.contains(**e)) {
-            Some(e) => format!("{e} line without its `[CPU] TIME:` header"),
-            None => "not an event line (no `[CPU] TIME:` anchor; truncated?)".to_string(),
-        });
-    };
-    let (comm, tid) = parse_task(line[..anchor.bracket].trim())?;
-    let rest = anchor.rest.trim_start();
-    // The event name ends at the first `: ` (the name itself holds a `:`,
-    // as in `sched:sched_switch`), or at a final `:` when there is no payload.
-    let (name, payload) = match rest.find(": ") {
-        Some(p) => (&rest[..p], rest[p + 2..].trim()),
-        None => match rest.strip_suffix(':') {
-            Some(n) => (n, ""),
-            None if rest.is_empty() => return Err("truncated line (no event name)".to_string()),
-            None => {
-                return Err(match EVENTS.iter().find(|e| rest.contains(**e)) {
-                    Some(e) => format!("truncated {e} (no `:` after the event name)"),
-                    None => "truncated line (no `:` after the event name)".to_string(),
-                });
-            }
-        },
-    };
-    let name = name.trim();
-    let name = name.rsplit(':').next().unwrap_or(name);
-    let event = match name {
-        "sched_switch" => parse_switch(payload)?,
-        "sched_waking" | "sched_wakeup" | "sched_wakeup_new" => {
-            let (comm, pid, prio, target_cpu) = parse_wake(payload, name)?;
-            match name {
-                "sched_waking" => SchedEvent::Waking { comm, pid, prio, target_cpu },
-                "sched_wakeup" => SchedEvent::Wakeup { comm, pid, prio, target_cpu },
-                _ => SchedEvent::WakeupNew { comm, pid, prio, target_cpu },
-            }
-        }
-        "sched_migrate_task" => parse_migrate(payload)?,
-        _ => return Ok(None),
-    };
-    Ok(Some(SchedRecord { time_ns: anchor.time_ns, cpu: anchor.cpu, tid, pid: None, comm, in_irq: false, event }))
-}
-
-/// A call-chain line (`perf script` with `-g` data): an address of at least
-/// 8 hex digits, then a symbol.
-fn is_callchain(line: &str) -> bool {
-    let mut tokens = line.split_whitespace();
-    let addr = tokens.next().unwrap_or("");
-    addr.len() >= 8 && addr.bytes().all(|b| b.is_ascii_hexdigit()) && tokens.next().is_some()
-}
-
-struct Anchor<'a> {
-    /// Byte offset of the `[` of the CPU field.
-    bracket: usize,
-    cpu: u16,
-    time_ns: u64,
-    /// Text after the timestamp's `:`.
-    rest: &'a str,
-}
-
-/// The first `[digits]` followed by a `SECS.FRAC:` timestamp (an ftrace
-/// flags field such as `d..3` may sit between them).
-fn find_anchor(line: &str) -> Option<Anchor<'_>> {
-    for (bracket, _) in line.match_indices('[') {
-        let after = &line[bracket + 1..];
-        let Some(close) = after.find(']') else { continue };
-        let digits = &after[..close];
-        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-            continue;
-        }
-        let Ok(cpu) = digits.parse::<u16>() else { continue };
-        let tail = &after[close + 1..];
-        if !tail.starts_with(char::is_whitespace) {
-            continue;
-        }
-        let mut tokens = tail.split_whitespace();
-        let found = tokens.next().and_then(|first| parse_stamp(first).or_else(|| tokens.next().and_then(parse_stamp)));
-        if let Some(time_ns) = found {
-            // Neither an ftrace flags field nor the stamp holds a `:` before
-            // the one that ends the stamp, so the event starts after the first.
-            let stamp_end = tail.find(':')? + 1;
-            return Some(Anchor { bracket, cpu, time_ns, rest: &tail[stamp_end..] });
-        }
-    }
-    None
-}
-
-/// `SECS.FRAC:` (FRAC of 1 to 9 digits) to nanoseconds.
-fn parse_stamp(token: &str) -> Option<u64> {
-    let body = token.strip_suffix(':')?;
-    let (secs, frac) = body.split_once('.')?;
-    if secs.is_empty() || frac.is_empty() || frac.len() > 9 {
-        return None;
-    }
-    if !secs.bytes().all(|b| b.is_ascii_digit()) || !frac.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let secs: u64 = secs.parse().ok()?;
-    let frac_ns: u64 = frac.parse::<u64>().ok()? * 10u64.pow(9 - frac.len() as u32);
-    secs.checked_mul(1_000_000_000)?.checked_add(frac_ns)
-}
-
-/// The header before `[CPU]`: `comm tid`, `comm pid/tid`, or ftrace's `comm-tid`.
-fn parse_task(head: &str) -> Result<(String, u32), String> {
-    let is_num = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-    if let Some(p) = head.rfind(char::is_whitespace) {
-        let last = &head[p + 1..];
-        let tid = match last.split_once('/') {
-            Some((pid, tid)) if is_num(pid) && is_num(tid) => Some(tid),
-            None if is_num(last) => Some(last),
-            _ => None,
-        };
-        if let Some(tid) = tid {
-            let tid = tid.parse().map_err(|_| format!("tid `{tid}` out of range"))?;
-            return Ok((head[..p].trim().to_string(), tid));
-        }
-    }
-    if let Some((comm, tid)) = head.rsplit_once('-')
-        && is_num(tid)
-    {
-        let tid = tid.parse().map_err(|_| format!("tid `{tid}` out of range"))?;
-        return Ok((comm.trim().to_string(), tid));
-    }
-    if is_num(head) {
-        let tid = head.parse().map_err(|_| format!("tid `{head}` out of range"))?;
-        return Ok((String::new(), tid));
-    }
-    Err(format!("no tid before `[CPU]` in `{head}` (expected `comm tid`, `comm pid/tid` or `comm-tid`)"))
-}
-
-/// Splits `…<key>value` at the LAST ` key=`, so a comm before it may hold anything.
-fn last_field<'a>(s: &'a str, key: &str, event: &str) -> Result<(&'a str, &'a str), String> {
-    let pat = format!(" {key}=");
-    match s.rfind(&pat) {
-        Some(p) => Ok((&s[..p], s[p + pat.len()..].trim())),
-        None => Err(format!("truncated {event} (no `{key}=`)")),
-    }
-}
-
-fn num<T: std::str::FromStr>(v: &str, key: &str, event: &str) -> Result<T, String> {
-    v.parse().map_err(|_| format!("{event}: `{key}={v}` is not a number in range"))
-}
-
-fn comm_field(s: &str, key: &str, event: &str) -> Result<String, String> {
-    match s.strip_prefix(key).and_then(|r| r.strip_prefix('=')) {
-        Some(c) => Ok(c.to_string()),
-        None => Err(format!("{event}: expected `{key}=` first")),
-    }
-}
-
-fn parse_switch(payload: &str) -> Result<SchedEvent, String> {
-    const EV: &str = "sched_switch";
-    let Some((left, right)) = payload.split_once("==>") else {
-        return Err(format!("truncated {EV} (no `==>`)"));
-    };
-    // ` ==> ` normally; keep a space before the first key so `last_field` finds it.
-    let left = format!(" {}", left.trim());
-    let right = format!(" {}", right.trim());
-    let (left, prev_state) = last_field(&left, "prev_state", EV)?;
-    let (left, prev_prio) = last_field(left, "prev_prio", EV)?;
-    let (left, prev_pid) = last_field(left, "prev_pid", EV)?;
-    let prev_comm = comm_field(left.trim_start(), "prev_comm", EV)?;
-    let (r, next_prio) = last_field(&right, "next_prio", EV)?;
-    let (r, next_pid) = last_field(r, "next_pid", EV)?;
-    let next_comm = comm_field(r.trim_start(), "next_comm", EV)?;
-    if prev_state.is_empty() {
-        return Err(format!("{EV}: empty prev_state"));
-    }
-    Ok(SchedEvent::Switch {
-        prev_comm,
-        prev_pid: num(prev_pid, "prev_pid", EV)?,
-        prev_prio: num(prev_prio, "prev_prio", EV)?,
-        prev_state: prev_state.to_string(),
-        next_comm,
-        next_pid: num(next_pid, "next_pid", EV)?,
-        next_prio: num(next_prio, "next_prio", EV)?,
-    })
-}
-
-/// `comm=X pid=N prio=P [success=1] target_cpu=C`.
-fn parse_wake(payload: &str, ev: &str) -> Result<(String, u32, i32, u16), String> {
-    let s = format!(" {payload}");
-    let (s, target_cpu) = last_field(&s, "target_cpu", ev)?;
-    // Very old kernels print `success=1` before target_cpu.
-    let s = match s.rfind(" success=") {
-        Some(p) if s[p + 9..].bytes().all(|b| b.is_ascii_digit()) => &s[..p],
-        _ => s,
-    };
-    let (s, prio) = last_field(s, "prio", ev)?;
-    let (s, pid) = last_field(s, "pid", ev)?;
-    let comm = comm_field(s.trim_start(), "comm", ev)?;
-    Ok((comm, num(pid, "pid", ev)?, num(prio, "prio", ev)?, num(target_cpu, "target_cpu", ev)?))
-}
-
-fn parse_migrate(payload: &str) -> Result<SchedEvent, String> {
-    const EV: &str = "sched_migrate_task";
-    let s = format!(" {payload}");
-    let (s, dest_cpu) = last_field(&s, "dest_cpu", EV)?;
-    let (s, orig_cpu) = last_field(s, "orig_cpu", EV)?;
-    let (s, prio) = last_field(s, "prio", EV)?;
-    let (s, pid) = last_field(s, "pid", EV)?;
-    let comm = comm_field(s.trim_start(), "comm", EV)?;
-    Ok(SchedEvent::Migrate {
-        comm,
-        pid: num(pid, "pid", EV)?,
-        prio: num(prio, "prio", EV)?,
-        orig_cpu: num(orig_cpu, "orig_cpu", EV)?,
-        dest_cpu: num(dest_cpu, "dest_cpu", EV)?,
-    })
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]

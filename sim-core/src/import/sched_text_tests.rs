@@ -273,3 +273,204 @@ fn summarize_filters_threads_and_their_cpu_figures() {
     assert_eq!(early.threads[&14].wakeup_delays, vec![(200, 100)]);
     assert_eq!(early.threads[&10].wakeup_delays, vec![], "A's first switch-in had no known start");
 }
+
+const FORMS: &str = include_str!("fixtures/sched_forms.txt");
+
+/// A record with the line header's task; `pid`/`in_irq` left as the plain perf form gives them.
+fn rec(time_ns: u64, cpu: u16, comm: &str, tid: u32, event: SchedEvent) -> SchedRecord {
+    SchedRecord { time_ns, cpu, tid, pid: None, comm: comm.to_string(), in_irq: false, event }
+}
+
+fn sw(prev: (&str, u32, i32), state: &str, next: (&str, u32, i32)) -> SchedEvent {
+    SchedEvent::Switch {
+        prev_comm: prev.0.to_string(),
+        prev_pid: prev.1,
+        prev_prio: prev.2,
+        prev_state: state.to_string(),
+        next_comm: next.0.to_string(),
+        next_pid: next.1,
+        next_prio: next.2,
+    }
+}
+
+/// Line `n` (from 1) of the forms fixture, read by the streaming parser.
+fn form(n: usize) -> SchedLine {
+    let line = FORMS.lines().nth(n - 1).expect("fixture line");
+    parse_line_kind(line).unwrap_or_else(|e| panic!("line {n}: {e}"))
+}
+
+fn form_rec(n: usize) -> SchedRecord {
+    match form(n) {
+        SchedLine::Record(r) => r,
+        other => panic!("line {n}: {other:?}"),
+    }
+}
+
+#[test]
+fn perf_forms_fill_pid_fork_and_exit() {
+    let s = |x: &str| x.to_string();
+    assert_eq!(
+        form_rec(3),
+        rec(70_030_395_035_000, 0, "perf", 11024, sw(("perf", 11024, 120), "D", ("migration/0", 18, 0)))
+    );
+    assert_eq!(form_rec(5).event, SchedEvent::Migrate { comm: s("perf"), pid: 11024, prio: 120, orig_cpu: 0, dest_cpu: 1 });
+    // sched_process_fork: the header's task is the parent; the child is kept.
+    assert_eq!(
+        form_rec(6),
+        rec(21_188_774_626_332, 0, "sh", 32641, SchedEvent::Fork { child_comm: s("sh"), child_pid: 32643 })
+    );
+    // `-F comm,pid,tid,…`: `pid/tid` fills both.
+    let r = form_rec(8);
+    assert_eq!((r.pid, r.tid, r.comm.as_str(), r.time_ns), (Some(18), 18, "migration/0", 70_030_395_054_298));
+    // 6.18's sched_process_exit adds `group_dead=`, not kept.
+    assert_eq!(form_rec(9).event, SchedEvent::Exit { comm: s("sleep"), pid: 11048, prio: 120 });
+    // The hand fixture's `4200/4242` header.
+    let hand = parse_script(HAND).expect("hand fixture");
+    assert_eq!((hand[2].pid, hand[2].tid), (Some(4200), 4242));
+    assert!(hand.iter().filter(|r| r.tid != 4242 || r.time_ns != 100_000_003_000).all(|r| r.pid.is_none()));
+    // parse_script (measure) still skips fork and exit: the real capture's counts hold.
+    let forks = REAL.lines().filter(|l| l.contains("sched_process_fork")).count();
+    assert!(forks > 0);
+    assert_eq!(REAL.lines().filter_map(|l| parse_line_kind(l).ok()).filter(|l| matches!(l, SchedLine::Record(_))).count(), 215 + forks);
+}
+
+#[test]
+fn ftrace_forms_flags_tgid_and_marks() {
+    let s = |x: &str| x.to_string();
+    assert_eq!(form(11), SchedLine::Header(TraceHeader::CpusOnline(2)));
+    assert_eq!(form_rec(12), rec(70_079_181_659_000, 0, "bash", 11190, sw(("bash", 11190, 120), "S", ("swapper/0", 0, 120))));
+    // `d.s3.`: a timer softirq woke rcu_preempt, not the idle task in the header.
+    // 6.18 trace_output.c trace_print_lat_fmt: the third flag is hardsoft_irq.
+    let waking = form_rec(13);
+    assert_eq!((waking.tid, waking.comm.as_str(), waking.in_irq), (0, "<idle>", true));
+    assert_eq!(waking.event, SchedEvent::Waking { comm: s("rcu_preempt"), pid: 15, prio: 120, target_cpu: 1 });
+    assert!(form_rec(14).in_irq, "dNs4.");
+    let r = form_rec(15);
+    assert!(!r.in_irq, "d..2.");
+    assert!(matches!(r.event, SchedEvent::Switch { ref prev_state, next_pid: 0, .. } if prev_state == "I"));
+    assert_eq!(form_rec(16).event, SchedEvent::Exit { comm: s("sleep"), pid: 11193, prio: 120 });
+    assert_eq!(form(17), SchedLine::Skipped, "##### CPU 1 buffer started ####");
+    // options/record-tgid: `comm-tid (  tgid) [CPU]`.
+    let r = form_rec(18);
+    assert_eq!((r.comm.as_str(), r.tid, r.pid, r.cpu, r.time_ns), ("sleep", 11198, Some(11198), 0, 70_079_693_175_000));
+    assert!(matches!(r.event, SchedEvent::Switch { ref prev_state, next_pid: 11190, .. } if prev_state == "Z"));
+    assert_eq!(form(19), SchedLine::Lost(5));
+    // 4.4: four flag chars, `%-5d` tid.
+    assert_eq!(form_rec(21), rec(5_075_958_079_000, 2, "bash", 1234, sw(("bash", 1234, 120), "S", ("swapper/2", 0, 120))));
+    // Unknown tgid, unknown lost counts, and the other hardsoft_irq chars.
+    let line = "   kworker/0:1-9   (-------) [000] dNH2. 1.000001: sched_waking: comm=a pid=2 prio=120 target_cpu=000";
+    assert!(matches!(parse_line_kind(line), Ok(SchedLine::Record(SchedRecord { tid: 9, pid: None, in_irq: true, .. }))));
+    for (flags, irq) in [("d.h2.", true), ("d.z2.", true), ("d.Z2.", true), ("dN.2.", false), ("d..3", false), ("..s.", true)] {
+        let line = format!("  a b-7   [001] {flags} 2.5: sched_wakeup: comm=x pid=8 prio=120 target_cpu=001");
+        let Ok(SchedLine::Record(r)) = parse_line_kind(&line) else { panic!("{line}") };
+        assert_eq!((r.in_irq, r.comm.as_str(), r.tid, r.time_ns), (irq, "a b", 7, 2_500_000_000), "{flags}");
+    }
+    assert_eq!(parse_line_kind("CPU:3 [LOST EVENTS]"), Ok(SchedLine::Lost(0)));
+    assert_eq!(parse_line_kind("[LOST 12 EVENTS]"), Ok(SchedLine::Lost(12)));
+    // perf script --show-lost-events (perf_event__fprintf_lost), with perf's `:-1 -1` task.
+    assert_eq!(parse_line_kind("             :-1    -1 [000]     0.000000: PERF_RECORD_LOST lost 44"), Ok(SchedLine::Lost(44)));
+}
+
+#[test]
+fn trace_cmd_plugin_forms() {
+    let s = |x: &str| x.to_string();
+    assert_eq!(form(24), SchedLine::Header(TraceHeader::CpusOnline(2)));
+    assert_eq!(form_rec(25), rec(5_075_958_079_000, 2, "bash", 1234, sw(("bash", 1234, 120), "S", ("swapper/2", 0, 120))));
+    let r = form_rec(26);
+    assert_eq!((r.tid, r.in_irq), (0, true));
+    assert_eq!(r.event, SchedEvent::Wakeup { comm: s("rcu_preempt"), pid: 15, prio: 120, target_cpu: 1 });
+    // A comm with spaces and `:`: the pid follows the last `:`; `success=` (4.4) dropped.
+    assert_eq!(form_rec(27).event, SchedEvent::WakeupNew { comm: s("a b:c"), pid: 4321, prio: -1, target_cpu: 2 });
+    assert_eq!(form(28), SchedLine::Lost(7));
+    assert_eq!(parse_line_kind("  x-1 [000] 1.000001: sched_wakeup: y:2 [120] CPU:000").map(|_| ()), Ok(()));
+    // Multi-letter plugin states and a comm with `:` on both sides of `==>`.
+    let line = "  memfd:x-5 [001] d..2. 3.000000: sched_switch: memfd:x:5 [120] S|D ==> kworker/u16:1:77 [100]";
+    let Ok(SchedLine::Record(r)) = parse_line_kind(line) else { panic!("{line}") };
+    assert_eq!(r.event, sw(("memfd:x", 5, 120), "S|D", ("kworker/u16:1", 77, 100)));
+    for (bad, why) in [
+        ("  x-1 [000] 1.0: sched_switch: bash:12 S ==> y:3 [120]", "no `[prio]`"),
+        ("  x-1 [000] 1.0: sched_switch: bash:12 [120] S ==> y3 [120]", "no `comm:pid`"),
+        ("  x-1 [000] 1.0: sched_wakeup: bash:x [120] CPU:001", "`pid=x`"),
+    ] {
+        assert!(parse_line_kind(bad).is_err_and(|e| e.contains(why)), "{bad}: {:?}", parse_line_kind(bad));
+    }
+}
+
+#[test]
+fn counter_clock_and_cut_first_line_are_refused() {
+    let counter = "            bash-11190   [000] d..2. 70079181659123: sched_switch: prev_comm=bash prev_pid=11190 prev_prio=120 prev_state=S ==> next_comm=x next_pid=0 next_prio=120";
+    let why = parse_line_kind(counter).expect_err("counter clock");
+    assert!(why.contains("trace_clock") && why.contains("time clock") && why.contains("70079181659123:"), "{why}");
+    let why = parse_line_kind("   x-1 [001]  12345678901: sched_waking: comm=a pid=2 prio=1 target_cpu=001").expect_err("no flags");
+    assert!(why.contains("trace_clock"), "{why}");
+    // A file whose first line was cut mid-line.
+    let cut = "_prio=120 prev_state=S ==> next_comm=x next_pid=1 next_prio=120";
+    assert!(parse_line_kind(cut).is_err_and(|e| e.starts_with("starts mid-line")));
+    let err = parse_script(&format!("{cut}\n{REAL}")).expect_err("cut first line");
+    assert_eq!((err.line, err.why.starts_with("starts mid-line")), (1, true), "{err}");
+    let cut = "4.395035:       sched:sched_switch: prev_comm=perf prev_pid=11024 prev_prio=120 prev_state=D ==> next_comm=m next_pid=18 next_prio=0";
+    assert!(parse_line_kind(cut).is_err_and(|e| e.contains("starts mid-line")), "{:?}", parse_line_kind(cut));
+    assert!(parse_line_kind("pid=3 prio=120 target_cpu=001").is_err_and(|e| e.starts_with("starts mid-line")));
+}
+
+#[test]
+fn long_lines_are_read_in_linear_time() {
+    // 64 KiB of `[1] ` (a candidate anchor each) and of `=`: every scan is linear,
+    // so a few hundred such lines take milliseconds, not minutes.
+    let brackets = "[1] ".repeat(16 * 1024);
+    let equals = format!("  a 1 [000] 1.0: sched_switch: prev_comm={} ==> next_comm=b next_pid=2 next_prio=1", "=".repeat(65_536));
+    let comm = format!("  {}-5 [000] 1.0: sched_waking: comm=a pid=2 prio=1 target_cpu=0", "x-[9]".repeat(13_000));
+    for _ in 0..100 {
+        assert!(parse_line_kind(&brackets).is_err());
+        assert!(parse_line_kind(&equals).is_err_and(|e| e.contains("prev_state")));
+        assert!(matches!(parse_line_kind(&comm), Ok(SchedLine::Record(SchedRecord { tid: 5, .. }))));
+    }
+}
+
+#[test]
+fn captured_lines_of_each_tool_parse() {
+    let s = |x: &str| x.to_string();
+    // ftrace 6.18: fork (parent in the header), a two-word comm, exit with group_dead.
+    assert_eq!(form_rec(31).event, SchedEvent::Fork { child_comm: s("bash"), child_pid: 19873 });
+    let r = form_rec(32);
+    assert_eq!((r.comm.as_str(), r.tid), ("lto d5evg6xjc87", 19861));
+    assert!(matches!(r.event, SchedEvent::Switch { ref prev_comm, ref prev_state, .. } if prev_comm == "lto d5evg6xjc87" && prev_state == "R"));
+    assert_eq!(form_rec(33).event, SchedEvent::Exit { comm: s("sleep"), pid: 19874, prio: 120 });
+    // record-tgid: the idle task's `(-------)`; a thread of process 19409 in a hardirq.
+    let r = form_rec(34);
+    assert_eq!((r.tid, r.pid, r.in_irq), (0, None, true));
+    let r = form_rec(35);
+    assert_eq!((r.comm.as_str(), r.tid, r.pid, r.in_irq), ("coordinator", 19886, Some(19409), true));
+    assert_eq!(r.event, SchedEvent::Migrate { comm: s("memfd:sealed-91"), pid: 18103, prio: 120, orig_cpu: 0, dest_cpu: 1 });
+    // trace-cmd report: plugin switch, kernel-form sched_waking, a `:` in the next comm.
+    assert_eq!(form_rec(36), rec(75_335_293_824_000, 1, "bash", 20364, sw(("bash", 20364, 120), "S", ("bash", 20367, 120))));
+    assert_eq!(form_rec(37).event, SchedEvent::Waking { comm: s("rcu_preempt"), pid: 15, prio: 120, target_cpu: 1 });
+    let plugin = form_rec(38);
+    assert_eq!(plugin.event, sw(("swapper/0", 0, 120), "R", ("memfd:sealed-91", 18103, 120)));
+    // trace-cmd report -R: no `==>`, prev_state a number (1 = S kept as printed, 0 = R).
+    assert_eq!(form_rec(39).event, sw(("bash", 20364, 120), "1", ("bash", 20367, 120)));
+    assert_eq!(form_rec(40), plugin, "the raw form of line 38 reads the same");
+    // perf sched script -F comm,pid,tid,…: two-word comms in a fork; `R+`.
+    assert_eq!(form_rec(41).event, SchedEvent::Fork { child_comm: s("web content"), child_pid: 19088 });
+    let r = form_rec(42);
+    assert_eq!((r.pid, r.tid, r.time_ns), (Some(19084), 19084, 75_234_844_206_486));
+    assert!(matches!(r.event, SchedEvent::Switch { ref prev_state, .. } if prev_state == "R+"));
+    let preempted = "  x-1 [000] 1.0: sched_switch:  prev_comm=a prev_pid=2 prev_prio=120 prev_state=256 next_comm=b next_pid=3 next_prio=120";
+    assert!(matches!(parse_line_kind(preempted), Ok(SchedLine::Record(SchedRecord { event: SchedEvent::Switch { ref prev_state, .. }, .. })) if prev_state == "R+"));
+}
+
+#[test]
+fn perf_unknown_thread_is_not_a_tid() {
+    // perf prints `:-1 -1` (`:-1 PID/-1` with pid fields) for a thread it no
+    // longer knows: the first two lines are from the cyclictest capture of
+    // this host (an exiting LLVM thread of rustc), the third is made by hand.
+    let default = "             :-1    -1 [000] 75271.304469:       sched:sched_switch: prev_comm=opt c0ovf0lxclv prev_pid=19434 prev_prio=120 prev_state=X ==> next_comm=coordinator next_pid=19433 next_prio=120";
+    let Ok(SchedLine::Record(r)) = parse_line_kind(default) else { panic!("{default}") };
+    assert_eq!((r.tid, r.pid, r.comm.as_str()), (19434, None, "opt c0ovf0lxclv"), "the switch's prev task");
+    let with_pid = "             :-1 19409/-1    [000] 75271.304469777:       sched:sched_switch: prev_comm=opt c0ovf0lxclv prev_pid=19434 prev_prio=120 prev_state=X ==> next_comm=coordinator next_pid=19433 next_prio=120";
+    let Ok(SchedLine::Record(r)) = parse_line_kind(with_pid) else { panic!("{with_pid}") };
+    assert_eq!((r.tid, r.pid, r.time_ns), (19434, Some(19409), 75_271_304_469_777));
+    let waking = "             :-1 19409/-1    [001] 75284.699995861:       sched:sched_waking: comm=cyclictest pid=19420 prio=120 target_cpu=001";
+    let Ok(SchedLine::Record(r)) = parse_line_kind(waking) else { panic!("{waking}") };
+    assert_eq!((r.tid, r.pid, r.comm.as_str()), (0, Some(19409), ":-1"), "unknown waker");
+}
