@@ -368,6 +368,15 @@ pub struct MeasureArgs {
     /// Do not record with `perf sched`: the threads' own timestamps only.
     #[arg(long)]
     pub no_perf: bool,
+    /// Keep the perf recording in DIR (created if missing): `DIR/perf.data` and
+    /// `DIR/sched.txt`, its `perf sched script -F comm,pid,tid,cpu,time,event,trace
+    /// --ns --header` text, which `sim-cli import DIR/sched.txt` reads; files of
+    /// those names are replaced. It needs the perf recording: refused with
+    /// `--no-perf` or where perf cannot record (instead of falling back to the
+    /// threads' timestamps). `validate` keeps one per measurement, in
+    /// `DIR/repeat-1`, `DIR/repeat-2`, …
+    #[arg(long, value_name = "DIR")]
+    pub perf_data: Option<PathBuf>,
     /// List every task instance instead of merging instances by name.
     #[arg(long)]
     pub per_task: bool,

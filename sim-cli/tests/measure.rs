@@ -360,3 +360,69 @@ fn calibration_scenarios_run_in_the_simulator() {
         assert_eq!(r["settings"]["cpus"], 1);
     }
 }
+
+/// `--perf-data DIR` is refused, exit 2, naming the flag and the path, when
+/// perf is turned off or DIR cannot be a directory; nothing runs then.
+#[test]
+fn perf_data_refusals_name_the_flag_and_path() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tmp("perf-data-refusals");
+    let file = write(&dir, "tiny.toml", REACTOR);
+    let plain = dir.join("plain");
+    std::fs::write(&plain, "x").expect("write a file");
+    let plain = plain.display().to_string();
+    let under = format!("{plain}/sub");
+    let fresh = dir.join("fresh").display().to_string();
+    let cases: [(Vec<&str>, &str, &str); 3] = [
+        (vec!["measure", &file, "--perf-data", &fresh, "--no-perf"], &fresh, "--no-perf"),
+        (vec!["measure", &file, "--perf-data", &plain], &plain, "not a directory"),
+        (vec!["validate", &file, "--repeat", "1", "--perf-data", &under], &under, "cannot create the directory"),
+    ];
+    for (args, path, why) in &cases {
+        let (code, out, err) = sim_cli(args);
+        assert_eq!(code, 2, "{args:?}: expected exit 2: {out}{err}");
+        assert!(err.contains(&format!("--perf-data {path}: ")) && err.contains(why), "{args:?}: {err}");
+        assert!(out.is_empty() && !err.contains("panicked"), "{out}{err}");
+    }
+    assert!(!Path::new(&fresh).exists(), "--no-perf is refused before the directory is made");
+    assert!(leftovers().is_empty(), "left behind: {:?}", leftovers());
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// `measure --perf-data DIR` leaves perf's file and its `perf sched script`
+/// text (with perf's `# ` header and `pid/tid`) in DIR, and the measurement's
+/// own files nowhere else.
+#[test]
+fn measure_keeps_the_perf_recording_in_perf_data_dir() {
+    if !cfg!(target_os = "linux") {
+        println!("SKIPPED: measure runs only on Linux");
+        return;
+    }
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tmp("perf-data");
+    let file = write(&dir, "tiny.toml", &REACTOR.replace("duration = \"1s\"", "duration = \"200ms\""));
+    let keep = dir.join("kept");
+    let (code, out, err) = sim_cli(&["measure", &file, "--json", "--perf-data", &keep.display().to_string()]);
+    if code == 2 && err.contains("perf cannot record here") {
+        println!("SKIPPED: {err}");
+        let _ = std::fs::remove_dir_all(dir);
+        return;
+    }
+    assert_eq!(code, 0, "measure failed: {err}");
+    let r: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(r["measurement"]["delays_from"], "perf", "{}", r["measurement"]);
+    assert!(std::fs::metadata(keep.join("perf.data")).is_ok_and(|m| m.len() > 0), "perf.data is kept");
+    let text = std::fs::read_to_string(keep.join("sched.txt")).expect("sched.txt");
+    assert!(text.starts_with("# ========\n"), "perf's header comes first: {}", &text[..text.len().min(200)]);
+    assert!(text.contains("\n# clockid: monotonic"), "recorded on CLOCK_MONOTONIC");
+    // The workload's threads are in it under their comm, as `pid/tid`.
+    let reactor = text.lines().find(|l| l.trim_start().starts_with("reactor ") && l.contains("sched:sched_switch:"));
+    let reactor = reactor.expect("a sched_switch of the reactor thread");
+    let ids = reactor.split_whitespace().nth(1).unwrap_or("");
+    assert!(
+        ids.split_once('/').is_some_and(|(p, t)| p.parse::<u32>().is_ok() && t.parse::<u32>().is_ok()),
+        "{reactor}"
+    );
+    assert!(leftovers().is_empty(), "left behind: {:?}", leftovers());
+    let _ = std::fs::remove_dir_all(dir);
+}

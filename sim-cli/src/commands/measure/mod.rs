@@ -64,6 +64,8 @@ pub struct Options {
     pub io_dir: Option<PathBuf>,
     /// Do not record with perf (threads' timestamps only).
     pub no_perf: bool,
+    /// `--perf-data DIR`: keep the perf recording there (`perf.data`, `sched.txt`).
+    pub perf_data: Option<PathBuf>,
     /// Progress and notes on stderr.
     pub progress: bool,
 }
@@ -80,6 +82,7 @@ impl Options {
             ignore_limiters: m.ignore_limiters,
             io_dir: m.io_dir.clone(),
             no_perf: m.no_perf,
+            perf_data: m.perf_data.clone(),
             progress: !m.common.json,
         }
     }
@@ -203,7 +206,30 @@ pub fn preflight(file: &Path, opts: &Options) -> Result<(String, Scenario, host:
             ))
         })?;
     }
+    if let Some(dir) = &opts.perf_data {
+        check_perf_data(dir, opts.no_perf)?;
+    }
     Ok((text, scenario, host, plan))
+}
+
+/// `--perf-data DIR`, checked before anything runs: refused with `--no-perf`
+/// or where perf cannot record (a measurement would otherwise fall back to
+/// the threads' timestamps and keep nothing), and when DIR is not, and
+/// cannot be made, a writable directory. A DIR created here is removed again
+/// when perf is refused.
+fn check_perf_data(dir: &Path, no_perf: bool) -> Result<()> {
+    let flag = format!("--perf-data {}", dir.display());
+    if no_perf {
+        bail!("{flag}: keeps the perf recording, and --no-perf turns perf off; give one or the other");
+    }
+    let created = perf::prepare_keep_dir(dir).map_err(|why| anyhow!("{flag}: {why}"))?;
+    if let Err(why) = perf::check_available() {
+        if created {
+            let _ = std::fs::remove_dir(dir);
+        }
+        bail!("{flag}: keeps the perf recording, and perf cannot record here: {why}");
+    }
+    Ok(())
 }
 
 /// A started worker process.
@@ -409,6 +435,9 @@ pub fn run_once(
     }
     let perf_missing =
         if opts.no_perf { Some("--no-perf was given".to_string()) } else { perf::check_available().err() };
+    if let (Some(dir), Some(why)) = (&opts.perf_data, &perf_missing) {
+        bail!("--perf-data {}: keeps the perf recording, and perf is not used: {why}", dir.display());
+    }
     if let (Some(why), true) = (&perf_missing, opts.progress) {
         eprintln!("note: delays from the threads' own timestamps only; perf sched is not used: {why}");
     }
@@ -565,7 +594,19 @@ fn run_workers(
         })
         .collect();
     let perf_text = match recorder {
-        Some(r) => Some(r.stop().context("reading the perf sched recording")?),
+        Some(r) => {
+            let keep = opts.perf_data.as_deref();
+            let text = r.stop(keep).context("reading the perf sched recording")?;
+            if let (Some(dir), true) = (keep, opts.progress) {
+                eprintln!(
+                    "note: the perf recording is kept in {0}: {1} and {2} (`sim-cli import {0}/{2}`)",
+                    dir.display(),
+                    perf::KEPT_DATA,
+                    perf::KEPT_TEXT
+                );
+            }
+            Some(text)
+        }
         None => None,
     };
     for mut w in workers {

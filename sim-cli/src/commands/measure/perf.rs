@@ -28,6 +28,13 @@ const STOP_TIMEOUT: Duration = Duration::from_secs(20);
 /// The fields `sim_core::parse_sched_text` reads, with nanosecond timestamps.
 const SCRIPT_FIELDS: &str = "comm,tid,cpu,time,event,trace";
 
+/// What `--perf-data DIR` keeps: perf's own file, and its text for `sim-cli import`.
+pub const KEPT_DATA: &str = "perf.data";
+pub const KEPT_TEXT: &str = "sched.txt";
+/// The fields of the kept text: `pid/tid` (the thread's process too) and the
+/// `# ` header lines (host, perf version, clock), beside what `stop` reads.
+const KEPT_FIELDS: &str = "comm,pid,tid,cpu,time,event,trace";
+
 /// Directories where the kernel's trace events may be listed.
 const TRACEFS_EVENTS: [&str; 2] = ["/sys/kernel/tracing/events/sched", "/sys/kernel/debug/tracing/events/sched"];
 
@@ -92,6 +99,47 @@ fn paranoid_allows_non_root(text: &str) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// Makes `dir` ready to keep a recording in (`--perf-data DIR`): creates it
+/// and its parents when missing, and refuses a path that is not a directory,
+/// cannot be created or cannot be written (a probe file, removed at once: root
+/// passes permission bits but not a read-only mount). Returns whether it
+/// created `dir`; Err is the sentence to follow the flag and path.
+pub fn prepare_keep_dir(dir: &Path) -> Result<bool, String> {
+    if dir.as_os_str().is_empty() {
+        return Err("an empty path; expected a directory (created if missing)".to_string());
+    }
+    let existed = match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => true,
+        Ok(_) => return Err("exists and is not a directory; expected a directory (created if missing)".to_string()),
+        Err(_) => false,
+    };
+    if !existed {
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create the directory ({e})"))?;
+    }
+    let undo = || {
+        if !existed {
+            let _ = std::fs::remove_dir(dir);
+        }
+    };
+    for name in [KEPT_DATA, KEPT_TEXT] {
+        if dir.join(name).is_dir() {
+            undo();
+            return Err(format!("holds a directory named {name}, where the recording's file {name} would go"));
+        }
+    }
+    let probe = dir.join(format!(".schedlab-probe-{}", std::process::id()));
+    match File::create(&probe) {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            Ok(!existed)
+        }
+        Err(e) => {
+            undo();
+            Err(format!("cannot write into the directory ({e})"))
+        }
+    }
 }
 
 /// A running system-wide `perf sched record`. Dropping it without `stop`
@@ -185,8 +233,10 @@ impl PerfRecorder {
     }
 
     /// SIGINT to perf, bounded wait, then `perf sched script -F comm,tid,cpu,time,event,trace --ns` (or the
-    /// fields that give the format you parse) on the data; returns the text. Removes the data file.
-    pub fn stop(mut self) -> anyhow::Result<String> {
+    /// fields that give the format you parse) on the data; returns the text. Removes the data file,
+    /// unless `keep` names a directory (`--perf-data`): then it becomes `keep/perf.data`, with
+    /// `keep/sched.txt` beside it (`keep_in`).
+    pub fn stop(mut self, keep: Option<&Path>) -> anyhow::Result<String> {
         let Some(mut child) = self.child.take() else { bail!("perf record: not running") };
         let pid = Pid::from_child(&child);
         // perf may have died on its own: then there is nothing to signal.
@@ -237,7 +287,43 @@ impl PerfRecorder {
             );
         }
         // Comms are bytes to the kernel; a stray non-UTF-8 one must not lose the trace.
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        if let Some(dir) = keep {
+            self.keep_in(dir)?;
+        }
+        Ok(text)
+    }
+
+    /// Moves the recording to `dir/perf.data` (copies it across file
+    /// systems; `Drop` removes the original) and writes `dir/sched.txt`:
+    /// `perf sched script -F comm,pid,tid,cpu,time,event,trace --ns --header`.
+    fn keep_in(&self, dir: &Path) -> anyhow::Result<()> {
+        std::fs::create_dir_all(dir).with_context(|| format!("--perf-data: creating {}", dir.display()))?;
+        let data = dir.join(KEPT_DATA);
+        if std::fs::rename(&self.data, &data).is_err() {
+            std::fs::copy(&self.data, &data)
+                .with_context(|| format!("--perf-data: copying {} to {}", self.data.display(), data.display()))?;
+        }
+        let path = dir.join(KEPT_TEXT);
+        let file = File::create(&path).with_context(|| format!("--perf-data: creating {}", path.display()))?;
+        let out = Command::new("perf")
+            .args(["sched", "script", "-F", KEPT_FIELDS, "--ns", "--header", "-i"])
+            .arg(&data)
+            .stdin(Stdio::null())
+            .stdout(file)
+            .output()
+            .context("perf script: running `perf sched script` for --perf-data")?;
+        if !out.status.success() {
+            // perf 6.1 also says `'trace' not valid for hardware events. Ignoring.` on success: shown only here.
+            let err = String::from_utf8_lossy(&out.stderr);
+            bail!(
+                "perf script: `perf sched script -F {KEPT_FIELDS} --ns --header -i {}` failed ({}): {}",
+                data.display(),
+                out.status,
+                err.trim()
+            );
+        }
+        Ok(())
     }
 
     /// The last lines perf wrote to its stderr, for error messages.
@@ -314,7 +400,7 @@ mod tests {
         let after_spawn = monotonic_ns();
         let tid = child.id();
         child.wait().expect("sleep exits");
-        let text = rec.stop().expect("perf stops and perf script reads its file");
+        let text = rec.stop(None).expect("perf stops and perf script reads its file");
         let after = monotonic_ns();
         assert_eq!(leftovers(&dir), Vec::<String>::new(), "no perf.data, log or FIFO left behind");
         let _ = std::fs::remove_dir(&dir);
@@ -340,6 +426,65 @@ mod tests {
         let me = s.threads.get(&tid).expect("the child is in the summary");
         assert!(!me.wakeup_delays.is_empty(), "the sleeping child was woken at least once: {me:?}");
         assert!(me.runtime_ns > 0 && me.switches >= 1, "{me:?}");
+    }
+
+    #[test]
+    fn keeps_the_recording_and_its_text_when_asked() {
+        if let Err(why) = check_available() {
+            println!("SKIPPED: {why}");
+            return;
+        }
+        let dir = scratch_dir("perf-keep");
+        let keep = dir.join("kept");
+        let rec = PerfRecorder::start(&dir, Duration::from_secs(60)).expect("perf starts recording");
+        let mut child = Command::new("sleep").arg("0.05").spawn().expect("spawn sleep");
+        let tid = child.id();
+        child.wait().expect("sleep exits");
+        let text = rec.stop(Some(&keep)).expect("perf stops and its recording is kept");
+        assert!(!parse_script(&text).expect("the text measure reads parses").is_empty());
+        assert!(std::fs::metadata(keep.join(KEPT_DATA)).is_ok_and(|m| m.len() > 0), "perf.data is kept");
+        let kept = std::fs::read_to_string(keep.join(KEPT_TEXT)).expect("sched.txt is written");
+        // `--header`: perf's `# ` lines (between `# ========` rules) come first.
+        assert!(kept.starts_with("# ========\n# captured on"), "{}", &kept[..kept.len().min(200)]);
+        assert!(kept.contains("\n# cmdline : ") && kept.contains("sched record -k CLOCK_MONOTONIC"), "header");
+        // `pid/tid` and nanoseconds: the child's own switch shows `PID/TID [CPU] SECS.NNNNNNNNN:`
+        // (perf pads the tid on the right: `  18/18    [000]`).
+        let own = format!(" {tid}/{tid} ");
+        let line = kept.lines().find(|l| l.contains(&own) && l.contains("sched:sched_switch:"));
+        let line = line.unwrap_or_else(|| panic!("no sched_switch of the child {tid} in the kept text"));
+        let time = line.split("] ").nth(1).and_then(|r| r.split(':').next()).unwrap_or("");
+        assert!(time.split('.').nth(1).is_some_and(|ns| ns.len() == 9), "nanosecond time in {line}");
+        // Only the kept files remain: no data, log or FIFO of the recorder.
+        let mut left = leftovers(&dir);
+        left.sort();
+        assert_eq!(left, vec!["kept".to_string()]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn keep_dir_is_created_or_refused_with_a_reason() {
+        let dir = std::env::temp_dir().join(format!("schedlab-keepdir-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let nested = dir.join("a/b");
+        assert_eq!(prepare_keep_dir(&nested), Ok(true), "created with its parents");
+        assert!(nested.is_dir());
+        assert_eq!(prepare_keep_dir(&nested), Ok(false), "an existing directory is taken as it is");
+        assert_eq!(leftovers(&nested), Vec::<String>::new(), "the write probe is removed");
+
+        let file = dir.join("plain");
+        std::fs::write(&file, "x").expect("write a file");
+        let err = prepare_keep_dir(&file).expect_err("a file is not a directory");
+        assert!(err.starts_with("exists and is not a directory"), "{err}");
+        let under = file.join("sub");
+        let err = prepare_keep_dir(&under).expect_err("nothing can be created under a file");
+        assert!(err.starts_with("cannot create the directory ("), "{err}");
+
+        let clash = dir.join("clash");
+        std::fs::create_dir_all(clash.join(KEPT_TEXT)).expect("a directory named sched.txt");
+        let err = prepare_keep_dir(&clash).expect_err("sched.txt cannot be written over a directory");
+        assert!(err.contains("named sched.txt"), "{err}");
+        assert!(prepare_keep_dir(Path::new("")).is_err_and(|e| e.contains("empty path")));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

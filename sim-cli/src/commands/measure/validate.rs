@@ -316,6 +316,11 @@ pub fn rows(predicted: &RunReport, also: Option<&RunReport>, measured: &[RunRepo
     rows
 }
 
+/// Where `validate --perf-data DIR` keeps measurement `k` (from 1): `DIR/repeat-k`.
+pub fn repeat_dir(dir: &Path, k: u32) -> std::path::PathBuf {
+    dir.join(format!("repeat-{k}"))
+}
+
 /// Runs the validation and returns the table (or JSON).
 pub fn validate(file: &Path, opts: &Options, repeat: u32, also_kernel: Option<&str>, json: bool) -> Result<String> {
     if repeat == 0 || repeat > REPEAT_MAX {
@@ -346,7 +351,9 @@ pub fn validate(file: &Path, opts: &Options, repeat: u32, also_kernel: Option<&s
         if opts.progress {
             eprintln!("validate: measurement {} of {repeat}", k + 1);
         }
-        let raw = super::run_once(file, &text, &scenario, &host, &plan, opts)?;
+        // `--perf-data DIR`: one recording per measurement, `DIR/repeat-K`.
+        let opts_k = Options { perf_data: opts.perf_data.as_ref().map(|d| repeat_dir(d, k + 1)), ..opts.clone() };
+        let raw = super::run_once(file, &text, &scenario, &host, &plan, &opts_k)?;
         let report = collect::report(&scenario, &host, &plan, raw)?;
         super::warn_foreign(&report);
         measured.push(report);
