@@ -129,6 +129,10 @@ pub enum Command {
         /// Run the scenario and print the import report.
         #[arg(long)]
         replay: bool,
+        /// With --replay: override a key of the imported scenario for the replay
+        /// (`--set tasks.sched-pipe.cpus=0`), to try what a trace cannot show.
+        #[arg(long = "set", value_name = "KEY=VALUE", requires = "replay")]
+        set: Vec<String>,
         /// The import (and the report with --replay) as JSON.
         #[arg(long)]
         json: bool,

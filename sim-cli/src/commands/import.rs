@@ -25,6 +25,7 @@ pub struct Args {
     pub hz: Option<u32>,
     pub window: Option<String>,
     pub replay: bool,
+    pub set: Vec<String>,
     pub json: bool,
 }
 
@@ -40,6 +41,7 @@ impl Args {
             hz: None,
             window: None,
             replay: false,
+            set: Vec::new(),
             json: false,
         }
     }
@@ -163,6 +165,7 @@ pub fn command(a: &Args) -> Result<String> {
     }
     let scenario = Scenario::from_toml(&source, &import.toml)
         .map_err(|e| anyhow!("the imported scenario does not load (a bug in the importer): {e}"))?;
+    let scenario = crate::input::with_sets(&scenario, &a.set)?;
     let mut sim = Simulation::new(&scenario);
     crate::progress::run_to_end(&mut sim, "replay", !a.json);
     let report = import_report(&import, &sim.report());

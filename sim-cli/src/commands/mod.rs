@@ -45,8 +45,8 @@ pub fn execute(cli: Cli) -> Result<String> {
         Command::Schema { what } => Ok(docs::schema(what)),
         Command::Serve { dir, port } => serve::serve(&dir, port).map(|()| String::new()),
         Command::FitDevice { files, name } => fit_device::command(&files, &name),
-        Command::Import { trace, output, victim, kernel, hz, window, replay, json } => {
-            import::command(&import::Args { trace, output, victim, kernel, hz, window, replay, json })
+        Command::Import { trace, output, victim, kernel, hz, window, replay, set, json } => {
+            import::command(&import::Args { trace, output, victim, kernel, hz, window, replay, set, json })
         }
         Command::Export { file, rt_app: _, variant, set, output } => {
             rtapp::command(&file, variant.as_deref(), &set, output.as_deref())

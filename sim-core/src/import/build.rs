@@ -24,6 +24,11 @@ fn trigger_of(th: &ThreadTrack, fam: &BTreeMap<u32, String>, own_fam: &BTreeSet<
         let why = format!("never blocked: a CPU hog (ran {} of {} seen)", dur(th.runtime_ns), dur(th.last_ns - th.first_ns));
         return (Trigger::Hog, why);
     }
+    if th.bursts.count() == 0 && th.born_ns.is_some() {
+        // Made in the trace and never woken again: one run from its start (to its exit).
+        let why = format!("made during the trace; ran {} from its start without a wake-up", dur(th.runtime_ns));
+        return (Trigger::Sleep(Dist::Const(0)), why);
+    }
     if let Some((by, share)) = fit::dominant_waker(th, fam)
         && own_fam.contains(&by)
     {
@@ -118,13 +123,6 @@ pub fn declarations(tr: &Tracker, fr: &Frame) -> Vec<Decl> {
         }
     }
     link_wakes(tr, &mut decls, fr.window);
-    if let Some(v) = fr.victim {
-        let vf = fit::family(v);
-        if let Some(i) = decls.iter().position(|d| d.name == v || d.family == vf) {
-            let d = decls.remove(i);
-            decls.insert(0, d);
-        }
-    }
     decls.extend(background(tr, fr, &own, &mut names));
     decls
 }
@@ -153,6 +151,7 @@ fn declaration(tr: &Tracker, fr: &Frame, name: &str, family: &str, g: &[u32], tr
     notes.push(why);
     let bursts = fit::merged(ths.iter().map(|t| &t.bursts));
     let burst = if bursts.count() > 0 { bursts.dist() } else { fit::burst_of(first) };
+    let one_shot = bursts.count() == 0 && first.born_ns.is_some();
     if !matches!(trigger, Trigger::Hog) {
         notes.push(format!(
             "bursts: {} activations, mean {}, p99 {}, max {}",
@@ -173,7 +172,9 @@ fn declaration(tr: &Tracker, fr: &Frame, name: &str, family: &str, g: &[u32], tr
         None
     };
     let start_ns = ths.iter().filter_map(|t| t.born_ns).min().map_or(0, |b| b.saturating_sub(fr.origin));
-    let iterations = if ths.iter().all(|t| t.exited) {
+    let iterations = if one_shot {
+        Some(1)
+    } else if ths.iter().all(|t| t.exited) {
         Some(ths.iter().map(|t| t.bursts.count()).max().unwrap_or(1).max(1))
     } else {
         None

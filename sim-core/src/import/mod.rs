@@ -230,11 +230,16 @@ impl Importer {
         };
         let tick = infer_hz(&self.tracker.tick_candidates, origin, self.opts.hz);
         let frame = build::Frame { origin, window, cpus, victim: self.opts.victim.as_deref() };
-        let decls = build::declarations(&self.tracker, &frame);
+        let mut decls = build::declarations(&self.tracker, &frame);
         if decls.is_empty() {
             return Err(self.error(None, "", format!("no thread ran in the {} the trace covers: nothing to model", dur(window))));
         }
         let victim = self.victim_name(&decls);
+        // The victim's declaration first, as the report reads it.
+        if let Some(i) = victim.as_ref().and_then(|v| decls.iter().position(|d| d.name == *v)) {
+            let d = decls.remove(i);
+            decls.insert(0, d);
+        }
         let duration = window.div_ceil(1_000_000) * 1_000_000;
         let m = emit::MachineText {
             cpus,
@@ -294,7 +299,12 @@ impl Importer {
 
     fn victim_name(&self, decls: &[fit::Decl]) -> Option<String> {
         match &self.opts.victim {
-            Some(v) => decls.iter().find(|d| d.name == *v || d.family == fit::family(v)).map(|d| d.name.clone()),
+            // The named declaration, else the one of the family woken most often (cyclictest's
+            // measuring thread, not its main thread).
+            Some(v) => decls.iter().find(|d| d.name == *v).map(|d| d.name.clone()).or_else(|| {
+                let wakes = |d: &&fit::Decl| d.members.iter().filter_map(|t| self.tracker.threads.get(t)).map(|t| t.wakes()).sum::<u64>();
+                decls.iter().filter(|d| d.family == fit::family(v)).max_by_key(wakes).map(|d| d.name.clone())
+            }),
             None => decls.iter().find(|d| !d.background).map(|d| d.name.clone()),
         }
     }

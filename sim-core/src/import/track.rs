@@ -80,6 +80,8 @@ pub struct ThreadTrack {
     pub migrations: u64,
     /// Waits ≥ MISSED_CHANCE_NS that began while another CPU was idle.
     pub missed_chances: u64,
+    /// CPU time of the activation that began at its fork (start-up, not a burst).
+    pub startup_ns: u64,
     state: State,
     wake_at: Option<u64>,
     wait_began_with_idle: bool,
@@ -310,6 +312,9 @@ impl Tracker {
                 th.preemptions += 1;
                 th.state = State::Preempted(t);
             } else {
+                if th.act_open && th.act_from_fork {
+                    th.startup_ns = th.burst_acc;
+                }
                 if th.act_open && !th.act_from_fork {
                     th.bursts.add(th.burst_acc);
                     if th.last_wake_made.is_some_and(|w| t.saturating_sub(w) <= SYNC_BLOCK_NS) {
