@@ -518,7 +518,7 @@ fn fair_controls(out: &mut Vec<Value>, b: &ScenarioSpec, mb: &ScenarioSpec, c: &
     kernel["switches_model"] = true.into();
     out.push(kernel);
     let hz: Vec<(String, String)> = HZ_CHOICES.iter().map(|h| (h.to_string(), format!("{h} Hz"))).collect();
-    out.push(select(
+    let mut hz = select(
         "machine.hz",
         "HZ (tick)",
         section,
@@ -526,7 +526,22 @@ fn fair_controls(out: &mut Vec<Value>, b: &ScenarioSpec, mb: &ScenarioSpec, c: &
         &b.hz.to_string(),
         &hz,
         "The tick that notices a slice overrun (check_preempt_tick).",
-    ));
+    );
+    // A tick phase (`machine.tick_offset`, which an imported trace sets) must
+    // stay below one tick: each other rate brings the file's offset modulo
+    // its own tick along (the same grid where both rates tick), and the
+    // file's rate drops that override again.
+    if b.machine.tick_offset_ns > 0
+        && let Some(options) = hz["options"].as_array_mut()
+    {
+        for (o, h) in options.iter_mut().zip(HZ_CHOICES) {
+            let tick = 1_000_000_000 / u64::from(h);
+            let offset =
+                if h == b.hz { Value::Null } else { format!("\"{}ns\"", b.machine.tick_offset_ns % tick).into() };
+            o["also"] = json!([["machine.tick_offset", offset]]);
+        }
+    }
+    out.push(hz);
     let (current, defaults) = if c.kernel.tuned_by_base_slice() {
         (c.eevdf_features.iter(c.kernel), mb.eevdf_features.iter(c.kernel))
     } else {

@@ -8,6 +8,7 @@
 
 pub mod controls;
 pub mod explorer;
+pub mod import;
 
 use explorer::Explorer;
 use wasm_bindgen::prelude::*;
@@ -49,6 +50,44 @@ pub fn kernel_versions() -> Vec<String> {
 #[wasm_bindgen]
 pub fn kernel_features(version: &str) -> Option<Vec<String>> {
     controls::feature_names(version).map(|v| v.into_iter().map(str::to_string).collect())
+}
+
+/// A trace imported whole (`import::import_trace`): `{toml, import,
+/// report, report_text}` as JSON, or the error naming the line.
+#[wasm_bindgen]
+pub fn import_trace(text: &str, name: &str, victim: Option<String>) -> Result<String, JsError> {
+    import::import_trace(text, name, victim).map(|v| v.to_string()).map_err(|e| JsError::new(&e))
+}
+
+/// A trace import for JS, fed in chunks as the worker reads the file.
+#[wasm_bindgen(js_name = TraceImport)]
+pub struct WebTraceImport {
+    inner: Option<import::TraceImport>,
+}
+
+#[wasm_bindgen(js_class = TraceImport)]
+impl WebTraceImport {
+    #[wasm_bindgen(constructor)]
+    pub fn new(name: &str, victim: Option<String>) -> WebTraceImport {
+        WebTraceImport { inner: Some(import::TraceImport::new(name, victim)) }
+    }
+
+    /// The next piece of the text; the error names the line at fault.
+    pub fn push(&mut self, chunk: &str) -> Result<(), JsError> {
+        let t = self.inner.as_mut().ok_or_else(|| JsError::new("the import has finished"))?;
+        t.push(chunk).map_err(|e| JsError::new(&e))
+    }
+
+    /// Lines read so far.
+    pub fn lines(&self) -> f64 {
+        self.inner.as_ref().map_or(0, import::TraceImport::lines) as f64
+    }
+
+    /// The scenario, the replay's import report: `{toml, import, report, report_text}` as JSON.
+    pub fn finish(&mut self) -> Result<String, JsError> {
+        let t = self.inner.take().ok_or_else(|| JsError::new("the import has finished"))?;
+        t.finish().map(|v| v.to_string()).map_err(|e| JsError::new(&e))
+    }
 }
 
 /// The explorer for JS: start a run, step it in chunks, finish, pin, draw.

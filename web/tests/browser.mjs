@@ -17,14 +17,18 @@
 // RT priority, a bad priority's error by its control, the fair server's sliders on 6.18 (off at the left
 // end), a deadline reservation's sliders, each run equal to the CLI under the same --set; the simulation runs in a
 // Web Worker (main-thread long tasks and heartbeat gaps during a jmx run); "Compare variants" runs the base
-// and every variant in a pool of workers, streaming rows, its figures equal to `sim-cli compare --json`.
+// and every variant in a pool of workers, streaming rows, its figures equal to `sim-cli compare --json`;
+// a trace (written by `sim-cli run --trace`) imported through the file input (gzipped) and by a drop:
+// the import report equals `sim-cli import --replay --json`'s, the scenario text is in the editor, its run
+// equals `sim-cli run` of that text, a slider acts on it; a bad trace's error names its line.
 // Prints timings (change to chart, wasm/native, compare parallel vs one after another) and the screenshot
 // folder, then its "test result:" line (tests/run-all.sh adds every runner's into one total).
 
 import { chromium } from 'playwright-core';
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { cpus as hostCpus, loadavg } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus as hostCpus, loadavg, tmpdir } from 'node:os';
+import { gzipSync } from 'node:zlib';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -909,6 +913,68 @@ await test('a bad override shows its error under the override box; share link', 
   await other.close();
   assert(page.errors.length === 0, `page errors: ${page.errors}`);
   await page.close();
+});
+
+await test('an imported trace (file input, gzip; drop) becomes the scenario the settings act on', async () => {
+  // A trace the simulator wrote (ftrace text with perf's header lines), and the CLI's import of it.
+  const dir = join(tmpdir(), `schedlab-browser-${process.pid}`);
+  mkdirSync(dir, { recursive: true });
+  const trace = join(dir, 'poller.txt');
+  execFileSync(cli, ['run', 'scenarios/validation/07-poller-5ms-20ms.toml', '--trace', trace, '--set', 'duration=1s'], { cwd: repo, stdio: 'ignore' });
+  const cliImport = JSON.parse(execFileSync(cli, ['import', trace, '--replay', '--json'], { cwd: repo, maxBuffer: 1 << 28 }).toString());
+  const page = await open();
+  let state = await rerun(page, () => page.setInputFiles('#trace', { name: 'poller.txt.gz', mimeType: 'application/gzip', buffer: gzipSync(readFileSync(trace)) }));
+  assert(state === 'done', `${state}: ${await page.textContent('#import-status')} ${await page.textContent('#error')}`);
+  const got = await page.evaluate(() => window.schedlab.import);
+  assert(JSON.stringify(got.report) === JSON.stringify(cliImport.report), `import report ${JSON.stringify(got.report)} != CLI ${JSON.stringify(cliImport.report)}`);
+  assert(got.import.lines === cliImport.import.lines && JSON.stringify(got.import.tasks) === JSON.stringify(cliImport.import.tasks), 'the same import as the CLI');
+  // The report table: one row per declaration, trace and replay figures.
+  const rows = await page.$$eval('#table-import tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+  assert(rows.length === cliImport.report.rows.length && rows.some((r) => r[0] === 'poller') && rows.every((r) => r.length === 10), JSON.stringify(rows));
+  const status = await page.textContent('#import-status');
+  assert(status.includes(`Linux ${cliImport.import.kernel}`) && status.includes(`${cliImport.import.cpus} CPUs`) && status.includes(`HZ ${cliImport.import.hz}`), status);
+  // The scenario is the editor's text, and the page ran it: the CLI's bytes for that text.
+  const toml = await page.inputValue('#toml');
+  assert(toml === got.toml && toml.includes('[[tasks]]') && (await page.isVisible('#toml')), 'the imported TOML is in the open editor');
+  assert((await page.inputValue('#scenario')) === 'custom.toml', 'the scenario picker shows the edited text');
+  const file = join(dir, 'imported.toml');
+  writeFileSync(file, toml);
+  assert((await page.evaluate(() => window.schedlab.report)) === native([file]).json, 'the imported scenario\'s run equals sim-cli run --json');
+  await page.screenshot({ path: join(shots, '17-imported-trace.png'), fullPage: true });
+  // A control acts on the imported workload (the tick rate: the scenario's machine.hz).
+  const hz = page.locator('[data-key="machine.hz"]');
+  assert((await hz.count()) === 1, 'a machine.hz control');
+  assert((await hz.inputValue()) !== '1000', `the trace's HZ is ${await hz.inputValue()}`);
+  state = await rerun(page, () => hz.selectOption('1000'));
+  assert(state === 'done', state);
+  const moved = await report(page);
+  // The trace's tick phase (4.5 ms at HZ 100) comes along modulo the new tick.
+  const sets = (await page.inputValue('#overrides')).split('\n');
+  assert(sets.includes('machine.hz=1000') && sets.includes('machine.tick_offset="500000ns"') && moved.settings.hz === 1000, `${sets}: hz ${moved.settings.hz}`);
+  assert((await page.evaluate(() => window.schedlab.report)) === native([file, ...sets.flatMap((kv) => ['--set', kv])]).json, 'the control\'s run equals sim-cli run --set');
+  // A drop of the plain text imports it again; a bad trace's error names its line.
+  const drop = async (name, text) => {
+    const dt = await page.evaluateHandle(([n, t]) => {
+      const d = new DataTransfer();
+      d.items.add(new File([t], n, { type: 'text/plain' }));
+      return d;
+    }, [name, text]);
+    await page.dispatchEvent('#import', 'drop', { dataTransfer: dt });
+  };
+  const before = await page.evaluate(() => window.schedlab.imports);
+  state = await rerun(page, () => drop('poller.txt', readFileSync(trace, 'utf8')));
+  assert(state === 'done' && (await page.evaluate(() => window.schedlab.imports)) === before + 1, `${state}: dropped trace imported`);
+  // The same scenario, named after the file (`import-poller_txt`).
+  const body = (t) => t.replace(/^(#.*|name = .*)$/gm, '');
+  const dropped = await page.inputValue('#toml');
+  assert((await page.inputValue('#overrides')) === '' && dropped !== toml && body(dropped) === body(toml), 'the drop starts from the imported scenario, without the override');
+  await drop('notes.txt', 'these are my notes\nnot a trace\n');
+  await page.waitForFunction(() => document.body.dataset.state === 'error', null, { timeout: TIMEOUT });
+  const err = await page.textContent('#import-status');
+  assert(err.startsWith('Not imported: notes.txt line 1: '), err);
+  assert(page.errors.length === 0 && page.failed.length === 0, `page errors: ${page.errors}; ${page.failed}`);
+  await page.close();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 await browser.close();

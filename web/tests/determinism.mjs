@@ -3,7 +3,8 @@
 // scenarios (tests/explosive/*.toml, partial reports), and each shipped
 // scenario's base under kernels 6.6, 6.12 and 6.18 (`--set kernel.version=X` natively,
 // the same override in the page's module; equality only, whatever the
-// EEVDF model does), run twice: natively by
+// EEVDF model does), and a trace's import (`sim-cli import --replay --json`
+// against the module's `import_trace`, then the imported scenario's run), run twice: natively by
 // the release `sim-cli run FILE [--variant V] --json`, and as wasm32 by the
 // page's own module (web/www/pkg, built by web/build.sh) under Node, through
 // the same Explorer start/step/finish calls the page makes. The two JSON
@@ -14,10 +15,11 @@
 // Prints one line per run, the timings, then
 // "test result: ok. N passed; M failed; 0 ignored (wasm32 vs native)".
 
-import { initSync, Explorer, scenario_files, scenario_text } from '../www/pkg/web.js';
+import { initSync, Explorer, import_trace, scenario_files, scenario_text } from '../www/pkg/web.js';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -193,6 +195,40 @@ for (const file of [...shipped, ...explosive]) {
     } catch (e) {
       record(name, e.message);
     }
+  }
+}
+
+// ---- a trace's import ----------------------------------------------------------
+
+{
+  // A trace the simulator writes (`run --trace`), imported by both builds
+  // under the same name; then the imported scenario run by both.
+  const dir = join(tmpdir(), `schedlab-determinism-${process.pid}`);
+  mkdirSync(dir, { recursive: true });
+  const trace = join(dir, 'poller.txt');
+  const name = `import of ${trace}`;
+  try {
+    execFileSync(cli, ['run', 'scenarios/validation/07-poller-5ms-20ms.toml', '--trace', trace, '--set', 'duration=1s'], { cwd: repo, stdio: 'ignore' });
+    const t0 = process.hrtime.bigint();
+    const native = JSON.parse(execFileSync(cli, ['import', trace, '--replay', '--json'], { cwd: repo, maxBuffer: 1 << 28 }).toString());
+    const nMs = Number(process.hrtime.bigint() - t0) / 1e6;
+    const w0 = performance.now();
+    const wasm = JSON.parse(import_trace(readFileSync(trace, 'utf8'), trace, undefined));
+    const wMs = performance.now() - w0;
+    const [a, b] = [JSON.stringify(native, null, 2), JSON.stringify({ import: wasm.import, report: wasm.report }, null, 2)];
+    if (a !== b) throw new Error(describeDifference(Buffer.from(a), Buffer.from(b)));
+    if (!wasm.toml.includes('[[tasks]]')) throw new Error('no [[tasks]] in the imported scenario');
+    record(`${name}: ${a.length} bytes of import and report equal, ${native.report.rows.length} declarations (native ${nMs.toFixed(0)} ms, wasm ${wMs.toFixed(0)} ms)`, null);
+    const file = join(dir, 'imported.toml');
+    writeFileSync(file, wasm.toml);
+    const run = runNative(file, null);
+    const got = runWasm(explorer, file, wasm.toml, null);
+    if (firstDifference(run.bytes, got.bytes) !== -1) throw new Error(describeDifference(run.bytes, got.bytes));
+    record(`${name}: the imported scenario's run, ${run.bytes.length} bytes equal`, null);
+  } catch (e) {
+    record(name, e.message);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 

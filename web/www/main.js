@@ -3,6 +3,8 @@
 // `web` crate over sim-core); this file wires controls to override keys,
 // hands runs to Web Workers (worker.js: the simulation, in chunks, with
 // previews), draws the views they send back, and keeps the URL in sync.
+// A dropped trace is imported in the runner worker too (read, gunzipped,
+// imported, replayed there); its scenario becomes the page's edited text.
 
 import init, { Explorer, edited_name, scenario_files, scenario_text } from './pkg/web.js';
 
@@ -30,7 +32,7 @@ let wasmModule;
 let runner;
 // Figures the browser test reads (and anyone curious, from the console).
 // compareJobs: the compare pool's size (default: the CPUs, at most the runs).
-window.schedlab = { runs: 0, lastRunMs: null, lastChartMs: null, lastLatencyMs: null, firstChartMs: null, report: null, events: 0, compares: 0, compare: null, compareJobs: null };
+window.schedlab = { imports: 0, import: null, runs: 0, lastRunMs: null, lastChartMs: null, lastLatencyMs: null, firstChartMs: null, report: null, events: 0, compares: 0, compare: null, compareJobs: null };
 
 /// A simulation worker, initialised with the page's compiled module.
 /// `onmessage` gets every message after `ready`.
@@ -358,6 +360,10 @@ let active = null;
 
 function onRunnerMessage(m) {
   if (m.type === 'ready') return;
+  if (m.type.startsWith('import')) {
+    if (importing && m.id === importing.id) importing.handle(m);
+    return;
+  }
   if (active && (m.id === active.id || m.id === null)) active.handle(m);
 }
 
@@ -457,6 +463,91 @@ async function rerun() {
   setState('done', notice
     ? `stopped early: ${formatNs(report.sim_time_ns)} of ${formatNs(report.settings.duration_ns)} simulated (${report.stop_reason}); the report is partial`
     : `done: ${formatNs(report.sim_time_ns)} simulated (${report.stop_reason})`);
+}
+
+// ---- trace import -------------------------------------------------------------
+
+/// The import in progress: its id and what to do with the worker's messages.
+let importing = null;
+let imports = 0;
+
+/// The import report: per imported declaration, the trace's delays beside
+/// the replay's (the table `sim-cli import --replay` prints).
+function renderImport(name, r) {
+  const im = r.import;
+  const hz = `HZ ${im.hz} (${im.hz_inferred ? 'from the trace' : 'assumed; see the notes'})`;
+  $('import-status').textContent = `${name}: ${im.lines.toLocaleString('en')} lines, ${im.records.toLocaleString('en')} scheduler records over ${formatNs(im.window_ns)}, ${im.tasks.length} declarations. Model: Linux ${im.kernel}, ${im.cpus} CPUs, ${hz}${im.victim ? `; victim ${im.victim}` : ''}. The scenario is in the editor below; the settings now act on it.`;
+  const f = (d, k) => (d.count ? formatNs(d[k]) : '-');
+  table($('table-import'), ['task', 'threads', 'trace n', 'p50', 'p99', 'max', 'replay n', 'p50', 'p99', 'max'],
+    r.report.rows.map((x) => [x.name, x.background ? 'background' : x.threads, x.trace.count, f(x.trace, 'p50_ns'), f(x.trace, 'p99_ns'), f(x.trace, 'max_ns'),
+      x.replay.count, f(x.replay, 'p50_ns'), f(x.replay, 'p99_ns'), f(x.replay, 'max_ns')]));
+  const notes = $('import-notes');
+  notes.replaceChildren();
+  for (const n of im.notes) {
+    const li = document.createElement('li');
+    li.textContent = n;
+    notes.append(li);
+  }
+}
+
+/// Imports a trace file (perf sched script or ftrace text, or the same
+/// gzipped) in the runner worker: it reads the file in chunks, imports,
+/// replays and reports. The scenario it built then becomes the page's
+/// edited text and runs, so every control acts on the user's workload.
+async function importTrace(file) {
+  if (!file) return;
+  // The run in progress gives way (the worker drops it at its next chunk).
+  ui.runId++;
+  runner.postMessage({ type: 'cancel' });
+  active?.resolve(null);
+  active = null;
+  cancelCompare();
+  const id = ++imports;
+  const box = $('import-box');
+  box.hidden = false;
+  box.classList.remove('failed');
+  $('table-import').replaceChildren();
+  $('import-notes').replaceChildren();
+  $('import-status').textContent = `Importing ${file.name} (${(file.size / 1e6).toFixed(1)} MB)…`;
+  setState('importing', `importing ${file.name}…`);
+  const m = await new Promise((resolve) => {
+    importing = {
+      id,
+      handle(msg) {
+        if (msg.type === 'import-progress') {
+          $('status').textContent = msg.replay
+            ? `importing ${file.name}: ${msg.lines.toLocaleString('en')} lines read; replaying the scenario…`
+            : `importing ${file.name}: ${msg.lines.toLocaleString('en')} lines read…`;
+        } else {
+          resolve(msg);
+        }
+      },
+    };
+    runner.postMessage({ type: 'import', id, file, victim: $('import-victim').value.trim() });
+  });
+  if (importing?.id !== id) return;
+  importing = null;
+  if (m.type === 'import-error') {
+    box.classList.add('failed');
+    $('import-status').textContent = `Not imported: ${m.message}`;
+    setState('error', 'not imported: see the message under the import');
+    return;
+  }
+  const r = JSON.parse(m.json);
+  renderImport(file.name, r);
+  window.schedlab.import = r;
+  window.schedlab.imports++;
+  ui.file = CUSTOM;
+  ui.basedOn = file.name;
+  ui.text = r.toml;
+  ui.variant = '';
+  ui.overrides = new Map();
+  ui.controlKey = null;
+  $('toml').value = r.toml;
+  $('scenario').value = CUSTOM;
+  $('edit').open = true;
+  ui.changedAt = performance.now();
+  await rerun();
 }
 
 // ---- compare ----------------------------------------------------------------
@@ -773,6 +864,7 @@ async function main() {
       return;
     }
     loadScenario(sel.value);
+    $('import-box').hidden = true;
     ui.changedAt = performance.now();
     rerun();
   });
@@ -807,6 +899,26 @@ async function main() {
     active?.resolve(null);
     active = null;
     setState('cancelled', 'cancelled: the charts show the run as far as it got');
+  });
+  $('trace').addEventListener('change', () => {
+    importTrace($('trace').files[0]);
+    $('trace').value = '';
+  });
+  // A file dropped anywhere on the page is imported (the import row lights up).
+  const zone = $('import');
+  document.addEventListener('dragover', (e) => {
+    if (!e.dataTransfer?.types.includes('Files')) return;
+    e.preventDefault();
+    zone.classList.add('over');
+  });
+  document.addEventListener('dragleave', (e) => {
+    if (!e.relatedTarget) zone.classList.remove('over');
+  });
+  document.addEventListener('drop', (e) => {
+    zone.classList.remove('over');
+    if (!e.dataTransfer?.files.length) return;
+    e.preventDefault();
+    importTrace(e.dataTransfer.files[0]);
   });
   $('share').addEventListener('click', share);
   $('compare').addEventListener('click', compare);

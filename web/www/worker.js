@@ -8,6 +8,8 @@
 //                                          previews as views (the page's charts), else as figures
 //                                          (a row of the compare table)
 //        {type: 'cancel'}                  drop the run in progress
+//        {type: 'import', id, file, victim}  import a trace (a File: perf sched script or ftrace
+//                                          text, or the same gzipped), replay it, report
 //   out: {type: 'ready'}
 //        {type: 'started', id, notes}      the run began; notes: the overrides its kernel model
 //                                          lacks, not applied (`cfs.… not in Linux 6.18 (EEVDF): not applied`)
@@ -15,11 +17,14 @@
 //        {type: 'preview', id, progress, view | figures}     a preview of the run so far
 //        {type: 'done', id, json, view, figures, stepMs, runMs}   json: the `sim-cli run --json` bytes
 //        {type: 'error', id, error}        the scenario's error ({file, key, origin, message})
+//        {type: 'import-progress', id, lines, bytes}   while the trace is read
+//        {type: 'imported', id, json}      the import: {toml, import, report, report_text}
+//        {type: 'import-error', id, message}   why the trace cannot be imported (names the line)
 //
 // A newer run (or a cancel) supersedes the one in progress at its next chunk
 // boundary: chunks last about CHUNK_MS, so that is how late a cancel can be.
 
-import init, { Explorer } from './pkg/web.js';
+import init, { Explorer, TraceImport } from './pkg/web.js';
 
 /// Wall-clock time one chunk of events may take before the worker looks at its messages.
 const CHUNK_MS = 25;
@@ -76,6 +81,41 @@ async function run(m) {
   });
 }
 
+/// Imports a trace file in chunks as it is read (and gunzipped when it
+/// starts with gzip's magic 1f 8b): memory follows the trace's threads, not
+/// its length. Then the replay and the report (TraceImport.finish).
+async function importTrace(m) {
+  const { id, file } = m;
+  const head = new Uint8Array(await file.slice(0, 2).arrayBuffer());
+  let stream = file.stream();
+  if (head[0] === 0x1f && head[1] === 0x8b) stream = stream.pipeThrough(new DecompressionStream('gzip'));
+  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
+  const im = new TraceImport(file.name, m.victim || undefined);
+  try {
+    let bytes = 0;
+    let last = performance.now();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      im.push(value);
+      bytes += value.length;
+      if (performance.now() - last > 100) {
+        postMessage({ type: 'import-progress', id, lines: im.lines(), bytes });
+        last = performance.now();
+      }
+    }
+    postMessage({ type: 'import-progress', id, lines: im.lines(), bytes, replay: true });
+    postMessage({ type: 'imported', id, json: im.finish() });
+  } catch (e) {
+    reader.cancel().catch(() => {});
+    // A JsError's message names the line; a stream's error says the gzip is corrupt.
+    const why = e instanceof TypeError ? `${file.name}: the file cannot be read (${e.message}; a corrupt or truncated gzip stream?)` : e.message ?? String(e);
+    postMessage({ type: 'import-error', id, message: why });
+  } finally {
+    im.free();
+  }
+}
+
 async function handle(m) {
   if (m.type === 'init') {
     await init({ module_or_path: m.module });
@@ -92,6 +132,8 @@ async function handle(m) {
       // A panic in the module: the page shows it instead of waiting forever.
       postMessage({ type: 'error', id: m.id, error: { file: '', origin: 'file', key: '', message: `the simulation failed: ${e}` } });
     }
+  } else if (m.type === 'import') {
+    await importTrace(m);
   } else if (m.type === 'cancel') {
     current = 0;
     explorer.cancel();
