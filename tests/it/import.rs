@@ -173,21 +173,58 @@ fn the_wake_graph_is_recovered() {
     assert_eq!(str_of(&sources[0], "target"), Some("rpc"));
 }
 
-/// The victim of a multi-CPU pool: the replay's delays against the original's.
+/// The victim's delay figures of a scenario run with `overrides`.
+fn victim_of(path: &str, overrides: &[(&str, &str)], victim: &str) -> sim_core::LatencySummary {
+    let text = std::fs::read_to_string(root().join(path)).unwrap();
+    let s = Scenario::from_toml(path, &text).unwrap().with_overrides(overrides).unwrap();
+    let mut sim = Simulation::new(&s);
+    sim.run_to_end();
+    sim.report().task_delays.iter().find(|d| d.name == victim).unwrap().delay
+}
+
+/// The victims of multi-CPU pools, random runs both: the replay's p50, p99
+/// and max each within the spread of the original's own figure over seeds
+/// 1-5, widened by 10 % (a random run's p99 and max move with the seed).
 #[test]
 fn pool_replays_match_the_original_victims() {
     for (path, victim) in [("scenarios/threadpool.toml", "worker"), ("scenarios/request-hops.toml", "worker")] {
         let c = case(path, victim);
         let o = c.original.task_delays.iter().find(|d| d.name == victim).unwrap().delay;
-        let v = c.replay.task_delays.iter().find(|d| d.name == victim).unwrap().delay;
-        let rep = import_report(&c.im, &c.replay);
-        println!("{path}\n{}original {victim}: {o:?}\nreplay: {v:?}", rep.text());
-        assert!(within(v.p99_ns, o.p99_ns, 0.1), "{path}: p99 {} vs {}", v.p99_ns, o.p99_ns);
+        let mut v = c.replay.task_delays.iter().find(|d| d.name == victim).unwrap().delay;
+        if path.contains("threadpool") {
+            // Two things no sched trace of it shows: the SMT topology (4 cores x
+            // 2 threads; the import has 8 flat CPUs) and HZ 1000 (no tick-driven
+            // preemption to infer it from; 250 assumed). Given both, the max holds
+            // too (without: 1.9 ms, from where newidle and periodic balancing run).
+            let s = Scenario::from_toml("imported.toml", &c.im.toml).unwrap();
+            let s = s
+                .with_overrides(&[
+                    ("machine.sockets", "1"),
+                    ("machine.cores_per_socket", "4"),
+                    ("machine.threads_per_core", "2"),
+                    ("machine.hz", "1000"),
+                ])
+                .unwrap();
+            let mut sim = Simulation::new(&s);
+            sim.run_to_end();
+            v = sim.report().task_delays.iter().find(|d| d.name == victim).unwrap().delay;
+        }
+        let runs: Vec<sim_core::LatencySummary> =
+            (1..=5).map(|s| victim_of(path, &[("seed", &s.to_string())], victim)).collect();
+        println!("{path}\n{}original {victim}: {o:?}\nreplay: {v:?}", import_report(&c.im, &c.replay).text());
         assert!(within(v.count, o.count, 0.1), "{path}: {} delays vs {}", v.count, o.count);
-        // The threadpool's max depends on its SMT topology (4 cores x 2
-        // threads), which no sched trace shows: the import has 8 flat CPUs.
-        if path.contains("request-hops") {
-            assert!(within(v.max_ns, o.max_ns, 0.1), "{path}: max {} vs {}", v.max_ns, o.max_ns);
+        for (what, f) in [
+            ("p50", (|d: &sim_core::LatencySummary| d.p50_ns) as fn(&sim_core::LatencySummary) -> u64),
+            ("p99", |d| d.p99_ns),
+            ("max", |d| d.max_ns),
+        ] {
+            let (lo, hi) = (runs.iter().map(f).min().unwrap(), runs.iter().map(f).max().unwrap());
+            println!("{what}: replay {} original seeds 1-5 {lo}..{hi}", f(&v));
+            assert!(
+                f(&v) as f64 >= 0.9 * lo as f64 && f(&v) as f64 <= 1.1 * hi as f64,
+                "{path}: {what} {} outside the original's seed spread {lo}..{hi} (±10 %)",
+                f(&v)
+            );
         }
     }
 }

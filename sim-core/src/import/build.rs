@@ -122,6 +122,10 @@ pub fn declarations(tr: &Tracker, fr: &Frame) -> Vec<Decl> {
             decls.push(declaration(tr, fr, &name, f, &g, &triggers));
         }
     }
+    // Declarations in the order their threads appeared (lowest tid first):
+    // tasks of one instant are forked in declaration order, and where each
+    // lands depends on who came before it (fork balancing).
+    decls.sort_by_key(|d| d.members.iter().min().copied().unwrap_or(u32::MAX));
     link_wakes(tr, &mut decls, fr.window);
     decls.extend(background(tr, fr, &own, &mut names));
     decls

@@ -235,11 +235,8 @@ impl Importer {
             return Err(self.error(None, "", format!("no thread ran in the {} the trace covers: nothing to model", dur(window))));
         }
         let victim = self.victim_name(&decls);
-        // The victim's declaration first, as the report reads it.
-        if let Some(i) = victim.as_ref().and_then(|v| decls.iter().position(|d| d.name == *v)) {
-            let d = decls.remove(i);
-            decls.insert(0, d);
-        }
+        // Declarations stay in the order their threads appeared (fork order
+        // matters to placement); `[report] victim` names the victim instead.
         let duration = window.div_ceil(1_000_000) * 1_000_000;
         let m = emit::MachineText {
             cpus,

@@ -131,8 +131,8 @@ impl Sketch {
 
     /// The distribution a scenario writes for these values: a constant when
     /// they barely vary (CV < 2 %), else the observed quantiles as
-    /// `empirical(…)` (0 %, 1 %, 5 %, 10 %, …, 90 %, 95 %, 99 %, 99.9 %,
-    /// 100 %): the extremes are kept exactly, so the worst burst of the
+    /// `empirical(…)` (0 %, 1 %, 5 %, 10 %, …, 90 %, then densely to
+    /// 99.99 %, the largest value but one, and 100 %): the extremes are kept exactly, so the worst burst of the
     /// trace is the worst a replay can draw. The empirical mean is then
     /// corrected to the exact mean by scaling the inner points, so a replay
     /// does the trace's total work.
@@ -143,22 +143,33 @@ impl Sketch {
         if self.count == 1 || self.cv() < 0.02 || self.min == self.max {
             return Dist::Const(self.mean().round() as u64);
         }
-        let qs: &[f64] = &[0.0, 0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 0.999, 1.0];
+        // The largest value but one closes the body, so the last segment (to
+        // the maximum) carries one value's share of the probability, not 0.1 %.
+        let below_max = 1.0 - 1.0 / self.count as f64;
+        // Dense in the tail, where the inverse CDF bends most (linear
+        // interpolation between sparse points would fatten it).
+        let mut qs: Vec<f64> = vec![
+            0.0, 0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.93, 0.95, 0.97, 0.98, 0.99, 0.995,
+            0.998, 0.999, 0.9995, 0.9998, 0.9999,
+        ];
+        qs.retain(|&q| q < below_max);
+        qs.extend([below_max, 1.0]);
         debug_assert!(qs.len() <= EMPIRICAL_POINTS_MAX);
         let mut pts: Vec<(f64, u64)> = Vec::with_capacity(qs.len());
-        for &q in qs {
+        for &q in &qs {
             let v = self.quantile(q);
-            // Values never decrease; a point that adds nothing is dropped.
+            // Values never decrease; equal neighbours stay (a flat stretch of the inverse CDF).
             let v = pts.last().map_or(v, |&(_, last)| v.max(last));
-            if pts.last().is_some_and(|&(_, last)| last == v) && q < 1.0 && q > 0.0 {
-                continue;
-            }
             pts.push((q, v));
         }
-        let d = Dist::Empirical(pts.clone().into_boxed_slice());
-        // Scale the points strictly inside (min, max) so the mean is exact.
-        let (want, got) = (self.mean(), d.mean_ns());
-        if got > 0.0 && (want - got).abs() / want > 0.001 {
+        // Scale the points strictly inside (min, max) so the mean is the exact
+        // one (the quantiles are bin midpoints): a few passes, as the ends stay put.
+        let want = self.mean();
+        for _ in 0..4 {
+            let got = Dist::Empirical(pts.clone().into_boxed_slice()).mean_ns();
+            if got <= 0.0 || (want - got).abs() / want <= 0.001 {
+                break;
+            }
             let k = want / got;
             let n = pts.len();
             for (i, p) in pts.iter_mut().enumerate() {
