@@ -1,12 +1,16 @@
-//! Criterion benchmark of the scheduler-trace line parser that `sim-cli
-//! import` and `measure` read traces with: `parse_sched_line` over ~200k
-//! generated lines, reported in lines per second (`thrpt` in elements/s).
-//! Issue 35's budget is ≥ 1 M lines/s natively.
+//! Criterion benchmarks of `sim-cli import`, in lines per second (`thrpt`
+//! in elements/s): the line parser `parse_sched_line` over ~200k generated
+//! lines (`import/parse_sched_line`), and the whole import (parse, track,
+//! fit, write the scenario) of a realistic trace: the ftrace text of
+//! `scenarios/request-hops.toml`, 2 s of 26 threads on 8 CPUs, ~450k lines
+//! (`import/importer_request_hops`). Issue 35's budget is ≥ 1 M lines/s natively.
 //!
 //! `cargo bench -p schedlab-core --bench import`
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use sim_core::{SchedLine, parse_sched_line};
+use sim_core::{
+    ImportOptions, Importer, Scenario, SchedLine, Simulation, Trace, TraceWindow, parse_sched_line, write_ftrace_text,
+};
 use std::fmt::Write;
 use std::hint::black_box;
 
@@ -96,5 +100,33 @@ fn parse_lines(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, parse_lines);
+/// The ftrace text of a shipped scenario, as `sim-cli run --trace X.txt` writes it.
+fn request_hops_text() -> String {
+    let toml = include_str!("../../scenarios/request-hops.toml");
+    let s = Scenario::from_toml("request-hops.toml", toml).expect("the shipped scenario loads");
+    let mut sim = Simulation::new(&s);
+    sim.enable_trace(TraceWindow::all(1_000_000));
+    sim.run_to_end();
+    let t = Trace::from_sim(&mut sim).expect("a trace was recorded");
+    let mut out = String::new();
+    write_ftrace_text(&t, &mut out).expect("formatting into a String");
+    out
+}
+
+fn import_whole(c: &mut Criterion) {
+    let text = request_hops_text();
+    let lines = text.lines().count();
+    let opts = ImportOptions { source: "request-hops.txt".into(), ..ImportOptions::default() };
+    let im = Importer::import_text(opts.clone(), &text).expect("the trace imports");
+    assert!(im.tasks.len() >= 5, "the five pools are found");
+    let mut g = c.benchmark_group("import");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(lines as u64));
+    g.bench_function("importer_request_hops", |b| {
+        b.iter(|| black_box(Importer::import_text(opts.clone(), black_box(&text)).map(|i| i.toml.len())));
+    });
+    g.finish();
+}
+
+criterion_group!(benches, parse_lines, import_whole);
 criterion_main!(benches);
