@@ -20,8 +20,13 @@ pub struct Frame<'a> {
 
 /// Per thread: its trigger and the evidence for it.
 fn trigger_of(th: &ThreadTrack, fam: &BTreeMap<u32, String>, own_fam: &BTreeSet<String>, fr: &Frame) -> (Trigger, String) {
-    if Tracker::never_blocked(th) {
-        let why = format!("never blocked: a CPU hog (ran {} of {} seen)", dur(th.runtime_ns), dur(th.last_ns - th.first_ns));
+    if Tracker::is_hog(th) {
+        let blocks = th.switches.saturating_sub(th.preemptions);
+        let why = format!(
+            "a CPU hog: ran {} of {} seen, blocking {blocks} time(s)",
+            dur(th.runtime_ns),
+            dur(th.last_ns - th.first_ns)
+        );
         return (Trigger::Hog, why);
     }
     if th.bursts.count() == 0 && th.born_ns.is_some() {
@@ -72,7 +77,7 @@ fn own_threads(tr: &Tracker, fam: &BTreeMap<u32, String>, fr: &Frame) -> BTreeSe
                 if let super::track::Waker::Thread(wt) = w
                     && !own.contains(wt)
                     && (*n as f64) >= 0.7 * t.wakes() as f64
-                    && tr.threads.get(wt).is_some_and(|w| !Tracker::never_blocked(w))
+                    && tr.threads.get(wt).is_some_and(|w| !Tracker::is_hog(w))
                 {
                     add.push(*wt);
                 }
@@ -92,7 +97,7 @@ pub fn declarations(tr: &Tracker, fr: &Frame) -> Vec<Decl> {
     let own = own_threads(tr, &fam, fr);
     let own_fam: BTreeSet<String> = own.iter().map(|t| fam[t].clone()).collect();
     let wakers: BTreeMap<u32, String> =
-        fam.iter().filter(|(t, _)| !Tracker::never_blocked(&tr.threads[t])).map(|(t, f)| (*t, f.clone())).collect();
+        fam.iter().filter(|(t, _)| !Tracker::is_hog(&tr.threads[t])).map(|(t, f)| (*t, f.clone())).collect();
     let triggers: BTreeMap<u32, (Trigger, String)> =
         own.iter().map(|&tid| (tid, trigger_of(&tr.threads[&tid], &wakers, &own_fam, fr))).collect();
 

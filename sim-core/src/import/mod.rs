@@ -230,7 +230,7 @@ impl Importer {
         };
         let tick = infer_hz(&self.tracker.tick_candidates, origin, self.opts.hz);
         let frame = build::Frame { origin, window, cpus, victim: self.opts.victim.as_deref() };
-        let mut decls = build::declarations(&self.tracker, &frame);
+        let decls = build::declarations(&self.tracker, &frame);
         if decls.is_empty() {
             return Err(self.error(None, "", format!("no thread ran in the {} the trace covers: nothing to model", dur(window))));
         }
@@ -333,6 +333,40 @@ impl Importer {
     }
 }
 
+/// How well the tick-driven preemptions fit the grid of `hz`: the share
+/// within ±20 µs of the commonest phase (≥ 60 % to fit) and the grid's
+/// offset from `origin` (the mean phase of those samples).
+fn phase_fit(times: &[u64], origin: u64, hz: u32) -> Option<(f64, u64)> {
+    const BIN: u64 = 20_000;
+    let period = 1_000_000_000 / u64::from(hz);
+    let bins = period.div_ceil(BIN) as usize;
+    let mut h = vec![0u32; bins];
+    for &t in times {
+        h[((t % period) / BIN) as usize] += 1;
+    }
+    let (peak, _) = h.iter().enumerate().max_by_key(|(_, n)| **n)?;
+    let around: u32 = (0..3).map(|k| h[(peak + bins + k - 1) % bins]).sum();
+    let share = f64::from(around) / times.len().max(1) as f64;
+    if share < 0.6 {
+        return None;
+    }
+    // The phase: the mean of the samples in the peak's three bins (circular around 0).
+    let (lo, hi) = ((peak + bins - 1) % bins, (peak + 1) % bins);
+    let inside = |b: usize| if lo <= hi { (lo..=hi).contains(&b) } else { b >= lo || b <= hi };
+    let (mut sum, mut n) = (0i128, 0i128);
+    let centre = (peak as u64 * BIN + BIN / 2) as i128;
+    let p = i128::from(period as i64);
+    for &t in times {
+        let ph = (t % period) as i128;
+        if inside((ph as u64 / BIN) as usize) {
+            sum += (ph - centre + p + p / 2) % p - p / 2;
+            n += 1;
+        }
+    }
+    let phase = (centre + sum / n.max(1)).rem_euclid(p) as u64;
+    Some((share, (phase + period - origin % period) % period))
+}
+
 struct Tick {
     hz: u32,
     offset: u64,
@@ -341,56 +375,50 @@ struct Tick {
 }
 
 /// The tick rate from the phases of tick-driven preemptions (a switch-out
-/// in `R` with no wake-up or migration aimed at that CPU in the 20 µs
-/// before): for the longest tick period first, the share of such
-/// switches whose phase falls within ±20 µs of the commonest phase; the
-/// first rate where that holds ≥ 60 % of ≥ 30 of them.
+/// in `R` in favour of a task that was already waiting, with no wake-up or
+/// migration aimed at that CPU in the 20 µs before): a rate fits when ≥ 60 %
+/// of ≥ 30 such switches fall within ±20 µs of one phase of its grid. The
+/// slowest fitting rate is the answer when two of its switches came less
+/// than 1.5 periods apart (a faster tick would then have shown other
+/// phases); else the switches cannot tell the fitting rates apart (they all
+/// came a multiple of a longer period apart) and 250 is assumed among them.
 fn infer_hz(times: &[u64], origin: u64, flag: Option<u32>) -> Tick {
     if let Some(hz) = flag {
         return Tick { hz, offset: 0, inferred: false, why: format!("HZ {hz} (--hz); tick phase 0 assumed") };
     }
-    const BIN: u64 = 20_000;
-    if times.len() >= 30 {
-        for hz in [100u32, 250, 300, 1000] {
-            let period = 1_000_000_000 / u64::from(hz);
-            let bins = period.div_ceil(BIN) as usize;
-            let mut h = vec![0u32; bins];
-            for &t in times {
-                h[((t % period) / BIN) as usize] += 1;
-            }
-            let (peak, _) = h.iter().enumerate().max_by_key(|(_, n)| **n).unwrap_or((0, &0));
-            let around: u32 = (0..3).map(|k| h[(peak + bins + k - 1) % bins]).sum();
-            let share = f64::from(around) / times.len() as f64;
-            if share >= 0.6 {
-                // The phase: the mean of the samples in the peak's three bins (circular around 0).
-                let (lo, hi) = ((peak + bins - 1) % bins, (peak + 1) % bins);
-                let inside = |b: usize| if lo <= hi { (lo..=hi).contains(&b) } else { b >= lo || b <= hi };
-                let (mut sum, mut n) = (0i128, 0i128);
-                let centre = (peak as u64 * BIN + BIN / 2) as i128;
-                for &t in times {
-                    let ph = (t % period) as i128;
-                    if inside((ph as u64 / BIN) as usize) {
-                        let p = i128::from(period as i64);
-                        let d = (ph - centre + p + p / 2) % p - p / 2;
-                        sum += d;
-                        n += 1;
-                    }
-                }
-                let phase = ((centre + sum / n.max(1)).rem_euclid(i128::from(period as i64))) as u64;
-                let offset = (phase + period - origin % period) % period;
-                return Tick {
-                    hz,
-                    offset,
-                    inferred: true,
-                    why: format!(
-                        "HZ {hz} inferred: {:.0} % of {} tick-driven preemptions fall within 20us of one phase of a {} grid",
-                        share * 100.0,
-                        times.len(),
-                        dur(period)
-                    ),
-                };
-            }
+    let fits: Vec<(u32, f64, u64)> = if times.len() >= 30 {
+        [100u32, 250, 300, 1000].into_iter().filter_map(|hz| phase_fit(times, origin, hz).map(|(s, o)| (hz, s, o))).collect()
+    } else {
+        Vec::new()
+    };
+    if let Some(&(hz, share, offset)) = fits.first() {
+        let period = 1_000_000_000 / u64::from(hz);
+        // Gaps between the switches on the grid (within 40 µs of its phase).
+        let on_grid = |t: u64| {
+            let d = (t % period + period - (origin + offset) % period) % period;
+            d.min(period - d) <= 40_000
+        };
+        let mut sorted: Vec<u64> = times.iter().copied().filter(|&t| on_grid(t)).collect();
+        sorted.sort_unstable();
+        let min_gap = sorted.windows(2).map(|w| w[1] - w[0]).filter(|&g| g > 100_000).min().unwrap_or(u64::MAX);
+        if (min_gap as f64) < 1.5 * period as f64 {
+            let why = format!(
+                "HZ {hz} inferred: {:.0} % of {} tick-driven preemptions fall within 20us of one phase of a {} grid",
+                share * 100.0,
+                times.len(),
+                dur(period)
+            );
+            return Tick { hz, offset, inferred: true, why };
         }
+        let (hz, _, offset) = fits.iter().copied().find(|f| f.0 == 250).unwrap_or(fits[fits.len() - 1]);
+        let list: Vec<String> = fits.iter().map(|f| f.0.to_string()).collect();
+        let why = format!(
+            "HZ not inferred: {} tick-driven preemptions, at least {} apart, fit HZ {} alike; {hz} assumed with their phase; set it with --hz",
+            times.len(),
+            dur(min_gap),
+            list.join(", ")
+        );
+        return Tick { hz, offset, inferred: false, why };
     }
     Tick {
         hz: 250,

@@ -18,8 +18,10 @@ use super::sketch::Sketch;
 const PEERS_MAX: usize = 32;
 /// Tick-preemption candidates kept for the HZ inference.
 pub const TICK_SAMPLES_MAX: usize = 8192;
-/// A preemption with a wake-up on that CPU this recently was caused by it, not by the tick.
+/// A preemption with a wake-up or migration aimed at that CPU this recently was caused by it, not by the tick.
 const WAKE_CAUSE_NS: u64 = 20_000;
+/// A task woken at least this long before it preempts curr was waiting for a tick, not preempting at its wake-up.
+const TICK_WAITER_NS: u64 = 200_000;
 /// A waker that blocks this soon after its wake-up passed WF_SYNC in effect (a pipe write, a
 /// futex hand-off).
 const SYNC_BLOCK_NS: u64 = 10_000;
@@ -292,7 +294,20 @@ impl Tracker {
             self.busy[c] += t.saturating_sub(since);
         }
         let runnable = matches!(prev_state, "R" | "R+");
-        if runnable && prev_pid != 0 && self.last_wake_on[c] + WAKE_CAUSE_NS < t && self.tick_candidates.len() < TICK_SAMPLES_MAX {
+        // A tick ends curr's slice in favour of a task already waiting (switched
+        // out runnable, or woken well before); a preemption in favour of a
+        // freshly woken task is the wake-up's (its switch may lag the wake-up
+        // by tens of µs on a real machine).
+        let next_was_waiting = self.threads.get(&next.0).is_some_and(|n| match n.state {
+            State::Preempted(_) => true,
+            _ => n.wake_at.is_some_and(|w| w + TICK_WAITER_NS <= t),
+        });
+        if runnable
+            && prev_pid != 0
+            && next_was_waiting
+            && self.last_wake_on[c] + WAKE_CAUSE_NS < t
+            && self.tick_candidates.len() < TICK_SAMPLES_MAX
+        {
             self.tick_candidates.push(t);
         }
         if prev_pid != 0 {
@@ -386,8 +401,14 @@ impl Tracker {
         }
     }
 
-    /// Whether the thread was still runnable or running at the end.
-    pub fn never_blocked(th: &ThreadTrack) -> bool {
-        !th.ever_blocked() && !matches!(th.state, State::Blocked(_))
+    /// A CPU hog: never blocked, or blocked at most three times (a start
+    /// barrier, a page fault in D) while running at least half of the time
+    /// it was seen. A hog cannot hand work off: the trace shows it as the
+    /// "waker" of every timer or interrupt wake-up on its CPU.
+    pub fn is_hog(th: &ThreadTrack) -> bool {
+        let blocked_never = !th.ever_blocked() && !matches!(th.state, State::Blocked(_));
+        let life = th.last_ns.saturating_sub(th.first_ns);
+        let blocks = th.switches.saturating_sub(th.preemptions);
+        blocked_never || (blocks <= 3 && life > 0 && th.runtime_ns.saturating_mul(2) >= life)
     }
 }
