@@ -249,4 +249,109 @@ mod tests {
         assert!(format!("{:#}", command(&a).unwrap_err()).contains("empty window"));
         std::fs::remove_dir_all(d).unwrap();
     }
+
+    /// The real traces of tests/import (see its README).
+    fn real(name: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/import").join(name)
+    }
+
+    fn text_of(name: &str) -> String {
+        let mut s = String::new();
+        flate2::read::GzDecoder::new(std::fs::File::open(real(name)).unwrap()).read_to_string(&mut s).unwrap();
+        s
+    }
+
+    /// perf sched script of this machine: a two-word comm, `pid/tid`, `R+`,
+    /// migrations and other tracepoints (sched_stat_runtime, fork) in it; read
+    /// gzipped; the cut copy is refused at its cut line.
+    #[test]
+    fn a_real_perf_trace_parses_and_its_cut_copy_is_refused_at_the_line() {
+        let text = text_of("small.txt.gz");
+        let recs: Vec<sim_core::SchedTextRecord> = text
+            .lines()
+            .filter_map(|l| match sim_core::parse_sched_line(l) {
+                Ok(sim_core::SchedLine::Record(r)) => Some(r),
+                Ok(_) => None,
+                Err(e) => panic!("{e}: {l}"),
+            })
+            .collect();
+        assert!(recs.iter().any(|r| r.comm == "web content" && r.pid == Some(r.tid)), "two-word comm with pid/tid");
+        let plus = recs
+            .iter()
+            .filter(|r| matches!(&r.event, sim_core::SchedEvent::Switch { prev_state, .. } if prev_state == "R+"))
+            .count();
+        let migrations = recs.iter().filter(|r| matches!(r.event, sim_core::SchedEvent::Migrate { .. })).count();
+        let migrate_lines = text.lines().filter(|l| l.contains("sched:sched_migrate_task:")).count();
+        assert_eq!((plus, migrations), (3, migrate_lines));
+        assert!(migrations >= 10);
+        assert!(text.contains("sched:sched_stat_runtime"), "other tracepoints are in the text and skipped");
+        let out = command(&Args::of(&real("small.txt.gz"))).unwrap();
+        assert!(out.contains("`web content`") && out.contains("name = \"web_content\""), "{out}");
+        assert!(out.contains("# 2 CPUs online (trace header)") && out.contains("6.18.44-fc-v669"), "{out}");
+        let e = format!("{:#}", command(&Args::of(&real("small.truncated.txt.gz"))).unwrap_err());
+        assert!(e.contains("line 631") && e.contains("truncated sched_switch"), "{e}");
+    }
+
+    fn import_json(a: &Args) -> serde_json::Value {
+        serde_json::from_str(&command(a).unwrap()).unwrap()
+    }
+
+    fn row<'a>(v: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+        v["report"]["rows"].as_array().unwrap().iter().find(|r| r["name"] == name).unwrap()
+    }
+
+    /// cyclictest beside a CPU hog on CPU 1: the measuring thread is found as
+    /// a 1 ms timer pinned with the hog, and the replay gives its delays' tail.
+    #[test]
+    fn cyclictest_beside_stress_ng_imports_and_replays() {
+        let mut a = Args::of(&real("cyclictest.txt.gz"));
+        (a.victim, a.replay, a.json) = (Some("cyclictest".into()), true, true);
+        let v = import_json(&a);
+        let toml = v["import"]["toml"].as_str().unwrap();
+        let victim = v["import"]["victim"].as_str().unwrap();
+        assert_eq!(v["report"]["rows"][0]["name"], victim, "the victim's row comes first");
+        let doc: toml::Value = toml::from_str(toml).unwrap();
+        let tasks = doc["tasks"].as_array().unwrap();
+        let t = tasks.iter().find(|t| t["name"].as_str() == Some(victim)).unwrap();
+        let period = sim_core::parse_duration(t["program"][0]["sleep_until"].as_str().unwrap()).unwrap();
+        assert!(period.abs_diff(1_000_000) < 1_000, "1 ms period, got {period}");
+        assert_eq!(t["cpus"].as_str(), Some("1"), "pinned with the hog");
+        let hog = tasks.iter().find(|t| t["name"].as_str() == Some("stress-ng-cpu")).unwrap();
+        assert_eq!(hog["cpus"].as_str(), Some("1"));
+        let r = row(&v, victim);
+        let (tn, rn) = (r["trace"]["count"].as_u64().unwrap(), r["replay"]["count"].as_u64().unwrap());
+        assert!(tn.abs_diff(rn) * 100 <= tn * 2, "{tn} trace delays vs {rn} replayed");
+        println!("{}", serde_json::to_string_pretty(&v["report"]).unwrap());
+    }
+
+    /// perf bench sched pipe beside a hog: the two pipe threads wait for
+    /// each other (one starts the ping-pong), the hog is found.
+    #[test]
+    fn a_pipe_pair_is_a_wait_wake_cycle() {
+        let mut a = Args::of(&real("pipe.txt.gz"));
+        (a.victim, a.replay, a.json) = (Some("sched-pipe".into()), true, true);
+        let v = import_json(&a);
+        let doc: toml::Value = toml::from_str(v["import"]["toml"].as_str().unwrap()).unwrap();
+        let tasks = doc["tasks"].as_array().unwrap();
+        let pipes: Vec<&toml::Value> =
+            tasks.iter().filter(|t| t["name"].as_str().is_some_and(|n| n.starts_with("sched-pipe"))).collect();
+        assert_eq!(pipes.len(), 2);
+        let wakes = |t: &toml::Value| -> Vec<String> {
+            t["program"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|s| s.get("wake").and_then(|w| w.as_str()).map(str::to_string))
+                .collect()
+        };
+        assert_eq!(wakes(pipes[0]), vec![pipes[1]["name"].as_str().unwrap().to_string()]);
+        assert_eq!(wakes(pipes[1]), vec![pipes[0]["name"].as_str().unwrap().to_string()]);
+        let waits = pipes
+            .iter()
+            .filter(|t| t["program"].as_array().unwrap().iter().any(|s| s.as_str() == Some("wait")))
+            .count();
+        assert_eq!(waits, 2);
+        assert!(tasks.iter().any(|t| t["name"].as_str() == Some("stress-ng-cpu")), "the hog");
+        println!("{}", serde_json::to_string_pretty(&v["report"]).unwrap());
+    }
 }

@@ -180,8 +180,20 @@ fn declaration(tr: &Tracker, fr: &Frame, name: &str, family: &str, g: &[u32], tr
     } else {
         None
     };
-    let start_ns = ths.iter().filter_map(|t| t.born_ns).min().map_or(0, |b| b.saturating_sub(fr.origin));
-    let iterations = if one_shot {
+    let hog = matches!(trigger, Trigger::Hog);
+    // A hog starts where it was first seen (made, or first ran); one that
+    // exited runs its observed time once.
+    let start_ns = ths
+        .iter()
+        .map(|t| if hog { t.born_ns.unwrap_or(t.first_ns) } else { t.born_ns.unwrap_or(fr.origin) })
+        .min()
+        .map_or(0, |b| b.saturating_sub(fr.origin));
+    let hog_exits = hog && ths.iter().all(|t| t.exited);
+    let burst = if hog_exits { Dist::Const(ths.iter().map(|t| t.runtime_ns).max().unwrap_or(0).max(1_000)) } else { burst };
+    if hog_exits {
+        notes.push("it exited: runs its observed CPU time once".into());
+    }
+    let iterations = if one_shot || hog_exits {
         Some(1)
     } else if ths.iter().all(|t| t.exited) {
         Some(ths.iter().map(|t| t.bursts.count()).max().unwrap_or(1).max(1))

@@ -114,6 +114,7 @@ fn task(out: &mut String, d: &Decl, duration: u64) {
         return;
     }
     match &d.trigger {
+        Trigger::Hog if d.iterations.is_some() => steps.push(run),
         Trigger::Hog => steps.push(format!("{{ run = {} }}", quoted(&dur(duration.saturating_add(1_000_000_000))))),
         Trigger::Periodic { period, offset } => {
             steps.push(format!("{{ sleep_until = {}, offset = {} }}", quoted(&dur(*period)), quoted(&dur(*offset))));

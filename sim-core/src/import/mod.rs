@@ -296,12 +296,14 @@ impl Importer {
 
     fn victim_name(&self, decls: &[fit::Decl]) -> Option<String> {
         match &self.opts.victim {
-            // The named declaration, else the one of the family woken most often (cyclictest's
-            // measuring thread, not its main thread).
-            Some(v) => decls.iter().find(|d| d.name == *v).map(|d| d.name.clone()).or_else(|| {
-                let wakes = |d: &&fit::Decl| d.members.iter().filter_map(|t| self.tracker.threads.get(t)).map(|t| t.wakes()).sum::<u64>();
-                decls.iter().filter(|d| d.family == fit::family(v)).max_by_key(wakes).map(|d| d.name.clone())
-            }),
+            // Of the declarations with that name or family, the one woken most
+            // often (cyclictest's measuring thread, not its main thread; both are `cyclictest`).
+            Some(v) => {
+                let wakes = |d: &&fit::Decl| {
+                    d.members.iter().filter_map(|t| self.tracker.threads.get(t)).map(|t| t.wakes()).sum::<u64>()
+                };
+                decls.iter().filter(|d| d.name == *v || d.family == fit::family(v)).max_by_key(wakes).map(|d| d.name.clone())
+            }
             None => decls.iter().find(|d| !d.background).map(|d| d.name.clone()),
         }
     }

@@ -44,7 +44,13 @@ pub fn import_report(im: &Import, replay: &RunReport) -> ImportReport {
                 p99_ratio,
             }
         })
-        .collect();
+        .collect::<Vec<ImportRow>>();
+    // The victim's row first, as the report explains it.
+    let mut rows = rows;
+    if let Some(i) = im.victim.as_ref().and_then(|v| rows.iter().position(|r| r.name == *v)) {
+        let r = rows.remove(i);
+        rows.insert(0, r);
+    }
     ImportReport { kernel: im.kernel, rows }
 }
 
