@@ -157,3 +157,72 @@ proptest! {
         generated(&text)?;
     }
 }
+
+/// Found by `elision_changes_only_the_event_count` (4.4, two CPUs): a
+/// constrained deadline task (D < P) woken with a revised runtime runs
+/// past it and blocks after its next period began. `dequeue_task_dl`
+/// (4.4 deadline.c:1128-1132) runs `update_curr_dl` first: the throttle
+/// finds `start_dl_timer` refused (the period is already due) and requeues
+/// it (`enqueue_task_dl(ENQUEUE_REPLENISH)`: −1 then +1 in `nr_running`),
+/// and only then does the block dequeue it (−1). Applied the other way
+/// round, CPU 0's count (that task alone) went below zero at 15.089 ms and
+/// the run panicked, with elision on and off alike.
+#[test]
+fn a_deadline_task_replenished_inside_its_blocking_dequeue_is_counted_once() {
+    let text = r#"schema = 1
+seed = 0
+duration = "20ms"
+[limits]
+events_max = 40000
+[kernel]
+version = "4.4"
+cfs_bandwidth = "4.4"
+[machine]
+cpus = 2
+hz = 100
+context_switch = "7us"
+sockets = 1
+cores_per_socket = 2
+threads_per_core = 1
+numa_nodes = 1
+nohz = true
+[cfs]
+group_load = "pelt"
+sched_cfs_bandwidth_slice_us = 5000
+[autogroup]
+enabled = false
+[features]
+GENTLE_FAIR_SLEEPERS = false
+START_DEBIT = false
+NEXT_BUDDY = false
+LAST_BUDDY = false
+WAKEUP_PREEMPTION = false
+HRTICK = false
+DOUBLE_TICK = false
+[[tasks]]
+name = "t0"
+count = 3
+nice = 0
+policy = "deadline"
+start = "5088us"
+dl_runtime = "200us"
+dl_deadline = "5ms"
+dl_period = "10ms"
+program = [{ sleep = "4902us" }, { run = "647us" }, { run = "1892us" }]
+[[tasks]]
+name = "t1"
+count = 1
+nice = 0
+policy = "normal"
+start = "0us"
+program = [{ run = "0us" }, { run = "100us" }]
+"#;
+    let s = Scenario::from_toml("dl_dequeue.toml", text).expect("valid");
+    let (events_on, events_off) = check(&s, "dl_dequeue").unwrap_or_else(|e| panic!("{e}")).expect("ran to the end");
+    assert!(events_on <= events_off);
+    // The invariant checker compares each CPU's `nr_running` with the
+    // tasks its classes count (deadline tasks not throttled) after every event.
+    let mut sim = Simulation::new(&s);
+    sim.run_to_end_checked().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(sim.finished(), Some(StopReason::TimeLimit));
+}

@@ -532,3 +532,92 @@ program = [{ run = "75us" }, { run = "3ms" }, { sleep = "exp(2ms)" }]
     sim.run_to_end_checked().unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(sim.now().ns(), 768_000_000);
 }
+
+/// Found by `invariants_hold_after_every_event` (6.6, four CPUs, NO_HZ):
+/// active balancing's stopper preempts a fair task of a `cpu.max` group,
+/// and the put (`put_prev_entity` → `check_cfs_rq_runtime`) throttles the
+/// group, leaving CPU 1 with nothing queued at 133.893807 ms. The switch
+/// to the stopper (6.6 fair.c `active_load_balance_cpu_stop`, run by
+/// `cpu_stopper_thread`) is not an idle entry; the model took it for one
+/// and called the SMP policy (`nohz_balance_enter_idle`) from inside the
+/// policy's own call, which panicked. The CPU now enters NO_HZ idle at the
+/// `__schedule` after the stopper (6.6 idle.c `do_idle`).
+#[test]
+fn a_throttle_under_the_active_balance_stopper_does_not_reenter_the_policy() {
+    let text = r#"schema = 1
+seed = 734410269
+duration = "152ms"
+[limits]
+events_max = 40000
+[kernel]
+version = "6.6"
+[machine]
+cpus = 4
+hz = 100
+context_switch = "0us"
+tick_offset = "2040us"
+sockets = 2
+cores_per_socket = 2
+threads_per_core = 1
+numa_nodes = 1
+nohz = true
+[cfs]
+group_load = "pelt"
+sched_cfs_bandwidth_slice_us = 894
+base_slice_ns = "2731us"
+[autogroup]
+enabled = false
+[groups."/g0"]
+shares = 2
+"cpu.max" = "12000 43000"
+[features]
+PLACE_LAG = false
+PLACE_DEADLINE_INITIAL = false
+RUN_TO_PARITY = false
+NEXT_BUDDY = false
+WAKEUP_PREEMPTION = false
+HRTICK = true
+[[tasks]]
+name = "t0"
+count = 3
+nice = 0
+policy = "normal"
+start = "722us"
+group = "/g0"
+program = [{ sleep_until = "6050us", offset = "722us" }, "serve"]
+[[tasks]]
+name = "t1"
+count = 2
+nice = -3
+policy = "normal"
+start = "5168us"
+cpus = "2"
+program = [{ wake = "t0" }, { run = "100us" }]
+[[tasks]]
+name = "t2"
+count = 2
+nice = 0
+policy = "normal"
+start = "0us"
+cpus = "0"
+program = [{ sleep = "12us" }]
+[[tasks]]
+name = "t3"
+count = 2
+nice = 0
+policy = "fifo"
+start = "2100us"
+rt_priority = 51
+program = [{ run = "normal(1503us, 1326us)" }, { run = "lognormal(1943us, 0.5)" }, { sleep_until = "13916us", offset = "662us" }]
+[[sources]]
+name = "s0"
+target = "t0"
+rate_per_s = 6471
+work = "exp(100us)"
+burst = 1
+"#;
+    let s = Scenario::from_toml("stopper.toml", text).expect("valid");
+    let mut sim = Simulation::new(&s);
+    sim.run_to_end_checked().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(sim.now().ns(), 152_000_000);
+}

@@ -111,10 +111,19 @@ impl Core {
         counted
     }
 
-    /// `dequeue_task_dl` at a block.
+    /// `dequeue_task_dl` at a block (4.4 deadline.c:1128-1132, 6.6
+    /// 1752-1755: `update_curr_dl`, then `__dequeue_task_dl`). The charge's
+    /// outbox is applied before the dequeue, in the kernel's order: a
+    /// throttle whose next period is already due (`start_dl_timer` fails)
+    /// dequeues and requeues the task (`dec_dl_tasks`, then `inc_dl_tasks`
+    /// via `enqueue_task_dl(ENQUEUE_REPLENISH)`), and only then does the
+    /// block take it off `nr_running`; the other order drove a CPU's count
+    /// below zero for a moment (a CPU whose one task was that one).
     pub(super) fn deactivate_dl(&mut self, cpu: CpuId, task: TaskId, w: &mut World) {
-        let now = w.now().ns();
-        if self.classes.dl.dequeue_task(task, now) {
+        if self.classes.dl.curr(self.classes.dl.task_cpu(task)) == Some(task) {
+            self.update_curr_dl(self.classes.dl.task_cpu(task), w);
+        }
+        if self.classes.dl.dequeue_task(task) {
             self.sub_nr_running(cpu, w);
         }
         self.apply_dl(w);

@@ -268,7 +268,13 @@ impl Machine for Balancer<'_, '_> {
     }
 
     /// The stopper task preempts the running task (`put_prev_task`), which
-    /// stays queued; the CPU picks again once the stopper is done.
+    /// stays queued; the CPU picks again once the stopper is done. The
+    /// switch is to the stopper, a task, not to the idle loop (6.6 fair.c
+    /// `active_load_balance_cpu_stop` runs in `cpu_stopper_thread`): the
+    /// CPU does not enter NO_HZ idle here, even when the put throttled the
+    /// task's group and left nothing queued (`put_prev_entity` →
+    /// `check_cfs_rq_runtime`), and the policy, busy with this call, is not
+    /// told; the `__schedule` after the stopper does that if it idles.
     fn stopper_preempt(&mut self, cpu: CpuId) {
         let (core, w) = (&mut *self.core, &mut *self.w);
         let Some(curr) = core.rqs[cpu.index()].curr else { return };
@@ -277,6 +283,7 @@ impl Machine for Balancer<'_, '_> {
         }
         core.classes.put_prev_task(cpu, (Core::class_of(curr, w), se_of(curr)), w.now().ns());
         core.apply_class_resched(w);
+        core.rqs[cpu.index()].in_stopper = true;
         let none = core.context_switch(cpu, Some(curr), None, w);
         debug_assert!(none.is_none(), "an idle switch runs no steps");
         core.resched_curr(cpu);

@@ -50,6 +50,11 @@ pub(super) struct Rq {
     pub hrtick_armed: bool,
     pub hrtick_generation: u32,
     pub idle_since: SimTime,
+    /// The balancer's stopper runs here (`stopper_preempt`): `curr` is
+    /// `None`, but the CPU runs a task (`cpu_stopper_thread`), not the idle
+    /// loop, until the `__schedule` after it. No NO_HZ idle entry or exit
+    /// happens for that window.
+    pub in_stopper: bool,
 }
 
 impl Rq {
@@ -64,6 +69,7 @@ impl Rq {
             hrtick_generation: 0,
             idle_since: SimTime::ZERO,
             resched_deferred: false,
+            in_stopper: false,
         }
     }
 }
@@ -319,17 +325,17 @@ impl Core {
         let (root_min_vruntime, nr_running) = (self.classes.fair().min_vruntime(rq.root), rq.nr_running);
         w.recorder.push_record(SchedRecord { at: now, cpu, min_vruntime, root_min_vruntime, nr_running, kind: record });
         let rq = &mut self.rqs[cpu.index()];
-        let was_idle = rq.curr.is_none();
+        // Leaving the stopper is not leaving the idle loop.
+        let was_idle = rq.curr.is_none() && !rq.in_stopper;
         rq.curr = next;
         let Some(n) = next else {
             rq.idle_since = now;
-            if w.spec.machine.nohz_idle && rq.nr_running == 0 {
-                // tick_nohz_idle_enter: the tick stops and the CPU joins
-                // nohz.idle_cpus_mask (nohz_balance_enter_idle).
-                self.smp_mut().tick_stopped(cpu);
+            if !rq.in_stopper {
+                self.idle_entry(cpu, w);
             }
             return None;
         };
+        rq.in_stopper = false;
         if was_idle && w.spec.machine.nohz_idle {
             // tick_nohz_idle_exit → update_cpu_load_nohz.
             let jiffies = w.clock.jiffies;
@@ -339,6 +345,16 @@ impl Core {
             }
         }
         self.switch_in(cpu, n, w)
+    }
+
+    /// The idle loop starts on `cpu` (4.4 idle.c:222 `cpu_idle_loop`, 6.6
+    /// idle.c:256-264 `do_idle`): `tick_nohz_idle_enter`, and with nothing
+    /// queued the tick stops and the CPU joins `nohz.idle_cpus_mask`
+    /// (`nohz_balance_enter_idle`).
+    pub(super) fn idle_entry(&mut self, cpu: CpuId, w: &mut World) {
+        if w.spec.machine.nohz_idle && self.rqs[cpu.index()].nr_running == 0 {
+            self.smp_mut().tick_stopped(cpu);
+        }
     }
 
     /// The outgoing task `p` of `context_switch`: its burst's progress and

@@ -143,6 +143,12 @@ impl Core {
         }
         if next != prev {
             self.context_switch(cpu, prev, next, w)
+        } else if next.is_none() && std::mem::take(&mut self.rqs[cpu.index()].in_stopper) {
+            // The stopper is done and nothing is left: the idle loop starts
+            // (the switch from the stopper to idle, which the model does
+            // not record: it already shows the CPU idle since the stopper).
+            self.idle_entry(cpu, w);
+            None
         } else if let Some(t) = next
             && w.tasks[t.index()].at_step_boundary()
         {

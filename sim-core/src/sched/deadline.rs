@@ -469,14 +469,14 @@ impl DlClass {
         self.enqueue_entity(i, true, now)
     }
 
-    /// `dequeue_task_dl`: `update_curr_dl` if it runs, then out of the
-    /// tree. Returns whether it counted in `rq->nr_running`.
-    pub fn dequeue_task(&mut self, task: TaskId, now: u64) -> bool {
+    /// `__dequeue_task_dl`: out of the tree. Returns whether it counted in
+    /// `rq->nr_running`. The engine runs `update_curr_dl` first and
+    /// applies its outbox (`dequeue_task_dl` = `update_curr_dl` +
+    /// `__dequeue_task_dl`, 4.4 deadline.c:1128-1132): a throttle there
+    /// may requeue the task at once (its next period already due), and
+    /// that −1/+1 comes before this dequeue's −1.
+    pub fn dequeue_task(&mut self, task: TaskId) -> bool {
         let i = task.index();
-        let cpu = self.entities[i].cpu;
-        if self.curr[cpu.index()].is_some_and(|(t, _)| t == task) {
-            self.update_curr(cpu, now);
-        }
         let counted = self.dequeue_tree(i);
         self.entities[i].on_rq = false;
         counted
