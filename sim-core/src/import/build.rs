@@ -29,9 +29,9 @@ fn trigger_of(th: &ThreadTrack, fam: &BTreeMap<u32, String>, own_fam: &BTreeSet<
         );
         return (Trigger::Hog, why);
     }
-    if th.bursts.count() == 0 && th.born_ns.is_some() {
+    if th.bursts.count() == 0 && th.born_ns.is_some() && th.exited {
         // Made in the trace and never woken again: one run from its start (to its exit).
-        let why = format!("made during the trace; ran {} from its start without a wake-up", dur(th.runtime_ns));
+        let why = format!("made during the trace; ran {} from its start to its exit without a wake-up", dur(th.runtime_ns));
         return (Trigger::Sleep(Dist::Const(0)), why);
     }
     if let Some((by, share)) = fit::dominant_waker(th, fam)
@@ -160,7 +160,7 @@ fn declaration(tr: &Tracker, fr: &Frame, name: &str, family: &str, g: &[u32], tr
     notes.push(why);
     let bursts = fit::merged(ths.iter().map(|t| &t.bursts));
     let burst = if bursts.count() > 0 { bursts.dist() } else { fit::burst_of(first) };
-    let one_shot = bursts.count() == 0 && first.born_ns.is_some();
+    let one_shot = bursts.count() == 0 && first.born_ns.is_some() && first.exited;
     if !matches!(trigger, Trigger::Hog) {
         notes.push(format!(
             "bursts: {} activations, mean {}, p99 {}, max {}",
