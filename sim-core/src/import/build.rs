@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::fit::{self, BACKGROUND_SHARE, Decl, Trigger};
+use super::sketch::Sketch;
 use super::track::{ThreadTrack, Tracker};
 use crate::time::format_duration as dur;
 use crate::workload::dist::Dist;
@@ -197,6 +198,13 @@ fn declaration(tr: &Tracker, fr: &Frame, name: &str, family: &str, g: &[u32], tr
         Some(1)
     } else if ths.iter().all(|t| t.exited) {
         Some(ths.iter().map(|t| t.bursts.count()).max().unwrap_or(1).max(1))
+    } else if rarely_seen(&trigger, &bursts, ths.iter().map(|t| &t.sleeps), fr.window) {
+        // Its observed sleeps and bursts cover under half the window: it spent
+        // the rest blocked longer than any sleep seen, so looping on them would
+        // invent work. It does what the trace saw, once.
+        let n = bursts.count().max(1);
+        notes.push(format!("its {n} activations with their sleeps cover under half the window: it runs them once (iterations)"));
+        Some(n)
     } else {
         None
     };
@@ -221,6 +229,16 @@ fn declaration(tr: &Tracker, fr: &Frame, name: &str, family: &str, g: &[u32], tr
         arrivals: None,
         rate_per_s: None,
     }
+}
+
+/// A sleeping thread whose observed activations (sleep + burst each) span
+/// less than half of the window.
+fn rarely_seen<'a>(trigger: &Trigger, bursts: &Sketch, sleeps: impl Iterator<Item = &'a Sketch>, window: u64) -> bool {
+    if !matches!(trigger, Trigger::Sleep(_)) {
+        return false;
+    }
+    let slept: u128 = sleeps.map(Sketch::sum).sum();
+    (slept + bursts.sum()) * 2 < u128::from(window)
 }
 
 /// Wake steps: the declaration whose threads made most of a waiting
