@@ -247,6 +247,14 @@ mod tests {
         assert!(e.contains("window") && e.contains("holds no event"), "{e}");
         a.window = Some("2s..1s".into());
         assert!(format!("{:#}", command(&a).unwrap_err()).contains("empty window"));
+        let mut a = Args::of(&f);
+        a.hz = Some(0);
+        let e = format!("{:#}", command(&a).unwrap_err());
+        assert!(e.contains("--hz 0") && e.contains("100, 250, 300, 1000"), "{e}");
+        let mut a = Args::of(&f);
+        a.victim = Some("bsah".into());
+        let e = format!("{:#}", command(&a).unwrap_err());
+        assert!(e.contains("--victim `bsah`") && e.contains("no thread"), "{e}");
         std::fs::remove_dir_all(d).unwrap();
     }
 

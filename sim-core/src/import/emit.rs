@@ -80,7 +80,7 @@ fn task(out: &mut String, d: &Decl, duration: u64) {
     let wakes: Vec<String> = d
         .wakes
         .iter()
-        .map(|w| if d.sync { format!("{{ wake = {}, sync = true }}", quoted(w)) } else { format!("{{ wake = {} }}", quoted(w)) })
+        .map(|w| format!("{{ wake = {} }}", quoted(w)))
         .collect();
     let mut steps: Vec<String> = Vec::new();
     if d.serve {

@@ -46,7 +46,6 @@ pub struct Decl {
     pub burst: Dist,
     /// Wake steps after the burst: the target as a scenario names it.
     pub wakes: Vec<String>,
-    pub sync: bool,
     /// Starts with its burst (the initiator of a wait/wake cycle).
     pub starts_running: bool,
     pub nice: i32,

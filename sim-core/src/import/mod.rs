@@ -19,6 +19,7 @@ use sched_text::{SchedLine, TraceHeader};
 use track::Tracker;
 
 use crate::sched::model::KernelModel;
+use crate::sched::tunables::{HZ_CHOICES, tick_nsec};
 use crate::time::format_duration as dur;
 
 /// What `sim-cli import` was asked.
@@ -228,6 +229,9 @@ impl Importer {
             Some(n) => format!("{n} CPUs online (trace header); {} seen in records", self.tracker.cpus_seen()),
             None => format!("{} CPUs: the highest CPU the records name, plus one (no header)", self.tracker.cpus_seen()),
         };
+        if let Some(hz) = self.opts.hz.filter(|h| !HZ_CHOICES.contains(h)) {
+            return Err(self.error(None, "", format!("--hz {hz}: allowed: 100, 250, 300, 1000 (the kernel's CONFIG_HZ choices)")));
+        }
         let tick = infer_hz(&self.tracker.tick_candidates, origin, self.opts.hz);
         let frame = build::Frame { origin, window, cpus, victim: self.opts.victim.as_deref() };
         let decls = build::declarations(&self.tracker, &frame);
@@ -235,6 +239,14 @@ impl Importer {
             return Err(self.error(None, "", format!("no thread ran in the {} the trace covers: nothing to model", dur(window))));
         }
         let victim = self.victim_name(&decls);
+        if let (Some(v), None) = (&self.opts.victim, &victim) {
+            let names: Vec<&str> = decls.iter().filter(|d| !d.background).map(|d| d.name.as_str()).take(20).collect();
+            return Err(self.error(
+                None,
+                "",
+                format!("--victim `{v}`: no thread of that comm or family in the trace; its tasks: {}", names.join(", ")),
+            ));
+        }
         // Declarations stay in the order their threads appeared (fork order
         // matters to placement); `[report] victim` names the victim instead.
         let duration = window.div_ceil(1_000_000) * 1_000_000;
@@ -340,7 +352,7 @@ impl Importer {
 /// offset from `origin` (the mean phase of those samples).
 fn phase_fit(times: &[u64], origin: u64, hz: u32) -> Option<(f64, u64)> {
     const BIN: u64 = 20_000;
-    let period = 1_000_000_000 / u64::from(hz);
+    let period = tick_nsec(hz);
     let bins = period.div_ceil(BIN) as usize;
     let mut h = vec![0u32; bins];
     for &t in times {
@@ -389,12 +401,12 @@ fn infer_hz(times: &[u64], origin: u64, flag: Option<u32>) -> Tick {
         return Tick { hz, offset: 0, inferred: false, why: format!("HZ {hz} (--hz); tick phase 0 assumed") };
     }
     let fits: Vec<(u32, f64, u64)> = if times.len() >= 30 {
-        [100u32, 250, 300, 1000].into_iter().filter_map(|hz| phase_fit(times, origin, hz).map(|(s, o)| (hz, s, o))).collect()
+        HZ_CHOICES.into_iter().filter_map(|hz| phase_fit(times, origin, hz).map(|(s, o)| (hz, s, o))).collect()
     } else {
         Vec::new()
     };
     if let Some(&(hz, share, offset)) = fits.first() {
-        let period = 1_000_000_000 / u64::from(hz);
+        let period = tick_nsec(hz);
         // Gaps between the switches on the grid (within 40 µs of its phase).
         let on_grid = |t: u64| {
             let d = (t % period + period - (origin + offset) % period) % period;

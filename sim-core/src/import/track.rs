@@ -73,8 +73,6 @@ pub struct ThreadTrack {
     pub wakes_other: u64,
     /// Activations in which it woke someone and then blocked within SYNC_BLOCK_NS.
     pub sync_blocks: u64,
-    /// CPU time of the current activation before its first wake-up of another thread.
-    pub run_before_wake: Sketch,
     pub wakeup_delay: Sketch,
     pub preempt_delay: Sketch,
     pub switches: u64,
@@ -93,10 +91,8 @@ pub struct ThreadTrack {
     /// The open activation began at a fork: its run is start-up, not a burst.
     act_from_fork: bool,
     forked: bool,
-    woke_in_act: bool,
     last_wake_made: Option<u64>,
     run_since: u64,
-    run_cpu: u16,
 }
 
 impl ThreadTrack {
@@ -277,11 +273,6 @@ impl Tracker {
             } else {
                 wt.wakes_other += 1;
             }
-            if wt.state == State::Running && !wt.woke_in_act {
-                wt.woke_in_act = true;
-                let ran = wt.burst_acc + t.saturating_sub(wt.run_since);
-                wt.run_before_wake.add(ran);
-            }
             wt.last_wake_made = Some(t);
         }
     }
@@ -369,7 +360,6 @@ impl Tracker {
                         th.act_open = true;
                         th.act_from_fork = std::mem::take(&mut th.forked);
                         th.burst_acc = 0;
-                        th.woke_in_act = false;
                         th.last_wake_made = None;
                     }
                 }
@@ -379,7 +369,6 @@ impl Tracker {
             th.wake_at = None;
             th.waking_in_run = None;
             th.run_since = t;
-            th.run_cpu = c as u16;
         }
     }
 
