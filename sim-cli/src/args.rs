@@ -42,6 +42,31 @@ pub enum Command {
         #[arg(long, value_name = "VERSION")]
         also_kernel: Option<String>,
     },
+    /// Measure this machine's own noise (wake-up latency onto an idle and
+    /// onto a busy CPU, kernel time per activation, the host's background
+    /// threads) from two fixed calibration runs (scenarios/calibration/), and
+    /// print it as a `[machine.noise]` section for `run --noise` and
+    /// `validate --noise`. Needs root and perf, like `measure`.
+    Calibrate {
+        /// Runs of each calibration scenario (1 to 20).
+        #[arg(long, default_value_t = 3)]
+        repeat: u32,
+        /// How long each run lasts (e.g. `10s`), instead of the scenarios' 20 s.
+        #[arg(long)]
+        duration: Option<String>,
+        /// Host CPUs to run on (`2`): the probe's CPU is the first listed.
+        #[arg(long, value_name = "LIST")]
+        cpus: Option<String>,
+        /// Keep the recordings in DIR (`DIR/idle-K/`, `DIR/busy-K/`: perf.data and sched.txt).
+        #[arg(long, value_name = "DIR")]
+        keep: Option<PathBuf>,
+        /// Read the recordings a `--keep DIR` run left instead of measuring.
+        #[arg(long, value_name = "DIR", conflicts_with_all = ["keep", "duration", "cpus"])]
+        from: Option<PathBuf>,
+        /// Also write the section to FILE.
+        #[arg(short = 'o', long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
     /// The worker process of `measure` (started by it, not by hand).
     #[command(name = "__measure-worker", hide = true)]
     MeasureWorker,

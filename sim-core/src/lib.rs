@@ -82,6 +82,7 @@ modules! {
 // The public API: what the CLI, the web crate and library users need, by
 // concept. Front ends import these names from the root, never a module path.
 
+pub use import::calibrate::{CalibrationSamples, CalibrationTrace, MachineNoiseFit, fit_machine_noise};
 pub use import::sched_text::{
     CpuSched, ParseError as SchedTextError, SchedEvent, SchedLine, SchedRecord as SchedTextRecord, SchedSummary,
     ThreadSched, TraceHeader, parse_line_kind as parse_sched_line, parse_script as parse_sched_text,

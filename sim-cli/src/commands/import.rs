@@ -61,7 +61,7 @@ fn window(text: &str) -> Result<(u64, u64)> {
 }
 
 /// The trace's bytes: stdin, a gzip stream, or `perf sched script` of a perf.data file.
-fn open(path: &Path) -> Result<Box<dyn Read>> {
+pub fn open(path: &Path) -> Result<Box<dyn Read>> {
     let p = path.display();
     if path == Path::new("-") {
         return sniff(Box::new(std::io::stdin()), path);
@@ -104,32 +104,40 @@ fn perf_script(path: &Path) -> Result<Box<dyn Read>> {
     Ok(Box::new(out))
 }
 
-/// Feeds every line of `r` to the importer, at most LINE_MAX bytes each.
-fn feed<R: BufRead>(r: &mut R, im: &mut Importer, path: &Path, bar: &indicatif::ProgressBar) -> Result<()> {
+/// Feeds every line of `r` to `push` (the importer, or `calibrate`'s
+/// trace reader), at most LINE_MAX bytes each and LINES_MAX lines.
+pub fn feed<R: BufRead>(
+    r: &mut R,
+    path: &Path,
+    bar: &indicatif::ProgressBar,
+    mut push: impl FnMut(&str) -> Result<(), sim_core::ImportError>,
+) -> Result<()> {
     let p = path.display();
     let mut buf: Vec<u8> = Vec::with_capacity(512);
+    let mut lines: u64 = 0;
     loop {
         buf.clear();
         let n = (&mut *r)
             .take(LINE_MAX as u64 + 1)
             .read_until(b'\n', &mut buf)
-            .map_err(|e| anyhow!("{p}: reading line {}: {e} (a corrupt or truncated gzip stream?)", im.lines() + 1))?;
+            .map_err(|e| anyhow!("{p}: reading line {}: {e} (a corrupt or truncated gzip stream?)", lines + 1))?;
         if n == 0 {
             return Ok(());
         }
         if buf.len() > LINE_MAX && !buf.ends_with(b"\n") {
             bail!(
                 "{p}: the trace's line {} is larger than {LINE_MAX} bytes (reading stopped there): not scheduler trace text",
-                im.lines() + 1
+                lines + 1
             );
         }
-        if im.lines() as u64 >= LINES_MAX {
+        if lines >= LINES_MAX {
             bail!("{p}: more than {LINES_MAX} lines: import a part with --window, or a shorter recording");
         }
+        lines += 1;
         // Comms are bytes, not always UTF-8 (perf prints them raw).
         let line = String::from_utf8_lossy(&buf);
-        im.push_line(&line).map_err(|e| anyhow!("{e}"))?;
-        if im.lines().is_multiple_of(65_536) {
+        push(&line).map_err(|e| anyhow!("{e}"))?;
+        if lines.is_multiple_of(65_536) {
             bar.inc(65_536);
         }
     }
@@ -144,7 +152,7 @@ pub fn command(a: &Args) -> Result<String> {
     let mut reader = BufReader::with_capacity(1 << 16, open(&a.trace)?);
     let bar = crate::progress::bar(0, "lines", !a.json);
     bar.set_message("import");
-    feed(&mut reader, &mut im, &a.trace, &bar)?;
+    feed(&mut reader, &a.trace, &bar, |l| im.push_line(l))?;
     bar.finish_and_clear();
     let import = im.finish().map_err(|e| anyhow!("{e}"))?;
     if let Some(out) = &a.output {

@@ -30,6 +30,17 @@ pub fn execute(cli: Cli) -> Result<String> {
             also_kernel.as_deref(),
             measure.common.json,
         ),
+        Command::Calibrate { repeat, duration, cpus, keep, from, output } => {
+            measure::calibrate::calibrate(&measure::calibrate::Args {
+                repeat,
+                duration,
+                cpus,
+                keep,
+                from,
+                output,
+                progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+            })
+        }
         Command::MeasureWorker => bail!("`__measure-worker` is started by `measure`, not by hand"),
         Command::Sweep(a) => sweep::sweep(a),
         Command::Merge { files, budget, json, plot } => {

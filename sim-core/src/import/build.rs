@@ -385,47 +385,88 @@ fn request_chain(tr: &Tracker, decls: &mut [Decl], head: usize, window: u64) {
     }
 }
 
-/// Threads below the share pooled per CPU (the CPU each ran on most) as
-/// `host-bg-cN`: the pooled bursts, and exponential gaps at the pooled rate.
-fn background(tr: &Tracker, fr: &Frame, own: &BTreeSet<u32>, names: &mut BTreeSet<String>) -> Vec<Decl> {
-    let mut per_cpu: BTreeMap<u16, (super::sketch::Sketch, u64, u64)> = BTreeMap::new();
+/// Threads outside the workload pooled per host CPU (the CPU each ran on
+/// most): what `import` writes as `host-bg-cN` and `sim-cli calibrate` as
+/// `[[machine.noise.background]]`, one code path for both.
+#[derive(Clone, Debug, Default)]
+pub struct BackgroundPool {
+    pub bursts: Sketch,
+    pub runtime_ns: u64,
+    pub threads: u64,
+    /// The span of trace the pool was seen in (summed when pools of several traces merge).
+    pub window_ns: u64,
+}
+
+impl BackgroundPool {
+    pub fn merge(&mut self, o: &BackgroundPool) {
+        self.bursts.merge(&o.bursts);
+        self.runtime_ns += o.runtime_ns;
+        self.threads = self.threads.max(o.threads);
+        self.window_ns += o.window_ns;
+    }
+
+    /// The pool as a task: exponential gaps at the pooled rate (arrivals
+    /// assumed Poisson), and the pooled bursts.
+    pub fn gap_and_burst(&self) -> (Dist, Dist) {
+        let acts = self.bursts.count().max(1);
+        let mean_gap = (self.window_ns as f64 / acts as f64 - self.bursts.mean()).max(1_000.0);
+        (Dist::Exp { mean: mean_gap.round() as u64 }, self.bursts.dist())
+    }
+
+    /// The evidence, one sentence.
+    pub fn note(&self, cpu: u16) -> String {
+        format!(
+            "host background on CPU {cpu}: {} thread(s), together {:.2} % of CPU {cpu} in {} activations (bursts mean {}, max {}); arrivals assumed Poisson",
+            self.threads,
+            100.0 * self.runtime_ns as f64 / self.window_ns.max(1) as f64,
+            self.bursts.count(),
+            dur(self.bursts.mean().round() as u64),
+            dur(self.bursts.max())
+        )
+    }
+}
+
+/// The threads not in `own`, pooled per CPU.
+pub fn background_pools(tr: &Tracker, window_ns: u64, own: &BTreeSet<u32>) -> BTreeMap<u16, BackgroundPool> {
+    let mut per_cpu: BTreeMap<u16, BackgroundPool> = BTreeMap::new();
     for t in tr.threads.values().filter(|t| !own.contains(&t.tid) && t.runtime_ns > 0) {
         let cpu = t.cpu_time.iter().enumerate().max_by_key(|(_, n)| **n).map_or(0, |(c, _)| c as u16);
-        let e = per_cpu.entry(cpu).or_default();
+        let e = per_cpu.entry(cpu).or_insert_with(|| BackgroundPool { window_ns, ..BackgroundPool::default() });
         if t.bursts.count() > 0 {
-            e.0.merge(&t.bursts);
+            e.bursts.merge(&t.bursts);
         } else {
-            e.0.add(t.runtime_ns);
+            e.bursts.add(t.runtime_ns);
         }
-        e.1 += t.runtime_ns;
-        e.2 += 1;
+        e.runtime_ns += t.runtime_ns;
+        e.threads += 1;
     }
+    per_cpu
+}
+
+/// Threads below the share pooled per CPU as `host-bg-cN` (`background_pools`).
+fn background(tr: &Tracker, fr: &Frame, own: &BTreeSet<u32>, names: &mut BTreeSet<String>) -> Vec<Decl> {
     let mut out = Vec::new();
-    for (cpu, (bursts, runtime, threads)) in per_cpu {
-        let acts = bursts.count().max(1);
-        let mean_gap = (fr.window as f64 / acts as f64 - bursts.mean()).max(1_000.0);
+    for (cpu, pool) in background_pools(tr, fr.window, own) {
         let name = format!("host-bg-c{cpu}");
         names.insert(name.clone());
+        let (gap, burst) = pool.gap_and_burst();
         out.push(Decl {
             name,
             family: "host-bg".into(),
             members: Vec::new(),
-            trigger: Trigger::Sleep(Dist::Exp { mean: mean_gap.round() as u64 }),
-            burst: bursts.dist(),
+            trigger: Trigger::Sleep(gap),
+            burst,
             wakes: Vec::new(),
-                starts_running: false,
+            starts_running: false,
             nice: 0,
             rt_priority: None,
             cpus: Some((cpu.to_string(), false)),
             start_ns: 0,
             iterations: None,
             notes: vec![format!(
-                "host background on CPU {cpu}: {threads} thread(s) each under {:.1} % of a CPU, together {:.2} % of CPU {cpu} in {} activations (bursts mean {}, max {}); arrivals assumed Poisson",
-                BACKGROUND_SHARE * 100.0,
-                100.0 * runtime as f64 / fr.window.max(1) as f64,
-                acts,
-                dur(bursts.mean().round() as u64),
-                dur(bursts.max())
+                "{} (each thread under {:.1} % of a CPU)",
+                pool.note(cpu),
+                BACKGROUND_SHARE * 100.0
             )],
             background: true,
             serve: false,

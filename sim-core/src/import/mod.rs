@@ -7,6 +7,7 @@
 //! against a replay (`report::import`, above this layer). Pure: text in, values out.
 
 pub mod build;
+pub mod calibrate;
 pub mod emit;
 pub mod fit;
 pub mod sched_text;
@@ -178,8 +179,9 @@ impl Importer {
         self.line
     }
 
-    /// The scenario, or why the trace cannot give one.
-    pub fn finish(mut self) -> Result<Import, ImportError> {
+    /// The threads as tracked to the trace's end, and the window they span
+    /// (`finish` builds the scenario from them; `calibrate` its background).
+    pub(crate) fn finish_tracker(&mut self) -> Result<(Tracker, u64), ImportError> {
         let Some(first) = self.first_record else {
             return Err(self.error(
                 None,
@@ -216,6 +218,14 @@ impl Importer {
         let end = self.tracker.last_ns;
         self.tracker.finish(end);
         let window = end.saturating_sub(origin).max(1);
+        Ok((std::mem::take(&mut self.tracker), window))
+    }
+
+    /// The scenario, or why the trace cannot give one.
+    pub fn finish(mut self) -> Result<Import, ImportError> {
+        let (tracker, window) = self.finish_tracker()?;
+        self.tracker = tracker;
+        let origin = self.tracker.first_ns.unwrap_or(0);
         let mut notes = Vec::new();
         if self.lost > 0 {
             notes.push(format!("the tracer lost {} events: delays around them may be wrong", self.lost));

@@ -14,6 +14,7 @@
 //! CPU time on the workload's CPUs from `foreign`). Cleanup runs on every
 //! path, Ctrl-C included (`signals`).
 
+pub mod calibrate;
 pub mod cgroup;
 pub mod collect;
 pub mod culprits;
