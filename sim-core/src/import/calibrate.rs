@@ -54,7 +54,24 @@ pub struct CalibrationSamples {
     /// The CPUs the probe ran on.
     pub probe_cpus: BTreeSet<u16>,
     pub window_ns: u64,
+    /// The trace's name, for the notes.
+    pub source: String,
 }
+
+impl CalibrationSamples {
+    /// The foreign threads' share of the probe's busiest-foreign CPU.
+    pub fn foreign_share(&self) -> f64 {
+        self.background
+            .iter()
+            .filter(|(c, _)| self.probe_cpus.contains(c))
+            .map(|(_, p)| p.runtime_ns as f64 / self.window_ns.max(1) as f64)
+            .fold(0.0, f64::max)
+    }
+}
+
+/// A calibration run whose probe CPU was more than this busy with foreign
+/// threads was not quiet (a build, another measurement): it is left out.
+pub const FOREIGN_SHARE_MAX: f64 = 0.01;
 
 #[derive(Default)]
 struct ProbeState {
@@ -173,6 +190,7 @@ impl CalibrationTrace {
             tracker.threads.values().filter(|t| t.comm == probe || workload.contains(&t.comm)).map(|t| t.tid).collect();
         out.background = background_pools(&tracker, window, &own);
         out.window_ns = window;
+        out.source = source.clone();
         if out.onto_idle.count() + out.onto_workload.count() + out.onto_foreign.count() == 0 {
             return Err(ImportError {
                 source,
@@ -204,6 +222,26 @@ pub struct MachineNoiseFit {
 /// Fits the machine's noise: `idle` traces are the probe alone, `busy` ones
 /// beside a hog; `work_ns` is the probe's declared work per activation.
 pub fn fit_machine_noise(idle: &[CalibrationSamples], busy: &[CalibrationSamples], work_ns: u64) -> MachineNoiseFit {
+    let mut notes = Vec::new();
+    let quiet = |runs: &[CalibrationSamples], notes: &mut Vec<String>| -> Vec<CalibrationSamples> {
+        let mut kept = Vec::new();
+        for r in runs {
+            let share = r.foreign_share();
+            if share > FOREIGN_SHARE_MAX {
+                notes.push(format!(
+                    "left out {}: foreign threads took {:.1} % of the probe's CPU (more than {:.0} %: the machine was not quiet)",
+                    r.source,
+                    share * 100.0,
+                    FOREIGN_SHARE_MAX * 100.0
+                ));
+            } else {
+                kept.push(r.clone());
+            }
+        }
+        kept
+    };
+    let idle = &quiet(idle, &mut notes)[..];
+    let busy = &quiet(busy, &mut notes)[..];
     let merged = |runs: &[CalibrationSamples], f: fn(&CalibrationSamples) -> &Sketch| {
         let mut s = Sketch::default();
         for r in runs {
@@ -212,7 +250,6 @@ pub fn fit_machine_noise(idle: &[CalibrationSamples], busy: &[CalibrationSamples
         s
     };
     let dur = crate::time::format_duration;
-    let mut notes = Vec::new();
     let describe = |what: &str, s: &Sketch| {
         format!(
             "{what}: {} wake-ups, p50 {}, p99 {}, p99.9 {}, max {}",
@@ -399,6 +436,12 @@ mod tests {
         // About 100 kworker activations of 5 us (plus one of 3 us + 50 us) in ~0.8 s.
         assert!(run.mean_ns() > 4_000.0 && run.mean_ns() < 7_000.0, "{run}");
         assert!(every.mean_ns() > 6e6 && every.mean_ns() < 9e6, "{every}");
+        // A run whose CPU a foreign thread kept busy is left out.
+        let mut noisy = samples(true, 6_000);
+        noisy.background.get_mut(&0).expect("pool").runtime_ns = noisy.window_ns / 20;
+        let fit2 = fit_machine_noise(&[samples(false, 6_000)], &[samples(true, 6_000), noisy], 30_000);
+        assert_eq!(fit2.wakeup_busy, fit.wakeup_busy);
+        assert!(fit2.notes.iter().any(|n| n.starts_with("left out t: foreign threads took 5.0 %")), "{:?}", fit2.notes);
         let toml = fit.to_toml(&["calibrated".into()]);
         assert!(toml.contains("[machine.noise]\nwakeup_idle = \"empirical("), "{toml}");
         assert!(toml.contains("kernel_per_activation = \"6us\""), "{toml}");

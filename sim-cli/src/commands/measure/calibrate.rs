@@ -159,6 +159,13 @@ pub fn calibrate(a: &Args) -> Result<String> {
     ));
     header.push("pass it on with `sim-cli validate FILE --noise THIS` or `sim-cli run FILE --noise THIS`".into());
     let fit: MachineNoiseFit = fit_machine_noise(&idle, &busy, PROBE_WORK_NS);
+    if fit.wakeup_idle.is_none() || fit.wakeup_busy.is_none() {
+        bail!(
+            "calibration: no quiet run of {} left to fit ({}); measure again on a quiet machine",
+            if fit.wakeup_idle.is_none() { "idle.toml" } else { "busy.toml" },
+            fit.notes.join("; ")
+        );
+    }
     let text = fit.to_toml(&header);
     if let Some(out) = &a.output {
         std::fs::write(out, &text).with_context(|| format!("writing {}", out.display()))?;
