@@ -67,10 +67,14 @@ pub(super) fn noise_spec(f: &ScenarioFile, cpus: u16) -> Result<Option<NoiseSpec
     for (i, b) in n.background.iter().enumerate() {
         let key = format!("machine.noise.background[{i}]");
         check_name(&b.name, &format!("{key}.name"))?;
-        if let Some(j) = f.tasks.iter().position(|t| t.name == b.name) {
+        if f.tasks.iter().any(|t| t.name == b.name) {
             return Err(KeyError::new(
                 format!("{key}.name"),
-                format!("`{}` is the name of tasks[{j}]; a background thread's name must be unique", b.name),
+                format!(
+                    "`{}` is already a task's name ({}); a background thread's name must be unique",
+                    b.name,
+                    super::values::task_key(&b.name)
+                ),
             ));
         }
         if let Some(j) = n.background[..i].iter().position(|o| o.name == b.name) {
@@ -144,4 +148,37 @@ pub(super) fn background_tasks(noise: Option<&NoiseSpec>, tasks: &mut Vec<TaskSp
         next += 1;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Scenario;
+
+    const BASE: &str = "schema = 1\nseed = 1\nduration = \"1s\"\n[machine]\ncpus = 2\n[[tasks]]\nname = \"a\"\ncount = 3\n\
+                        program = [{ run = \"1ms\" }, { sleep = \"1ms\" }]\n";
+
+    #[test]
+    fn background_threads_become_pinned_looping_tasks_after_the_declared_ones() {
+        let noise = "[machine.noise]\n[[machine.noise.background]]\nname = \"kw\"\ncpu = 1\nevery = \"exp(5ms)\"\n\
+                     run = \"100us\"\nnice = -5\n";
+        let s = Scenario::from_toml("t.toml", BASE).unwrap().with_noise("n.toml", noise).unwrap();
+        let bg = &s.spec.tasks[1];
+        assert!(bg.machine_background && !s.spec.tasks[0].machine_background);
+        assert_eq!((bg.first.0, bg.count, bg.nice), (3, 1, -5), "ids after the declared tasks' instances");
+        assert_eq!(bg.affinity[0].iter().map(|c| c.0).collect::<Vec<_>>(), vec![1]);
+        assert_eq!(bg.program.iterations, None);
+        assert!(matches!(bg.program.steps[..], [crate::workload::Step::Sleep(_), crate::workload::Step::Run { .. }]));
+    }
+
+    #[test]
+    fn zero_latencies_draw_nothing_and_entries_are_capped() {
+        let s = Scenario::from_toml("t.toml", BASE).unwrap();
+        let z = s.with_noise("n.toml", "[machine.noise]\nwakeup_idle = \"0us\"\n").unwrap();
+        assert!(z.spec.machine.noise.as_ref().unwrap().wakeup_idle.is_none());
+        let one = "[[machine.noise.background]]\ncpu = 0\nevery = \"1ms\"\nrun = \"1us\"\n";
+        let many: String =
+            (0..=super::BACKGROUND_MAX).map(|i| format!("{}name = \"b{i}\"\n", one)).collect::<Vec<_>>().join("");
+        let e = s.with_noise("n.toml", &format!("[machine.noise]\n{many}")).unwrap_err().to_string();
+        assert!(e.contains("n.toml") && e.contains("machine.noise.background") && e.contains("at most 64"), "{e}");
+    }
 }
