@@ -326,6 +326,10 @@ impl Cli {
 pub struct RunArgs {
     #[command(flatten)]
     pub common: Common,
+    /// A measured machine model: a TOML file holding only `[machine.noise]`,
+    /// replacing the scenario's own (`Scenario::with_noise`).
+    #[arg(long, value_name = "FILE")]
+    pub noise: Option<PathBuf>,
     /// Apply this `[variants.NAME]` section.
     #[arg(long)]
     pub variant: Option<String>,
@@ -350,6 +354,10 @@ pub struct RunArgs {
 pub struct CompareArgs {
     #[command(flatten)]
     pub common: Common,
+    /// A measured machine model: a TOML file holding only `[machine.noise]`,
+    /// replacing the scenario's own (`Scenario::with_noise`).
+    #[arg(long, value_name = "FILE")]
+    pub noise: Option<PathBuf>,
     /// Write SVG charts comparing the runs into this directory: the
     /// victim's delay CDF (one line per run), each run's histogram and
     /// timeline, and Q2D/Q2C per elevator for I/O scenarios.

@@ -68,6 +68,13 @@ pub fn with_sets(s: &Scenario, sets: &[String]) -> Result<Scenario> {
     Ok(s.with_overrides(&set_pairs(sets)?)?)
 }
 
+/// `s` with the noise file `path` (`--noise`), read through the bounded reader.
+pub fn with_noise(s: Scenario, path: Option<&Path>) -> Result<Scenario> {
+    let Some(path) = path else { return Ok(s) };
+    let text = read_text_bounded(path, sim_core::SCENARIO_FILE_SIZE_MAX as u64, "noise file")?;
+    Ok(s.with_noise(&path.display().to_string(), &text)?)
+}
+
 /// `--set KEY=VALUE` texts split at the first `=`.
 pub fn set_pairs(sets: &[String]) -> Result<Vec<(&str, &str)>> {
     sets.iter()

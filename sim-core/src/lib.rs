@@ -135,8 +135,8 @@ pub use report::limiter::{LimiterReport, percent as ppm_percent, percent_fine as
 /// Measured runs: what `measure` hands the core to build a report in `run`'s shape.
 pub use report::measured::{MeasuredCpu, MeasuredTask, Measurement, summarize as summarize_delays};
 pub use report::run::{
-    AboveFair, CpuAboveFair, CpuReport, EevdfView, GroupCpuStat, GroupReport, HistoryRow, ReportSections, TaskReport,
-    WorstDelay,
+    AboveFair, CpuAboveFair, CpuReport, EevdfView, GroupCpuStat, GroupReport, HistoryRow, NoiseSplit, ReportSections,
+    TaskReport, WorstDelay,
 };
 /// Runs a scenario to the end and reports: the whole pipeline in one call.
 pub use report::run_to_report as run;
@@ -155,11 +155,11 @@ pub use scenario::overrides::{apply_all as apply_overrides, flatten as flatten_o
 /// The classes above fair: the `[rt]` and `[fair_server]` settings, a deadline task's parameters, the
 /// fair server's default (6.12+ 50 ms every 1 s) and the FIFO priority a stop task shows userspace.
 pub use scenario::rt::FAIR_SERVER_DEFAULT;
-pub use scenario::{DlParams, RtSpec};
 pub use scenario::{
-    FILE_SIZE_MAX as SCENARIO_FILE_SIZE_MAX, GroupSpec, Groups, MachineSpec, Origin, Scenario, ScenarioError,
-    ScenarioSpec, SourceSpec, TaskSpec,
+    BackgroundSpec, FILE_SIZE_MAX as SCENARIO_FILE_SIZE_MAX, GroupSpec, Groups, MachineSpec, NoiseSpec, Origin,
+    Scenario, ScenarioError, ScenarioSpec, SourceSpec, TaskSpec,
 };
+pub use scenario::{DlParams, RtSpec};
 /// Group CPU bandwidth, nice weights and migration causes.
 pub use sched::bandwidth::BandwidthSpec;
 pub use sched::migrate::MigrateCause;

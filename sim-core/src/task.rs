@@ -134,6 +134,14 @@ pub struct Task {
     pub kernel_every_ns: Option<u64>,
     /// Machine wake-up latency drawn for the current wait (0: none).
     pub noise_ns: u64,
+    /// The latency drawn for the current wait came from
+    /// `machine.noise.wakeup_busy` (else `wakeup_idle` or `wakeup_latency`).
+    pub noise_busy: bool,
+    /// At a wake-up with `[machine.noise]`: its CPU and that CPU's
+    /// background run time so far (`Core::bg_ran`), read at the switch-in.
+    pub bg_snap: Option<(crate::ids::CpuId, u64)>,
+    /// A host background thread (`TaskSpec::machine_background`).
+    pub machine_background: bool,
     /// When the current burst ends if it keeps the CPU (its `BurstEnd`).
     pub burst_end_at: SimTime,
     /// Invalidates a scheduled `TimerExpired`.

@@ -12,6 +12,7 @@ mod import;
 mod invariants;
 mod io_invariants;
 mod limiter;
+mod noise;
 mod perfetto;
 mod periodic;
 mod report_sections;

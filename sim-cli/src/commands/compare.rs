@@ -12,7 +12,7 @@ use sim_core::{ReportSections, RunReport, Scenario, Simulation, runs_json};
 
 /// Runs `a`'s scenarios and returns the table (or JSON) to print.
 pub fn compare(a: CompareArgs) -> Result<String> {
-    let CompareArgs { common, plot, kernels, jobs } = a;
+    let CompareArgs { common, noise, plot, kernels, jobs } = a;
     // With --kernels the file is validated under the first kernel
     // listed (its default may not be one of them).
     let base = match kernels.as_deref() {
@@ -25,6 +25,7 @@ pub fn compare(a: CompareArgs) -> Result<String> {
         }
         None => load(&common, &common.set)?,
     };
+    let base = crate::input::with_noise(base, noise.as_deref())?;
     let planned = match &kernels {
         Some(list) => {
             let variants = base.variant_names();

@@ -16,8 +16,8 @@ const TRACE_RECORDS_MAX: usize = 20_000_000;
 
 /// Runs `a`'s scenario and returns the text to print.
 pub fn run(a: RunArgs) -> Result<String> {
-    let RunArgs { common, variant, per_task, blkparse, debug_no_elision, export } = a;
-    let base = load(&common, &common.set)?;
+    let RunArgs { common, noise, variant, per_task, blkparse, debug_no_elision, export } = a;
+    let base = crate::input::with_noise(load(&common, &common.set)?, noise.as_deref())?;
     let scenario = match &variant {
         Some(v) => base.with_variant(v)?,
         None => base,

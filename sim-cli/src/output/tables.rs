@@ -32,8 +32,10 @@ pub(super) fn rows(r: &RunReport, per_task: bool) -> Vec<Row> {
     out.into_iter()
         .map(|(key, ts)| {
             let worst = ts.iter().max_by_key(|t| (t.delay.max_ns, std::cmp::Reverse(t.tid))).expect("non-empty");
+            let label = if per_task || ts.len() == 1 { key } else { format!("{key}:({})", ts.len()) };
             Row {
-                label: if per_task || ts.len() == 1 { key } else { format!("{key}:({})", ts.len()) },
+                // A host background thread of `[machine.noise]`, not the scenario's.
+                label: if ts[0].background { format!("{label} (machine)") } else { label },
                 runtime_ns: ts.iter().map(|t| t.runtime_ns).sum(),
                 switches: ts.iter().map(|t| t.switches).sum(),
                 count: ts.iter().map(|t| t.delay.count).sum(),

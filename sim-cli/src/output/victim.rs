@@ -36,6 +36,18 @@ pub(super) fn victim(r: &RunReport, out: &mut String) {
              scheduler; it is inside the delays above, as perf sched would see it)"
         );
     }
+    if let Some(n) = r.tasks.iter().filter(|t| t.name == v.name).find_map(|t| t.noise) {
+        let _ = writeln!(out, "{}", summary_line("noise: idle wake-up", &n.wakeup_idle));
+        let _ = writeln!(out, "{}", summary_line("noise: busy wake-up", &n.wakeup_busy));
+        let _ = writeln!(out, "{}", summary_line("noise: background", &n.background));
+        let _ = writeln!(
+            out,
+            "  noise: kernel time per activation, {} in all (charged as its runtime)\n  (the measured machine \
+             model, [machine.noise]: latency drawn per wake-up onto an idle / a busy CPU, and host background \
+             threads' run time on its CPU during each wait; not the scheduler; inside the delays above)",
+            format_duration(n.kernel_per_activation_ns)
+        );
+    }
     if group != "/" && !measured {
         let _ = writeln!(
             out,

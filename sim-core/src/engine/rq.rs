@@ -97,6 +97,16 @@ pub(super) struct Core {
     /// `machine.wakeup_latency` samples (its own stream: noise never shifts
     /// the tasks' draws).
     pub noise_rng: SimRng,
+    /// `[machine.noise]` streams, one per component, so adding one never
+    /// shifts another's draws (and a scenario without the section draws
+    /// nothing): `machine/noise/wakeup_idle`, `…/wakeup_busy`,
+    /// `…/kernel_per_activation`.
+    pub noise_idle_rng: SimRng,
+    pub noise_busy_rng: SimRng,
+    pub kernel_rng: SimRng,
+    /// Per CPU, the run time of machine-background tasks so far (added at
+    /// their switch-out), for the background share of a wait.
+    pub bg_ran: Vec<u64>,
     /// The 6.12+ fair server runs: a 6.12+ model with it enabled, and a
     /// scenario with an RT or deadline task (`build::dl_class`). Without
     /// one the server never acts: in defer mode it is queued only when fair
@@ -371,6 +381,9 @@ impl Core {
         t.burst_generation = t.burst_generation.wrapping_add(1);
         let ran = now.since(t.sched_in_at);
         t.runtime_ns += ran;
+        if t.machine_background {
+            self.bg_ran[cpu.index()] += ran;
+        }
         t.switches += 1;
         t.sched_out_at = now;
         w.recorder.ran(cpu, p, t.sched_in_at, now);
@@ -442,10 +455,30 @@ impl Core {
             if w.spec.machine.wakeup_latency.is_some() && kind == WaitKind::Wakeup {
                 w.recorder.record_task_latency(n, |m| &mut m.wakeup_noise, noise, now);
             }
+            if w.spec.machine.noise.is_some() && kind == WaitKind::Wakeup {
+                self.noise_split(cpu, n, noise, w);
+            }
+        }
+        let mut kernel_ns = 0;
+        if let Some(d) = w.spec.machine.noise.as_ref().and_then(|n| n.kernel_per_activation.as_ref())
+            && matches!(waited, Some((_, WaitKind::Wakeup)))
+            && !w.tasks[n.index()].machine_background
+        {
+            // (A background thread's measured run lengths already hold its kernel time.)
+            // The activation's kernel time, charged to the task as runtime
+            // before its next step, like the context-switch cost. 6.18: the
+            // return from `schedule()` and the syscall exit of
+            // `clock_nanosleep`, then the next syscall's entry (and the timer
+            // interrupt): all run in the task's context, and `update_curr`
+            // charges sum_exec_runtime from exec_start whatever the mode.
+            kernel_ns = d.sample(&mut self.kernel_rng).min(crate::scenario::validate::WAKEUP_LATENCY_MAX_NS);
+            let t = &mut w.tasks[n.index()];
+            t.progress_from = t.progress_from.after(kernel_ns);
+            w.recorder.kernel_charged(n, kernel_ns, now);
         }
         self.arm_tick(cpu, w);
         let t = &mut w.tasks[n.index()];
-        if !t.in_burst && context_switch_ns > 0 {
+        if !t.in_burst && context_switch_ns + kernel_ns > 0 {
             // The switch itself costs time before the task's next step runs.
             t.in_burst = true;
             t.work_left_ns = 0;
@@ -461,6 +494,26 @@ impl Core {
         } else {
             Some(n)
         }
+    }
+
+    /// `[machine.noise]`'s split of the wake-up wait `n` just ended on `cpu`:
+    /// the latency drawn (per component) and the background threads' run
+    /// time on this CPU since the wake-up (if it stayed on this CPU).
+    fn noise_split(&mut self, cpu: CpuId, n: TaskId, noise: u64, w: &mut World) {
+        let now = w.now();
+        let t = &mut w.tasks[n.index()];
+        let busy = std::mem::take(&mut t.noise_busy);
+        let snap = t.bg_snap.take();
+        if busy {
+            w.recorder.record_task_latency(n, |m| &mut m.noise_busy, noise, now);
+        } else {
+            w.recorder.record_task_latency(n, |m| &mut m.noise_idle, noise, now);
+        }
+        let bg = match snap {
+            Some((c, at)) if c == cpu => self.bg_ran[cpu.index()].saturating_sub(at),
+            _ => 0,
+        };
+        w.recorder.record_task_latency(n, |m| &mut m.noise_background, bg, now);
     }
 
     /// `task`'s EEVDF deadline and lag in its queue (6.x models), for the

@@ -329,13 +329,48 @@ impl Core {
     /// CPU reschedule (idle exit or preemption), the switch waits for the
     /// sampled latency (timer and IPI delivery, idle exit, VM exits). The
     /// task's delay includes it; the recorder keeps the noise share apart.
+    ///
+    /// With `[machine.noise]` the component is chosen by the CPU's state when
+    /// the wake-up arrived: idle (`rq->curr` the idle task) → `wakeup_idle`
+    /// (6.18 `do_idle` leaves the idle loop: cpuidle exit, then
+    /// `schedule_idle`); a running task → `wakeup_busy` (the resched IPI or
+    /// timer interrupt returns through `irqentry_exit` → `schedule`), each
+    /// from its own stream.
     pub(super) fn wakeup_noise(&mut self, cpu: CpuId, task: TaskId, resched_before: bool, w: &mut World) {
+        if let Some(n) = w.spec.machine.noise.as_ref() {
+            let curr = self.rqs[cpu.index()].curr;
+            // The background share of this wait starts now (a background
+            // task running here has run `now - sched_in_at` of its slot).
+            let running_bg =
+                curr.filter(|c| w.tasks[c.index()].machine_background).map_or(0, |c| w.now().since(w.tasks[c.index()].sched_in_at));
+            w.tasks[task.index()].bg_snap = Some((cpu, self.bg_ran[cpu.index()] + running_bg));
+            w.tasks[task.index()].noise_busy = curr.is_some();
+            let (dist, rng) = if curr.is_none() {
+                (n.wakeup_idle.as_ref(), &mut self.noise_idle_rng)
+            } else {
+                (n.wakeup_busy.as_ref(), &mut self.noise_busy_rng)
+            };
+            if let Some(dist) = dist {
+                let rq = &self.rqs[cpu.index()];
+                if resched_before || !rq.need_resched || rq.resched_deferred {
+                    return;
+                }
+                let ns = dist.sample(rng).min(crate::scenario::validate::WAKEUP_LATENCY_MAX_NS);
+                self.defer_resched(cpu, task, ns, w);
+            }
+            return;
+        }
         let Some(dist) = w.spec.machine.wakeup_latency.as_ref() else { return };
         let rq = &self.rqs[cpu.index()];
         if resched_before || !rq.need_resched || rq.resched_deferred {
             return;
         }
         let ns = dist.sample(&mut self.noise_rng).min(crate::scenario::validate::WAKEUP_LATENCY_MAX_NS);
+        self.defer_resched(cpu, task, ns, w);
+    }
+
+    /// The wake-up's resched on `cpu` arrives `ns` later (`Event::Resume`).
+    fn defer_resched(&mut self, cpu: CpuId, task: TaskId, ns: u64, w: &mut World) {
         if ns == 0 {
             return;
         }

@@ -72,6 +72,14 @@ pub struct TaskMetrics {
     /// With `machine.wakeup_latency`: the machine's share of each wake-up
     /// delay (the latency drawn, or the whole delay if shorter).
     pub wakeup_noise: LatencyStats,
+    /// With `[machine.noise]`, per wake-up wait: the latency drawn onto an
+    /// idle CPU (`wakeup_idle`), onto a busy one (`wakeup_busy`), and the
+    /// time machine-background tasks ran on the task's CPU during the wait.
+    pub noise_idle: LatencyStats,
+    pub noise_busy: LatencyStats,
+    pub noise_background: LatencyStats,
+    /// Kernel time charged per activation (`kernel_per_activation`), total ns.
+    pub kernel_charged_ns: u64,
     /// Times the task changed CPU, per cause (`MigrateCause::index`).
     pub migrations: [u64; MigrateCause::ALL.len()],
 }
@@ -286,6 +294,13 @@ impl Recorder {
     }
 
     /// A latency of `task` (`which` of its metrics) that ended at `now`.
+    /// `ns` of kernel time charged to `task` at an activation.
+    pub fn kernel_charged(&mut self, task: TaskId, ns: u64, now: SimTime) {
+        if self.counts(now) {
+            self.tasks[task.index()].kernel_charged_ns += ns;
+        }
+    }
+
     pub fn record_task_latency(
         &mut self,
         task: TaskId,

@@ -145,6 +145,13 @@ fn task_report(v: &RunView, i: usize, t: &Task) -> TaskReport {
         io_wait: io_summary(&m.io_wait, io_wait_open),
         io_stall: io_summary(&m.io_stall, io_stall_open),
         wakeup_noise: spec.machine.wakeup_latency.is_some().then(|| m.wakeup_noise.summary()),
+        noise: spec.machine.noise.is_some().then(|| crate::report::run::NoiseSplit {
+            wakeup_idle: m.noise_idle.summary(),
+            wakeup_busy: m.noise_busy.summary(),
+            background: m.noise_background.summary(),
+            kernel_per_activation_ns: m.kernel_charged_ns,
+        }),
+        background: ts.machine_background,
         io_wait_open_ns: io_wait_open,
         migrations: MigrateCause::ALL
             .iter()

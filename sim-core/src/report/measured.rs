@@ -192,6 +192,8 @@ fn measured_tasks(spec: &ScenarioSpec, m: &Measurement) -> Vec<TaskReport> {
                 io_wait: None,
                 io_stall: None,
                 wakeup_noise: None,
+                noise: None,
+                background: false,
                 io_wait_open_ns: None,
                 migrations: if mt.migrations > 0 { vec![("measured", mt.migrations)] } else { Vec::new() },
             }

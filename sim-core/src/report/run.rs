@@ -294,11 +294,31 @@ pub struct TaskReport {
     /// delays (inside `wakeup_delay`, reported apart so it is not taken for
     /// scheduler delay).
     pub wakeup_noise: Option<LatencySummary>,
+    /// With `[machine.noise]`: the machine's share of the wake-up waits, per
+    /// component (inside `wakeup_delay`).
+    pub noise: Option<NoiseSplit>,
+    /// A host background thread (`[[machine.noise.background]]`), not one
+    /// of the scenario's tasks: never the victim.
+    pub background: bool,
     /// An I/O wait still open when the run stopped: its length so far.
     pub io_wait_open_ns: Option<u64>,
     /// Times the task changed CPU, per cause (`MigrateCause::name`), only
     /// the causes that occurred, in `MigrateCause::ALL` order.
     pub migrations: Vec<(&'static str, u64)>,
+}
+
+/// `[machine.noise]`'s share of a task's wake-up waits, per component.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NoiseSplit {
+    /// The latency drawn per wake-up onto an idle CPU (0 without `wakeup_idle`).
+    pub wakeup_idle: LatencySummary,
+    /// The latency drawn per wake-up onto a busy CPU (0 without `wakeup_busy`).
+    pub wakeup_busy: LatencySummary,
+    /// Per wake-up wait: machine-background tasks' run time on the task's
+    /// CPU during it.
+    pub background: LatencySummary,
+    /// Kernel time charged per activation, in all (ns).
+    pub kernel_per_activation_ns: u64,
 }
 
 /// Whether a task's report has a `response`: it serves requests, or it runs

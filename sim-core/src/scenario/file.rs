@@ -117,6 +117,57 @@ pub struct MachineFile {
     #[serde(default)]
     #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Dist>"))]
     pub wakeup_latency: Option<Value>,
+    /// The measured machine model (`[machine.noise]`): wake-up latency onto
+    /// an idle and onto a busy CPU, kernel time per activation, and the
+    /// host's background threads. Apart from the scheduler model.
+    #[serde(default)]
+    pub noise: Option<NoiseFile>,
+}
+
+/// `[machine.noise]`: each key optional; none given adds no noise.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct NoiseFile {
+    /// Latency of a wake-up onto an idle CPU (idle exit, IPI), a duration
+    /// or a distribution (e.g. `empirical(0%: 8us, 50%: 14us, 100%: 90us)`).
+    #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Dist>"))]
+    pub wakeup_idle: Option<Value>,
+    /// Latency of a wake-up that preempts a running task (timer interrupt
+    /// and switch, no idle exit).
+    #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Dist>"))]
+    pub wakeup_busy: Option<Value>,
+    /// Kernel CPU time charged to a task per activation (the switch-in
+    /// that ends a wake-up wait): syscall exit and entry, timer, switch.
+    #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::schema::Dist>"))]
+    pub kernel_per_activation: Option<Value>,
+    /// Host background threads, one per entry, each pinned to one CPU;
+    /// added after the scenario's own tasks.
+    #[serde(default)]
+    pub background: Vec<BackgroundFile>,
+}
+
+/// One `[[machine.noise.background]]` entry: a foreign thread that sleeps
+/// `every`, then runs `run`, forever, on `cpu`.
+#[derive(Clone, Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct BackgroundFile {
+    /// Its name, unique against every task name.
+    pub name: String,
+    /// The CPU it runs on (required).
+    pub cpu: Option<u64>,
+    /// The gap between activations (it sleeps this long).
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::Dist"))]
+    pub every: Value,
+    /// Each activation's CPU time.
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::Dist"))]
+    pub run: Value,
+    /// Its nice value (default 0).
+    pub nice: Option<i64>,
 }
 
 #[derive(Debug, Default, Deserialize)]

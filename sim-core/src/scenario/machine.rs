@@ -129,7 +129,8 @@ pub(super) fn machine_spec(f: &ScenarioFile) -> Result<MachineSpec, KeyError> {
             (!d.is_always_zero()).then_some(d)
         }
     };
-    Ok(MachineSpec { shape, isolcpus, nohz_idle: m.nohz.unwrap_or(true), tick_offset_ns, wakeup_latency })
+    let noise = super::noise::noise_spec(f, cpus)?;
+    Ok(MachineSpec { shape, isolcpus, nohz_idle: m.nohz.unwrap_or(true), tick_offset_ns, wakeup_latency, noise })
 }
 
 /// `machine.clusters_per_socket`: a divisor of the socket's `cores` (x86

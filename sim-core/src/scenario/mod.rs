@@ -17,6 +17,7 @@ pub mod io_queues;
 mod limiters;
 mod machine;
 mod nesting;
+pub mod noise;
 pub mod rt;
 pub mod overrides;
 mod sources;
@@ -29,7 +30,7 @@ mod values;
 pub use error::{Origin, ScenarioError};
 pub use nesting::{NESTING_MAX, too_deep};
 pub use overrides::Override;
-pub use spec::{DlParams, GroupSpec, Groups, MachineSpec, RtSpec, ScenarioSpec, SourceSpec, TaskSpec, limits};
+pub use spec::{BackgroundSpec, NoiseSpec, DlParams, GroupSpec, Groups, MachineSpec, RtSpec, ScenarioSpec, SourceSpec, TaskSpec, limits};
 
 use error::{KeyError, Segment};
 use file::ScenarioFile;
@@ -195,6 +196,66 @@ impl Scenario {
         };
         let spec = assemble(&self.file, &self.doc, Some((name, ovs)), &self.overrides)?;
         Ok(Scenario { variant: Some(name.to_string()), spec, ..self.clone() })
+    }
+
+    /// This scenario with a measured machine model applied: `text` (from
+    /// `file_name`) is a TOML document holding only `[machine.noise]`; it
+    /// replaces the scenario's own `[machine.noise]`, if any, and the
+    /// scenario is validated again. Errors about `machine.noise…` name the
+    /// noise file; anything else in it is refused.
+    pub fn with_noise(&self, file_name: &str, text: &str) -> Result<Scenario, ScenarioError> {
+        if text.len() > FILE_SIZE_MAX {
+            return Err(syntax(file_name, format!("the file is {} bytes; the limit is {FILE_SIZE_MAX}", text.len())));
+        }
+        if let Some(at) = too_deep(text) {
+            let (line, column) = position(text, at);
+            return Err(syntax(file_name, format!("line {line}, column {column}: nested deeper than {NESTING_MAX} levels")));
+        }
+        let doc: Table = toml::from_str(text).map_err(|e| syntax(file_name, syntax_message(text, &e)))?;
+        let only = "a noise file holds only the [machine.noise] section";
+        let refuse = |key: String| KeyError::new(key, only).into_error(file_name, Origin::File);
+        if let Some(k) = doc.keys().find(|k| k.as_str() != "machine") {
+            return Err(refuse(error::render_path(&[Segment::Key(k.clone())])));
+        }
+        let noise = match doc.get("machine") {
+            None => return Err(refuse("machine.noise".into())),
+            Some(Value::Table(m)) => {
+                if let Some(k) = m.keys().find(|k| k.as_str() != "noise") {
+                    return Err(refuse(error::render_path(&[Segment::Key("machine".into()), Segment::Key(k.clone())])));
+                }
+                match m.get("noise") {
+                    Some(n @ Value::Table(_)) => n.clone(),
+                    Some(_) => {
+                        return Err(KeyError::new("machine.noise", "expected a table: [machine.noise]")
+                            .into_error(file_name, Origin::File));
+                    }
+                    None => return Err(refuse("machine.noise".into())),
+                }
+            }
+            Some(_) => return Err(refuse("machine".into())),
+        };
+        overrides::check_text(&[], &Value::Table(doc.clone())).map_err(|e| e.into_error(file_name, Origin::File))?;
+        let mut next = self.clone();
+        match next.doc.get_mut("machine") {
+            Some(Value::Table(m)) => {
+                m.insert("noise".into(), noise);
+            }
+            _ => {
+                // `[machine]` is required; validation reports its absence.
+                let mut m = Table::new();
+                m.insert("noise".into(), noise);
+                next.doc.insert("machine".into(), Value::Table(m));
+            }
+        }
+        let variant = self.variant.as_deref().and_then(|v| self.variants.iter().find(|(n, _)| n == v));
+        next.spec = assemble(&self.file, &next.doc, variant.map(|(n, o)| (n.as_str(), o.as_slice())), &next.overrides)
+            .map_err(|e| match e {
+                ScenarioError::Invalid { key, message, .. } if key.starts_with("machine.noise") => {
+                    KeyError { key, message }.into_error(file_name, Origin::File)
+                }
+                e => e,
+            })?;
+        Ok(next)
     }
 
     /// This scenario with `key.path = value` overrides applied, the values

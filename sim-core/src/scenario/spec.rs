@@ -99,6 +99,33 @@ pub struct MachineSpec {
     pub tick_offset_ns: u64,
     /// Machine noise between a rescheduling wake-up and the switch; `None`: none.
     pub wakeup_latency: Option<Dist>,
+    /// `[machine.noise]`: `None` when the scenario has none (nothing drawn).
+    pub noise: Option<NoiseSpec>,
+}
+
+/// The measured machine model (`[machine.noise]`), checked. Its background
+/// entries are also expanded into `ScenarioSpec::tasks` (after the
+/// scenario's own, `TaskSpec::machine_background`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NoiseSpec {
+    /// A wake-up onto an idle CPU (idle exit); `None`: none.
+    pub wakeup_idle: Option<Dist>,
+    /// A wake-up that preempts a running task; `None`: none.
+    pub wakeup_busy: Option<Dist>,
+    /// Kernel time charged per activation; `None`: none.
+    pub kernel_per_activation: Option<Dist>,
+    /// Background threads: (name, cpu, every, run, nice).
+    pub background: Vec<BackgroundSpec>,
+}
+
+/// One host background thread (`[[machine.noise.background]]`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BackgroundSpec {
+    pub name: String,
+    pub cpu: u16,
+    pub every: Dist,
+    pub run: Dist,
+    pub nice: i8,
 }
 
 impl MachineSpec {
@@ -175,6 +202,10 @@ pub struct TaskSpec {
     pub limiter: Option<crate::workload::limiter::LimiterId>,
     /// `ionice` (`ioprio_set`); `None`: from nice and policy.
     pub ionice: Option<crate::block::Ioprio>,
+    /// A host background thread from `[[machine.noise.background]]`: not the
+    /// scenario's own, declared after all of them (indexes of declared tasks
+    /// unchanged), never the victim, marked in reports.
+    pub machine_background: bool,
 }
 
 impl TaskSpec {

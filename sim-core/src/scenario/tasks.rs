@@ -144,6 +144,7 @@ fn task_spec(
         hop_work: None,
         limiter: None,
         ionice: super::devices::ionice(t.ionice.as_deref(), &format!("{key}.ionice"))?,
+        machine_background: false,
     };
     super::rt::stop_task(&spec, &key)?;
     Ok(spec)

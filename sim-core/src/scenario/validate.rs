@@ -85,6 +85,8 @@ pub fn validate(f: &ScenarioFile) -> Result<ScenarioSpec, KeyError> {
     super::rt::admission(&tasks, &machine, &rt)?;
     let limiters = super::limiters::limiter_specs(f, &mut tasks)?;
     let io_queues = super::io_queues::resolve(f)?;
+    // Last: every pass above reads `f.tasks` beside `tasks` index by index.
+    super::noise::background_tasks(machine.noise.as_ref(), &mut tasks, cpus)?;
 
     Ok(ScenarioSpec {
         name: f.name.clone().unwrap_or_default(),

@@ -283,6 +283,13 @@ pub fn plan(scenario: &Scenario, host: &HostInfo, opts: &PlanOptions<'_>) -> Res
                 .into(),
         );
     }
+    if spec.machine.noise.is_some() {
+        warnings.push(
+            "machine.noise is a model input (the simulated machine's noise and background threads); the real \
+             machine has its own: give it to the prediction with --noise rather than in the measured file"
+                .into(),
+        );
+    }
     // The topology (sched domains) is the hardware's: said when the
     // scenario declares one other than a flat machine.
     let shape = &spec.machine.shape;

@@ -208,6 +208,8 @@ pub fn host_settings(spec: &ScenarioSpec, host_version: (u32, u32)) -> Vec<HostS
             limiter: _,
             // I/O priority: no effect without block I/O, which `plan` refuses.
             ionice: _,
+            // Host background (`[machine.noise]`): a model input, the host has its own.
+            machine_background: _,
             slice_ns,
         } = t;
         if let Some(ns) = slice_ns {

@@ -298,6 +298,13 @@ fn machine_warnings(spec: &ScenarioSpec, omitted: &[String], warnings: &mut Vec<
     if spec.machine.wakeup_latency.is_some() {
         warnings.push("machine.wakeup_latency is a model input: the host has its own wake-up latency".into());
     }
+    if spec.machine.noise.is_some() {
+        warnings.push(
+            "machine.noise is a model input: the host has its own wake-up latency, kernel time and background \
+             (its background threads are exported as tasks)"
+                .into(),
+        );
+    }
 }
 
 /// `sim-cli export FILE --rt-app`: loads the scenario as `run` does, writes

@@ -44,7 +44,8 @@ pub(super) fn unexpressed_settings(spec: &ScenarioSpec, omitted: &[String]) -> V
     } = spec;
     // shape, isolcpus, nohz: the machine warning (machine.describe());
     // tick_offset, wakeup_latency: warned in `export`.
-    let sim_core::MachineSpec { shape: _, isolcpus: _, nohz_idle: _, tick_offset_ns: _, wakeup_latency: _ } = machine;
+    let sim_core::MachineSpec { shape: _, isolcpus: _, nohz_idle: _, tick_offset_ns: _, wakeup_latency: _, noise: _ } =
+        machine;
     if *bandwidth_slice_us != 5000 {
         w.push(format!(
             "cfs.sched_cfs_bandwidth_slice_us = {bandwidth_slice_us}: a sysctl of the host \
@@ -96,17 +97,18 @@ pub(super) fn unexpressed_settings(spec: &ScenarioSpec, omitted: &[String]) -> V
     for t in tasks.iter().filter(|t| kept(t)) {
         let TaskSpec {
             name,
-            count: _,       // expressed: instance (or one object per instance)
-            first: _,       // ids, not a setting
-            affinity: _,    // expressed: cpus
-            nice: _,        // expressed: priority
-            policy: _,      // expressed: policy
-            rt_priority: _, // expressed: priority
-            dl: _,          // expressed: dl-runtime, dl-deadline, dl-period
-            group: _,       // autogroup warning in `export`
-            cgroup: _,      // expressed: taskgroup
-            session: _,     // warned in `export`
-            start_ns: _,    // expressed: delay
+            count: _,              // expressed: instance (or one object per instance)
+            machine_background: _, // warned in `export` (a model input)
+            first: _,              // ids, not a setting
+            affinity: _,           // expressed: cpus
+            nice: _,               // expressed: priority
+            policy: _,             // expressed: policy
+            rt_priority: _,        // expressed: priority
+            dl: _,                 // expressed: dl-runtime, dl-deadline, dl-period
+            group: _,              // autogroup warning in `export`
+            cgroup: _,             // expressed: taskgroup
+            session: _,            // warned in `export`
+            start_ns: _,           // expressed: delay
             slice_ns,
             program: _,  // each step in `task_events`
             forward: _,  // expressed: resume of the next hop (`task_events`)

@@ -154,6 +154,20 @@ pub(super) struct Culprit<'a> {
     ns: u64,
 }
 
+/// `[machine.noise]`'s share of a task's wake-up waits.
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub(super) struct NoiseSplit {
+    /// The latency drawn per wake-up onto an idle CPU (`wakeup_idle`).
+    wakeup_idle: Latency,
+    /// The latency drawn per wake-up that preempted a running task (`wakeup_busy`).
+    wakeup_busy: Latency,
+    /// Per wake-up wait: background threads' run time on the task's CPU during it.
+    background: Latency,
+    /// Kernel time charged per activation (`kernel_per_activation`), in all.
+    kernel_per_activation_ns: u64,
+}
+
 #[derive(Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub(super) struct Task<'a> {
@@ -205,6 +219,14 @@ pub(super) struct Task<'a> {
     /// wake-up delays (already inside `wakeup_delay`).
     #[serde(skip_serializing_if = "Option::is_none")]
     wakeup_noise: Option<Latency>,
+    /// With `[machine.noise]`: the machine's share of the wake-up waits per
+    /// component (inside `wakeup_delay`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    noise: Option<NoiseSplit>,
+    /// A host background thread from `[[machine.noise.background]]` (absent
+    /// for the scenario's own tasks).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    background: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     io_wait_open_ns: Option<u64>,
     /// Times the task changed CPU, keyed by cause (`wake_affine`,
@@ -402,6 +424,13 @@ pub(super) fn task_dto(t: &TaskReport) -> Task<'_> {
         io_wait: t.io_wait.as_ref().map(Latency::from),
         io_stall: t.io_stall.as_ref().map(Latency::from),
         wakeup_noise: t.wakeup_noise.as_ref().map(Latency::from),
+        noise: t.noise.as_ref().map(|n| NoiseSplit {
+            wakeup_idle: Latency::from(&n.wakeup_idle),
+            wakeup_busy: Latency::from(&n.wakeup_busy),
+            background: Latency::from(&n.background),
+            kernel_per_activation_ns: n.kernel_per_activation_ns,
+        }),
+        background: t.background,
         io_wait_open_ns: t.io_wait_open_ns,
         migrations: t.migrations.iter().copied().collect(),
     }
