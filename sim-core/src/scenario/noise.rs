@@ -114,8 +114,8 @@ pub(super) fn noise_spec(f: &ScenarioFile, cpus: u16) -> Result<Option<NoiseSpec
 /// first sleep spreads their starts).
 pub(super) fn background_tasks(noise: Option<&NoiseSpec>, tasks: &mut Vec<TaskSpec>, cpus: u16) -> Result<(), KeyError> {
     let Some(noise) = noise else { return Ok(()) };
-    let mut next: u64 = tasks.iter().map(|t| u64::from(t.count)).sum();
-    for b in &noise.background {
+    let declared: u64 = tasks.iter().map(|t| u64::from(t.count)).sum();
+    for (next, b) in (declared..).zip(&noise.background) {
         if next + 1 > limits::TASKS_MAX {
             return Err(KeyError::new("machine.noise.background", format!("more than {} tasks in all", limits::TASKS_MAX)));
         }
@@ -145,7 +145,6 @@ pub(super) fn background_tasks(noise: Option<&NoiseSpec>, tasks: &mut Vec<TaskSp
             ionice: None,
             machine_background: true,
         });
-        next += 1;
     }
     Ok(())
 }
