@@ -181,3 +181,46 @@ mod tests {
         assert!(e.contains("n.toml") && e.contains("machine.noise.background") && e.contains("at most 64"), "{e}");
     }
 }
+
+#[cfg(test)]
+mod import_shape {
+    use crate::import::fit::{Decl, Trigger};
+    use crate::workload::Dist;
+
+    /// The importer's pooled background declaration writes an entry this
+    /// section reads back unchanged (one code path for both).
+    #[test]
+    fn an_imported_background_decl_is_a_noise_entry() {
+        let d = Decl {
+            name: "host-bg-c1".into(),
+            family: "host-bg".into(),
+            members: Vec::new(),
+            trigger: Trigger::Sleep(Dist::Exp { mean: 40_000_000 }),
+            burst: Dist::parse("empirical(0%: 20us, 50%: 60us, 100%: 900us)").unwrap(),
+            wakes: Vec::new(),
+            starts_running: false,
+            nice: 0,
+            rt_priority: None,
+            cpus: Some(("1".into(), false)),
+            start_ns: 0,
+            iterations: None,
+            notes: Vec::new(),
+            background: true,
+            serve: false,
+            forward: None,
+            arrivals: None,
+            rate_per_s: None,
+        };
+        let entry = d.noise_background_toml().unwrap();
+        let base = "schema = 1\nseed = 1\nduration = \"1s\"\n[machine]\ncpus = 2\n[[tasks]]\nname = \"a\"\n\
+                    program = [{ run = \"1ms\" }, { sleep = \"1ms\" }]\n";
+        let s = crate::Scenario::from_toml("t.toml", base)
+            .unwrap()
+            .with_noise("n.toml", &format!("[machine.noise]\n{entry}"))
+            .unwrap();
+        let b = &s.spec.machine.noise.as_ref().unwrap().background[0];
+        assert_eq!((b.name.as_str(), b.cpu), ("host-bg-c1", 1));
+        assert_eq!((&b.every, &b.run), (&Dist::Exp { mean: 40_000_000 }, &d.burst));
+        assert!(Decl { background: false, ..d }.noise_background_toml().is_none());
+    }
+}
