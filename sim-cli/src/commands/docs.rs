@@ -291,5 +291,20 @@ mod tests {
             broken["seed"] = "forty-two".into();
             assert!(!v.is_valid(&broken));
         }
+        // A measured machine model adds `noise` to every task and a background row.
+        let file = "scenarios/calibration/idle.toml";
+        let text = std::fs::read_to_string(repo(file)).unwrap();
+        let noise = "[machine.noise]\nwakeup_idle = \"14us\"\nkernel_per_activation = \"5us\"\n\
+                     [[machine.noise.background]]\nname = \"kw\"\ncpu = 0\nevery = \"exp(10ms)\"\nrun = \"100us\"\n";
+        let s = sim_core::Scenario::from_toml(file, &text)
+            .unwrap()
+            .with_overrides(&[("duration", "100ms")])
+            .unwrap()
+            .with_noise("noise.toml", noise)
+            .unwrap();
+        let doc: serde_json::Value = serde_json::from_str(&sim_core::report_json(&sim_core::run(&s))).unwrap();
+        assert_eq!(errors(&v, &doc), Vec::<String>::new(), "{file} with noise");
+        assert_eq!(doc["tasks"][1]["background"], true);
+        assert!(doc["tasks"][0]["noise"]["wakeup_idle"]["count"].as_u64().unwrap() > 0);
     }
 }

@@ -70,6 +70,15 @@ pub(super) fn header(r: &RunReport, out: &mut String) {
         }
         let _ = writeln!(out, "machine timing: {}", parts.join("; "));
     }
+    if let Some(n) = &m.noise {
+        let mut parts = Vec::new();
+        let shown = |d: &Option<sim_core::Dist>| d.as_ref().map_or("none".to_string(), |d| d.to_string());
+        parts.push(format!("wake-up onto an idle CPU {}", shown(&n.wakeup_idle)));
+        parts.push(format!("onto a busy CPU {}", shown(&n.wakeup_busy)));
+        parts.push(format!("kernel per activation {}", shown(&n.kernel_per_activation)));
+        parts.push(format!("{} background thread(s), marked (machine)", n.background.len()));
+        let _ = writeln!(out, "machine noise ([machine.noise], reported apart below): {}", parts.join("; "));
+    }
     // The model's own settings (Settings::model_settings, shared with the
     // charts' footers and compare); every feature is on the line below.
     let settings: Vec<String> =

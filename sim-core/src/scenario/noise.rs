@@ -114,8 +114,8 @@ pub(super) fn noise_spec(f: &ScenarioFile, cpus: u16) -> Result<Option<NoiseSpec
 /// first sleep spreads their starts).
 pub(super) fn background_tasks(noise: Option<&NoiseSpec>, tasks: &mut Vec<TaskSpec>, cpus: u16) -> Result<(), KeyError> {
     let Some(noise) = noise else { return Ok(()) };
-    let mut next: u64 = tasks.iter().map(|t| u64::from(t.count)).sum();
-    for b in &noise.background {
+    let declared: u64 = tasks.iter().map(|t| u64::from(t.count)).sum();
+    for (next, b) in (declared..).zip(&noise.background) {
         if next + 1 > limits::TASKS_MAX {
             return Err(KeyError::new("machine.noise.background", format!("more than {} tasks in all", limits::TASKS_MAX)));
         }
@@ -145,7 +145,6 @@ pub(super) fn background_tasks(noise: Option<&NoiseSpec>, tasks: &mut Vec<TaskSp
             ionice: None,
             machine_background: true,
         });
-        next += 1;
     }
     Ok(())
 }
@@ -180,5 +179,48 @@ mod tests {
             (0..=super::BACKGROUND_MAX).map(|i| format!("{}name = \"b{i}\"\n", one)).collect::<Vec<_>>().join("");
         let e = s.with_noise("n.toml", &format!("[machine.noise]\n{many}")).unwrap_err().to_string();
         assert!(e.contains("n.toml") && e.contains("machine.noise.background") && e.contains("at most 64"), "{e}");
+    }
+}
+
+#[cfg(test)]
+mod import_shape {
+    use crate::import::fit::{Decl, Trigger};
+    use crate::workload::Dist;
+
+    /// The importer's pooled background declaration writes an entry this
+    /// section reads back unchanged (one code path for both).
+    #[test]
+    fn an_imported_background_decl_is_a_noise_entry() {
+        let d = Decl {
+            name: "host-bg-c1".into(),
+            family: "host-bg".into(),
+            members: Vec::new(),
+            trigger: Trigger::Sleep(Dist::Exp { mean: 40_000_000 }),
+            burst: Dist::parse("empirical(0%: 20us, 50%: 60us, 100%: 900us)").unwrap(),
+            wakes: Vec::new(),
+            starts_running: false,
+            nice: 0,
+            rt_priority: None,
+            cpus: Some(("1".into(), false)),
+            start_ns: 0,
+            iterations: None,
+            notes: Vec::new(),
+            background: true,
+            serve: false,
+            forward: None,
+            arrivals: None,
+            rate_per_s: None,
+        };
+        let entry = d.noise_background_toml().unwrap();
+        let base = "schema = 1\nseed = 1\nduration = \"1s\"\n[machine]\ncpus = 2\n[[tasks]]\nname = \"a\"\n\
+                    program = [{ run = \"1ms\" }, { sleep = \"1ms\" }]\n";
+        let s = crate::Scenario::from_toml("t.toml", base)
+            .unwrap()
+            .with_noise("n.toml", &format!("[machine.noise]\n{entry}"))
+            .unwrap();
+        let b = &s.spec.machine.noise.as_ref().unwrap().background[0];
+        assert_eq!((b.name.as_str(), b.cpu), ("host-bg-c1", 1));
+        assert_eq!((&b.every, &b.run), (&Dist::Exp { mean: 40_000_000 }, &d.burst));
+        assert!(Decl { background: false, ..d }.noise_background_toml().is_none());
     }
 }

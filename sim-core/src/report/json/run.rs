@@ -225,8 +225,8 @@ pub(super) struct Task<'a> {
     noise: Option<NoiseSplit>,
     /// A host background thread from `[[machine.noise.background]]` (absent
     /// for the scenario's own tasks).
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    background: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    background: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     io_wait_open_ns: Option<u64>,
     /// Times the task changed CPU, keyed by cause (`wake_affine`,
@@ -430,7 +430,7 @@ pub(super) fn task_dto(t: &TaskReport) -> Task<'_> {
             background: Latency::from(&n.background),
             kernel_per_activation_ns: n.kernel_per_activation_ns,
         }),
-        background: t.background,
+        background: t.background.then_some(true),
         io_wait_open_ns: t.io_wait_open_ns,
         migrations: t.migrations.iter().copied().collect(),
     }
