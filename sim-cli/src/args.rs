@@ -318,6 +318,27 @@ pub struct RunArgs {
     pub debug_no_elision: bool,
     #[command(flatten)]
     pub export: Export,
+    #[command(flatten)]
+    pub bands: BandArgs,
+    /// With --phases/--seeds: runs at the same time, one per worker thread
+    /// (1 to 256; default: the available CPUs, at most one per point).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=crate::parallel::JOBS_MAX as i64))]
+    pub jobs: Option<u16>,
+}
+
+/// `--phases N --seeds K`: the scenario over the inputs it leaves open.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct BandArgs {
+    /// Also run the scenario at N tick phases spread evenly across one tick
+    /// (1 to 64; 1 = only its own `machine.tick_offset`) and report each
+    /// delay statistic as a median and a min–max band, flagged
+    /// `phase-sensitive` where the band over phases is wider than ±25 %.
+    #[arg(long, value_name = "N")]
+    pub phases: Option<u32>,
+    /// Also run the scenario at K consecutive seeds from its own (1 to 32),
+    /// times the phases; flagged `seed-sensitive` as above.
+    #[arg(long, value_name = "K")]
+    pub seeds: Option<u32>,
 }
 
 /// `sim-cli compare`'s options.
@@ -341,6 +362,8 @@ pub struct CompareArgs {
     /// for any value: the runs are independent and printed in order.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=crate::parallel::JOBS_MAX as i64))]
     pub jobs: Option<u16>,
+    #[command(flatten)]
+    pub bands: BandArgs,
 }
 
 #[derive(Debug, Args)]

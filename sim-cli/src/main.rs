@@ -10,6 +10,7 @@
 //! to write the report exits 1.
 
 mod args;
+mod bands;
 #[cfg(test)]
 mod batch_examples;
 mod charts;

@@ -212,6 +212,47 @@ fn compare_and_sweep_print_their_tables() {
             && err.contains("\"4.4\", \"6.6\", \"6.12\", \"6.18\""),
         "{err}"
     );
+    // Bands: `run --phases/--seeds` prints point 0's report then the band;
+    // without the flags the output is what it was (the same bytes as
+    // `--phases 1 --seeds 1` minus the band table); --jobs changes nothing.
+    let hog =
+        ["scenarios/validation/02-hog-same-group.toml", "--set", "cfs.base_slice_ns=1400us", "--set", "duration=2s"];
+    let (code, plain, err) = sim_cli(&[&["run"][..], &hog[..]].concat());
+    assert_eq!(code, 0, "{err}");
+    let banded = |extra: &[&str]| {
+        let (code, out, err) = sim_cli(&[&["run"][..], &hog[..], &["--phases", "8"][..], extra].concat());
+        assert_eq!(code, 0, "{err}");
+        out
+    };
+    let out = banded(&["--jobs", "1"]);
+    assert_eq!(out, banded(&["--jobs", "3"]));
+    let (report, table) = out.split_once("\nBands: 8 tick phases across one tick of 4ms").expect("a band table");
+    assert_eq!(report.trim_end(), plain.trim_end(), "point 0's report is the plain run's");
+    let max = table.lines().find(|l| l.trim_start().starts_with("reactor  max")).unwrap_or_default();
+    assert!(max.contains("1ms–4ms") && max.ends_with("phase-sensitive"), "{table}");
+    let (code, out, err) = sim_cli(&[&["run"][..], &hog[..], &["--phases", "2", "--json"][..]].concat());
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("stdout is the JSON report alone");
+    assert_eq!(v["bands"]["points"].as_array().map(Vec::len), Some(2));
+    assert!(
+        !plain.contains("Bands")
+            && !sim_cli(&[&["run"][..], &hog[..], &["--json"][..]].concat()).1.contains("\"bands\"")
+    );
+    let (code, out, err) = sim_cli(&[&["compare"][..], &hog[..], &["--phases", "4", "--seeds", "2"][..]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("victim max band: median [min–max]") && out.contains("(phase)"), "{out}");
+    for (flag, value, range) in [
+        ("--phases", "0", "1 to 64"),
+        ("--phases", "65", "1 to 64"),
+        ("--seeds", "0", "1 to 32"),
+        ("--seeds", "33", "1 to 32"),
+    ] {
+        for cmd in ["run", "compare"] {
+            let (code, out, err) = sim_cli(&[cmd, "scenarios/validation/01-alone.toml", flag, value]);
+            assert_eq!((code, out.as_str()), (2, ""), "{cmd} {flag} {value}");
+            assert!(err.contains(&format!("{flag} {value}: allowed {range}")), "{err}");
+        }
+    }
     let sweep =
         ["sweep", "scenarios/two-hogs.toml", "--set", "machine.hz=1000", "--vary", "cfs.sched_latency_ns=2ms,4ms"];
     let (code, out, err) = sim_cli(&[&sweep[..], &["--budget", "1.5ms", "--jobs", "2"]].concat());

@@ -126,10 +126,15 @@ pub use plot::{
     CHART_TEST_SCENARIO, DelayChart, IoChart, LimiterChart, OccupancyChart, Timeline, io_charts, limiter_charts,
 };
 pub use report::RunReport;
+/// Bands: a scenario over tick phases and seeds, each delay statistic as a median and a min–max band.
+pub use report::bands::{
+    BAND_CURVE_PPM, BAND_PHASES_MAX, BAND_SEEDS_MAX, BAND_TOLERANCE_PCT, BandPlan, BandPoint, Bands, CurveBand,
+    StatBand, TaskBand, bands, run_bands,
+};
 /// The I/O, limiter and userspace I/O parts of a report.
 pub use report::io::{DeviceIoReport, IoReport};
 /// Reports: a finished run as plain data, its sections, and the JSON front ends print.
-pub use report::json::{report_json, runs_json};
+pub use report::json::{bands_json, report_json, report_json_with_bands, runs_json, runs_json_with_bands};
 pub use report::limiter::{LimiterReport, percent as ppm_percent, percent_fine as ppm_percent_fine};
 /// Measured runs: what `measure` hands the core to build a report in `run`'s shape.
 pub use report::measured::{MeasuredCpu, MeasuredTask, Measurement, summarize as summarize_delays};

@@ -59,6 +59,22 @@ pub fn import_trace(text: &str, name: &str, victim: Option<String>) -> Result<St
     import::import_trace(text, name, victim).map(|v| v.to_string()).map_err(|e| JsError::new(&e))
 }
 
+/// The scenario (file, variant, overrides as the page gives them) over
+/// `phases` tick phases and `seeds` seeds: point 0's report JSON with its
+/// `bands` object, byte for byte `sim-cli run FILE --phases N --seeds K
+/// --json`; or the error.
+#[wasm_bindgen]
+pub fn bands_json(
+    file: &str,
+    toml: &str,
+    variant: Option<String>,
+    overrides: &str,
+    phases: u32,
+    seeds: u32,
+) -> Result<String, JsError> {
+    explorer::bands_report(file, toml, variant.as_deref(), overrides, phases, seeds).map_err(|e| JsError::new(&e))
+}
+
 /// A trace import for JS, fed in chunks as the worker reads the file.
 #[wasm_bindgen(js_name = TraceImport)]
 pub struct WebTraceImport {

@@ -3,7 +3,8 @@
 // scenarios (tests/explosive/*.toml, partial reports), and each shipped
 // scenario's base under kernels 6.6, 6.12 and 6.18 (`--set kernel.version=X` natively,
 // the same override in the page's module; equality only, whatever the
-// EEVDF model does), and a trace's import (`sim-cli import --replay --json`
+// EEVDF model does), bands over tick phases and seeds (`run --phases N
+// --seeds K --json` against the module's `bands_json`), and a trace's import (`sim-cli import --replay --json`
 // against the module's `import_trace`, then the imported scenario's run), run twice: natively by
 // the release `sim-cli run FILE [--variant V] --json`, and as wasm32 by the
 // page's own module (web/www/pkg, built by web/build.sh) under Node, through
@@ -15,7 +16,7 @@
 // Prints one line per run, the timings, then
 // "test result: ok. N passed; M failed; 0 ignored (wasm32 vs native)".
 
-import { initSync, Explorer, import_trace, scenario_files, scenario_text } from '../www/pkg/web.js';
+import { initSync, Explorer, bands_json, import_trace, scenario_files, scenario_text } from '../www/pkg/web.js';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -195,6 +196,33 @@ for (const file of [...shipped, ...explosive]) {
     } catch (e) {
       record(name, e.message);
     }
+  }
+}
+
+// ---- bands over tick phases and seeds ------------------------------------------
+
+// The same plan gives the same band natively and in wasm32: point 0's report
+// with its `bands` object, byte for byte.
+for (const [file, sets, phases, seeds] of [
+  ['scenarios/validation/02-hog-same-group.toml', ['cfs.base_slice_ns=1400us'], 8, 1],
+  ['scenarios/validation/07-poller-5ms-20ms.toml', ['duration=2s'], 4, 3],
+  ['scenarios/jmx.toml', ['duration=500ms'], 2, 2],
+]) {
+  const name = `${file} --phases ${phases} --seeds ${seeds}${sets.map((kv) => ` --set ${kv}`).join('')} (bands)`;
+  try {
+    const args = ['run', file, ...sets.flatMap((kv) => ['--set', kv]), '--phases', String(phases), '--seeds', String(seeds), '--json'];
+    const t0 = process.hrtime.bigint();
+    const nBytes = execFileSync(cli, args, { cwd: repo, maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'pipe'] });
+    const nMs = Number(process.hrtime.bigint() - t0) / 1e6;
+    const w0 = performance.now();
+    const wBytes = Buffer.from(bands_json(file, readFileSync(join(repo, file), 'utf8'), undefined, sets.join('\n'), phases, seeds), 'utf8');
+    const wMs = performance.now() - w0;
+    const band = JSON.parse(nBytes.toString('utf8')).bands;
+    if (!band || band.points.length !== phases * seeds) throw new Error(`native band has ${band ? band.points.length : 'no'} points`);
+    if (firstDifference(nBytes, wBytes) !== -1) throw new Error(describeDifference(nBytes, wBytes));
+    record(`${name}: ${nBytes.length} bytes equal, ${band.points.length} points (native ${nMs.toFixed(0)} ms, wasm ${wMs.toFixed(0)} ms)`, null);
+  } catch (e) {
+    record(name, e.message);
   }
 }
 

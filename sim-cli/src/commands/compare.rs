@@ -12,7 +12,8 @@ use sim_core::{ReportSections, RunReport, Scenario, Simulation, runs_json};
 
 /// Runs `a`'s scenarios and returns the table (or JSON) to print.
 pub fn compare(a: CompareArgs) -> Result<String> {
-    let CompareArgs { common, plot, kernels, jobs } = a;
+    let CompareArgs { common, plot, kernels, jobs, bands } = a;
+    let plan = crate::bands::plan(&bands)?;
     // With --kernels the file is validated under the first kernel
     // listed (its default may not be one of them).
     let base = match kernels.as_deref() {
@@ -44,8 +45,11 @@ pub fn compare(a: CompareArgs) -> Result<String> {
     if let Some(dir) = &plot {
         charts::make_dir(dir)?;
     }
-    let jobs = self::jobs(jobs, planned.len());
-    let runs = run_all(&planned, jobs, !common.json, output::report_sections(plot.is_some()));
+    let sections = output::report_sections(plot.is_some());
+    let (runs, bands) = match &plan {
+        None => (run_all(&planned, self::jobs(jobs, planned.len()), !common.json, sections), Vec::new()),
+        Some(p) => banded(&planned, p, jobs, !common.json, sections)?,
+    };
     let labels: Vec<String> = planned.into_iter().map(|(label, _)| label).collect();
     if let Some(dir) = &plot {
         let files = charts::compare_charts_labelled(dir, &runs, &labels)?;
@@ -55,7 +59,13 @@ pub fn compare(a: CompareArgs) -> Result<String> {
         for (r, label) in runs.iter().zip(&labels) {
             output::warn_partial(r, Some(label));
         }
+        if plan.is_some() {
+            return Ok(sim_core::runs_json_with_bands(&runs, &bands) + "\n");
+        }
         return Ok(runs_json(&runs) + "\n");
+    }
+    if plan.is_some() {
+        return Ok(output::compare_text_banded(&runs, &labels, &bands));
     }
     Ok(output::compare_text_named(&runs, &labels))
 }
@@ -73,6 +83,31 @@ fn variant_scenarios(base: &Scenario) -> Result<Vec<(String, Scenario)>> {
         out.push((v.to_string(), s));
     }
     Ok(out)
+}
+
+/// `compare --phases/--seeds`: every point of every planned run on one pool
+/// of threads; each run's point 0 is its report, and its points fold into
+/// its band.
+fn banded(
+    planned: &[(String, Scenario)],
+    plan: &sim_core::BandPlan,
+    jobs: Option<u16>,
+    show: bool,
+    sections: ReportSections,
+) -> Result<(Vec<RunReport>, Vec<sim_core::Bands>)> {
+    let per = crate::bands::point_scenarios(planned, plan)?;
+    let all: Vec<(String, Scenario)> = per.iter().flat_map(|(_, runs)| runs.iter().cloned()).collect();
+    let mut reports =
+        crate::bands::run_all(&all, self::jobs(jobs, all.len()), show, crate::bands::sections(sections, Some(plan)))
+            .into_iter();
+    let mut runs = Vec::with_capacity(planned.len());
+    let mut bands = Vec::with_capacity(planned.len());
+    for (points, _) in &per {
+        let mine: Vec<RunReport> = reports.by_ref().take(points.len()).collect();
+        bands.push(sim_core::bands(points, &mine, plan));
+        runs.extend(mine.into_iter().next());
+    }
+    Ok((runs, bands))
 }
 
 /// `--set kernel.version=…` and `--kernels` both choose the kernel.

@@ -16,7 +16,8 @@ const TRACE_RECORDS_MAX: usize = 20_000_000;
 
 /// Runs `a`'s scenario and returns the text to print.
 pub fn run(a: RunArgs) -> Result<String> {
-    let RunArgs { common, variant, per_task, blkparse, debug_no_elision, export } = a;
+    let RunArgs { common, variant, per_task, blkparse, debug_no_elision, export, bands, jobs } = a;
+    let plan = crate::bands::plan(&bands)?;
     let base = load(&common, &common.set)?;
     let scenario = match &variant {
         Some(v) => base.with_variant(v)?,
@@ -43,7 +44,16 @@ pub fn run(a: RunArgs) -> Result<String> {
         sim.enable_trace(w);
     }
     progress::run_to_end(&mut sim, variant.as_deref().unwrap_or("base"), !quiet);
-    let report = sim.report_with(output::report_sections(export.plot.is_some() || export.hgrm.is_some()));
+    let sections = output::report_sections(export.plot.is_some() || export.hgrm.is_some());
+    let report = sim.report_with(crate::bands::sections(sections, plan.as_ref()));
+    // The other points of --phases/--seeds; this run is point 0.
+    let band = match &plan {
+        Some(p) => {
+            let label = variant.as_deref().unwrap_or("base");
+            Some(crate::bands::rest_of_band(&scenario, label, p, &report, jobs, !quiet)?)
+        }
+        None => None,
+    };
     if let Some(dir) = &export.plot {
         let files = charts::run_charts(dir, &report)?;
         eprintln!("wrote {} charts to {}", files.len(), dir.display());
@@ -68,7 +78,10 @@ pub fn run(a: RunArgs) -> Result<String> {
     }
     if common.json {
         output::warn_partial(&report, None);
-        return Ok(report_json(&report) + "\n");
+        return Ok(match &band {
+            Some(b) => sim_core::report_json_with_bands(&report, b),
+            None => report_json(&report),
+        } + "\n");
     }
     // Without --trace/--timehist, --cpus picks the CPUs listed one per line.
     let selected: Option<Vec<u16>> = match (&export.cpus, export.trace.is_none() && !export.timehist) {
@@ -85,6 +98,10 @@ pub fn run(a: RunArgs) -> Result<String> {
     if blkparse {
         text.push('\n');
         text.push_str(&output::io::blkparse_text(&report));
+    }
+    if let Some(b) = &band {
+        text.push('\n');
+        text.push_str(&output::bands::table(b, &report.victim.name, report.settings.tick_ns));
     }
     Ok(text)
 }

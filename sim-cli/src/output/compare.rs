@@ -15,6 +15,16 @@ pub fn compare_text(runs: &[RunReport]) -> String {
 /// Runs side by side: one column per run, headed by `names` (`base` and the
 /// variants, or the kernel models of `compare --kernels`).
 pub fn compare_text_named(runs: &[RunReport], names: &[String]) -> String {
+    compare_text_with(runs, names, &[])
+}
+
+/// `compare_text_named` with each run's band (`--phases`/`--seeds`): rows
+/// of the victim's p99 and max as median [min–max] and a flag.
+pub fn compare_text_banded(runs: &[RunReport], names: &[String], bands: &[sim_core::Bands]) -> String {
+    compare_text_with(runs, names, bands)
+}
+
+fn compare_text_with(runs: &[RunReport], names: &[String], bands: &[sim_core::Bands]) -> String {
     let mut out = String::new();
     let first = &runs[0];
     let _ = writeln!(
@@ -59,6 +69,20 @@ pub fn compare_text_named(runs: &[RunReport], names: &[String]) -> String {
     line("  victim group entity weight (avg)", runs.iter().map(|r| weight(r, Some(r.victim.name.clone()))).collect());
     line("  culprit group entity weight (avg)", runs.iter().map(|r| weight(r, culprit(r))).collect());
     victim_rows(runs, &mut line);
+    if !bands.is_empty() {
+        let victim = &first.victim.name;
+        for stat in ["p99", "max"] {
+            let cells = bands
+                .iter()
+                .map(|b| {
+                    let t = b.tasks.iter().find(|t| t.name == *victim);
+                    t.and_then(|t| t.stats.iter().find(|s| s.stat == stat))
+                        .map_or_else(|| "-".into(), super::bands::cell)
+                })
+                .collect();
+            line(&format!("  victim {stat} band: median [min–max]"), cells);
+        }
+    }
     super::io::compare_rows(runs, &mut line);
     super::limiter::compare_rows(runs, &mut line);
     super::userspace_io::compare_rows(runs, &mut line);
@@ -75,6 +99,13 @@ pub fn compare_text_named(runs: &[RunReport], names: &[String]) -> String {
     models.dedup();
     for m in models {
         let _ = writeln!(out, "  one-hog bound under {}: {}", m.describe(), m.one_hog_bound_rule());
+    }
+    if let Some(b) = bands.first() {
+        let _ = writeln!(out, "  {}", super::bands::header(b, first.settings.tick_ns));
+        let _ = writeln!(
+            out,
+            "  (phase)/(seed): the band over the phases (at some seed) or the seeds (at some phase) is wider than ±25 % of its median"
+        );
     }
     out
 }

@@ -4,6 +4,7 @@
 //! side by side), each part in its own file; the other formats (`.hgrm`) too.
 //! It reads finished reports only and imports no subcommand.
 
+pub mod bands;
 mod cells;
 mod compare;
 mod header;
@@ -19,7 +20,7 @@ mod victim;
 
 #[cfg(test)]
 pub use compare::compare_text;
-pub use compare::compare_text_named;
+pub use compare::{compare_text_banded, compare_text_named};
 use header::header;
 use sim_core::{ReportSections, RunReport};
 use tables::{cpus, groups, latency_table, migrations, periodic_jobs, request_hops, requests};

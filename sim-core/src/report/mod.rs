@@ -11,8 +11,11 @@
 //! - `io`, `limiter`, `userspace_io`: the block devices', limiters' and
 //!   userspace I/O queues' parts;
 //! - `source`, `measured`: a report's source, and a measured run's report;
+//! - `bands`: one scenario over tick phases and seeds, each statistic as a
+//!   median and a min–max band;
 //! - `json`: the `--json` document; `timeline`: a traced run as text.
 
+pub mod bands;
 mod build;
 pub mod import;
 pub mod io;

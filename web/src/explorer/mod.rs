@@ -55,6 +55,25 @@ pub fn build<'a>(file: &str, toml: &str, variant: Option<&str>, overrides: &'a s
     Ok(Built { base, cur, applied, notes })
 }
 
+/// The scenario as the page asks for it, over `phases` tick phases and
+/// `seeds` seeds, run point by point: point 0's report JSON with the
+/// `bands` object, the bytes of `sim-cli run FILE --phases N --seeds K
+/// --json`; or the error's text.
+pub fn bands_report(
+    file: &str,
+    toml: &str,
+    variant: Option<&str>,
+    overrides: &str,
+    phases: u32,
+    seeds: u32,
+) -> Result<String, String> {
+    let plan = sim_core::BandPlan::new(phases, seeds)?;
+    let text = |v: Value| v["text"].as_str().unwrap_or("the scenario was refused").to_string();
+    let built = build(file, toml, variant, overrides).map_err(text)?;
+    let (reports, b) = sim_core::run_bands(&built.cur, &plan).map_err(|e| e.to_string())?;
+    Ok(sim_core::report_json_with_bands(&reports[0], &b) + "\n")
+}
+
 /// The overrides to apply to a variant, and a note for each one dropped:
 /// a setting of the file's kernel model that the variant's model lacks
 /// (`KernelModel::lacks_setting`: a 4.4 CFS slider, then Compare, whose

@@ -5,12 +5,14 @@
 //! written (no floats), which keeps the bytes identical across targets.
 //! Fields may be added; existing ones are never renamed.
 
+mod bands;
 mod io;
 mod latency;
 mod limiter;
 mod measurement;
 mod run;
 
+use super::bands::Bands;
 use super::run::RunReport;
 use super::source::ReportSource;
 use io::{Io, UserspaceIoQueue};
@@ -56,6 +58,10 @@ struct Report<'a> {
     /// Only in a measured report: the host and how the delays were seen.
     #[serde(skip_serializing_if = "Option::is_none")]
     measurement: Option<Measurement<'a>>,
+    /// Only with `--phases`/`--seeds`: the scenario over tick phases and
+    /// seeds; the rest of the report is point 0's (the scenario as given).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bands: Option<bands::BandsDto<'a>>,
 }
 
 fn dto(r: &RunReport) -> Report<'_> {
@@ -81,12 +87,36 @@ fn dto(r: &RunReport) -> Report<'_> {
             ReportSource::Measured(m) => Some(measurement::measurement_dto(m)),
             ReportSource::Simulated => None,
         },
+        bands: None,
     }
 }
 
 /// One run as pretty-printed JSON.
 pub fn report_json(r: &RunReport) -> String {
     serde_json::to_string_pretty(&dto(r)).expect("the report serializes")
+}
+
+/// One run as pretty-printed JSON with the band of its plan (`run --phases`):
+/// `report_json`'s document with a `bands` object.
+pub fn report_json_with_bands(r: &RunReport, b: &Bands) -> String {
+    let doc = Report { bands: Some(bands::bands_dto(b)), ..dto(r) };
+    serde_json::to_string_pretty(&doc).expect("the report serializes")
+}
+
+/// Several runs with their bands (`compare --phases`): `runs_json`'s
+/// document, each run with the `bands` object of its plan.
+pub fn runs_json_with_bands(runs: &[RunReport], bands: &[Bands]) -> String {
+    #[derive(Serialize)]
+    struct Runs<'a> {
+        runs: Vec<Report<'a>>,
+    }
+    let runs = runs.iter().zip(bands).map(|(r, b)| Report { bands: Some(bands::bands_dto(b)), ..dto(r) }).collect();
+    serde_json::to_string_pretty(&Runs { runs }).expect("the reports serialize")
+}
+
+/// A band alone as pretty-printed JSON (the explorer's `bands_json`).
+pub fn bands_json(b: &Bands) -> String {
+    serde_json::to_string_pretty(&bands::bands_dto(b)).expect("the band serializes")
 }
 
 /// Several runs (`compare`): `{"runs": [report, …]}`.
