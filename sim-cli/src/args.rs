@@ -41,6 +41,18 @@ pub enum Command {
         /// and show it in a column beside the scenario's model.
         #[arg(long, value_name = "VERSION")]
         also_kernel: Option<String>,
+        /// Predict with this machine's measured noise: a `[machine.noise]`
+        /// file (`sim-cli calibrate -o FILE`). The measurement is unchanged.
+        #[arg(long, value_name = "FILE")]
+        noise: Option<PathBuf>,
+        /// Predict over N tick phases across one tick (1 to 64): each
+        /// statistic as a band; the verdict takes the aligned phase's
+        /// prediction when `measure` aligned the host's ticks, else the band's median.
+        #[arg(long, value_name = "N", default_value_t = 8)]
+        phases: u32,
+        /// Predict over K seeds too (1 to 32; the noise draws and the workload's random draws).
+        #[arg(long, value_name = "K", default_value_t = 1)]
+        seeds: u32,
     },
     /// Measure this machine's own noise (wake-up latency onto an idle and
     /// onto a busy CPU, kernel time per activation, the host's background

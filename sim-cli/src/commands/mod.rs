@@ -23,11 +23,16 @@ pub fn execute(cli: Cli) -> Result<String> {
         Command::Run(a) => run::run(a),
         Command::Compare(a) => compare::compare(a),
         Command::Measure(m) => measure::command(&m),
-        Command::Validate { measure, repeat, also_kernel } => measure::validate::validate(
+        Command::Validate { measure, repeat, also_kernel, noise, phases, seeds } => measure::validate::validate(
             &measure.common.file,
             &measure::Options::from_args(&measure),
             repeat,
-            also_kernel.as_deref(),
+            &measure::validate::Prediction {
+                also_kernel: also_kernel.as_deref(),
+                noise: noise.as_deref(),
+                phases,
+                seeds,
+            },
             measure.common.json,
         ),
         Command::Calibrate { repeat, duration, cpus, keep, from, output } => {

@@ -10,7 +10,7 @@
 use super::{Options, collect, host::HostInfo};
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
-use sim_core::{LatencySummary, MeasuredInfo, ReportSource, RunReport, Scenario, format_duration};
+use sim_core::{BandPlan, Bands, LatencySummary, MeasuredInfo, ReportSource, RunReport, Scenario, format_duration};
 use std::fmt::Write;
 use std::path::Path;
 
@@ -19,6 +19,9 @@ pub const TOLERANCE_PCT: f64 = 25.0;
 
 /// The most repeats accepted.
 pub const REPEAT_MAX: u32 = 100;
+
+/// The largest `--noise` file read (a calibrated section is a few KiB).
+pub const NOISE_FILE_MAX: u64 = 1 << 20;
 
 /// One statistic of a delay distribution.
 type Stat = fn(&LatencySummary) -> u64;
@@ -31,7 +34,20 @@ const STATS: [(&str, Stat); 4] =
 pub struct Row {
     pub task: String,
     pub stat: &'static str,
+    /// What the verdict compares: the prediction at the host's tick phase
+    /// when `measure` aligned it (`basis` = `aligned phase`), else the median
+    /// of the band (`median over phases`).
     pub predicted_ns: u64,
+    pub basis: &'static str,
+    /// The band over the tick phases and seeds (`--phases`, `--seeds`):
+    /// at the scenario's own phase and seed, the median, min and max.
+    pub predicted_at_phase_ns: u64,
+    pub band_median_ns: u64,
+    pub band_min_ns: u64,
+    pub band_max_ns: u64,
+    /// The band over phases (or seeds) is wider than ±25 % of its median.
+    pub phase_sensitive: bool,
+    pub seed_sensitive: bool,
     /// The `--also-kernel` model's prediction.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub predicted_also_ns: Option<u64>,
@@ -65,6 +81,13 @@ pub struct Validation {
     /// Which view the measured figures come from, per repeat (`perf` or `threads`).
     pub delays_from: Vec<String>,
     pub rows: Vec<Row>,
+    /// `--noise FILE`: the `[machine.noise]` the predictions ran with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub noise: Option<String>,
+    /// The band: tick phases across one tick (their offsets) × seeds.
+    pub phases: u32,
+    pub seeds: u32,
+    pub tick_offsets_ns: Vec<u64>,
     /// Per declared task with measured wake-ups: a log-normal fitted to them.
     pub wakeup_fits: Vec<WakeupFit>,
     /// With CPU quotas: each limited group's cpu.stat and each declared
@@ -290,21 +313,46 @@ fn median(mut v: Vec<u64>) -> u64 {
     if v.is_empty() { 0 } else { v[(v.len() - 1) / 2] }
 }
 
-/// Compares a prediction (and the `--also-kernel` one) with K measured
-/// reports, per declared task.
-pub fn rows(predicted: &RunReport, also: Option<&RunReport>, measured: &[RunReport]) -> Vec<Row> {
+/// The basis of the verdict when `measure` aligned the host's ticks with the
+/// model's: the prediction at that phase; otherwise the band's median.
+pub const BASIS_ALIGNED: &str = "aligned phase";
+pub const BASIS_MEDIAN: &str = "median over phases";
+
+/// Compares the predicted band (and the `--also-kernel` prediction) with K
+/// measured reports, per declared task (matched by name: the machine's
+/// background tasks of `[machine.noise]` are predicted only, and left out).
+/// `aligned`: the host's ticks were aligned with the model's, so the verdict
+/// takes the prediction at the scenario's own phase (the band's point 0).
+pub fn rows(bands: &Bands, aligned: bool, also: Option<&RunReport>, measured: &[RunReport]) -> Vec<Row> {
     let mut rows = Vec::new();
-    for (i, p) in predicted.task_delays.iter().enumerate() {
+    for tb in &bands.tasks {
+        if !measured.iter().any(|r| r.task_delays.iter().any(|d| d.name == tb.name)) {
+            continue;
+        }
         for (stat, f) in STATS {
-            let m: Vec<u64> = measured.iter().filter_map(|r| r.task_delays.get(i)).map(|d| f(&d.delay)).collect();
+            let Some(b) = tb.stats.iter().find(|b| b.stat == stat) else { continue };
+            let m: Vec<u64> = measured
+                .iter()
+                .filter_map(|r| r.task_delays.iter().find(|d| d.name == tb.name))
+                .map(|d| f(&d.delay))
+                .collect();
             let med = median(m.clone());
-            let pred = f(&p.delay);
+            let (pred, basis) = if aligned { (b.base_ns, BASIS_ALIGNED) } else { (b.median_ns, BASIS_MEDIAN) };
             let (error_pct, verdict) = verdict(pred, med);
             rows.push(Row {
-                task: p.name.clone(),
+                task: tb.name.clone(),
                 stat,
                 predicted_ns: pred,
-                predicted_also_ns: also.and_then(|a| a.task_delays.get(i)).map(|d| f(&d.delay)),
+                basis,
+                predicted_at_phase_ns: b.base_ns,
+                band_median_ns: b.median_ns,
+                band_min_ns: b.min_ns,
+                band_max_ns: b.max_ns,
+                phase_sensitive: b.phase_sensitive,
+                seed_sensitive: b.seed_sensitive,
+                predicted_also_ns: also
+                    .and_then(|a| a.task_delays.iter().find(|d| d.name == tb.name))
+                    .map(|d| f(&d.delay)),
                 measured_ns: med,
                 measured_min_ns: m.iter().copied().min().unwrap_or(0),
                 measured_max_ns: m.iter().copied().max().unwrap_or(0),
@@ -322,24 +370,53 @@ pub fn repeat_dir(dir: &Path, k: u32) -> std::path::PathBuf {
 }
 
 /// Runs the validation and returns the table (or JSON).
-pub fn validate(file: &Path, opts: &Options, repeat: u32, also_kernel: Option<&str>, json: bool) -> Result<String> {
+/// What `validate` predicts with, besides the measured machine.
+pub struct Prediction<'a> {
+    pub also_kernel: Option<&'a str>,
+    /// `--noise FILE`: a `[machine.noise]` file (`sim-cli calibrate`), for the predictions only.
+    pub noise: Option<&'a Path>,
+    /// `--phases N --seeds K`: the band.
+    pub phases: u32,
+    pub seeds: u32,
+}
+
+/// Runs the validation and returns the table (or JSON).
+pub fn validate(file: &Path, opts: &Options, repeat: u32, pred: &Prediction, json: bool) -> Result<String> {
     if repeat == 0 || repeat > REPEAT_MAX {
         bail!("--repeat {repeat}: must be 1 to {REPEAT_MAX}");
     }
+    let also_kernel = pred.also_kernel;
+    let plan_band = BandPlan::new(pred.phases, pred.seeds).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let noise = match pred.noise {
+        Some(p) => Some((p, crate::input::read_text_bounded(p, NOISE_FILE_MAX, "noise file")?)),
+        None => None,
+    };
     let (text, scenario, host, plan) = super::preflight(file, opts)?;
     let mut overrides = sim_overrides(&scenario, &host);
     let machine_only = overrides.clone();
     overrides.extend(host_base_slice(&scenario, &host));
-    let sim_scenario =
+    let mut sim_scenario =
         crate::input::with_sets(&scenario, &overrides).context("applying the measured machine to the scenario")?;
+    if let Some((p, t)) = &noise {
+        sim_scenario = sim_scenario.with_noise(&p.display().to_string(), t).map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
+    let points = plan_band.points(&sim_scenario);
+    let point_scenarios = points
+        .iter()
+        .map(|p| plan_band.scenario(&sim_scenario, p).map_err(|e| anyhow::anyhow!("{e}")))
+        .collect::<Result<Vec<_>>>()?;
     // Refused before measuring: a model the scenario's keys do not fit.
     let also_scenario = match also_kernel {
         Some(v) => {
             let mut sets = machine_only;
             sets.push(format!("kernel.version={v}"));
-            Some(crate::input::with_sets(&scenario, &sets).with_context(|| {
+            let mut s = crate::input::with_sets(&scenario, &sets).with_context(|| {
                 format!("--also-kernel {v}: the scenario (with its --set) does not run on that model")
-            })?)
+            })?;
+            if let Some((p, t)) = &noise {
+                s = s.with_noise(&p.display().to_string(), t).map_err(|e| anyhow::anyhow!("{e}"))?;
+            }
+            Some(s)
         }
         None => None,
     };
@@ -363,7 +440,14 @@ pub fn validate(file: &Path, opts: &Options, repeat: u32, also_kernel: Option<&s
         crate::progress::run_to_end(&mut sim, what, opts.progress);
         sim.report()
     };
-    let predicted = predict(&sim_scenario, "prediction");
+    let jobs = std::thread::available_parallelism().map_or(1, |n| n.get()).min(crate::parallel::JOBS_MAX);
+    let reports = crate::parallel::map_in_order(&point_scenarios, jobs, "prediction", |s| {
+        let mut sim = sim_core::Simulation::new(s);
+        crate::progress::run_to_end(&mut sim, "prediction", false);
+        sim.report()
+    });
+    let bands = sim_core::bands(&points, &reports, &plan_band);
+    let predicted = reports.into_iter().next().context("the band has no point")?;
     let also = also_scenario.as_ref().map(|s| predict(s, "prediction (--also-kernel)"));
     let infos: Vec<&MeasuredInfo> = measured
         .iter()
@@ -373,6 +457,8 @@ pub fn validate(file: &Path, opts: &Options, repeat: u32, also_kernel: Option<&s
         })
         .collect();
     let facts = infos.first().map_or_else(|| collect::host_facts(&host, &plan), |m| m.host.clone());
+    // Every repeat aligned the host's ticks with the model's phase.
+    let aligned = !infos.is_empty() && infos.iter().all(|m| m.host.tick_offset_ns.is_some());
     let v = Validation {
         scenario: scenario.spec.name.clone(),
         variant: opts.variant.clone(),
@@ -391,7 +477,11 @@ pub fn validate(file: &Path, opts: &Options, repeat: u32, also_kernel: Option<&s
             h
         },
         delays_from: measured.iter().map(delays_from).collect(),
-        rows: rows(&predicted, also.as_ref(), &measured),
+        rows: rows(&bands, aligned, also.as_ref(), &measured),
+        noise: pred.noise.map(|p| p.display().to_string()),
+        phases: pred.phases,
+        seeds: pred.seeds,
+        tick_offsets_ns: bands.points.iter().filter(|p| p.seed_index == 0).map(|p| p.tick_offset_ns).collect(),
         wakeup_fits: wakeup_fits(&infos),
         quota: quota_rows(&predicted, &measured),
         not_reproduced: plan.not_reproduced.iter().cloned().collect(),
@@ -478,29 +568,58 @@ pub fn table(v: &Validation) -> String {
         (Some(h), None) => format!(" {:>w$}", "-", w = h.chars().count().max(11)),
         (None, _) => String::new(),
     };
+    let offsets: Vec<String> = v.tick_offsets_ns.iter().map(|&o| format_duration(o)).collect();
+    let basis = v.rows.first().map_or(BASIS_ALIGNED, |r| r.basis);
     let _ = writeln!(
         out,
-        "\n{:<14} {:<4} {:>11}{} {:>11} {:>23} {:>9}  verdict",
+        "band: {} tick phase(s) (offsets {}) × {} seed(s); the verdict compares the {}{}",
+        v.phases,
+        offsets.join(", "),
+        v.seeds,
+        if basis == BASIS_ALIGNED {
+            "prediction at the host's aligned phase"
+        } else {
+            "predicted median over the phases (the host's phase was not aligned)"
+        },
+        v.noise.as_ref().map_or(String::new(), |n| format!("; machine noise from {n}"))
+    );
+    let _ = writeln!(
+        out,
+        "\n{:<14} {:<4} {:>11}{} {:>25} {:>11} {:>23} {:>9}  verdict",
         "task",
         "stat",
         "predicted",
         also_head.as_ref().map_or(String::new(), |h| format!(" {h:>11}")),
+        "band median [min–max]",
         "measured",
         "measured min–max",
         "error"
     );
     for r in &v.rows {
+        let flag = match (r.phase_sensitive, r.seed_sensitive) {
+            (true, true) => "  (phase- and seed-sensitive)",
+            (true, false) => "  (phase-sensitive)",
+            (false, true) => "  (seed-sensitive)",
+            _ => "",
+        };
         let _ = writeln!(
             out,
-            "{:<14} {:<4} {:>11}{} {:>11} {:>23} {:>9}  {}",
+            "{:<14} {:<4} {:>11}{} {:>25} {:>11} {:>23} {:>9}  {}{}",
             r.task,
             r.stat,
             format_duration(r.predicted_ns),
             also_cell(r),
+            format!(
+                "{} [{}–{}]",
+                format_duration(r.band_median_ns),
+                format_duration(r.band_min_ns),
+                format_duration(r.band_max_ns)
+            ),
             format_duration(r.measured_ns),
             format!("{}–{}", format_duration(r.measured_min_ns), format_duration(r.measured_max_ns)),
             r.error_pct.map_or("-".into(), |e| format!("{e:+.0}%")),
-            r.verdict
+            r.verdict,
+            flag
         );
     }
     let within = v.rows.iter().filter(|r| r.verdict.starts_with("within")).count();
