@@ -11,7 +11,10 @@
 #   or "" for the scenarios' own) shortens every run; NAME... (e.g. 01-alone)
 #   validates only those configurations; SIM_CLI=path uses that binary
 #   instead of building a release one; NOISE=file skips the calibration and
-#   uses that `[machine.noise]` file; KEEP=dir keeps every recording there.
+#   uses that `[machine.noise]` file; KEEP=dir keeps every recording there
+#   (and each configuration's `validate --json` as dir/NAME.json);
+#   REJUDGE=dir measures nothing: it predicts again (this build) against the
+#   NAME.json a KEEP=dir run left there (with NOISE=dir/noise.toml).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repeat=${1:-5}
@@ -32,6 +35,9 @@ trap 'rm -rf "$out"' EXIT
 keep=${KEEP:-$out/recordings}
 mkdir -p "$keep"
 
+if [[ -n "${REJUDGE:-}" && -z "${NOISE:-}" ]]; then
+    NOISE=$REJUDGE/noise.toml
+fi
 if [[ -n "${NOISE:-}" ]]; then
     noise=$NOISE
 else
@@ -57,9 +63,14 @@ fi
 for f in "${files[@]}"; do
     n=$(basename "$f" .toml)
     echo "validate $n ($repeat repeats)…" >&2
-    "$sim" validate "$f" --repeat "$repeat" "${dur[@]}" --also-kernel "$also" --noise "$noise" --phases 8 \
-        --perf-data "$keep/$n" --json > "$out/$n.json"
-    cp "$out/$n.json" "$keep/$n.json"
+    if [[ -n "${REJUDGE:-}" ]]; then
+        "$sim" validate "$f" --rejudge "$REJUDGE/$n.json" --also-kernel "$also" --noise "$noise" --phases 8 --seeds 5 \
+            --json > "$out/$n.json"
+    else
+        "$sim" validate "$f" --repeat "$repeat" "${dur[@]}" --also-kernel "$also" --noise "$noise" --phases 8 \
+            --seeds 5 --perf-data "$keep/$n" --json > "$out/$n.json"
+        cp "$out/$n.json" "$keep/$n.json"
+    fi
 done
 python3 - "$out" "$noise" <<'PY'
 import json, os, sys

@@ -50,9 +50,16 @@ pub enum Command {
         /// prediction when `measure` aligned the host's ticks, else the band's median.
         #[arg(long, value_name = "N", default_value_t = 8)]
         phases: u32,
-        /// Predict over K seeds too (1 to 32; the noise draws and the workload's random draws).
-        #[arg(long, value_name = "K", default_value_t = 1)]
+        /// Predict over K seeds too (1 to 32; the noise draws and the workload's
+        /// random draws); at the aligned phase the verdict takes their median,
+        /// as the measured figure is the median over the repeats.
+        #[arg(long, value_name = "K", default_value_t = 5)]
         seeds: u32,
+        /// Measure nothing: predict again (this build, `--noise`, `--phases`,
+        /// `--seeds`) against the measured figures a kept `validate --json`
+        /// output holds. No root needed; its quota rows are not re-judged.
+        #[arg(long, value_name = "OLD.json")]
+        rejudge: Option<PathBuf>,
     },
     /// Measure this machine's own noise (wake-up latency onto an idle and
     /// onto a busy CPU, kernel time per activation, the host's background

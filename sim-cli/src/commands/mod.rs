@@ -23,7 +23,7 @@ pub fn execute(cli: Cli) -> Result<String> {
         Command::Run(a) => run::run(a),
         Command::Compare(a) => compare::compare(a),
         Command::Measure(m) => measure::command(&m),
-        Command::Validate { measure, repeat, also_kernel, noise, phases, seeds } => measure::validate::validate(
+        Command::Validate { measure, repeat, also_kernel, noise, phases, seeds, rejudge } => measure::validate::validate(
             &measure.common.file,
             &measure::Options::from_args(&measure),
             repeat,
@@ -32,6 +32,7 @@ pub fn execute(cli: Cli) -> Result<String> {
                 noise: noise.as_deref(),
                 phases,
                 seeds,
+                rejudge: rejudge.as_deref(),
             },
             measure.common.json,
         ),

@@ -212,7 +212,7 @@ pub struct MachineNoiseFit {
     pub wakeup_busy: Option<Dist>,
     /// The probe's time on the CPU per activation beyond its declared work.
     pub kernel_per_activation: Option<Dist>,
-    /// Per CPU the probe ran on: the foreign threads as one background task
+    /// Per CPU the probe ran on in the busy runs: the foreign threads as one background task
     /// (gap between activations, CPU time per activation).
     pub background: Vec<(u16, Dist, Dist, String)>,
     /// The evidence, one sentence each.
@@ -289,14 +289,25 @@ pub fn fit_machine_noise(idle: &[CalibrationSamples], busy: &[CalibrationSamples
             dur(excess.quantile(0.99))
         ));
     }
-    // Host background on the CPUs the probe ran on, over the idle runs.
-    let probe_cpus: BTreeSet<u16> = idle.iter().flat_map(|r| r.probe_cpus.iter().copied()).collect();
+    // Host background on the CPUs the probe ran on, over the busy runs: what
+    // a workload that keeps its CPU busy competes with. On an idle CPU more
+    // foreign work lands (an unpinned thread's wake-up is placed on an idle
+    // CPU: select_idle_sibling, 6.18 fair.c), about three times as much on
+    // the development VM, which a busy CPU sends elsewhere.
+    let probe_cpus: BTreeSet<u16> = busy.iter().flat_map(|r| r.probe_cpus.iter().copied()).collect();
     let mut pools: BTreeMap<u16, BackgroundPool> = BTreeMap::new();
-    let window: u64 = idle.iter().map(|r| r.window_ns).sum();
-    for r in idle {
+    let window: u64 = busy.iter().map(|r| r.window_ns).sum();
+    for r in busy {
         for (&cpu, p) in r.background.iter().filter(|(c, _)| probe_cpus.contains(c)) {
             pools.entry(cpu).or_default().merge(p);
         }
+    }
+    let idle_share: f64 = idle.iter().map(|r| r.foreign_share()).sum::<f64>() / idle.len().max(1) as f64;
+    if !idle.is_empty() {
+        notes.push(format!(
+            "foreign threads took {:.2} % of the probe's CPU in the idle runs (not used: the background is the busy runs')",
+            idle_share * 100.0
+        ));
     }
     let mut background = Vec::new();
     for (cpu, mut p) in pools {

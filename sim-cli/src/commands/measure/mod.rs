@@ -118,7 +118,7 @@ fn with_host_rt_line(text: &str, rt: &host_rt::HostRt) -> String {
 
 /// The scenario as `run` would build it, with `--duration` applied, and
 /// the file's text (which the workers parse the same way).
-fn scenario(file: &Path, opts: &Options) -> Result<(String, Scenario)> {
+pub(crate) fn scenario(file: &Path, opts: &Options) -> Result<(String, Scenario)> {
     if let Some(d) = &opts.duration {
         check_duration(d)?;
     }

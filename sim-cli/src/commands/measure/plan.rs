@@ -284,11 +284,13 @@ pub fn plan(scenario: &Scenario, host: &HostInfo, opts: &PlanOptions<'_>) -> Res
         );
     }
     if spec.machine.noise.is_some() {
-        warnings.push(
-            "machine.noise is a model input (the simulated machine's noise and background threads); the real \
-             machine has its own: give it to the prediction with --noise rather than in the measured file"
+        // Its background entries would run as real threads beside the workload.
+        return Err(Refusal(
+            "machine.noise: a model of the machine's own noise (wake-up latency, kernel time, background threads), \
+             which the real machine has already; measure the scenario without the section and give it to the \
+             prediction with `validate --noise FILE` (`sim-cli calibrate` writes one)"
                 .into(),
-        );
+        ));
     }
     // The topology (sched domains) is the hardware's: said when the
     // scenario declares one other than a flat machine.
@@ -1003,6 +1005,19 @@ mod tests {
         let e = plan(&rt_scenario("", &format!("{HOG}{stop}")), &host, &opts).unwrap_err().0;
         assert!(e.starts_with("tasks.migration.policy = \"stop\": no system call makes a stop task"), "{e}");
         assert!(e.contains("sched_set_stop_task") && e.contains("rt_priority = 99"), "{e}");
+    }
+
+    /// `[machine.noise]` models the machine's own noise: its background
+    /// entries must not run as real threads beside the workload.
+    #[test]
+    fn a_machine_noise_section_is_refused() {
+        let host = super::super::host::tests::vm_host();
+        let opts = PlanOptions { cpus: Some("0"), apply_sysctls: false, io_dir: None, ignored_flags: &[] };
+        let noise = "[machine.noise]\nwakeup_idle = \"14us\"\n[[machine.noise.background]]\nname = \"bg\"\ncpu = 0\n\
+                     every = \"exp(40ms)\"\nrun = \"100us\"\n";
+        let e = plan(&rt_scenario(noise, HOG), &host, &opts).unwrap_err().0;
+        assert!(e.starts_with("machine.noise: a model of the machine's own noise"), "{e}");
+        assert!(e.contains("validate --noise FILE"), "{e}");
     }
 
     #[test]

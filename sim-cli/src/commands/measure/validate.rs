@@ -39,12 +39,14 @@ pub struct Row {
     /// of the band (`median over phases`).
     pub predicted_ns: u64,
     pub basis: &'static str,
-    /// The band over the tick phases and seeds (`--phases`, `--seeds`):
-    /// at the scenario's own phase and seed, the median, min and max.
+    /// The band over the tick phases and seeds (`--phases`, `--seeds`): at
+    /// the scenario's own phase (the median over the seeds there), the
+    /// median, min and max over every run.
     pub predicted_at_phase_ns: u64,
     pub band_median_ns: u64,
     pub band_min_ns: u64,
     pub band_max_ns: u64,
+    /// At the scenario's own phase: the median over the seeds there.
     /// The band over phases (or seeds) is wider than ±25 % of its median.
     pub phase_sensitive: bool,
     pub seed_sensitive: bool,
@@ -88,6 +90,9 @@ pub struct Validation {
     pub phases: u32,
     pub seeds: u32,
     pub tick_offsets_ns: Vec<u64>,
+    /// `--rejudge OLD.json`: the kept measurement the prediction was judged against.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rejudged_from: Option<String>,
     /// Per declared task with measured wake-ups: a log-normal fitted to them.
     pub wakeup_fits: Vec<WakeupFit>,
     /// With CPU quotas: each limited group's cpu.stat and each declared
@@ -318,33 +323,61 @@ fn median(mut v: Vec<u64>) -> u64 {
 pub const BASIS_ALIGNED: &str = "aligned phase";
 pub const BASIS_MEDIAN: &str = "median over phases";
 
-/// Compares the predicted band (and the `--also-kernel` prediction) with K
-/// measured reports, per declared task (matched by name: the machine's
+/// The measured side of the rows: per (task, statistic) the values of the
+/// repeats (or, re-judged from a kept `validate --json`, its min, median and
+/// max, which give the same median and range). None: the task was not measured.
+pub type MeasuredValues<'a> = dyn Fn(&str, &'static str) -> Option<Vec<u64>> + 'a;
+
+/// Per (task, statistic), the values of the repeats of measured reports.
+pub fn measured_values(measured: &[RunReport]) -> impl Fn(&str, &'static str) -> Option<Vec<u64>> + '_ {
+    move |task, stat| {
+        let f = STATS.iter().find(|(s, _)| *s == stat)?.1;
+        let v: Vec<u64> = measured
+            .iter()
+            .filter_map(|r| r.task_delays.iter().find(|d| d.name == task))
+            .map(|d| f(&d.delay))
+            .collect();
+        (!v.is_empty()).then_some(v)
+    }
+}
+
+/// Compares the predicted band (and the `--also-kernel` prediction) with the
+/// measured values, per declared task (matched by name: the machine's
 /// background tasks of `[machine.noise]` are predicted only, and left out).
 /// `aligned`: the host's ticks were aligned with the model's, so the verdict
-/// takes the prediction at the scenario's own phase (the band's point 0).
-pub fn rows(bands: &Bands, aligned: bool, also: Option<&RunReport>, measured: &[RunReport]) -> Vec<Row> {
+/// takes the prediction at the scenario's own phase: the median over the
+/// seeds at that phase (`points`/`reports`: the band's runs), as the measured
+/// figure is the median over the repeats.
+pub fn rows(
+    bands: &Bands,
+    points: &[sim_core::BandPoint],
+    reports: &[RunReport],
+    aligned: bool,
+    also: Option<&RunReport>,
+    measured: &MeasuredValues,
+) -> Vec<Row> {
     let mut rows = Vec::new();
     for tb in &bands.tasks {
-        if !measured.iter().any(|r| r.task_delays.iter().any(|d| d.name == tb.name)) {
-            continue;
-        }
         for (stat, f) in STATS {
             let Some(b) = tb.stats.iter().find(|b| b.stat == stat) else { continue };
-            let m: Vec<u64> = measured
+            let Some(m) = measured(&tb.name, stat) else { continue };
+            let med = median(m.clone());
+            let at_phase: Vec<u64> = points
                 .iter()
-                .filter_map(|r| r.task_delays.iter().find(|d| d.name == tb.name))
+                .zip(reports)
+                .filter(|(p, _)| p.phase == 0)
+                .filter_map(|(_, r)| r.task_delays.iter().find(|d| d.name == tb.name))
                 .map(|d| f(&d.delay))
                 .collect();
-            let med = median(m.clone());
-            let (pred, basis) = if aligned { (b.base_ns, BASIS_ALIGNED) } else { (b.median_ns, BASIS_MEDIAN) };
+            let at_phase = if at_phase.is_empty() { b.base_ns } else { median(at_phase) };
+            let (pred, basis) = if aligned { (at_phase, BASIS_ALIGNED) } else { (b.median_ns, BASIS_MEDIAN) };
             let (error_pct, verdict) = verdict(pred, med);
             rows.push(Row {
                 task: tb.name.clone(),
                 stat,
                 predicted_ns: pred,
                 basis,
-                predicted_at_phase_ns: b.base_ns,
+                predicted_at_phase_ns: at_phase,
                 band_median_ns: b.median_ns,
                 band_min_ns: b.min_ns,
                 band_max_ns: b.max_ns,
@@ -378,12 +411,117 @@ pub struct Prediction<'a> {
     /// `--phases N --seeds K`: the band.
     pub phases: u32,
     pub seeds: u32,
+    /// `--rejudge OLD.json`: predict again against the measured figures of a
+    /// kept `validate --json` instead of measuring.
+    pub rejudge: Option<&'a Path>,
+}
+
+/// The band's runs: the points, their reports (in the points' order) and the band.
+fn predict_band(s: &Scenario, plan: &BandPlan) -> Result<(Vec<sim_core::BandPoint>, Vec<RunReport>, Bands)> {
+    let points = plan.points(s);
+    let scenarios =
+        points.iter().map(|p| plan.scenario(s, p).map_err(|e| anyhow::anyhow!("{e}"))).collect::<Result<Vec<_>>>()?;
+    let jobs = std::thread::available_parallelism().map_or(1, |n| n.get()).min(crate::parallel::JOBS_MAX);
+    let reports = crate::parallel::map_in_order(&scenarios, jobs, "prediction", sim_core::run);
+    let bands = sim_core::bands(&points, &reports, plan);
+    Ok((points, reports, bands))
+}
+
+/// The largest kept `validate --json` read by `--rejudge`.
+pub const REJUDGE_FILE_MAX: u64 = 16 << 20;
+
+/// `validate FILE --rejudge OLD.json`: the same scenario predicted again
+/// (with this build, `--noise`, `--phases`, `--seeds`) against the measured
+/// delay figures OLD.json kept (median and range per task and statistic, the
+/// host facts, the overrides that gave the simulator the measured machine).
+/// Nothing runs on the host. The quota rows and the wake-up fits need the
+/// measured reports themselves, so they are left out.
+fn rejudge(file: &Path, opts: &Options, pred: &Prediction, old_path: &Path, json: bool) -> Result<String> {
+    let plan_band = BandPlan::new(pred.phases, pred.seeds).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let text = crate::input::read_text_bounded(old_path, REJUDGE_FILE_MAX, "kept validation")?;
+    let old: serde_json::Value = serde_json::from_str(&text)
+        .with_context(|| format!("--rejudge {}: not JSON (a `validate --json` output)", old_path.display()))?;
+    let (_, scenario) = super::scenario(file, opts)?;
+    let strings = |k: &str| -> Result<Vec<String>> {
+        old[k]
+            .as_array()
+            .with_context(|| format!("--rejudge {}: no `{k}` list (not a `validate --json` output)", old_path.display()))?
+            .iter()
+            .map(|v| v.as_str().map(str::to_string).context("not a string"))
+            .collect()
+    };
+    if old["scenario"].as_str() != Some(scenario.spec.name.as_str()) {
+        bail!(
+            "--rejudge {}: it validated scenario {}, not {} ({})",
+            old_path.display(),
+            old["scenario"],
+            scenario.spec.name,
+            file.display()
+        );
+    }
+    let overrides = strings("sim_overrides")?;
+    let machine_only: Vec<String> = overrides.iter().filter(|o| !o.starts_with("cfs.base_slice_ns=")).cloned().collect();
+    let noise = match pred.noise {
+        Some(p) => Some((p, crate::input::read_text_bounded(p, NOISE_FILE_MAX, "noise file")?)),
+        None => None,
+    };
+    let with_noise = |s: Scenario| -> Result<Scenario> {
+        match &noise {
+            Some((p, t)) => s.with_noise(&p.display().to_string(), t).map_err(|e| anyhow::anyhow!("{e}")),
+            None => Ok(s),
+        }
+    };
+    let sim_scenario = with_noise(crate::input::with_sets(&scenario, &overrides)?)?;
+    let (points, reports, bands) = predict_band(&sim_scenario, &plan_band)?;
+    let also_scenario = match pred.also_kernel {
+        Some(v) => {
+            let mut sets = machine_only;
+            sets.push(format!("kernel.version={v}"));
+            Some(with_noise(crate::input::with_sets(&scenario, &sets)?)?)
+        }
+        None => None,
+    };
+    let also = also_scenario.as_ref().map(sim_core::run);
+    let mut kept: std::collections::BTreeMap<(String, String), Vec<u64>> = std::collections::BTreeMap::new();
+    for r in old["rows"].as_array().into_iter().flatten() {
+        let (Some(t), Some(st)) = (r["task"].as_str(), r["stat"].as_str()) else { continue };
+        let get = |k: &str| r[k].as_u64().unwrap_or(0);
+        kept.insert((t.to_string(), st.to_string()), vec![get("measured_min_ns"), get("measured_ns"), get("measured_max_ns")]);
+    }
+    let measured = |task: &str, stat: &'static str| kept.get(&(task.to_string(), stat.to_string())).cloned();
+    let host = old["host"].clone();
+    let aligned = host["tick_offset_ns"].is_u64();
+    let v = Validation {
+        scenario: scenario.spec.name.clone(),
+        variant: opts.variant.clone(),
+        repeats: old["repeats"].as_u64().unwrap_or(0) as u32,
+        model: scenario.spec.kernel.label(),
+        also_kernel: also_scenario.as_ref().map(|s| s.spec.kernel.version().to_string()),
+        also_model: also_scenario.as_ref().map(|s| s.spec.kernel.label()),
+        sets: strings("sets")?,
+        sim_overrides: overrides,
+        host,
+        delays_from: strings("delays_from")?,
+        rows: rows(&bands, &points, &reports, aligned, also.as_ref(), &measured),
+        noise: pred.noise.map(|p| p.display().to_string()),
+        phases: pred.phases,
+        seeds: pred.seeds,
+        tick_offsets_ns: bands.points.iter().filter(|p| p.seed_index == 0).map(|p| p.tick_offset_ns).collect(),
+        rejudged_from: Some(old_path.display().to_string()),
+        wakeup_fits: Vec::new(),
+        quota: Vec::new(),
+        not_reproduced: Default::default(),
+    };
+    Ok(if json { serde_json::to_string_pretty(&v)? + "\n" } else { table(&v) })
 }
 
 /// Runs the validation and returns the table (or JSON).
 pub fn validate(file: &Path, opts: &Options, repeat: u32, pred: &Prediction, json: bool) -> Result<String> {
     if repeat == 0 || repeat > REPEAT_MAX {
         bail!("--repeat {repeat}: must be 1 to {REPEAT_MAX}");
+    }
+    if let Some(old) = pred.rejudge {
+        return rejudge(file, opts, pred, old, json);
     }
     let also_kernel = pred.also_kernel;
     let plan_band = BandPlan::new(pred.phases, pred.seeds).map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -400,11 +538,10 @@ pub fn validate(file: &Path, opts: &Options, repeat: u32, pred: &Prediction, jso
     if let Some((p, t)) = &noise {
         sim_scenario = sim_scenario.with_noise(&p.display().to_string(), t).map_err(|e| anyhow::anyhow!("{e}"))?;
     }
-    let points = plan_band.points(&sim_scenario);
-    let point_scenarios = points
-        .iter()
-        .map(|p| plan_band.scenario(&sim_scenario, p).map_err(|e| anyhow::anyhow!("{e}")))
-        .collect::<Result<Vec<_>>>()?;
+    // Refused before measuring: a band the scenario cannot run.
+    plan_band.points(&sim_scenario).iter().try_for_each(|p| {
+        plan_band.scenario(&sim_scenario, p).map(drop).map_err(|e| anyhow::anyhow!("{e}"))
+    })?;
     // Refused before measuring: a model the scenario's keys do not fit.
     let also_scenario = match also_kernel {
         Some(v) => {
@@ -440,14 +577,8 @@ pub fn validate(file: &Path, opts: &Options, repeat: u32, pred: &Prediction, jso
         crate::progress::run_to_end(&mut sim, what, opts.progress);
         sim.report()
     };
-    let jobs = std::thread::available_parallelism().map_or(1, |n| n.get()).min(crate::parallel::JOBS_MAX);
-    let reports = crate::parallel::map_in_order(&point_scenarios, jobs, "prediction", |s| {
-        let mut sim = sim_core::Simulation::new(s);
-        crate::progress::run_to_end(&mut sim, "prediction", false);
-        sim.report()
-    });
-    let bands = sim_core::bands(&points, &reports, &plan_band);
-    let predicted = reports.into_iter().next().context("the band has no point")?;
+    let (points, reports, bands) = predict_band(&sim_scenario, &plan_band)?;
+    let predicted = reports.first().cloned().context("the band has no point")?;
     let also = also_scenario.as_ref().map(|s| predict(s, "prediction (--also-kernel)"));
     let infos: Vec<&MeasuredInfo> = measured
         .iter()
@@ -477,11 +608,12 @@ pub fn validate(file: &Path, opts: &Options, repeat: u32, pred: &Prediction, jso
             h
         },
         delays_from: measured.iter().map(delays_from).collect(),
-        rows: rows(&bands, aligned, also.as_ref(), &measured),
+        rows: rows(&bands, &points, &reports, aligned, also.as_ref(), &measured_values(&measured)),
         noise: pred.noise.map(|p| p.display().to_string()),
         phases: pred.phases,
         seeds: pred.seeds,
         tick_offsets_ns: bands.points.iter().filter(|p| p.seed_index == 0).map(|p| p.tick_offset_ns).collect(),
+        rejudged_from: None,
         wakeup_fits: wakeup_fits(&infos),
         quota: quota_rows(&predicted, &measured),
         not_reproduced: plan.not_reproduced.iter().cloned().collect(),
