@@ -836,6 +836,43 @@ mod tests {
         assert_eq!(quota_row("x".into(), "nr_periods", 30.0, vec![10.0]).verdict, "outside: 3.0x over");
     }
 
+    /// The verdict's basis: at the aligned phase, the median over the seeds
+    /// there; unaligned, the band's median. A task without measured values
+    /// (a `[machine.noise]` background thread) has no row.
+    #[test]
+    fn rows_judge_the_aligned_phase_or_the_band_median() {
+        let toml = "schema = 1\nseed = 1\nduration = \"2s\"\n[kernel]\nversion = \"6.18\"\n[machine]\ncpus = 1\n\
+                    tick_offset = \"500us\"\n[machine.noise]\nwakeup_busy = \"lognormal(9us, 0.3)\"\n\
+                    [[machine.noise.background]]\nname = \"bg\"\ncpu = 0\nevery = \"exp(50ms)\"\nrun = \"exp(200us)\"\n\
+                    [[tasks]]\nname = \"reactor\"\ncpus = \"0\"\nprogram = [{ sleep_until = \"1ms\" }, { run = \"50us\" }]\n\
+                    [[tasks]]\nname = \"hog\"\ncpus = \"0\"\nprogram = [{ run = \"1s\" }]\n";
+        let s = Scenario::from_toml("v.toml", toml).expect("scenario");
+        let plan = BandPlan::new(4, 3).expect("plan");
+        let (points, reports, bands) = predict_band(&s, &plan).expect("band");
+        assert_eq!(reports.len(), 12);
+        let measured = |task: &str, _stat: &'static str| (task != "bg").then(|| vec![1_000, 2_000, 3_000]);
+        let aligned = rows(&bands, &points, &reports, true, None, &measured);
+        let unaligned = rows(&bands, &points, &reports, false, None, &measured);
+        assert_eq!(aligned.len(), 8, "reactor and hog, 4 statistics each; no row for bg");
+        assert!(aligned.iter().all(|r| r.task != "bg" && r.measured_ns == 2_000 && r.measured_min_ns == 1_000));
+        for (a, u) in aligned.iter().zip(&unaligned) {
+            let f = STATS.iter().find(|(st, _)| *st == a.stat).expect("stat").1;
+            // The seeds at phase 0: points 0, 4 and 8 (seed-major).
+            let at: Vec<u64> = [0, 4, 8]
+                .iter()
+                .map(|&i| f(&reports[i].task_delays.iter().find(|d| d.name == a.task).expect("task").delay))
+                .collect();
+            assert_eq!(a.predicted_ns, median(at), "{} {}", a.task, a.stat);
+            assert_eq!((a.basis, u.basis), (BASIS_ALIGNED, BASIS_MEDIAN));
+            assert_eq!(u.predicted_ns, u.band_median_ns);
+            assert!(a.band_min_ns <= a.predicted_ns && a.predicted_ns <= a.band_max_ns);
+        }
+        // The same band twice: the same rows.
+        let (p2, r2, b2) = predict_band(&s, &plan).expect("band");
+        let again = rows(&b2, &p2, &r2, true, None, &measured);
+        assert_eq!(format!("{again:?}"), format!("{aligned:?}"));
+    }
+
     #[test]
     fn verdicts() {
         assert_eq!(verdict(110, 100).1, "within ±25%");
