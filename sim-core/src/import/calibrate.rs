@@ -292,7 +292,7 @@ pub fn fit_machine_noise(idle: &[CalibrationSamples], busy: &[CalibrationSamples
     // Host background on the CPUs the probe ran on, over the busy runs: what
     // a workload that keeps its CPU busy competes with. On an idle CPU more
     // foreign work lands (an unpinned thread's wake-up is placed on an idle
-    // CPU: select_idle_sibling, 6.18 fair.c), about three times as much on
+    // CPU: select_idle_sibling, 6.18 fair.c), about twice as much on
     // the development VM, which a busy CPU sends elsewhere.
     let probe_cpus: BTreeSet<u16> = busy.iter().flat_map(|r| r.probe_cpus.iter().copied()).collect();
     let mut pools: BTreeMap<u16, BackgroundPool> = BTreeMap::new();
