@@ -23,19 +23,21 @@ pub fn execute(cli: Cli) -> Result<String> {
         Command::Run(a) => run::run(a),
         Command::Compare(a) => compare::compare(a),
         Command::Measure(m) => measure::command(&m),
-        Command::Validate { measure, repeat, also_kernel, noise, phases, seeds, rejudge } => measure::validate::validate(
-            &measure.common.file,
-            &measure::Options::from_args(&measure),
-            repeat,
-            &measure::validate::Prediction {
-                also_kernel: also_kernel.as_deref(),
-                noise: noise.as_deref(),
-                phases,
-                seeds,
-                rejudge: rejudge.as_deref(),
-            },
-            measure.common.json,
-        ),
+        Command::Validate { measure, repeat, also_kernel, noise, phases, seeds, rejudge } => {
+            measure::validate::validate(
+                &measure.common.file,
+                &measure::Options::from_args(&measure),
+                repeat,
+                &measure::validate::Prediction {
+                    also_kernel: also_kernel.as_deref(),
+                    noise: noise.as_deref(),
+                    phases,
+                    seeds,
+                    rejudge: rejudge.as_deref(),
+                },
+                measure.common.json,
+            )
+        }
         Command::Calibrate { repeat, duration, cpus, keep, from, output } => {
             measure::calibrate::calibrate(&measure::calibrate::Args {
                 repeat,

@@ -463,6 +463,12 @@ mod tests {
         for k in ["wakeup_idle", "wakeup_busy", "kernel_per_activation"] {
             Dist::parse(n[k].as_str().expect(k)).expect(k);
         }
+        // And a scenario takes it as its machine model (`--noise`).
+        let base = "schema = 1\nseed = 1\nduration = \"1s\"\n[machine]\ncpus = 1\n[[tasks]]\nname = \"a\"\n\
+                    program = [{ sleep = \"1ms\" }, { run = \"50us\" }]\n";
+        let s = crate::Scenario::from_toml("t.toml", base).expect("base").with_noise("noise.toml", &toml).expect("noise");
+        let m = s.spec.machine.noise.as_ref().expect("section");
+        assert_eq!((m.background.len(), m.background[0].cpu), (1, 0));
     }
 
     #[test]

@@ -69,24 +69,6 @@ pub struct Decl {
     pub rate_per_s: Option<f64>,
 }
 
-impl Decl {
-    /// A pooled host-background declaration (`build.rs` `background()`: sleep
-    /// `exp(gap)`, then run its bursts, on one CPU) as a
-    /// `[[machine.noise.background]]` entry, the measured machine model's
-    /// form; `None` for any other declaration.
-    pub fn noise_background_toml(&self) -> Option<String> {
-        let Trigger::Sleep(every) = &self.trigger else { return None };
-        let cpu: u16 = self.cpus.as_ref()?.0.parse().ok()?;
-        if !self.background {
-            return None;
-        }
-        Some(format!(
-            "[[machine.noise.background]]\nname = \"{}\"\ncpu = {cpu}\nevery = \"{every}\"\nrun = \"{}\"\nnice = {}\n",
-            self.name, self.burst, self.nice
-        ))
-    }
-}
-
 /// Comm → a scenario name: letters, digits, `-`, `_`, `:`; others become `_`.
 pub fn sanitize(comm: &str) -> String {
     let s: String = comm
