@@ -994,9 +994,9 @@ await test('tick phases 8: the worker runs the band, the percentile chart shades
   assert(band.caption.startsWith('Delay percentiles over 8 tick phases: median line, min–max shaded.'), band.caption);
   assert((await page.textContent('#band-caption')) === band.caption, 'the caption is shown');
   // The same band as the CLI's: the victim's curve of `sim-cli run --phases 8 --json`.
-  const cli = JSON.parse(execFileSync(cli, ['run', 'scenarios/two-hogs.toml', '--phases', '8', '--json'], { cwd: repo, maxBuffer: 1 << 28 }).toString());
+  const cliRun = JSON.parse(execFileSync(cli, ['run', 'scenarios/two-hogs.toml', '--phases', '8', '--json'], { cwd: repo, maxBuffer: 1 << 28 }).toString());
   const victim = JSON.parse(await page.evaluate(() => window.schedlab.report)).victim.name;
-  const curve = JSON.stringify(cli.bands?.tasks?.find((t) => t.name === victim)?.curve?.map((b) => [b.min_ns, b.median_ns, b.max_ns]));
+  const curve = JSON.stringify(cliRun.bands?.tasks?.find((t) => t.name === victim)?.curve?.map((b) => [b.min_ns, b.median_ns, b.max_ns]));
   assert(curve === JSON.stringify(band.view.map((b) => [b.min_ns, b.median_ns, b.max_ns])), `band equals the CLI's: ${curve}`);
   const after = await pixels();
   const changed = after.filter((v, i) => v !== before[i]).length;
