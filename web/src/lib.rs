@@ -165,6 +165,34 @@ impl WebExplorer {
         self.inner.cancel();
     }
 
+    /// Takes the band from a view the worker sent after `band_step` into the
+    /// finished report shown (the page's side); false if it does not fit.
+    pub fn load_band(&mut self, json: &str) -> bool {
+        self.inner.load_band(json)
+    }
+
+    /// Begins the finished run's band over `phases` tick phases (the
+    /// worker's side): the number of runs it takes, point 0 (the run shown)
+    /// among them; 1 when there is nothing more to run.
+    pub fn band_start(&mut self, phases: u32) -> Result<u32, JsError> {
+        self.inner.band_start(phases).map_err(|e| JsError::new(&e))
+    }
+
+    /// Runs the band's next tick phase; 1 once the band is in the view, -1 with none.
+    pub fn band_step(&mut self) -> f64 {
+        self.inner.band_step()
+    }
+
+    /// The current view's band: how many tick phases (0 for none), and the
+    /// caption that says what the shading is.
+    pub fn band_points(&self) -> u32 {
+        self.inner.current().map_or(0, |v| v.band_points)
+    }
+
+    pub fn band_caption(&self) -> String {
+        self.inner.current().map(|v| v.band_caption.clone()).unwrap_or_default()
+    }
+
     /// Events simulated so far by the run in progress (0 with none).
     pub fn events(&self) -> f64 {
         self.inner.events() as f64
@@ -218,12 +246,19 @@ impl WebExplorer {
         })
     }
 
-    /// Draws the victim's delay CDF (current solid, baseline dashed).
+    /// Draws the victim's delay CDF (current solid, baseline dashed), the
+    /// current run's band over tick phases shaded under it when there is one.
     pub fn draw_cdf(&self, canvas_id: &str) -> Result<(), JsError> {
         let charts = self.inner.delay_charts();
         let victim = self.inner.current().map(|r| r.victim.clone()).unwrap_or_default();
+        // The band (when the worker computed one) belongs to the current run, series 0.
+        let band = self.inner.current().map(|r| r.band.as_slice()).unwrap_or_default();
         canvas::draw(canvas_id, |area| {
-            let series: Vec<_> = charts.iter().enumerate().map(|(i, c)| c.series(i)).collect();
+            let series: Vec<_> = charts
+                .iter()
+                .enumerate()
+                .map(|(i, c)| if i == 0 { c.series(i).with_band(band) } else { c.series(i) })
+                .collect();
             sim_core::draw::cdf(area, &format!("Scheduling delay of {victim}: CDF"), "delay", &series)
         })
     }

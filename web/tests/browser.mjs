@@ -977,6 +977,35 @@ await test('an imported trace (file input, gzip; drop) becomes the scenario the 
   rmSync(dir, { recursive: true, force: true });
 });
 
+await test('tick phases 8: the worker runs the band, the percentile chart shades it, the caption says what it is', async () => {
+  const page = await open('?scenario=scenarios/two-hogs.toml');
+  assert((await page.inputValue('#phases')) === '1' && (await page.isHidden('#band-caption')), 'default: one phase, no band');
+  const pixels = () => page.evaluate(() => {
+    const c = document.getElementById('chart-cdf');
+    return Array.from(c.getContext('2d').getImageData(0, 0, c.width, c.height).data);
+  });
+  const before = await pixels();
+  const state = await rerun(page, () => page.selectOption('#phases', '8'));
+  assert(state === 'done', state);
+  await page.waitForFunction(() => window.schedlab.band !== null, null, { timeout: TIMEOUT });
+  const band = await page.evaluate(() => window.schedlab.band);
+  assert(band.points === 8 && band.drawn, `band over 8 points, drawn: ${JSON.stringify(band)}`);
+  assert(band.view.length === 9 && band.view.every((b) => b.min_ns <= b.median_ns && b.median_ns <= b.max_ns), `9 percentiles, min <= median <= max: ${JSON.stringify(band.view)}`);
+  assert(band.caption.startsWith('Delay percentiles over 8 tick phases: median line, min–max shaded.'), band.caption);
+  assert((await page.textContent('#band-caption')) === band.caption, 'the caption is shown');
+  // The same band as the CLI's: the victim's curve of `sim-cli run --phases 8 --json`.
+  const cliRun = JSON.parse(execFileSync(cli, ['run', 'scenarios/two-hogs.toml', '--phases', '8', '--json'], { cwd: repo, maxBuffer: 1 << 28 }).toString());
+  const victim = JSON.parse(await page.evaluate(() => window.schedlab.report)).victim.name;
+  const curve = JSON.stringify(cliRun.bands?.tasks?.find((t) => t.name === victim)?.curve?.map((b) => [b.min_ns, b.median_ns, b.max_ns]));
+  assert(curve === JSON.stringify(band.view.map((b) => [b.min_ns, b.median_ns, b.max_ns])), `band equals the CLI's: ${curve}`);
+  const after = await pixels();
+  const changed = after.filter((v, i) => v !== before[i]).length;
+  assert(changed > 1000, `the chart changed where the band is shaded: ${changed} channel values`);
+  await page.locator('#chart-cdf').screenshot({ path: join(shots, '12-cdf-band-8-phases.png') });
+  assert(page.errors.length === 0 && page.failed.length === 0, `page errors: ${page.errors}; ${page.failed}`);
+  await page.close();
+});
+
 await browser.close();
 server.kill();
 

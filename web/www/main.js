@@ -32,7 +32,7 @@ let wasmModule;
 let runner;
 // Figures the browser test reads (and anyone curious, from the console).
 // compareJobs: the compare pool's size (default: the CPUs, at most the runs).
-window.schedlab = { imports: 0, import: null, runs: 0, lastRunMs: null, lastChartMs: null, lastLatencyMs: null, firstChartMs: null, report: null, events: 0, compares: 0, compare: null, compareJobs: null };
+window.schedlab = { imports: 0, import: null, runs: 0, lastRunMs: null, lastChartMs: null, lastLatencyMs: null, firstChartMs: null, report: null, events: 0, compares: 0, compare: null, compareJobs: null, band: null };
 
 /// A simulation worker, initialised with the page's compiled module.
 /// `onmessage` gets every message after `ready`.
@@ -364,7 +364,36 @@ function onRunnerMessage(m) {
     if (importing && m.id === importing.id) importing.handle(m);
     return;
   }
+  if (m.type.startsWith('band')) {
+    if (m.id === ui.runId) onBand(m);
+    return;
+  }
   if (active && (m.id === active.id || m.id === null)) active.handle(m);
+}
+
+/// The band over tick phases of the run shown (the worker's `band` after
+/// `done`): shaded on the percentile chart, with a caption saying what it is.
+function onBand(m) {
+  const cap = $('band-caption');
+  if (m.type === 'band-progress') {
+    cap.hidden = false;
+    cap.textContent = `Running the other tick phases for the band… ${(m.progress * 100).toFixed(0)}%`;
+  } else if (m.type === 'band-error') {
+    cap.hidden = false;
+    cap.textContent = `No band: ${m.message}`;
+  } else if (m.type === 'band' && explorer.load_band(m.view)) {
+    cap.hidden = false;
+    cap.textContent = explorer.band_caption();
+    const drawn = (() => {
+      try {
+        explorer.draw_cdf('chart-cdf');
+        return true;
+      } catch (e) {
+        return false;
+      }
+    })();
+    window.schedlab.band = { points: explorer.band_points(), caption: explorer.band_caption(), view: JSON.parse(m.view).band, drawn };
+  }
 }
 
 /// Runs the current state in the worker: resolves once the run is drawn,
@@ -391,6 +420,8 @@ async function rerun() {
   showError(null);
   showNotice(null);
   showNotes(started.ok.notes);
+  window.schedlab.band = null;
+  $('band-caption').hidden = true;
   ui.description = started.ok;
   renderControls(started.ok);
   $('compare').disabled = false;
@@ -428,6 +459,7 @@ async function rerun() {
     };
     runner.postMessage({
       type: 'run', id, file: scenarioName(), text: ui.text, variant: ui.variant, overrides: overridesText(), views: true,
+      phases: Number($('phases').value),
     });
   });
   if (!done || id !== ui.runId) return;
@@ -865,6 +897,10 @@ async function main() {
     }
     loadScenario(sel.value);
     $('import-box').hidden = true;
+    ui.changedAt = performance.now();
+    rerun();
+  });
+  $('phases').addEventListener('change', () => {
     ui.changedAt = performance.now();
     rerun();
   });

@@ -7,6 +7,8 @@
 //                                          start run `id` (dropping any other); `views`: send
 //                                          previews as views (the page's charts), else as figures
 //                                          (a row of the compare table)
+//                                          `phases` > 1: after `done`, the band over that many
+//                                          tick phases (the run shown is phase 0)
 //        {type: 'cancel'}                  drop the run in progress
 //        {type: 'import', id, file, victim}  import a trace (a File: perf sched script or ftrace
 //                                          text, or the same gzipped), replay it, report
@@ -16,6 +18,9 @@
 //        {type: 'progress', id, progress, events}            after every chunk
 //        {type: 'preview', id, progress, view | figures}     a preview of the run so far
 //        {type: 'done', id, json, view, figures, stepMs, runMs}   json: the `sim-cli run --json` bytes
+//        {type: 'band-progress', id, progress}   after each tick phase of the band
+//        {type: 'band', id, view, points}  the view with the victim's band (`Explorer.load_band`)
+//        {type: 'band-error', id, message} the band could not be run
 //        {type: 'error', id, error}        the scenario's error ({file, key, origin, message})
 //        {type: 'import-progress', id, lines, bytes}   while the trace is read
 //        {type: 'imported', id, json}      the import: {toml, import, report, report_text}
@@ -79,6 +84,32 @@ async function run(m) {
   postMessage({
     type: 'done', id, json, view: m.views ? explorer.view() : null, figures: explorer.figures(), stepMs, runMs,
   });
+  if (m.views && (m.phases ?? 1) > 1) await band(id, m.phases);
+}
+
+/// The band of the run just finished over `phases` tick phases: one phase
+/// per step, looking at messages between them, so a newer run supersedes it.
+async function band(id, phases) {
+  let points;
+  try {
+    points = explorer.band_start(phases);
+  } catch (e) {
+    postMessage({ type: 'band-error', id, message: e.message ?? String(e) });
+    return;
+  }
+  if (points <= 1) return;
+  for (;;) {
+    await nextTask();
+    if (id !== current) return; // superseded or cancelled
+    const progress = explorer.band_step();
+    if (progress < 0) {
+      postMessage({ type: 'band-error', id, message: 'the band could not be run' });
+      return;
+    }
+    if (progress >= 1) break;
+    postMessage({ type: 'band-progress', id, progress });
+  }
+  postMessage({ type: 'band', id, view: explorer.view(), points });
 }
 
 /// Imports a trace file in chunks as it is read (and gunzipped when it

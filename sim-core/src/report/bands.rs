@@ -13,7 +13,7 @@
 use super::run::{NamedDelay, RunReport};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::sched::tunables::tick_nsec;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Most tick phases `--phases` may ask for.
 pub const BAND_PHASES_MAX: u32 = 64;
@@ -81,7 +81,8 @@ pub struct StatBand {
 }
 
 /// One percentile of a task's delay CDF over the points.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+// Serde: the explorer's worker sends the victim's band to the page as JSON.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CurveBand {
     /// The percentile in parts per million (990000 is p99).
     pub ppm: u32,

@@ -10,10 +10,12 @@
 //! [`Explorer::load_view`] after [`Explorer::prepare`] named its source.
 
 use crate::controls;
+
+mod band;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sim_core::{
-    DelayChart, EventBudget, IoChart, LatencySummary, LimiterChart, OccupancyChart, RunReport, Scenario, ScenarioError,
+    Bands, CurveBand, DelayChart, EventBudget, IoChart, LatencySummary, LimiterChart, OccupancyChart, RunReport, Scenario, ScenarioError,
     Secs, Simulation, StopReason, Timeline, io_charts, limiter_charts, partial_warning, report_json,
 };
 
@@ -209,6 +211,15 @@ pub struct View {
     pub io_q2d: Vec<LatencySummary>,
     /// The CPU table's rows (see `tables`).
     pub cpus: Vec<Value>,
+    /// The victim's delay percentiles over `band_points` tick phases
+    /// (`TaskBand::curve`; empty until the worker's band is done), and the
+    /// chart's caption for it (`band::caption`).
+    #[serde(default)]
+    pub band: Vec<CurveBand>,
+    #[serde(default)]
+    pub band_points: u32,
+    #[serde(default)]
+    pub band_caption: String,
 }
 
 impl View {
@@ -292,7 +303,18 @@ impl View {
             io: io_charts(r, "current"),
             io_q2d: r.io.as_ref().map(|io| io.devices.iter().map(|d| d.q2d).collect()).unwrap_or_default(),
             cpus,
+            band: Vec::new(),
+            band_points: 0,
+            band_caption: String::new(),
         }
+    }
+
+    /// Takes the victim's band from `b`, over `points` runs.
+    pub fn set_band(&mut self, b: &Bands, points: u32) {
+        let Some(t) = b.tasks.iter().find(|t| t.name == self.victim) else { return };
+        self.band = t.curve.clone();
+        self.band_points = points;
+        self.band_caption = band::caption(points, &t.stats);
     }
 
     pub fn to_json(&self) -> String {
@@ -336,6 +358,9 @@ pub struct Explorer {
     /// `current` is a preview of the run still in progress.
     partial: bool,
     baseline: Option<(View, Source)>,
+    /// The finished run's report (point 0 of a band), and the band in progress.
+    last_report: Option<RunReport>,
+    band: Option<band::BandRun>,
 }
 
 impl Explorer {
@@ -359,6 +384,7 @@ impl Explorer {
     fn begin(&mut self, file: &str, toml: &str, variant: Option<&str>, overrides: &str, simulate: bool) -> Value {
         self.run = None;
         self.run_source = None;
+        self.band = None;
         match build(file, toml, variant, overrides) {
             Ok(Built { base, cur, applied: pairs, notes }) => {
                 let mut description = controls::describe(&base, &cur);
@@ -407,6 +433,7 @@ impl Explorer {
         let report = sim.report();
         let json = report_json(&report) + "\n";
         self.current = Some(View::new(&report, false));
+        self.last_report = Some(report);
         self.current_source = self.run_source.take();
         self.partial = false;
         Some(json)
@@ -428,6 +455,22 @@ impl Explorer {
         true
     }
 
+    /// Takes the band of a view the worker sent (`band_step` done) into the
+    /// current finished report, which is the band's point 0; false for text
+    /// that is not a view, or with no finished report of the same victim.
+    pub fn load_band(&mut self, json: &str) -> bool {
+        let Some(v) = View::from_json(json) else { return false };
+        match &mut self.current {
+            Some(cur) if !self.partial && cur.victim == v.victim && v.band_points > 0 => {
+                cur.band = v.band;
+                cur.band_points = v.band_points;
+                cur.band_caption = v.band_caption;
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Makes the run in progress, so far, the current report, so the charts
     /// can show where a change is heading long before a long run ends.
     /// `finish` replaces it; `pin` refuses it. False with no run.
@@ -441,6 +484,7 @@ impl Explorer {
 
     pub fn cancel(&mut self) {
         self.run = None;
+        self.band = None;
     }
 
     /// Events simulated so far by the run in progress (0 with none).

@@ -787,3 +787,61 @@ fn rt_hog_offers_each_tasks_class_and_its_variants_fair_server() {
         assert_eq!(d["ok"]["notes"], notes, "{variant}: {d}");
     }
 }
+
+#[test]
+fn the_band_runs_phase_by_phase_and_equals_run_bands() {
+    let mut e = Explorer::default();
+    assert!(e.band_start(4).is_err(), "no finished run");
+    e.start("t.toml", TOML, None, "");
+    while e.step(100_000) < 1.0 {}
+    e.finish().unwrap();
+    assert_eq!(e.band_start(1), Ok(1), "one phase: nothing more to run");
+    assert!(e.band_start(0).unwrap_err().starts_with("--phases 0: allowed 1 to "));
+    assert_eq!(e.band_start(4), Ok(4));
+    let mut steps = vec![];
+    loop {
+        let p = e.band_step();
+        steps.push(p);
+        if p >= 1.0 {
+            break;
+        }
+    }
+    assert_eq!(steps, [0.5, 0.75, 1.0], "point 0 is the run shown; one phase per step");
+    assert_eq!(e.band_step(), -1.0, "no band in progress");
+    let s = Scenario::from_toml("t.toml", TOML).unwrap();
+    let (_, b) = sim_core::run_bands(&s, &sim_core::BandPlan::new(4, 1).unwrap()).unwrap();
+    let v = e.current().unwrap();
+    assert_eq!(v.band, b.tasks.iter().find(|t| t.name == "s").unwrap().curve);
+    assert_eq!((v.band.len(), v.band_points), (9, 4));
+    assert!(v.band_caption.starts_with("Delay percentiles over 4 tick phases: median line, min–max shaded."));
+    // The page takes the band from the worker's view into its own finished report.
+    let mut page = Explorer::default();
+    page.prepare("t.toml", TOML, None, "");
+    let mut plain = v.clone();
+    plain.band = Vec::new();
+    plain.band_points = 0;
+    assert!(page.load_view(&plain.to_json()));
+    assert!(page.load_band(&v.to_json()));
+    assert_eq!(page.current().unwrap().band, v.band);
+    // A new run drops a band in progress.
+    assert_eq!(e.band_start(4), Ok(4));
+    e.start("t.toml", TOML, None, "");
+    assert_eq!(e.band_step(), -1.0);
+}
+
+#[test]
+fn the_caption_flags_a_wide_p99_or_max_as_phase_sensitive() {
+    let stat = |stat, min_ns, max_ns, phase_sensitive| sim_core::StatBand {
+        stat,
+        base_ns: 100,
+        median_ns: 100,
+        min_ns,
+        max_ns,
+        phase_sensitive,
+        seed_sensitive: false,
+    };
+    let calm = band::caption(8, &[stat("p50", 10, 900, true), stat("p99", 90, 110, false)]);
+    assert_eq!(calm, "Delay percentiles over 8 tick phases: median line, min–max shaded.");
+    let wide = band::caption(8, &[stat("p99", 90, 110, false), stat("max", 40, 200, true)]);
+    assert!(wide.ends_with(" phase-sensitive: max ±100 % (wider than ±25 %)."), "{wide}");
+}

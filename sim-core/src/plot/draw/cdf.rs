@@ -5,6 +5,7 @@ use super::style::DrawResult;
 use super::style::*;
 use crate::metrics::CdfPoint;
 use crate::plot::data::{DelayChart, IoChart};
+use crate::report::bands::CurveBand;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -76,12 +77,20 @@ pub struct CdfSeries<'a> {
     /// and the longest of them so far: marked on the chart and in the legend.
     pub open_count: u64,
     pub open_max_ns: u64,
+    /// The series' band over tick phases and seeds (`Bands`' curve, empty
+    /// for none): min–max shaded, the median a thin line.
+    pub band: &'a [CurveBand],
 }
 
 impl<'a> CdfSeries<'a> {
     /// A series of `count` finished waits, none open.
     pub fn new(label: String, cdf: &'a [CdfPoint], count: u64, style: usize) -> CdfSeries<'a> {
-        CdfSeries { label, cdf, count, style, open_count: 0, open_max_ns: 0 }
+        CdfSeries { label, cdf, count, style, open_count: 0, open_max_ns: 0, band: &[] }
+    }
+
+    /// The same series with a band over tick phases (and seeds) drawn under it.
+    pub fn with_band(self, band: &'a [CurveBand]) -> CdfSeries<'a> {
+        CdfSeries { band, ..self }
     }
 
     /// The same series with `count` waits still open, the longest `max_ns` so far.
@@ -114,7 +123,8 @@ pub fn cdf<DB: DrawingBackend>(
     let detail = wide(area);
     // Open waits widen the axis: the oldest is a lower bound on the tail.
     let open = series.iter().filter(|s| s.open_count > 0).map(|s| s.open_max_ns);
-    let (lo, hi) = log_range(series.iter().flat_map(|s| s.cdf.iter().map(|p| p.value_ns)).chain(open));
+    let band = series.iter().flat_map(|s| s.band.iter().flat_map(|b| [b.min_ns, b.max_ns]));
+    let (lo, hi) = log_range(series.iter().flat_map(|s| s.cdf.iter().map(|p| p.value_ns)).chain(open).chain(band));
     let ymax = series.iter().map(|s| nines(s.count, s.count.max(1))).fold(1.0f64, f64::max).ceil();
     let mut chart = ChartBuilder::on(area)
         .caption(title, (FONT, 18))
@@ -147,6 +157,7 @@ pub fn cdf<DB: DrawingBackend>(
             continue;
         }
         let colour = series_colour(s.style);
+        draw_band(&mut chart, s, lo, colour)?;
         let points: Vec<(f64, f64)> =
             s.cdf.iter().map(|p| ((p.value_ns as f64).max(lo), nines(p.count, s.count))).collect();
         let steps = cdf_steps(&points);
@@ -212,6 +223,32 @@ pub fn cdf<DB: DrawingBackend>(
         let style = TextStyle::from((FONT, 13).into_font()).color(colour);
         plot.draw_text(note, &style, (10, 8 + 18 * i as i32)).map_err(fail)?;
     }
+    Ok(())
+}
+
+/// A series' band: the min–max area between its percentiles shaded, the
+/// median a thin line. Each band percentile sits at the height the series'
+/// own line gives it (its rank among the series' `count` waits), so the
+/// band's p100 meets the line's top.
+fn draw_band<DB: DrawingBackend>(
+    chart: &mut ChartContext<DB, Cartesian2d<LogCoord<f64>, plotters::coord::types::RangedCoordf64>>,
+    s: &CdfSeries,
+    lo: f64,
+    colour: RGBColor,
+) -> DrawResult {
+    if s.band.is_empty() || s.count == 0 {
+        return Ok(());
+    }
+    let y = |ppm: u32| {
+        let rank = (u128::from(s.count) * u128::from(ppm)).div_ceil(1_000_000) as u64;
+        nines(rank.max(1), s.count)
+    };
+    let x = |ns: u64| (ns as f64).max(lo);
+    let mut area: Vec<(f64, f64)> = s.band.iter().map(|b| (x(b.min_ns), y(b.ppm))).collect();
+    area.extend(s.band.iter().rev().map(|b| (x(b.max_ns), y(b.ppm))));
+    chart.draw_series(std::iter::once(Polygon::new(area, colour.mix(0.18).filled()))).map_err(fail)?;
+    let median: Vec<(f64, f64)> = s.band.iter().map(|b| (x(b.median_ns), y(b.ppm))).collect();
+    chart.draw_series(LineSeries::new(median, colour.mix(0.7).stroke_width(1))).map_err(fail)?;
     Ok(())
 }
 

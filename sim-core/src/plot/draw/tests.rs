@@ -372,3 +372,26 @@ fn an_eevdf_footer_names_its_model_and_settings() {
     // The text header's settings come from the same place.
     assert_eq!(r.settings.model_settings()[0], ("base_slice_ns".to_string(), "700us".to_string()));
 }
+
+#[test]
+fn a_band_is_shaded_under_its_series_with_a_median_line() {
+    use crate::report::bands::CurveBand;
+    let pts = [CdfPoint { value_ns: 1_000_000, count: 50 }, CdfPoint { value_ns: 4_000_000, count: 100 }];
+    let band: Vec<CurveBand> = crate::BAND_CURVE_PPM
+        .iter()
+        .map(|&ppm| CurveBand { ppm, min_ns: 500_000, median_ns: 1_000_000 + u64::from(ppm), max_ns: 90_000_000 })
+        .collect();
+    let plain = svg(800, 400, |root| cdf(root, "t", "delay", &[CdfSeries::new("s".into(), &pts, 100, 0)]));
+    let banded =
+        svg(800, 400, |root| cdf(root, "t", "delay", &[CdfSeries::new("s".into(), &pts, 100, 0).with_band(&band)]));
+    assert_eq!(banded.matches("<polygon").count(), plain.matches("<polygon").count() + 1, "{banded}");
+    // The band's 90 ms maximum widens the delay axis past the line's 4 ms.
+    let last = |s: &str| tick_labels(s).into_iter().max_by(|a, b| a.0.total_cmp(&b.0)).map(|t| t.2);
+    assert_ne!(last(&banded), last(&plain), "{banded}");
+    // The median: a polyline in the series' colour at 0.7 (the axis's
+    // own polylines change in number with its range, so they are not counted).
+    let median = |s: &str| s.matches("<polyline fill=\"none\" opacity=\"0.7\"").count();
+    assert_eq!((median(&plain), median(&banded)), (0, 1), "{banded}");
+    // The shaded band: one polygon at 0.18.
+    assert_eq!(banded.matches("<polygon opacity=\"0.18\"").count(), 1, "{banded}");
+}
