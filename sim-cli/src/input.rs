@@ -10,7 +10,7 @@
 //! for this: it says 0 bytes for `/dev/zero` and for a FIFO.
 
 use crate::args::Common;
-use anyhow::{Result, anyhow};
+use anyhow::{Context, Result, anyhow};
 use sim_core::Scenario;
 use std::io::Read;
 use std::path::Path;
@@ -68,11 +68,33 @@ pub fn with_sets(s: &Scenario, sets: &[String]) -> Result<Scenario> {
     Ok(s.with_overrides(&set_pairs(sets)?)?)
 }
 
-/// `s` with the noise file `path` (`--noise`), read through the bounded reader.
+/// A `--noise` file (`[machine.noise]`, as `sim-cli calibrate` writes it),
+/// read once through the bounded reader and applied to as many scenarios
+/// as a command predicts.
+pub struct NoiseFile {
+    name: String,
+    text: String,
+}
+
+impl NoiseFile {
+    pub fn read(path: &Path) -> Result<NoiseFile> {
+        let text = read_text_bounded(path, sim_core::SCENARIO_FILE_SIZE_MAX as u64, "noise file")
+            .context("--noise: a [machine.noise] file, as `sim-cli calibrate` writes it")?;
+        Ok(NoiseFile { name: path.display().to_string(), text })
+    }
+
+    /// `s` with this file's `[machine.noise]` replacing its own.
+    pub fn apply(&self, s: Scenario) -> Result<Scenario> {
+        Ok(s.with_noise(&self.name, &self.text)?)
+    }
+}
+
+/// `s` with the noise file `path` (`--noise`), if one is given.
 pub fn with_noise(s: Scenario, path: Option<&Path>) -> Result<Scenario> {
-    let Some(path) = path else { return Ok(s) };
-    let text = read_text_bounded(path, sim_core::SCENARIO_FILE_SIZE_MAX as u64, "noise file")?;
-    Ok(s.with_noise(&path.display().to_string(), &text)?)
+    match path {
+        Some(p) => NoiseFile::read(p)?.apply(s),
+        None => Ok(s),
+    }
 }
 
 /// `--set KEY=VALUE` texts split at the first `=`.

@@ -70,6 +70,8 @@ pub struct StatBand {
     pub stat: &'static str,
     /// At point 0: the scenario as given.
     pub base_ns: u64,
+    /// At the scenario's own tick phase (phase 0): the median over the seeds.
+    pub own_phase_ns: u64,
     /// The median over all points (the lower one of an even count).
     pub median_ns: u64,
     pub min_ns: u64,
@@ -195,9 +197,11 @@ fn stat_band(stat: &'static str, values: &[u64], plan: &BandPlan) -> StatBand {
         let col: Vec<u64> = (0..k).filter_map(|j| values.get(j * n + p).copied()).collect();
         wide(&col)
     });
+    let mut own: Vec<u64> = values.iter().step_by(n.max(1)).copied().collect();
     StatBand {
         stat,
         base_ns: values.first().copied().unwrap_or(0),
+        own_phase_ns: median(&mut own),
         median_ns,
         min_ns: all.first().copied().unwrap_or(0),
         max_ns: all.last().copied().unwrap_or(0),

@@ -60,6 +60,10 @@ fn a_stat_band_has_the_lower_median_and_its_extremes() {
     // 10 < 0.75 × 20: wider than ±25 % over the phases; one seed cannot vary.
     assert!(b.phase_sensitive && !b.seed_sensitive);
     assert_eq!(b.spread_pct(), Some(100));
+    assert_eq!(b.own_phase_ns, 30, "one seed: phase 0's own value");
+    // Seed-major: phase 0 is values[0], values[2], values[4]; their median 7.
+    let seeds = stat_band("max", &[9, 1, 5, 1, 7, 1], &BandPlan { phases: 2, seeds: 3 });
+    assert_eq!((seeds.base_ns, seeds.own_phase_ns), (9, 7));
     let narrow = stat_band("p99", &[100, 110, 90, 124], &plan);
     assert_eq!(narrow.median_ns, 100);
     assert!(!narrow.phase_sensitive, "{narrow:?}");

@@ -834,6 +834,7 @@ fn the_caption_flags_a_wide_p99_or_max_as_phase_sensitive() {
     let stat = |stat, min_ns, max_ns, phase_sensitive| sim_core::StatBand {
         stat,
         base_ns: 100,
+        own_phase_ns: 100,
         median_ns: 100,
         min_ns,
         max_ns,

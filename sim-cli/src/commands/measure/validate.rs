@@ -20,9 +20,6 @@ pub const TOLERANCE_PCT: f64 = 25.0;
 /// The most repeats accepted.
 pub const REPEAT_MAX: u32 = 100;
 
-/// The largest `--noise` file read (a calibrated section is a few KiB).
-pub const NOISE_FILE_MAX: u64 = 1 << 20;
-
 /// One statistic of a delay distribution.
 type Stat = fn(&LatencySummary) -> u64;
 
@@ -346,38 +343,22 @@ pub fn measured_values(measured: &[RunReport]) -> impl Fn(&str, &'static str) ->
 /// background tasks of `[machine.noise]` are predicted only, and left out).
 /// `aligned`: the host's ticks were aligned with the model's, so the verdict
 /// takes the prediction at the scenario's own phase: the median over the
-/// seeds at that phase (`points`/`reports`: the band's runs), as the measured
-/// figure is the median over the repeats.
-pub fn rows(
-    bands: &Bands,
-    points: &[sim_core::BandPoint],
-    reports: &[RunReport],
-    aligned: bool,
-    also: Option<&RunReport>,
-    measured: &MeasuredValues,
-) -> Vec<Row> {
+/// seeds at that phase, as the measured figure is the median over the repeats.
+pub fn rows(bands: &Bands, aligned: bool, also: Option<&RunReport>, measured: &MeasuredValues) -> Vec<Row> {
     let mut rows = Vec::new();
     for tb in &bands.tasks {
         for (stat, f) in STATS {
             let Some(b) = tb.stats.iter().find(|b| b.stat == stat) else { continue };
             let Some(m) = measured(&tb.name, stat) else { continue };
             let med = median(m.clone());
-            let at_phase: Vec<u64> = points
-                .iter()
-                .zip(reports)
-                .filter(|(p, _)| p.phase == 0)
-                .filter_map(|(_, r)| r.task_delays.iter().find(|d| d.name == tb.name))
-                .map(|d| f(&d.delay))
-                .collect();
-            let at_phase = if at_phase.is_empty() { b.base_ns } else { median(at_phase) };
-            let (pred, basis) = if aligned { (at_phase, BASIS_ALIGNED) } else { (b.median_ns, BASIS_MEDIAN) };
+            let (pred, basis) = if aligned { (b.own_phase_ns, BASIS_ALIGNED) } else { (b.median_ns, BASIS_MEDIAN) };
             let (error_pct, verdict) = verdict(pred, med);
             rows.push(Row {
                 task: tb.name.clone(),
                 stat,
                 predicted_ns: pred,
                 basis,
-                predicted_at_phase_ns: at_phase,
+                predicted_at_phase_ns: b.own_phase_ns,
                 band_median_ns: b.median_ns,
                 band_min_ns: b.min_ns,
                 band_max_ns: b.max_ns,
@@ -416,15 +397,77 @@ pub struct Prediction<'a> {
     pub rejudge: Option<&'a Path>,
 }
 
-/// The band's runs: the points, their reports (in the points' order) and the band.
-fn predict_band(s: &Scenario, plan: &BandPlan) -> Result<(Vec<sim_core::BandPoint>, Vec<RunReport>, Bands)> {
-    let points = plan.points(s);
-    let scenarios =
-        points.iter().map(|p| plan.scenario(s, p).map_err(|e| anyhow::anyhow!("{e}"))).collect::<Result<Vec<_>>>()?;
-    let jobs = std::thread::available_parallelism().map_or(1, |n| n.get()).min(crate::parallel::JOBS_MAX);
-    let reports = crate::parallel::map_in_order(&scenarios, jobs, "prediction", sim_core::run);
-    let bands = sim_core::bands(&points, &reports, plan);
-    Ok((points, reports, bands))
+/// The scenarios `validate` predicts with, built (and so refused, when they
+/// cannot run) before anything is measured: the scenario with the measured
+/// machine and `--noise`, over the band; and the `--also-kernel` model's.
+struct Predictor {
+    sim: Scenario,
+    also: Option<Scenario>,
+    plan: BandPlan,
+}
+
+/// What the predictor gives: the band's reports (point 0's first), the band,
+/// and the `--also-kernel` run.
+struct Predicted {
+    reports: Vec<RunReport>,
+    bands: Bands,
+    also: Option<RunReport>,
+}
+
+impl Predictor {
+    /// `overrides`: the measured machine as `--set`s; `machine_only`: the
+    /// same without the host's base slice, which the `--also-kernel` model
+    /// derives for itself.
+    fn new(scenario: &Scenario, overrides: &[String], machine_only: &[String], pred: &Prediction) -> Result<Predictor> {
+        let plan = BandPlan::new(pred.phases, pred.seeds).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let noise = pred.noise.map(crate::input::NoiseFile::read).transpose()?;
+        let with_noise = |s: Scenario| match &noise {
+            Some(n) => n.apply(s),
+            None => Ok(s),
+        };
+        let sim = with_noise(
+            crate::input::with_sets(scenario, overrides).context("applying the measured machine to the scenario")?,
+        )?;
+        plan.points(&sim).iter().try_for_each(|p| plan.scenario(&sim, p).map(drop).map_err(|e| anyhow::anyhow!("{e}")))?;
+        let also = match pred.also_kernel {
+            Some(v) => {
+                let mut sets = machine_only.to_vec();
+                sets.push(format!("kernel.version={v}"));
+                let s = crate::input::with_sets(scenario, &sets).with_context(|| {
+                    format!("--also-kernel {v}: the scenario (with its --set) does not run on that model")
+                })?;
+                Some(with_noise(s)?)
+            }
+            None => None,
+        };
+        Ok(Predictor { sim, also, plan })
+    }
+
+    /// Runs the band's points in parallel, and the `--also-kernel` model.
+    fn run(&self) -> Result<Predicted> {
+        let points = self.plan.points(&self.sim);
+        let scenarios = points
+            .iter()
+            .map(|p| self.plan.scenario(&self.sim, p).map_err(|e| anyhow::anyhow!("{e}")))
+            .collect::<Result<Vec<_>>>()?;
+        let jobs = std::thread::available_parallelism().map_or(1, |n| n.get()).min(crate::parallel::JOBS_MAX);
+        let reports = crate::parallel::map_in_order(&scenarios, jobs, "prediction", sim_core::run);
+        let bands = sim_core::bands(&points, &reports, &self.plan);
+        Ok(Predicted { reports, bands, also: self.also.as_ref().map(sim_core::run) })
+    }
+
+    fn also_kernel(&self) -> Option<String> {
+        self.also.as_ref().map(|s| s.spec.kernel.version().to_string())
+    }
+
+    fn also_model(&self) -> Option<String> {
+        self.also.as_ref().map(|s| s.spec.kernel.label())
+    }
+}
+
+/// The band's tick offsets, one per phase.
+fn tick_offsets(bands: &Bands) -> Vec<u64> {
+    bands.points.iter().filter(|p| p.seed_index == 0).map(|p| p.tick_offset_ns).collect()
 }
 
 /// The largest kept `validate --json` read by `--rejudge`.
@@ -437,7 +480,6 @@ pub const REJUDGE_FILE_MAX: u64 = 16 << 20;
 /// Nothing runs on the host. The quota rows and the wake-up fits need the
 /// measured reports themselves, so they are left out.
 fn rejudge(file: &Path, opts: &Options, pred: &Prediction, old_path: &Path, json: bool) -> Result<String> {
-    let plan_band = BandPlan::new(pred.phases, pred.seeds).map_err(|e| anyhow::anyhow!("{e}"))?;
     let text = crate::input::read_text_bounded(old_path, REJUDGE_FILE_MAX, "kept validation")?;
     let old: serde_json::Value = serde_json::from_str(&text)
         .with_context(|| format!("--rejudge {}: not JSON (a `validate --json` output)", old_path.display()))?;
@@ -464,27 +506,8 @@ fn rejudge(file: &Path, opts: &Options, pred: &Prediction, old_path: &Path, json
     let overrides = strings("sim_overrides")?;
     let machine_only: Vec<String> =
         overrides.iter().filter(|o| !o.starts_with("cfs.base_slice_ns=")).cloned().collect();
-    let noise = match pred.noise {
-        Some(p) => Some((p, crate::input::read_text_bounded(p, NOISE_FILE_MAX, "noise file")?)),
-        None => None,
-    };
-    let with_noise = |s: Scenario| -> Result<Scenario> {
-        match &noise {
-            Some((p, t)) => s.with_noise(&p.display().to_string(), t).map_err(|e| anyhow::anyhow!("{e}")),
-            None => Ok(s),
-        }
-    };
-    let sim_scenario = with_noise(crate::input::with_sets(&scenario, &overrides)?)?;
-    let (points, reports, bands) = predict_band(&sim_scenario, &plan_band)?;
-    let also_scenario = match pred.also_kernel {
-        Some(v) => {
-            let mut sets = machine_only;
-            sets.push(format!("kernel.version={v}"));
-            Some(with_noise(crate::input::with_sets(&scenario, &sets)?)?)
-        }
-        None => None,
-    };
-    let also = also_scenario.as_ref().map(sim_core::run);
+    let predictor = Predictor::new(&scenario, &overrides, &machine_only, pred)?;
+    let predicted = predictor.run()?;
     let mut kept: std::collections::BTreeMap<(String, String), Vec<u64>> = std::collections::BTreeMap::new();
     for r in old["rows"].as_array().into_iter().flatten() {
         let (Some(t), Some(st)) = (r["task"].as_str(), r["stat"].as_str()) else { continue };
@@ -502,17 +525,17 @@ fn rejudge(file: &Path, opts: &Options, pred: &Prediction, old_path: &Path, json
         variant: opts.variant.clone(),
         repeats: old["repeats"].as_u64().unwrap_or(0) as u32,
         model: scenario.spec.kernel.label(),
-        also_kernel: also_scenario.as_ref().map(|s| s.spec.kernel.version().to_string()),
-        also_model: also_scenario.as_ref().map(|s| s.spec.kernel.label()),
+        also_kernel: predictor.also_kernel(),
+        also_model: predictor.also_model(),
         sets: strings("sets")?,
         sim_overrides: overrides,
         host,
         delays_from: strings("delays_from")?,
-        rows: rows(&bands, &points, &reports, aligned, also.as_ref(), &measured),
+        rows: rows(&predicted.bands, aligned, predicted.also.as_ref(), &measured),
         noise: pred.noise.map(|p| p.display().to_string()),
         phases: pred.phases,
         seeds: pred.seeds,
-        tick_offsets_ns: bands.points.iter().filter(|p| p.seed_index == 0).map(|p| p.tick_offset_ns).collect(),
+        tick_offsets_ns: tick_offsets(&predicted.bands),
         rejudged_from: Some(old_path.display().to_string()),
         wakeup_fits: Vec::new(),
         quota: Vec::new(),
@@ -529,41 +552,12 @@ pub fn validate(file: &Path, opts: &Options, repeat: u32, pred: &Prediction, jso
     if let Some(old) = pred.rejudge {
         return rejudge(file, opts, pred, old, json);
     }
-    let also_kernel = pred.also_kernel;
-    let plan_band = BandPlan::new(pred.phases, pred.seeds).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let noise = match pred.noise {
-        Some(p) => Some((p, crate::input::read_text_bounded(p, NOISE_FILE_MAX, "noise file")?)),
-        None => None,
-    };
     let (text, scenario, host, plan) = super::preflight(file, opts)?;
     let mut overrides = sim_overrides(&scenario, &host);
     let machine_only = overrides.clone();
     overrides.extend(host_base_slice(&scenario, &host));
-    let mut sim_scenario =
-        crate::input::with_sets(&scenario, &overrides).context("applying the measured machine to the scenario")?;
-    if let Some((p, t)) = &noise {
-        sim_scenario = sim_scenario.with_noise(&p.display().to_string(), t).map_err(|e| anyhow::anyhow!("{e}"))?;
-    }
-    // Refused before measuring: a band the scenario cannot run.
-    plan_band
-        .points(&sim_scenario)
-        .iter()
-        .try_for_each(|p| plan_band.scenario(&sim_scenario, p).map(drop).map_err(|e| anyhow::anyhow!("{e}")))?;
-    // Refused before measuring: a model the scenario's keys do not fit.
-    let also_scenario = match also_kernel {
-        Some(v) => {
-            let mut sets = machine_only;
-            sets.push(format!("kernel.version={v}"));
-            let mut s = crate::input::with_sets(&scenario, &sets).with_context(|| {
-                format!("--also-kernel {v}: the scenario (with its --set) does not run on that model")
-            })?;
-            if let Some((p, t)) = &noise {
-                s = s.with_noise(&p.display().to_string(), t).map_err(|e| anyhow::anyhow!("{e}"))?;
-            }
-            Some(s)
-        }
-        None => None,
-    };
+    // Refused before measuring: a band or a model the scenario cannot run.
+    let predictor = Predictor::new(&scenario, &overrides, &machine_only, pred)?;
     for w in &plan.warnings {
         eprintln!("note: {w}");
     }
@@ -579,14 +573,8 @@ pub fn validate(file: &Path, opts: &Options, repeat: u32, pred: &Prediction, jso
         super::warn_foreign(&report);
         measured.push(report);
     }
-    let predict = |s: &Scenario, what: &str| {
-        let mut sim = sim_core::Simulation::new(s);
-        crate::progress::run_to_end(&mut sim, what, opts.progress);
-        sim.report()
-    };
-    let (points, reports, bands) = predict_band(&sim_scenario, &plan_band)?;
-    let predicted = reports.first().cloned().context("the band has no point")?;
-    let also = also_scenario.as_ref().map(|s| predict(s, "prediction (--also-kernel)"));
+    let predicted = predictor.run()?;
+    let first = predicted.reports.first().context("the band has no point")?;
     let infos: Vec<&MeasuredInfo> = measured
         .iter()
         .filter_map(|r| match &r.source {
@@ -602,8 +590,8 @@ pub fn validate(file: &Path, opts: &Options, repeat: u32, pred: &Prediction, jso
         variant: opts.variant.clone(),
         repeats: repeat,
         model: scenario.spec.kernel.label(),
-        also_kernel: also_scenario.as_ref().map(|s| s.spec.kernel.version().to_string()),
-        also_model: also_scenario.as_ref().map(|s| s.spec.kernel.label()),
+        also_kernel: predictor.also_kernel(),
+        also_model: predictor.also_model(),
         sets: super::all_sets(opts),
         sim_overrides: overrides,
         host: {
@@ -615,14 +603,14 @@ pub fn validate(file: &Path, opts: &Options, repeat: u32, pred: &Prediction, jso
             h
         },
         delays_from: measured.iter().map(delays_from).collect(),
-        rows: rows(&bands, &points, &reports, aligned, also.as_ref(), &measured_values(&measured)),
+        rows: rows(&predicted.bands, aligned, predicted.also.as_ref(), &measured_values(&measured)),
         noise: pred.noise.map(|p| p.display().to_string()),
         phases: pred.phases,
         seeds: pred.seeds,
-        tick_offsets_ns: bands.points.iter().filter(|p| p.seed_index == 0).map(|p| p.tick_offset_ns).collect(),
+        tick_offsets_ns: tick_offsets(&predicted.bands),
         rejudged_from: None,
         wakeup_fits: wakeup_fits(&infos),
-        quota: quota_rows(&predicted, &measured),
+        quota: quota_rows(first, &measured),
         not_reproduced: plan.not_reproduced.iter().cloned().collect(),
     };
     Ok(if json { serde_json::to_string_pretty(&v)? + "\n" } else { table(&v) })

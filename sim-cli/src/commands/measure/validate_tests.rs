@@ -58,12 +58,14 @@ fn rows_judge_the_aligned_phase_or_the_band_median() {
                 [[tasks]]\nname = \"reactor\"\ncpus = \"0\"\nprogram = [{ sleep_until = \"1ms\" }, { run = \"50us\" }]\n\
                 [[tasks]]\nname = \"hog\"\ncpus = \"0\"\nprogram = [{ run = \"1s\" }]\n";
     let s = Scenario::from_toml("v.toml", toml).expect("scenario");
-    let plan = BandPlan::new(4, 3).expect("plan");
-    let (points, reports, bands) = predict_band(&s, &plan).expect("band");
+    let pred = Prediction { also_kernel: None, noise: None, phases: 4, seeds: 3, rejudge: None };
+    let predictor = Predictor::new(&s, &[], &[], &pred).expect("predictor");
+    let Predicted { reports, bands, also } = predictor.run().expect("band");
     assert_eq!(reports.len(), 12);
+    assert!(also.is_none());
     let measured = |task: &str, _stat: &'static str| (task != "bg").then(|| vec![1_000, 2_000, 3_000]);
-    let aligned = rows(&bands, &points, &reports, true, None, &measured);
-    let unaligned = rows(&bands, &points, &reports, false, None, &measured);
+    let aligned = rows(&bands, true, None, &measured);
+    let unaligned = rows(&bands, false, None, &measured);
     assert_eq!(aligned.len(), 8, "reactor and hog, 4 statistics each; no row for bg");
     assert!(aligned.iter().all(|r| r.task != "bg" && r.measured_ns == 2_000 && r.measured_min_ns == 1_000));
     for (a, u) in aligned.iter().zip(&unaligned) {
@@ -79,8 +81,7 @@ fn rows_judge_the_aligned_phase_or_the_band_median() {
         assert!(a.band_min_ns <= a.predicted_ns && a.predicted_ns <= a.band_max_ns);
     }
     // The same band twice: the same rows.
-    let (p2, r2, b2) = predict_band(&s, &plan).expect("band");
-    let again = rows(&b2, &p2, &r2, true, None, &measured);
+    let again = rows(&predictor.run().expect("band").bands, true, None, &measured);
     assert_eq!(format!("{again:?}"), format!("{aligned:?}"));
 }
 
@@ -134,4 +135,32 @@ fn wakeup_fits_take_medians_over_repeats() {
     assert_eq!(fits[0].dist, "lognormal(10000ns, 0.472)");
     assert_eq!(wakeup_fits(&[&measured(10_000, 30_000, false)])[0].from, "threads");
     assert!(wakeup_fits(&[]).is_empty());
+}
+
+/// `--noise` is read once and reaches both predictions (the band's scenario
+/// and the `--also-kernel` model's); a missing file is an error naming it.
+#[test]
+fn the_predictor_applies_the_noise_file_to_both_models() {
+    let toml = "schema = 1\nseed = 1\nduration = \"200ms\"\n[kernel]\nversion = \"6.18\"\n[machine]\ncpus = 1\n\
+                [[tasks]]\nname = \"reactor\"\ncpus = \"0\"\nprogram = [{ sleep_until = \"1ms\" }, { run = \"50us\" }]\n";
+    let s = Scenario::from_toml("v.toml", toml).expect("scenario");
+    let path = std::env::temp_dir().join(format!("sim-cli-predictor-noise-{}.toml", std::process::id()));
+    std::fs::write(
+        &path,
+        "[machine.noise]\nwakeup_idle = \"lognormal(14us, 0.3)\"\n[[machine.noise.background]]\nname = \"kworker\"\n\
+         cpu = 0\nevery = \"exp(20ms)\"\nrun = \"exp(30us)\"\n",
+    )
+    .expect("write");
+    let pred = Prediction { also_kernel: Some("4.4"), noise: Some(&path), phases: 2, seeds: 1, rejudge: None };
+    let p = Predictor::new(&s, &[], &[], &pred).expect("predictor");
+    let bg = |s: &Scenario| s.spec.tasks.iter().filter(|t| t.machine_background).count();
+    assert_eq!((bg(&p.sim), p.also.as_ref().map(bg)), (1, Some(1)));
+    assert_eq!((p.also_kernel().as_deref(), p.also_model().as_deref()), (Some("4.4"), Some("linux-4.4-cfs")));
+    let out = p.run().expect("run");
+    assert_eq!(out.reports.len(), 2);
+    assert!(out.also.expect("also").tasks.iter().any(|t| t.name == "kworker"));
+    std::fs::remove_file(&path).expect("remove");
+    let gone = Prediction { noise: Some(&path), ..pred };
+    let e = format!("{:#}", Predictor::new(&s, &[], &[], &gone).err().expect("a missing file is refused"));
+    assert!(e.starts_with("--noise") && e.contains("sim-cli-predictor-noise"), "{e}");
 }
