@@ -92,6 +92,12 @@ pub enum Command {
     /// Run a grid of settings (`--vary`, in parallel over cores) and rank
     /// them by the target task's scheduling delay.
     Sweep(SweepArgs),
+    /// Which setting fixes it: search the knobs the scenario's kernel has
+    /// (placement, per-task policy, tunables, quotas, …) in the simulator,
+    /// one change first, then combinations, each judged over tick phases and
+    /// seeds, until every `--target` is met; rank the fixes with their cost
+    /// to the other tasks and the commands that apply them.
+    Advise(AdviseArgs),
     /// Merge the JSON lines of a sharded sweep (`sweep --shard K/N --json`)
     /// and print the same table as `sweep`.
     Merge {
@@ -325,6 +331,7 @@ impl Cli {
         match &mut self.command {
             Command::Run(RunArgs { common, .. }) | Command::Compare(CompareArgs { common, .. }) => common.fold_warmup(),
             Command::Sweep(a) => a.common.fold_warmup(),
+            Command::Advise(a) => a.common.fold_warmup(),
             Command::Measure(MeasureArgs { common, .. })
             | Command::Validate { measure: MeasureArgs { common, .. }, .. } => {
                 if let Some(d) = &common.warmup {
@@ -459,6 +466,38 @@ pub struct MeasureArgs {
     /// List every task instance instead of merging instances by name.
     #[arg(long)]
     pub per_task: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct AdviseArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// A goal: 'TASK STAT <= DURATION' or 'request SOURCE STAT <= DURATION',
+    /// STAT one of p50, p90, p99, p999, max (repeatable; all must hold).
+    #[arg(long, value_name = "GOAL", required = true)]
+    pub target: Vec<String>,
+    /// Knob families to search: placement, task, tunables, quota, io, hz,
+    /// kernel, `default` (all but hz and kernel) or `all`.
+    #[arg(long, value_name = "LIST", default_value = "default")]
+    pub knobs: String,
+    /// Simulation runs the search may spend (each candidate costs phases × seeds).
+    #[arg(long, value_name = "N", default_value_t = 600)]
+    pub budget: u64,
+    /// Judge each candidate over K seeds (1 to 32).
+    #[arg(long, value_name = "K", default_value_t = 3)]
+    pub seeds: u32,
+    /// … and over N tick phases across one tick (1 to 64).
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub phases: u32,
+    /// A measured machine model (`[machine.noise]`, from `sim-cli calibrate`).
+    #[arg(long, value_name = "FILE")]
+    pub noise: Option<PathBuf>,
+    /// Apply this `[variants.NAME]` section first.
+    #[arg(long)]
+    pub variant: Option<String>,
+    /// Worker threads (default: the available cores). The answer is the same for any value.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=crate::parallel::JOBS_MAX as i64))]
+    pub jobs: Option<u16>,
 }
 
 #[derive(Debug, Args)]

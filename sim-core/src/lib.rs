@@ -54,6 +54,7 @@ macro_rules! modules {
 }
 
 modules! {
+    advise,
     block,
     cpuset,
     engine,
@@ -180,6 +181,14 @@ pub use sched::weights::PRIO_TO_WEIGHT;
 /// JSON Schemas of the scenario format and the report.
 #[cfg(feature = "schema")]
 pub use schema::{report_schema, scenario_schema};
+/// The settings advisor (`sim-cli advise`): targets, the knob catalogue,
+/// the stepwise search and its answer.
+pub use advise::effects::{Evaluation, SideEffect, Spread, TaskLot};
+pub use advise::knobs::{Family as KnobFamily, Needs as KnobNeeds};
+pub use advise::search::{AdviseOptions, Advisor, BUDGET_MAX as ADVISE_BUDGET_MAX, Candidate, Judged, Stopped};
+pub use advise::target::{Stat as TargetStat, Subject as TargetSubject, Target};
+pub use advise::json::advice_json;
+pub use advise::{Advice, Change, Fix, SensitivityRow, WorstWait, Why, advice, advise, best_met};
 /// Sweeps: a grid of settings, each point a run, ranked by a metric.
 pub use sweep::{
     Axis, Grid, Metric, PointResult, run_point, sort_by_metric, validate as validate_sweep,

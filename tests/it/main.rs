@@ -1,5 +1,6 @@
 //! Integration tests: one test binary (`cargo test -p sim-tests`).
 
+mod advise;
 mod bands;
 mod bfq;
 mod corpus;

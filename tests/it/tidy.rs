@@ -212,12 +212,16 @@ fn versions_are_named_only_in_the_version_module() {
 /// The lower layers' modules (relative to sim-core/src) and what they must
 /// not import: recorders never see the engine or the reports built on them.
 const LAYERS: &[(&str, &[&str])] = &[
-    ("metrics/", &["crate::engine", "crate::report", "crate::plot", "crate::export", "crate::sweep"]),
-    ("sched/", &["crate::engine", "crate::report", "crate::plot", "crate::export", "crate::sweep", "crate::scenario"]),
-    ("block/", &["crate::engine", "crate::report", "crate::plot", "crate::export", "crate::sweep"]),
-    ("workload/", &["crate::engine", "crate::report", "crate::plot", "crate::export", "crate::sweep"]),
-    ("userspace_io/", &["crate::engine", "crate::report", "crate::plot", "crate::export", "crate::sweep"]),
-    ("import/", &["crate::engine", "crate::report", "crate::plot", "crate::export", "crate::sweep"]),
+    ("metrics/", &["crate::engine", "crate::report", "crate::plot", "crate::export", "crate::sweep", "crate::advise"]),
+    ("sched/", &["crate::engine", "crate::report", "crate::plot", "crate::export", "crate::sweep", "crate::scenario", "crate::advise"]),
+    ("block/", &["crate::engine", "crate::report", "crate::plot", "crate::export", "crate::sweep", "crate::advise"]),
+    ("workload/", &["crate::engine", "crate::report", "crate::plot", "crate::export", "crate::sweep", "crate::advise"]),
+    ("userspace_io/", &["crate::engine", "crate::report", "crate::plot", "crate::export", "crate::sweep", "crate::advise"]),
+    ("import/", &["crate::engine", "crate::report", "crate::plot", "crate::export", "crate::sweep", "crate::advise"]),
+    // The advisor sits on top of the reports: nothing it uses imports it.
+    ("engine/", &["crate::advise"]),
+    ("scenario/", &["crate::advise"]),
+    ("report/", &["crate::advise"]),
 ];
 
 /// Layers import downward only.

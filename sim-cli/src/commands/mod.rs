@@ -4,6 +4,7 @@
 //! text output (`crate::output`); none imports another subcommand or this
 //! dispatcher.
 
+pub mod advise;
 pub mod compare;
 pub mod docs;
 pub mod fit_device;
@@ -51,6 +52,7 @@ pub fn execute(cli: Cli) -> Result<String> {
         }
         Command::MeasureWorker => bail!("`__measure-worker` is started by `measure`, not by hand"),
         Command::Sweep(a) => sweep::sweep(a),
+        Command::Advise(a) => advise::advise(a),
         Command::Merge { files, budget, json, plot } => {
             sweep::merge::merge(&files, budget.as_deref(), json, plot.as_deref())
         }

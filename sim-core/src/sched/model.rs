@@ -238,9 +238,24 @@ pub struct KernelRules {
     pub balancer_features: &'static [&'static str],
     /// The `[cfs]` tunables this version has.
     pub tunables: &'static [&'static str],
+    /// Where a running kernel keeps them and `sched_features`.
+    pub tunables_at: TunablesAt,
     /// The elevators it has, as `/sys/block/<dev>/queue/scheduler` names them.
     pub elevators: &'static [&'static str],
     pub default_elevator: DefaultElevator,
+}
+
+/// Where the fair tunables and `sched_features` live on a running kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TunablesAt {
+    /// 4.4: sysctls in /proc/sys/kernel (kernel/sysctl.c under
+    /// CONFIG_SCHED_DEBUG: `sched_latency_ns`, …) and
+    /// /sys/kernel/debug/sched_features (4.4 core.c, `sched_init_debug`).
+    ProcSysKernel,
+    /// 5.13+ ("sched: Move SCHED_DEBUG sysctl to debugfs"): debugfs
+    /// /sys/kernel/debug/sched/ (`base_slice_ns`, `features`; 6.x debug.c,
+    /// `sched_init_debug`).
+    DebugfsSched,
 }
 
 const CFS_TUNABLES: &[&str] = &["sched_latency_ns", "sched_min_granularity_ns", "sched_wakeup_granularity_ns"];
@@ -319,6 +334,7 @@ pub const LINUX_66: KernelRules = KernelRules {
     eevdf_feature_names: FEATURES_66,
     balancer_features: SMP_FEATURES_66,
     tunables: EEVDF_TUNABLES,
+    tunables_at: TunablesAt::DebugfsSched,
     elevators: MQ_ELEVATORS,
     default_elevator: DefaultElevator::ByHwQueues,
 };
@@ -334,6 +350,7 @@ pub const LINUX_44: KernelRules = KernelRules {
     slice_protection: SliceProtection::None,
     bandwidth: BandwidthRules::Linux44,
     tunables: CFS_TUNABLES,
+    tunables_at: TunablesAt::ProcSysKernel,
     balancer_features: super::balance::linux44::SMP_FEATURES,
     elevators: LEGACY_ELEVATORS,
     default_elevator: DefaultElevator::Fixed("cfq"),
