@@ -498,6 +498,19 @@ pub struct AdviseArgs {
     /// Worker threads (default: the available cores). The answer is the same for any value.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=crate::parallel::JOBS_MAX as i64))]
     pub jobs: Option<u16>,
+    /// Then run the first fix on this machine, as `validate` does (`measure`'s
+    /// rules: Linux, root, perf), and print measured beside predicted.
+    #[arg(long)]
+    pub verify: bool,
+    /// With --verify: measurements of the fix (1 to 100).
+    #[arg(long, value_name = "N", default_value_t = 3, requires = "verify")]
+    pub verify_repeat: u32,
+    /// With --verify: write the scenario's sysctls (and features) for the measurement, restored after.
+    #[arg(long, requires = "verify")]
+    pub apply_sysctls: bool,
+    /// With --verify: the host CPUs to measure on (`measure --cpus`).
+    #[arg(long, value_name = "LIST", requires = "verify")]
+    pub cpus: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -18,6 +18,47 @@ pub mod sweep;
 use crate::args::{Cli, Command};
 use anyhow::{Result, bail};
 
+/// `advise`, then with `--verify` `validate` of its first fix: the two
+/// subcommands composed here, neither importing the other.
+fn advise_and_verify(a: &crate::args::AdviseArgs) -> Result<String> {
+    let (out, fix) = advise::advise(a)?;
+    if !a.verify {
+        return Ok(out);
+    }
+    let Some(fix) = fix else {
+        if a.common.json {
+            return Ok(out);
+        }
+        return Ok(out + "\n--verify: no fix meets every target; nothing measured\n");
+    };
+    let opts = measure::Options {
+        variant: a.variant.clone(),
+        sets: advise::verify_sets(&a.common.set, &fix),
+        duration: None,
+        cpus: a.cpus.clone(),
+        apply_sysctls: a.apply_sysctls,
+        ignore_limiters: false,
+        io_dir: None,
+        no_perf: false,
+        perf_data: None,
+        progress: !a.common.json,
+    };
+    let pred = measure::validate::Prediction {
+        also_kernel: None,
+        noise: a.noise.as_deref(),
+        phases: a.phases,
+        seeds: a.seeds,
+        rejudge: None,
+    };
+    let measured = measure::validate::validate(&a.common.file, &opts, a.verify_repeat, &pred, a.common.json)?;
+    if a.common.json {
+        let mut v: serde_json::Value = serde_json::from_str(&out)?;
+        v["verify"] = serde_json::from_str(&measured)?;
+        return Ok(serde_json::to_string_pretty(&v)? + "\n");
+    }
+    Ok(format!("{out}\nVerify: the first fix on this machine (--set {})\n{measured}", fix.join(" --set ")))
+}
+
 /// Carries out `cli`'s command and returns the text to print on stdout.
 pub fn execute(cli: Cli) -> Result<String> {
     match cli.command {
@@ -52,7 +93,7 @@ pub fn execute(cli: Cli) -> Result<String> {
         }
         Command::MeasureWorker => bail!("`__measure-worker` is started by `measure`, not by hand"),
         Command::Sweep(a) => sweep::sweep(a),
-        Command::Advise(a) => advise::advise(a),
+        Command::Advise(a) => advise_and_verify(&a),
         Command::Merge { files, budget, json, plot } => {
             sweep::merge::merge(&files, budget.as_deref(), json, plot.as_deref())
         }

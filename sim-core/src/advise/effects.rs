@@ -33,6 +33,7 @@ pub struct TaskLot {
     pub cpu_ppm: u64,
     /// Jobs or items completed (its response count), when it has any.
     pub completed: Option<u64>,
+    /// Its p99 and max delay, each raised to a wait still open at the end.
     pub p99_ns: u64,
     pub max_ns: u64,
 }
@@ -81,8 +82,8 @@ pub fn evaluate(targets: &[Target], s: &Scenario, reports: &[RunReport]) -> Eval
                         r.tasks.iter().filter(|t| t.name == *name).filter_map(|t| t.response.map(|x| x.count)).sum()
                     })
                 }),
-                p99_ns: per(&|r| delay(r).map_or(0, |d| d.p99_ns)),
-                max_ns: per(&|r| delay(r).map_or(0, |d| d.max_ns)),
+                p99_ns: per(&|r| delay(r).map_or(0, |d| d.p99_ns.max(d.open_max_ns))),
+                max_ns: per(&|r| delay(r).map_or(0, |d| d.worst_ns())),
             }
         })
         .collect();

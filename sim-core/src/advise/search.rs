@@ -233,9 +233,16 @@ impl Advisor {
         }
     }
 
+    /// Ends the search. Meeting the targets says more than a budget cut
+    /// short in the same batch, so it wins.
     fn finish(&mut self, why: Stopped) {
         self.stage = Stage::Done;
-        self.stopped.get_or_insert(why);
+        match why {
+            Stopped::Met | Stopped::AlreadyMet => self.stopped = Some(why),
+            _ => {
+                self.stopped.get_or_insert(why);
+            }
+        }
     }
 
     fn advance_stage(&mut self) {

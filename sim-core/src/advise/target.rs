@@ -32,14 +32,19 @@ impl Stat {
         Stat::ALL.into_iter().find(|s| s.name() == text)
     }
 
+    /// The statistic of the waits that ended, raised to the longest wait
+    /// still open at the end: a task starved until the run stopped (three
+    /// SCHED_FIFO hogs on one CPU) has few or no finished waits, and must not
+    /// read as undelayed (`sweep --budget` judges the same way).
     pub fn of(self, d: &crate::metrics::LatencySummary) -> u64 {
-        match self {
+        let ended = match self {
             Stat::P50 => d.p50_ns,
             Stat::P90 => d.p90_ns,
             Stat::P99 => d.p99_ns,
             Stat::P999 => d.p999_ns,
             Stat::Max => d.max_ns,
-        }
+        };
+        ended.max(d.open_max_ns)
     }
 }
 
@@ -170,5 +175,13 @@ mod tests {
             let e = Target::parse(bad).unwrap_err();
             assert!(e.starts_with("--target") && e.contains(says), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn a_wait_still_open_at_the_end_counts() {
+        let d = crate::metrics::LatencySummary { p50_ns: 10, p99_ns: 20, max_ns: 30, ..Default::default() };
+        assert_eq!((Stat::P99.of(&d), Stat::Max.of(&d)), (20, 30));
+        let starved = d.with_open(1, 5_000);
+        assert_eq!((Stat::P50.of(&starved), Stat::Max.of(&starved)), (5_000, 5_000));
     }
 }

@@ -11,7 +11,9 @@ use crate::args::AdviseArgs;
 use anyhow::{Context, Result, anyhow};
 use sim_core::{AdviseOptions, Advisor, BandPlan, KnobFamily, RunReport, Target};
 
-pub fn advise(a: AdviseArgs) -> Result<String> {
+/// The answer's text (or JSON), and the first fix's `--set`s when it meets
+/// every target (what `--verify` measures).
+pub fn advise(a: &AdviseArgs) -> Result<(String, Option<Vec<String>>)> {
     let targets = a.target.iter().map(|t| Target::parse(t)).collect::<Result<Vec<_>, _>>().map_err(anyhow::Error::msg)?;
     let families = KnobFamily::parse_list(&a.knobs).map_err(anyhow::Error::msg)?;
     let band = BandPlan::new(a.phases, a.seeds).map_err(anyhow::Error::msg)?;
@@ -58,8 +60,17 @@ pub fn advise(a: AdviseArgs) -> Result<String> {
         None => None,
     };
     let advice = sim_core::advice(&adv, after.as_ref()).context("the search recorded no baseline")?;
+    let fix = advice.fixes.first().filter(|f| f.eval.met).map(|f| f.set());
     if a.common.json {
-        return Ok(sim_core::advice_json(&advice) + "\n");
+        return Ok((sim_core::advice_json(&advice) + "\n", fix));
     }
-    Ok(table::render(&advice, &a.common.file.display().to_string()))
+    Ok((table::render(&advice, &a.common.file.display().to_string()), fix))
+}
+
+/// The `--set`s that measure a fix: the user's, less any key the fix sets,
+/// then the fix's (one batch may not set a key twice).
+pub fn verify_sets(user: &[String], fix: &[String]) -> Vec<String> {
+    let key = |kv: &String| kv.split_once('=').map_or(kv.clone(), |(k, _)| k.trim().to_string());
+    let fixed: Vec<String> = fix.iter().map(key).collect();
+    user.iter().filter(|kv| !fixed.contains(&key(kv))).chain(fix).cloned().collect()
 }

@@ -31,8 +31,8 @@ fn args(path: &std::path::Path, extra: &[&str]) -> AdviseArgs {
 fn the_answer_is_the_same_for_any_jobs_and_its_fix_reruns_and_meets_the_target() {
     let p = file("jobs");
     let flags = ["--target", "reactor max <= 1ms", "--phases", "2", "--seeds", "2", "--budget", "200", "--json"];
-    let one = advise(args(&p, &[&flags[..], &["--jobs", "1"]].concat())).expect("advise");
-    let two = advise(args(&p, &[&flags[..], &["--jobs", "3"]].concat())).expect("advise");
+    let one = advise(&args(&p, &[&flags[..], &["--jobs", "1"]].concat())).expect("advise").0;
+    let two = advise(&args(&p, &[&flags[..], &["--jobs", "3"]].concat())).expect("advise").0;
     assert_eq!(one, two);
     let v: serde_json::Value = serde_json::from_str(&one).expect("JSON");
     assert_eq!(v["baseline"]["met"], false, "the hog's slice delays the reactor past 1 ms: {}", v["baseline"]);
@@ -50,7 +50,7 @@ fn the_answer_is_the_same_for_any_jobs_and_its_fix_reruns_and_meets_the_target()
     }
     // Each change says how to apply it.
     assert!(fix["changes"].as_array().expect("changes").iter().all(|c| !c["apply"].as_array().expect("apply").is_empty()));
-    let text = advise(args(&p, &flags[..flags.len() - 1])).expect("text");
+    let text = advise(&args(&p, &flags[..flags.len() - 1])).expect("text").0;
     assert!(text.contains("Sensitivity") && text.contains("apply:") && text.contains("Why (reactor"), "{text}");
     std::fs::remove_file(&p).ok();
 }
@@ -66,8 +66,15 @@ fn bad_flags_name_the_flag_and_what_is_allowed() {
         (vec!["--target", "reactor max <= 1ms", "--phases", "65"], "--phases 65: allowed 1 to 64"),
         (vec!["--target", "request q p99 <= 1ms"], "no source `q` whose requests cross a hop"),
     ] {
-        let e = format!("{:#}", advise(args(&p, &extra)).expect_err("refused"));
+        let e = format!("{:#}", advise(&args(&p, &extra)).expect_err("refused"));
         assert!(e.contains(says), "{extra:?}: {e}");
     }
     std::fs::remove_file(&p).ok();
+}
+
+#[test]
+fn verify_measures_the_users_sets_with_the_fixs_replacing_the_same_keys() {
+    let user = vec!["duration=2s".to_string(), "cfs.base_slice_ns=3ms".to_string()];
+    let fix = vec!["cfs.base_slice_ns=100us".to_string(), "features.HRTICK=true".to_string()];
+    assert_eq!(verify_sets(&user, &fix), vec!["duration=2s", "cfs.base_slice_ns=100us", "features.HRTICK=true"]);
 }
