@@ -64,7 +64,7 @@ fn a_pair_is_found_when_no_single_knob_meets_both_targets_and_it_reruns_as_claim
 }
 
 fn built(s: &Scenario, victim: &str, culprits: &[&str], families: &[Family]) -> Catalogue {
-    catalogue(s, &Roles { victim, culprits: culprits.to_vec() }, families)
+    catalogue(s, &Roles { victim, culprits: culprits.to_vec(), activation: Some((50_000, 1_000_000)) }, families)
 }
 
 /// 4.4 keeps its tunables in /proc/sys/kernel and its features in
@@ -86,6 +86,11 @@ fn each_model_gets_its_own_knobs_and_files() {
     let c618 = built(&s618, "reactor", &["hog"], &Family::ALL);
     assert!(line(&c618, &s618, "base_slice_ns").starts_with("echo 100000 > /sys/kernel/debug/sched/base_slice_ns"));
     assert!(line(&c618, &s618, "slice of reactor").contains("sched_setattr"));
+    // SCHED_DEADLINE from the victim's activations: 50 µs every 1 ms, ×1.25.
+    assert_eq!(
+        line(&c618, &s618, "deadline of reactor"),
+        "chrt --deadline --sched-runtime 70000 --sched-deadline 1000000 --sched-period 1000000 -p 0 <tid of reactor>"
+    );
     assert!(!c618.knobs.iter().any(|k| k.name == "sched_latency_ns"));
     // HZ and the kernel are knobs only when asked; every other model is offered.
     let kernel = c618.knobs.iter().find(|k| k.name == "kernel").expect("kernel knob");
@@ -124,4 +129,19 @@ fn the_budget_bounds_the_runs() {
     assert!(a.runs <= 20 && a.runs >= 16, "{}", a.runs);
     let e = advise(&s, opts(&["reactor max <= 1ms"], &Family::DEFAULT, 0, 1, 1)).expect_err("budget 0");
     assert!(e.starts_with("--budget 0: allowed 1 to"), "{e}");
+}
+
+/// An I/O target (`io TASK STAT <= D`: block I/O to running again): CFQ
+/// starves a sync read behind a streaming writer; one change fixes it, and
+/// the I/O knobs (ionice, the elevator) are in the catalogue.
+#[test]
+fn an_io_target_is_searched_with_the_io_knobs() {
+    let s = load("scenarios/cfq-starvation.toml", &[("duration", "3s")]);
+    let a = advise(&s, opts(&["io open max <= 100ms"], &Family::DEFAULT, 200, 1, 1)).expect("advice");
+    assert!(!a.baseline.met, "{:?}", a.baseline.targets);
+    let best = a.fixes.first().expect("a fix");
+    assert!(best.eval.met && best.changes.len() == 1, "{best:#?}");
+    assert!(a.sensitivity.iter().any(|r| r.knob.starts_with("ionice of") && r.family == Family::Io));
+    assert!(a.sensitivity.iter().any(|r| r.knob.starts_with("elevator of")));
+    assert!(best.changes[0].apply.iter().all(|l| !l.is_empty()));
 }

@@ -94,7 +94,14 @@ pub fn commands(s: &Scenario, how: &Apply, st: &Setting) -> Vec<String> {
                 "# Kubernetes: no pod field sets a CFS burst".into(),
             ]
         }
-        Apply::Affinity { tasks } => tasks.iter().map(|(t, cpus)| format!("taskset -pc {cpus} {}", tids(t))).collect(),
+        Apply::Affinity { tasks } => {
+            let mut v: Vec<String> = tasks.iter().map(|(t, cpus)| format!("taskset -pc {cpus} {}", tids(t))).collect();
+            v.push(
+                "# Kubernetes: kubelet cpuManagerPolicy: static gives a Guaranteed pod with an integer CPU request exclusive CPUs"
+                    .into(),
+            );
+            v
+        }
         Apply::Isolcpus { cpus, task } => vec![
             format!("# add isolcpus={cpus} to the kernel command line (GRUB_CMDLINE_LINUX), update-grub, reboot"),
             format!("taskset -pc {cpus} {}", tids(task)),
@@ -105,6 +112,21 @@ pub fn commands(s: &Scenario, how: &Apply, st: &Setting) -> Vec<String> {
             "idle" => vec![format!("chrt --idle -p 0 {}", tids(task))],
             "fifo" => vec![format!("chrt --fifo -p {} {}", v("rt_priority"), tids(task))],
             other => vec![format!("# policy {other}")],
+        },
+        Apply::Deadline { task } => vec![format!(
+            "chrt --deadline --sched-runtime {} --sched-deadline {} --sched-period {} -p 0 {}",
+            ns_of(&v("dl_runtime")),
+            ns_of(&v("dl_deadline")),
+            ns_of(&v("dl_period")),
+            tids(task)
+        )],
+        Apply::Ionice { task } => match v("ionice").as_str() {
+            "idle" => vec![format!("ionice -c 3 -p {}", tids(task))],
+            other => {
+                let (class, level) = other.split_once('/').unwrap_or(("be", "4"));
+                let c = if class == "rt" { 1 } else { 2 };
+                vec![format!("ionice -c {c} -n {level} -p {}", tids(task))]
+            }
         },
         Apply::Slice { task } => slice_commands(s, task, ns_of(&v("slice"))),
         Apply::Elevator { device } => vec![format!("echo {} > /sys/block/<{device}>/queue/scheduler", v("elevator"))],

@@ -36,6 +36,8 @@ pub struct TaskLot {
     /// Its p99 and max delay, each raised to a wait still open at the end.
     pub p99_ns: u64,
     pub max_ns: u64,
+    /// Its longest I/O stall (block I/O to running again), when it did I/O.
+    pub io_max_ns: Option<u64>,
 }
 
 /// A candidate's figures.
@@ -84,6 +86,18 @@ pub fn evaluate(targets: &[Target], s: &Scenario, reports: &[RunReport]) -> Eval
                 }),
                 p99_ns: per(&|r| delay(r).map_or(0, |d| d.p99_ns.max(d.open_max_ns))),
                 max_ns: per(&|r| delay(r).map_or(0, |d| d.worst_ns())),
+                io_max_ns: reports.iter().any(|r| r.tasks.iter().any(|t| t.name == *name && t.io_stall.is_some())).then(
+                    || {
+                        per(&|r| {
+                            r.tasks
+                                .iter()
+                                .filter(|t| t.name == *name)
+                                .filter_map(|t| t.io_stall.map(|d| d.worst_ns()))
+                                .max()
+                                .unwrap_or(0)
+                        })
+                    },
+                ),
             }
         })
         .collect();
@@ -102,7 +116,7 @@ pub struct SideEffect {
     pub task: String,
     pub before: TaskLot,
     pub after: TaskLot,
-    /// Its p99 or max delay grew by more than 25 % (and 100 µs): the fix
+    /// Its p99 or max delay, or its longest I/O stall, grew by more than 25 % (and 100 µs): the fix
     /// moved delay onto it.
     pub delay_moved: bool,
     /// Its CPU share fell by more than 10 % of what it had.
@@ -126,7 +140,9 @@ pub fn side_effects(before: &Evaluation, after: &Evaluation, victim: &str) -> Ve
             let b = before.tasks.iter().find(|b| b.name == a.name)?;
             Some(SideEffect {
                 task: a.name.clone(),
-                delay_moved: grew(b.p99_ns, a.p99_ns) || grew(b.max_ns, a.max_ns),
+                delay_moved: grew(b.p99_ns, a.p99_ns)
+                    || grew(b.max_ns, a.max_ns)
+                    || grew(b.io_max_ns.unwrap_or(0), a.io_max_ns.unwrap_or(0)),
                 share_lost: a.cpu_ppm * 10 < b.cpu_ppm * 9,
                 before: b.clone(),
                 after: a.clone(),

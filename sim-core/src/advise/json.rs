@@ -26,7 +26,7 @@ fn eval(a: &Advice, e: &Evaluation) -> Value {
 }
 
 fn lot(t: &TaskLot) -> Value {
-    json!({ "task": t.name, "cpu_ppm": t.cpu_ppm, "completed": t.completed, "p99_ns": t.p99_ns, "max_ns": t.max_ns })
+    json!({ "task": t.name, "cpu_ppm": t.cpu_ppm, "completed": t.completed, "p99_ns": t.p99_ns, "max_ns": t.max_ns, "io_max_ns": t.io_max_ns })
 }
 
 fn effect(e: &SideEffect) -> Value {

@@ -125,6 +125,9 @@ pub enum Apply {
     Isolcpus { cpus: String, task: String },
     Nice { task: String },
     Policy { task: String },
+    /// `chrt --deadline` with the setting's runtime, deadline and period.
+    Deadline { task: String },
+    Ionice { task: String },
     Slice { task: String },
     Elevator { device: String },
     Hz,
@@ -225,6 +228,10 @@ fn one(label: impl Into<String>, sets: Vec<(String, String)>) -> Setting {
 pub struct Roles<'a> {
     pub victim: &'a str,
     pub culprits: Vec<&'a str>,
+    /// The victim's CPU time per activation and time between activations
+    /// in the baseline (mean over its instances' wake-ups), for a
+    /// SCHED_DEADLINE reservation; None when it did not wake.
+    pub activation: Option<(u64, u64)>,
 }
 
 /// The knobs of `families` for `s`. Every setting is tried on the scenario
@@ -452,6 +459,9 @@ fn task_knobs(s: &Scenario, roles: &Roles, out: &mut Vec<Knob>) {
                 vec![set(task_key(roles.victim, "policy"), "fifo"), set(task_key(roles.victim, "rt_priority"), "50")],
             )],
         });
+        if let Some((run, period)) = roles.activation {
+            out.push(deadline_knob(roles.victim, run, period));
+        }
         if s.spec.kernel.has_custom_slices() {
             out.push(Knob {
                 name: format!("slice of {}", roles.victim),
@@ -463,6 +473,21 @@ fn task_knobs(s: &Scenario, roles: &Roles, out: &mut Vec<Knob>) {
                     .iter()
                     .map(|x| one(format!("slice {x}"), vec![set(task_key(roles.victim, "slice"), *x)]))
                     .collect(),
+            });
+        }
+    }
+    if !s.spec.devices.is_empty() {
+        // I/O priority (`ioprio_set`): the victim's I/O first, culprits' last.
+        let mut ionice = vec![(roles.victim, "rt/4", Needs::Root)];
+        ionice.extend(roles.culprits.iter().map(|c| (*c, "idle", Needs::Owner)));
+        for (t, class, needs) in ionice {
+            out.push(Knob {
+                name: format!("ionice of {t}"),
+                family: Family::Io,
+                needs,
+                shifts_share: true,
+                apply: Apply::Ionice { task: t.to_string() },
+                settings: vec![one(format!("ionice {class}"), vec![set(task_key(t, "ionice"), class)])],
             });
         }
     }
@@ -496,6 +521,39 @@ fn task_knobs(s: &Scenario, roles: &Roles, out: &mut Vec<Knob>) {
                 .map(|p| one(format!("SCHED_{}", p.to_uppercase()), vec![set(task_key(c, "policy"), *p)]))
                 .collect(),
         });
+    }
+}
+
+/// SCHED_DEADLINE for the victim: a reservation of its measured CPU time
+/// per activation with a margin (×1.25 and ×2, rounded up to 10 µs) every
+/// activation period, deadline = period (implicit deadline, as `chrt
+/// --deadline` is usually given). The model's admission test
+/// (`__dl_overflow`) refuses what does not fit, and the catalogue drops it.
+fn deadline_knob(victim: &str, run_ns: u64, period_ns: u64) -> Knob {
+    let round = |ns: u64| ns.div_ceil(10_000) * 10_000;
+    let period = round(period_ns).max(10_000);
+    let settings = [(5u64, 4u64), (2, 1)]
+        .iter()
+        .map(|&(num, den)| {
+            let runtime = round(run_ns * num / den).min(period);
+            one(
+                format!("SCHED_DEADLINE {}/{}", crate::time::format_duration(runtime), crate::time::format_duration(period)),
+                vec![
+                    set(task_key(victim, "policy"), "deadline"),
+                    set(task_key(victim, "dl_runtime"), format!("{runtime}ns")),
+                    set(task_key(victim, "dl_deadline"), format!("{period}ns")),
+                    set(task_key(victim, "dl_period"), format!("{period}ns")),
+                ],
+            )
+        })
+        .collect();
+    Knob {
+        name: format!("deadline of {victim}"),
+        family: Family::Task,
+        needs: Needs::Root,
+        shifts_share: true,
+        apply: Apply::Deadline { task: victim.to_string() },
+        settings,
     }
 }
 

@@ -277,7 +277,11 @@ impl Advisor {
                     return;
                 }
                 self.culprits = culprits(self.baseline_report.as_ref(), &self.base, &self.victim);
-                let roles = Roles { victim: &self.victim, culprits: self.culprits.iter().map(String::as_str).collect() };
+                let roles = Roles {
+                    victim: &self.victim,
+                    culprits: self.culprits.iter().map(String::as_str).collect(),
+                    activation: activation(self.baseline_report.as_ref(), &self.base, &self.victim),
+                };
                 self.catalogue = catalogue(&self.base, &roles, &self.opts.families);
             }
             Stage::Screen | Stage::Combine(_) => {
@@ -365,6 +369,28 @@ impl Advisor {
     pub fn knob(&self, k: usize) -> &Knob {
         &self.catalogue.knobs[k]
     }
+}
+
+/// The victim's mean CPU time per wake-up in a run, and its period: the
+/// program's `sleep_until` period when it has one (delays in the baseline
+/// make releases run late or merge, so counting wake-ups overstates it),
+/// else the mean time between its wake-ups per instance. None without wake-ups.
+fn activation(r: Option<&RunReport>, s: &Scenario, victim: &str) -> Option<(u64, u64)> {
+    let r = r?;
+    let declared_period = s.spec.tasks.iter().find(|t| t.name == victim).and_then(|t| {
+        t.program.steps.iter().find_map(|st| match st {
+            crate::workload::program::Step::SleepUntil { period_ns, .. } => Some(*period_ns),
+            _ => None,
+        })
+    });
+    let mine: Vec<&crate::report::run::TaskReport> = r.tasks.iter().filter(|t| t.name == victim).collect();
+    let wakeups: u64 = mine.iter().map(|t| t.wakeup_delay.count).sum();
+    let runtime: u64 = mine.iter().map(|t| t.runtime_ns).sum();
+    if wakeups == 0 {
+        return None;
+    }
+    let per_instance = wakeups / (mine.len() as u64).max(1);
+    Some((runtime / wakeups, declared_period.unwrap_or(r.sim_time_ns / per_instance.max(1))))
 }
 
 /// The tasks that held the victim's CPU while it waited, by time held

@@ -55,6 +55,9 @@ impl Stat {
 pub enum Subject {
     Task(String),
     Requests(String),
+    /// A task declaration's I/O stalls: from blocking on block I/O to
+    /// running again (`io_stall`), the worst instance's figure.
+    TaskIo(String),
 }
 
 /// One goal: `reactor p99 <= 1ms`, `request queries p99 <= 5ms`.
@@ -70,7 +73,7 @@ pub struct Target {
 /// The most targets one search takes.
 pub const TARGETS_MAX: usize = 8;
 
-const TARGET_FORMS: &str = "expected 'TASK STAT <= DURATION' or 'request SOURCE STAT <= DURATION', \
+const TARGET_FORMS: &str = "expected 'TASK STAT <= DURATION', 'io TASK STAT <= DURATION' or 'request SOURCE STAT <= DURATION', \
      STAT one of p50, p90, p99, p999, max (e.g. --target 'reactor p99 <= 1ms')";
 
 impl Target {
@@ -81,6 +84,7 @@ impl Target {
         let words: Vec<&str> = text.split_whitespace().collect();
         let (subject, rest) = match words.as_slice() {
             ["request", source, rest @ ..] => (Subject::Requests((*source).to_string()), rest),
+            ["io", task, rest @ ..] => (Subject::TaskIo((*task).to_string()), rest),
             [task, rest @ ..] => (Subject::Task((*task).to_string()), rest),
             [] => return Err(err(TARGET_FORMS.into())),
         };
@@ -101,7 +105,7 @@ impl Target {
     pub fn check(&self, s: &Scenario) -> Result<(), String> {
         let spec = &s.spec;
         match &self.subject {
-            Subject::Task(name) => {
+            Subject::Task(name) | Subject::TaskIo(name) => {
                 let declared: Vec<&str> =
                     spec.tasks.iter().filter(|t| !t.machine_background).map(|t| t.name.as_str()).collect();
                 if !declared.contains(&name.as_str()) {
@@ -137,6 +141,13 @@ impl Target {
             Subject::Requests(name) => {
                 r.requests.iter().find(|q| &q.source == name).map_or(0, |q| self.stat.of(&q.latency))
             }
+            Subject::TaskIo(name) => r
+                .tasks
+                .iter()
+                .filter(|t| &t.name == name)
+                .filter_map(|t| t.io_stall.as_ref().map(|d| self.stat.of(d)))
+                .max()
+                .unwrap_or(0),
         }
     }
 
@@ -144,7 +155,7 @@ impl Target {
     /// task, or a request route's first task.
     pub fn task<'a>(&'a self, s: &'a Scenario) -> Option<&'a str> {
         match &self.subject {
-            Subject::Task(n) => Some(n),
+            Subject::Task(n) | Subject::TaskIo(n) => Some(n),
             Subject::Requests(src) => s.spec.sources.iter().find(|x| &x.name == src).and_then(|x| {
                 x.route.first().and_then(|&i| s.spec.tasks.get(i)).map(|t| t.name.as_str())
             }),
@@ -161,6 +172,8 @@ mod tests {
         let t = Target::parse("reactor  p99 <= 1ms").unwrap();
         assert_eq!((t.text.as_str(), t.stat, t.limit_ns), ("reactor p99 <= 1ms", Stat::P99, 1_000_000));
         assert_eq!(t.subject, Subject::Task("reactor".into()));
+        let io = Target::parse("io open max <= 50ms").unwrap();
+        assert_eq!((io.subject, io.limit_ns), (Subject::TaskIo("open".into()), 50_000_000));
         let r = Target::parse("request queries max <= 4.5ms").unwrap();
         assert_eq!((r.subject, r.stat, r.limit_ns), (Subject::Requests("queries".into()), Stat::Max, 4_500_000));
         for (bad, says) in [

@@ -20,6 +20,7 @@ fn targets_line(a: &Advice, e: &Evaluation) -> String {
             let subject = match &t.subject {
                 sim_core::TargetSubject::Task(n) => n.clone(),
                 sim_core::TargetSubject::Requests(n) => format!("request {n}"),
+                sim_core::TargetSubject::TaskIo(n) => format!("io {n}"),
             };
             format!("{subject} {} {}", t.stat.name(), band(s))
         })
@@ -66,7 +67,7 @@ fn fix_block(out: &mut String, a: &Advice, i: usize, f: &Fix) {
             notes.push("LOST CPU SHARE");
         }
         effects.push(format!(
-            "{}: cpu {}→{}{}, p99 {}→{}, max {}→{}{}",
+            "{}: cpu {}→{}{}, p99 {}→{}, max {}→{}{}{}",
             e.task,
             pct(e.before.cpu_ppm),
             pct(e.after.cpu_ppm),
@@ -78,6 +79,10 @@ fn fix_block(out: &mut String, a: &Advice, i: usize, f: &Fix) {
             format_duration(e.after.p99_ns),
             format_duration(e.before.max_ns),
             format_duration(e.after.max_ns),
+            match (e.before.io_max_ns, e.after.io_max_ns) {
+                (Some(b), Some(x)) => format!(", I/O stall max {}→{}", format_duration(b), format_duration(x)),
+                _ => String::new(),
+            },
             if notes.is_empty() { String::new() } else { format!(" ({})", notes.join(", ")) }
         ));
     }
@@ -182,7 +187,11 @@ pub fn render(a: &Advice, file: &str) -> String {
             }
             None => {}
         }
-        let _ = writeln!(out, "  (one-hog bound: {})", w.bound_rule);
+        if w.before.is_some() {
+            let _ = writeln!(out, "  (one-hog bound: {})", w.bound_rule);
+        } else {
+            let _ = writeln!(out, "  no scheduling delay in the baseline's first run");
+        }
     }
     if !a.skipped.is_empty() {
         let _ = writeln!(out, "\n{} setting(s) the scenario refused, not searched:", a.skipped.len());
