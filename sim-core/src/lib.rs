@@ -94,6 +94,14 @@ pub use import::{DelayFigures, Import, ImportError, ImportOptions, ImportedTask,
 /// and `sim-cli import`'s scenario builder and its report against a replay.
 pub use report::import::{ImportReport, ImportRow, import_report};
 
+/// The settings advisor (`sim-cli advise`): targets, the knob catalogue,
+/// the stepwise search and its answer.
+pub use advise::effects::{Evaluation, SideEffect, Spread, TaskLot};
+pub use advise::json::advice_json;
+pub use advise::knobs::{Family as KnobFamily, Needs as KnobNeeds};
+pub use advise::search::{AdviseOptions, Advisor, BUDGET_MAX as ADVISE_BUDGET_MAX, Candidate, Judged, Stopped};
+pub use advise::target::{Stat as TargetStat, Subject as TargetSubject, Target};
+pub use advise::{Advice, Change, Fix, SensitivityRow, Why, WorstWait, advice, advise, best_met};
 /// Block devices and elevators: specs, presets, the flash curve and its fit to fio samples.
 pub use block::bfq::GROUP_WEIGHT_DEFAULT as BFQ_GROUP_WEIGHT_DEFAULT;
 pub use block::device::curve::curve_table;
@@ -181,14 +189,6 @@ pub use sched::weights::PRIO_TO_WEIGHT;
 /// JSON Schemas of the scenario format and the report.
 #[cfg(feature = "schema")]
 pub use schema::{report_schema, scenario_schema};
-/// The settings advisor (`sim-cli advise`): targets, the knob catalogue,
-/// the stepwise search and its answer.
-pub use advise::effects::{Evaluation, SideEffect, Spread, TaskLot};
-pub use advise::knobs::{Family as KnobFamily, Needs as KnobNeeds};
-pub use advise::search::{AdviseOptions, Advisor, BUDGET_MAX as ADVISE_BUDGET_MAX, Candidate, Judged, Stopped};
-pub use advise::target::{Stat as TargetStat, Subject as TargetSubject, Target};
-pub use advise::json::advice_json;
-pub use advise::{Advice, Change, Fix, SensitivityRow, WorstWait, Why, advice, advise, best_met};
 /// Sweeps: a grid of settings, each point a run, ranked by a metric.
 pub use sweep::{
     Axis, Grid, Metric, PointResult, run_point, sort_by_metric, validate as validate_sweep,

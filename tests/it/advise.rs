@@ -39,8 +39,11 @@ fn a_pair_is_found_when_no_single_knob_meets_both_targets_and_it_reruns_as_claim
     // Fewest changes first: no listed fix has more changes than a later one.
     assert!(a.fixes.windows(2).all(|w| w[0].changes.len() <= w[1].changes.len()));
     // The set list, verbatim as `--set KEY=VALUE`, at every point of the band.
-    let pairs: Vec<(String, String)> =
-        best.set().iter().map(|kv| kv.split_once('=').map(|(k, v)| (k.to_string(), v.to_string())).expect("k=v")).collect();
+    let pairs: Vec<(String, String)> = best
+        .set()
+        .iter()
+        .map(|kv| kv.split_once('=').map(|(k, v)| (k.to_string(), v.to_string())).expect("k=v"))
+        .collect();
     let refs: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     let fixed = s.with_overrides(&refs).expect("the set list applies");
     let plan = BandPlan::new(2, 2).expect("plan");
@@ -80,7 +83,10 @@ fn each_model_gets_its_own_knobs_and_files() {
         commands(s, &k.apply, &k.settings[0]).join("\n")
     };
     assert!(line(&c44, &s44, "sched_latency_ns").starts_with("sysctl -w kernel.sched_latency_ns=1000000"));
-    assert!(line(&c44, &s44, "feature GENTLE_FAIR_SLEEPERS").contains("NO_GENTLE_FAIR_SLEEPERS > /sys/kernel/debug/sched_features"));
+    assert!(
+        line(&c44, &s44, "feature GENTLE_FAIR_SLEEPERS")
+            .contains("NO_GENTLE_FAIR_SLEEPERS > /sys/kernel/debug/sched_features")
+    );
     assert!(!c44.knobs.iter().any(|k| k.name == "base_slice_ns" || k.name.starts_with("slice of")));
     let s618 = load("scenarios/validation/06-three-hogs.toml", &[]);
     let c618 = built(&s618, "reactor", &["hog"], &Family::ALL);
@@ -95,7 +101,9 @@ fn each_model_gets_its_own_knobs_and_files() {
     // HZ and the kernel are knobs only when asked; every other model is offered.
     let kernel = c618.knobs.iter().find(|k| k.name == "kernel").expect("kernel knob");
     assert_eq!(kernel.settings.len(), 3);
-    assert!(!built(&s618, "reactor", &["hog"], &Family::DEFAULT).knobs.iter().any(|k| k.name == "kernel" || k.name == "HZ"));
+    assert!(
+        !built(&s618, "reactor", &["hog"], &Family::DEFAULT).knobs.iter().any(|k| k.name == "kernel" || k.name == "HZ")
+    );
     // Every setting the catalogue keeps loads.
     for k in c44.knobs.iter().chain(&c618.knobs) {
         assert!(!k.settings.is_empty(), "{}", k.name);

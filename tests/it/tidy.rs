@@ -213,10 +213,24 @@ fn versions_are_named_only_in_the_version_module() {
 /// not import: recorders never see the engine or the reports built on them.
 const LAYERS: &[(&str, &[&str])] = &[
     ("metrics/", &["crate::engine", "crate::report", "crate::plot", "crate::export", "crate::sweep", "crate::advise"]),
-    ("sched/", &["crate::engine", "crate::report", "crate::plot", "crate::export", "crate::sweep", "crate::scenario", "crate::advise"]),
+    (
+        "sched/",
+        &[
+            "crate::engine",
+            "crate::report",
+            "crate::plot",
+            "crate::export",
+            "crate::sweep",
+            "crate::scenario",
+            "crate::advise",
+        ],
+    ),
     ("block/", &["crate::engine", "crate::report", "crate::plot", "crate::export", "crate::sweep", "crate::advise"]),
     ("workload/", &["crate::engine", "crate::report", "crate::plot", "crate::export", "crate::sweep", "crate::advise"]),
-    ("userspace_io/", &["crate::engine", "crate::report", "crate::plot", "crate::export", "crate::sweep", "crate::advise"]),
+    (
+        "userspace_io/",
+        &["crate::engine", "crate::report", "crate::plot", "crate::export", "crate::sweep", "crate::advise"],
+    ),
     ("import/", &["crate::engine", "crate::report", "crate::plot", "crate::export", "crate::sweep", "crate::advise"]),
     // The advisor sits on top of the reports: nothing it uses imports it.
     ("engine/", &["crate::advise"]),

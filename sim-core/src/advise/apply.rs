@@ -9,6 +9,7 @@
 //!   /sys/kernel/debug/sched_features (core.c, `sched_init_debug`).
 //! - 5.13 and later: both moved to debugfs, /sys/kernel/debug/sched/
 //!   (`base_slice_ns`, `features`: 6.x debug.c, `sched_init_debug`).
+//!
 //! The model's `TunablesAt` rule says which.
 
 use super::knobs::{Apply, Setting};

@@ -415,7 +415,7 @@ fn affinity(s: &Scenario, roles: &Roles, v: &crate::scenario::TaskSpec, out: &mu
         apply: Apply::Affinity { tasks },
         settings: vec![one(format!("{} on {vtext}, culprits on {rtext}", roles.victim), sets)],
     });
-    if s.spec.machine.isolcpus.len() == 0 && v.count == 1 {
+    if s.spec.machine.isolcpus.is_empty() && v.count == 1 {
         out.push(Knob {
             name: "isolcpus".into(),
             family: Family::Placement,

@@ -260,7 +260,7 @@ pub fn advise(base: &Scenario, opts: search::AdviseOptions) -> Result<Advice, St
     // Bounded: each batch spends at least one run of the finite budget, and
     // an empty batch ends the search.
     loop {
-        let batch = adv.next();
+        let batch = adv.next_batch();
         if batch.is_empty() {
             break;
         }

@@ -3,7 +3,7 @@
 //! fewest changes first, until the targets are met or the budget of runs is
 //! spent. Every candidate is judged over a band of tick phases and seeds.
 //!
-//! Pure and stepwise: `Advisor::next` hands out a batch of candidates, the
+//! Pure and stepwise: `Advisor::next_batch` hands out a batch of candidates, the
 //! front end runs their band points (in parallel if it likes) and hands the
 //! reports back through `Advisor::record`. The order runs finish in changes
 //! nothing: a batch's results go back in the batch's order.
@@ -198,7 +198,7 @@ impl Advisor {
     }
 
     /// The next batch to run; empty when the search is over.
-    pub fn next(&mut self) -> Vec<Candidate> {
+    pub fn next_batch(&mut self) -> Vec<Candidate> {
         loop {
             let batch = match self.stage {
                 Stage::Done => return Vec::new(),

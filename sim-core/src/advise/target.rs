@@ -93,7 +93,7 @@ impl Target {
         if *op != "<=" {
             return Err(err(format!("`{op}`: a target is an upper bound, written `<=`")));
         }
-        let limit_ns = parse_duration(limit).map_err(|e| err(e))?;
+        let limit_ns = parse_duration(limit).map_err(err)?;
         if limit_ns == 0 {
             return Err(err("a bound of 0 cannot be met by any delay distribution with a wait in it".into()));
         }

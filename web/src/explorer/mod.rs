@@ -15,8 +15,9 @@ mod band;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sim_core::{
-    Bands, CurveBand, DelayChart, EventBudget, IoChart, LatencySummary, LimiterChart, OccupancyChart, RunReport, Scenario, ScenarioError,
-    Secs, Simulation, StopReason, Timeline, io_charts, limiter_charts, partial_warning, report_json,
+    Bands, CurveBand, DelayChart, EventBudget, IoChart, LatencySummary, LimiterChart, OccupancyChart, RunReport,
+    Scenario, ScenarioError, Secs, Simulation, StopReason, Timeline, io_charts, limiter_charts, partial_warning,
+    report_json,
 };
 
 /// Splits the page's overrides, one `key=value` per line as after `--set`.

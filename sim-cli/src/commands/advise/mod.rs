@@ -14,7 +14,8 @@ use sim_core::{AdviseOptions, Advisor, BandPlan, KnobFamily, RunReport, Target};
 /// The answer's text (or JSON), and the first fix's `--set`s when it meets
 /// every target (what `--verify` measures).
 pub fn advise(a: &AdviseArgs) -> Result<(String, Option<Vec<String>>)> {
-    let targets = a.target.iter().map(|t| Target::parse(t)).collect::<Result<Vec<_>, _>>().map_err(anyhow::Error::msg)?;
+    let targets =
+        a.target.iter().map(|t| Target::parse(t)).collect::<Result<Vec<_>, _>>().map_err(anyhow::Error::msg)?;
     let families = KnobFamily::parse_list(&a.knobs).map_err(anyhow::Error::msg)?;
     let band = BandPlan::new(a.phases, a.seeds).map_err(anyhow::Error::msg)?;
     let mut base = crate::input::load(&a.common, &a.common.set)?;
@@ -31,7 +32,7 @@ pub fn advise(a: &AdviseArgs) -> Result<(String, Option<Vec<String>>)> {
     let bar = crate::progress::bar(a.budget, "runs", !a.common.json);
     // Bounded: every batch spends runs of the finite budget; an empty batch ends it.
     loop {
-        let batch = adv.next();
+        let batch = adv.next_batch();
         if batch.is_empty() {
             break;
         }

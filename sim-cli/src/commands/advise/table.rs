@@ -145,7 +145,15 @@ pub fn render(a: &Advice, file: &str) -> String {
         );
         let _ = writeln!(out, "  {:<34} {:<10} {:<40} {:>7}  targets", "knob", "family", "best setting", "score");
         let base_score = a.baseline.score;
-        let _ = writeln!(out, "  {:<34} {:<10} {:<40} {:>7}  {}", "(as given)", "", "", format!("{:.2}", base_score as f64 / 1e6), targets_line(a, &a.baseline));
+        let _ = writeln!(
+            out,
+            "  {:<34} {:<10} {:<40} {:>7}  {}",
+            "(as given)",
+            "",
+            "",
+            format!("{:.2}", base_score as f64 / 1e6),
+            targets_line(a, &a.baseline)
+        );
         for r in &a.sensitivity {
             let _ = writeln!(
                 out,
@@ -167,7 +175,10 @@ pub fn render(a: &Advice, file: &str) -> String {
             let _ = writeln!(out, "\nNo fix meets every target ({}); the closest:", a.stopped.text());
         }
         Some(_) => {
-            let _ = writeln!(out, "\nFixes (fewest changes, then the least needed, then the fewest costs moved to others):");
+            let _ = writeln!(
+                out,
+                "\nFixes (fewest changes, then the least needed, then the fewest costs moved to others):"
+            );
         }
     }
     for (i, f) in a.fixes.iter().enumerate() {

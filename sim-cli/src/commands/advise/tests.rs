@@ -39,7 +39,8 @@ fn the_answer_is_the_same_for_any_jobs_and_its_fix_reruns_and_meets_the_target()
     let fix = &v["fixes"][0];
     assert_eq!(fix["eval"]["met"], true, "some setting fixes it: {}", v["fixes"]);
     // Re-run the first fix as `run --set …` would, at every point of its band.
-    let sets: Vec<String> = fix["set"].as_array().expect("set").iter().map(|s| s.as_str().expect("str").to_string()).collect();
+    let sets: Vec<String> =
+        fix["set"].as_array().expect("set").iter().map(|s| s.as_str().expect("str").to_string()).collect();
     let base = crate::input::with_sets(&sim_core::Scenario::from_toml("t.toml", SCENARIO).expect("scenario"), &sets)
         .expect("the set list applies verbatim");
     let plan = BandPlan::new(2, 2).expect("plan");
@@ -49,7 +50,9 @@ fn the_answer_is_the_same_for_any_jobs_and_its_fix_reruns_and_meets_the_target()
         assert!(max <= 1_000_000, "{sets:?} at {p:?}: max {max}");
     }
     // Each change says how to apply it.
-    assert!(fix["changes"].as_array().expect("changes").iter().all(|c| !c["apply"].as_array().expect("apply").is_empty()));
+    assert!(
+        fix["changes"].as_array().expect("changes").iter().all(|c| !c["apply"].as_array().expect("apply").is_empty())
+    );
     let text = advise(&args(&p, &flags[..flags.len() - 1])).expect("text").0;
     assert!(text.contains("Sensitivity") && text.contains("apply:") && text.contains("Why (reactor"), "{text}");
     std::fs::remove_file(&p).ok();

@@ -428,7 +428,9 @@ impl Predictor {
         let sim = with_noise(
             crate::input::with_sets(scenario, overrides).context("applying the measured machine to the scenario")?,
         )?;
-        plan.points(&sim).iter().try_for_each(|p| plan.scenario(&sim, p).map(drop).map_err(|e| anyhow::anyhow!("{e}")))?;
+        plan.points(&sim)
+            .iter()
+            .try_for_each(|p| plan.scenario(&sim, p).map(drop).map_err(|e| anyhow::anyhow!("{e}")))?;
         let also = match pred.also_kernel {
             Some(v) => {
                 let mut sets = machine_only.to_vec();
