@@ -279,7 +279,8 @@ mod tests {
 
     /// perf sched script of this machine: a two-word comm, `pid/tid`, `R+`,
     /// migrations and other tracepoints (sched_stat_runtime, fork) in it; read
-    /// gzipped; the cut copy is refused at its cut line.
+    /// gzipped; the cut copy is refused at its cut line. sched_stat_runtime is
+    /// parsed (`measure` reads run times from it) but the import leaves it out.
     #[test]
     fn a_real_perf_trace_parses_and_its_cut_copy_is_refused_at_the_line() {
         let text = text_of("small.txt.gz");
@@ -300,7 +301,13 @@ mod tests {
         let migrate_lines = text.lines().filter(|l| l.contains("sched:sched_migrate_task:")).count();
         assert_eq!((plus, migrations), (3, migrate_lines));
         assert!(migrations >= 10);
-        assert!(text.contains("sched:sched_stat_runtime"), "other tracepoints are in the text and skipped");
+        assert!(text.contains("sched:sched_stat_runtime"));
+        let charged = recs.iter().filter(|r| matches!(r.event, sim_core::SchedEvent::StatRuntime { .. })).count();
+        assert_eq!(
+            charged,
+            text.lines().filter(|l| l.contains("sched:sched_stat_runtime:")).count(),
+            "each is a record"
+        );
         let out = command(&Args::of(&real("small.txt.gz"))).unwrap();
         assert!(out.contains("`web content`") && out.contains("name = \"web_content\""), "{out}");
         assert!(out.contains("# 2 CPUs online (trace header)") && out.contains("6.18.44-fc-v669"), "{out}");

@@ -72,6 +72,9 @@ pub fn header(r: &sim_core::RunReport, m: &MeasuredInfo, out: &mut String) {
         },
         m.perf_missing.as_ref().map_or(String::new(), |w| format!("; perf not used: {w}")),
     );
+    for n in &m.perf_notes {
+        let _ = writeln!(out, "note: {n}");
+    }
     if !m.applied.is_empty() {
         let list: Vec<String> = m.applied.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let _ = writeln!(out, "applied for the run (restored): {}", list.join(" "));

@@ -16,7 +16,7 @@ pub mod track;
 
 use std::fmt;
 
-use sched_text::{SchedLine, TraceHeader};
+use sched_text::{SchedEvent, SchedLine, SchedRecord, TraceHeader};
 use track::Tracker;
 
 use crate::sched::model::KernelModel;
@@ -151,6 +151,10 @@ impl Importer {
         self.line += 1;
         let kind = sched_text::parse_line_kind(raw).map_err(|why| self.error(Some(self.line), raw.trim(), why))?;
         match kind {
+            // The builder fits what the switches and wake-ups show; the
+            // kernel's charges (sched_stat_runtime) are for `measure`, so the
+            // line counts as skipped, as it did before it was parsed.
+            SchedLine::Record(SchedRecord { event: SchedEvent::StatRuntime { .. }, .. }) => {}
             SchedLine::Record(r) => {
                 let first = *self.first_record.get_or_insert(r.time_ns);
                 let (from, to) = *self.window_abs.get_or_insert_with(|| match self.opts.window {

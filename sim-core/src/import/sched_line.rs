@@ -97,11 +97,27 @@ pub enum SchedEvent {
         pid: u32,
         prio: i32,
     },
+    /// sched_stat_runtime: the kernel charged `pid` with `runtime_ns` of CPU
+    /// time, the slice that ends at the record's time (6.18 fair.c update_se(),
+    /// from update_curr() for fair tasks and update_curr_common() for the
+    /// other classes; 4.4 fair.c update_curr(), fair tasks only). The payload's
+    /// task may not be the header's (an update_curr() of another CPU's queue).
+    StatRuntime {
+        comm: String,
+        pid: u32,
+        runtime_ns: u64,
+    },
 }
 
 /// The events `parse_script` (measure) reads; `parse_line_kind` reads fork and exit too.
-const EVENTS: [&str; 5] =
-    ["sched_switch", "sched_waking", "sched_wakeup", "sched_wakeup_new", "sched_migrate_task"];
+const EVENTS: [&str; 6] = [
+    "sched_switch",
+    "sched_waking",
+    "sched_wakeup",
+    "sched_wakeup_new",
+    "sched_migrate_task",
+    "sched_stat_runtime",
+];
 
 /// One line of trace text, for streaming readers (`sim-cli import`): the
 /// same rules as [`parse_script`](super::parse_script), plus header facts,
@@ -187,6 +203,7 @@ pub(super) fn parse_body(line: &str, process_events: bool) -> Result<SchedLine, 
             }
         }
         "sched_migrate_task" => parse_migrate(payload)?,
+        "sched_stat_runtime" => parse_stat_runtime(payload)?,
         "sched_process_fork" if process_events => parse_fork(payload)?,
         "sched_process_exit" if process_events => parse_exit(payload)?,
         _ => return Ok(SchedLine::Skipped),
@@ -530,6 +547,29 @@ fn parse_migrate(payload: &str) -> Result<SchedEvent, String> {
         prio: num(prio, "prio", EV)?,
         orig_cpu: num(orig_cpu, "orig_cpu", EV)?,
         dest_cpu: num(dest_cpu, "dest_cpu", EV)?,
+    })
+}
+
+/// `comm=X pid=N runtime=R [ns]` (6.18 sched.h sched_stat_runtime
+/// TP_printk); before 6.8 ` vruntime=V [ns]` follows (4.4, 6.6). A raw
+/// reader (`trace-cmd report -R`) prints the numbers without ` [ns]`.
+fn parse_stat_runtime(payload: &str) -> Result<SchedEvent, String> {
+    const EV: &str = "sched_stat_runtime";
+    fn unit(s: &str) -> &str {
+        s.strip_suffix(" [ns]").unwrap_or(s).trim_end()
+    }
+    let mut s = unit(payload);
+    if let Some(p) = rfind_key(s, " vruntime=") {
+        num::<u64>(s[p + 10..].trim(), "vruntime", EV)?;
+        s = unit(&s[..p]);
+    }
+    let (s, runtime) = last_field(s, " runtime=", EV)?;
+    let (s, pid) = last_field(s, " pid=", EV)?;
+    let comm = comm_field(s.trim_start(), "comm=", EV)?;
+    Ok(SchedEvent::StatRuntime {
+        comm: comm.to_string(),
+        pid: num(pid, "pid", EV)?,
+        runtime_ns: num(runtime, "runtime", EV)?,
     })
 }
 

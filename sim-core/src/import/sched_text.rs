@@ -2,7 +2,8 @@
 //! `trace-cmd report`) for the scheduler tracepoints `sim-cli measure` and
 //! `sim-cli import` need, and turns the records into the per-thread and
 //! per-CPU statistics the simulator reports: wakeup delay, preemption delay,
-//! runtime, switches, migrations and CPU busy time.
+//! runtime (from the switches, and as the kernel charged it through
+//! sched_stat_runtime), switches, migrations and CPU busy time.
 //!
 //! Pure: text in, values out, no I/O. The line parser (sched_line.rs, its
 //! names re-exported here) follows the rules in formats.md §1 "Import format
@@ -18,7 +19,7 @@ use std::fmt;
 mod line;
 pub use line::{SchedEvent, SchedLine, SchedRecord, TraceHeader, parse_line_kind};
 
-/// A line of `perf sched script` text that names one of the five events
+/// A line of `perf sched script` text that names one of the six events
 /// [`parse_script`] reads but cannot be read. `line` counts from 1.
 #[derive(Debug)]
 pub struct ParseError {
@@ -37,9 +38,10 @@ impl fmt::Display for ParseError {
 
 impl std::error::Error for ParseError {}
 
-/// Lines of other events (sched_stat_*, sched_process_*, …), blank lines,
-/// `#` comments and lost-event marks are skipped. A line of one of the five
-/// events [`parse_line_kind`] reads that cannot be parsed is an error
+/// Lines of other events (sched_stat_wait/sleep/iowait, sched_process_*, …),
+/// blank lines, `#` comments and lost-event marks are skipped. A line of one
+/// of the six events [`parse_line_kind`] reads (the five scheduling events
+/// and sched_stat_runtime) that cannot be parsed is an error
 /// (truncated lines included).
 ///
 /// Accepted line forms (the header before the event name):
@@ -75,7 +77,15 @@ pub struct ThreadSched {
     pub wakeup_delays: Vec<(u64, u64)>,
     /// (end_ns, delay_ns): switched out runnable (prev_state R or R+) → next switch in.
     pub preempt_delays: Vec<(u64, u64)>,
+    /// Time on a CPU by the switches: switched in → switched out.
     pub runtime_ns: u64,
+    /// Time on a CPU as the kernel charged it: the thread's sched_stat_runtime
+    /// records, each the slice `[time − runtime, time)` clipped to the window.
+    /// None when the recording has no such record of it from the window's
+    /// start on (tracepoint off, or a class that does not emit it: see
+    /// [`SchedEvent::StatRuntime`]). Unlike `runtime_ns` it does not need the
+    /// switch that put the thread on its CPU.
+    pub accounted_ns: Option<u64>,
     pub switches: u64,
     pub migrations: u64,
     /// A wait still open at the window's end: its length so far.
@@ -89,6 +99,16 @@ pub struct CpuSched {
     pub switches: u64,
     pub migrations_in: u64,
     pub migrations_out: u64,
+    /// `busy_ns` as the kernel charged it (sched_stat_runtime, the same threads).
+    pub accounted_busy_ns: u64,
+    /// Every non-idle task's charged time here, whatever `tids` selects: how
+    /// busy the CPU was.
+    pub accounted_all_ns: u64,
+    /// Switches away from the idle task (pid 0) here, in every record read
+    /// (before the window too). None while the CPU was not always busy
+    /// means the recording lost them, and with them the switches that put
+    /// tasks on the CPU from idle.
+    pub idle_exits: u64,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -211,7 +231,10 @@ fn cpu_slots(records: &[SchedRecord]) -> Vec<CpuSched> {
             | SchedEvent::Wakeup { target_cpu, .. }
             | SchedEvent::WakeupNew { target_cpu, .. } => r.cpu.max(target_cpu),
             SchedEvent::Migrate { orig_cpu, dest_cpu, .. } => r.cpu.max(orig_cpu).max(dest_cpu),
-            SchedEvent::Switch { .. } | SchedEvent::Fork { .. } | SchedEvent::Exit { .. } => r.cpu,
+            SchedEvent::Switch { .. }
+            | SchedEvent::Fork { .. }
+            | SchedEvent::Exit { .. }
+            | SchedEvent::StatRuntime { .. } => r.cpu,
         })
         .max();
     match max_cpu {
@@ -234,7 +257,7 @@ fn finish(threads: BTreeMap<u32, Track>, to_ns: u64, selected: impl Fn(u32) -> b
             State::Running => None,
         };
         th.out.open_wait_ns = open_since.map(|s| to_ns.saturating_sub(s));
-        if th.touched || th.out.runtime_ns > 0 || open_since.is_some() {
+        if th.touched || th.out.runtime_ns > 0 || th.out.accounted_ns.is_some_and(|a| a > 0) || open_since.is_some() {
             th.out.tid = tid;
             out.insert(tid, th.out);
         }
@@ -247,7 +270,8 @@ fn finish(threads: BTreeMap<u32, Track>, to_ns: u64, selected: impl Fn(u32) -> b
 /// (perf script output is); do not assume the window's start finds every task in a known state.
 ///
 /// Records before `from_ns` only establish state (who runs, who waits since
-/// when); records at or after `to_ns` are not read. A thread appears in
+/// when); of the records at or after `to_ns` only sched_stat_runtime is read,
+/// for the part of its slice before `to_ns`. A thread appears in
 /// `threads` when a record in the window names it (as the running task, the
 /// switched task, the woken or migrated one), or it ran or waited during the
 /// window. Delays need a known start: a thread first seen being switched in
@@ -258,6 +282,10 @@ fn finish(threads: BTreeMap<u32, Track>, to_ns: u64, selected: impl Fn(u32) -> b
 /// With `tids`, its figures count the selected threads only: busy time is time
 /// running one of them, switches are those with one of them as prev or next,
 /// migrations move one of them; with None, every non-idle task.
+///
+/// Charged time (sched_stat_runtime) goes to the CPU the record fired on when
+/// it names the header's task, else to the CPU the switches show the task
+/// running on (the kernel updated another CPU's queue), else the record's.
 pub fn summarize(records: &[SchedRecord], from_ns: u64, to_ns: u64, tids: Option<&BTreeSet<u32>>) -> SchedSummary {
     let selected = |tid: u32| tid != 0 && tids.is_none_or(|s| s.contains(&tid));
     let in_window = |t: u64| t >= from_ns && t < to_ns;
@@ -283,7 +311,8 @@ pub fn summarize(records: &[SchedRecord], from_ns: u64, to_ns: u64, tids: Option
     for r in records {
         let t = r.time_ns;
         if t >= to_ns {
-            break;
+            charge(&mut threads, &mut cpus, &current, r, (from_ns, to_ns), selected);
+            continue;
         }
         let c = usize::from(r.cpu);
         let window = in_window(t);
@@ -300,6 +329,9 @@ pub fn summarize(records: &[SchedRecord], from_ns: u64, to_ns: u64, tids: Option
         match &r.event {
             SchedEvent::Switch { prev_comm, prev_pid, prev_state, next_comm, next_pid, .. } => {
                 let (prev, next) = (*prev_pid, *next_pid);
+                if prev == 0 {
+                    cpus[c].idle_exits += 1;
+                }
                 if let Some((tid, since)) = current[c] {
                     // A header/prev mismatch means lost events: credit nothing.
                     let since = if tid == prev { since } else { t };
@@ -334,6 +366,7 @@ pub fn summarize(records: &[SchedRecord], from_ns: u64, to_ns: u64, tids: Option
                 Track::named(&mut threads, *pid, comm, window).forked(t);
             }
             SchedEvent::Fork { .. } | SchedEvent::Exit { .. } => {}
+            SchedEvent::StatRuntime { .. } => charge(&mut threads, &mut cpus, &current, r, (from_ns, to_ns), selected),
             SchedEvent::Migrate { comm, pid, orig_cpu, dest_cpu, .. } => {
                 if *pid == 0 {
                     continue;
@@ -355,6 +388,37 @@ pub fn summarize(records: &[SchedRecord], from_ns: u64, to_ns: u64, tids: Option
         }
     }
     SchedSummary { threads: finish(threads, to_ns, selected), cpus }
+}
+
+/// A sched_stat_runtime record: the kernel's charge of the slice that ends at
+/// its time, clipped to the window (see `ThreadSched::accounted_ns`), to the
+/// CPU `summarize` says. Any other record is not a charge.
+fn charge(
+    threads: &mut BTreeMap<u32, Track>,
+    cpus: &mut [CpuSched],
+    current: &[Option<(u32, u64)>],
+    r: &SchedRecord,
+    (from_ns, to_ns): (u64, u64),
+    selected: impl Fn(u32) -> bool,
+) {
+    let SchedEvent::StatRuntime { comm, pid, runtime_ns } = &r.event else { return };
+    let (t, pid) = (r.time_ns, *pid);
+    if pid == 0 || t < from_ns {
+        return;
+    }
+    let ran = t.min(to_ns).saturating_sub(t.saturating_sub(*runtime_ns).max(from_ns));
+    let cpu = if r.tid == pid {
+        usize::from(r.cpu)
+    } else {
+        current.iter().position(|c| c.is_some_and(|c| c.0 == pid)).unwrap_or(usize::from(r.cpu))
+    };
+    cpus[cpu].accounted_all_ns += ran;
+    if selected(pid) {
+        let th = Track::named(threads, pid, comm, t < to_ns && ran > 0);
+        let acc = th.out.accounted_ns.get_or_insert(0);
+        *acc = acc.saturating_add(ran);
+        cpus[cpu].accounted_busy_ns += ran;
+    }
 }
 
 #[cfg(test)]

@@ -45,13 +45,15 @@ fn migrate(t: u64, cpu: u16, pid: u32, orig_cpu: u16, dest_cpu: u16) -> SchedRec
 #[test]
 fn real_lines_from_this_machine_parse() {
     let recs = parse_script(REAL).expect("the captured fixture parses");
-    // 154 switches, 50 wakings, 7 wakeup_new, 4 migrations; stat_runtime and process_fork skipped.
+    // 154 switches, 50 wakings, 7 wakeup_new, 4 migrations, 262 stat_runtime
+    // (read since measure takes run times from them); process_fork skipped.
     let count = |f: fn(&SchedEvent) -> bool| recs.iter().filter(|r| f(&r.event)).count();
     assert_eq!(count(|e| matches!(e, SchedEvent::Switch { .. })), 154);
     assert_eq!(count(|e| matches!(e, SchedEvent::Waking { .. })), 50);
     assert_eq!(count(|e| matches!(e, SchedEvent::WakeupNew { .. })), 7);
     assert_eq!(count(|e| matches!(e, SchedEvent::Migrate { .. })), 4);
-    assert_eq!(recs.len(), 215);
+    assert_eq!(count(|e| matches!(e, SchedEvent::StatRuntime { .. })), 262);
+    assert_eq!(recs.len(), 215 + 262);
     assert!(recs.windows(2).all(|w| w[0].time_ns <= w[1].time_ns), "perf script output is in time order");
     // Line 426: the one preempted switch, with a `:` in the next comm.
     let line426 = REAL.lines().nth(425).expect("fixture has 484 lines");
@@ -103,7 +105,7 @@ fn real_lines_from_this_machine_parse() {
 fn hand_made_lines_parse() {
     let recs = parse_script(HAND).expect("the hand-made fixture parses");
     let s = |x: &str| x.to_string();
-    assert_eq!(recs.len(), 7, "stat_runtime, call chains, comments and blank lines are skipped");
+    assert_eq!(recs.len(), 8, "call chains, comments and blank lines are skipped");
     assert_eq!(
         recs[0],
         SchedRecord {
@@ -134,13 +136,15 @@ fn hand_made_lines_parse() {
         recs[4].event,
         SchedEvent::Migrate { comm: s("Web Content"), pid: 4242, prio: 120, orig_cpu: 1, dest_cpu: 0 }
     );
-    assert_eq!(recs[5].event, SchedEvent::WakeupNew { comm: s("perf-exec"), pid: 9, prio: 120, target_cpu: 1 });
+    // Before 6.8 sched_stat_runtime has a vruntime too, not kept.
+    assert_eq!(recs[5].event, SchedEvent::StatRuntime { comm: s("perf"), pid: 1, runtime_ns: 4050 });
+    assert_eq!(recs[6].event, SchedEvent::WakeupNew { comm: s("perf-exec"), pid: 9, prio: 120, target_cpu: 1 });
     // Raw ftrace form: `comm-tid [CPU] flags stamp: event:`.
     assert_eq!(
-        (recs[6].time_ns, recs[6].cpu, recs[6].tid, recs[6].comm.as_str()),
+        (recs[7].time_ns, recs[7].cpu, recs[7].tid, recs[7].comm.as_str()),
         (5_075_958_079_000, 2, 1234, "bash")
     );
-    assert!(matches!(&recs[6].event, SchedEvent::Switch { prev_state, next_pid: 0, .. } if prev_state == "T"));
+    assert!(matches!(&recs[7].event, SchedEvent::Switch { prev_state, next_pid: 0, .. } if prev_state == "T"));
 }
 
 #[test]
@@ -241,11 +245,32 @@ fn summarize_hand_made_sequence() {
     assert_eq!((c.runtime_ns, c.switches, c.open_wait_ns), (3000, 1, None));
     let d = th(13);
     assert_eq!((d.runtime_ns, d.switches, d.open_wait_ns), (0, 0, Some(1000)));
+    // No sched_stat_runtime: nothing charged, and the switches' figures stand alone.
+    assert!(s.threads.values().all(|t| t.accounted_ns.is_none()), "{:?}", s.threads);
     assert_eq!(
         s.cpus,
         vec![
-            CpuSched { cpu: 0, busy_ns: 1000 + 3000 + 5000, switches: 2, migrations_in: 0, migrations_out: 1 },
-            CpuSched { cpu: 1, busy_ns: 1800 + 1100 + 1900, switches: 4, migrations_in: 1, migrations_out: 0 },
+            CpuSched {
+                cpu: 0,
+                busy_ns: 1000 + 3000 + 5000,
+                switches: 2,
+                migrations_in: 0,
+                migrations_out: 1,
+                accounted_busy_ns: 0,
+                accounted_all_ns: 0,
+                idle_exits: 1,
+            },
+            CpuSched {
+                cpu: 1,
+                busy_ns: 1800 + 1100 + 1900,
+                switches: 4,
+                migrations_in: 1,
+                migrations_out: 0,
+                accounted_busy_ns: 0,
+                accounted_all_ns: 0,
+                // At 200 (before the window: still read) and 1200; not 11000 (after it).
+                idle_exits: 2,
+            },
         ]
     );
 }
@@ -331,7 +356,7 @@ fn perf_forms_fill_pid_fork_and_exit() {
     // parse_script (measure) still skips fork and exit: the real capture's counts hold.
     let forks = REAL.lines().filter(|l| l.contains("sched_process_fork")).count();
     assert!(forks > 0);
-    assert_eq!(REAL.lines().filter_map(|l| parse_line_kind(l).ok()).filter(|l| matches!(l, SchedLine::Record(_))).count(), 215 + forks);
+    assert_eq!(REAL.lines().filter_map(|l| parse_line_kind(l).ok()).filter(|l| matches!(l, SchedLine::Record(_))).count(), 215 + 262 + forks);
 }
 
 #[test]
@@ -473,4 +498,124 @@ fn perf_unknown_thread_is_not_a_tid() {
     let waking = "             :-1 19409/-1    [001] 75284.699995861:       sched:sched_waking: comm=cyclictest pid=19420 prio=120 target_cpu=001";
     let Ok(SchedLine::Record(r)) = parse_line_kind(waking) else { panic!("{waking}") };
     assert_eq!((r.tid, r.pid, r.comm.as_str()), (0, Some(19409), ":-1"), "unknown waker");
+}
+
+#[test]
+fn stat_runtime_with_and_without_vruntime() {
+    let s = |x: &str| x.to_string();
+    let ev = |line: &str| match parse_line_kind(line) {
+        Ok(SchedLine::Record(r)) => (r.tid, r.event),
+        other => panic!("{line}: {other:?}"),
+    };
+    // 6.8+ (6.18 sched.h TP_printk): no vruntime.
+    let six = "            perf 32623 [000] 21188.772936212: sched:sched_stat_runtime: comm=perf pid=32623 runtime=78235 [ns]";
+    assert_eq!(ev(six), (32623, SchedEvent::StatRuntime { comm: s("perf"), pid: 32623, runtime_ns: 78235 }));
+    // 4.4/6.6: `vruntime=V [ns]` follows; the payload's task may differ from the header's, and a comm may hold ` pid=`.
+    let four = "  sh 1 [001] 5.000000001: sched:sched_stat_runtime: comm=a pid=2 b pid=7 runtime=10 [ns] vruntime=18446744073709551615 [ns]";
+    assert_eq!(ev(four), (1, SchedEvent::StatRuntime { comm: s("a pid=2 b"), pid: 7, runtime_ns: 10 }));
+    // ftrace and `trace-cmd report -R` (numbers without the unit).
+    let ftrace = "          <idle>-0     [001] d.h2. 70079.182767: sched_stat_runtime: comm=rcu_preempt pid=15 runtime=8743 [ns]";
+    assert_eq!(ev(ftrace).1, SchedEvent::StatRuntime { comm: s("rcu_preempt"), pid: 15, runtime_ns: 8743 });
+    let raw = "  x-3 [000] 1.000001: sched_stat_runtime: comm=x pid=3 runtime=5 vruntime=9";
+    assert_eq!(ev(raw).1, SchedEvent::StatRuntime { comm: s("x"), pid: 3, runtime_ns: 5 });
+    // Malformed: refused as the other events' lines are, naming the event and the field.
+    let head = "  perf 1 [000] 1.000000002: sched:sched_stat_runtime:";
+    for (payload, why) in [
+        ("comm=a pid=2 runtime=x [ns]", "sched_stat_runtime: `runtime=x` is not a number in range"),
+        ("comm=a pid=2 runtime=-5 [ns]", "sched_stat_runtime: `runtime=-5` is not a number in range"),
+        ("comm=a pid=99999999999 runtime=5 [ns]", "sched_stat_runtime: `pid=99999999999` is not a number in range"),
+        ("comm=a pid=2 runtime=5 [ns] vruntime=z [ns]", "sched_stat_runtime: `vruntime=z` is not a number in range"),
+        ("comm=a pid=2 runt", "truncated sched_stat_runtime (no `runtime=`)"),
+        ("comm=a runtime=5 [ns]", "truncated sched_stat_runtime (no `pid=`)"),
+        ("a pid=2 runtime=5 [ns]", "sched_stat_runtime: expected `comm=` first"),
+    ] {
+        let line = format!("{head} {payload}");
+        assert_eq!(parse_line_kind(&line), Err(why.to_string()), "{line}");
+        let err = parse_script(&format!("{six}\n{line}\n")).expect_err(&line);
+        assert_eq!((err.line, err.why.as_str()), (2, why));
+    }
+    assert!(parse_line_kind("  perf 1 [000] 1.0: sched:sched_stat_runti").is_err_and(|e| e.contains("no `:` after")));
+}
+
+fn stat(t: u64, cpu: u16, by: u32, pid: u32, runtime_ns: u64) -> SchedRecord {
+    let event = SchedEvent::StatRuntime { comm: format!("t{pid}"), pid, runtime_ns };
+    SchedRecord { time_ns: t, cpu, tid: by, pid: None, comm: format!("t{by}"), in_irq: false, event }
+}
+
+/// Window [1000, 10000) on three CPUs. CPU 1 lost its idle task's events:
+/// W (20) starts there from idle at 3000 with no switch-in recorded.
+fn charged_sequence() -> Vec<SchedRecord> {
+    const A: u32 = 10;
+    const C: u32 = 12;
+    const E: u32 = 14;
+    const W: u32 = 20;
+    vec![
+        switch(500, 0, 0, "R", A),
+        // Before the window: not charged, and not a reason for Some.
+        stat(800, 1, E, E, 600),
+        switch(1200, 2, 0, "R", C),
+        // [800, 1500): 500 in the window.
+        stat(1500, 1, E, E, 700),
+        switch(1500, 1, E, "S", 0),
+        // [500, 2000): 1000.
+        stat(2000, 0, A, A, 1500),
+        // Fired on CPU 0 for C, which the switches show on CPU 2: charged there. [1200, 3000): 1800.
+        stat(3000, 0, A, C, 1800),
+        stat(4000, 1, W, W, 1000),
+        stat(5000, 1, W, W, 1000),
+        // CPU 1 runs the idle task by the switches: W's run is not credited by them.
+        switch(5000, 1, W, "S", 0),
+        // After the window: only the part of its slice before 10000, [2000, 10500): 8000.
+        stat(10_500, 0, A, A, 8500),
+        switch(10_500, 0, A, "S", 0),
+    ]
+}
+
+#[test]
+fn summarize_charged_runtime_beside_the_switches() {
+    let recs = charged_sequence();
+    let s = summarize(&recs, 1000, 10_000, None);
+    let th = |tid: u32| s.threads.get(&tid).unwrap_or_else(|| panic!("thread {tid} reported"));
+    assert_eq!(s.threads.keys().copied().collect::<Vec<_>>(), vec![10, 12, 14, 20]);
+    let figures = |tid: u32| (th(tid).runtime_ns, th(tid).accounted_ns);
+    assert_eq!(figures(10), (9000, Some(1000 + 8000)));
+    // C's charges stop at 3000 in this trace: each view as recorded.
+    assert_eq!(figures(12), (8800, Some(1800)));
+    assert_eq!(figures(14), (500, Some(500)));
+    // W: the switches saw nothing of its run; the kernel charged 2000.
+    assert_eq!(figures(20), (0, Some(2000)));
+    assert_eq!(th(20).comm, "t20");
+    let cpus = |s: &SchedSummary| s.cpus.iter().map(|c| (c.busy_ns, c.accounted_busy_ns, c.accounted_all_ns, c.idle_exits)).collect::<Vec<_>>();
+    assert_eq!(cpus(&s), vec![(9000, 9000, 9000, 1), (500, 2500, 2500, 0), (8800, 1800, 1800, 1)]);
+    // Only W: its own figures, and every task's charges per CPU still.
+    let only_w = summarize(&recs, 1000, 10_000, Some(&BTreeSet::from([20])));
+    assert_eq!(only_w.threads.keys().copied().collect::<Vec<_>>(), vec![20]);
+    assert_eq!(only_w.threads[&20].accounted_ns, Some(2000));
+    assert_eq!(cpus(&only_w), vec![(0, 0, 9000, 1), (0, 2000, 2500, 0), (0, 0, 1800, 1)]);
+    // A window that ends at 4500 cuts W's slice ending at 5000 [4000, 5000) to 500, read after the window.
+    let early = summarize(&recs, 1000, 4500, None);
+    assert_eq!(early.threads[&20].accounted_ns, Some(1000 + 500));
+    // A window after E's last charge: E has none there.
+    let late = summarize(&recs, 2000, 10_000, None);
+    assert_eq!(late.threads.get(&14).map(|t| t.accounted_ns), None);
+    assert_eq!(late.threads[&10].accounted_ns, Some(8000));
+}
+
+#[test]
+fn real_capture_charges_agree_with_its_switches() {
+    let recs = parse_script(REAL).expect("the captured fixture parses");
+    let (from, to) = (recs[0].time_ns, recs[recs.len() - 1].time_ns + 1);
+    let s = summarize(&recs, from, to, None);
+    let charged: u64 = s.threads.values().filter_map(|t| t.accounted_ns).sum();
+    assert_eq!(charged, s.cpus.iter().map(|c| c.accounted_all_ns).sum::<u64>());
+    assert_eq!(charged, s.cpus.iter().map(|c| c.accounted_busy_ns).sum::<u64>());
+    // Busy all along: neither CPU ran its idle task, and the charges say so
+    // (measure's note on a CPU without idle-task switches needs one less than 99 % busy).
+    assert!(s.cpus.iter().all(|c| c.idle_exits == 0 && c.accounted_all_ns * 100 >= (to - from) * 99), "{:?}", s.cpus);
+    // The three shell spinners: the kernel charged about what the switches show.
+    for spinner in [32646, 32648, 32649] {
+        let t = &s.threads[&spinner];
+        let a = t.accounted_ns.expect("charged");
+        assert!(a.abs_diff(t.runtime_ns) * 10 < t.runtime_ns, "{spinner}: {a} charged, {} by switches", t.runtime_ns);
+    }
 }

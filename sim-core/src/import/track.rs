@@ -212,6 +212,8 @@ impl Tracker {
                 }
             }
             SchedEvent::Fork { .. } => {}
+            // Importer::push_line does not pass these on.
+            SchedEvent::StatRuntime { .. } => {}
             SchedEvent::Exit { comm, pid, .. } => {
                 if *pid != 0 {
                     self.thread(*pid, comm, t).exited = true;

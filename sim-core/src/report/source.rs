@@ -121,6 +121,9 @@ pub struct MeasuredInfo {
     pub delays_from: String,
     /// Why `perf` was not used, when it was not.
     pub perf_missing: Option<String>,
+    /// What the perf view may have wrong, one sentence each (a CPU whose
+    /// idle-task switches perf did not record).
+    pub perf_notes: Vec<String>,
     /// Per declared task: the delays seen from both views.
     pub views: Vec<DelayViews>,
     /// Sysctls and features written for the run (restored afterwards),

@@ -405,13 +405,16 @@ pub fn measure(file: &Path, opts: &Options) -> Result<(RunReport, host::HostInfo
     Ok((report, host))
 }
 
-/// The foreign-CPU warning of a measured report, on stderr (with `--json`
-/// too: stdout holds the JSON alone, which carries it as well).
+/// The foreign-CPU warning and the perf view's notes of a measured report,
+/// on stderr (with `--json` too: stdout holds the JSON alone, which carries
+/// them as well).
 pub fn warn_foreign(report: &RunReport) {
-    if let sim_core::ReportSource::Measured(m) = &report.source
-        && let Some(w) = m.foreign_cpu.as_ref().and_then(|f| f.warning.as_ref())
-    {
+    let sim_core::ReportSource::Measured(m) = &report.source else { return };
+    if let Some(w) = m.foreign_cpu.as_ref().and_then(|f| f.warning.as_ref()) {
         eprintln!("WARNING: {w}");
+    }
+    for n in &m.perf_notes {
+        eprintln!("note: {n}");
     }
 }
 

@@ -7,7 +7,10 @@
 //! FIFO (`--control fifo:CTL,ACK`): perf's `ack` is the proof that it is really
 //! recording, which a fixed sleep could only hope for. perf 6.1's `sched
 //! record` records `sched_waking` (instead of `sched_wakeup`) when the kernel
-//! has it; the host test checks that wake-ups do arrive.
+//! has it; the host test checks that wake-ups do arrive. It also records
+//! `sched_stat_runtime` (perf's builtin-sched.c __cmd_record), the kernel's
+//! charge of each slice of a task's CPU time, which `collect` takes a
+//! thread's run time from: it needs no switch-in, which perf may lose.
 
 use std::fs::File;
 use std::io::{ErrorKind, Read, Write};
@@ -426,6 +429,10 @@ mod tests {
         let me = s.threads.get(&tid).expect("the child is in the summary");
         assert!(!me.wakeup_delays.is_empty(), "the sleeping child was woken at least once: {me:?}");
         assert!(me.runtime_ns > 0 && me.switches >= 1, "{me:?}");
+        // A fair task that ran is charged by update_curr() (6.18 fair.c update_se()).
+        if Path::new(TRACEFS_EVENTS[0]).join("sched_stat_runtime").exists() {
+            assert!(me.accounted_ns.is_some_and(|a| a > 0), "sched_stat_runtime is recorded: {me:?}");
+        }
     }
 
     #[test]

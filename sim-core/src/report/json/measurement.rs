@@ -100,6 +100,9 @@ pub(super) struct Measurement<'a> {
     delays_from: &'a str,
     /// Why perf was not used, if it was not.
     perf_missing: Option<&'a str>,
+    /// What the perf view may have wrong (a CPU whose idle-task switches
+    /// perf did not record); `[]`: nothing known.
+    perf_notes: Vec<&'a str>,
     views: Vec<Views<'a>>,
     /// Sysctls and scheduler features written for the run (restored after
     /// it), keyed as `--set` spells them.
@@ -216,6 +219,7 @@ pub(super) fn measurement_dto(m: &MeasuredInfo) -> Measurement<'_> {
         },
         delays_from: &m.delays_from,
         perf_missing: m.perf_missing.as_deref(),
+        perf_notes: m.perf_notes.iter().map(String::as_str).collect(),
         views: m
             .views
             .iter()
