@@ -101,7 +101,7 @@ pub use advise::json::advice_json;
 pub use advise::knobs::{Family as KnobFamily, Needs as KnobNeeds};
 pub use advise::search::{AdviseOptions, Advisor, BUDGET_MAX as ADVISE_BUDGET_MAX, Candidate, Judged, Stopped};
 pub use advise::target::{Stat as TargetStat, Subject as TargetSubject, Target};
-pub use advise::{Advice, Change, Fix, SensitivityRow, Why, WorstWait, advice, advise, best_met};
+pub use advise::{Advice, Change, Fix, SensitivityRow, Why, WorstWait, advise, advise_with};
 /// Block devices and elevators: specs, presets, the flash curve and its fit to fio samples.
 pub use block::bfq::GROUP_WEIGHT_DEFAULT as BFQ_GROUP_WEIGHT_DEFAULT;
 pub use block::device::curve::curve_table;

@@ -181,9 +181,9 @@ fn fix(adv: &Advisor, j: &Judged, baseline: &Evaluation) -> Fix {
     }
 }
 
-/// The answer of a finished search; `why_after` is the best fix's run at
-/// the scenario's own phase and seed (`Advisor::scenario` of its candidate).
-pub fn advice(adv: &Advisor, why_after: Option<&RunReport>) -> Option<Advice> {
+/// The answer of a finished search. Its why has no *after* yet: `advise_with`
+/// runs the first fix once and fills it in.
+fn advice(adv: &Advisor) -> Option<Advice> {
     let baseline = adv.baseline()?.eval.clone();
     let judged = adv.judged();
     let mut ranked: Vec<&Judged> = judged.iter().filter(|j| j.eval.met).collect();
@@ -226,7 +226,7 @@ pub fn advice(adv: &Advisor, why_after: Option<&RunReport>) -> Option<Advice> {
     let why = adv.baseline_report().map(|before| Why {
         task: adv.victim().to_string(),
         before: WorstWait::of(before),
-        after: why_after.and_then(WorstWait::of),
+        after: None,
         bound_rule: spec.kernel.one_hog_bound_rule(),
     });
     let opts = adv.options();
@@ -252,10 +252,19 @@ pub fn advice(adv: &Advisor, why_after: Option<&RunReport>) -> Option<Advice> {
     })
 }
 
-/// The whole search on one thread (tests, library users): `Advisor` step by
-/// step, each band run in turn. Front ends with threads drive `Advisor`
-/// themselves; the answer is the same.
-pub fn advise(base: &Scenario, opts: search::AdviseOptions) -> Result<Advice, String> {
+/// Runs a batch: per candidate its band's scenarios in, its reports out.
+pub type BatchRunner<'a> = dyn FnMut(&[Vec<Scenario>]) -> Vec<Vec<RunReport>> + 'a;
+
+/// The whole search: `Advisor` step by step until it hands out no batch;
+/// `run` runs a batch's band scenarios (one list per candidate, in order)
+/// and returns their reports in the same shape, on as many threads as it
+/// likes. Then the answer, with the first fix run once more at the
+/// scenario's own phase and seed for the why.
+pub fn advise_with(
+    base: &Scenario,
+    opts: search::AdviseOptions,
+    run: &mut BatchRunner,
+) -> Result<Advice, String> {
     let mut adv = Advisor::new(base, opts)?;
     // Bounded: each batch spends at least one run of the finite budget, and
     // an empty batch ends the search.
@@ -264,22 +273,23 @@ pub fn advise(base: &Scenario, opts: search::AdviseOptions) -> Result<Advice, St
         if batch.is_empty() {
             break;
         }
-        let mut reports = Vec::with_capacity(batch.len());
-        for c in &batch {
-            let scenarios = adv.band_scenarios(c).map_err(|e| e.to_string())?;
-            reports.push(scenarios.iter().map(crate::report::run_to_report).collect());
-        }
+        let scenarios =
+            batch.iter().map(|c| adv.band_scenarios(c)).collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string())?;
+        let reports = run(&scenarios);
         adv.record(&batch, reports);
     }
-    let best = best_met(&adv);
-    let after = match best {
-        Some(c) => Some(crate::report::run_to_report(&adv.scenario(&c).map_err(|e| e.to_string())?)),
-        None => None,
-    };
-    advice(&adv, after.as_ref()).ok_or_else(|| "the search recorded no baseline".to_string())
+    let mut answer = advice(&adv).ok_or_else(|| "the search recorded no baseline".to_string())?;
+    if let (Some(first), Some(why)) = (answer.fixes.first(), answer.why.as_mut()) {
+        let s = adv.scenario(&first.candidate).map_err(|e| e.to_string())?;
+        why.after = WorstWait::of(&crate::report::run_to_report(&s));
+    }
+    Ok(answer)
 }
 
-/// The candidate the why explains: the first-ranked fix, if any.
-pub fn best_met(adv: &Advisor) -> Option<search::Candidate> {
-    advice(adv, None)?.fixes.into_iter().next().map(|f| f.candidate)
+/// The whole search on one thread (tests, library users): each band run in
+/// turn. The answer is the same as with threads.
+pub fn advise(base: &Scenario, opts: search::AdviseOptions) -> Result<Advice, String> {
+    advise_with(base, opts, &mut |batch| {
+        batch.iter().map(|scenarios| scenarios.iter().map(crate::report::run_to_report).collect()).collect()
+    })
 }

@@ -1,5 +1,5 @@
-//! `sim-cli advise`: drives the core's stepwise search (`sim_core::Advisor`),
-//! running each batch's band runs on worker threads, then prints the answer
+//! `sim-cli advise`: the core's search (`sim_core::advise_with`) with a
+//! runner that runs each batch's band runs on worker threads, then prints the answer
 //! (`table.rs`) or its JSON (`sim_core::advice_json`). Threads decide only
 //! when a run happens: each batch's reports go back in the batch's order.
 
@@ -8,8 +8,8 @@ mod table;
 mod tests;
 
 use crate::args::AdviseArgs;
-use anyhow::{Context, Result, anyhow};
-use sim_core::{AdviseOptions, Advisor, BandPlan, KnobFamily, RunReport, Target};
+use anyhow::{Result, anyhow};
+use sim_core::{AdviseOptions, BandPlan, KnobFamily, RunReport, Scenario, Target};
 
 /// The answer's text (or JSON), and the first fix's `--set`s when it meets
 /// every target (what `--verify` measures).
@@ -28,39 +28,26 @@ pub fn advise(a: &AdviseArgs) -> Result<(String, Option<Vec<String>>)> {
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
     let opts = AdviseOptions { targets, families, budget_runs: a.budget, band };
-    let mut adv = Advisor::new(&base, opts).map_err(|e| anyhow!("{}: {e}", a.common.file.display()))?;
     let bar = crate::progress::bar(a.budget, "runs", !a.common.json);
-    // Bounded: every batch spends runs of the finite budget; an empty batch ends it.
-    loop {
-        let batch = adv.next_batch();
-        if batch.is_empty() {
-            break;
-        }
-        let scenarios: Vec<(usize, sim_core::Scenario)> = batch
-            .iter()
-            .enumerate()
-            .map(|(i, c)| adv.band_scenarios(c).map(|v| v.into_iter().map(move |s| (i, s))))
-            .collect::<Result<Vec<_>, _>>()?
-            .into_iter()
-            .flatten()
-            .collect();
-        let reports = crate::parallel::map_in_order(&scenarios, jobs, "advise", |(_, s)| {
+    // Threads decide only when a run happens: the reports go back per
+    // candidate, in the batch's order.
+    let mut run = |batch: &[Vec<Scenario>]| -> Vec<Vec<RunReport>> {
+        let flat: Vec<(usize, &Scenario)> =
+            batch.iter().enumerate().flat_map(|(i, v)| v.iter().map(move |s| (i, s))).collect();
+        let reports = crate::parallel::map_in_order(&flat, jobs, "advise", |(_, s)| {
             let r = sim_core::run(s);
             bar.inc(1);
             r
         });
         let mut per: Vec<Vec<RunReport>> = vec![Vec::new(); batch.len()];
-        for ((i, _), r) in scenarios.iter().zip(reports) {
+        for ((i, _), r) in flat.iter().zip(reports) {
             per[*i].push(r);
         }
-        adv.record(&batch, per);
-    }
-    bar.finish_and_clear();
-    let after = match sim_core::best_met(&adv) {
-        Some(c) => Some(sim_core::run(&adv.scenario(&c)?)),
-        None => None,
+        per
     };
-    let advice = sim_core::advice(&adv, after.as_ref()).context("the search recorded no baseline")?;
+    let advice =
+        sim_core::advise_with(&base, opts, &mut run).map_err(|e| anyhow!("{}: {e}", a.common.file.display()))?;
+    bar.finish_and_clear();
     let fix = advice.fixes.first().filter(|f| f.eval.met).map(|f| f.set());
     if a.common.json {
         return Ok((sim_core::advice_json(&advice) + "\n", fix));
