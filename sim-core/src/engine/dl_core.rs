@@ -27,6 +27,7 @@ const PUSH_MAX: usize = 4096;
 
 impl Core {
     /// Applies the deadline class's outboxes.
+    #[inline(never)]
     pub(super) fn apply_dl(&mut self, w: &mut World) {
         if !self.classes.dl.has_outbox() {
             return;

@@ -139,13 +139,20 @@ impl Core {
         if self.classes.dl.has_outbox() {
             self.apply_dl(w);
         }
+        if !self.classes.fair_internals().resched.is_empty() {
+            self.apply_fair_resched();
+        }
+        if self.classes.fair().bandwidth_used() {
+            self.apply_bandwidth(w);
+        }
+    }
+
+    #[inline(never)]
+    fn apply_fair_resched(&mut self) {
         while let Some(cpu) = self.classes.fair_mut().pop_resched() {
             if self.rqs[cpu.index()].curr.is_some() {
                 self.resched_curr(cpu);
             }
-        }
-        if self.classes.fair().bandwidth_used() {
-            self.apply_bandwidth(w);
         }
     }
 

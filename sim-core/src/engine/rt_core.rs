@@ -32,6 +32,7 @@ impl Core {
     /// Applies what the RT class left in its outboxes: reschedules,
     /// throttles and unthrottles (`rq->nr_running` changes, and the waiting
     /// RT tasks' delays become throttled ones), and its period timer.
+    #[inline(never)]
     pub(super) fn apply_rt(&mut self, w: &mut World) {
         if !self.classes.rt.has_outbox() {
             return;

@@ -163,11 +163,16 @@ impl Core {
     /// the highest class that has one; `None` runs the idle task.
     fn pick_next_task(&mut self, root: CfsRqId, cpu: CpuId, prev: Option<TaskId>, w: &World) -> Option<TaskId> {
         let prev = prev.map(|p| (Self::class_of(p, w), se_of(p)));
-        // 6.18 core.c __pick_next_task (5959-5978): prev not above fair and
-        // every counted task fair: pick_next_task_fair directly, past a
-        // queued fair server, which 6.18 does not count in nr_running.
-        let fair_only = self.fair_server
-            && w.spec.kernel.rules().rt.fast_path_skips_server
+        // The fast path of 4.4 core.c pick_next_task (`prev->sched_class ==
+        // &fair_sched_class && rq->nr_running == rq->cfs.h_nr_running`) and
+        // 6.18 __pick_next_task (5959-5978, prev not above fair): every
+        // counted task fair, so pick_next_task_fair directly. An idle prev
+        // takes it here too: 4.4's slow path would ask the empty stop, DL and
+        // RT classes first, which pick nothing and change nothing. 6.18 does
+        // not count a queued fair server in nr_running, so skips past it; 6.12
+        // counts it (a queued server takes the slow path), which the class
+        // chain's walk keeps.
+        let fair_only = (!self.fair_server || w.spec.kernel.rules().rt.fast_path_skips_server)
             && prev.is_none_or(|p| p.0 == ClassKind::Fair)
             && self.rqs[cpu.index()].nr_running == self.classes.fair_internals().cpu_signals(cpu).h_nr_queued;
         self.classes.pick_next_task(root, cpu, prev, w.now().ns(), fair_only).map(|(_, se)| TaskId(se.0))

@@ -308,7 +308,19 @@ impl FairCore {
 
     /// `__clear_buddies_{last,next,skip}` and `clear_buddies` (4.4 fair.c): a
     /// buddy mark is cleared up the hierarchy as long as it points at this path.
+    #[inline]
     pub fn clear_buddies(&mut self, q: CfsRqId, se: EntityId) {
+        // The common case: no mark of this queue points at `se`, so nothing
+        // up the hierarchy is cleared either (each walk starts at `q`).
+        let rq = self.rq(q);
+        if rq.last != Some(se) && rq.next != Some(se) && rq.skip != Some(se) {
+            return;
+        }
+        self.clear_marked_buddies(q, se);
+    }
+
+    #[inline(never)]
+    fn clear_marked_buddies(&mut self, q: CfsRqId, se: EntityId) {
         type Slot = fn(&mut CfsRq) -> &mut Option<EntityId>;
         let slots: [Slot; 3] = [|r| &mut r.last, |r| &mut r.next, |r| &mut r.skip];
         for slot in slots {

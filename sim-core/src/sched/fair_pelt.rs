@@ -117,6 +117,7 @@ impl FairCore {
     /// The PELT signals 6.x's balancer reads of `cpu`'s root queue, as last
     /// updated. Under 4.4, which keeps neither `runnable_avg` nor util_est
     /// nor the idle and delayed counts, runnable reads as util and the rest as 0.
+    #[inline]
     pub fn cpu_signals(&self, cpu: CpuId) -> CpuSignals {
         let q = self.rq(self.root_cfs_rq(cpu));
         match self.pelt {
