@@ -93,12 +93,18 @@ impl BalanceGap {
     /// `cpu`'s `rq->nr_running` became `nr_running` at `now`.
     pub fn set_nr_running(&mut self, cpu: CpuId, nr_running: u32, now: SimTime) {
         let c = &mut self.cpus[cpu.index()];
+        let old = c.nr_running;
+        c.nr_running = nr_running;
+        // Neither the span's idle count nor this CPU's waiting changes: `G`
+        // is linear until one does, so it need not advance now (the
+        // integral over [at, later] is the same in one step as in two).
+        if (old == 0) == (nr_running == 0) && (old >= 2) == (nr_running >= 2) {
+            return;
+        }
         let span = &mut self.spans[c.span as usize];
         debug_assert!(now >= span.at, "nr_running of cpu {} reported at {now} after {}", cpu.0, span.at);
         // The clock runs up to now with the old idle count.
         span.advance(now, self.from);
-        let old = c.nr_running;
-        c.nr_running = nr_running;
         match (old == 0, nr_running == 0) {
             (true, false) => span.idle -= 1,
             (false, true) => span.idle += 1,
