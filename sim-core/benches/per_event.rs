@@ -131,7 +131,8 @@ fn summary() {
     // CASES pairs each scenario's 4.4 case with its 6.18 case.
     for (pair, ids) in ir.chunks(2).zip(CASES.chunks(2)) {
         if let [Some(cfs), Some(eevdf)] = pair {
-            println!("per_event: {} EEVDF 6.18 / CFS 4.4 instructions per event: {:.2}x", ids[0].file, eevdf / cfs);
+            let scenario = ids[0].id.split('/').next().unwrap_or(ids[0].id);
+            println!("per_event: {scenario} EEVDF 6.18 / CFS 4.4 instructions per event: {:.2}x", eevdf / cfs);
         }
     }
     if !callgrind {
