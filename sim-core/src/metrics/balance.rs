@@ -91,13 +91,21 @@ impl BalanceGap {
     }
 
     /// `cpu`'s `rq->nr_running` became `nr_running` at `now`.
+    #[inline]
     pub fn set_nr_running(&mut self, cpu: CpuId, nr_running: u32, now: SimTime) {
         let c = &mut self.cpus[cpu.index()];
+        let old = c.nr_running;
+        // Neither idle nor waiting changed (say 2 -> 3): the span's idle
+        // count stays, so its clock needs no update now (`clock_at` from an
+        // older `at` gives the same sum: `since` saturates at `from`).
+        if (old == 0) == (nr_running == 0) && (old >= 2) == (nr_running >= 2) {
+            c.nr_running = nr_running;
+            return;
+        }
         let span = &mut self.spans[c.span as usize];
         debug_assert!(now >= span.at, "nr_running of cpu {} reported at {now} after {}", cpu.0, span.at);
         // The clock runs up to now with the old idle count.
         span.advance(now, self.from);
-        let old = c.nr_running;
         c.nr_running = nr_running;
         match (old == 0, nr_running == 0) {
             (true, false) => span.idle -= 1,
