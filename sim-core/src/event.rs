@@ -133,6 +133,9 @@ pub struct EventQueue {
     far: Vec<Entry>,
     /// Events at or after this time go to `far`.
     horizon: u64,
+    /// The earliest time in `far` (`u64::MAX` when it is empty), kept up to
+    /// date so a refill scans `far` once, not twice.
+    far_min: u64,
     /// Width of the next refill's window, in ns.
     window: u64,
     next_seq: u64,
@@ -142,7 +145,15 @@ pub struct EventQueue {
 
 impl Default for EventQueue {
     fn default() -> Self {
-        EventQueue { near: Vec::new(), far: Vec::new(), horizon: 0, window: WINDOW_NS, next_seq: 0, pushed: 0 }
+        EventQueue {
+            near: Vec::new(),
+            far: Vec::new(),
+            horizon: 0,
+            far_min: u64::MAX,
+            window: WINDOW_NS,
+            next_seq: 0,
+            pushed: 0,
+        }
     }
 }
 
@@ -196,9 +207,12 @@ impl EventQueue {
         SimTime((key >> 64) as u64)
     }
 
+    #[inline]
     fn insert(&mut self, entry: Entry) {
         let key = entry.key;
-        if Self::key_time(key).ns() >= self.horizon {
+        let at = Self::key_time(key).ns();
+        if at >= self.horizon {
+            self.far_min = self.far_min.min(at);
             self.far.push(entry);
             return;
         }
@@ -215,28 +229,41 @@ impl EventQueue {
     /// and the horizon moves down to the earliest of them; the window halves.
     /// Near keys stay below far keys: equal times left in `near` have smaller
     /// sequence numbers.
+    #[cold]
     fn shrink(&mut self) {
         let keep_from = self.near.len() / 2;
         self.window = (self.window / 2).max(WINDOW_MIN_NS);
         let moved: Vec<Entry> = self.near.drain(..keep_from).collect();
         self.horizon = moved.iter().map(|e| (e.key >> 64) as u64).min().unwrap_or(self.horizon);
+        self.far_min = self.far_min.min(self.horizon);
         self.far.extend(moved);
     }
 
     /// Moves the horizon past the earliest far event and sorts the far events
     /// before it into `near`.
     fn refill(&mut self) {
-        let Some(min) = self.far.iter().map(|e| (e.key >> 64) as u64).min() else { return };
+        if self.far.is_empty() {
+            return;
+        }
+        let min = self.far_min;
+        debug_assert_eq!(Some(min), self.far.iter().map(|e| (e.key >> 64) as u64).min());
         self.horizon = min.saturating_add(self.window);
+        // One pass: the events before the horizon move to `near` (the order
+        // `far` is left in does not matter), the earliest of the others is
+        // the next `far_min`.
+        let mut rest_min = u64::MAX;
         let mut i = 0;
         while i < self.far.len() {
-            if ((self.far[i].key >> 64) as u64) < self.horizon {
+            let at = (self.far[i].key >> 64) as u64;
+            if at < self.horizon {
                 let e = self.far.swap_remove(i);
                 self.near.push(e);
             } else {
+                rest_min = rest_min.min(at);
                 i += 1;
             }
         }
+        self.far_min = rest_min;
         self.near.sort_unstable_by_key(|e| std::cmp::Reverse(e.key));
         let found = self.near.len();
         if found < REFILL_LOW {

@@ -141,8 +141,9 @@ pub struct SchedRecord {
 #[derive(Clone, Debug, Default)]
 pub struct CpuHistory {
     /// Allocated on the first push (a CPU that never switches costs nothing),
-    /// then written in place: `RING_CAPACITY` slots, a power of two.
-    ring: Vec<SchedRecord>,
+    /// then written in place: `RING_CAPACITY` slots, a power of two, of
+    /// which the first `pushed` (at most all) hold records.
+    ring: Option<Box<[SchedRecord; RING_CAPACITY]>>,
     /// Records pushed so far; the next one goes to slot `pushed % RING_CAPACITY`.
     /// More than `RING_CAPACITY`: records have been dropped from the front.
     pushed: u64,
@@ -151,19 +152,34 @@ pub struct CpuHistory {
 const _: () = assert!(RING_CAPACITY.is_power_of_two());
 
 impl CpuHistory {
+    #[inline]
     pub fn push(&mut self, r: SchedRecord) {
-        if self.ring.len() < RING_CAPACITY {
-            self.ring.push(r);
-        } else {
-            self.ring[(self.pushed as usize) & (RING_CAPACITY - 1)] = r;
+        let slot = (self.pushed as usize) & (RING_CAPACITY - 1);
+        match &mut self.ring {
+            Some(ring) => ring[slot] = r,
+            None => self.allocate(r),
         }
         self.pushed += 1;
     }
 
+    /// The first push: the ring, every slot a copy of `r` (only the first
+    /// `pushed` slots are ever read).
+    #[cold]
+    #[inline(never)]
+    fn allocate(&mut self, r: SchedRecord) {
+        let ring: Box<[SchedRecord]> = vec![r; RING_CAPACITY].into_boxed_slice();
+        self.ring = Some(ring.try_into().expect("RING_CAPACITY slots"));
+    }
+
     /// The records kept, oldest first.
     fn iter(&self) -> impl DoubleEndedIterator<Item = &SchedRecord> {
-        let split = (self.pushed as usize) & (RING_CAPACITY - 1);
-        let (newer, older) = self.ring.split_at(if self.ring.len() < RING_CAPACITY { 0 } else { split });
+        let ring: &[SchedRecord] = self.ring.as_deref().map_or(&[], |r| &r[..]);
+        let (kept, split) = if self.pushed < RING_CAPACITY as u64 {
+            (&ring[..self.pushed as usize], 0)
+        } else {
+            (ring, (self.pushed as usize) & (RING_CAPACITY - 1))
+        };
+        let (newer, older) = kept.split_at(split);
         older.iter().chain(newer.iter())
     }
 

@@ -40,13 +40,21 @@ fn bounds(i: usize) -> (u64, u64) {
 }
 
 impl LogLinear {
+    #[inline]
     pub fn record(&mut self, v: u64) {
         let i = index(v);
         if i >= self.counts.len() {
-            self.counts.resize(i + 1, 0);
+            self.extend(i);
         }
         self.counts[i] += 1;
         self.total += 1;
+    }
+
+    /// Counts up to bucket `i` (a value larger than any seen before).
+    #[cold]
+    #[inline(never)]
+    fn extend(&mut self, i: usize) {
+        self.counts.resize(i + 1, 0);
     }
 
     pub fn len(&self) -> u64 {

@@ -38,6 +38,8 @@ pub fn buckets_per_cpu(ncpus: usize) -> usize {
 pub struct Occupancy {
     buckets: usize,
     bucket_ns: u64,
+    /// `bucket_ns * buckets` (saturating): spans ending by then need no merge.
+    covered_ns: u64,
     /// Busy nanoseconds, CPU-major: `busy[cpu * buckets + i]`.
     busy: Vec<u64>,
     /// Per CPU: busy (`nr_running > 0`) since.
@@ -83,12 +85,14 @@ impl Occupancy {
         Occupancy {
             buckets,
             bucket_ns: OCCUPANCY_FIRST_BUCKET_NS,
+            covered_ns: OCCUPANCY_FIRST_BUCKET_NS.saturating_mul(buckets as u64),
             busy: vec![0; buckets * ncpus],
             since: vec![None; ncpus],
         }
     }
 
     /// `cpu`'s run-queue length changed to `nr_running` at `now`.
+    #[inline]
     pub fn set_nr_running(&mut self, cpu: CpuId, nr_running: u32, now: SimTime) {
         let c = cpu.index();
         match (self.since[c], nr_running > 0) {
@@ -102,7 +106,16 @@ impl Occupancy {
     }
 
     /// Doubles the bucket width until `to_ns` fits in the buckets.
+    #[inline]
     fn grow(&mut self, to_ns: u64) {
+        if to_ns > self.covered_ns {
+            self.widen(to_ns);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn widen(&mut self, to_ns: u64) {
         // At most 64 doublings of a u64 width.
         for _ in 0..64 {
             if to_ns <= self.bucket_ns.saturating_mul(self.buckets as u64) {
@@ -117,6 +130,7 @@ impl Occupancy {
                 row[n / 2..].fill(0);
             }
             self.bucket_ns = self.bucket_ns.saturating_mul(2);
+            self.covered_ns = self.bucket_ns.saturating_mul(self.buckets as u64);
         }
     }
 

@@ -351,7 +351,35 @@ impl Recorder {
     /// those of its source and destination CPUs, so the history around a
     /// delay on either shows the move), in the capture window and in the
     /// trace (once).
+    #[inline]
     pub fn push_record(&mut self, r: SchedRecord) {
+        // Nearly always false: the capture window has passed and no trace
+        // is on. The full test is in `keep_in_capture_and_trace`.
+        if r.at <= self.capture.until || self.trace.is_some() {
+            self.keep_in_capture_and_trace(&r);
+        }
+        self.history[r.cpu.index()].push(r);
+        if let Some((orig, dest)) = r.kind.migrate_cpus() {
+            self.push_moved(&r, orig, dest);
+        }
+    }
+
+    /// A `Migrate` record in the rings of its source and destination CPUs.
+    #[cold]
+    #[inline(never)]
+    fn push_moved(&mut self, r: &SchedRecord, orig: CpuId, dest: CpuId) {
+        if orig != r.cpu {
+            self.history[orig.index()].push(*r);
+        }
+        if dest != r.cpu && dest != orig {
+            self.history[dest.index()].push(*r);
+        }
+    }
+
+    /// `r` in the capture window and in the trace, where they take it.
+    #[inline(never)]
+    fn keep_in_capture_and_trace(&mut self, r: &SchedRecord) {
+        let r = *r;
         let moved = r.kind.migrate_cpus();
         let concerns = |cpu: CpuId| r.cpu == cpu || moved.is_some_and(|(o, d)| o == cpu || d == cpu);
         let c = &mut self.capture;
@@ -369,15 +397,6 @@ impl Recorder {
                 } else if t.capped_at.is_none() {
                     t.capped_at = Some(r.at);
                 }
-            }
-        }
-        self.history[r.cpu.index()].push(r);
-        if let Some((orig, dest)) = moved {
-            if orig != r.cpu {
-                self.history[orig.index()].push(r);
-            }
-            if dest != r.cpu && dest != orig {
-                self.history[dest.index()].push(r);
             }
         }
     }

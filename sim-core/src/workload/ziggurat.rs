@@ -47,10 +47,24 @@ fn tables() -> &'static Tables {
 }
 
 /// A standard exponential variate (mean 1).
+#[inline]
 pub fn exp1(rng: &mut SimRng) -> f64 {
     let t = tables();
+    let r = rng.next_u64();
+    let jz = r as u32;
+    let iz = (r >> 32) as usize & (LAYERS - 1);
+    if jz < t.k[iz] {
+        return f64::from(jz) * t.w[iz];
+    }
+    exp1_slow(rng, t, r)
+}
+
+/// The rest of `exp1` once the first draw `r` missed its layer's rectangle
+/// (1.1% of draws): the tail, the wedge test, and further draws as needed.
+#[cold]
+#[inline(never)]
+fn exp1_slow(rng: &mut SimRng, t: &Tables, mut r: u64) -> f64 {
     loop {
-        let r = rng.next_u64();
         let jz = r as u32;
         let iz = (r >> 32) as usize & (LAYERS - 1);
         if jz < t.k[iz] {
@@ -64,6 +78,7 @@ pub fn exp1(rng: &mut SimRng) -> f64 {
         if t.f[iz] + rng.unit_f64() * (t.f[iz - 1] - t.f[iz]) < libm::exp(-x) {
             return x;
         }
+        r = rng.next_u64();
     }
 }
 
