@@ -12,7 +12,7 @@
 
 use super::Smp6x;
 use crate::ids::CpuId;
-use crate::sched::balance::Machine;
+use crate::sched::balance::{CpuSignals, Machine};
 use crate::sched::topology::{DomainId, SD_NUMA};
 
 impl Smp6x {
@@ -85,7 +85,8 @@ impl Smp6x {
     /// `sched_reduced_capacity` (6.6 fair.c:9734-9745; 6.12 10287-10298;
     /// 6.18 10341-10352): one CFS task (6.18 `h_nr_runnable`) on a CPU
     /// whose capacity is cut ("with more, group_overloaded takes care of it").
-    pub(super) fn sched_reduced_capacity(&self, m: &impl Machine, cpu: CpuId, d: DomainId) -> bool {
-        self.h_nr_runnable(m, cpu) == 1 && self.check_cpu_capacity(cpu, d)
+    /// Here from the CPU's signals already read.
+    pub(super) fn sched_reduced_capacity(&self, s: &CpuSignals, cpu: CpuId, d: DomainId) -> bool {
+        self.runnable_of(s) == 1 && self.check_cpu_capacity(cpu, d)
     }
 }

@@ -81,6 +81,71 @@ pub(super) struct SdLbStats {
     pub local_stat: SgLbStats,
 }
 
+/// What `update_sg_lb_stats` reads of one CPU: its root queue's signals,
+/// `nr_running`, and whether it is idle (`!nr_running && idle_cpu`).
+#[derive(Clone, Copy, Default)]
+struct CpuRead {
+    pass: u64,
+    s: CpuSignals,
+    nr_running: u32,
+    idle: bool,
+}
+
+/// The per-CPU reads of one newly idle pass (no kernel counterpart: a
+/// cache). The levels of `sched_balance_newidle` read the same CPUs again
+/// (the MC level re-reads the SMT level's, NUMA the MC's), and nothing
+/// they read changes between levels unless a level finds a busiest group
+/// and goes on to pull or kick (then the memo is off for the rest of the
+/// pass). An entry counts only when stamped with the current pass.
+#[derive(Clone, Default)]
+pub struct LbMemo {
+    reads: Vec<CpuRead>,
+    pass: u64,
+    on: bool,
+}
+
+impl std::fmt::Debug for LbMemo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LbMemo")
+    }
+}
+
+impl LbMemo {
+    pub(super) fn new(cpus: usize) -> LbMemo {
+        LbMemo { reads: vec![CpuRead::default(); cpus], pass: 0, on: false }
+    }
+
+    /// Start a pass: entries of earlier passes no longer count.
+    pub(super) fn start(&mut self) {
+        self.pass += 1;
+        self.on = true;
+    }
+
+    /// Stop using (and filling) the memo until the next `start`.
+    pub(super) fn stop(&mut self) {
+        self.on = false;
+    }
+
+    /// CPU `i`'s reads, from the memo when this pass already made them.
+    #[inline]
+    fn read(&mut self, m: &impl Machine, i: CpuId) -> CpuRead {
+        if self.on {
+            let r = self.reads[i.index()];
+            if r.pass == self.pass {
+                return r;
+            }
+        }
+        let s = m.cpu_signals(i);
+        let nr_running = m.nr_running(i);
+        let idle = nr_running == 0 && m.idle_cpu(i);
+        let r = CpuRead { pass: self.pass, s, nr_running, idle };
+        if self.on {
+            self.reads[i.index()] = r;
+        }
+        r
+    }
+}
+
 /// `adjust_numa_imbalance` (6.x fair.c): a small imbalance between NUMA
 /// groups is allowed while the destination runs at most `imb_numa_nr` tasks.
 pub(super) fn adjust_numa_imbalance(imbalance: i64, dst_running: i64, imb_numa_nr: i64) -> i64 {
@@ -119,7 +184,7 @@ impl Smp6x {
     }
 
     /// `h_nr_runnable` from signals already read.
-    fn runnable_of(&self, s: &CpuSignals) -> u32 {
+    pub(super) fn runnable_of(&self, s: &CpuSignals) -> u32 {
         if self.rules.runnable_excludes_delayed { s.h_nr_queued - s.h_nr_delayed } else { s.h_nr_queued }
     }
 
@@ -180,23 +245,29 @@ impl Smp6x {
     /// the root, the one level whose flag is kept: the same answer).
     /// No `cpu_overutilized` (6.12+: false without EAS; 6.6's value is read
     /// only by EAS).
-    fn update_sg_lb_stats(&self, m: &impl Machine, env: &LbEnv, group: usize, sg_overloaded: &mut bool) -> SgLbStats {
+    fn update_sg_lb_stats(
+        &self,
+        m: &impl Machine,
+        memo: &mut LbMemo,
+        env: &LbEnv,
+        group: usize,
+        sg_overloaded: &mut bool,
+    ) -> SgLbStats {
         let g = &self.topo.domain(env.d).groups[group];
         let local_group = g.span.contains(env.dst_cpu);
         let mut sgs = SgLbStats::default();
         for i in g.span.iter_and(&env.cpus) {
             // One read of the queue's signals serves cpu_util and the counts.
-            let s = m.cpu_signals(i);
+            let CpuRead { s, nr_running, idle, .. } = memo.read(m, i);
             sgs.group_load += s.load_avg;
             sgs.group_util += self.util_of(&s, i, false);
             sgs.group_runnable += s.runnable_avg;
             sgs.sum_h_nr_running += self.runnable_of(&s);
-            let nr_running = m.nr_running(i);
             sgs.sum_nr_running += nr_running;
             if nr_running > 1 {
                 *sg_overloaded = true;
             }
-            if nr_running == 0 && m.idle_cpu(i) {
+            if idle {
                 sgs.idle_cpus += 1;
                 continue;
             }
@@ -206,18 +277,18 @@ impl Smp6x {
             // Not SD_ASYM_CPUCAPACITY (equal CPUs): a task running on a CPU
             // with reduced capacity (6.6 fair.c:9807-9812, 6.12 10362-10365,
             // 6.18 10421-10424), for an idle or newly idle destination.
-            if env.idle != CpuIdleType::NotIdle && self.sched_reduced_capacity(m, i, env.d) {
+            if env.idle != CpuIdleType::NotIdle && self.sched_reduced_capacity(&s, i, env.d) {
                 sgs.group_misfit_task_load = sgs.group_misfit_task_load.max(s.load_avg);
             }
         }
         sgs.group_capacity = g.capacity;
         sgs.group_weight = g.group_weight;
-        // smt_balance: a loaded SMT group to be balanced to an idle dst.
-        let flags = self.topo.group_flags_at(env.this_cpu, env.level, group);
+        // smt_balance: a loaded SMT group to be balanced to an idle dst
+        // (the group's flags read only when the rest holds).
         sgs.group_smt_balance = !local_group
             && env.idle != CpuIdleType::NotIdle
-            && flags & SD_SHARE_CPUCAPACITY != 0
-            && sgs.sum_h_nr_running > 1;
+            && sgs.sum_h_nr_running > 1
+            && self.topo.group_flags_at(env.this_cpu, env.level, group) & SD_SHARE_CPUCAPACITY != 0;
         sgs.group_type = self.group_classify(env, group, &sgs);
         // Computing avg_load makes sense only when the group is overloaded.
         if sgs.group_type == GroupType::Overloaded {
@@ -246,7 +317,7 @@ impl Smp6x {
             return sgs.group_type > busiest.group_type;
         }
         let flags = |g| self.topo.group_flags_at(env.this_cpu, env.level, g);
-        let busiest_smt = sds.busiest.is_some_and(|b| flags(b) & SD_SHARE_CPUCAPACITY != 0);
+        let busiest_smt = || sds.busiest.is_some_and(|b| flags(b) & SD_SHARE_CPUCAPACITY != 0);
         let has_spare = |sgs: &SgLbStats| {
             // Fewest idle CPUs, then most tasks.
             !(sgs.idle_cpus > busiest.idle_cpus
@@ -271,7 +342,7 @@ impl Smp6x {
             // avg_load is 0 for both: the first one wins unless @sg is SMT
             // and the busiest so far is not ("SMT sched groups need more help").
             GroupType::SmtBalance | GroupType::FullyBusy => {
-                !(sgs.avg_load < busiest.avg_load || (sgs.avg_load == busiest.avg_load && busiest_smt))
+                !(sgs.avg_load < busiest.avg_load || (sgs.avg_load == busiest.avg_load && busiest_smt()))
             }
             GroupType::HasSpare => {
                 // Do not pick an SMT group with one task over a non-SMT one.
@@ -293,6 +364,7 @@ impl Smp6x {
         let mut sum_util = 0u64;
         let n = self.topo.domain(env.d).groups.len();
         let start = self.topo.local_group(env.d, env.this_cpu);
+        let mut memo = std::mem::take(&mut self.lb_memo);
         for k in 0..n {
             let gi = (start + k) % n;
             let local = self.topo.domain(env.d).groups[gi].span.contains(env.dst_cpu);
@@ -301,7 +373,7 @@ impl Smp6x {
             if local && (env.idle != CpuIdleType::NewlyIdle || m.jiffies() >= self.sgc_next_update[env.d.0 as usize][gi]) {
                 self.update_group_capacity(m, env.this_cpu, env.level, env.dst_cpu);
             }
-            let sgs = self.update_sg_lb_stats(m, env, gi, &mut sg_overloaded);
+            let sgs = self.update_sg_lb_stats(m, &mut memo, env, gi, &mut sg_overloaded);
             if local {
                 sds.local = Some(gi);
                 sds.local_stat = sgs;
@@ -313,6 +385,7 @@ impl Smp6x {
             sds.total_capacity += sgs.group_capacity;
             sum_util += sgs.group_util;
         }
+        self.lb_memo = memo;
         // The child domain of the busiest group prefers tasks go to siblings
         // first (the flags of a group are those of its child domain).
         if let Some(b) = sds.busiest {
