@@ -64,12 +64,16 @@ fn simulated_s(case: &Case) -> f64 {
     d.parse::<f64>().expect("duration in seconds")
 }
 
-fn per_event(c: &mut Criterion) {
+/// Times each case; returns their event counts, in `CASES` order.
+fn per_event(c: &mut Criterion) -> Vec<u64> {
     let mut g = c.benchmark_group("per_event");
     g.sample_size(10);
+    let mut counts = Vec::with_capacity(CASES.len());
     for case in &CASES {
         let s = scenario(case, case.duration);
-        g.throughput(Throughput::Elements(sim_core::run(&s).events));
+        let events = sim_core::run(&s).events;
+        counts.push(events);
+        g.throughput(Throughput::Elements(events));
         g.bench_function(case.id, |b| {
             b.iter_batched(
                 || Simulation::new(&s),
@@ -82,6 +86,7 @@ fn per_event(c: &mut Criterion) {
         });
     }
     g.finish();
+    counts
 }
 
 /// Criterion's mean time of one case as it just wrote it.
@@ -114,12 +119,11 @@ fn ir_per_event(case: &Case, events: u64) -> Option<f64> {
     Some(whole.saturating_sub(setup) as f64 / events.max(1) as f64)
 }
 
-fn summary() {
+fn summary(counts: &[u64]) {
     let callgrind = std::env::var("SCHEDLAB_CALLGRIND").is_ok_and(|v| v == "1");
     println!("\nper_event: case, events, Melem/s, ms per simulated s, instructions per event");
     let mut ir: Vec<Option<f64>> = Vec::new();
-    for case in &CASES {
-        let events = sim_core::run(&scenario(case, case.duration)).events;
+    for (case, &events) in CASES.iter().zip(counts) {
         let per = if callgrind { ir_per_event(case, events) } else { None };
         ir.push(per);
         let (rate, per_s) = mean_ns(case.id).map_or(("-".to_string(), "-".to_string()), |ns| {
@@ -155,7 +159,7 @@ fn main() {
         return run_one(&one);
     }
     let mut c = Criterion::default().configure_from_args();
-    per_event(&mut c);
+    let counts = per_event(&mut c);
     c.final_summary();
-    summary();
+    summary(&counts);
 }
