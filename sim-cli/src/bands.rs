@@ -52,9 +52,9 @@ pub fn point_scenarios(scenarios: &[(String, Scenario)], plan: &BandPlan) -> Res
 pub fn run_all(planned: &[(String, Scenario)], jobs: usize, show: bool, sections: ReportSections) -> Vec<RunReport> {
     let bars = progress::runs(show);
     parallel::map_in_order(planned, jobs, "bands", |(label, scenario)| {
-        let mut sim = Simulation::new(scenario);
+        let mut sim = Simulation::recording(scenario, sections);
         progress::run_to_end_in(&bars, &mut sim, label);
-        sim.report_with(sections)
+        sim.report()
     })
 }
 
@@ -73,6 +73,7 @@ pub fn rest_of_band(
     let rest = &runs[1..];
     let jobs = crate::commands::compare::jobs(jobs, rest.len());
     let mut reports = vec![first.clone()];
-    reports.extend(run_all(rest, jobs, show, sections(ReportSections::PRINTED, Some(plan))));
+    // The band folds figures and CDFs only: no history, no occupancy.
+    reports.extend(run_all(rest, jobs, show, sections(ReportSections::FIGURES, Some(plan))));
     Ok(sim_core::bands(&points, &reports, plan))
 }

@@ -317,7 +317,7 @@ fn trace_exports(c: &mut Criterion) {
     use sim_core::export::{Trace, chrome, timehist};
     use sim_core::metrics::recorder::TraceWindow;
     let mut sim = Simulation::new(&scenario("jmx"));
-    sim.enable_trace(TraceWindow::all(200_000));
+    sim.enable_trace(TraceWindow::all(200_000)).expect("traced from the start");
     sim.run_to_end();
     let trace = Trace::from_sim(&mut sim).expect("tracing was on");
     let mut g = c.benchmark_group("trace_export");
@@ -511,7 +511,7 @@ fn report(c: &mut Criterion) {
         sim.run_to_end();
         g.bench_function(format!("{id}/report"), |b| b.iter(|| black_box(sim.report())));
         g.bench_function(format!("{id}/report_printed"), |b| {
-            b.iter(|| black_box(sim.report_with(ReportSections::PRINTED)))
+            b.iter(|| black_box(sim_core::RunReport::of_sections(&sim, ReportSections::PRINTED)))
         });
         let r = sim.report();
         g.bench_function(format!("{id}/json"), |b| b.iter(|| black_box(report_json(&r).len())));
@@ -525,7 +525,7 @@ fn report(c: &mut Criterion) {
             black_box(sim.report());
         });
         let printed_ns = median_ns(n, || {
-            black_box(sim.report_with(ReportSections::PRINTED));
+            black_box(sim_core::RunReport::of_sections(&sim, ReportSections::PRINTED).ok());
         });
         let json_ns = median_ns(n, || {
             black_box(report_json(&r).len());

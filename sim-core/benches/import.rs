@@ -105,7 +105,7 @@ fn request_hops_text() -> String {
     let toml = include_str!("../../scenarios/request-hops.toml");
     let s = Scenario::from_toml("request-hops.toml", toml).expect("the shipped scenario loads");
     let mut sim = Simulation::new(&s);
-    sim.enable_trace(TraceWindow::all(1_000_000));
+    sim.enable_trace(TraceWindow::all(1_000_000)).expect("traced from the start");
     sim.run_to_end();
     let t = Trace::from_sim(&mut sim).expect("a trace was recorded");
     let mut out = String::new();

@@ -11,7 +11,8 @@ use sim_core::time::SimTime;
 fn run(sc: &sim_core::Scenario, on: bool) -> (String, String, u64, sim_core::tick::ElisionStats) {
     let mut sim = sim_core::Simulation::new(sc);
     sim.set_elision(on);
-    sim.enable_trace(TraceWindow { from: SimTime(0), to: SimTime(u64::MAX), cpus: None, records_max: 50_000_000 });
+    sim.enable_trace(TraceWindow { from: SimTime(0), to: SimTime(u64::MAX), cpus: None, records_max: 50_000_000 })
+        .expect("traced from the start");
     sim.run_to_end();
     let trace = format!("{:?}", sim.trace());
     let json = sim_core::report::json::report_json(&sim.report());

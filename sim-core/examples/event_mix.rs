@@ -1,6 +1,8 @@
 //! Prints how many events of each kind a scenario's run dispatches, with
 //! elision on and off: `cargo run --release -p schedlab-core --features internals --example
-//! event_mix -- scenarios/jmx.toml [VARIANT] [KEY=VALUE…] [--no-elision]`.
+//! event_mix -- scenarios/jmx.toml [VARIANT] [KEY=VALUE…] [--no-elision]
+//! [--record=all|printed|figures]`: what the run records for its report
+//! (`ReportSections`; `all` by default, `printed` is `sim-cli run`'s).
 
 // A measuring tool, not the core: it may read the wall clock.
 #![allow(clippy::disallowed_methods)]
@@ -9,6 +11,16 @@ fn main() {
     let mut args: Vec<String> = std::env::args().collect();
     let off = args.iter().any(|a| a == "--no-elision");
     args.retain(|a| a != "--no-elision");
+    let sections = match args.iter().find_map(|a| a.strip_prefix("--record=")) {
+        None | Some("all") => sim_core::ReportSections::ALL,
+        Some("printed") => sim_core::ReportSections::PRINTED,
+        Some("figures") => sim_core::ReportSections::FIGURES,
+        Some(other) => {
+            eprintln!("--record={other}: expected all, printed or figures");
+            std::process::exit(2);
+        }
+    };
+    args.retain(|a| !a.starts_with("--record="));
     let sets: Vec<(String, String)> =
         args.iter().skip(1).filter_map(|a| a.split_once('=').map(|(k, v)| (k.to_string(), v.to_string()))).collect();
     args.retain(|a| !a.contains('='));
@@ -23,7 +35,7 @@ fn main() {
     }
     let sets: Vec<(&str, &str)> = sets.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     scenario = scenario.with_overrides(&sets).unwrap_or_else(|e| panic!("{e}"));
-    let mut sim = sim_core::Simulation::new(&scenario);
+    let mut sim = sim_core::Simulation::recording(&scenario, sections);
     sim.set_elision(!off);
     let t0 = std::time::Instant::now();
     sim.run_to_end();

@@ -152,6 +152,7 @@ pub use report::run::{
     AboveFair, CpuAboveFair, CpuReport, EevdfView, GroupCpuStat, GroupReport, HistoryRow, NoiseSplit, ReportSections,
     TaskReport, WorstDelay,
 };
+pub use report::run_recording;
 /// Runs a scenario to the end and reports: the whole pipeline in one call.
 pub use report::run_to_report as run;
 pub use report::source::{

@@ -11,7 +11,7 @@
 use crate::metrics::LatencySummary;
 use crate::workload::dist::parse_duration;
 use crate::engine::StopReason;
-use crate::report::{RunReport, run_to_report};
+use crate::report::RunReport;
 use crate::scenario::{Scenario, ScenarioError};
 
 /// Most values one `--vary` axis may take.
@@ -456,7 +456,9 @@ impl PointResult {
 /// overrides and target) and extracts its figures.
 pub fn run_point(base: &Scenario, grid: &Grid, index: usize, metric: Metric) -> Result<PointResult, ScenarioError> {
     let scenario = base.with_overrides(&grid.point(index))?;
-    Ok(PointResult::from_report(grid, index, metric, &run_to_report(&scenario)))
+    // A point is judged on its figures: no history, occupancy or CDFs recorded.
+    let report = crate::report::run_recording(&scenario, crate::report::ReportSections::FIGURES);
+    Ok(PointResult::from_report(grid, index, metric, &report))
 }
 
 /// Best first: metric ascending, then fewer context switches, then grid order.
@@ -689,7 +691,7 @@ mod tests {
         let base = Scenario::from_toml("t.toml", toml).unwrap();
         let grid = Grid::new(vec![Axis::parse("seed=1").unwrap()]).unwrap();
         let r = run_point(&base, &grid, 0, Metric::RequestP99).unwrap();
-        let report = run_to_report(&base);
+        let report = crate::report::run_to_report(&base);
         assert_eq!(r.metric_ns, report.requests[0].latency.p99_ns);
         assert!(r.metric_ns >= 390_000 && r.p99_ns < r.metric_ns, "{r:?}");
     }

@@ -21,7 +21,8 @@ struct Outcome {
 fn run(s: &Scenario, elision: bool) -> (Outcome, u64, sim_core::tick::ElisionStats) {
     let mut sim = Simulation::new(s);
     sim.set_elision(elision);
-    sim.enable_trace(TraceWindow { from: SimTime::ZERO, to: SimTime(u64::MAX), cpus: None, records_max: usize::MAX });
+    sim.enable_trace(TraceWindow { from: SimTime::ZERO, to: SimTime(u64::MAX), cpus: None, records_max: usize::MAX })
+        .expect("traced from the start");
     sim.run_to_end();
     let trace = format!("{:?}", sim.trace());
     let report = report_json(&sim.report());

@@ -17,7 +17,7 @@ fn traced(path: &str, overrides: &[(&str, &str)]) -> (RunReport, String) {
     let text = std::fs::read_to_string(root().join(path)).unwrap();
     let s = Scenario::from_toml(path, &text).unwrap().with_overrides(overrides).unwrap();
     let mut sim = Simulation::new(&s);
-    sim.enable_trace(TraceWindow::all(50_000_000));
+    sim.enable_trace(TraceWindow::all(50_000_000)).expect("traced from the start");
     sim.run_to_end();
     let t = Trace::from_sim(&mut sim).unwrap();
     (sim.report(), chrome::systrace(&t))

@@ -452,7 +452,7 @@ proptest! {
     fn a_limited_group_uses_at_most_its_quota_per_period(text in quota_scenario()) {
         let s = Scenario::from_toml("quota.toml", &text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
         let mut sim = Simulation::new(&s);
-        sim.enable_trace(sim_core::metrics::recorder::TraceWindow::all(2_000_000));
+        sim.enable_trace(sim_core::metrics::recorder::TraceWindow::all(2_000_000)).expect("traced from the start");
         sim.run_to_end_checked().map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
         let spec = sim.spec().clone();
         let tick = sim.tick_ns();

@@ -197,7 +197,7 @@ fn traced_with(path: &str, overrides: &[(&str, &str)], window: TraceWindow) -> T
     let text = std::fs::read_to_string(&file).unwrap();
     let s = Scenario::from_toml(path, &text).unwrap().with_overrides(overrides).unwrap();
     let mut sim = Simulation::new(&s);
-    sim.enable_trace(window);
+    sim.enable_trace(window).expect("traced from the start");
     sim.run_to_end();
     Trace::from_sim(&mut sim).unwrap()
 }

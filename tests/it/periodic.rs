@@ -57,7 +57,7 @@ fn a_periodic_task_alone_responds_in_its_run_time() {
 /// release: the period boundary at or before the wake-up that began it.
 fn responses_from_trace(s: &Scenario, period: u64) -> Vec<u64> {
     let mut sim = Simulation::new(s);
-    sim.enable_trace(TraceWindow::all(100_000));
+    sim.enable_trace(TraceWindow::all(100_000)).expect("traced from the start");
     sim.run_to_end();
     let rt = sim_core::ids::TaskId(1);
     sim.trace()

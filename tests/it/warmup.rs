@@ -81,7 +81,7 @@ fn a_start_up_transient_leaves_the_statistics_with_a_warm_up() {
 fn a_warm_up_leaves_the_run_itself_unchanged() {
     let trace_of = |s: &Scenario| {
         let mut sim = Simulation::new(s);
-        sim.enable_trace(TraceWindow::all(100_000));
+        sim.enable_trace(TraceWindow::all(100_000)).expect("traced from the start");
         sim.run_to_end();
         (sim.events(), sim.now(), sim.trace().to_vec())
     };

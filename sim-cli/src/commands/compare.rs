@@ -170,9 +170,9 @@ pub fn run_all(
 ) -> Vec<RunReport> {
     let bars = progress::runs(progress);
     crate::parallel::map_in_order(planned, jobs, "compare", |(label, scenario)| {
-        let mut sim = Simulation::new(scenario);
+        let mut sim = Simulation::recording(scenario, sections);
         progress::run_to_end_in(&bars, &mut sim, label);
-        sim.report_with(sections)
+        sim.report()
     })
 }
 

@@ -38,14 +38,15 @@ pub fn run(a: RunArgs) -> Result<String> {
     if let Some(dir) = &export.plot {
         charts::make_dir(dir)?;
     }
-    let mut sim = Simulation::new(&scenario);
+    // What the report will print, recorded and no more.
+    let sections = output::report_sections(export.plot.is_some() || export.hgrm.is_some());
+    let mut sim = Simulation::recording(&scenario, crate::bands::sections(sections, plan.as_ref()));
     sim.set_elision(!debug_no_elision);
     if let Some(w) = window {
-        sim.enable_trace(w);
+        sim.enable_trace(w).map_err(|e| anyhow::anyhow!(e))?;
     }
     progress::run_to_end(&mut sim, variant.as_deref().unwrap_or("base"), !quiet);
-    let sections = output::report_sections(export.plot.is_some() || export.hgrm.is_some());
-    let report = sim.report_with(crate::bands::sections(sections, plan.as_ref()));
+    let report = sim.report();
     // The other points of --phases/--seeds; this run is point 0.
     let band = match &plan {
         Some(p) => {

@@ -19,6 +19,7 @@ pub mod search;
 pub mod target;
 
 use crate::report::RunReport;
+use crate::report::ReportSections;
 use crate::scenario::Scenario;
 use effects::{Evaluation, SideEffect, Spread, side_effects};
 use knobs::{Family, Needs};
@@ -252,8 +253,9 @@ fn advice(adv: &Advisor) -> Option<Advice> {
     })
 }
 
-/// Runs a batch: per candidate its band's scenarios in, its reports out.
-pub type BatchRunner<'a> = dyn FnMut(&[Vec<Scenario>]) -> Vec<Vec<RunReport>> + 'a;
+/// Runs a batch: per candidate its band's scenarios in, its reports out,
+/// each recording the given sections (`crate::run_recording`).
+pub type BatchRunner<'a> = dyn FnMut(&[Vec<Scenario>], ReportSections) -> Vec<Vec<RunReport>> + 'a;
 
 /// The whole search: `Advisor` step by step until it hands out no batch;
 /// `run` runs a batch's band scenarios (one list per candidate, in order)
@@ -275,7 +277,7 @@ pub fn advise_with(
         }
         let scenarios =
             batch.iter().map(|c| adv.band_scenarios(c)).collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string())?;
-        let reports = run(&scenarios);
+        let reports = run(&scenarios, adv.sections());
         adv.record(&batch, reports);
     }
     let mut answer = advice(&adv).ok_or_else(|| "the search recorded no baseline".to_string())?;
@@ -289,7 +291,10 @@ pub fn advise_with(
 /// The whole search on one thread (tests, library users): each band run in
 /// turn. The answer is the same as with threads.
 pub fn advise(base: &Scenario, opts: search::AdviseOptions) -> Result<Advice, String> {
-    advise_with(base, opts, &mut |batch| {
-        batch.iter().map(|scenarios| scenarios.iter().map(crate::report::run_to_report).collect()).collect()
+    advise_with(base, opts, &mut |batch, sections| {
+        batch
+            .iter()
+            .map(|scenarios| scenarios.iter().map(|s| crate::report::run_recording(s, sections)).collect())
+            .collect()
     })
 }

@@ -12,6 +12,7 @@ use super::effects::{Evaluation, evaluate};
 use super::knobs::{Catalogue, Family, Knob, Roles, catalogue};
 use super::target::Target;
 use crate::report::RunReport;
+use crate::report::ReportSections;
 use crate::report::bands::BandPlan;
 use crate::scenario::{Scenario, ScenarioError};
 
@@ -160,6 +161,16 @@ impl Advisor {
     }
 
     /// The baseline's first run (the scenario as given), for the why.
+    /// What the next batch's runs must record: the baseline's first run
+    /// gives the culprits and the why (its history); a candidate is judged
+    /// on its figures alone.
+    pub fn sections(&self) -> ReportSections {
+        match self.stage {
+            Stage::Baseline => ReportSections::PRINTED,
+            _ => ReportSections::FIGURES,
+        }
+    }
+
     pub fn baseline_report(&self) -> Option<&RunReport> {
         self.baseline_report.as_ref()
     }

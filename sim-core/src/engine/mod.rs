@@ -177,6 +177,8 @@ pub struct Simulation {
     /// Elastic CPU limiters (`[limiters.NAME]`), by `LimiterId`.
     pub(crate) limiters: Vec<Limiter>,
     run: RunState,
+    /// What the run records for its report (`recording`).
+    pub(crate) sections: crate::report::ReportSections,
 }
 
 impl Simulation {
@@ -251,7 +253,19 @@ impl Simulation {
                 same_instant_max: SAME_INSTANT_EVENTS + 4 * (instances + ncpus) as u64,
             },
             world: World { spec, clock, tasks, recorder, queue, out: Effects::default() },
+            sections: crate::report::ReportSections::ALL,
         }
+    }
+
+    /// Builds the machine as `new` does, recording only what `sections` of
+    /// the report need: without `history`, no history rings, culprits or
+    /// window around the worst delay; without `occupancy`, no occupancy
+    /// series. The run is the same; `report()` builds those sections.
+    pub fn recording(scenario: &Scenario, sections: crate::report::ReportSections) -> Simulation {
+        let mut sim = Simulation::new(scenario);
+        sim.world.recorder.keep_only(sections.history, sections.occupancy);
+        sim.sections = sections;
+        sim
     }
 
     /// Runs until the duration is simulated, `events_max` is reached, nothing
@@ -668,9 +682,15 @@ impl Simulation {
     }
 
     /// Records every switch and wakeup in `window` from now on, for
-    /// timelines and trace export (`crate::export`).
-    pub fn enable_trace(&mut self, window: crate::metrics::recorder::TraceWindow) {
+    /// timelines and trace export (`crate::export`). A run that does not
+    /// keep the history (`recording`) can only be traced from its start:
+    /// the trace takes who ran on each CPU before it from the rings.
+    pub fn enable_trace(&mut self, window: crate::metrics::recorder::TraceWindow) -> Result<(), String> {
+        if !self.world.recorder.keeps_history() && self.run.events > 0 {
+            return Err("a run that keeps no history can only be traced from its start".to_string());
+        }
         self.world.recorder.enable_trace(window);
+        Ok(())
     }
 
     /// The records kept since `enable_trace`, oldest first.

@@ -321,8 +321,10 @@ impl Core {
         let now = w.now();
         w.recorder.count_switch(cpu, now);
         let fair = self.classes.fair();
+        // The record's lookups and push only when something keeps it.
+        let keep = w.recorder.keeps_records();
         let own_q = next.map_or(self.rqs[cpu.index()].root, |n| fair.cfs_rq_of(se_of(n)));
-        let min_vruntime = fair.min_vruntime(own_q);
+        let min_vruntime = if keep { fair.min_vruntime(own_q) } else { 0 };
         let mut record = RecordKind::Switch {
             prev: None,
             prev_state: PrevState::Sleeping,
@@ -331,16 +333,18 @@ impl Core {
             prev_sch_delay_ns: 0,
             prev_vruntime: 0,
             next,
-            next_vruntime: next.map_or(0, |n| fair.vruntime(se_of(n))),
-            prev_eevdf: prev.map_or_else(EevdfState::default, |p| self.eevdf_state(p, w)),
-            next_eevdf: next.map_or_else(EevdfState::default, |n| self.eevdf_state(n, w)),
+            next_vruntime: next.filter(|_| keep).map_or(0, |n| fair.vruntime(se_of(n))),
+            prev_eevdf: prev.filter(|_| keep).map_or_else(EevdfState::default, |p| self.eevdf_state(p, w)),
+            next_eevdf: next.filter(|_| keep).map_or_else(EevdfState::default, |n| self.eevdf_state(n, w)),
         };
         if let Some(p) = prev {
             self.switch_out(cpu, p, &mut record, w);
         }
-        let rq = &self.rqs[cpu.index()];
-        let (root_min_vruntime, nr_running) = (self.classes.fair().min_vruntime(rq.root), rq.nr_running);
-        w.recorder.push_record(SchedRecord { at: now, cpu, min_vruntime, root_min_vruntime, nr_running, kind: record });
+        if keep {
+            let rq = &self.rqs[cpu.index()];
+            let (root_min_vruntime, nr_running) = (self.classes.fair().min_vruntime(rq.root), rq.nr_running);
+            w.recorder.push_record(SchedRecord { at: now, cpu, min_vruntime, root_min_vruntime, nr_running, kind: record });
+        }
         let rq = &mut self.rqs[cpu.index()];
         // Leaving the stopper is not leaving the idle loop.
         let was_idle = rq.curr.is_none() && !rq.in_stopper;
@@ -608,6 +612,9 @@ impl Core {
                 }
             });
         }
+        if !w.recorder.keeps_records() {
+            return;
+        }
         let (verdict, group_level) = fair.wakeup_verdict();
         let rec = SchedRecord {
             at: now,
@@ -695,6 +702,9 @@ impl Core {
         let now = w.now();
         w.tasks[task.index()].cpu = to;
         w.recorder.count_migration(task, from, to, cause, now);
+        if !w.recorder.keeps_records() {
+            return;
+        }
         let rec = SchedRecord {
             at: now,
             cpu: by,

@@ -41,7 +41,7 @@ const SMALL: &str = r#"
 fn traced(window: TraceWindow) -> (Simulation, Trace) {
     let s = Scenario::from_toml("small.toml", SMALL).unwrap();
     let mut sim = Simulation::new(&s);
-    sim.enable_trace(window);
+    sim.enable_trace(window).expect("traced from the start");
     sim.run_to_end();
     let t = Trace::from_sim(&mut sim).unwrap();
     (sim, t)
@@ -311,7 +311,7 @@ fn a_waking_is_on_the_wakers_cpu() {
     let run = |cpus: Option<&str>| {
         let mut sim = Simulation::new(&s);
         let cpus = cpus.map(|c| crate::cpuset::CpuSet::parse(c, 2).unwrap());
-        sim.enable_trace(TraceWindow { from: SimTime::ZERO, to: SimTime(u64::MAX), cpus, records_max: 1_000_000 });
+        sim.enable_trace(TraceWindow { from: SimTime::ZERO, to: SimTime(u64::MAX), cpus, records_max: 1_000_000 }).expect("traced from the start");
         sim.run_to_end();
         wakeup_lines(&chrome::systrace(&Trace::from_sim(&mut sim).unwrap()))
     };
@@ -493,7 +493,7 @@ fn rt_tasks_carry_the_kernel_prio_in_the_trace() {
                 program = [{ run = \"1ms\" }, { sleep = \"5ms\" }]\n";
     let scenario = crate::scenario::Scenario::from_toml("t.toml", toml).expect("valid");
     let mut sim = crate::engine::Simulation::new(&scenario);
-    sim.enable_trace(crate::metrics::recorder::TraceWindow::all(10_000));
+    sim.enable_trace(crate::metrics::recorder::TraceWindow::all(10_000)).expect("traced from the start");
     sim.run_to_end();
     let trace = super::Trace::from_sim(&mut sim).expect("traced");
     let text = super::chrome::systrace(&trace);

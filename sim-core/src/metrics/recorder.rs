@@ -164,6 +164,11 @@ pub struct Recorder {
     /// `[report] warmup`: the statistics count from this time on
     /// (`counts`); the run itself does not depend on it.
     warmup: SimTime,
+    /// The history rings, the culprits they give each delay and the window
+    /// around the victim's worst one (`keep_only`).
+    keep_history: bool,
+    /// The occupancy series (`keep_only`).
+    keep_occupancy: bool,
 }
 
 /// Which scheduling records a trace keeps: those from `from` to `to`
@@ -227,7 +232,35 @@ impl Recorder {
             capture: Capture::default(),
             trace: None,
             warmup: SimTime::ZERO,
+            keep_history: true,
+            keep_occupancy: true,
         }
+    }
+
+    /// Records only what a report that reads the history (culprits, the
+    /// window around the worst delay) or the occupancy series needs: a
+    /// run that prints neither skips them (`Simulation::recording`). Every
+    /// other statistic, and the run itself, is the same. Called before the
+    /// first event: the rings are emptied.
+    pub fn keep_only(&mut self, history: bool, occupancy: bool) {
+        self.keep_history = history;
+        self.keep_occupancy = occupancy;
+        if !history {
+            self.history = vec![CpuHistory::default(); self.history.len()];
+        }
+    }
+
+    /// Whether the history rings (and with them culprits and the capture)
+    /// are kept.
+    pub fn keeps_history(&self) -> bool {
+        self.keep_history
+    }
+
+    /// Whether a scheduling record would be kept anywhere (ring, capture or
+    /// trace): when not, the engine does not build one.
+    #[inline]
+    pub fn keeps_records(&self) -> bool {
+        self.keep_history || self.trace.is_some()
     }
 
     /// Leaves the time before `end` out of every statistic (`[report] warmup`).
@@ -339,7 +372,9 @@ impl Recorder {
     /// (`rq->nr_running`, running task included) at `now`. O(1).
     pub fn cpu_nr_running(&mut self, cpu: CpuId, nr_running: u32, now: SimTime) {
         self.balance.set_nr_running(cpu, nr_running, now);
-        self.occupancy.set_nr_running(cpu, nr_running, now);
+        if self.keep_occupancy {
+            self.occupancy.set_nr_running(cpu, nr_running, now);
+        }
     }
 
     /// `cpu`'s balance gap up to `now` (its open wait included).
@@ -358,9 +393,11 @@ impl Recorder {
         if r.at <= self.capture.until || self.trace.is_some() {
             self.keep_in_capture_and_trace(&r);
         }
-        self.history[r.cpu.index()].push(r);
-        if let Some((orig, dest)) = r.kind.migrate_cpus() {
-            self.push_moved(&r, orig, dest);
+        if self.keep_history {
+            self.history[r.cpu.index()].push(r);
+            if let Some((orig, dest)) = r.kind.migrate_cpus() {
+                self.push_moved(&r, orig, dest);
+            }
         }
     }
 
@@ -383,7 +420,7 @@ impl Recorder {
         let moved = r.kind.migrate_cpus();
         let concerns = |cpu: CpuId| r.cpu == cpu || moved.is_some_and(|(o, d)| o == cpu || d == cpu);
         let c = &mut self.capture;
-        if c.cpu.is_some_and(concerns) && r.at <= c.until && c.records.len() < CAPTURE_ROWS_MAX {
+        if self.keep_history && c.cpu.is_some_and(concerns) && r.at <= c.until && c.records.len() < CAPTURE_ROWS_MAX {
             c.records.push(r);
         }
         if let Some(t) = &mut self.trace {
@@ -416,7 +453,7 @@ impl Recorder {
             WaitKind::Throttled => m.throttled_delay.record(ns, now),
         }
         m.delay_buckets[usize::from(bucket)] += 1;
-        if ns > 0 {
+        if ns > 0 && self.keep_history {
             let (tasks, history) = (&mut self.tasks, &self.history);
             history[cpu.index()].occupancy(from, now, |who, t| {
                 if who != Some(task) {
@@ -428,6 +465,8 @@ impl Recorder {
         let is_victim = (lo..hi).contains(&task.0);
         if is_victim && (self.capture.victim.is_none() || ns > self.capture.wait_end.since(self.capture.wait_start)) {
             let window_from = SimTime(from.ns().saturating_sub(self.window_ns));
+            // Without the history the ring is empty: the worst delay is
+            // kept, with no window around it.
             let (mut records, truncated) = self.history[cpu.index()].since(window_from);
             records.truncate(CAPTURE_ROWS_MAX);
             self.capture = Capture {

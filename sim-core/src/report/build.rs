@@ -25,21 +25,34 @@ use std::collections::BTreeMap;
 /// Runs `scenario` to the end and reports: the whole pipeline in one call
 /// (`sim_core::run`).
 pub fn run_to_report(scenario: &Scenario) -> RunReport {
-    let mut sim = Simulation::new(scenario);
+    run_recording(scenario, ReportSections::ALL)
+}
+
+/// Runs `scenario` to the end recording only `sections`, and reports them.
+pub fn run_recording(scenario: &Scenario, sections: ReportSections) -> RunReport {
+    let mut sim = Simulation::recording(scenario, sections);
     sim.run_to_end();
     sim.report()
 }
 
 impl Simulation {
-    /// The report of the run so far (final once `advance` returned a final reason).
+    /// The report of the run so far (final once `advance` returned a final
+    /// reason), with the sections the run records (`Simulation::recording`;
+    /// all of them for `Simulation::new`).
     pub fn report(&self) -> RunReport {
-        self.report_with(ReportSections::ALL)
+        RunReport::build(&self.view(), self.finished().unwrap_or(StopReason::BudgetSpent), self.sections)
     }
+}
 
-    /// The report of the run at its current point with only `sections`
-    /// built (`report()` builds them all): see `ReportSections`.
-    pub fn report_with(&self, sections: ReportSections) -> RunReport {
-        RunReport::build(&self.view(), self.finished().unwrap_or(StopReason::BudgetSpent), sections)
+impl RunReport {
+    /// The report of `sim` at its current point with only `sections`
+    /// built. Refused (naming the section) when one of them was not
+    /// recorded: its parts would be empty, not absent.
+    pub fn of_sections(sim: &Simulation, sections: ReportSections) -> Result<RunReport, String> {
+        match sections.missing_from(sim.sections) {
+            Some(s) => Err(format!("the report's {s} section was not recorded by this run")),
+            None => Ok(RunReport::build(&sim.view(), sim.finished().unwrap_or(StopReason::BudgetSpent), sections)),
+        }
     }
 }
 
@@ -66,7 +79,7 @@ impl RunReport {
     /// The report of a run from its view at its current point (partial if
     /// it has not finished; `stop` says why it returned), with only
     /// `sections` built (the others left empty).
-    pub fn build(v: &RunView, stop: StopReason, sections: ReportSections) -> RunReport {
+    pub(crate) fn build(v: &RunView, stop: StopReason, sections: ReportSections) -> RunReport {
         let spec = v.spec;
         let tasks: Vec<TaskReport> = v.tasks.iter().enumerate().map(|(i, t)| task_report(v, i, t)).collect();
         let task_delays = named_delays(v, &tasks, sections);

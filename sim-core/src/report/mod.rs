@@ -28,5 +28,5 @@ pub mod timeline;
 pub mod userspace_io;
 mod victim;
 
-pub use build::run_to_report;
-pub use run::RunReport;
+pub use build::{run_recording, run_to_report};
+pub use run::{ReportSections, RunReport};

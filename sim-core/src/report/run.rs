@@ -455,11 +455,13 @@ pub(super) fn all_delays(
     }
 }
 
-/// Which parts of a `RunReport` to build. A front end that prints only
-/// some of them asks for those: the others cost time (a CDF walks every
-/// histogram bucket) and nothing reads them. A section left out is empty
-/// (`Vec::new()`, `OccupancySeries::default()`); every other field is built
-/// exactly as with `ALL`.
+/// Which parts of a `RunReport` to record and build. A front end that
+/// prints only some of them asks for those (`Simulation::recording`): the
+/// others cost time, during the run (the history rings, culprits, the
+/// occupancy series) or after it (a CDF walks every histogram bucket), and
+/// nothing reads them. A section left out is empty (`Vec::new()`,
+/// `OccupancySeries::default()`); every other field is built exactly as
+/// with `ALL`, and the run itself is the same.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ReportSections {
     /// The CDF points of each declared task's delays (`NamedDelay::cdf`)
@@ -468,14 +470,36 @@ pub struct ReportSections {
     pub cdfs: bool,
     /// `RunReport::occupancy`: only the occupancy chart reads it.
     pub occupancy: bool,
+    /// What the history rings give: each delay's culprits (the victim's
+    /// histogram rows, `TaskReport` culprits) and the window of switches
+    /// around the victim's worst delay (`VictimReport::history`; the worst
+    /// delay itself is always there). The text and JSON reports print them;
+    /// a sweep point, an advice candidate or a band's other runs do not.
+    pub history: bool,
 }
 
 impl ReportSections {
-    /// Everything (`Simulation::report`): charts, the web page.
-    pub const ALL: ReportSections = ReportSections { cdfs: true, occupancy: true };
+    /// Everything (`Simulation::new`): charts, the web page.
+    pub const ALL: ReportSections = ReportSections { cdfs: true, occupancy: true, history: true };
     /// What `report_json` and the text report (`sim-cli run`, `compare`)
     /// read: no CDFs, no occupancy.
-    pub const PRINTED: ReportSections = ReportSections { cdfs: false, occupancy: false };
+    pub const PRINTED: ReportSections = ReportSections { cdfs: false, occupancy: false, history: true };
+    /// The figures alone (delays, counts, times): sweeps, the advisor's
+    /// candidates, a band's other runs.
+    pub const FIGURES: ReportSections = ReportSections { cdfs: false, occupancy: false, history: false };
+
+    /// Whether every section `self` asks for is in `recorded`; else the
+    /// name of one that is not.
+    pub fn missing_from(self, recorded: ReportSections) -> Option<&'static str> {
+        // CDFs come from the histograms every run keeps.
+        if self.occupancy && !recorded.occupancy {
+            Some("occupancy")
+        } else if self.history && !recorded.history {
+            Some("history")
+        } else {
+            None
+        }
+    }
 }
 
 /// One row of the victim's delay histogram, with who held the CPU.

@@ -244,7 +244,7 @@ fn a_throttled_groups_tasks_are_never_picked_while_throttled() {
         );
         let scenario = Scenario::from_toml("t.toml", &toml).unwrap_or_else(|e| panic!("{e}"));
         let mut sim = Simulation::new(&scenario);
-        sim.enable_trace(crate::metrics::recorder::TraceWindow::all(1_000_000));
+        sim.enable_trace(crate::metrics::recorder::TraceWindow::all(1_000_000)).expect("traced from the start");
         sim.run_to_end_checked().unwrap_or_else(|e| panic!("{kernel}: {e}"));
         // Replay: per CPU, the pod is throttled between its records; no
         // `limited` task is switched in meanwhile.

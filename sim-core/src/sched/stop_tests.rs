@@ -23,7 +23,7 @@ fn scenario(version: &str, cpus: u16, duration: &str, tasks: &str) -> String {
 fn checked(toml: &str) -> Simulation {
     let scenario = Scenario::from_toml("test.toml", toml).unwrap_or_else(|e| panic!("{e}"));
     let mut sim = Simulation::new(&scenario);
-    sim.enable_trace(crate::metrics::recorder::TraceWindow::all(100_000));
+    sim.enable_trace(crate::metrics::recorder::TraceWindow::all(100_000)).expect("traced from the start");
     sim.run_to_end_checked().unwrap_or_else(|e| panic!("{e}"));
     sim
 }

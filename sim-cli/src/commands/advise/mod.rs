@@ -9,7 +9,7 @@ mod tests;
 
 use crate::args::AdviseArgs;
 use anyhow::{Result, anyhow};
-use sim_core::{AdviseOptions, BandPlan, KnobFamily, RunReport, Scenario, Target};
+use sim_core::{AdviseOptions, BandPlan, KnobFamily, ReportSections, RunReport, Scenario, Target};
 
 /// The answer's text (or JSON), and the first fix's `--set`s when it meets
 /// every target (what `--verify` measures).
@@ -31,11 +31,11 @@ pub fn advise(a: &AdviseArgs) -> Result<(String, Option<Vec<String>>)> {
     let bar = crate::progress::bar(a.budget, "runs", !a.common.json);
     // Threads decide only when a run happens: the reports go back per
     // candidate, in the batch's order.
-    let mut run = |batch: &[Vec<Scenario>]| -> Vec<Vec<RunReport>> {
+    let mut run = |batch: &[Vec<Scenario>], sections: ReportSections| -> Vec<Vec<RunReport>> {
         let flat: Vec<(usize, &Scenario)> =
             batch.iter().enumerate().flat_map(|(i, v)| v.iter().map(move |s| (i, s))).collect();
         let reports = crate::parallel::map_in_order(&flat, jobs, "advise", |(_, s)| {
-            let r = sim_core::run(s);
+            let r = sim_core::run_recording(s, sections);
             bar.inc(1);
             r
         });
