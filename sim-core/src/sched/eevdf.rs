@@ -131,13 +131,21 @@ impl EevdfRead<'_> {
 
     /// `avg_vruntime` from the sums `avg_sums(q)` gave, when they still hold.
     #[inline]
+    #[allow(clippy::if_same_then_else)]
     pub(crate) fn avg_vruntime_of(&self, q: CfsRqId, (mut avg, load): (i64, i64)) -> i64 {
-        if load != 0 {
-            // Sign flips with the division: floor, as the kernel's `avg -= load - 1`.
+        // Sign flips with the division: floor, as the kernel's `avg -= load - 1`.
+        let floor_div = |mut avg: i64, load: i64| {
             if avg < 0 {
                 avg -= load - 1;
             }
-            avg /= load;
+            avg / load
+        };
+        // The load is a sum of weights: positive, which spares the division
+        // its overflow test (any other non-zero load divides the same way).
+        if load > 0 {
+            avg = floor_div(avg, load);
+        } else if load != 0 {
+            avg = floor_div(avg, load);
         }
         self.rq(q).min_vruntime.wrapping_add(avg)
     }
