@@ -126,7 +126,7 @@ impl Smp6x {
     /// `sched_idle_cpu` (6.x fair.c): only SCHED_IDLE tasks are queued.
     pub(super) fn sched_idle_cpu(&self, m: &impl Machine, cpu: CpuId) -> bool {
         let nr = m.nr_running(cpu);
-        nr > 0 && nr == m.cpu_signals(cpu).h_nr_idle
+        nr > 0 && nr == m.h_nr_idle(cpu)
     }
 
     /// `group_has_capacity` (6.x fair.c).
@@ -301,8 +301,11 @@ impl Smp6x {
         let mut sum_util = 0u64;
         let n = self.topo.domain(env.d).groups.len();
         let start = self.topo.local_group(env.d, env.this_cpu);
-        for k in 0..n {
-            let gi = (start + k) % n;
+        // gi = (start + k) % n for k in 0..n, without dividing.
+        let mut next = start.checked_rem(n).unwrap_or(0);
+        for _ in 0..n {
+            let gi = next;
+            next = if gi + 1 == n { 0 } else { gi + 1 };
             let local = self.topo.domain(env.d).groups[gi].span.contains(env.dst_cpu);
             // The local group's capacity is refreshed, by a newly idle CPU
             // only once sgc->next_update has passed (6.x update_sd_lb_stats).
