@@ -172,6 +172,10 @@ impl Machine for Balancer<'_, '_> {
         self.core.classes.fair_internals().cpu_signals(cpu)
     }
 
+    fn h_nr_idle(&self, cpu: CpuId) -> u32 {
+        self.core.classes.fair_internals().cpu_h_nr_idle(cpu)
+    }
+
     fn task_signals(&self, task: TaskId) -> TaskSignals {
         self.core.classes.fair_internals().task_signals(se_of(task))
     }

@@ -99,13 +99,22 @@ impl FairCore {
     /// `tmp_alone_branch` back to the head); a root queue at the tail; else
     /// at the start of the branch being built, which its parent will join.
     /// Returns whether the branch is connected.
+    #[inline]
     pub(crate) fn list_add_leaf_cfs_rq6x(&mut self, q: CfsRqId) -> bool {
+        let rq = self.rq(q);
+        if rq.on_list {
+            return self.leaf_tmp[rq.cpu.index()].is_none();
+        }
+        self.list_add_leaf_unlisted6x(q)
+    }
+
+    /// `list_add_leaf_cfs_rq` of a queue not on the list yet (out of line:
+    /// most enqueues find it listed).
+    #[inline(never)]
+    fn list_add_leaf_unlisted6x(&mut self, q: CfsRqId) -> bool {
         let rq = self.rq(q);
         let (cpu, tg) = (rq.cpu, rq.tg);
         let c = cpu.index();
-        if rq.on_list {
-            return self.leaf_tmp[c].is_none();
-        }
         self.rq_mut(q).on_list = true;
         let parent = self.groups[tg.index()].parent;
         let parent_q = parent.map(|p| self.groups[p.index()].cfs_rq[c].expect("a parent covers its child's CPUs"));

@@ -126,13 +126,26 @@ impl EevdfRead<'_> {
     /// `avg_vruntime` (6.6 fair.c:671, 6.12 :653, 6.18 :654): V, the
     /// weighted average vruntime, rounded down.
     pub fn avg_vruntime(&self, q: CfsRqId) -> i64 {
-        let (mut avg, load) = self.avg_sums(q);
-        if load != 0 {
-            // Sign flips with the division: floor, as the kernel's `avg -= load - 1`.
+        self.avg_vruntime_of(q, self.avg_sums(q))
+    }
+
+    /// `avg_vruntime` from the sums `avg_sums(q)` gave, when they still hold.
+    #[inline]
+    #[allow(clippy::if_same_then_else)]
+    pub(crate) fn avg_vruntime_of(&self, q: CfsRqId, (mut avg, load): (i64, i64)) -> i64 {
+        // Sign flips with the division: floor, as the kernel's `avg -= load - 1`.
+        let floor_div = |mut avg: i64, load: i64| {
             if avg < 0 {
                 avg -= load - 1;
             }
-            avg /= load;
+            avg / load
+        };
+        // The load is a sum of weights: positive, which spares the division
+        // its overflow test (any other non-zero load divides the same way).
+        if load > 0 {
+            avg = floor_div(avg, load);
+        } else if load != 0 {
+            avg = floor_div(avg, load);
         }
         self.rq(q).min_vruntime.wrapping_add(avg)
     }
@@ -142,7 +155,13 @@ impl EevdfRead<'_> {
     /// to `calc_delta_fair(max(2·slice, TICK_NSEC))`, the entity's weight
     /// scaling the clamp. Eligible exactly when it is ≥ 0 (V is rounded down).
     pub fn entity_lag(&self, q: CfsRqId, se: EntityId) -> i64 {
-        let lag = self.avg_vruntime(q).wrapping_sub(self.se(se).vruntime);
+        self.entity_lag_of(q, se, self.avg_sums(q))
+    }
+
+    /// `entity_lag` from the sums `avg_sums(q)` gave, when they still hold.
+    #[inline]
+    pub(crate) fn entity_lag_of(&self, q: CfsRqId, se: EntityId, sums: (i64, i64)) -> i64 {
+        let lag = self.avg_vruntime_of(q, sums).wrapping_sub(self.se(se).vruntime);
         let e = self.se(se);
         let limit = calc_delta_fair((2 * e.slice).max(self.tick_nsec), &e.load) as i64;
         lag.clamp(-limit, limit)
@@ -240,7 +259,12 @@ impl Fair<'_, Eevdf> {
     /// The eligibility test of `q` as it stands, with its sums computed
     /// once (a pick tests several vruntimes against the same V).
     pub(crate) fn eligibility(&self, q: CfsRqId) -> impl Fn(i64) -> bool + use<> {
-        let (avg, load) = self.avg_sums(q);
+        self.eligibility_of(q, self.avg_sums(q))
+    }
+
+    /// The eligibility test of `q` from the sums `avg_sums(q)` gave.
+    #[inline]
+    pub(crate) fn eligibility_of(&self, q: CfsRqId, (avg, load): (i64, i64)) -> impl Fn(i64) -> bool + use<> {
         let min = self.rq(q).min_vruntime;
         move |v: i64| avg >= v.wrapping_sub(min).wrapping_mul(load)
     }
@@ -472,7 +496,8 @@ impl Fair<'_, Eevdf> {
     /// relative deadline it kept (6.12+ `rel_deadline`).
     pub(crate) fn eevdf_place_entity(&mut self, q: CfsRqId, se: EntityId, flags: u32) {
         let rules = self.rules;
-        let vruntime = self.avg_vruntime(q);
+        let sums = self.avg_sums(q);
+        let vruntime = self.read().avg_vruntime_of(q, sums);
         let e = self.se(se);
         let slice = if rules.custom_slices && e.custom_slice { e.slice } else { self.eevdf.base_slice_ns };
         let mut vslice = calc_delta_fair(slice, &e.load) as i64;
@@ -480,13 +505,8 @@ impl Fair<'_, Eevdf> {
         let nr = self.rq(q).nr_running;
         let has_lag = if rules.place_needs_lag { e.vlag != 0 } else { true };
         if self.features_eevdf.place_lag && nr > 0 && has_lag {
-            let rq = self.rq(q);
-            let mut load = self.queue(q).avg_load;
-            if let Some(c) = rq.curr
-                && self.se(c).on_rq
-            {
-                load += self.weight_of(c);
-            }
+            // avg_load plus curr's weight if queued: the load of `sums`.
+            let mut load = sums.1;
             lag = e.vlag.wrapping_mul(load + self.weight_of(se));
             if load == 0 {
                 load = 1; // WARN_ON_ONCE(!load)
@@ -548,11 +568,15 @@ impl Fair<'_, Eevdf> {
     pub(crate) fn eevdf_dequeue_entity(&mut self, q: CfsRqId, se: EntityId, flags: u32) -> bool {
         let sleep = flags & DEQUEUE_SLEEP != 0;
         self.eevdf_update_curr(q);
+        // The sums of V, when the eligibility test reads them: nothing
+        // below changes them before `update_entity_lag` (PELT, runnable
+        // weight and buddies only), which then reuses them.
+        let mut sums = None;
         if flags & (DEQUEUE_DELAYED | DEQUEUE_SPECIAL) == 0
             && sleep
             && self.features_eevdf.delay_dequeue
             && self.rules.delay_dequeue
-            && !self.entity_eligible(q, se)
+            && !self.eligibility_of(q, *sums.insert(self.avg_sums(q)))(self.se(se).vruntime)
         {
             if self.rules.delay_clears_buddies {
                 self.clear_buddies(q, se);
@@ -568,7 +592,9 @@ impl Fair<'_, Eevdf> {
         self.update_load_avg6x(se, if migrating { UPDATE_TG | DO_DETACH } else { UPDATE_TG });
         self.se_update_runnable(se);
         self.clear_buddies(q, se);
-        self.update_entity_lag(q, se);
+        // update_entity_lag (6.x), from the sums read above when there are any.
+        let sums = sums.unwrap_or_else(|| self.avg_sums(q));
+        self.se_mut(se).vlag = self.read().entity_lag_of(q, se, sums);
         // Out of the tree before the deadline (its key from 6.12) changes.
         if self.rq(q).curr != Some(se) {
             self.eevdf_dequeue_timeline(q, se);

@@ -142,6 +142,15 @@ impl FairCore {
         }
     }
 
+    /// `cpu_signals(cpu).h_nr_idle` alone: 0 under 4.4.
+    #[inline]
+    pub fn cpu_h_nr_idle(&self, cpu: CpuId) -> u32 {
+        match self.pelt {
+            PeltKind::Linux44 => 0,
+            PeltKind::Linux6x(_) => self.rq(self.root_cfs_rq(cpu)).h_nr_idle,
+        }
+    }
+
     /// The PELT signals of a task (`se.avg`, `_task_util_est`, its weight);
     /// under 4.4 runnable reads as util and util_est as 0.
     pub fn task_signals(&self, se: EntityId) -> TaskSignals {

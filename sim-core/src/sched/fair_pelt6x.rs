@@ -90,7 +90,11 @@ impl FairCore {
     #[inline]
     fn runnable_count(&self, q: CfsRqId) -> u32 {
         let rq = self.rq(q);
-        if self.pelt6x().runnable_excludes_delayed { rq.h_nr_runnable } else { rq.h_nr_running }
+        // Only 6.x reads it: no test of the 4.4 table (`pelt6x`) on this path.
+        match &self.pelt {
+            PeltKind::Linux6x(r) if r.runnable_excludes_delayed => rq.h_nr_runnable,
+            _ => rq.h_nr_running,
+        }
     }
 
     /// `se_runnable` (6.x sched.h): 0 for a delayed entity (6.12+), `!!on_rq`
@@ -127,29 +131,11 @@ impl FairCore {
     /// entities removed since the last update (their sums estimated as
     /// `avg · divider`, floored at `avg · PELT_MIN_DIVIDER`), pass the
     /// removed runnable sum up as a negative propagation, then age the queue.
+    #[inline(always)]
     pub(crate) fn update_cfs_rq_load_avg6x(&mut self, now: u64, q: CfsRqId) -> bool {
         let mut decayed = false;
         if self.rq(q).p6.removed_nr != 0 {
-            let rq = self.rq_mut(q);
-            let divider = get_pelt_divider(&rq.avg);
-            let p6 = &mut rq.p6;
-            let (load, util, runnable) = (p6.removed_load_avg, p6.removed_util_avg, p6.removed_runnable_avg);
-            // An entity's sum is its average times the divider it was taken
-            // at plus what it gained since in that period (under 1024 << 10):
-            // `avg · divider` may miss it by that much either way.
-            let mut off = u64::from(p6.removed_nr) * (divider + (1 << 20));
-            (p6.removed_load_avg, p6.removed_util_avg, p6.removed_runnable_avg, p6.removed_nr) = (0, 0, 0, 0);
-            let sa = &mut rq.avg;
-            sub_positive(&mut sa.load_avg, load);
-            sub_positive(&mut sa.load_sum, load * divider);
-            sa.load_sum = max_u32(sa.load_sum, sa.load_avg * PELT_MIN_DIVIDER);
-            sub_positive(&mut sa.util_avg, util);
-            off += change_floored(&mut sa.util_sum, -((util * divider) as i64), sa.util_avg);
-            sub_positive(&mut sa.runnable_avg, runnable);
-            off += change_floored(&mut sa.runnable_sum, -((runnable * divider) as i64), sa.runnable_avg);
-            self.note_residue(q, off);
-            // removed_runnable is the unweighted version of removed_load.
-            self.add_tg_cfs_propagate(q, -((runnable * divider) as i64) >> SCHED_CAPACITY_SHIFT);
+            self.take_removed6x(q);
             decayed = true;
         }
         let runnable = u64::from(self.runnable_count(q));
@@ -157,6 +143,32 @@ impl FairCore {
         let (weight, running) = (rq.load.weight, rq.curr.is_some());
         decayed |= pelt6x::update_load_avg_cfs_rq(now, &mut rq.avg, weight, runnable, running);
         decayed
+    }
+
+    /// The removed-load half of `update_cfs_rq_load_avg` (6.x fair.c), out
+    /// of line: most updates find nothing removed.
+    #[inline(never)]
+    fn take_removed6x(&mut self, q: CfsRqId) {
+        let rq = self.rq_mut(q);
+        let divider = get_pelt_divider(&rq.avg);
+        let p6 = &mut rq.p6;
+        let (load, util, runnable) = (p6.removed_load_avg, p6.removed_util_avg, p6.removed_runnable_avg);
+        // An entity's sum is its average times the divider it was taken
+        // at plus what it gained since in that period (under 1024 << 10):
+        // `avg · divider` may miss it by that much either way.
+        let mut off = u64::from(p6.removed_nr) * (divider + (1 << 20));
+        (p6.removed_load_avg, p6.removed_util_avg, p6.removed_runnable_avg, p6.removed_nr) = (0, 0, 0, 0);
+        let sa = &mut rq.avg;
+        sub_positive(&mut sa.load_avg, load);
+        sub_positive(&mut sa.load_sum, load * divider);
+        sa.load_sum = max_u32(sa.load_sum, sa.load_avg * PELT_MIN_DIVIDER);
+        sub_positive(&mut sa.util_avg, util);
+        off += change_floored(&mut sa.util_sum, -((util * divider) as i64), sa.util_avg);
+        sub_positive(&mut sa.runnable_avg, runnable);
+        off += change_floored(&mut sa.runnable_sum, -((runnable * divider) as i64), sa.runnable_avg);
+        self.note_residue(q, off);
+        // removed_runnable is the unweighted version of removed_load.
+        self.add_tg_cfs_propagate(q, -((runnable * divider) as i64) >> SCHED_CAPACITY_SHIFT);
     }
 
     /// For `pelt_invariants`: the queue's runnable and util sums may differ

@@ -94,16 +94,15 @@ impl LoadWeight {
 pub fn calc_delta(delta_exec: u64, weight: u64, lw: &LoadWeight) -> u64 {
     let mut fact = weight;
     let mut shift = WMULT_SHIFT;
-    while fact >> 32 != 0 {
-        fact >>= 1;
-        shift -= 1;
-    }
+    // `while (fact >> 32) { fact >>= 1; shift--; }`, as many times at once.
+    let n = 32u32.saturating_sub(fact.leading_zeros());
+    fact >>= n;
+    shift -= n;
     // "hint to use a 32x32->64 mul"
     fact = (fact & 0xffff_ffff) * lw.inv();
-    while fact >> 32 != 0 {
-        fact >>= 1;
-        shift -= 1;
-    }
+    let n = 32u32.saturating_sub(fact.leading_zeros());
+    fact >>= n;
+    shift -= n;
     // mul_u64_u32_shr
     ((u128::from(delta_exec) * u128::from(fact)) >> shift) as u64
 }
@@ -146,6 +145,36 @@ mod tests {
         let idle = LoadWeight::for_task(Policy::Idle, 0);
         assert_eq!(idle.weight, 3);
         assert_eq!(calc_delta_fair(3, &idle), 1023); // 3 * 1024 * 1431655765 >> 32 truncated
+    }
+
+    /// The shifts done at once give what the kernel's one-bit loops give.
+    #[test]
+    fn calc_delta_shifts_as_the_loops_do() {
+        fn looped(delta_exec: u64, weight: u64, lw: &LoadWeight) -> u64 {
+            let (mut fact, mut shift) = (weight, WMULT_SHIFT);
+            while fact >> 32 != 0 {
+                fact >>= 1;
+                shift -= 1;
+            }
+            fact = (fact & 0xffff_ffff) * lw.inv();
+            while fact >> 32 != 0 {
+                fact >>= 1;
+                shift -= 1;
+            }
+            ((u128::from(delta_exec) * u128::from(fact)) >> shift) as u64
+        }
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for i in 0..20_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let weight = [0, 1, 2, 15, 1024, 88761, 1 << 31, 1 << 32, (1 << 33) + 7, x >> (33 + i % 31)][(i % 10) as usize];
+            // Over 32 bits, a queue weight of at least 1024 keeps `shift` from going below 0.
+            let mut lw = LoadWeight::ZERO;
+            lw.add(if weight >> 32 != 0 { 1024 } else { 1 } + (x % (1 << (i % 40))));
+            let delta = x.rotate_left(17) >> (i % 64);
+            assert_eq!(calc_delta(delta, weight, &lw), looped(delta, weight, &lw), "{delta} {weight} {}", lw.weight);
+        }
     }
 
     #[test]

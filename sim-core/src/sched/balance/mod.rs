@@ -288,6 +288,10 @@ pub trait Machine {
     }
     /// The 6.x PELT signals of a CPU's root queue, as last updated.
     fn cpu_signals(&self, cpu: CpuId) -> CpuSignals;
+    /// `cpu_signals(cpu).h_nr_idle` alone (`sched_idle_cpu` reads only it).
+    fn h_nr_idle(&self, cpu: CpuId) -> u32 {
+        self.cpu_signals(cpu).h_nr_idle
+    }
     /// The RT and deadline time signals of a CPU (`rq->rt_avg`,
     /// `rq->age_stamp`; `rq->avg_rt`, `rq->avg_dl`), as last updated; 0
     /// with no RT or deadline task.

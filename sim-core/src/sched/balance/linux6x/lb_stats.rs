@@ -81,71 +81,6 @@ pub(super) struct SdLbStats {
     pub local_stat: SgLbStats,
 }
 
-/// What `update_sg_lb_stats` reads of one CPU: its root queue's signals,
-/// `nr_running`, and whether it is idle (`!nr_running && idle_cpu`).
-#[derive(Clone, Copy, Default)]
-struct CpuRead {
-    pass: u64,
-    s: CpuSignals,
-    nr_running: u32,
-    idle: bool,
-}
-
-/// The per-CPU reads of one newly idle pass (no kernel counterpart: a
-/// cache). The levels of `sched_balance_newidle` read the same CPUs again
-/// (the MC level re-reads the SMT level's, NUMA the MC's), and nothing
-/// they read changes between levels unless a level finds a busiest group
-/// and goes on to pull or kick (then the memo is off for the rest of the
-/// pass). An entry counts only when stamped with the current pass.
-#[derive(Clone, Default)]
-pub struct LbMemo {
-    reads: Vec<CpuRead>,
-    pass: u64,
-    on: bool,
-}
-
-impl std::fmt::Debug for LbMemo {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("LbMemo")
-    }
-}
-
-impl LbMemo {
-    pub(super) fn new(cpus: usize) -> LbMemo {
-        LbMemo { reads: vec![CpuRead::default(); cpus], pass: 0, on: false }
-    }
-
-    /// Start a pass: entries of earlier passes no longer count.
-    pub(super) fn start(&mut self) {
-        self.pass += 1;
-        self.on = true;
-    }
-
-    /// Stop using (and filling) the memo until the next `start`.
-    pub(super) fn stop(&mut self) {
-        self.on = false;
-    }
-
-    /// CPU `i`'s reads, from the memo when this pass already made them.
-    #[inline]
-    fn read(&mut self, m: &impl Machine, i: CpuId) -> CpuRead {
-        if self.on {
-            let r = self.reads[i.index()];
-            if r.pass == self.pass {
-                return r;
-            }
-        }
-        let s = m.cpu_signals(i);
-        let nr_running = m.nr_running(i);
-        let idle = nr_running == 0 && m.idle_cpu(i);
-        let r = CpuRead { pass: self.pass, s, nr_running, idle };
-        if self.on {
-            self.reads[i.index()] = r;
-        }
-        r
-    }
-}
-
 /// `adjust_numa_imbalance` (6.x fair.c): a small imbalance between NUMA
 /// groups is allowed while the destination runs at most `imb_numa_nr` tasks.
 pub(super) fn adjust_numa_imbalance(imbalance: i64, dst_running: i64, imb_numa_nr: i64) -> i64 {
@@ -191,7 +126,7 @@ impl Smp6x {
     /// `sched_idle_cpu` (6.x fair.c): only SCHED_IDLE tasks are queued.
     pub(super) fn sched_idle_cpu(&self, m: &impl Machine, cpu: CpuId) -> bool {
         let nr = m.nr_running(cpu);
-        nr > 0 && nr == m.cpu_signals(cpu).h_nr_idle
+        nr > 0 && nr == m.h_nr_idle(cpu)
     }
 
     /// `group_has_capacity` (6.x fair.c).
@@ -244,11 +179,11 @@ impl Smp6x {
     /// `sg_overloaded` collects `nr_running > 1` (6.18 counts it only at
     /// the root, the one level whose flag is kept: the same answer).
     /// No `cpu_overutilized` (6.12+: false without EAS; 6.6's value is read
-    /// only by EAS).
+    /// only by EAS). Inlined into its one caller (fewer instructions per event).
+    #[inline(always)]
     fn update_sg_lb_stats(
         &self,
         m: &impl Machine,
-        memo: &mut LbMemo,
         env: &LbEnv,
         group: usize,
         sg_overloaded: &mut bool,
@@ -258,7 +193,9 @@ impl Smp6x {
         let mut sgs = SgLbStats::default();
         for i in g.span.iter_and(&env.cpus) {
             // One read of the queue's signals serves cpu_util and the counts.
-            let CpuRead { s, nr_running, idle, .. } = memo.read(m, i);
+            let s = m.cpu_signals(i);
+            let nr_running = m.nr_running(i);
+            let idle = nr_running == 0 && m.idle_cpu(i);
             sgs.group_load += s.load_avg;
             sgs.group_util += self.util_of(&s, i, false);
             sgs.group_runnable += s.runnable_avg;
@@ -364,16 +301,18 @@ impl Smp6x {
         let mut sum_util = 0u64;
         let n = self.topo.domain(env.d).groups.len();
         let start = self.topo.local_group(env.d, env.this_cpu);
-        let mut memo = std::mem::take(&mut self.lb_memo);
-        for k in 0..n {
-            let gi = (start + k) % n;
+        // gi = (start + k) % n for k in 0..n, without dividing.
+        let mut next = start.checked_rem(n).unwrap_or(0);
+        for _ in 0..n {
+            let gi = next;
+            next = if gi + 1 == n { 0 } else { gi + 1 };
             let local = self.topo.domain(env.d).groups[gi].span.contains(env.dst_cpu);
             // The local group's capacity is refreshed, by a newly idle CPU
             // only once sgc->next_update has passed (6.x update_sd_lb_stats).
             if local && (env.idle != CpuIdleType::NewlyIdle || m.jiffies() >= self.sgc_next_update[env.d.0 as usize][gi]) {
                 self.update_group_capacity(m, env.this_cpu, env.level, env.dst_cpu);
             }
-            let sgs = self.update_sg_lb_stats(m, &mut memo, env, gi, &mut sg_overloaded);
+            let sgs = self.update_sg_lb_stats(m, env, gi, &mut sg_overloaded);
             if local {
                 sds.local = Some(gi);
                 sds.local_stat = sgs;
@@ -385,7 +324,6 @@ impl Smp6x {
             sds.total_capacity += sgs.group_capacity;
             sum_util += sgs.group_util;
         }
-        self.lb_memo = memo;
         // The child domain of the busiest group prefers tasks go to siblings
         // first (the flags of a group are those of its child domain).
         if let Some(b) = sds.busiest {

@@ -116,8 +116,6 @@ impl Smp6x {
                 break Exit::OutBalanced;
             }
             let Some(group) = self.find_src_group(m, &mut env) else { break Exit::OutBalanced };
-            // What follows may move or kick tasks: the CPUs' reads change.
-            self.lb_memo.stop();
             let Some(busiest) = self.find_src_rq(m, &env, group) else { break Exit::OutBalanced };
             debug_assert_ne!(busiest, env.dst_cpu, "busiest is the destination");
             env.src_cpu = busiest;

@@ -242,8 +242,6 @@ pub struct Smp6x {
     /// `load_balance_mask` / `select_rq_mask` scratch sets.
     pub lb_scratch: CpuSet,
     pub sis_scratch: CpuSet,
-    /// The per-CPU reads of one newly idle pass, shared by its levels.
-    lb_memo: lb_stats::LbMemo,
 }
 
 impl Smp6x {
@@ -311,7 +309,6 @@ impl Smp6x {
             active_cpus,
             lb_scratch: CpuSet::empty(topo.cpus()),
             sis_scratch: CpuSet::empty(topo.cpus()),
-            lb_memo: lb_stats::LbMemo::new(n),
             topo,
         };
         smp.boot();

@@ -215,8 +215,6 @@ impl Smp6x {
         let mut continue_balancing = true;
         let mut curr_cost = 0u64;
         self.update_blocked_averages(m, cpu);
-        // The levels share their per-CPU reads until one pulls or kicks.
-        self.lb_memo.start();
         for level in 0..self.levels(cpu) {
             self.update_next_balance(hz, cpu, level, next_balance);
             if avg_idle < curr_cost + self.sd[cpu.index()][level].max_newidle_lb_cost {
@@ -244,7 +242,6 @@ impl Smp6x {
                 break;
             }
         }
-        self.lb_memo.stop();
         let rq = &mut self.rqs[cpu.index()];
         if curr_cost > rq.max_idle_balance_cost {
             rq.max_idle_balance_cost = curr_cost;

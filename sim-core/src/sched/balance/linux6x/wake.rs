@@ -42,7 +42,7 @@ pub(super) fn available_idle_cpu(m: &impl Machine, cpu: CpuId) -> bool {
 /// SCHED_IDLE (`nr_running == cfs.idle_h_nr_running`, 6.18 `h_nr_idle`).
 pub(super) fn sched_idle_cpu(m: &impl Machine, cpu: CpuId) -> bool {
     let nr = m.nr_running(cpu);
-    nr > 0 && nr == m.cpu_signals(cpu).h_nr_idle
+    nr > 0 && nr == m.h_nr_idle(cpu)
 }
 
 /// `available_idle_cpu(cpu) || sched_idle_cpu(cpu)`, the test every
