@@ -3,7 +3,7 @@
 //! Events are totally ordered by `(time, insertion sequence)`: two events at the
 //! same nanosecond fire in the order they were scheduled, never in an order that
 //! depends on the event's payload or on a hash. Cancelled events (a burst cut
-//! short by preemption, a re-armed timer) are not removed from the heap; each
+//! short by preemption, a re-armed timer) are not removed from the queue; each
 //! carries a generation number that the engine compares on pop.
 
 use crate::ids::{CpuId, DeviceId, GroupId, RequestId, SourceId, TaskId};
@@ -114,12 +114,15 @@ struct Entry {
 
 /// A priority queue of events keyed by `(time, insertion sequence)`.
 ///
-/// Two tiers: events due before `horizon` are kept in `near`, sorted with the
-/// earliest last so a pop is a `Vec::pop`; later ones (most sleep timers and
+/// Two tiers: events due before `horizon` are kept in `near`, a calendar of
+/// `BUCKETS` consecutive time slices of `1 << shift` ns from `base`, each a
+/// small `Vec` sorted with the earliest last, so a push lands in its slice
+/// (usually empty or a few entries long) and a pop is a `Vec::pop` from the
+/// first non-empty slice, found in one step from the bitmap `occupied`. Later events (most sleep timers and
 /// arrivals) wait unsorted in `far`. When `near` runs dry, the horizon moves
 /// to the earliest far event plus `window` and the far events before it are
-/// sorted into `near`. Every near event is earlier than every far one, so pops
-/// come out in exact `(time, seq)` order, and `near` stays a few entries long.
+/// put in their slices. Every near event is earlier than every far one, so
+/// pops come out in exact `(time, seq)` order.
 ///
 /// The window adapts to the density of events: a refill that brings fewer
 /// than `REFILL_LOW` events doubles it (each refill scans all of `far`, so a
@@ -128,8 +131,17 @@ struct Entry {
 /// and keeps at most `NEAR_MAX` of them in `near`.
 #[derive(Clone, Debug)]
 pub struct EventQueue {
-    /// Descending by key: the next event is last.
-    near: Vec<Entry>,
+    /// `BUCKETS` slices; slice `i` holds the near events due in
+    /// `[base + i << shift, base + (i + 1) << shift)` (slice 0 also any
+    /// earlier ones), each descending by key: its next event is last.
+    near: [Vec<Entry>; BUCKETS],
+    /// Bit `i` is set when slice `i` is not empty.
+    occupied: u64,
+    /// Events in `near`.
+    near_len: usize,
+    /// Start and slice width (log2, ns) of the calendar, set by each refill.
+    base: u64,
+    shift: u32,
     far: Vec<Entry>,
     /// Events at or after this time go to `far`.
     horizon: u64,
@@ -146,7 +158,11 @@ pub struct EventQueue {
 impl Default for EventQueue {
     fn default() -> Self {
         EventQueue {
-            near: Vec::new(),
+            near: std::array::from_fn(|_| Vec::new()),
+            occupied: 0,
+            near_len: 0,
+            base: 0,
+            shift: 0,
             far: Vec::new(),
             horizon: 0,
             far_min: u64::MAX,
@@ -169,6 +185,8 @@ const REFILL_LOW: usize = 16;
 const REFILL_HIGH: usize = 128;
 /// Longest `near` gets before its later half is moved back to `far`.
 const NEAR_MAX: usize = 256;
+/// Slices of the near tier's calendar: one bit each in `occupied`.
+const BUCKETS: usize = u64::BITS as usize;
 
 impl EventQueue {
     pub fn new() -> EventQueue {
@@ -209,19 +227,40 @@ impl EventQueue {
 
     #[inline]
     fn insert(&mut self, entry: Entry) {
-        let key = entry.key;
-        let at = Self::key_time(key).ns();
+        let at = Self::key_time(entry.key).ns();
         if at >= self.horizon {
             self.far_min = self.far_min.min(at);
             self.far.push(entry);
             return;
         }
-        // Keys are unique; insert where `near` stays descending.
-        let pos = self.near.partition_point(|e| e.key > key);
-        self.near.insert(pos, entry);
-        if self.near.len() > NEAR_MAX {
+        self.insert_near(entry);
+        if self.near_len > NEAR_MAX {
             self.shrink();
         }
+    }
+
+    /// Puts a near event (`time < horizon`) in its slice.
+    #[inline]
+    fn insert_near(&mut self, entry: Entry) {
+        let key = entry.key;
+        // Slice 0 also takes a time before `base` (not pushed by the engine,
+        // whose clock never goes back).
+        let b = ((key >> 64) as u64).saturating_sub(self.base) >> self.shift;
+        let b = b as usize % BUCKETS;
+        debug_assert!(b == 0 || key >> 64 < u128::from(self.horizon), "near event past the horizon");
+        self.occupied |= 1 << b;
+        self.near_len += 1;
+        let slice = &mut self.near[b];
+        // Keys are unique; insert where the slice stays descending. Slices
+        // hold a few entries, so walking down from the end beats a binary
+        // search and a `memmove`.
+        let mut i = slice.len();
+        slice.push(entry);
+        while i > 0 && slice[i - 1].key < key {
+            slice[i] = slice[i - 1];
+            i -= 1;
+        }
+        slice[i] = entry;
     }
 
     /// Keeps inserts cheap when many events fall in one window (thousands of
@@ -231,23 +270,45 @@ impl EventQueue {
     /// sequence numbers.
     #[cold]
     fn shrink(&mut self) {
-        let keep_from = self.near.len() / 2;
         self.window = (self.window / 2).max(WINDOW_MIN_NS);
-        let moved: Vec<Entry> = self.near.drain(..keep_from).collect();
-        self.horizon = moved.iter().map(|e| (e.key >> 64) as u64).min().unwrap_or(self.horizon);
+        let mut moving = self.near_len / 2;
+        self.near_len -= moving;
+        let mut horizon = self.horizon;
+        for (b, slice) in self.near.iter_mut().enumerate().rev() {
+            if moving == 0 {
+                break;
+            }
+            // The latest entries of a slice are its first.
+            let m = moving.min(slice.len());
+            if m > 0 {
+                horizon = (slice[m - 1].key >> 64) as u64;
+                self.far.extend(slice.drain(..m));
+                moving -= m;
+                if slice.is_empty() {
+                    self.occupied &= !(1 << b);
+                }
+            }
+        }
+        self.horizon = horizon;
         self.far_min = self.far_min.min(self.horizon);
-        self.far.extend(moved);
     }
 
-    /// Moves the horizon past the earliest far event and sorts the far events
-    /// before it into `near`.
+    /// Moves the horizon past the earliest far event and puts the far events
+    /// before it in the near tier's slices.
+    #[cold]
+    #[inline(never)]
     fn refill(&mut self) {
         if self.far.is_empty() {
             return;
         }
         let min = self.far_min;
         debug_assert_eq!(Some(min), self.far.iter().map(|e| (e.key >> 64) as u64).min());
+        debug_assert_eq!((self.near_len, self.occupied), (0, 0));
         self.horizon = min.saturating_add(self.window);
+        // The narrowest slices that cover [min, horizon) with `BUCKETS`.
+        let span_bits = u64::BITS - (self.window - 1).leading_zeros();
+        self.shift = span_bits.saturating_sub(BUCKETS.trailing_zeros());
+        self.base = min;
         // One pass: the events before the horizon move to `near` (the order
         // `far` is left in does not matter), the earliest of the others is
         // the next `far_min`.
@@ -257,31 +318,46 @@ impl EventQueue {
             let at = (self.far[i].key >> 64) as u64;
             if at < self.horizon {
                 let e = self.far.swap_remove(i);
-                self.near.push(e);
+                self.insert_near(e);
             } else {
                 rest_min = rest_min.min(at);
                 i += 1;
             }
         }
         self.far_min = rest_min;
-        self.near.sort_unstable_by_key(|e| std::cmp::Reverse(e.key));
-        let found = self.near.len();
+        let found = self.near_len;
         if found < REFILL_LOW {
             self.window = (self.window * 2).min(WINDOW_MAX_NS);
         } else if found > REFILL_HIGH {
             // Aim the next refill at half of REFILL_HIGH events.
             self.window = (self.window.saturating_mul(REFILL_HIGH as u64 / 2) / found as u64).max(WINDOW_MIN_NS);
         }
-        while self.near.len() > NEAR_MAX {
+        while self.near_len > NEAR_MAX {
             self.shrink();
         }
     }
 
-    pub fn pop(&mut self) -> Option<(SimTime, Event)> {
-        if self.near.is_empty() {
+    /// The slice holding the next event, refilling `near` if it is empty.
+    #[inline]
+    fn next_slice(&mut self) -> Option<usize> {
+        if self.occupied == 0 {
             self.refill();
+            if self.occupied == 0 {
+                return None;
+            }
         }
-        self.near.pop().map(|e| (Self::key_time(e.key), e.event))
+        Some(self.occupied.trailing_zeros() as usize % BUCKETS)
+    }
+
+    pub fn pop(&mut self) -> Option<(SimTime, Event)> {
+        let b = self.next_slice()?;
+        let slice = &mut self.near[b];
+        let e = slice.pop()?;
+        if slice.is_empty() {
+            self.occupied &= !(1 << b);
+        }
+        self.near_len -= 1;
+        Some((Self::key_time(e.key), e.event))
     }
 
     pub fn peek_time(&mut self) -> Option<SimTime> {
@@ -290,18 +366,16 @@ impl EventQueue {
 
     /// The next event's `(time << 64 | seq)` key.
     pub fn peek_key(&mut self) -> Option<u128> {
-        if self.near.is_empty() {
-            self.refill();
-        }
-        self.near.last().map(|e| e.key)
+        let b = self.next_slice()?;
+        self.near[b].last().map(|e| e.key)
     }
 
     pub fn len(&self) -> usize {
-        self.near.len() + self.far.len()
+        self.near_len + self.far.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.near.is_empty() && self.far.is_empty()
+        self.len() == 0
     }
 }
 
@@ -403,6 +477,71 @@ mod tests {
             prev = t.ns();
         }
         assert!(q.window <= WINDOW_NS, "dense: {}", q.window);
-        assert!(q.near.len() <= NEAR_MAX);
+        assert!(q.near_len <= NEAR_MAX);
+    }
+
+    #[test]
+    fn matches_a_sorted_reference_with_late_reserved_keys() {
+        // Random pushes (bursts at one time, near and far delays, keys
+        // reserved now and pushed later) interleaved with pops, against a
+        // `BTreeMap` on the same keys.
+        use std::collections::BTreeMap;
+        for seed in 0..20u64 {
+            let mut q = EventQueue::new();
+            let mut reference: BTreeMap<u128, Event> = BTreeMap::new();
+            let mut reserved: Vec<u128> = Vec::new();
+            let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+            let mut rnd = |n: u64| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x % n
+            };
+            let mut now = 0u64;
+            let mut pushed = 0u64;
+            for id in 0..20_000u32 {
+                let ev = Event::Arrival { source: crate::ids::SourceId(id) };
+                match rnd(10) {
+                    0..=3 => {
+                        let delay = match rnd(4) {
+                            0 => 0,
+                            1 => rnd(2_000),
+                            2 => rnd(300_000),
+                            _ => rnd(50_000_000),
+                        };
+                        let n = if rnd(50) == 0 { 1 + rnd(400) } else { 1 };
+                        for _ in 0..n {
+                            let key = q.reserve_key(SimTime(now + delay));
+                            q.push_reserved(key, ev);
+                            reference.insert(key, ev);
+                            pushed += 1;
+                        }
+                    }
+                    4 => reserved.push(q.reserve_key(SimTime(now + rnd(1_000_000)))),
+                    5 if !reserved.is_empty() => {
+                        let key = reserved.swap_remove(rnd(reserved.len() as u64) as usize);
+                        q.push_reserved(key, ev);
+                        reference.insert(key, ev);
+                        pushed += 1;
+                    }
+                    _ => {
+                        let want = reference.first_key_value().map(|(k, e)| (*k, *e));
+                        assert_eq!(q.peek_key(), want.map(|w| w.0), "seed {seed}");
+                        let got = q.pop();
+                        assert_eq!(got, want.map(|(k, e)| (EventQueue::key_time(k), e)), "seed {seed}");
+                        if let Some((k, _)) = want {
+                            reference.remove(&k);
+                            now = now.max(EventQueue::key_time(k).ns());
+                        }
+                    }
+                }
+                assert_eq!(q.len(), reference.len());
+                assert_eq!(q.pushed(), pushed);
+            }
+            while let Some((k, e)) = reference.pop_first() {
+                assert_eq!(q.pop(), Some((EventQueue::key_time(k), e)), "seed {seed}");
+            }
+            assert!(q.is_empty() && q.pop().is_none());
+        }
     }
 }
