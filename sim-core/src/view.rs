@@ -63,6 +63,8 @@ pub struct RunView<'a> {
     /// Per CPU, with an RT or deadline task in the scenario: RT throttling
     /// and fair-server service (empty otherwise).
     pub above_fair: Vec<crate::report::run::CpuAboveFair>,
+    /// The report sections the run records (`Simulation::recording`).
+    pub sections: crate::report::ReportSections,
 }
 
 impl RunView<'_> {

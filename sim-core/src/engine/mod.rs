@@ -178,7 +178,7 @@ pub struct Simulation {
     pub(crate) limiters: Vec<Limiter>,
     run: RunState,
     /// What the run records for its report (`recording`).
-    pub(crate) sections: crate::report::ReportSections,
+    sections: crate::report::ReportSections,
 }
 
 impl Simulation {
@@ -755,6 +755,7 @@ impl Simulation {
                 })
                 .collect(),
             above_fair,
+            sections: self.sections,
         }
     }
 }

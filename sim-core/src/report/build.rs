@@ -40,7 +40,8 @@ impl Simulation {
     /// reason), with the sections the run records (`Simulation::recording`;
     /// all of them for `Simulation::new`).
     pub fn report(&self) -> RunReport {
-        RunReport::build(&self.view(), self.finished().unwrap_or(StopReason::BudgetSpent), self.sections)
+        let v = self.view();
+        RunReport::build(&v, self.finished().unwrap_or(StopReason::BudgetSpent), v.sections)
     }
 }
 
@@ -49,9 +50,10 @@ impl RunReport {
     /// built. Refused (naming the section) when one of them was not
     /// recorded: its parts would be empty, not absent.
     pub fn of_sections(sim: &Simulation, sections: ReportSections) -> Result<RunReport, String> {
-        match sections.missing_from(sim.sections) {
+        let v = sim.view();
+        match sections.missing_from(v.sections) {
             Some(s) => Err(format!("the report's {s} section was not recorded by this run")),
-            None => Ok(RunReport::build(&sim.view(), sim.finished().unwrap_or(StopReason::BudgetSpent), sections)),
+            None => Ok(RunReport::build(&v, sim.finished().unwrap_or(StopReason::BudgetSpent), sections)),
         }
     }
 }
